@@ -1,0 +1,1 @@
+"""FigDown: figures as text."""

@@ -1,0 +1,1 @@
+"""Shared MCP layer used by every markmcp server."""

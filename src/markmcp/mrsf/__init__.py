@@ -1,0 +1,1 @@
+"""MRSF (Sidemark): review comments in Markdown sidecar files."""

@@ -1,0 +1,1 @@
+"""VisiMark: Markdown whose numbers are proven."""
