@@ -1,0 +1,729 @@
+"""Format-preserving model of one MRSF sidecar (YAML or JSON text in, text out).
+
+This module is pure: it turns sidecar *text* into a :class:`Sidecar` and back, and offers
+the few editing primitives the operations need (set or delete a field of a comment, append
+or remove a comment).  It never touches the filesystem.
+
+YAML is loaded with ruamel.yaml in round-trip mode.  The indentation style of the file
+(where the ``-`` of the ``comments`` items sits, how far the keys are indented) is detected
+from the parsed positions, quotes are preserved, the line width is unlimited, CRLF line
+ends, a byte-order mark, a leading ``---`` and a missing final newline are restored on
+dump.  For every sidecar written by the common tools (all upstream examples) loading and
+dumping with no change is byte-identical; ``Sidecar.faithful`` says whether that holds
+for a given text.
+
+Editing keeps YAML comments with the entries they belong to: ruamel attaches the comment
+lines that follow an entry to that entry, so when a field or a comment that carries such
+lines is removed, or a field is appended after it, those lines are moved to the entry that
+now precedes them instead of being lost or ending up in the wrong place.
+
+JSON sidecars keep their key order, indentation (spaces or a tab, or compact), whether
+non-ASCII is escaped, and the presence of a final newline.
+
+Every item is kept exactly as found, even an invalid one (a comment without ``id``, a
+string where a number belongs): validation is a separate step (``validate.py``).
+
+Positions reported to users are 1-based lines and 1-based columns in the sidecar text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    ScalarString,
+)
+from ruamel.yaml.tokens import CommentToken
+
+from .errors import MrsfError
+
+SIDECAR_SUFFIX_YAML = ".review.yaml"
+SIDECAR_SUFFIX_JSON = ".review.json"
+
+#: Keys of a comment in the order a new comment is written (unknown keys follow).
+COMMENT_KEY_ORDER = (
+    "id", "author", "timestamp", "text", "type", "severity", "resolved", "reply_to",
+    "line", "end_line", "start_column", "end_column", "selected_text",
+    "selected_text_hash", "anchored_text", "commit",
+)
+
+#: A string may be written as a plain YAML scalar only if it looks like this and is not
+#: a word some YAML reader would take for a boolean or null.
+_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")
+_YAML_WORDS = {
+    "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf",
+}
+#: Upper bound on nodes produced when converting to plain data (guards alias bombs).
+_MAX_PLAIN_NODES = 2_000_000
+
+
+# ---------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class YamlStyle:
+    """How a YAML sidecar is laid out, so a dump reproduces it."""
+
+    mapping: int = 2
+    sequence: int = 4
+    offset: int = 2
+    explicit_start: bool = False
+
+
+@dataclass
+class Sidecar:
+    """One parsed sidecar: the round-trip data plus what is needed to write it back.
+
+    ``data`` is a ruamel ``CommentedMap`` for YAML and a plain ``dict`` for JSON.
+    """
+
+    fmt: str                       # "yaml" or "json"
+    data: Any
+    original: str = ""             # the text this was parsed from ("" for a new sidecar)
+    newline: str = "\n"
+    final_newline: bool = True
+    bom: bool = False
+    yaml_style: YamlStyle = field(default_factory=YamlStyle)
+    json_indent: int | str | None = 2
+    json_ascii: bool = False
+    faithful: bool = True          # dump() of the unchanged data equals ``original``
+
+    # -- reading ----------------------------------------------------------
+
+    @property
+    def comments(self) -> list | None:
+        """The ``comments`` list, or None when missing or not a list."""
+        value = self.data.get("comments") if isinstance(self.data, dict) else None
+        return value if isinstance(value, list) else None
+
+    def require_comments(self) -> list:
+        """The ``comments`` list, created when absent; an error when it is not a list."""
+        if not isinstance(self.data, dict):
+            raise MrsfError("invalid-sidecar", "the sidecar is not a mapping")
+        if "comments" not in self.data or self.data["comments"] is None:
+            self.set_top("comments", [])
+        value = self.data["comments"]
+        if not isinstance(value, list):
+            raise MrsfError(
+                "invalid-sidecar",
+                "the sidecar's `comments` is not a list; run repair first",
+                **_pos_fields(self.position(key="comments")),
+            )
+        return value
+
+    def index_of(self, comment_id: str) -> int | None:
+        """Index of the first comment whose ``id`` equals ``comment_id``."""
+        for i, item in enumerate(self.comments or ()):
+            if isinstance(item, dict) and item.get("id") == comment_id:
+                return i
+        return None
+
+    def get(self, comment_id: str) -> dict:
+        """The comment mapping with this id, or MrsfError ``comment-not-found``."""
+        index = self.index_of(comment_id)
+        if index is None:
+            raise MrsfError("comment-not-found", f"no comment with id {comment_id!r}", id=comment_id)
+        return self.comments[index]
+
+    def plain(self) -> Any:
+        """The whole sidecar as plain JSON-able Python data."""
+        return to_plain(self.data)
+
+    def position(self, *, index: int | None = None, key: str | None = None) -> tuple[int, int] | None:
+        """1-based (line, column) of a top-level key, a comment, or a key in a comment."""
+        if self.fmt != "yaml":
+            return None
+        try:
+            if index is None:
+                line, col = self.data.lc.key(key)
+                return line + 1, col + 1
+            seq = self.data["comments"]
+            if key is None:
+                line, col = seq.lc.item(index)
+                return line + 1, col + 1
+            item = seq[index]
+            if isinstance(item, CommentedMap) and key in item:
+                line, col = item.lc.key(key)
+                return line + 1, col + 1
+            line, col = seq.lc.item(index)
+            return line + 1, col + 1
+        except Exception:  # nodes created in memory carry no position
+            return None
+
+    # -- editing ----------------------------------------------------------
+
+    def set_top(self, key: str, value: Any) -> None:
+        """Set a top-level field (keeping its position and quoting when it exists)."""
+        _set_entry(self.data, key, value, self.fmt)
+
+    def set_field(self, comment: dict, key: str, value: Any) -> bool:
+        """Set ``comment[key]``; returns False (and changes nothing) if already equal."""
+        if key in comment and _same(comment[key], value):
+            return False
+        _set_entry(comment, key, value, self.fmt)
+        return True
+
+    def delete_field(self, comment: dict, key: str) -> bool:
+        """Remove ``comment[key]`` keeping the YAML comment lines it carried."""
+        if key not in comment:
+            return False
+        if self.fmt == "yaml" and isinstance(comment, CommentedMap):
+            _delete_map_key(comment, key, indent=self._item_indent())
+        else:
+            del comment[key]
+        return True
+
+    def append_comment(self, comment: dict) -> dict:
+        """Append a new comment (a plain dict, written in its key order)."""
+        seq = self.require_comments()
+        node = to_node(comment, self.fmt)
+        if self.fmt == "yaml":
+            if isinstance(seq, CommentedSeq):
+                seq.fa.set_block_style()
+            else:  # a plain list cannot hold comments; replace it in place
+                seq = self._commented_comments()
+        seq.append(node)
+        return node
+
+    def remove_comment(self, index: int) -> None:
+        """Remove the comment at ``index``; YAML comment lines after it move up."""
+        seq = self.require_comments()
+        if self.fmt == "yaml" and isinstance(seq, CommentedSeq):
+            _remove_item(self.data, seq, index, self._dash_indent())
+        else:
+            del seq[index]
+
+    # -- writing ----------------------------------------------------------
+
+    def dump(self) -> str:
+        """Serialise back to text in the file's own style."""
+        if self.fmt == "json":
+            text = json.dumps(self.data, indent=self.json_indent, ensure_ascii=self.json_ascii)
+        else:
+            text = _yaml_dump(self.data, self.yaml_style)
+        if not self.final_newline:
+            text = text.rstrip("\n")
+        elif not text.endswith("\n"):
+            text += "\n"
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        if self.bom:
+            text = "\ufeff" + text
+        return text
+
+    # -- helpers ------------------------------------------------------------
+
+    def _item_indent(self) -> int:
+        return self.yaml_style.sequence
+
+    def _dash_indent(self) -> int:
+        return self.yaml_style.offset
+
+    def _commented_comments(self) -> CommentedSeq:
+        seq = CommentedSeq(self.data["comments"])
+        self.data["comments"] = seq
+        return seq
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+
+def detect_format(name: str | None, text: str) -> str:
+    """``json`` for ``*.review.json`` or text starting with ``{``, else ``yaml``."""
+    if name and str(name).endswith(SIDECAR_SUFFIX_JSON):
+        return "json"
+    if name and str(name).endswith(SIDECAR_SUFFIX_YAML):
+        return "yaml"
+    return "json" if text.lstrip("\ufeff \t\r\n").startswith("{") else "yaml"
+
+
+def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None) -> Sidecar:
+    """Parse sidecar text; MrsfError (``malformed-yaml``/``malformed-json``/``invalid-sidecar``)."""
+    fmt = fmt or detect_format(name, text)
+    label = name or "sidecar"
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    newline = "\r\n" if "\r\n" in body else "\n"
+    normalized = body.replace("\r\n", "\n")
+    final_newline = normalized.endswith("\n") or normalized == ""
+    if not normalized.strip():
+        raise MrsfError("invalid-sidecar", f"{label}: the file is empty")
+    if fmt == "json":
+        sc = _parse_json(normalized, label)
+    else:
+        sc = _parse_yaml(normalized, label)
+    sc.original, sc.bom, sc.newline, sc.final_newline = text, bom, newline, final_newline
+    if not isinstance(sc.data, dict):
+        raise MrsfError(
+            "invalid-sidecar",
+            f"{label}: an MRSF sidecar must be a mapping with mrsf_version, document and comments, "
+            f"found {type_name(sc.data)}",
+            line=1,
+            column=1,
+        )
+    try:
+        sc.faithful = sc.dump() == text
+    except Exception:  # pragma: no cover - defensive: dump problems surface on write
+        sc.faithful = False
+    return sc
+
+
+def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
+    """A fresh, empty sidecar for ``document`` (a repository-relative path)."""
+    if fmt == "json":
+        data = {"mrsf_version": "1.0", "document": document, "comments": []}
+        return Sidecar(fmt="json", data=data, json_indent=2)
+    data = CommentedMap()
+    data["mrsf_version"] = DoubleQuotedScalarString("1.0")
+    data["document"] = to_node(document, "yaml")
+    data["comments"] = CommentedSeq()
+    return Sidecar(fmt="yaml", data=data)
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 1 << 30
+    return y
+
+
+def _parse_yaml(text: str, label: str) -> Sidecar:
+    y = _yaml()
+    try:
+        data = y.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        where = f" at line {line}, column {column}" if line else ""
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML{where}: {problem}", line=line, column=column) from None
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {exc}") from None
+    if data is None:
+        raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
+    style = _detect_yaml_style(text, data)
+    return Sidecar(fmt="yaml", data=data, yaml_style=style)
+
+
+def _parse_json(text: str, label: str) -> Sidecar:
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"duplicate key {key!r}")
+            out[key] = value
+        return out
+
+    def bad_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not valid JSON")
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant)
+    except json.JSONDecodeError as exc:
+        raise MrsfError(
+            "malformed-json",
+            f"{label}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+            line=exc.lineno,
+            column=exc.colno,
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise MrsfError("malformed-json", f"{label}: malformed JSON: {exc}") from None
+    indent: int | str | None = None
+    lines = text.split("\n")
+    if len(lines) > 1:
+        for line in lines[1:]:
+            stripped = line.lstrip(" \t")
+            if stripped:
+                lead = line[: len(line) - len(stripped)]
+                indent = "\t" if lead.startswith("\t") else len(lead)
+                break
+    ascii_escaped = bool(re.search(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])", text))
+    return Sidecar(fmt="json", data=data, json_indent=indent, json_ascii=ascii_escaped)
+
+
+def _detect_yaml_style(text: str, data: Any) -> YamlStyle:
+    """Infer ruamel's indent(mapping, sequence, offset) from where things sit in ``text``."""
+    style = YamlStyle()
+    lines = text.split("\n")
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped.startswith("%"):
+            continue
+        style.explicit_start = stripped == "---" or stripped.startswith("--- ")
+        break
+    if not isinstance(data, CommentedMap):
+        return style
+    seq = _first_block_seq(data)
+    if seq is not None:
+        parent_col, seq_node = seq
+        try:
+            line_no, content_col = seq_node.lc.item(0)
+            line = lines[line_no]
+            dash_col = line.rfind("-", 0, content_col)
+            if dash_col >= 0 and line[:dash_col].strip() == "":
+                style.offset = max(dash_col - parent_col, 0)
+                style.sequence = max(content_col - parent_col, style.offset + 2)
+        except Exception:
+            pass
+    mapping = _nested_map_indent(data)
+    if mapping:
+        style.mapping = mapping
+    if style.sequence < style.offset + 2:  # ruamel needs room for "- "
+        style.sequence = style.offset + 2
+    return style
+
+
+def _first_block_seq(data: CommentedMap) -> tuple[int, CommentedSeq] | None:
+    preferred = ["comments"] + [k for k in data if k != "comments"]
+    for key in preferred:
+        value = data.get(key)
+        if isinstance(value, CommentedSeq) and len(value) and not value.fa.flow_style():
+            if isinstance(value[0], (CommentedMap, CommentedSeq, str, int, float, bool)) or value[0] is None:
+                try:
+                    return data.lc.key(key)[1], value
+                except Exception:
+                    return None
+    return None
+
+
+def _nested_map_indent(node: Any, depth: int = 0) -> int | None:
+    """Indentation of a block mapping nested under a mapping key, if the file has one."""
+    if depth > 50:
+        return None
+    if isinstance(node, CommentedMap):
+        for key, value in node.items():
+            if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
+                try:
+                    parent_col = node.lc.key(key)[1]
+                    child_col = value.lc.key(next(iter(value)))[1]
+                    if child_col > parent_col:
+                        return child_col - parent_col
+                except Exception:
+                    pass
+            found = _nested_map_indent(value, depth + 1)
+            if found:
+                return found
+    elif isinstance(node, CommentedSeq):
+        for value in node:
+            found = _nested_map_indent(value, depth + 1)
+            if found:
+                return found
+    return None
+
+
+def _yaml_dump(data: Any, style: YamlStyle) -> str:
+    y = _yaml()
+    y.indent(mapping=style.mapping, sequence=style.sequence, offset=style.offset)
+    y.explicit_start = style.explicit_start
+    buf = io.StringIO()
+    y.dump(data, buf)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+
+def type_name(value: Any) -> str:
+    """JSON-ish name of a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return "timestamp"
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+def to_plain(value: Any) -> Any:
+    """Convert round-trip data to plain JSON-able Python (str, int, float, bool, None, list, dict).
+
+    YAML timestamps become ISO-8601 strings; aliases are expanded within a node budget
+    (MrsfError ``invalid-sidecar`` beyond it).
+    """
+    budget = [_MAX_PLAIN_NODES]
+
+    def conv(v: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise MrsfError("invalid-sidecar", "the sidecar expands to too many nodes (YAML aliases?)")
+        if isinstance(v, dict):
+            return {str(k) if not isinstance(k, str) else str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        if isinstance(v, bool) or v is None:
+            return v
+        if isinstance(v, str):
+            return str(v)
+        if isinstance(v, int):
+            return int(v)
+        if isinstance(v, float):
+            return float(v)
+        if isinstance(v, _dt.datetime):
+            return v.isoformat()
+        if isinstance(v, _dt.date):
+            return v.isoformat()
+        return str(v)
+
+    return conv(value)
+
+
+def yaml_string(value: str) -> str:
+    """A new YAML string scalar: plain when unambiguous, double-quoted otherwise."""
+    if (
+        _PLAIN_SAFE.fullmatch(value)
+        and value.lower() not in _YAML_WORDS
+        and not value.endswith(" ")
+        and " #" not in value
+    ):
+        return value
+    return DoubleQuotedScalarString(value)
+
+
+def to_node(value: Any, fmt: str) -> Any:
+    """Plain data -> data to insert (ruamel nodes for YAML, plain for JSON)."""
+    if fmt == "json":
+        return to_plain(value)
+    if isinstance(value, CommentedBase):
+        return value
+    if isinstance(value, dict):
+        node = CommentedMap()
+        for key, item in value.items():
+            node[str(key)] = to_node(item, fmt)
+        return node
+    if isinstance(value, (list, tuple)):
+        seq = CommentedSeq(to_node(item, fmt) for item in value)
+        return seq
+    if isinstance(value, ScalarString):
+        return value
+    if isinstance(value, str):
+        return yaml_string(value)
+    return value
+
+
+def _same(old: Any, new: Any) -> bool:
+    try:
+        return type(to_plain(old)) is type(to_plain(new)) and to_plain(old) == to_plain(new)
+    except MrsfError:
+        return False
+
+
+def _styled_like(old: Any, value: Any) -> Any:
+    """Give a new string value the scalar style of the value it replaces."""
+    if not isinstance(value, str) or isinstance(value, ScalarString):
+        return to_node(value, "yaml")
+    if isinstance(old, (FoldedScalarString, LiteralScalarString)):
+        return LiteralScalarString(value) if "\n" in value.rstrip("\n") else type(old)(value)
+    if isinstance(old, ScalarString):
+        if isinstance(old, DoubleQuotedScalarString) or "\n" in value:
+            return DoubleQuotedScalarString(value)
+        return type(old)(value)
+    return yaml_string(value)
+
+
+def _set_entry(mapping: dict, key: str, value: Any, fmt: str) -> None:
+    if fmt != "yaml" or not isinstance(mapping, CommentedMap):
+        mapping[key] = to_node(value, "json" if fmt == "json" else "yaml")
+        return
+    if key in mapping:
+        mapping[key] = _styled_like(mapping[key], value)
+        return
+    _set_new_key(mapping, key, to_node(value, "yaml"), 0)
+
+
+# ---------------------------------------------------------------------------
+# Keeping YAML comment lines with their neighbours
+# ---------------------------------------------------------------------------
+#
+# ruamel stores the comment lines that follow an entry in the comment slot of the last
+# scalar entry before them: slot 2 of ``map.ca.items[key]`` or slot 0 of
+# ``seq.ca.items[index]``, descending into block collections.  A token's text starts
+# with the rest of the entry's own line (either nothing or an end-of-line "# ..."), then
+# "\n", then the following full comment lines and blank lines.
+#
+# Rules: an end-of-line comment stays with its line (and goes away with it when the line
+# is deleted); full comment lines and blank lines are never dropped: when the entry that
+# carries them is removed they are appended after the entry that now precedes them.
+
+
+def _is_block(value: Any) -> bool:
+    return isinstance(value, (CommentedMap, CommentedSeq)) and len(value) > 0 and not value.fa.flow_style()
+
+
+def _tail_slot(container: Any, key: Any) -> tuple[dict, Any, int]:
+    """(ca.items dict, key, slot) holding the comment lines after ``container[key]``."""
+    value = container[key]
+    if _is_block(value):
+        last = next(reversed(value)) if isinstance(value, CommentedMap) else len(value) - 1
+        return _tail_slot(value, last)
+    return container.ca.items, key, 2 if isinstance(container, CommentedMap) else 0
+
+
+def _take(slot: tuple[dict, Any, int]) -> CommentToken | None:
+    items, key, index = slot
+    entry = items.get(key)
+    if not entry or len(entry) <= index or entry[index] is None:
+        return None
+    token = entry[index]
+    entry[index] = None
+    if all(x is None for x in entry):
+        del items[key]
+    return token
+
+
+def _split(token: CommentToken | None) -> tuple[str, str]:
+    """(end-of-line part, following lines) of a comment token."""
+    if token is None or not isinstance(getattr(token, "value", None), str):
+        return "", ""
+    head, _, rest = token.value.partition("\n")
+    return head, rest
+
+
+def _token(text: str, column: int) -> CommentToken:
+    return CommentToken(text, CommentMark(column), None)
+
+
+def _append_lines(slot: tuple[dict, Any, int], rest: str, column: int) -> None:
+    """Append full comment/blank lines after the entry of ``slot``."""
+    if not rest:
+        return
+    items, key, index = slot
+    entry = items.setdefault(key, [None, None, None, None])
+    while len(entry) <= index:
+        entry.append(None)
+    old = entry[index]
+    if old is None:
+        entry[index] = _token("\n" + rest, column)
+    else:
+        text = old.value if old.value.endswith("\n") else old.value + "\n"
+        entry[index] = CommentToken(text + rest, old.start_mark or CommentMark(column), None)
+
+
+def _interior_lines(node: Any, skip: tuple[dict, Any, int] | None) -> str:
+    """Full comment lines inside ``node`` (in order), except those of the ``skip`` slot."""
+    parts: list[str] = []
+
+    def walk(n: Any) -> None:
+        if isinstance(n, CommentedMap):
+            keys = list(n)
+        elif isinstance(n, CommentedSeq):
+            keys = list(range(len(n)))
+        else:
+            return
+        for k in keys:
+            entry = n.ca.items.get(k)
+            slot_index = 2 if isinstance(n, CommentedMap) else 0
+            if _is_block(n[k]):
+                walk(n[k])
+            elif entry and len(entry) > slot_index and entry[slot_index] is not None:
+                if skip is not None and skip[0] is n.ca.items and skip[1] == k:
+                    continue
+                parts.append(_split(entry[slot_index])[1])
+
+    walk(node)
+    return "".join(parts)
+
+
+def _take_map_tail(mapping: CommentedMap) -> CommentToken | None:
+    if not len(mapping):
+        return None
+    return _take(_tail_slot(mapping, next(reversed(mapping))))
+
+
+def _set_new_key(mapping: CommentedMap, key: str, node: Any, indent: int) -> None:
+    """Append ``key`` to a mapping; lines after the old last entry follow the new one."""
+    if not len(mapping):
+        mapping[key] = node
+        return
+    old_slot = _tail_slot(mapping, next(reversed(mapping)))
+    token = _take(old_slot)
+    head, rest = _split(token)
+    if head.strip():
+        items, k, index = old_slot
+        entry = items.setdefault(k, [None, None, None, None])
+        entry[index] = CommentToken(head + "\n", token.start_mark, None)
+    mapping[key] = node
+    _append_lines(_tail_slot(mapping, key), rest, indent)
+
+
+def _delete_map_key(mapping: CommentedMap, key: str, indent: int) -> None:
+    keys = list(mapping)
+    position = keys.index(key)
+    slot = _tail_slot(mapping, key)
+    rest = _interior_lines(mapping[key], slot) + _split(_take(slot))[1]
+    del mapping[key]
+    mapping.ca.items.pop(key, None)
+    if not rest or not len(mapping):
+        return
+    neighbour = keys[position - 1] if position > 0 else next(iter(mapping))
+    _append_lines(_tail_slot(mapping, neighbour), rest, indent)
+
+
+def _remove_item(data: CommentedMap, seq: CommentedSeq, index: int, dash_indent: int) -> None:
+    slot = _tail_slot(seq, index)
+    rest = _interior_lines(seq[index], slot) + _split(_take(slot))[1]
+    del seq[index]
+    if not rest:
+        return
+    if index > 0:
+        _append_lines(_tail_slot(seq, index - 1), rest, dash_indent)
+    elif len(seq) > 0:
+        _prepend_before_first(data, seq, rest, dash_indent)
+    else:
+        _append_lines(_tail_slot(data, "comments"), rest, 0)
+
+
+def _prepend_before_first(data: CommentedMap, seq: CommentedSeq, rest: str, indent: int) -> None:
+    """Put comment lines before the (new) first item of ``seq``."""
+    lines = [line for line in rest.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    tokens = [_token(line.strip() + "\n" if line.strip() else "\n", indent) for line in lines]
+    if not tokens:
+        return
+    pre = seq.ca.comment
+    if pre is None:
+        seq.ca.comment = [None, []]
+        pre = seq.ca.comment
+    if pre[1] is None:
+        pre[1] = []
+    shared = data.ca.items.get("comments")
+    pre[1].extend(tokens)
+    if shared is not None and len(shared) > 3 and shared[3] is not None and shared[3] is not pre[1]:
+        shared[3].extend(tokens)
+
+
+def iter_comments(sc: Sidecar) -> Iterable[tuple[int, Any]]:
+    """(index, item) for every entry of ``comments`` (items may be invalid)."""
+    return enumerate(sc.comments or ())
+
+
+def _pos_fields(pos: tuple[int, int] | None) -> dict:
+    return {"line": pos[0], "column": pos[1]} if pos else {}
