@@ -1,1 +1,21 @@
-"""Shared MCP layer used by every markmcp server."""
+"""Shared MCP layer used by every markmcp server (mrsf-mcp, figdown-mcp, visimark-mcp).
+
+A server declares a :class:`ServerSpec` (tools, resource templates, extra options)
+and calls :func:`serve`.  The layer owns the transports (stdio, streamable HTTP,
+SSE), strict argument checking, result shaping and the write gate.  Importing this
+package does not import the MCP SDK; :func:`serve` does, after parsing argv.
+"""
+
+from markmcp.mcpcore.app import CallContext, ResourceTemplate, ServerSpec, Tool, ToolError, serve
+from markmcp.mcpcore.writegate import check_write_path, resolve_inside
+
+__all__ = [
+    "CallContext",
+    "ResourceTemplate",
+    "ServerSpec",
+    "Tool",
+    "ToolError",
+    "check_write_path",
+    "resolve_inside",
+    "serve",
+]

@@ -1,0 +1,239 @@
+"""What a markmcp server declares (ServerSpec, Tool, ResourceTemplate) and how it is run (serve).
+
+A server module builds one :class:`ServerSpec` and calls ``serve(spec)`` from its
+``main``.  This module stays cheap to import: the MCP SDK (and, for HTTP, uvicorn
+and starlette) is imported only after the command line was parsed, so a usage
+error costs no SDK import and ``stdio`` never loads the web stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import sys
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore.args import unsupported_keywords
+
+TRANSPORTS = ("stdio", "http", "sse")
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+class ToolError(Exception):
+    """Raised by a handler for an expected failure.
+
+    Becomes a ``tools/call`` result with ``isError: true``: the text content is
+    ``message`` and ``structuredContent`` is ``data`` when given (e.g. the MRSF
+    version-conflict object).
+    """
+
+    def __init__(self, message: str, *, data: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a handler may know about the server and client it runs for."""
+
+    roots: tuple[Path, ...]
+    """Resolved roots: the ``--root`` folders plus the client's MCP roots (file:// only)."""
+    cwd: Path
+    """The server's working directory (``--cwd`` or the process's)."""
+    allow_write: bool
+    """The write gate's explicit opt-in (``--allow-write``)."""
+    options: Mapping[str, Any]
+    """Server-specific parsed options (those added by ``ServerSpec.add_arguments``)."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool: schemas, annotations and a synchronous handler.
+
+    ``input_schema`` is enforced strictly (types without coercion, required keys,
+    unknown keys refused unless the schema sets ``additionalProperties``); the
+    handler runs in a worker thread and returns a JSON-able dict matching
+    ``output_schema``.  ``text`` turns that dict into the text content; by default
+    the text is the JSON itself.
+    """
+
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    handler: Callable[[dict[str, Any], CallContext], dict[str, Any]]
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+    text: Callable[[dict[str, Any]], str | list[str]] | None = None
+
+    def __post_init__(self) -> None:
+        if not _TOOL_NAME.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r}: use 1-128 letters, digits, '_', '-' or '.'")
+        for label, schema in (("input_schema", self.input_schema), ("output_schema", self.output_schema)):
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                raise ValueError(f"tool {self.name!r}: {label} must be a JSON Schema with \"type\": \"object\"")
+            unsupported = unsupported_keywords(schema)
+            if unsupported:
+                raise ValueError(f"tool {self.name!r}: {label} uses unsupported keywords: {', '.join(unsupported)}")
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    """A family of readable resources named by an RFC 6570 URI template.
+
+    ``{+path}`` (reserved expansion) matches values containing slashes, e.g.
+    ``mrsf://sidecar/{+path}`` matches ``mrsf://sidecar/docs/a/b.md``.  The handler
+    gets the matched variables and returns the resource text; it may raise
+    ``FileNotFoundError`` (answered as "resource not found", -32002) or
+    :class:`ToolError` (answered as invalid params, -32602).
+    """
+
+    uri_template: str
+    name: str
+    description: str
+    mime_type: str
+    handler: Callable[[dict[str, str], CallContext], str]
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """Everything the shared layer needs to run one markmcp server."""
+
+    name: str
+    version: str
+    instructions: str
+    tools: Sequence[Tool]
+    resource_templates: Sequence[ResourceTemplate] = ()
+    default_port: int = 3001
+    prog: str = ""
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def __post_init__(self) -> None:
+        names = [tool.name for tool in self.tools]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"server {self.name!r}: duplicate tool names: {', '.join(duplicates)}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The parsed command line of a server (the common options plus the server's own)."""
+
+    transport: str
+    host: str
+    port: int
+    roots: tuple[Path, ...]
+    allow_write: bool
+    cwd: Path
+    log_level: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+_COMMON_DESTS = ("transport", "host", "port", "root", "allow_write", "cwd", "log_level")
+
+
+def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
+    """The argument parser of a server: common transport/write-gate options plus ``spec.add_arguments``."""
+    parser = argparse.ArgumentParser(
+        prog=spec.prog or spec.name,
+        description=f"{spec.name} {spec.version}: an MCP server.",
+        allow_abbrev=False,
+    )
+    group = parser.add_argument_group("MCP server options")
+    group.add_argument(
+        "--transport", choices=TRANSPORTS, default="stdio",
+        help="stdio (default), http (streamable HTTP at /mcp) or sse (GET /sse, POST /messages/)",
+    )
+    group.add_argument("--host", default="127.0.0.1", help="address for http/sse (default 127.0.0.1)")
+    group.add_argument(
+        "--port", type=_port, default=spec.default_port,
+        help=f"port for http/sse (default {spec.default_port}; 0 picks a free one)",
+    )
+    group.add_argument(
+        "--root", action="append", default=[], metavar="DIR",
+        help="a folder tools may write in (repeatable); clients may add MCP roots",
+    )
+    group.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
+    group.add_argument("--cwd", metavar="DIR", help="working directory for relative paths (default: current)")
+    group.add_argument(
+        "--log-level", default="warning", choices=("debug", "info", "warning", "error"),
+        help="level of the log written to stderr (default warning)",
+    )
+    if spec.add_arguments is not None:
+        spec.add_arguments(parser)
+    return parser
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range 0-65535: {value}")
+    return value
+
+
+def parse_settings(spec: ServerSpec, argv: Sequence[str] | None) -> Settings:
+    """Parse ``argv``; on a usage error argparse prints usage to stderr and raises SystemExit(2)."""
+    parser = build_parser(spec)
+    namespace = parser.parse_args(argv)
+    cwd = Path(namespace.cwd or os.getcwd()).resolve()
+    if not cwd.is_dir():
+        parser.error(f"--cwd {namespace.cwd}: not a directory")
+    roots = []
+    for root in namespace.root:
+        path = (cwd / root).resolve()
+        if not path.is_dir():
+            parser.error(f"--root {root}: not a directory")
+        roots.append(path)
+    extra = {key: value for key, value in vars(namespace).items() if key not in _COMMON_DESTS}
+    return Settings(
+        transport=namespace.transport,
+        host=namespace.host,
+        port=namespace.port,
+        roots=tuple(roots),
+        allow_write=namespace.allow_write,
+        cwd=cwd,
+        log_level=namespace.log_level,
+        options=types.MappingProxyType(extra),
+    )
+
+
+def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the server until it is told to stop, return the exit code.
+
+    Options: ``--transport stdio|http|sse``, ``--host``, ``--port``, ``--root DIR``
+    (repeatable), ``--allow-write``, ``--cwd DIR``, ``--log-level``, plus those of
+    ``spec.add_arguments``.  Returns 0 after a clean shutdown (stdin EOF on stdio,
+    SIGINT or SIGTERM), 2 after a usage error (printed on stderr before any
+    transport starts, nothing on stdout).
+    """
+    try:
+        settings = parse_settings(spec, argv)
+    except SystemExit as stop:
+        return 0 if stop.code in (0, None) else 2
+    _configure_logging(settings.log_level)
+
+    from markmcp.mcpcore import transports  # the SDK is imported only from here on
+
+    return transports.run(spec, settings)
+
+
+def _configure_logging(level: str) -> None:
+    """Send all logging to stderr: stdout belongs to the protocol."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())

@@ -1,0 +1,245 @@
+"""The MCP request handlers of a markmcp server, on the SDK's low-level ``Server``.
+
+The SDK's high-level ``MCPServer`` builds tools from Python signatures and coerces
+arguments through pydantic; it answers an unknown tool with an ``isError`` result.
+This project needs the opposite on each point, so the layer registers its own
+handlers on the low-level ``mcp.server.lowlevel.Server``:
+
+* ``tools/list``: the tools with input/output schemas (the strict form that is
+  enforced) and annotations from the :class:`Tool` fields;
+* ``tools/call``: unknown tool -> JSON-RPC error -32602; arguments checked
+  strictly (no coercion; integers stay ``int``) -> ``isError`` naming the argument;
+  the handler runs in a worker thread; its dict becomes ``structuredContent`` and
+  text content; ``ToolError`` -> ``isError`` (with ``data``); any other exception
+  -> ``isError`` with a one-line message, the traceback going to the stderr log;
+* ``resources/list`` (empty: only templates), ``resources/templates/list`` and
+  ``resources/read`` (RFC 6570 matching via the SDK's ``UriTemplate``);
+* the client's MCP roots, asked with ``roots/list`` once per connection when the
+  client declares the capability, and forgotten on ``notifications/roots/list_changed``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp.shared.uri_template import UriTemplate
+
+from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
+from markmcp.mcpcore.args import check_arguments, check_value, strict_schema
+
+logger = logging.getLogger("markmcp.mcpcore")
+
+RESOURCE_NOT_FOUND = -32002
+"""MCP's error code for ``resources/read`` of a URI no resource answers to."""
+
+ROOTS_TIMEOUT = 10.0
+"""Seconds to wait for the client's answer to ``roots/list``."""
+
+_ROOTS_KEY = "markmcp.roots"
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace (newlines included) so a message fits one line."""
+    return " ".join(text.split())
+
+
+def error_result(message: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A ``tools/call`` result with ``isError: true`` (wire form)."""
+    result: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
+    if data is not None:
+        result["structuredContent"] = data
+    return result
+
+
+def tool_listing(tool: Tool) -> dict[str, Any]:
+    """The ``tools/list`` entry of a tool (wire form)."""
+    return {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": strict_schema(tool.input_schema),
+        "outputSchema": tool.output_schema,
+        "annotations": {
+            "title": tool.title,
+            "readOnlyHint": tool.read_only,
+            "destructiveHint": tool.destructive,
+            "idempotentHint": tool.idempotent,
+            "openWorldHint": tool.open_world,
+        },
+    }
+
+
+def file_uri_to_path(uri: str) -> Path | None:
+    """The local folder of a ``file://`` root URI, or None for anything else."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    return Path(url2pathname(unquote(parts.path))).resolve()
+
+
+class Handlers:
+    """The request handlers of one server; one instance serves every connection."""
+
+    def __init__(self, spec: ServerSpec, settings: Settings) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.tools = {tool.name: tool for tool in spec.tools}
+        self.strict_inputs = {tool.name: strict_schema(tool.input_schema) for tool in spec.tools}
+        self.listing = [tool_listing(tool) for tool in spec.tools]
+        self.templates = [(UriTemplate.parse(t.uri_template), t) for t in spec.resource_templates]
+
+    def build_server(self) -> Server[Any]:
+        """A low-level SDK ``Server`` wired to these handlers."""
+        server: Server[Any] = Server(
+            self.spec.name,
+            version=self.spec.version,
+            instructions=self.spec.instructions or None,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
+            on_read_resource=self.read_resource,
+        )
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
+        )
+        return server
+
+    # tools -------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
+        return {"tools": self.listing}
+
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> dict[str, Any]:
+        tool = self.tools.get(params.name)
+        if tool is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        arguments = params.arguments if params.arguments is not None else {}
+        problems = check_arguments(self.strict_inputs[tool.name], arguments)
+        if problems:
+            return error_result(f"invalid arguments for tool '{tool.name}': " + "; ".join(problems))
+        call_ctx = await self.call_context(ctx)
+        try:
+            result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx)
+        except ToolError as error:
+            return error_result(one_line(error.message), error.data)
+        except Exception as error:
+            logger.exception("tool %r failed", tool.name)
+            return error_result(one_line(f"tool '{tool.name}' failed: {type(error).__name__}: {error}"))
+        problems = check_value(tool.output_schema, result) if isinstance(result, dict) else ["not an object"]
+        if problems:
+            logger.error("tool %r returned a result outside its outputSchema: %s", tool.name, "; ".join(problems))
+            return error_result(f"tool '{tool.name}' failed: its result does not match its outputSchema")
+        return {
+            "content": [{"type": "text", "text": text} for text in self.texts(tool, result)],
+            "structuredContent": result,
+            "isError": False,
+        }
+
+    @staticmethod
+    def texts(tool: Tool, result: dict[str, Any]) -> list[str]:
+        """The text contents of a tool result: ``tool.text`` or the JSON of the result."""
+        if tool.text is None:
+            return [json.dumps(result, ensure_ascii=False)]
+        text = tool.text(result)
+        return [text] if isinstance(text, str) else list(text)
+
+    # resources ---------------------------------------------------------------------
+
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
+        return {"resources": []}
+
+    async def list_resource_templates(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
+        return {
+            "resourceTemplates": [
+                {
+                    "uriTemplate": template.uri_template,
+                    "name": template.name,
+                    "description": template.description,
+                    "mimeType": template.mime_type,
+                }
+                for _, template in self.templates
+            ]
+        }
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> dict[str, Any]:
+        uri = str(params.uri)
+        for parsed, template in self.templates:
+            variables = parsed.match(uri)
+            if variables is None:
+                continue
+            flat = {name: v if isinstance(v, str) else "/".join(v) for name, v in variables.items()}
+            call_ctx = await self.call_context(ctx)
+            try:
+                text = await anyio.to_thread.run_sync(template.handler, flat, call_ctx)
+            except FileNotFoundError:
+                raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+            except ToolError as error:
+                raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
+            except Exception as error:
+                logger.exception("resource %r failed", uri)
+                raise MCPError(
+                    code=types.INTERNAL_ERROR, message=one_line(f"reading {uri} failed: {type(error).__name__}")
+                )
+            return {"contents": [{"uri": uri, "mimeType": template.mime_type, "text": text}]}
+        raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+
+    # context and roots ---------------------------------------------------------------
+
+    async def call_context(self, ctx: ServerRequestContext[Any]) -> CallContext:
+        """The :class:`CallContext` of one request: settings plus the client's roots."""
+        client_roots = await self.client_roots(ctx)
+        roots = self.settings.roots + tuple(root for root in client_roots if root not in self.settings.roots)
+        return CallContext(
+            roots=roots, cwd=self.settings.cwd, allow_write=self.settings.allow_write, options=self.settings.options
+        )
+
+    async def client_roots(self, ctx: ServerRequestContext[Any]) -> tuple[Path, ...]:
+        """The client's MCP roots, asked once per connection (when it declares the capability)."""
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.roots is None or not ctx.session.can_send_request:
+            return ()
+        state = _connection_state(ctx)
+        cached = state.get(_ROOTS_KEY)
+        if cached is not None:
+            return cached
+        try:
+            answer = await ctx.session.send_request(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                request_read_timeout_seconds=ROOTS_TIMEOUT,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+        except Exception as error:  # the client is gone, refused, or answered nonsense
+            logger.warning("roots/list failed (%s); using --root folders only", one_line(str(error)))
+            return ()
+        roots = tuple(p for p in (file_uri_to_path(str(root.uri)) for root in answer.roots) if p is not None)
+        state[_ROOTS_KEY] = roots
+        return roots
+
+    async def roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
+        _connection_state(ctx).pop(_ROOTS_KEY, None)
+
+
+def _connection_state(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    """Per-connection scratch state (``Connection.state``) behind a request context.
+
+    The SDK keeps the connection on the session's private ``_connection``; when that
+    changes, caching just stops (an empty dict each time) instead of failing.
+    """
+    connection = getattr(ctx.session, "_connection", None)
+    state = getattr(connection, "state", None)
+    return state if isinstance(state, dict) else {}

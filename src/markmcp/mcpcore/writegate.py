@@ -1,0 +1,54 @@
+"""The write gate: where a tool may write, and how paths are kept inside a base folder.
+
+A server only writes when it was started with the explicit opt-in ``--allow-write``
+*and* at least one root is declared (``--root DIR`` or the client's MCP roots).
+Every path is resolved first (``..`` collapsed, symlinks followed), and the resolved
+path must lie inside a root, so neither ``../../etc/passwd`` nor a symlink that
+points outside gets through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from markmcp.mcpcore.app import CallContext, ToolError
+
+
+def resolve_inside(base: Path, path: str | Path) -> Path:
+    """Resolve ``path`` (relative to ``base``, symlinks followed) and refuse escaping ``base``.
+
+    Returns the resolved absolute path.  Raises :class:`ToolError` naming the path
+    when the result is not ``base`` itself or something below it.
+    """
+    base = Path(base).resolve()
+    candidate = Path(path)
+    if "\x00" in str(candidate):
+        raise ToolError(f"path '{path}' contains a NUL character")
+    resolved = (base / candidate).resolve()
+    if not resolved.is_relative_to(base):
+        raise ToolError(f"path '{path}' is outside {base}")
+    return resolved
+
+
+def check_write_path(ctx: CallContext, path: str | Path) -> Path:
+    """The write gate: return the resolved path a tool may write, or raise :class:`ToolError`.
+
+    Refuses unless the server runs with ``--allow-write`` and a root is declared;
+    relative paths are taken from ``ctx.cwd``; the resolved path (symlinks
+    followed) must lie inside one of ``ctx.roots``.
+    """
+    if not ctx.allow_write:
+        raise ToolError(f"writing '{path}' is not allowed: the server was started without --allow-write")
+    if not ctx.roots:
+        raise ToolError(
+            f"writing '{path}' is not allowed: no root is declared "
+            "(start the server with --root DIR or let the client declare MCP roots)"
+        )
+    if "\x00" in str(path):
+        raise ToolError(f"path '{path}' contains a NUL character")
+    resolved = (ctx.cwd / Path(path)).resolve()
+    for root in ctx.roots:
+        if resolved.is_relative_to(root.resolve()):
+            return resolved
+    roots = ", ".join(str(root) for root in ctx.roots)
+    raise ToolError(f"writing '{path}' is not allowed: it resolves to {resolved}, outside the roots ({roots})")

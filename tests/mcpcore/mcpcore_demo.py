@@ -1,0 +1,230 @@
+"""A tiny markmcp server for the mcpcore tests, the conformance run and the latency bench.
+
+Run it as a script: ``python tests/mcpcore/mcpcore_demo.py [--transport http --port 0]``.
+Its tools exercise each path of the shared layer: success with integers kept as
+integers, ToolError with data, a crashing handler, a slow handler (for stdin EOF
+with a request in flight), the write gate, client roots, a result that breaks its
+own output schema, and custom text content.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore import (
+    CallContext,
+    ResourceTemplate,
+    ServerSpec,
+    Tool,
+    ToolError,
+    check_write_path,
+    resolve_inside,
+    serve,
+)
+from markmcp.mcpcore.args import json_type
+
+OBJECT = {"type": "object"}
+
+
+def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"sum": args["a"] + args["b"]}
+
+
+def echo(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"arguments": args, "types": {key: json_type(value) for key, value in args.items()}}
+
+
+def fail(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    raise ToolError("version conflict: the sidecar changed", data={"expected": 3, "actual": 4})
+
+
+def crash(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    raise RuntimeError("boom\nsecond line of the message")
+
+
+def slow(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    time.sleep(args["ms"] / 1000)
+    return {"slept_ms": args["ms"]}
+
+
+def write_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    target = check_write_path(ctx, args["path"])
+    target.write_text(args["text"], encoding="utf-8")
+    return {"written": str(target)}
+
+
+def roots(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"roots": [str(root) for root in ctx.roots], "greeting": ctx.options.get("greeting")}
+
+
+def bad_output(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"count": "three"}
+
+
+def read_file(params: dict[str, str], ctx: CallContext) -> str:
+    return resolve_inside(ctx.cwd, params["path"]).read_text(encoding="utf-8")
+
+
+def template_data(params: dict[str, str], ctx: CallContext) -> str:
+    """The conformance suite's template fixture ``test://template/{id}/data``."""
+    return json.dumps({"id": params["id"], "templateTest": True, "data": f"Data for ID: {params['id']}"})
+
+
+TOOLS = [
+    Tool(
+        name="add",
+        title="Add two integers",
+        description="Add two integers and return their sum.",
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+        },
+        output_schema={"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]},
+        handler=add,
+        read_only=True,
+        idempotent=True,
+    ),
+    Tool(
+        name="echo",
+        title="Echo arguments",
+        description="Return the arguments and the JSON type of each.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "count": {"type": "integer", "minimum": 0},
+                "ratio": {"type": "number"},
+                "exact": {"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"},
+                "flag": {"type": "boolean"},
+                "mode": {"enum": ["fast", "slow"]},
+                "anchor": {
+                    "type": "object",
+                    "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
+                    "required": ["line"],
+                },
+                "lines": {"type": "array", "items": {"type": "integer"}},
+            },
+        },
+        output_schema={
+            "type": "object",
+            "properties": {"arguments": OBJECT, "types": OBJECT},
+            "required": ["arguments", "types"],
+        },
+        handler=echo,
+        read_only=True,
+        idempotent=True,
+    ),
+    Tool(
+        name="fail",
+        title="Fail with a ToolError",
+        description="Always fails with a ToolError carrying data.",
+        input_schema=OBJECT,
+        output_schema=OBJECT,
+        handler=fail,
+        read_only=True,
+    ),
+    Tool(
+        name="crash",
+        title="Crash",
+        description="Raises an unexpected exception.",
+        input_schema=OBJECT,
+        output_schema=OBJECT,
+        handler=crash,
+    ),
+    Tool(
+        name="slow",
+        title="Sleep",
+        description="Sleep for ms milliseconds, then answer.",
+        input_schema={"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]},
+        output_schema={"type": "object", "properties": {"slept_ms": {"type": "integer"}}},
+        handler=slow,
+        read_only=True,
+    ),
+    Tool(
+        name="write_text",
+        title="Write a text file",
+        description="Write text to a file inside a root (needs --allow-write).",
+        input_schema={
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
+            "required": ["path", "text"],
+        },
+        output_schema={"type": "object", "properties": {"written": {"type": "string"}}, "required": ["written"]},
+        handler=write_text,
+        destructive=True,
+        idempotent=True,
+    ),
+    Tool(
+        name="roots",
+        title="Show roots",
+        description="Return the roots the layer resolved for this call.",
+        input_schema=OBJECT,
+        output_schema={
+            "type": "object",
+            "properties": {"roots": {"type": "array", "items": {"type": "string"}}, "greeting": {}},
+        },
+        handler=roots,
+        read_only=True,
+        open_world=False,
+    ),
+    Tool(
+        name="bad_output",
+        title="Break the output schema",
+        description="Returns a result that does not match its own output schema.",
+        input_schema=OBJECT,
+        output_schema={"type": "object", "properties": {"count": {"type": "integer"}}},
+        handler=bad_output,
+        read_only=True,
+    ),
+    Tool(
+        name="summary",
+        title="Custom text",
+        description="Returns structured content with custom text blocks.",
+        input_schema=OBJECT,
+        output_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
+        handler=lambda args, ctx: {"n": 2},
+        read_only=True,
+        text=lambda result: [f"{result['n']} items", "done"],
+    ),
+]
+
+TEMPLATES = [
+    ResourceTemplate(
+        uri_template="demo://file/{+path}",
+        name="file",
+        description="A text file below the server's working directory.",
+        mime_type="text/plain",
+        handler=read_file,
+    ),
+    ResourceTemplate(
+        uri_template="test://template/{id}/data",
+        name="template-data",
+        description="The conformance suite's template fixture.",
+        mime_type="application/json",
+        handler=template_data,
+    ),
+]
+
+SPEC = ServerSpec(
+    name="markmcp-demo",
+    version="0.0.1",
+    instructions="A test server for the markmcp shared MCP layer.",
+    tools=TOOLS,
+    resource_templates=TEMPLATES,
+    default_port=3099,
+    prog="demo-mcp",
+    add_arguments=lambda parser: parser.add_argument("--greeting", default="hello"),
+)
+
+
+def main() -> int:
+    return serve(SPEC)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Protocol tests over streamable HTTP and SSE: a real server subprocess on a free port."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from mcpwire import HttpClient, HttpServer, SseClient
+
+
+def session(client: HttpClient | SseClient, worker: int) -> list[dict]:
+    """One client's whole conversation; returns the structured results it saw."""
+    init = client.initialize()["result"]
+    assert init["serverInfo"]["name"] == "markmcp-demo"
+    tools = client.call("tools/list")["result"]["tools"]
+    assert all("outputSchema" in tool and "annotations" in tool for tool in tools)
+    seen = []
+    for step in range(5):
+        slow = client.call("tools/call", {"name": "slow", "arguments": {"ms": 50}})["result"]
+        added = client.call("tools/call", {"name": "add", "arguments": {"a": worker, "b": step}})["result"]
+        seen += [slow["structuredContent"], added["structuredContent"]]
+    bad = client.call("tools/call", {"name": "add", "arguments": {"a": "1", "b": 2}})["result"]
+    assert bad["isError"] is True and "argument 'a': expected integer, got string" in bad["content"][0]["text"]
+    unknown = client.call("tools/call", {"name": "nope", "arguments": {}})
+    assert unknown["error"]["code"] == -32602
+    return seen
+
+
+def expected(worker: int) -> list[dict]:
+    return [item for step in range(5) for item in ({"slept_ms": 50}, {"sum": worker + step})]
+
+
+def test_two_concurrent_http_clients() -> None:
+    with HttpServer("http") as server:
+        clients = [HttpClient(server.port), HttpClient(server.port)]
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(session, clients, [10, 20]))
+        assert results == [expected(10), expected(20)]
+        assert clients[0].session_id and clients[1].session_id
+        assert clients[0].session_id != clients[1].session_id
+        templates = clients[0].call("resources/templates/list")["result"]["resourceTemplates"]
+        assert "demo://file/{+path}" in {t["uriTemplate"] for t in templates}
+        read = clients[1].call("resources/read", {"uri": "test://template/123/data"})["result"]["contents"][0]
+        assert json.loads(read["text"]) == {"id": "123", "templateTest": True, "data": "Data for ID: 123"}
+        code, stdout, stderr = server.stop()
+    assert code == 0, stderr
+    assert stdout == ""
+    assert "Traceback" not in stderr
+
+
+def test_integers_stay_integers_over_http() -> None:
+    with HttpServer("http") as server:
+        client = HttpClient(server.port)
+        client.initialize()
+        result = client.call("tools/call", {"name": "echo", "arguments": {"count": 3, "ratio": 1.5}})["result"]
+        assert result["structuredContent"]["types"] == {"count": "integer", "ratio": "number"}
+        assert type(result["structuredContent"]["arguments"]["count"]) is int
+
+
+def test_dns_rebinding_protection_refuses_foreign_host() -> None:
+    with HttpServer("http") as server:
+        evil = HttpClient(server.port, host_header="evil.example:80")
+        status, _ = evil.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert 400 <= status < 500
+        good = HttpClient(server.port, host_header=f"localhost:{server.port}")
+        assert good.initialize()["result"]["serverInfo"]["name"] == "markmcp-demo"
+
+
+def test_two_concurrent_sse_clients() -> None:
+    with HttpServer("sse") as server:
+        clients = [SseClient(server.port), SseClient(server.port)]
+        assert clients[0].endpoint != clients[1].endpoint
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(session, clients, [1, 2]))
+        assert results == [expected(1), expected(2)]
+        # a third client after the first two still works, while they stay connected
+        third = SseClient(server.port)
+        assert session(third, 3) == expected(3)
+        code, stdout, stderr = server.stop()
+        for client in (*clients, third):
+            client.close()
+    assert code == 0, stderr
+    assert stdout == ""
+    assert "Traceback" not in stderr
+
+
+def test_sse_refuses_foreign_host() -> None:
+    with HttpServer("sse") as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+        conn.request("GET", "/sse", headers={"Host": "evil.example", "Accept": "text/event-stream"})
+        assert 400 <= conn.getresponse().status < 500
+        conn.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
+    with HttpServer("http") as server:
+        HttpClient(server.port).initialize()
+        code, stdout, stderr = server.stop(sig)
+    assert code == 0, stderr
+    assert stdout == ""
+    assert "Traceback" not in stderr

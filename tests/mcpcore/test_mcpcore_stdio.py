@@ -1,0 +1,261 @@
+"""Protocol tests over stdio: a real server subprocess, JSON-RPC lines in and out."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcpwire import StdioClient, demo_command
+
+
+@pytest.fixture
+def client() -> StdioClient:
+    with StdioClient() as c:
+        c.initialize()
+        yield c
+
+
+def call_tool(client: StdioClient, name: str, arguments: dict | None = None) -> dict:
+    params: dict = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    answer = client.call("tools/call", params)
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+def test_initialize_reports_server_and_capabilities() -> None:
+    with StdioClient() as c:
+        answer = c.initialize()
+        result = answer["result"]
+        assert result["serverInfo"] == {"name": "markmcp-demo", "version": "0.0.1"}
+        assert result["protocolVersion"] == "2025-11-25"
+        assert "tools" in result["capabilities"] and "resources" in result["capabilities"]
+        assert result["instructions"].startswith("A test server")
+        code, stderr = c.finish()
+        assert code == 0, stderr
+        assert "Traceback" not in stderr
+
+
+def test_tools_list_has_schemas_and_annotations(client: StdioClient) -> None:
+    tools = {tool["name"]: tool for tool in client.call("tools/list")["result"]["tools"]}
+    assert {"add", "echo", "fail", "crash", "slow", "write_text", "roots", "bad_output", "summary"} <= set(tools)
+    add = tools["add"]
+    assert add["inputSchema"]["required"] == ["a", "b"]
+    assert add["inputSchema"]["additionalProperties"] is False
+    assert add["outputSchema"]["properties"]["sum"] == {"type": "integer"}
+    assert add["title"] == "Add two integers"
+    assert add["annotations"] == {
+        "title": "Add two integers",
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert tools["write_text"]["annotations"]["destructiveHint"] is True
+    assert tools["write_text"]["annotations"]["readOnlyHint"] is False
+    for tool in tools.values():
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["description"]
+
+
+def test_call_returns_structured_content_and_json_text(client: StdioClient) -> None:
+    result = call_tool(client, "add", {"a": 2, "b": 40})
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"sum": 42}
+    assert type(result["structuredContent"]["sum"]) is int
+    assert [json.loads(block["text"]) for block in result["content"]] == [{"sum": 42}]
+
+
+def test_numbers_keep_their_json_types(client: StdioClient) -> None:
+    big = 2**70 + 1
+    args = {"count": 7, "ratio": 0.5, "exact": "0.10", "lines": [1, big], "anchor": {"line": 3}}
+    result = call_tool(client, "echo", args)
+    assert result["isError"] is False
+    assert result["structuredContent"]["types"] == {
+        "count": "integer", "ratio": "number", "exact": "string", "lines": "array", "anchor": "object",
+    }
+    echoed = result["structuredContent"]["arguments"]
+    assert echoed == args
+    assert type(echoed["count"]) is int and echoed["lines"][1] == big
+    assert echoed["exact"] == "0.10"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("add", {"a": "2", "b": 3}, "argument 'a': expected integer, got string"),
+        ("add", {"a": 2.5, "b": 3}, "argument 'a': expected integer, got number"),
+        ("add", {"a": 1}, "missing required argument 'b'"),
+        ("add", {"a": 1, "b": 2, "c": 3}, "unknown argument 'c'"),
+        ("add", None, "missing required argument 'a'"),
+        ("echo", {"anchor": {"line": "4"}}, "argument 'anchor.line': expected integer, got string"),
+        ("echo", {"flag": "true"}, "argument 'flag': expected boolean, got string"),
+        ("echo", {"count": False}, "argument 'count': expected integer, got boolean"),
+    ],
+)
+def test_strict_argument_errors_name_the_argument(client: StdioClient, name: str, arguments, message: str) -> None:
+    result = call_tool(client, name, arguments)
+    assert result["isError"] is True
+    assert message in result["content"][0]["text"]
+    assert "structuredContent" not in result
+
+
+def test_unknown_tool_is_a_json_rpc_error(client: StdioClient) -> None:
+    answer = client.call("tools/call", {"name": "no_such_tool", "arguments": {}})
+    assert answer["error"]["code"] == -32602
+    assert "no_such_tool" in answer["error"]["message"]
+
+
+def test_tool_error_carries_message_and_data(client: StdioClient) -> None:
+    result = call_tool(client, "fail", {})
+    assert result["isError"] is True
+    assert result["content"] == [{"type": "text", "text": "version conflict: the sidecar changed"}]
+    assert result["structuredContent"] == {"expected": 3, "actual": 4}
+
+
+def test_unexpected_exception_is_one_line_without_traceback() -> None:
+    with StdioClient() as c:
+        c.initialize()
+        result = call_tool(c, "crash", {})
+        text = result["content"][0]["text"]
+        assert result["isError"] is True
+        assert text == "tool 'crash' failed: RuntimeError: boom second line of the message"
+        code, stderr = c.finish()
+    assert code == 0
+    assert "Traceback" in stderr and "RuntimeError: boom" in stderr  # details go to the log
+
+
+def test_result_breaking_its_output_schema_is_an_error(client: StdioClient) -> None:
+    result = call_tool(client, "bad_output", {})
+    assert result["isError"] is True
+    assert "outputSchema" in result["content"][0]["text"]
+
+
+def test_tool_supplied_text(client: StdioClient) -> None:
+    result = call_tool(client, "summary", {})
+    assert [block["text"] for block in result["content"]] == ["2 items", "done"]
+    assert result["structuredContent"] == {"n": 2}
+
+
+def test_resource_templates_list_and_read_with_slashes(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "deep").mkdir(parents=True)
+    (tmp_path / "docs" / "deep" / "note.md").write_text("# Note\nhello\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("no", encoding="utf-8")
+    with StdioClient("--cwd", str(tmp_path / "docs")) as c:
+        c.initialize()
+        templates = c.call("resources/templates/list")["result"]["resourceTemplates"]
+        assert {t["uriTemplate"] for t in templates} == {"demo://file/{+path}", "test://template/{id}/data"}
+        assert all(t["mimeType"] and t["name"] and t["description"] for t in templates)
+        read = c.call("resources/read", {"uri": "demo://file/deep/note.md"})["result"]
+        assert read["contents"] == [
+            {"uri": "demo://file/deep/note.md", "mimeType": "text/plain", "text": "# Note\nhello\n"}
+        ]
+        escape = c.call("resources/read", {"uri": "demo://file/../secret.txt"})
+        assert escape["error"]["code"] == -32602 and "outside" in escape["error"]["message"]
+        missing = c.call("resources/read", {"uri": "demo://file/deep/none.md"})
+        assert missing["error"]["code"] == -32002
+        unknown = c.call("resources/read", {"uri": "other://x"})
+        assert unknown["error"]["code"] == -32002
+
+
+def test_unknown_option_prints_usage_and_exits_2() -> None:
+    done = subprocess.run(demo_command("--no-such-option"), capture_output=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stdout == b""
+    stderr = done.stderr.decode()
+    assert stderr.startswith("usage: demo-mcp")
+    assert "unrecognized arguments: --no-such-option" in stderr
+
+
+def test_bad_option_value_exits_2() -> None:
+    done = subprocess.run(demo_command("--transport", "carrier-pigeon"), capture_output=True, timeout=30)
+    assert done.returncode == 2 and done.stdout == b""
+    assert "invalid choice: 'carrier-pigeon'" in done.stderr.decode()
+
+
+def test_stdin_eof_answers_the_request_in_flight() -> None:
+    with StdioClient() as c:
+        c.initialize()
+        first = c.request("tools/call", {"name": "slow", "arguments": {"ms": 400}})
+        second = c.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+        c.close_stdin()
+        answers = {}
+        while (message := c.receive()) is not None:
+            answers[message["id"]] = message
+        code, stderr = c.finish()
+    assert answers[first]["result"]["structuredContent"] == {"slept_ms": 400}
+    assert answers[second]["result"]["structuredContent"] == {"sum": 2}
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_stops_cleanly(sig: signal.Signals) -> None:
+    with StdioClient() as c:
+        c.initialize()
+        c.call("ping")
+        c.proc.send_signal(sig)
+        code = c.proc.wait(timeout=20)
+        stderr = c.proc.stderr.read().decode()
+        assert code == 0, stderr
+        assert "Traceback" not in stderr
+
+
+def test_parse_error_is_answered_and_the_server_goes_on(client: StdioClient) -> None:
+    client.send("this is not json")
+    assert client.receive() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    client.send(json.dumps({"jsonrpc": "2.0", "method": 5}))
+    assert client.receive()["error"]["code"] == -32600
+    assert call_tool(client, "add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
+
+
+def test_write_gate_over_the_wire(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    with StdioClient("--allow-write", "--root", str(root), "--cwd", str(root)) as c:
+        c.initialize()
+        ok = call_tool(c, "write_text", {"path": "sub.md", "text": "hi"})
+        assert ok["isError"] is False and (root / "sub.md").read_text() == "hi"
+        refused = call_tool(c, "write_text", {"path": "../escape.md", "text": "x"})
+        assert refused["isError"] is True and "outside the roots" in refused["content"][0]["text"]
+    assert not (tmp_path / "escape.md").exists()
+    with StdioClient("--root", str(root), "--cwd", str(root)) as c:
+        c.initialize()
+        refused = call_tool(c, "write_text", {"path": "other.md", "text": "x"})
+        assert refused["isError"] is True and "--allow-write" in refused["content"][0]["text"]
+    assert not (root / "other.md").exists()
+
+
+def test_client_roots_are_asked_and_used(tmp_path: Path) -> None:
+    client_root = tmp_path / "client root"
+    client_root.mkdir()
+    with StdioClient("--allow-write", "--greeting", "hi") as c:
+        c.initialize({"roots": {"listChanged": True}})
+        request_id = c.request("tools/call", {"name": "roots", "arguments": {}})
+        ask = c.receive()
+        assert ask["method"] == "roots/list"
+        c.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": client_root.as_uri()}]}})
+        result = c.response(request_id)["result"]["structuredContent"]
+        assert result == {"roots": [str(client_root.resolve())], "greeting": "hi"}
+        written = call_tool(c, "write_text", {"path": str(client_root / "a.md"), "text": "ok"})
+        assert written["isError"] is False, written
+        assert (client_root / "a.md").read_text() == "ok"
+        outside = call_tool(c, "write_text", {"path": str(tmp_path / "b.md"), "text": "no"})
+        assert outside["isError"] is True
+
+
+def test_roots_request_pending_at_eof_does_not_hang() -> None:
+    with StdioClient() as c:
+        c.initialize({"roots": {}})
+        request_id = c.request("tools/call", {"name": "roots", "arguments": {}})
+        assert c.receive()["method"] == "roots/list"
+        c.close_stdin()
+        # Without the EOF handling the answer would only come after the 10 s roots timeout.
+        answer = c.response(request_id, timeout=8)
+        code, stderr = c.finish()
+    assert answer["result"]["structuredContent"]["roots"] == []
+    assert code == 0, stderr

@@ -1,0 +1,84 @@
+"""The write gate: explicit opt-in, a declared root, resolved paths that stay inside."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from markmcp.mcpcore import CallContext, Tool, ToolError, check_write_path, resolve_inside
+
+
+def context(root: Path | None, *, allow_write: bool = True, cwd: Path | None = None) -> CallContext:
+    roots = () if root is None else (root.resolve(),)
+    return CallContext(roots=roots, cwd=(cwd or root or Path.cwd()).resolve(), allow_write=allow_write, options={})
+
+
+def test_write_inside_root_is_allowed(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    target = check_write_path(context(tmp_path), "docs/new.md")
+    assert target == (tmp_path / "docs" / "new.md").resolve()
+    assert check_write_path(context(tmp_path), tmp_path / "a.md") == (tmp_path / "a.md").resolve()
+
+
+def test_write_needs_the_opt_in_flag(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="--allow-write"):
+        check_write_path(context(tmp_path, allow_write=False), "a.md")
+
+
+def test_write_needs_a_root(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="no root is declared"):
+        check_write_path(context(None, cwd=tmp_path), "a.md")
+
+
+def test_dot_dot_escape_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    with pytest.raises(ToolError, match=r"outside the roots"):
+        check_write_path(context(root), "../outside.md")
+    with pytest.raises(ToolError, match=r"outside the roots"):
+        check_write_path(context(root), "sub/../../outside.md")
+
+
+def test_symlink_escape_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    os.symlink(outside, root / "link")
+    os.symlink(outside / "target.md", root / "file-link.md")
+    with pytest.raises(ToolError, match=r"outside the roots"):
+        check_write_path(context(root), "link/evil.md")
+    with pytest.raises(ToolError, match=r"outside the roots"):
+        check_write_path(context(root), "file-link.md")
+
+
+def test_symlink_inside_the_root_is_fine(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    os.symlink(tmp_path / "real", tmp_path / "alias")
+    assert check_write_path(context(tmp_path), "alias/x.md") == (tmp_path / "real" / "x.md").resolve()
+
+
+def test_resolve_inside(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    assert resolve_inside(tmp_path, "a/b.md") == (tmp_path / "a" / "b.md").resolve()
+    with pytest.raises(ToolError, match=r"path '\.\./x' is outside"):
+        resolve_inside(tmp_path / "a", "../x")
+    with pytest.raises(ToolError, match="is outside"):
+        resolve_inside(tmp_path, "/etc/passwd")
+    os.symlink("/", tmp_path / "slash")
+    with pytest.raises(ToolError, match="is outside"):
+        resolve_inside(tmp_path, "slash/etc/passwd")
+
+
+def test_tool_declaration_errors_are_caught_early() -> None:
+    def handler(args: dict, ctx: CallContext) -> dict:
+        return {}
+
+    with pytest.raises(ValueError, match="tool name"):
+        Tool("bad name", "t", "d", {"type": "object"}, {"type": "object"}, handler)
+    with pytest.raises(ValueError, match="must be a JSON Schema"):
+        Tool("ok", "t", "d", {"type": "string"}, {"type": "object"}, handler)
+    with pytest.raises(ValueError, match="unsupported keywords: not"):
+        Tool("ok", "t", "d", {"type": "object", "not": {}}, {"type": "object"}, handler)
