@@ -1,0 +1,1 @@
+"""One module per genre family: the directive rules each genre adds."""

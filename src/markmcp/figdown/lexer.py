@@ -1,0 +1,291 @@
+"""FigDown lexical layer: lines, comments, tokens, comma lists (core §1).
+
+FigDown is line-oriented.  A document is split on LF only (a CR before it is
+ordinary whitespace and is trimmed with the rest), never with
+``str.splitlines()``, which would also break on form feeds, NEL, U+2028 and
+others the language treats as characters.
+
+Grammar of one directive line (after the comment is cut off)::
+
+    line     = ws* token (ws+ token)* ws*
+    token    = (bare-char | quoted)+          ; a maximal run of non-space
+    quoted   = '"' (char | escape)* '"'       ; may contain whitespace
+    escape   = '\\n' | '\\"' | '\\\\'
+    comment  = '#' ...                        ; only after whitespace or at 0,
+                                              ; outside quotes and [labels]
+
+Every token remembers which of its characters came from inside quotes, so a
+later rule can ask "was this value quoted?" of any slice of it — ids must be
+bare, closed-set values must be bare, prose values must be quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+# --- character sets (named after the grammar) ------------------------------
+
+#: Whitespace as the language defines it (the ECMAScript ``\s`` class, which
+#: the reference grammar is written against — *not* Python's ``str.isspace``).
+WS_CHARS = frozenset(
+    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+WS_CLASS = "\\t\\n\\x0b\\x0c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+#: Characters a regular-expression ``.`` must not cross (line terminators).
+NOT_EOL = "[^\\n\\r\\u2028\\u2029]"
+QUOTE = '"'
+BACKSLASH = "\\"
+ESCAPES = {"n": "\n", '"': '"', "\\": "\\"}
+#: A bare id: ``[A-Za-z_][A-Za-z0-9_-]*`` (ASCII only, no ``--`` inside).
+ID_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
+NEWLINE = "\n"
+
+# Characters XML 1.0 cannot carry (below U+0020 only TAB, LF, CR are legal).
+_XML_ILLEGAL_BELOW_SPACE = frozenset(chr(c) for c in range(0x20)) - {"\t", "\n", "\r"}
+
+
+class LexError(Exception):
+    """A line-level lexical error; ``col`` is the 0-based column it was found at."""
+
+    def __init__(self, message: str, col: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.col = col
+
+
+def is_ws(ch: str) -> bool:
+    return ch in WS_CHARS
+
+
+def trim(s: str) -> str:
+    """Strip language whitespace from both ends."""
+    start, end = 0, len(s)
+    while start < end and s[start] in WS_CHARS:
+        start += 1
+    while end > start and s[end - 1] in WS_CHARS:
+        end -= 1
+    return s[start:end]
+
+
+def trim_start(s: str) -> str:
+    start = 0
+    while start < len(s) and s[start] in WS_CHARS:
+        start += 1
+    return s[start:]
+
+
+def split_lines(text: str) -> list[str]:
+    """Split a document into lines on LF, the one newline FigDown defines."""
+    return text.split(NEWLINE)
+
+
+def is_bare_id(value: str | None) -> bool:
+    return value is not None and bool(ID_RE.match(value)) and "--" not in value
+
+
+# --- comments and the reserved ';' ----------------------------------------
+
+
+def skip_string(src: str, pos: int) -> int:
+    """At an opening quote: return the position just past its closing quote
+    (or ``len(src)`` when the string never closes).  Honours the escapes, so
+    ``"a \\" # b"`` is one string."""
+    pos += 1
+    while pos < len(src):
+        ch = src[pos]
+        if ch == BACKSLASH and pos + 1 < len(src):
+            pos += 2
+            continue
+        if ch == QUOTE:
+            return pos + 1
+        pos += 1
+    return pos
+
+
+def find_comment(src: str) -> int:
+    """Column where a ``#`` comment starts, or -1.
+
+    A ``#`` opens a comment only at column 0 or after whitespace, and never
+    inside a quoted string or an ``[edge label]``."""
+    pos, depth = 0, 0
+    while pos < len(src):
+        ch = src[pos]
+        if ch == QUOTE:
+            pos = skip_string(src, pos)
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            if depth:
+                depth -= 1
+        elif ch == "#" and not depth and (pos == 0 or src[pos - 1] in WS_CHARS):
+            return pos
+        pos += 1
+    return -1
+
+
+def find_reserved_semicolon(src: str) -> int:
+    """Column of a ``;`` outside strings and ``[labels]``, or -1 (RULE 1.3)."""
+    pos, depth = 0, 0
+    while pos < len(src):
+        ch = src[pos]
+        if ch == QUOTE:
+            pos = skip_string(src, pos)
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            if depth:
+                depth -= 1
+        elif ch == ";" and not depth:
+            return pos
+        pos += 1
+    return -1
+
+
+def strip_comment(src: str) -> str:
+    at = find_comment(src)
+    return src if at < 0 else src[:at]
+
+
+# --- tokens ----------------------------------------------------------------
+
+
+@dataclass
+class Token:
+    """One whitespace-delimited token.
+
+    ``v`` is the value with quotes removed and escapes resolved; ``mask`` is
+    index-aligned with ``v`` ('q' = the character came from inside quotes);
+    ``opens`` lists the offsets in ``v`` where a quoted region began, so an
+    empty ``""`` is still visible.  ``q`` means "the token is one string
+    literal" (it has quoting and no bare character)."""
+
+    v: str
+    mask: str
+    opens: list[int] = field(default_factory=list)
+
+    @property
+    def q(self) -> bool:
+        return bool(self.opens) and "." not in self.mask
+
+    def slice_quoted(self, a: int, b: int) -> bool:
+        """Was every character of ``v[a:b]`` quoted (empty slice: did a quote open there)?"""
+        if b > a:
+            return "." not in self.mask[a:b]
+        return self._opens_between(a, b)
+
+    def slice_has_quote(self, a: int, b: int) -> bool:
+        """Did ``v[a:b]`` contain any quoting at all?"""
+        if "q" in self.mask[a:b]:
+            return True
+        return self._opens_between(a, b)
+
+    def _opens_between(self, a: int, b: int) -> bool:
+        i = bisect_left(self.opens, a)
+        return i < len(self.opens) and self.opens[i] <= b
+
+
+def parse_quoted(src: str, pos: int) -> tuple[int, str]:
+    """quoted = '"' (char | escape)* '"'  — at the opening quote."""
+    pos += 1
+    out: list[str] = []
+    while pos < len(src) and src[pos] != QUOTE:
+        ch = src[pos]
+        if ch == BACKSLASH:
+            esc = src[pos + 1] if pos + 1 < len(src) else ""
+            if esc not in ESCAPES:
+                raise LexError(f'unknown escape "\\{esc}" (allowed: \\n \\" \\\\)', pos)
+            out.append(ESCAPES[esc])
+            pos += 2
+            continue
+        out.append(ch)
+        pos += 1
+    if pos >= len(src):
+        raise LexError("unterminated string", pos)
+    return pos + 1, "".join(out)
+
+
+def parse_token(src: str, pos: int) -> tuple[int, Token]:
+    """token = (bare-char | quoted)+ up to the next whitespace."""
+    value: list[str] = []
+    mask: list[str] = []
+    opens: list[int] = []
+    length = 0
+    while pos < len(src) and src[pos] not in WS_CHARS:
+        if src[pos] == QUOTE:
+            opens.append(length)
+            pos, text = parse_quoted(src, pos)
+            value.append(text)
+            mask.append("q" * len(text))
+            length += len(text)
+            continue
+        # a bare run: everything up to whitespace or a quote
+        start = pos
+        while pos < len(src) and src[pos] not in WS_CHARS and src[pos] != QUOTE:
+            pos += 1
+        run = src[start:pos]
+        value.append(run)
+        mask.append("." * len(run))
+        length += len(run)
+    return pos, Token("".join(value), "".join(mask), opens)
+
+
+def tokenize(src: str) -> list[Token]:
+    """line = ws* token (ws+ token)* ws*   — raises LexError on a bad string."""
+    tokens: list[Token] = []
+    pos = 0
+    while True:
+        while pos < len(src) and src[pos] in WS_CHARS:
+            pos += 1
+        if pos >= len(src):
+            return tokens
+        pos, tok = parse_token(src, pos)
+        tokens.append(tok)
+
+
+@dataclass
+class ListItem:
+    """One member of a comma list: value, fully quoted, contains any quote."""
+
+    v: str
+    q: bool
+    h: bool
+
+
+def split_list(tok: Token, off: int = 0) -> list[ListItem]:
+    """comma-list = item (',' item)*  — split ``tok.v[off:]`` on unquoted commas."""
+    v, items, a = tok.v, [], off
+    for i in range(off, len(v) + 1):
+        if i == len(v) or (v[i] == "," and tok.mask[i] == "."):
+            items.append(ListItem(v[a:i], tok.slice_quoted(a, i), tok.slice_has_quote(a, i)))
+            a = i + 1
+    return items
+
+
+# --- characters XML cannot carry -------------------------------------------
+
+
+def xml_illegal_errors(text: str) -> list[tuple[int, str]]:
+    """One diagnostic per distinct illegal code point per line."""
+    out: list[tuple[int, str]] = []
+    for index, line in enumerate(split_lines(text)):
+        seen: set[int] = set()
+        for ch in line:
+            cp = ord(ch)
+            if ch in _XML_ILLEGAL_BELOW_SPACE:
+                tail = " (below U+0020 only tab, newline and carriage return are allowed)"
+            elif cp in (0xFFFE, 0xFFFF) or 0xD800 <= cp <= 0xDFFF:
+                tail = (" (U+FFFE, U+FFFF and unpaired surrogates are not characters"
+                        " — no escape writes one)")
+            else:
+                continue
+            if cp in seen:
+                continue
+            seen.add(cp)
+            out.append((index + 1, f"illegal character U+{cp:04X} — XML forbids it, so the "
+                                   f"artifact could not be well-formed{tail}"))
+    return out

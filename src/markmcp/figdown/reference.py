@@ -1,0 +1,346 @@
+"""The reference post-pass: checks that need the whole section.
+
+FigDown allows forward references (an edge may name a node declared further
+down), so every reference is resolved here, after the line loop, against
+what the section declared.  Each unresolved reference is reported once, on
+the line that wrote it.  Also here: structural checks of the typed blocks
+(a table's header and delimiter rows, merge rectangles, mark addresses), the
+class paint-channel rules, and bundle member resolution.
+"""
+
+from __future__ import annotations
+
+from . import messages as M
+from .context import Context
+from .genres import sequence
+from .genres.table import is_numeric
+
+#: Which paint channels each element kind has (core §5).
+CLASS_CHANNELS: dict[str, tuple[tuple[str, ...], str]] = {
+    "node": (("fill", "stroke", "style"), "a node"),
+    "group": (("fill", "stroke", "style"), "a group"),
+    "lifeline": (("fill", "stroke", "style"), "a lifeline"),
+    "state": (("fill", "stroke", "style"), "a state"),
+    "edge": (("stroke", "style"), "an edge"),
+    "message": (("stroke", "style"), "a message"),
+    "fragment": (("stroke", "style"), "a fragment"),
+    "operand": (("stroke", "style"), "an operand"),
+    "field": (("fill", "stroke"), "a field"),
+    "cell": (("fill", "stroke"), "a cell"),
+}
+
+NOT_RECTANGULAR = "merge region is not rectangular (L-shaped or overlapping spans)"
+
+
+def resolve(ctx: Context) -> None:
+    """Run every whole-section check, appending diagnostics to ``ctx``."""
+    doc = ctx.doc
+    for node in doc.nodes:
+        if node["group"] and node["group"] not in ctx.group_ids:
+            ctx.err(node["line"], f'unknown group "{node["group"]}"')
+    for edge in doc.edges:
+        for end in (edge["a"], edge["b"]):
+            if end not in ctx.node_ids and end not in ctx.group_ids and end not in ctx.external_ids:
+                ctx.err(edge["line"], f'unknown endpoint "{end}"')
+            elif end in ctx.group_ids:
+                ctx.err(edge["line"], f'edge endpoint "{end}" is a group — connect to a member node '
+                                      "(group edges are not in v0.1)")
+    if doc.genre == "sequence":
+        sequence.check(ctx)
+    for rank in doc.ranks:
+        for ident in rank["ids"]:
+            if ident not in ctx.node_ids:
+                ctx.err(rank["line"], f'unknown node "{ident}" in rank')
+    for kind, items in (("threshold", doc.thresholds), ("band", doc.bands)):
+        for item in items:
+            target = item["in"]
+            if target not in ctx.group_ids and target not in ctx.node_ids and target not in ctx.block_ids:
+                ctx.err(item["line"], f'unknown target "{target}" for {kind}')
+    _bundles(ctx)
+    _pins(ctx)
+    _class_channels(ctx)
+    _class_references(ctx)
+    for block in doc.regions:
+        _block(ctx, block)
+
+
+def _bundles(ctx: Context) -> None:
+    doc = ctx.doc
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    by_id: dict[str, list[dict]] = {}
+    for edge in doc.edges:
+        by_pair.setdefault(tuple(sorted((edge["a"], edge["b"]))), []).append(edge)  # type: ignore[arg-type]
+        if edge["id"] is not None:
+            by_id.setdefault(edge["id"], []).append(edge)
+    for bundle in doc.bundles:
+        line, seen = bundle["line"], set()
+        for member in bundle["_members"]:
+            if "id" in member:
+                ident = member["id"]
+                spelled = ident
+                named = by_id.get(ident, [])
+                if len(named) == 1:
+                    hit = named[0]
+                else:
+                    kind = _kind_of(ctx, ident)
+                    if kind:
+                        ctx.err(line, f'bundle member "{ident}" is {kind}, not a connector — a bundle '
+                                      "collects LINKS, so write the pair A--B or give the connector you "
+                                      "mean an id= and name that")
+                    else:
+                        ctx.err(line, f'bundle member "{ident}" is not a declared connector in this section '
+                                      "(ids are unique per section, and a bare member names a connector by "
+                                      "its id=)")
+                    continue
+            else:
+                a, b = member["a"], member["b"]
+                spelled = f"{a}--{b}"
+                if not _is_endpoint(ctx, a) or not _is_endpoint(ctx, b):
+                    ctx.err(line, f'unknown endpoint in "{a}--{b}"')
+                    continue
+                matches = by_pair.get(tuple(sorted((a, b))), [])  # type: ignore[arg-type]
+                if not matches:
+                    ctx.err(line, f'no edge between "{a}" and "{b}" for bundle member')
+                    continue
+                if len(matches) > 1:
+                    ctx.err(line, f'"{a}--{b}" matches {len(matches)} edges — the pair form addresses a '
+                                  "connector only where ONE runs between the two nodes. Give the connector "
+                                  "you mean an id= and write that id as the member (figdown 0.5)")
+                    continue
+                hit = matches[0]
+            if id(hit) in seen:
+                ctx.err(line, f'duplicate bundle member "{spelled}" — each member is stated once')
+            else:
+                seen.add(id(hit))
+
+
+def _is_endpoint(ctx: Context, ident: str) -> bool:
+    return ident in ctx.node_ids or ident in ctx.external_ids
+
+
+def _kind_of(ctx: Context, ident: str) -> str | None:
+    if ident in ctx.node_ids and ident not in ctx.edge_ids:
+        return "a node"
+    if ident in ctx.group_ids:
+        return "a group"
+    if ident in ctx.external_ids:
+        return "an external endpoint"
+    if ident in ctx.block_ids:
+        return "a region"
+    if ident in ctx.class_ids:
+        return "a class"
+    if ident in ctx.bundle_ids:
+        return "a bundle"
+    return None
+
+
+def _pins(ctx: Context) -> None:
+    blocks = {}
+    for block in ctx.doc.regions:
+        if "id" in block:
+            blocks.setdefault(block["id"], block)
+    for ident, pin in ctx.doc.pins.items():
+        line = pin["line"]
+        if pin["width"] is not None or pin["height"] is not None:
+            if ident in ctx.group_ids:
+                ctx.err(line, f'pin width=/height= do not apply to group "{ident}" — groups size to their '
+                              "members")
+                continue
+            if ident in ctx.external_ids:
+                ctx.err(line, f'pin width=/height= do not apply to external endpoint "{ident}" — its '
+                              "geometry derives from its content")
+                continue
+            if ident in blocks:
+                ctx.err(line, f'pin width=/height= do not apply to the {blocks[ident]["genre"]} block '
+                              f'"{ident}" — its geometry derives from its content')
+                continue
+        if ident not in ctx.node_ids and ident not in ctx.group_ids and ident not in ctx.external_ids:
+            ctx.err(line, f'pin of unknown id "{ident}"')
+
+
+def _elements_with_classes(ctx: Context):
+    doc = ctx.doc
+    for kind, items in (("node", doc.nodes), ("group", doc.groups), ("edge", doc.edges),
+                        ("message", doc.messages), ("lifeline", doc.lifelines), ("state", doc.states),
+                        ("fragment", doc.fragments), ("operand", doc.operands)):
+        for item in items:
+            yield kind, item
+    for block in doc.regions:
+        for f in block.get("fields", ()):
+            if not f.get("break"):
+                yield "field", f
+        for mark in block.get("marks", ()):
+            yield "cell", mark
+
+
+def _class_channels(ctx: Context) -> None:
+    classes = {}
+    for c in ctx.doc.classes:
+        classes.setdefault(c["id"], c)
+    for kind, element in _elements_with_classes(ctx):
+        has, a_kind = CLASS_CHANNELS[kind]
+        the_kind = "the " + a_kind.split(" ", 1)[1]
+        claimed: dict[str, str] = {}
+        for cid in element.get("class") or ():
+            c = classes.get(cid)
+            if c is None:
+                continue
+            declared = [k for k in ("fill", "stroke", "style") if c.get(k) is not None]
+            if not declared:
+                continue
+            if "fill" not in has and c.get("fill") is not None and c.get("stroke") is None:
+                ctx.err(element["line"], f'class "{cid}" sets fill= but no stroke=, and {a_kind} has no '
+                                         f"interior — add stroke= to the class (it paints {the_kind}; fill= "
+                                         "keeps painting members that have an interior) (MIGRATIONS 0.1)")
+                continue
+            if not any(k in has for k in declared):
+                ctx.err(element["line"], f'class "{cid}" declares only '
+                                         f'{" and ".join(k + "=" for k in declared)}, and {a_kind} has no '
+                                         f'such channel — add {" or ".join(k + "=" for k in has)} to the '
+                                         f"class (they paint {the_kind}; the key it declares keeps painting "
+                                         "members that have that channel) (MIGRATIONS 0.4)")
+                continue
+            for k in has:
+                if c.get(k) is None:
+                    continue
+                if k in claimed:
+                    other = "/".join(o + "=" for o in has if o != k)
+                    ctx.err(element["line"], f'classes "{claimed[k]}" and "{cid}" both set {k}= on this '
+                                             "element — one channel, one class: move one class's paint to a "
+                                             f"different channel ({other}), or carry only one of them")
+                else:
+                    claimed[k] = cid
+
+
+def _class_references(ctx: Context) -> None:
+    doc = ctx.doc
+
+    def check(classes, line: int) -> None:
+        for cid in classes or ():
+            if cid not in ctx.class_ids:
+                ctx.err(line, f'unknown class "{cid}"')
+
+    for items in (doc.nodes, doc.groups, doc.edges):
+        for item in items:
+            check(item.get("class"), item["line"])
+    for block in doc.regions:
+        for f in block.get("fields", ()):
+            check(f.get("class"), f["line"])
+        for mark in block.get("marks", ()):
+            check(mark.get("class"), mark["line"])
+        check(block.get("class"), block["line"])
+
+
+def _block(ctx: Context, block: dict) -> None:
+    kind, line = block["genre"], block["line"]
+    if kind == "table":
+        if not block["heads"]:
+            ctx.err(line, "table has no header row")
+        elif not block["_sep"]:
+            ctx.err(line, "table has no |---| delimiter row")
+        if block["heads"] or block["rows"]:
+            _merges(ctx, block)
+        _table_marks(ctx, block)
+    elif kind == "bitfield":
+        if not any(not f.get("break") for f in block["fields"]):
+            ctx.err(line, "bitfield has no fields")
+    elif kind == "timing":
+        if not block["signals"]:
+            ctx.err(line, "timing has no signals")
+        if block["gaps"]:
+            longest = max((len(s["lane"]) for s in block["signals"]), default=0)
+            for gap in block["gaps"]:
+                if gap["t"] > longest:
+                    ctx.err(gap["line"], f'gap cycle {gap["t"]} is past the end of the timing lane '
+                                         f"(length {longest})")
+    elif kind == "chart":
+        table = next((b for b in ctx.doc.regions if b["genre"] == "table" and b["id"] == block["table"]),
+                     None)
+        if table is None:
+            ctx.err(line, f'chart references unknown table "{block["table"]}"')
+            return
+        for row in table["rows"]:
+            for cell in row["cells"][1:]:
+                if "merge" not in cell and not is_numeric(cell["v"]):
+                    ctx.err(line, f'chart data must be numeric (row value "{cell["v"]}")')
+                    break
+
+
+def _merges(ctx: Context, block: dict) -> None:
+    """Every ``^^``/empty-cell span must form a rectangle anchored on a real cell."""
+    grid = [[(c.get("merge"), block["line"]) for c in row] for row in block["heads"]]
+    grid += [[(c.get("merge"), r["line"]) for c in r["cells"]] for r in block["rows"]]
+    covered = [[False] * len(row) for row in grid]
+    problem = None
+    for r, row in enumerate(grid):
+        for c, (merge, _) in enumerate(row):
+            if problem:
+                break
+            if merge:
+                continue
+            cs = 1
+            while c + cs < len(row) and row[c + cs][0] == "left":
+                cs += 1
+            rs = 1
+            while r + rs < len(grid) and c < len(grid[r + rs]) and grid[r + rs][c][0] == "up":
+                rs += 1
+            for i in range(rs):
+                for j in range(cs):
+                    if problem:
+                        break
+                    if i == 0 and j == 0:
+                        covered[r][c] = True
+                        continue
+                    if c + j >= len(grid[r + i]):
+                        problem = (grid[r + i][0][1], NOT_RECTANGULAR)
+                        break
+                    m, at = grid[r + i][c + j]
+                    if not m or (i == 0 and m != "left") or (j == 0 and m != "up"):
+                        problem = (at, NOT_RECTANGULAR)
+                    else:
+                        covered[r + i][c + j] = True
+        if problem:
+            break
+    if not problem:
+        for r, row in enumerate(grid):
+            for c, (merge, at) in enumerate(row):
+                if merge and not covered[r][c]:
+                    problem = (at, "merge marker does not attach to a rectangular span")
+                    break
+            if problem:
+                break
+    if problem:
+        ctx.err(*problem)
+
+
+def _table_marks(ctx: Context, block: dict) -> None:
+    heads, rows, cols = block["heads"], block["rows"], block["_cols"]
+    width = block["width"]
+    if width is not None and len(width["widths"]) != cols:
+        ctx.err(width["line"], f'width has {len(width["widths"])} values, expected {cols}')
+    for mark in block["marks"]:
+        is_head, r, c = bool(mark["header"]), mark["row"], mark["col"]
+        in_range = (1 <= r <= len(heads)) if is_head else (1 <= r <= len(rows))
+        tag = "h" if is_head else ""
+        if not in_range or c < 1 or c > cols:
+            ctx.err(mark["line"], f"cell {tag}{r},{c} out of range")
+            continue
+        cells = heads[r - 1] if is_head else rows[r - 1]["cells"]
+        if c - 1 >= len(cells) or cells[c - 1].get("merge"):
+            ctx.err(mark["line"], f"cell {tag}{r},{c} is merged away — annotate the anchor cell")
+    for hl in block["highlights"]:
+        if hl["row"] < 1 or hl["row"] > len(rows):
+            ctx.err(hl["line"], f'row {hl["row"]} out of range')
+    if block["marks"] and block["highlights"]:
+        tinted = {hl["row"] for hl in block["highlights"]}
+        classes = {}
+        for c in ctx.doc.classes:
+            classes.setdefault(c["id"], c)
+        for mark in block["marks"]:
+            if mark["header"] or mark["row"] not in tinted:
+                continue
+            fills = mark["fill"] is not None or any(
+                classes.get(cid) is not None and classes[cid].get("fill") is not None
+                for cid in mark["class"] or ())
+            if fills:
+                ctx.err(mark["line"], M.cell_highlight_conflict(mark["row"], mark["col"]))
