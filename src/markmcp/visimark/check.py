@@ -1,0 +1,1348 @@
+"""The checker: resolve names, order the dependency graph, derive precision and units,
+evaluate every binding and compare each written value with its recomputation.
+
+``check(model)`` is pure.  Its result carries the findings in report order, every
+computed value, and the edits ``fmt`` may splice back (computed cells, anchors, and
+the decidable date fixes ``--fix-dates`` opts into).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow, localcontext
+
+from . import lang
+from .builtins import REGISTRY, EvalError, is_reduce, map_call, reduce_call, type_word
+from .findings import Finding
+from .locate import NO_FORMULAS_MARKER, Anchor
+from .model import Model, Node, Sheet
+from .suggest import closest
+from .units import DIMENSIONLESS, UnitMap, combine, format_unit, power
+from .values import (
+    CONTEXT,
+    WORKING_DIGITS,
+    CellNumber,
+    Decoration,
+    canonical,
+    diagnose_date,
+    fixed,
+    parse_cell_number,
+    parse_iso,
+    render,
+)
+
+BOOLEAN_BINDING = "a boolean cannot be stored; wrap it in `IF()` to produce a number or a string"
+DISPLAY_RULES = ("percent", "nbsp", "unit")
+DISPLAY_RULE_TYPES = "percent: numeric only; nbsp: string only; unit: numeric with a unit"
+CODE_RANK = {
+    "COVERAGE": 0, "SHEET": 0, "TYPE": 0, "IMPORT": 0, "PRECISION": 0, "UNSUPPORTED": 0,
+    "DATE": 1, "UNIT": 1, "NOTE": 1, "UNDEF": 1, "DUP": 1, "VECTOR": 1, "DOMAIN": 1,
+    "CYCLE": 2, "ASSERT": 2, "ANCHOR": 3, "WARN": 4,
+}
+MAX_FN_SUGGESTION = 2
+
+
+class Unevaluable(Exception):
+    """A value depends on something that has already been reported."""
+
+
+class UnitError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Resolved:
+    kind: str  # column | input | scalar | unknown
+    node: Node | None = None
+    sheet: Sheet | None = None
+    column: str | None = None
+    suggestion: str | None = None
+
+
+@dataclass
+class Edit:
+    """A splice ``fmt`` may apply: replace [start, end) with ``text``."""
+
+    start: int
+    end: int
+    text: str
+    kind: str  # cell | anchor | date | unit
+
+
+@dataclass
+class AssertionResult:
+    sheet: str
+    source: str
+    holds: bool | None
+    operands: dict[str, str]
+    substituted: str
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    values: dict[str, object]
+    cells: dict[str, list[object | None]]
+    precision: dict[str, int | None]
+    units: dict[str, UnitMap | None]
+    input_units: dict[str, UnitMap]
+    assertions: list[AssertionResult]
+    edits: list[Edit]
+    order: list[Node]
+    unevaluable: set[str] = field(default_factory=set)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(f.is_problem for f in self.findings) else 0
+
+
+def check(model: Model) -> CheckResult:
+    """Check a built model."""
+    with localcontext(CONTEXT):
+        return Checker(model).run()
+
+
+class Checker:
+    def __init__(self, model: Model) -> None:
+        self.m = model
+        self.entries: list[Finding] = []
+        self.det = 0
+        self.values: dict[str, object] = {}
+        self.cells: dict[str, list[object | None]] = {}
+        self.prec: dict[str, int | None] = {}
+        self.vtype: dict[str, str] = {}
+        self.units: dict[str, UnitMap | None] = {}
+        self.unevaluable: set[str] = set()
+        self.edits: list[Edit] = []
+        self.date_rows: set[tuple[str, str, int]] = set()
+        self.sheet_seen: list[str] = []
+        self.assertions: dict[str, AssertionResult] = {}
+        self.assert_suppressed: dict[str, int] = {}
+        self.input_cache: dict[tuple[str, str], tuple[str, int | None]] = {}
+        self.col_decoration: dict[tuple[str, str], Decoration | None] = {}
+        self.unit_conflict: set[tuple[str, str]] = set()
+        self.anchors_by_id: dict[str, list[Anchor]] = {}
+        for a in model.located.anchors:
+            self.anchors_by_id.setdefault(a.id, []).append(a)
+
+    # ------------------------------------------------------------------ utils
+
+    def emit(self, f: Finding) -> Finding:
+        f.det = self.det
+        self.det += 1
+        self.entries.append(f)
+        return f
+
+    def sheet_of(self, node: Node) -> Sheet | None:
+        return self.m.sheets.get(node.sheet) if node.sheet else None
+
+    def resolve(self, sheet_id: str, ref: lang.Ref) -> Resolved:
+        m = self.m
+        if ref.qualifier is not None:
+            sheet = m.sheets.get(ref.qualifier)
+            if sheet is None:
+                return Resolved("unknown", suggestion=None)
+            return self._in_sheet(sheet, ref.name) or Resolved(
+                "unknown", suggestion=closest(ref.name, self._sheet_names(sheet)))
+        if sheet_id:
+            sheet = m.sheets[sheet_id]
+            found = self._in_sheet(sheet, ref.name)
+            if found:
+                return found
+        if ref.name in m.doc:
+            return Resolved("scalar", node=m.doc[ref.name])
+        candidates = set(m.doc)
+        if sheet_id:
+            candidates |= self._sheet_names(m.sheets[sheet_id])
+        return Resolved("unknown", suggestion=closest(ref.name, candidates))
+
+    def _sheet_names(self, sheet: Sheet) -> set[str]:
+        names = set(sheet.scalars) | set(sheet.aliases)
+        names |= {c for c in sheet.columns if lang_ident(c)}
+        return names
+
+    def _in_sheet(self, sheet: Sheet, name: str) -> Resolved | None:
+        col = sheet.column_name(name)
+        if col is not None and sheet.table is not None:
+            if col in sheet.rules:
+                return Resolved("column", node=sheet.rules[col], sheet=sheet, column=col)
+            return Resolved("input", sheet=sheet, column=col)
+        if name in sheet.scalars:
+            return Resolved("scalar", node=sheet.scalars[name], sheet=sheet)
+        return None
+
+    # --------------------------------------------------------------- analysis
+
+    def analyse(self, node: Node) -> tuple[set[str], list[Finding]]:
+        """Dependencies of a node, plus the static problems that stop it evaluating."""
+        deps: set[str] = set()
+        problems: list[Finding] = []
+        call_errors: list[Finding] = []
+        undef: list[Finding] = []
+        vector: list[Finding] = []
+        scoped = node.kind == "assert"
+
+        def base(code: str, **kw) -> Finding:
+            return Finding(code, node.sheet or None, None if scoped else node.name,
+                           assertion_scoped=scoped, **kw)
+
+        def walk(e: lang.Node, reduce_arg: bool = False) -> None:
+            if isinstance(e, lang.Ref):
+                r = self.resolve(node.sheet, e)
+                if r.kind == "unknown":
+                    undef.append(base("UNDEF", raw=e.text, suggestion=r.suggestion, span=(e.start, e.end)))
+                    return
+                if r.kind in ("column", "input"):
+                    own = r.sheet is not None and r.sheet.id == node.sheet
+                    if not reduce_arg and not (own and node.kind == "column"):
+                        vector.append(base("VECTOR", raw=e.text, span=(e.start, e.end)))
+                        return
+                if r.node is not None:
+                    deps.add(r.node.id)
+                return
+            if isinstance(e, lang.Call):
+                spec = REGISTRY.get(e.name)
+                if spec is None:
+                    call_errors.append(base("TYPE", message=f"unknown function `{e.name}`",
+                                            suggestion=closest(e.name, REGISTRY, MAX_FN_SUGGESTION),
+                                            span=(e.start, e.end)))
+                    return
+                if len(e.args) != len(spec.params):
+                    n = len(spec.params)
+                    call_errors.append(base(
+                        "TYPE",
+                        message=f"{e.name} takes {n} argument{'s' if n != 1 else ''} "
+                                f"({', '.join(spec.params)}), not {len(e.args)}",
+                        span=(e.start, e.end)))
+                    return
+                for i, arg in enumerate(e.args):
+                    col_param = spec.kind == "reduce" and i == len(spec.params) - 1
+                    if col_param:
+                        if not isinstance(arg, lang.Ref):
+                            call_errors.append(base(
+                                "TYPE", message=f"{e.name} takes a column reference, never an expression",
+                                span=(e.start, e.end)))
+                            continue
+                        r = self.resolve(node.sheet, arg)
+                        if r.kind == "scalar":
+                            call_errors.append(base(
+                                "TYPE", message=f"{e.name} takes a column; `{arg.text}` is a value",
+                                span=(arg.start, arg.end)))
+                            continue
+                        walk(arg, reduce_arg=True)
+                    else:
+                        walk(arg)
+                return
+            for child in children(e):
+                walk(child)
+
+        walk(node.expr)
+        problems = call_errors or undef or vector
+        return deps, problems
+
+    def order(self) -> tuple[list[Node], list[list[Node]], dict[str, tuple[set[str], list[Finding]]]]:
+        """Topological order (document order, dependencies first) and the cycles."""
+        info = {n.id: self.analyse(n) for n in self.m.nodes}
+        by_id = {n.id: n for n in self.m.nodes}
+        graph = {nid: [d for d in sorted(deps, key=lambda d: by_id[d].order) if d in by_id]
+                 for nid, (deps, _) in info.items()}
+        # dependencies in the order they are written in the expression
+        for n in self.m.nodes:
+            graph[n.id] = [d for d in self._ref_order(n) if d in info[n.id][0]]
+        sccs = tarjan([n.id for n in self.m.nodes], graph)
+        cyclic: set[str] = set()
+        cycles: list[list[Node]] = []
+        for comp in sccs:
+            if len(comp) > 1 or comp[0] in graph[comp[0]]:
+                cyclic.update(comp)
+                cycles.append(self._cycle_path(comp, graph, by_id))
+        cycles.sort(key=lambda c: c[0].order)
+        order: list[Node] = []
+        seen: set[str] = set(cyclic)
+        for n in self.m.nodes:
+            stack = [(n.id, iter(graph[n.id]))]
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            while stack:
+                nid, it = stack[-1]
+                for d in it:
+                    if d not in seen:
+                        seen.add(d)
+                        stack.append((d, iter(graph[d])))
+                        break
+                else:
+                    stack.pop()
+                    order.append(by_id[nid])
+        return order, cycles, info
+
+    def _ref_order(self, node: Node) -> list[str]:
+        out: list[str] = []
+
+        def walk(e: lang.Node) -> None:
+            if isinstance(e, lang.Ref):
+                r = self.resolve(node.sheet, e)
+                if r.node is not None and r.node.id not in out:
+                    out.append(r.node.id)
+            for c in children(e):
+                walk(c)
+
+        walk(node.expr)
+        return out
+
+    def _cycle_path(self, comp: list[str], graph: dict[str, list[str]], by_id: dict[str, Node]) -> list[Node]:
+        """A cycle through the component in the direction values flow, longest found."""
+        members = set(comp)
+        start = min(comp, key=lambda c: by_id[c].order)
+        feeds: dict[str, list[str]] = {c: [] for c in comp}
+        for c in comp:
+            for d in graph[c]:
+                if d in members:
+                    feeds[d].append(c)
+        for c in feeds:
+            feeds[c].sort(key=lambda x: by_id[x].order)
+        best: list[str] = []
+        budget = [5000]
+
+        def dfs(path: list[str]) -> None:
+            nonlocal best
+            if budget[0] <= 0:
+                return
+            budget[0] -= 1
+            for nxt in feeds[path[-1]]:
+                if nxt == start:
+                    if len(path) > len(best):
+                        best = list(path)
+                elif nxt not in path:
+                    dfs(path + [nxt])
+
+        dfs([start])
+        if not best:
+            best = [start]
+        return [by_id[c] for c in best] + [by_id[best[0]]]
+
+    # ----------------------------------------------------------- input columns
+
+    def input_info(self, sheet: Sheet, column: str) -> tuple[str, int | None]:
+        """Static type and width of an input column, read off its cells."""
+        key = (sheet.id, column)
+        if key in self.input_cache:
+            return self.input_cache[key]
+        assert sheet.table is not None
+        idx = sheet.columns[column].index
+        kind, width = "?", None
+        widths = []
+        saw_date = saw_text = False
+        for row in sheet.table.rows:
+            t = row[idx].text
+            if not t:
+                continue
+            num = parse_cell_number(t)
+            if isinstance(num, CellNumber):
+                widths.append(num.places)
+            elif diagnose_date(t) is not None or parse_iso(t):
+                saw_date = True
+            else:
+                saw_text = True
+        if saw_text:
+            kind = "str"
+        elif saw_date:
+            kind = "date"
+        elif widths:
+            kind, width = "num", max(widths)
+        self.input_cache[key] = (kind, width)
+        return kind, width
+
+    def column_decoration(self, sheet: Sheet, column: str) -> Decoration | None:
+        """The v1 inert decoration shared by a column's numeric cells (UNIT when mixed)."""
+        key = (sheet.id, column)
+        if key in self.col_decoration:
+            return self.col_decoration[key]
+        assert sheet.table is not None
+        col = sheet.columns[column]
+        forms: list[tuple[Decoration | None, int]] = []
+        for r, row in enumerate(sheet.table.rows):
+            t = row[col.index].text
+            if not t:
+                continue
+            num = parse_cell_number(t)
+            if num == "both":
+                self.unit_conflict.add(key)
+                self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, r), raw=t,
+                                  message=f"`{t}` is decorated on both sides; a unit sits before the number or after it, not both",
+                                  span=(row[col.index].start, row[col.index].end)))
+                self.col_decoration[key] = None
+                return None
+            if isinstance(num, CellNumber):
+                forms.append((num.decoration, r))
+        deco: Decoration | None = None
+        if forms:
+            seen = {(d.side, d.text.strip()) if d else None for d, _ in forms}
+            if len(seen) > 1 and col.unit is None:
+                first = forms[0][0]
+                deviant = next(r for d, r in forms if ((d.side, d.text.strip()) if d else None) !=
+                               ((first.side, first.text.strip()) if first else None))
+                self.unit_conflict.add(key)
+                shown = []
+                for d, _ in forms:
+                    s = f"`{d.text.strip()}` {'before' if d.side == 'prefix' else 'after'}" if d else "bare"
+                    if s not in shown:
+                        shown.append(s)
+                cell = sheet.table.rows[deviant][col.index]
+                self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, deviant), raw=cell.text,
+                                  message="column mixes units: " + " and ".join(shown),
+                                  span=(cell.start, cell.end)))
+            else:
+                deco = forms[0][0]
+        self.col_decoration[key] = deco
+        return deco
+
+    def row_label(self, sheet: Sheet, row: int) -> str:
+        assert sheet.table is not None
+        cells = sheet.table.rows[row]
+        return cells[0].plain if cells and cells[0].plain else f"row {row + 1}"
+
+    def input_value(self, sheet: Sheet, column: str, row: int) -> object:
+        assert sheet.table is not None
+        cell = sheet.table.rows[row][sheet.columns[column].index]
+        t = cell.text
+        num = parse_cell_number(t)
+        if isinstance(num, CellNumber):
+            return num.value
+        iso = parse_iso(t)
+        if iso is not None:
+            return iso
+        problem = diagnose_date(t)
+        if problem is not None:
+            key = (sheet.id, column, row)
+            if key not in self.date_rows:
+                self.date_rows.add(key)
+                self.emit(Finding("DATE", sheet.id, column, row_label=self.row_label(sheet, row), raw=problem.raw,
+                                  iso_fix=problem.iso_fix, alt_a=problem.alt_a, alt_b=problem.alt_b,
+                                  days_apart=problem.days_apart, span=(cell.start, cell.end)))
+                if problem.iso_fix:
+                    self.edits.append(Edit(cell.start, cell.end, problem.iso_fix, "date"))
+            raise Unevaluable()
+        if num == "both":
+            raise Unevaluable()
+        return plain_cell(t)
+
+    # ------------------------------------------------------- static derivation
+
+    def derive(self, e: lang.Node, node: Node) -> tuple[str, int | None]:
+        """(type, width) of an expression, by the derivation table."""
+        if isinstance(e, lang.Num):
+            return "num", e.places
+        if isinstance(e, lang.DateLit):
+            return "date", None
+        if isinstance(e, lang.Str):
+            return "str", None
+        if isinstance(e, lang.Ref):
+            r = self.resolve(node.sheet, e)
+            if r.node is not None:
+                return self.vtype.get(r.node.id, "?"), self.prec.get(r.node.id)
+            if r.kind == "input" and r.sheet is not None and r.column is not None:
+                return self.input_info(r.sheet, r.column)
+            return "?", None
+        if isinstance(e, lang.Unary):
+            if e.op == "not":
+                return "bool", None
+            return self.derive(e.operand, node)
+        if isinstance(e, lang.Binary):
+            if e.op in lang.COMPARISONS or e.op in ("and", "or"):
+                return "bool", None
+            lt, lp = self.derive(e.left, node)
+            rt, rp = self.derive(e.right, node)
+            if e.op in ("+", "-") and ("date" in (lt, rt)):
+                if lt == "date" and rt == "date" and e.op == "-":
+                    return "num", 0
+                return "date", None
+            if "str" in (lt, rt):
+                return "str", None
+            if e.op in ("+", "-"):
+                return "num", None if lp is None or rp is None else max(lp, rp)
+            if e.op == "*":
+                return "num", None if lp is None or rp is None else lp + rp
+            if e.op == "^":
+                if isinstance(e.right, lang.Num) and not e.right.percent and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0 and lp is not None:
+                    return "num", lp * int(e.right.value)
+                return "num", None
+            return "num", None
+        if isinstance(e, lang.Call):
+            name = e.name
+            args = [self.derive(a, node) for a in e.args]
+            if name in ("SUM", "MIN", "MAX"):
+                t, p = args[0] if args else ("?", None)
+                return (t if t != "?" else "num"), p
+            if name == "COUNT":
+                return "num", 0
+            if name == "ROUND":
+                if len(e.args) == 2 and isinstance(e.args[1], lang.Num):
+                    return "num", int(e.args[1].value)
+                return "num", None
+            if name in ("FLOOR", "CEILING"):
+                return "num", args[1][1] if len(args) == 2 else None
+            if name == "ABS":
+                return "num", args[0][1] if args else None
+            if name == "MOD":
+                ps = [p for _, p in args]
+                return "num", None if None in ps or not ps else max(ps)  # type: ignore[type-var]
+            if name == "IF":
+                if len(args) == 3:
+                    t = args[1][0] if args[1][0] != "?" else args[2][0]
+                    ps = [args[1][1], args[2][1]]
+                    if t != "num":
+                        return t, None
+                    return "num", None if None in ps else max(ps)  # type: ignore[type-var]
+                return "?", None
+            if name == "EOMONTH":
+                return "date", None
+            return "num", None
+        return "?", None
+
+    # ------------------------------------------------------------ static units
+
+    def unit_of(self, e: lang.Node, node: Node) -> tuple[UnitMap | None, bool]:
+        """(unit map or None for non-numbers, whether any operand carries a unit)."""
+        defs = self.m.units
+        if isinstance(e, lang.Num):
+            return (e.unit or DIMENSIONLESS), e.unit is not None
+        if isinstance(e, (lang.DateLit, lang.Str)):
+            return None, False
+        if isinstance(e, lang.Ref):
+            r = self.resolve(node.sheet, e)
+            if r.node is not None:
+                u = self.units.get(r.node.id)
+                return u, bool(u)
+            if r.kind == "input" and r.sheet is not None and r.column is not None:
+                col = r.sheet.columns[r.column]
+                kind, _ = self.input_info(r.sheet, r.column)
+                if kind in ("date", "str"):
+                    return None, False
+                return (col.unit or DIMENSIONLESS), bool(col.unit)
+            return DIMENSIONLESS, False
+        if isinstance(e, lang.Unary):
+            u, c = self.unit_of(e.operand, node)
+            return (None, c) if e.op == "not" else (u, c)
+        if isinstance(e, lang.Binary):
+            lu, lc = self.unit_of(e.left, node)
+            ru, rc = self.unit_of(e.right, node)
+            carries = lc or rc
+            if e.op in ("and", "or"):
+                return None, carries
+            if e.op in ("+", "-") or e.op in lang.COMPARISONS:
+                if lu is None or ru is None:
+                    if e.op == "-" and lu is None and ru is None:
+                        return DIMENSIONLESS, carries  # date - date: a count of days
+                    return None, carries
+                if not (is_zero(e.left) or is_zero(e.right)) and not defs.equal(lu, ru):
+                    raise UnitError(f"{e.op} needs matching units: {format_unit(lu)} and {format_unit(ru)}")
+                if e.op in lang.COMPARISONS:
+                    return None, carries
+                return (ru if is_zero(e.left) else lu), carries
+            if lu is None or ru is None:
+                return None, carries
+            if e.op == "*":
+                return combine(lu, ru), carries
+            if e.op == "/":
+                return combine(lu, ru, -1), carries
+            if e.op == "^":
+                if not lu:
+                    return DIMENSIONLESS, carries
+                if isinstance(e.right, lang.Num) and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0:
+                    return power(lu, int(e.right.value)), carries
+                raise UnitError(f"^ needs a literal exponent when its base has a unit ({format_unit(lu)})")
+        if isinstance(e, lang.Call):
+            args = [self.unit_of(a, node) for a in e.args]
+            carries = any(c for _, c in args)
+            maps = [u for u, _ in args]
+            name = e.name
+
+            def dimensionless(i: int, what: str) -> None:
+                if i < len(maps) and maps[i]:
+                    raise UnitError(f"{name}'s {what} must be dimensionless, not {format_unit(maps[i])}")
+
+            def tied(i: int, j: int, msg: str) -> UnitMap | None:
+                a, b = maps[i], maps[j]
+                if a is None or b is None:
+                    return a if b is None else b
+                if e.implicit_step and name in ("FLOOR", "CEILING"):
+                    return a
+                if not (is_zero(e.args[i]) or is_zero(e.args[j])) and not defs.equal(a, b):
+                    raise UnitError(f"{msg}: {format_unit(a)} and {format_unit(b)}")
+                return b if is_zero(e.args[i]) else a
+
+            if len(maps) != len(REGISTRY[name].params) if name in REGISTRY else True:
+                return DIMENSIONLESS, carries
+            if name in ("SUM", "MIN", "MAX", "AVG", "ABS"):
+                return maps[0], carries
+            if name in ("COUNT", "IRR"):
+                return DIMENSIONLESS, carries
+            if name == "NPV":
+                dimensionless(0, "rate")
+                return maps[1], carries
+            if name == "ROUND":
+                dimensionless(1, "places")
+                return maps[0], carries
+            if name == "MOD":
+                return tied(0, 1, "MOD needs matching units"), carries
+            if name in ("FLOOR", "CEILING"):
+                return tied(0, 1, f"{name} needs matching units"), carries
+            if name == "SQRT":
+                u = maps[0] or DIMENSIONLESS
+                odd = [a for a, x in u if x % 2]
+                if odd:
+                    raise UnitError(f"SQRT needs even exponents; {odd[0]} has an odd one")
+                return tuple((a, x // 2) for a, x in u), carries
+            if name == "IF":
+                return tied(1, 2, "IF's branches need matching units"), carries
+            if name == "EOMONTH":
+                return None, carries
+            if name == "PMT":
+                dimensionless(0, "rate")
+                dimensionless(1, "nper")
+                return maps[2], carries
+        return DIMENSIONLESS, False
+
+    # ------------------------------------------------------------------- run
+
+    def run(self) -> CheckResult:
+        m = self.m
+        for f in m.findings:
+            self.emit(f)
+        self.coverage()
+        for sheet in m.sheets.values():
+            if sheet.table is not None:
+                for name in sheet.columns:
+                    self.column_decoration(sheet, name)
+        order, cycles, info = self.order()
+        for cyc in cycles:
+            for n in cyc:
+                self.unevaluable.add(n.id)
+
+        for node in order:
+            if node.sheet and node.sheet not in self.sheet_seen:
+                self.sheet_seen.append(node.sheet)
+            deps, problems = info[node.id]
+            if node.kind == "assert":
+                self.eval_assert(node, deps, problems)
+                continue
+            if problems:
+                for f in problems:
+                    self.emit(f)
+                self.unevaluable.add(node.id)
+                continue
+            if any(d in self.unevaluable for d in deps):
+                self.unevaluable.add(node.id)
+                continue
+            if not self.static_checks(node):
+                self.unevaluable.add(node.id)
+                continue
+            if node.kind == "column":
+                self.eval_column(node)
+            else:
+                self.eval_scalar(node)
+
+        for cyc in cycles:
+            self.emit(Finding("CYCLE", cyc[0].sheet or None, cyc[0].name, cycle_path=[n.id for n in cyc],
+                              span=(cyc[0].stmt.start, cyc[0].stmt.end)))
+        for node in m.nodes:
+            if node.kind == "assert" and node.id not in self.assertions:
+                self.assertions[node.id] = AssertionResult(node.sheet, node.stmt.source, None, {},
+                                                           strip_assert(node.stmt.source))
+                self.assert_suppressed[node.sheet] = self.assert_suppressed.get(node.sheet, 0) + 1
+        for sheet_id, n in self.assert_suppressed.items():
+            self.emit(Finding("NOTE", sheet_id, None, assertion_scoped=True, suppressed_count=n,
+                              message=f"{n} assertion{'s' if n != 1 else ''} not verified (upstream errors)"))
+        self.check_anchors()
+        self.warn_unused()
+        findings = order_findings(self.entries, self.sheet_seen)
+        assertions = [self.assertions[n.id] for n in m.nodes if n.kind == "assert" and n.id in self.assertions]
+        input_units: dict[str, UnitMap] = {}
+        for sheet in m.sheets.values():
+            for col in sheet.columns.values():
+                if col.unit and col.name not in sheet.rules:
+                    input_units[f"{sheet.id}.{col.name}"] = col.unit
+        return CheckResult(findings, self.values, self.cells, self.prec, self.units, input_units,
+                           assertions, self.edits, order, self.unevaluable)
+
+    def coverage(self) -> None:
+        m = self.m
+        rules = len(m.nodes)
+        marked = m.located.no_formulas is not None
+        if marked and rules > 0:
+            self.emit(Finding("COVERAGE", message=f"marked `{NO_FORMULAS_MARKER}`, but the document has {rules} rule{'s' if rules != 1 else ''}",
+                              suggestion="delete the marker — those rules are checked either way",
+                              span=m.located.no_formulas))
+        elif not marked and rules == 0 and m.located.tables and not m.unit_defs:
+            self.emit(Finding("COVERAGE", message="a table with no `vmark` rules — nothing in this document is checked",
+                              suggestion=f"run `visimark infer` to derive them, or mark it `{NO_FORMULAS_MARKER}`"))
+
+    def written(self, node: Node) -> bool:
+        return node.kind == "column" or bool(self.anchors_by_id.get(node.id))
+
+    def static_checks(self, node: Node) -> bool:
+        """Type, precision and unit of a binding, before any value is computed."""
+        b = node.binding
+        vtype, derived = self.derive(b.expr, node)
+        self.vtype[node.id] = vtype
+        if b.precision is not None and vtype in ("date", "str"):
+            self.emit(Finding("TYPE", node.sheet or None, node.name,
+                              f"a `precision` clause on a {'date' if vtype == 'date' else 'string'}-valued binding",
+                              span=(b.start, b.end)))
+            return False
+        if vtype == "bool":
+            self.emit(Finding("TYPE", node.sheet or None, node.name, BOOLEAN_BINDING, span=(b.start, b.end)))
+            return False
+        gov = b.precision if b.precision is not None else derived
+        self.prec[node.id] = gov if vtype in ("num", "?") else None
+        if vtype in ("num", "?") and gov is None and self.written(node):
+            text = self.m.source[b.expr.start:b.expr.end]
+            why = self.nonderivable_reason(b.expr, node)
+            self.emit(Finding("PRECISION", node.sheet or None, node.name,
+                              f"`{text}` has no derivable precision",
+                              suggestion=f"{why} Declare the width: `{b.name if not b.quoted else chr(34) + b.name + chr(34)} precision 2 = …`",
+                              span=(b.start, b.end)))
+            return False
+        if b.param is not None and not self.check_param(node):
+            return False
+        # units
+        try:
+            derived_unit, carries = self.unit_of(b.expr, node)
+        except UnitError as e:
+            self.emit(Finding("UNIT", node.sheet or None, node.name, e.message, span=(b.start, b.end)))
+            return False
+        declared = b.unit
+        if node.kind == "column":
+            sheet = self.sheet_of(node)
+            assert sheet is not None and node.column is not None
+            declared = sheet.columns[node.column].unit
+        if declared is not None:
+            if vtype in ("date", "str"):
+                self.emit(Finding("UNIT", node.sheet or None, node.name,
+                                  f"a {'date' if vtype == 'date' else 'string'} cannot carry a unit", span=(b.start, b.end)))
+                return False
+            if isinstance(b.expr, lang.Num) and b.expr.percent or (
+                    isinstance(b.expr, lang.Unary) and isinstance(b.expr.operand, lang.Num) and b.expr.operand.percent):
+                lit = b.expr if isinstance(b.expr, lang.Num) else b.expr.operand  # type: ignore[union-attr]
+                self.emit(Finding("UNIT", node.sheet or None, node.name,
+                                  f"{self.m.source[lit.start:lit.end]} is a ratio and cannot carry a unit", span=(b.start, b.end)))
+                return False
+            if carries and not self.m.units.equal(derived_unit or DIMENSIONLESS, declared):
+                self.emit(Finding("UNIT", node.sheet or None, node.name,
+                                  f"{node.name} declares {format_unit(declared)} but its formula derives "
+                                  f"{format_unit(derived_unit or DIMENSIONLESS)}", span=(b.start, b.end)))
+                return False
+            self.units[node.id] = declared
+        else:
+            self.units[node.id] = derived_unit if vtype not in ("date", "str") else None
+        return True
+
+    def nonderivable_reason(self, e: lang.Node, node: Node) -> str:
+        found: list[str] = []
+
+        def walk(x: lang.Node) -> None:
+            if isinstance(x, lang.Binary) and x.op == "/":
+                found.append("Division does not bound its result's decimals.")
+            if isinstance(x, lang.Call) and x.name in ("AVG", "SQRT", "NPV", "IRR", "PMT"):
+                found.append(f"{x.name} does not bound its result's decimals.")
+            for c in children(x):
+                walk(c)
+
+        walk(e)
+        return found[0] if found else "An operand has no derivable width."
+
+    def check_param(self, node: Node) -> bool:
+        b = node.binding
+        assert b.param is not None
+        expr = b.expr
+        lit = expr.operand if isinstance(expr, lang.Unary) else expr
+        if b.precision is None:
+            self.emit(Finding("PRECISION", node.sheet or None, node.name, "a param declares its width: `param name precision N = default …`",
+                              span=(b.start, b.end)))
+            return False
+        assert isinstance(lit, lang.Num)
+        if lit.places > b.precision:
+            self.emit(Finding("PRECISION", node.sheet or None, node.name,
+                              f"default {b.param.default_text} does not fit precision {b.precision}", span=(b.start, b.end)))
+            return False
+        value = -lit.value if isinstance(expr, lang.Unary) else lit.value
+        problem = domain_problem(b.param, b.precision, value)
+        if problem:
+            self.emit(Finding("DOMAIN", node.sheet or None, node.name, problem, span=(b.start, b.end)))
+            return False
+        return True
+
+    # -------------------------------------------------------------- evaluation
+
+    def bind(self, node: Node, v: object) -> object:
+        """Round a value at its binding's governing width (half-up)."""
+        if isinstance(v, bool):
+            raise EvalError(BOOLEAN_BINDING)
+        if isinstance(v, Decimal):
+            p = self.prec.get(node.id)
+            if p is not None:
+                if v.adjusted() + 1 + p > WORKING_DIGITS:
+                    raise EvalError(f"{canonical(v)} is too large to carry {p} decimals", "PRECISION")
+                return v.quantize(Decimal(1).scaleb(-p), rounding=ROUND_HALF_UP)
+        return v
+
+    def eval_column(self, node: Node) -> None:
+        sheet = self.sheet_of(node)
+        assert sheet is not None and sheet.table is not None and node.column is not None
+        col = sheet.columns[node.column]
+        key = (sheet.id, node.column)
+        deco = self.col_decoration.get(key)
+        conflicted = key in self.unit_conflict
+        formula = self.m.source[node.expr.start:node.expr.end]
+        out: list[object | None] = []
+        upstream = 0
+        for r, row in enumerate(sheet.table.rows):
+            try:
+                v = self.bind(node, self.ev(node.expr, node, sheet, r))
+            except Unevaluable:
+                out.append(None)
+                upstream += 1
+                continue
+            except EvalError as e:
+                out.append(None)
+                if e.message == BOOLEAN_BINDING:
+                    self.emit(Finding("TYPE", sheet.id, node.name, BOOLEAN_BINDING, span=(node.stmt.start, node.stmt.end)))
+                    self.unevaluable.add(node.id)
+                    self.cells[node.id] = out + [None] * (len(sheet.table.rows) - len(out))
+                    return
+                self.emit(Finding(e.code, sheet.id, node.name, e.message, row_label=self.row_label(sheet, r),
+                                  span=(row[col.index].start, row[col.index].end)))
+                continue
+            out.append(v)
+            cell = row[col.index]
+            text = render(v, self.prec.get(node.id))
+            if deco is not None and isinstance(v, Decimal):
+                text = deco.apply(text)
+            if conflicted or cell_matches(cell.text, text, v):
+                continue
+            self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
+                              stored=cell.text, computed=text, formula=formula, is_cell=True,
+                              span=(cell.start, cell.end)))
+            self.edits.append(Edit(cell.start, cell.end, text, "cell"))
+        self.cells[node.id] = out
+        if upstream:
+            self.emit(Finding("NOTE", sheet.id, node.name, suppressed_count=upstream,
+                              message=f"{upstream} row{'s' if upstream != 1 else ''} not verified (upstream DATE errors)"))
+
+    def eval_scalar(self, node: Node) -> None:
+        try:
+            v = self.bind(node, self.ev(node.expr, node, None, None))
+        except Unevaluable:
+            self.unevaluable.add(node.id)
+            return
+        except EvalError as e:
+            self.unevaluable.add(node.id)
+            self.emit(Finding(e.code, node.sheet or None, node.name, e.message, span=(node.stmt.start, node.stmt.end)))
+            return
+        self.values[node.id] = v
+
+    def eval_assert(self, node: Node, deps: set[str], problems: list[Finding]) -> None:
+        src = node.stmt.source
+        payload = strip_assert(src)
+        if problems:
+            for f in problems:
+                f.source = src
+                self.emit(f)
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            return
+        if any(d in self.unevaluable for d in deps):
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            self.assert_suppressed[node.sheet] = self.assert_suppressed.get(node.sheet, 0) + 1
+            return
+        try:
+            self.unit_of(node.expr, node)
+        except UnitError as e:
+            self.emit(Finding("UNIT", node.sheet, None, e.message, source=src, assertion_scoped=True,
+                              span=(node.stmt.start, node.stmt.end)))
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            return
+        try:
+            v = self.ev(node.expr, node, None, None)
+        except Unevaluable:
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            self.assert_suppressed[node.sheet] = self.assert_suppressed.get(node.sheet, 0) + 1
+            return
+        except EvalError as e:
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            self.emit(Finding(e.code, node.sheet, None, e.message, source=src, assertion_scoped=True))
+            return
+        if not isinstance(v, bool):
+            self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
+            self.emit(Finding("TYPE", node.sheet, None, f"assert needs a boolean; `{payload}` is {type_word(v)}",
+                              source=src, assertion_scoped=True))
+            return
+        operands, substituted = self.substitute(node)
+        self.assertions[node.id] = AssertionResult(node.sheet, src, v, operands, substituted)
+        if not v:
+            self.emit(Finding("ASSERT", node.sheet, None, substituted, source=src, assertion_scoped=True,
+                              substituted=substituted, span=(node.stmt.start, node.stmt.end)))
+
+    def operand_text(self, node: Node, ref: lang.Ref) -> str:
+        r = self.resolve(node.sheet, ref)
+        if r.node is None or r.node.id not in self.values:
+            return ref.text
+        v = self.values[r.node.id]
+        return render(v, self.prec.get(r.node.id) if isinstance(v, Decimal) else None)
+
+    def substitute(self, node: Node) -> tuple[dict[str, str], str]:
+        expr = node.expr
+        text = self.m.source[expr.start:expr.end]
+        subs: list[tuple[int, int, str]] = []
+        operands: dict[str, str] = {}
+
+        def walk(e: lang.Node) -> None:
+            if isinstance(e, lang.Ref):
+                shown = self.operand_text(node, e)
+                operands[e.text] = shown
+                subs.append((e.start - expr.start, e.end - expr.start, shown))
+            for c in children(e):
+                walk(c)
+
+        walk(expr)
+        for a, b, s in sorted(subs, reverse=True):
+            text = text[:a] + s + text[b:]
+        return operands, text
+
+    def ev(self, e: lang.Node, node: Node, sheet: Sheet | None, row: int | None) -> object:
+        try:
+            return self._ev(e, node, sheet, row)
+        except (InvalidOperation, Overflow):
+            raise EvalError("result is not a finite decimal") from None
+        except DivisionByZero:
+            raise EvalError("division by zero") from None
+
+    def _ev(self, e: lang.Node, node: Node, sheet: Sheet | None, row: int | None) -> object:
+        if isinstance(e, lang.Num):
+            return e.value
+        if isinstance(e, lang.DateLit):
+            return e.value
+        if isinstance(e, lang.Str):
+            return e.value
+        if isinstance(e, lang.Ref):
+            return self.lookup(e, node, sheet, row)
+        if isinstance(e, lang.Unary):
+            v = self._ev(e.operand, node, sheet, row)
+            if e.op == "not":
+                if not isinstance(v, bool):
+                    raise EvalError(f"`not` needs a boolean, not {type_word(v)}")
+                return not v
+            if isinstance(v, bool) or not isinstance(v, Decimal):
+                raise EvalError(f"cannot negate {type_word(v)}")
+            return -v
+        if isinstance(e, lang.Binary):
+            if e.op in ("and", "or"):
+                a = self._ev(e.left, node, sheet, row)
+                if not isinstance(a, bool):
+                    raise EvalError(f"`{e.op}` needs booleans, not {type_word(a)}")
+                if e.op == "and" and not a:
+                    return False
+                if e.op == "or" and a:
+                    return True
+                b = self._ev(e.right, node, sheet, row)
+                if not isinstance(b, bool):
+                    raise EvalError(f"`{e.op}` needs booleans, not {type_word(b)}")
+                return b
+            a = self._ev(e.left, node, sheet, row)
+            b = self._ev(e.right, node, sheet, row)
+            return binary(e.op, a, b)
+        if isinstance(e, lang.Call):
+            return self.call(e, node, sheet, row)
+        raise EvalError("unknown expression")
+
+    def call(self, e: lang.Call, node: Node, sheet: Sheet | None, row: int | None) -> object:
+        spec = REGISTRY[e.name]
+        if spec.kind == "reduce":
+            col_ref = e.args[-1]
+            assert isinstance(col_ref, lang.Ref)
+            values = self.vector(col_ref, node)
+            extra = [self._ev(a, node, sheet, row) for a in e.args[:-1]]
+            return reduce_call(e.name, values, extra)
+        if e.name == "IF":
+            cond = self._ev(e.args[0], node, sheet, row)
+            if not isinstance(cond, bool):
+                raise EvalError(f"IF needs a boolean condition, not {type_word(cond)}")
+            return self._ev(e.args[1] if cond else e.args[2], node, sheet, row)
+        args = [self._ev(a, node, sheet, row) for a in e.args]
+        return map_call(e.name, args)
+
+    def vector(self, ref: lang.Ref, node: Node) -> list[object]:
+        r = self.resolve(node.sheet, ref)
+        if r.kind == "column" and r.node is not None:
+            if r.node.id in self.unevaluable:
+                raise Unevaluable()
+            col = self.cells.get(r.node.id)
+            if col is None or any(v is None for v in col):
+                raise Unevaluable()
+            return list(col)  # type: ignore[arg-type]
+        if r.kind == "input" and r.sheet is not None and r.column is not None and r.sheet.table is not None:
+            return [self.input_value(r.sheet, r.column, i) for i in range(len(r.sheet.table.rows))]
+        raise Unevaluable()
+
+    def lookup(self, ref: lang.Ref, node: Node, sheet: Sheet | None, row: int | None) -> object:
+        r = self.resolve(node.sheet, ref)
+        if r.kind == "scalar" and r.node is not None:
+            if r.node.id in self.unevaluable or r.node.id not in self.values:
+                raise Unevaluable()
+            return self.values[r.node.id]
+        if row is None or sheet is None:
+            raise Unevaluable()
+        if r.kind == "column" and r.node is not None:
+            col = self.cells.get(r.node.id)
+            v = col[row] if col is not None else None
+            if v is None:
+                raise Unevaluable()
+            return v
+        if r.kind == "input" and r.sheet is not None and r.column is not None:
+            return self.input_value(r.sheet, r.column, row)
+        raise Unevaluable()
+
+    # ----------------------------------------------------------------- anchors
+
+    def check_anchors(self) -> None:
+        stale_anchors = 0
+        for a in self.m.located.bad_comments:
+            self.emit(Finding("ANCHOR", "", "", f"malformed anchor comment `{a.text}`; the form is `<!--vmark=sheet.name-->`",
+                              span=(a.start, a.end)))
+        for a in self.m.located.anchors:
+            sheet = self.m.sheets.get(a.sheet)
+            node = sheet.scalars.get(a.name) if sheet else None
+            def anchor_finding(msg: str, code: str = "ANCHOR") -> None:
+                self.emit(Finding(code, a.sheet, a.name, msg, span=(a.comment_start, a.comment_end)))
+            if node is None:
+                if sheet is not None and sheet.column_name(a.name) is not None:
+                    anchor_finding("an anchor names a scalar; a column is written in its table")
+                else:
+                    cands = set(sheet.scalars) if sheet else set(self.m.sheets)
+                    self.emit(Finding("UNDEF", a.sheet, a.name, raw=a.id,
+                                      suggestion=closest(a.name if sheet else a.sheet, cands),
+                                      span=(a.comment_start, a.comment_end)))
+                continue
+            if a.rule is not None and a.rule not in DISPLAY_RULES:
+                anchor_finding(f"unknown display rule `{a.rule}`")
+                continue
+            if a.kind == "image":
+                anchor_finding("an image anchor must name a chart (charts are not supported by this engine)")
+                continue
+            if a.kind == "bad":
+                anchor_finding("no value to rewrite in front of this anchor")
+                continue
+            if a.rule is not None and a.kind not in ("strong", "emphasis", "code", "empty"):
+                anchor_finding("a display rule needs a delimited seed: **value**, *value* or `value`")
+                continue
+            if node.id in self.unevaluable or node.id not in self.values:
+                continue
+            value = self.values[node.id]
+            stored = self.m.source[a.value_span[0]:a.value_span[1]] if a.value_span else ""
+            try:
+                text = self.render_anchor(node, a, value, stored)
+            except EvalError as e:
+                self.emit(Finding(e.code, a.sheet, a.name, e.message, span=(a.comment_start, a.comment_end)))
+                continue
+            if text is None:
+                continue
+            if a.kind == "text" and not isinstance(value, Decimal) and not isinstance(value, date):
+                anchor_finding("no value to rewrite in front of this anchor")
+                continue
+            if stored == text:
+                continue
+            if a.kind == "text" and not (isinstance(parse_cell_number(stored), CellNumber) or parse_iso(stored)):
+                anchor_finding("no value to rewrite in front of this anchor")
+                continue
+            stale_anchors += 1
+            if not self.cross_sheet_aggregate(node):
+                formula = None
+                if isinstance(node.expr, lang.Call) and is_reduce(node.expr.name):
+                    formula = self.m.source[node.expr.start:node.expr.end]
+                self.emit(Finding("STALE", node.sheet or None, node.name, stored=stored, computed=text,
+                                  formula=formula, span=a.value_span))
+            if a.value_span is not None:
+                self.edits.append(Edit(a.value_span[0], a.value_span[1], text, "anchor"))
+            else:
+                self.edits.append(Edit(a.comment_start, a.comment_start, f"**{text}**", "anchor"))
+        if stale_anchors:
+            self.emit(Finding("STALE", anchor_group=True, suppressed_count=stale_anchors))
+
+    def render_anchor(self, node: Node, a: Anchor, value: object, stored: str) -> str | None:
+        prec = self.prec.get(node.id)
+        unit = self.units.get(node.id)
+        if a.rule is None:
+            text = render(value, prec)
+            if isinstance(value, Decimal):
+                num = parse_cell_number(stored)
+                if isinstance(num, CellNumber) and num.decoration is not None:
+                    text = num.decoration.apply(text)
+            return text
+        accepts = {
+            "percent": isinstance(value, Decimal),
+            "nbsp": isinstance(value, str) and not isinstance(value, bool),
+            "unit": isinstance(value, Decimal) and bool(unit),
+        }
+        if a.rule == "percent" and isinstance(value, Decimal) and unit:
+            raise EvalError(f"|percent cannot render a value with a unit ({format_unit(unit)})", "TYPE")
+        if not accepts[a.rule]:
+            raise EvalError(f"a display rule is only legal on a value it accepts ({DISPLAY_RULE_TYPES})", "TYPE")
+        if a.rule == "percent":
+            assert isinstance(value, Decimal)
+            if prec is None or prec < 2:
+                raise EvalError("|percent needs a width of at least 2", "PRECISION")
+            return fixed(value * 100, prec - 2) + "%"
+        if a.rule == "nbsp":
+            assert isinstance(value, str)
+            if not value or any(c in value for c in "*_`&<>[]\\") or value != value.strip():
+                raise EvalError(f"`{value}` cannot be written inside **…** and read back", "ANCHOR")
+            return value.replace(" ", "&nbsp;")
+        assert isinstance(value, Decimal) and unit
+        return render(value, prec) + " " + format_unit(unit)
+
+    def cross_sheet_aggregate(self, node: Node) -> bool:
+        e = node.expr
+        if not (isinstance(e, lang.Call) and is_reduce(e.name) and e.args and isinstance(e.args[-1], lang.Ref)):
+            return False
+        r = self.resolve(node.sheet, e.args[-1])
+        return r.kind in ("column", "input") and r.sheet is not None and r.sheet.id != node.sheet
+
+    def warn_unused(self) -> None:
+        referenced: set[str] = set()
+        used_aliases: set[tuple[str, str]] = set()
+        for n in self.m.nodes:
+            def walk(e: lang.Node) -> None:
+                if isinstance(e, lang.Ref):
+                    sheet_id = e.qualifier or n.sheet
+                    sh = self.m.sheets.get(sheet_id)
+                    if sh is not None and e.name in sh.aliases:
+                        used_aliases.add((sheet_id, e.name))
+                    r = self.resolve(n.sheet, e)
+                    if r.node is not None:
+                        referenced.add(r.node.id)
+                for c in children(e):
+                    walk(c)
+            walk(n.expr)
+            if n.kind == "column" and not n.binding.quoted and n.name != n.binding.name:
+                used_aliases.add((n.sheet, n.binding.name))
+        anchored = set(self.anchors_by_id)
+        reported = {(f.sheet or "", f.name) for f in self.entries}
+        for n in self.m.nodes:
+            if n.kind != "scalar" or not n.sheet or n.id in referenced or n.id in anchored or n.id in self.unevaluable:
+                continue
+            if (n.sheet, n.name) in reported:
+                continue
+            self.emit(Finding("WARN", n.sheet or None, n.name,
+                              suggestion=closest(n.name, {r.rsplit(".", 1)[-1] for r in referenced}),
+                              span=(n.stmt.start, n.stmt.end)))
+        for sheet in self.m.sheets.values():
+            for symbol, (_, span) in sheet.aliases.items():
+                if (sheet.id, symbol) not in used_aliases:
+                    self.emit(Finding("WARN", sheet.id, symbol, span=span))
+
+
+# ---------------------------------------------------------------------------
+
+
+def lang_ident(name: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+
+
+def children(e: lang.Node) -> list[lang.Node]:
+    if isinstance(e, lang.Unary):
+        return [e.operand]
+    if isinstance(e, lang.Binary):
+        return [e.left, e.right]
+    if isinstance(e, lang.Call):
+        return list(e.args)
+    return []
+
+
+def is_zero(e: lang.Node) -> bool:
+    return isinstance(e, lang.Num) and e.value == 0 and e.unit is None and not e.percent
+
+
+def strip_assert(source: str) -> str:
+    return source[len("assert"):].strip() if source.startswith("assert") else source
+
+
+def plain_cell(text: str) -> str:
+    from .locate import plain_text
+
+    return plain_text(text)
+
+
+def cell_matches(stored: str, text: str, value: object) -> bool:
+    if stored == text:
+        return True
+    if isinstance(value, Decimal):
+        num = parse_cell_number(stored)
+        if isinstance(num, CellNumber) and num.percent:
+            return num.value == value
+    return False
+
+
+def binary(op: str, a: object, b: object) -> object:
+    if op in lang.COMPARISONS:
+        return compare(op, a, b)
+    a_num = isinstance(a, Decimal) and not isinstance(a, bool)
+    b_num = isinstance(b, Decimal) and not isinstance(b, bool)
+    if isinstance(a, date) and op in ("+", "-"):
+        if isinstance(b, date) and op == "-":
+            return Decimal((a - b).days)
+        if b_num:
+            assert isinstance(b, Decimal)
+            if b != b.to_integral_value():
+                raise EvalError("a date moves by a whole number of days")
+            try:
+                return a + timedelta(days=int(b) if op == "+" else -int(b))
+            except OverflowError:
+                raise EvalError("date outside years 1–9999", "DATE") from None
+    if isinstance(b, date) and op == "+" and a_num:
+        return binary("+", b, a)
+    if not (a_num and b_num):
+        raise EvalError(f"`{op}` cannot combine {type_word(a)} and {type_word(b)}")
+    assert isinstance(a, Decimal) and isinstance(b, Decimal)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        if b == 0:
+            raise EvalError("division by zero")
+        return a / b
+    if op == "^":
+        if b != b.to_integral_value():
+            if a < 0:
+                raise EvalError("result is not a finite decimal")
+            return a ** b
+        if a == 0 and b < 0:
+            raise EvalError("division by zero")
+        if abs(b) > 100000:
+            raise EvalError("result is not a finite decimal")
+        return a ** int(b)
+    raise EvalError(f"unknown operator `{op}`")
+
+
+def compare(op: str, a: object, b: object) -> bool:
+    same = (isinstance(a, Decimal) and isinstance(b, Decimal)) or (isinstance(a, date) and isinstance(b, date)) or (
+        isinstance(a, str) and isinstance(b, str))
+    if isinstance(a, bool) or isinstance(b, bool) or not same:
+        if op in ("==", "!=") and isinstance(a, bool) and isinstance(b, bool):
+            return (a == b) if op == "==" else (a != b)
+        raise EvalError(f"`{op}` cannot compare {type_word(a)} with {type_word(b)}")
+    if isinstance(a, str) and op not in ("==", "!="):
+        raise EvalError(f"`{op}` cannot order strings")
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    if op == "<":
+        return a < b  # type: ignore[operator]
+    if op == "<=":
+        return a <= b  # type: ignore[operator]
+    if op == ">":
+        return a > b  # type: ignore[operator]
+    return a >= b  # type: ignore[operator]
+
+
+def domain_problem(param: lang.Param, precision: int, value: Decimal) -> str | None:
+    """Why ``value`` is outside a param's declared domain and presets, or None."""
+    presets = set(param.presets)
+    if ("integer" in presets or "natural" in presets) and value != value.to_integral_value():
+        return f"{canonical(value)} is not a whole number"
+    if "natural" in presets and value < 0:
+        return f"{canonical(value)} is not a natural number"
+    if "positive" in presets and value <= 0:
+        return f"{canonical(value)} is not positive"
+    d = param.domain
+    if d is not None:
+        if d.lo is not None and (value < d.lo or (value == d.lo and not d.lo_closed)):
+            return f"{canonical(value)} is outside {d.text}"
+        if d.hi is not None and (value > d.hi or (value == d.hi and not d.hi_closed)):
+            return f"{canonical(value)} is outside {d.text}"
+    return None
+
+
+def tarjan(nodes: list[str], graph: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack.add(v)
+            recurse = False
+            succ = graph.get(v, [])
+            for j in range(i, len(succ)):
+                w = succ[j]
+                if w not in index:
+                    work.append((v, j + 1))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return out
+
+
+def order_findings(entries: list[Finding], sheet_order: list[str]) -> list[Finding]:
+    """Report order: stale cells by sheet and row group, stale scalars, the anchor
+    roll-up, then everything else by code rank and emission order."""
+    stale_cells = [f for f in entries if f.code == "STALE" and f.is_cell]
+    stale_scalars = [f for f in entries if f.code == "STALE" and not f.is_cell and not f.anchor_group]
+    group = [f for f in entries if f.anchor_group]
+    rest = [f for f in entries if f.code != "STALE"]
+
+    def rank(s: str | None) -> int:
+        return sheet_order.index(s) if s in sheet_order else len(sheet_order) + 1
+
+    out: list[Finding] = []
+    sheets: list[str | None] = []
+    for f in stale_cells + stale_scalars:
+        if f.sheet not in sheets:
+            sheets.append(f.sheet)
+    sheets.sort(key=rank)
+    for sh in sheets:
+        rows: dict[int, list[Finding]] = {}
+        for f in stale_cells:
+            if f.sheet == sh:
+                rows.setdefault(f.row_index or 0, []).append(f)
+        for _, fs in sorted(rows.items(), key=lambda kv: min(x.det for x in kv[1])):
+            out.extend(sorted(fs, key=lambda x: x.det))
+        out.extend(sorted((f for f in stale_scalars if f.sheet == sh), key=lambda x: x.det))
+    out.extend(group)
+    out.extend(sorted(rest, key=lambda f: (CODE_RANK.get(f.code, 9), f.det)))
+    return out

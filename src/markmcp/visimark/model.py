@@ -1,0 +1,312 @@
+"""Document model: sheets, document scope, column rules, scalars, aliases and units.
+
+Built from the locator's output and the parsed block statements.  Structural problems
+found while building (bad sheet ids, duplicate names, statements that do not parse,
+rules with no table) are recorded as findings; the model is still built around them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import lang
+from .findings import Finding
+from .locate import Cell, Located, Table, locate
+from .units import UnitDefinitions, UnitMap, UnitSyntaxError, parse_unit
+
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class Column:
+    """A table column: ``name`` is the header's name (unit clause removed)."""
+
+    name: str
+    index: int
+    header: Cell
+    unit: UnitMap | None = None
+    unit_text: str | None = None
+    unit_span: tuple[int, int] | None = None
+
+
+@dataclass
+class Node:
+    """A binding or an assertion: one node of the dependency graph."""
+
+    id: str
+    sheet: str  # "" for document scope
+    name: str
+    kind: str  # column | scalar | assert
+    stmt: lang.Statement
+    column: str | None = None  # header name for a column rule
+    order: int = 0
+
+    @property
+    def expr(self) -> lang.Node:
+        return self.stmt.expr  # type: ignore[attr-defined]
+
+    @property
+    def binding(self) -> lang.Binding:
+        assert isinstance(self.stmt, lang.Binding)
+        return self.stmt
+
+
+@dataclass
+class Sheet:
+    id: str
+    table: Table | None = None
+    columns: dict[str, Column] = field(default_factory=dict)
+    aliases: dict[str, tuple[str, tuple[int, int]]] = field(default_factory=dict)
+    rules: dict[str, Node] = field(default_factory=dict)  # keyed by column name
+    scalars: dict[str, Node] = field(default_factory=dict)
+    assertions: list[Node] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    imported: bool = False
+
+    def column_name(self, name: str) -> str | None:
+        """The header name a symbol denotes (an alias or the header's own name)."""
+        if name in self.aliases:
+            return self.aliases[name][0]
+        if name in self.columns:
+            return name
+        return None
+
+
+@dataclass
+class Model:
+    source: str
+    located: Located
+    sheets: dict[str, Sheet] = field(default_factory=dict)
+    doc: dict[str, Node] = field(default_factory=dict)
+    units: UnitDefinitions = field(default_factory=UnitDefinitions)
+    unit_defs: list[lang.UnitDef] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)  # document order
+    findings: list[Finding] = field(default_factory=list)
+
+    def node(self, node_id: str) -> Node | None:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        return None
+
+
+def header_unit(text: str) -> tuple[str, str | None, tuple[int, int] | None, str | None]:
+    """Split a header's source text into (stem, unit text, unit offsets, error message)."""
+    t = text.rstrip()
+    if not t.endswith("]") or t.endswith("\\]"):
+        return text, None, None, None
+    depth_open = -1
+    i = len(t) - 2
+    while i >= 0:
+        if t[i] == "[" and (i == 0 or t[i - 1] != "\\"):
+            depth_open = i
+            break
+        i -= 1
+    if depth_open == -1:
+        return text, None, None, None
+    if t[depth_open + 1 : depth_open + 2] == "^" or (depth_open > 0 and t[depth_open - 1] == "]"):
+        return text, None, None, None
+    stem = t[:depth_open].rstrip()
+    content = t[depth_open + 1 : -1]
+    span = (depth_open, len(t))
+    if not stem:
+        return stem, content, span, "a header needs a name before its unit"
+    if header_unit(stem)[1] is not None:
+        return stem, content, span, "a header has one unit clause"
+    return stem, content, span, None
+
+
+def build(src: str) -> Model:
+    """Locate and parse a document into its model."""
+    located = locate(src)
+    model = Model(src, located)
+    order = 0
+
+    def emit(f: Finding) -> None:
+        model.findings.append(f)
+
+    for fence in located.fences:
+        if fence.lang != "vmark":
+            continue
+        meta = fence.meta
+        sheet_id = ""
+        words = meta.split()
+        if words and words[0].startswith("#"):
+            sheet_id = words[0][1:]
+            if not IDENT_RE.fullmatch(sheet_id):
+                bad = "".join(sorted({c for c in sheet_id if not re.match(r"[A-Za-z0-9_]", c)}))
+                emit(Finding("SHEET", sheet_id, None,
+                             f"sheet id `{sheet_id}` is not an identifier (offending characters: {bad or sheet_id[:1]})",
+                             span=fence.info_span))
+            words = words[1:]
+        if words:
+            emit(Finding("UNSUPPORTED", sheet_id or None, None,
+                         f"`{' '.join(words)}` in the fence info string (imports) is not supported by this engine; the sheet was skipped",
+                         span=fence.info_span))
+            if sheet_id:
+                model.sheets.setdefault(sheet_id, Sheet(sheet_id)).imported = True
+            continue
+        sheet: Sheet | None = None
+        if sheet_id:
+            sheet = model.sheets.get(sheet_id)
+            if sheet is None:
+                sheet = Sheet(sheet_id)
+                model.sheets[sheet_id] = sheet
+            if fence.table is not None and sheet.table is None:
+                sheet.table = located.tables[fence.table]
+                _read_header(model, sheet, emit)
+        for text, offset in fence.lines:
+            try:
+                stmt = lang.parse_statement(text, offset)
+            except lang.LangError as e:
+                name = _head_name(text)
+                emit(Finding(e.code, sheet_id or None, name, e.message, span=(e.offset, e.offset + 1)))
+                continue
+            if stmt is None:
+                continue
+            order += 1
+            _add_statement(model, sheet, sheet_id, stmt, order, emit)
+
+    # sheets with column-rule-shaped bindings but no table are caught in _add_statement
+    return model
+
+
+def _head_name(text: str) -> str | None:
+    m = re.match(r"\s*(?:param\s+)?([A-Za-z_][A-Za-z0-9_]*)", text)
+    return m.group(1) if m else None
+
+
+def _read_header(model: Model, sheet: Sheet, emit) -> None:
+    assert sheet.table is not None
+    seen: dict[str, int] = {}
+    for idx, cell in enumerate(sheet.table.header):
+        stem, unit_text, span, err = header_unit(cell.text)
+        name = cell.plain if unit_text is None else _plain(stem)
+        col = Column(name, idx, cell)
+        if err:
+            emit(Finding("UNIT", sheet.id, name or cell.text, err, span=(cell.start, cell.end)))
+        elif unit_text is not None and span is not None:
+            col.unit_text = unit_text
+            col.unit_span = (cell.start + span[0], cell.start + span[1])
+            try:
+                col.unit = parse_unit(unit_text)
+            except UnitSyntaxError as e:
+                emit(Finding("UNIT", sheet.id, name, str(e), span=(cell.start, cell.end)))
+        if name in seen:
+            emit(Finding("DUP", sheet.id, name,
+                         f"two header cells are named `{name}` (columns {seen[name] + 1} and {idx + 1})",
+                         span=(cell.start, cell.end)))
+            continue
+        if name in lang.RESERVED:
+            emit(Finding("DUP", sheet.id, name, f"`{name}` is a keyword and cannot be a column header",
+                         span=(cell.start, cell.end)))
+        seen[name] = idx
+        sheet.columns[name] = col
+
+
+def _plain(stem: str) -> str:
+    from .locate import plain_text
+
+    return plain_text(stem)
+
+
+def _names_in_scope(model: Model, sheet: Sheet | None) -> set[str]:
+    if sheet is None:
+        return set(model.doc)
+    return set(sheet.columns) | set(sheet.aliases) | set(sheet.scalars)
+
+
+def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.Statement, order: int, emit) -> None:
+    prefix = f"{sheet_id}." if sheet_id else ""
+    if isinstance(stmt, lang.Unsupported):
+        if sheet is not None:
+            sheet.unsupported.append(stmt.keyword)
+        emit(Finding("UNSUPPORTED", sheet_id or None, None,
+                     f"`{stmt.keyword}` statements are not supported by this engine; the line was skipped",
+                     span=(stmt.start, stmt.end)))
+        return
+    if isinstance(stmt, lang.UnitDef):
+        if sheet is not None:
+            emit(Finding("SHEET", sheet_id, None, "a unit definition belongs in a document-scope block",
+                         span=(stmt.start, stmt.end)))
+            return
+        for other in model.unit_defs:
+            if other.atom == stmt.atom:
+                line = model.source.count("\n", 0, other.start) + 1
+                emit(Finding("DUP", None, f"[{stmt.atom}]", f"[{stmt.atom}] is already defined at line {line}",
+                             span=(stmt.start, stmt.end)))
+                return
+        model.unit_defs.append(stmt)
+        model.units.defs[stmt.atom] = stmt.unit
+        return
+    if isinstance(stmt, lang.Assert):
+        if sheet is None:
+            emit(Finding("SHEET", None, None, "an `assert` belongs in a sheet block (`vmark #id`), not in document scope",
+                         span=(stmt.start, stmt.end)))
+            return
+        node = Node(f"{sheet_id}#assert{len(sheet.assertions) + 1}", sheet_id, "", "assert", stmt, order=order)
+        sheet.assertions.append(node)
+        model.nodes.append(node)
+        return
+    if isinstance(stmt, lang.Alias):
+        if sheet is None or sheet.table is None:
+            emit(Finding("SHEET", sheet_id or None, stmt.symbol, "an alias needs the sheet's table above its block",
+                         span=(stmt.start, stmt.end)))
+            return
+        if stmt.header not in sheet.columns:
+            from .suggest import closest
+
+            emit(Finding("UNDEF", sheet_id, stmt.symbol, raw=stmt.header,
+                         suggestion=closest(stmt.header, sheet.columns), span=(stmt.start, stmt.end)))
+            return
+        if stmt.symbol in sheet.aliases:
+            emit(Finding("DUP", sheet_id, stmt.symbol, span=(stmt.start, stmt.end)))
+            return
+        if stmt.symbol in sheet.columns or stmt.symbol in sheet.scalars:
+            emit(Finding("DUP", sheet_id, stmt.symbol, span=(stmt.start, stmt.end)))
+            return
+        sheet.aliases[stmt.symbol] = (stmt.header, stmt.symbol_span)
+        return
+    assert isinstance(stmt, lang.Binding)
+    b = stmt
+    # column rule?
+    col_name: str | None = None
+    if sheet is not None and sheet.table is not None:
+        if b.quoted:
+            col_name = b.name if b.name in sheet.columns else None
+        else:
+            col_name = sheet.column_name(b.name)
+    if b.quoted and col_name is None:
+        from .suggest import closest
+
+        if sheet is None or sheet.table is None:
+            emit(Finding("SHEET", sheet_id or None, b.name, "a quoted column rule needs the sheet's table above its block",
+                         span=(b.start, b.end)))
+            return
+        emit(Finding("UNDEF", sheet_id, b.name, raw=f'"{b.name}"', message=None,
+                     suggestion=closest(b.name, sheet.columns), span=b.name_span))
+        return
+    if col_name is not None:
+        assert sheet is not None
+        if b.param is not None:
+            emit(Finding("DUP", sheet_id, b.name, span=b.name_span))
+            return
+        if b.unit_text is not None:
+            emit(Finding("UNIT", sheet_id, col_name, f"{col_name}'s unit is declared on its header, not on its rule",
+                         span=b.unit_span))
+            return
+        if col_name in sheet.rules:
+            emit(Finding("DUP", sheet_id, b.name, span=b.name_span))
+            return
+        node = Node(f"{prefix}{col_name}", sheet_id, col_name, "column", b, column=col_name, order=order)
+        sheet.rules[col_name] = node
+        model.nodes.append(node)
+        return
+    scope = model.doc if sheet is None else sheet.scalars
+    if b.name in scope or (sheet is not None and b.name in sheet.aliases):
+        emit(Finding("DUP", sheet_id or None, b.name, span=b.name_span))
+        return
+    node = Node(f"{prefix}{b.name}", sheet_id, b.name, "scalar", b, order=order)
+    scope[b.name] = node
+    model.nodes.append(node)

@@ -1,0 +1,175 @@
+"""Reporters: the aligned text report of ``check`` and the public JSON findings.
+
+The text layout is fixed column arithmetic: the code field is eight wide after two
+spaces, the id field sixteen, stored values end at column 59 and computed values are
+padded to eleven before the formula.
+"""
+
+from __future__ import annotations
+
+from .findings import ADVICE_CODES, Finding, count
+
+CONTENT_COL = 10
+ID_FIELD = 16
+STORED_END = 49
+COMPUTED_FIELD = 11
+LABEL_FIELD = 22
+CONT = " " * CONTENT_COL
+
+
+def prefix(code: str) -> str:
+    padded = code.ljust(8)
+    return "  " + (code + " " if len(padded) == len(code) else padded)
+
+
+def _label(f: Finding) -> str:
+    if f.assertion_scoped:
+        return f"#{f.sheet}" if f.sheet else ""
+    return f.ident
+
+
+def stale_line(f: Finding) -> str:
+    if f.anchor_group:
+        return prefix("STALE") + f"{f.suppressed_count} prose anchors bound to the values above"
+    left = f.ident.ljust(ID_FIELD) + "· " + f.row_label if f.row_label is not None else f.ident
+    stored = f.stored or ""
+    gap = max(1, STORED_END - len(left) - len(stored))
+    computed = (f.computed or "").ljust(COMPUTED_FIELD) + f.formula if f.formula else (f.computed or "")
+    return prefix("STALE") + left + " " * gap + stored + " ≠ " + computed
+
+
+def group_lines(f: Finding) -> list[str]:
+    code = f.code
+    if code == "DATE":
+        label = f.row_label or ""
+        label = label + " " if len(label) >= LABEL_FIELD else label.ljust(LABEL_FIELD)
+        lines = [prefix("DATE") + f.ident.ljust(ID_FIELD) + "· " + label + f'"{f.raw}"',
+                 CONT + "Dates must be ISO 8601 calendar dates: YYYY-MM-DD."]
+        if f.iso_fix:
+            lines.append(CONT + f"Unambiguous — `visimark fmt --fix-dates` rewrites it to {f.iso_fix}.")
+        elif f.alt_a and f.alt_b:
+            lines.append(CONT + f"Ambiguous: {f.alt_a} or {f.alt_b}, {f.days_apart} days apart. Fix by hand.")
+        else:
+            lines.append(CONT + "Fix by hand.")
+        return lines
+    if code == "UNIT" and f.row_label is not None:
+        label = f.row_label
+        label = label + " " if len(label) >= LABEL_FIELD else label.ljust(LABEL_FIELD)
+        return [prefix("UNIT") + f.ident.ljust(ID_FIELD) + "· " + label + f'"{f.raw or ""}"', CONT + (f.message or "")]
+    if code == "NOTE":
+        return [prefix("NOTE") + _label(f).ljust(ID_FIELD) + "· " + (f.message or "")]
+    if code == "ASSERT":
+        return [prefix("ASSERT") + _label(f).ljust(ID_FIELD) + strip_assert(f.source or ""),
+                CONT + (f.message or "") + "   is false"]
+    if code == "UNDEF":
+        head = prefix("UNDEF") + _label(f).ljust(ID_FIELD) + "  " + f"unknown name `{f.raw}`"
+        return [head] + ([CONT + f"did you mean `{f.suggestion}`?"] if f.suggestion else [])
+    if code == "DUP":
+        if f.message and f.name and f.name.startswith("["):
+            return [prefix("DUP") + f.message]
+        lines = [prefix("DUP") + f.ident.ljust(ID_FIELD) + "  " + f"`{f.name}` is already defined in this scope"]
+        if f.message:
+            lines = [prefix("DUP") + f.ident.ljust(ID_FIELD) + "  " + f.message]
+        return lines + [CONT + "the first binding wins; delete or rename one of them"]
+    if code == "VECTOR":
+        return [prefix("VECTOR") + _label(f).ljust(ID_FIELD) + "  " + f"`{f.raw}` is a column, not a value.",
+                CONT + f"Wrap it in an aggregate: SUM({f.raw})"]
+    if code == "CYCLE":
+        return [prefix("CYCLE") + " → ".join(f.cycle_path)]
+    if code == "COVERAGE":
+        head = prefix("COVERAGE")
+        return [head + (f.message or "")] + ([" " * len(head) + f.suggestion] if f.suggestion else [])
+    if code == "WARN":
+        return [prefix("WARN") + f.ident.ljust(ID_FIELD) + "  defined and never read"
+                + (f" — did you mean `{f.suggestion}`?" if f.suggestion else "")]
+    if code == "TYPE":
+        head = prefix("TYPE") + _label(f).ljust(ID_FIELD) + ("· " + f.row_label + "  " if f.row_label else "  ")
+        return [head + (f.message or "")] + ([CONT + f"did you mean `{f.suggestion}`?"] if f.suggestion else [])
+    head = prefix(code)
+    label = _label(f)
+    lines = [head + (label.ljust(ID_FIELD) + "  " if label else "") + (f.message or "")]
+    if f.suggestion:
+        lines.append(" " * len(head) + f.suggestion)
+    return lines
+
+
+def strip_assert(source: str) -> str:
+    return source[len("assert"):].lstrip() if source.startswith("assert") else source
+
+
+def footer(findings: list[Finding]) -> str:
+    stale, errors = count(findings)
+    problems = stale + errors
+    return (f"  {problems} problem{'' if problems == 1 else 's'} ({stale} stale, "
+            f"{errors} error{'' if errors == 1 else 's'})")
+
+
+def format_check(path: str, findings: list[Finding]) -> str:
+    """The whole ``check`` report for one file (no trailing newline)."""
+    lines = [path, ""]
+    stale = [f for f in findings if f.code == "STALE"]
+    rest = [f for f in findings if f.code != "STALE"]
+    lines.extend(stale_line(f) for f in stale)
+    if stale:
+        lines.append("")
+    for f in rest:
+        lines.extend(group_lines(f))
+        lines.append("")
+    lines.append(footer(findings))
+    return "\n".join(lines)
+
+
+def finding_json(f: Finding, file: str) -> dict:
+    """The public JSON form of a finding (no spans, string values)."""
+    location: dict[str, str] = {"file": file}
+    if f.sheet:
+        location["sheet"] = f.sheet
+    if f.name:
+        location["name"] = f.name
+    if f.row_label is not None:
+        location["row"] = f.row_label
+    details: dict[str, object] = {}
+    if f.code == "STALE":
+        if f.anchor_group:
+            details["suppressedCount"] = f.suppressed_count
+        else:
+            details["stored"] = f.stored
+            details["computed"] = f.computed
+            if f.formula:
+                details["formula"] = f.formula
+    elif f.code == "DATE":
+        details["raw"] = f.raw
+        if f.iso_fix:
+            details["isoFix"] = f.iso_fix
+        elif f.alt_a:
+            details.update(altA=f.alt_a, altB=f.alt_b, daysApart=f.days_apart)
+    elif f.code == "CYCLE":
+        details["cyclePath"] = list(f.cycle_path)
+    elif f.code == "ASSERT":
+        details["source"] = f.source
+        details["substituted"] = f.substituted
+    else:
+        details["message"] = text_message(f)
+        if f.suppressed_count is not None and f.code == "NOTE":
+            details["suppressedCount"] = f.suppressed_count
+        if f.suggestion and f.code in ("UNDEF", "TYPE", "WARN", "COVERAGE", "PRECISION"):
+            details["suggestion"] = f.suggestion
+    return {
+        "code": f.code,
+        "class": "advice" if f.code in ADVICE_CODES else "problem",
+        "location": location,
+        "details": details,
+    }
+
+
+def text_message(f: Finding) -> str:
+    """A one-line message for findings whose text report composes it."""
+    if f.code == "UNDEF":
+        return f"unknown name `{f.raw}`"
+    if f.code == "VECTOR":
+        return f"`{f.raw}` is a column, not a value."
+    if f.code == "DUP" and not f.message:
+        return f"`{f.name}` is already defined in this scope"
+    if f.code == "WARN":
+        return "defined and never read"
+    return f.message or ""
