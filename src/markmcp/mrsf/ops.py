@@ -97,3 +97,494 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``changed`` (count), ``written`` (bool), ``counts`` (by status), ``previousVersion``.
 ``find_sidecars(directory=None, *, root=None, cwd=None)`` -> ``sidecars`` (relative paths).
 """
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import edits, git, store
+from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
+from .discovery import document_rel_for, load_config, find_workspace_root
+from .errors import MrsfError
+from .sidecar import Sidecar, new_sidecar, to_plain
+from .validate import validate as _validate
+
+__all__ = [
+    "locate", "read", "init", "add", "add_batch", "update", "resolve", "unresolve", "delete",
+    "list_comments", "format_list", "status", "validate", "rename", "repair", "reanchor",
+    "find_sidecars", "MrsfError",
+]
+
+PathLike = str | os.PathLike
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _base(loc: Location) -> dict[str, Any]:
+    return {"status": "ok", "root": str(loc.root), "document": loc.document, "sidecar": loc.sidecar}
+
+
+def _document_text(loc: Location) -> str | None:
+    path = loc.document_path
+    if not path.exists():
+        return None
+    inside(loc.root, loc.document, loc.root)
+    return store.read_document(path)
+
+
+def _require_sidecar(loc: Location) -> None:
+    if not loc.sidecar_path.exists():
+        raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); run init or add first",
+                        path=loc.sidecar)
+
+
+def _head(loc: Location) -> str | None:
+    repo = git.repo_root(loc.document_path.parent if loc.document_path.parent.exists() else loc.root)
+    return git.head_commit(repo) if repo else None
+
+
+def _write(loc: Location, change, *, expected_version: str | None, create: bool = False) -> store.Outcome:
+    if not create:
+        _require_sidecar(loc)
+    return store.transact(loc.sidecar_path, change, expected_version=expected_version, create_dirs=create)
+
+
+def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, Any]:
+    return {**_base(loc), "version": outcome.version, "previousVersion": outcome.previous_version,
+            "written": outcome.written, **extra}
+
+
+def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | None,
+             cwd: PathLike | None) -> tuple[Path, list[Location], list[dict]]:
+    """Expand documents/sidecars/directories into sidecar locations (existing sidecars)."""
+    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    config = load_config(root_path)
+    if targets is None:
+        targets = [cwd_path]
+    elif isinstance(targets, (str, os.PathLike)):
+        targets = [targets]
+    locs: list[Location] = []
+    errors: list[dict] = []
+    seen: set[str] = set()
+    for target in targets:
+        lexical, rel = (root_path, ".") if Path(os.path.abspath(cwd_path / target)) == root_path else inside(root_path, target, cwd_path)
+        if lexical.is_dir():
+            for sidecar in _find_sidecars(rel, root_path):
+                if sidecar not in seen:
+                    seen.add(sidecar)
+                    locs.append(Location(root_path, document_rel_for(sidecar, config), sidecar, config))
+            continue
+        loc = _locate(target, root=root_path, cwd=cwd_path)
+        if loc.sidecar in seen:
+            continue
+        seen.add(loc.sidecar)
+        if not loc.sidecar_path.exists():
+            errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": "not-found",
+                           "message": f"no sidecar for {loc.document}"})
+            continue
+        locs.append(loc)
+    return root_path, locs, errors
+
+
+# ---------------------------------------------------------------------------
+# operations
+# ---------------------------------------------------------------------------
+
+
+def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Where the document and sidecar of ``target`` are (see module docstring)."""
+    loc = _locate(target, root=root, cwd=cwd)
+    out = {**_base(loc), "documentPath": str(loc.document_path), "sidecarPath": str(loc.sidecar_path),
+           "format": loc.format, "exists": loc.sidecar_path.exists(), "documentExists": loc.document_path.exists()}
+    if out["exists"]:
+        out["version"] = store.current_version(loc.sidecar_path)
+    return out
+
+
+def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """The sidecar's data (plain), raw text and version."""
+    loc = _locate(target, root=root, cwd=cwd)
+    _require_sidecar(loc)
+    loaded = store.load(loc.sidecar_path)
+    return {**_base(loc), "version": loaded.version, "format": loaded.sidecar.fmt,
+            "data": loaded.sidecar.plain(), "text": loaded.text}
+
+
+def init(document: PathLike, *, format: str = "yaml", force: bool = False, expected_version: str | None = None,
+         root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Create an empty sidecar for a document."""
+    if format not in ("yaml", "json"):
+        raise MrsfError("invalid-argument", f"format must be yaml or json, got {format!r}")
+    loc = _locate(document, root=root, cwd=cwd)
+    if is_sidecar_name(loc.sidecar) and loc.format != format and not loc.sidecar_path.exists():
+        from .discovery import sidecar_rel_for
+        loc = Location(loc.root, loc.document, sidecar_rel_for(loc.document, loc.config, format), loc.config)
+    if not loc.document_path.exists():
+        raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
+
+    def change(sc: Sidecar | None):
+        if sc is not None and not force:
+            raise MrsfError("sidecar-exists", f"sidecar already exists: {loc.sidecar} (use force to overwrite)",
+                            path=loc.sidecar)
+        return new_sidecar(loc.document, format), sc is None
+
+    outcome = _write(loc, change, expected_version=expected_version, create=True)
+    return _written(loc, outcome, created=outcome.result)
+
+
+def _add(loc: Location, specs: list[dict], expected_version: str | None) -> tuple[store.Outcome, list[dict]]:
+    text = _document_text(loc)
+    head = None
+    if any(not s.get("commit") for s in specs if isinstance(s, dict)):
+        head = _head(loc)
+
+    def change(sc: Sidecar | None):
+        created = sc is None
+        if sc is None:
+            sc = new_sidecar(loc.document, loc.format)
+        comments = edits.add_comments(sc, specs, document_text=text, head_commit=head)
+        return sc, (comments, created)
+
+    outcome = _write(loc, change, expected_version=expected_version, create=True)
+    return outcome, outcome.result
+
+
+def add(target: PathLike, *, author: str, text: str, line: int | None = None, end_line: int | None = None,
+        start_column: int | None = None, end_column: int | None = None, selected_text: str | None = None,
+        type: str | None = None, severity: str | None = None, reply_to: str | None = None,
+        commit: str | None = None, id: str | None = None, timestamp: str | None = None,
+        extensions: dict | None = None, expected_version: str | None = None,
+        root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Add one comment (see module docstring)."""
+    loc = _locate(target, root=root, cwd=cwd)
+    spec = {k: v for k, v in dict(
+        author=author, text=text, line=line, end_line=end_line, start_column=start_column,
+        end_column=end_column, selected_text=selected_text, type=type, severity=severity,
+        reply_to=reply_to, commit=commit, id=id, timestamp=timestamp, extensions=extensions,
+    ).items() if v is not None}
+    outcome, (comments, created) = _add(loc, [spec], expected_version)
+    return _written(loc, outcome, comment=comments[0], created=created)
+
+
+def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
+              root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Add several comments in one atomic write."""
+    loc = _locate(target, root=root, cwd=cwd)
+    if not isinstance(comments, list):
+        raise MrsfError("invalid-argument", "`comments` must be a list")
+    outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version)
+    return _written(loc, outcome, comments=built, created=created)
+
+
+def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Change fields of one comment (see module docstring)."""
+    loc = _locate(target, root=root, cwd=cwd)
+    text = _document_text(loc)
+
+    def change(sc: Sidecar | None):
+        comment, changed = edits.update_comment(sc, comment_id, changes, document_text=text)
+        return sc, (comment, changed)
+
+    outcome = _write(loc, change, expected_version=expected_version)
+    comment, changed = outcome.result
+    return _written(loc, outcome, comment=comment, changed=changed)
+
+
+def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None, cascade: bool,
+                  expected_version: str | None, root: PathLike | None, cwd: PathLike | None) -> dict:
+    loc = _locate(target, root=root, cwd=cwd)
+
+    def change(sc: Sidecar | None):
+        return sc, edits.set_resolved(sc, value, ids=ids, filters=filters, cascade=cascade)
+
+    outcome = _write(loc, change, expected_version=expected_version)
+    matched, changed = outcome.result
+    return _written(loc, outcome, matched=matched, changed=changed)
+
+
+def resolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
+            expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Mark comments resolved (by ids and/or filters)."""
+    return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd)
+
+
+def unresolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
+              expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Mark comments open again (by ids and/or filters)."""
+    return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd)
+
+
+def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_version: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Delete comments; replies are promoted (MRSF §9.1) unless ``cascade``."""
+    loc = _locate(target, root=root, cwd=cwd)
+
+    def change(sc: Sidecar | None):
+        return sc, edits.delete_comments(sc, ids, cascade=cascade)
+
+    outcome = _write(loc, change, expected_version=expected_version)
+    deleted, promoted = outcome.result
+    return _written(loc, outcome, deleted=deleted, promoted=promoted)
+
+
+def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filters: dict | None = None,
+                  root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Comments of one or more sidecars, filtered, with summary counts."""
+    match = edits.compile_filters(filters)
+    root_path, locs, errors = _targets(targets, root, cwd)
+    comments: list[dict] = []
+    for loc in locs:
+        try:
+            loaded = store.load(loc.sidecar_path)
+        except MrsfError as exc:
+            errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
+            continue
+        for item in loaded.sidecar.comments or ():
+            if not isinstance(item, dict):
+                continue
+            plain = to_plain(item)
+            if match(plain):
+                comments.append({**plain, "document": loc.document, "sidecar": loc.sidecar})
+    return {"status": "ok", "root": str(root_path), "comments": comments, "count": len(comments),
+            "summary": edits.summarize(comments), "errors": errors}
+
+
+def format_list(result: dict) -> str:
+    """The compact text form of a ``list_comments`` result."""
+    lines = [edits.format_comment_line(c) for c in result.get("comments", [])]
+    s = result.get("summary") or edits.summarize(result.get("comments", []))
+    lines.append(f"{s['total']} comment(s): {s['open']} open, {s['resolved']} resolved, "
+                 f"{s['orphaned']} orphaned, {s['threads']} thread(s)")
+    for err in result.get("errors", []):
+        lines.append(f"error: {err['sidecar']}: {err['message']}")
+    return "\n".join(lines)
+
+
+def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLike | None = None,
+           cwd: PathLike | None = None, use_git: bool = True) -> dict:
+    """Anchor health (fresh/stale/orphaned/unknown) of every comment."""
+    root_path, locs, errors = _targets(targets, root, cwd)
+    results: list[dict] = []
+    for loc in locs:
+        try:
+            loaded = store.load(loc.sidecar_path)
+            text = _document_text(loc)
+        except MrsfError as exc:
+            errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
+            continue
+        repo = git.repo_root(loc.root) if use_git else None
+        cache: dict[str, bool | None] = {}
+
+        def changed(commit: str, loc=loc, repo=repo, cache=cache) -> bool | None:
+            if repo is None:
+                return None
+            if commit not in cache:
+                cache[commit] = git.changed_since(repo, commit, loc.document_path)
+            return cache[commit]
+
+        plain = [to_plain(c) for c in loaded.sidecar.comments or ()]
+        for r in edits.assess_status(plain, text, changed_since=changed):
+            results.append({**r, "document": loc.document, "sidecar": loc.sidecar})
+    counts = {k: sum(1 for r in results if r["health"] == k) for k in ("fresh", "stale", "orphaned", "unknown")}
+    return {"status": "ok", "root": str(root_path), "results": results, "counts": counts, "errors": errors}
+
+
+def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bool = False,
+             check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Validate sidecars (schema + MRSF §10; with ``check_document`` also the anchors)."""
+    root_path, locs, errors = _targets(targets, root, cwd)
+    files = []
+    for err in errors:
+        files.append({"sidecar": err["sidecar"], "document": err["document"], "valid": False,
+                      "errors": [{"code": err["code"], "severity": "error", "message": err["message"], "path": "/"}],
+                      "warnings": []})
+    for loc in locs:
+        entry: dict[str, Any] = {"sidecar": loc.sidecar, "document": loc.document}
+        try:
+            loaded = store.load(loc.sidecar_path)
+        except MrsfError as exc:
+            diag = {"code": exc.code, "severity": "error", "message": exc.message, "path": "/"}
+            for key in ("line", "column"):
+                if key in exc.details:
+                    diag[key] = exc.details[key]
+            files.append({**entry, "valid": False, "errors": [diag], "warnings": []})
+            continue
+        text = None
+        if check_document:
+            try:
+                text = _document_text(loc)
+            except MrsfError:
+                text = None
+        report = _validate(loaded.sidecar, strict=strict, document_text=text)
+        data = loaded.sidecar.data
+        recorded = data.get("document") if isinstance(data, dict) else None
+        if isinstance(recorded, str) and has_marker(loc.root) and recorded != loc.document:
+            diag = {"code": "document-mismatch", "severity": "error" if strict else "warning",
+                    "message": f"`document` is {recorded!r} but this sidecar belongs to {loc.document!r}",
+                    "path": "/document"}
+            pos = loaded.sidecar.position(key="document")
+            if pos:
+                diag["line"], diag["column"] = pos
+            (report["errors"] if strict else report["warnings"]).append(diag)
+            report["valid"] = not report["errors"]
+        files.append({**entry, "version": loaded.version, **report})
+    return {"status": "ok", "root": str(root_path), "valid": all(f["valid"] for f in files) and bool(files),
+            "files": files, "errorCount": sum(len(f["errors"]) for f in files),
+            "warningCount": sum(len(f["warnings"]) for f in files)}
+
+
+def rename(old_document: PathLike, new_document: PathLike, *, expected_version: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """The document moved: rewrite ``document`` and move the sidecar beside its new path."""
+    old = _locate(old_document, root=root, cwd=cwd)
+    if is_sidecar_name(old.document):
+        raise MrsfError("invalid-argument", "give the old document path, not a sidecar path")
+    new = _locate(new_document, root=old.root, cwd=cwd)
+    if is_sidecar_name(new.document):
+        raise MrsfError("invalid-argument", "give the new document path, not a sidecar path")
+    _require_sidecar(old)
+    from .discovery import sidecar_rel_for
+    new = Location(new.root, new.document, sidecar_rel_for(new.document, new.config, old.format), new.config)
+    if new.sidecar == old.sidecar:
+        raise MrsfError("invalid-argument", "the old and new document paths are the same")
+    if new.sidecar_path.exists():
+        raise MrsfError("sidecar-exists", f"a sidecar already exists at {new.sidecar}", path=new.sidecar)
+    loaded = store.load(old.sidecar_path)
+    if expected_version is not None and expected_version != loaded.version:
+        from .errors import MrsfConflict
+        raise MrsfConflict(loaded.version, expected_version, old.sidecar)
+    mode = os.stat(old.sidecar_path).st_mode & 0o7777
+
+    def change(sc: Sidecar | None):
+        if sc is not None:
+            raise MrsfError("sidecar-exists", f"a sidecar already exists at {new.sidecar}", path=new.sidecar)
+        moved = loaded.sidecar
+        moved.set_top("document", new.document)
+        return moved, None
+
+    outcome = store.transact(new.sidecar_path, change, create_dirs=True)
+    os.chmod(new.sidecar_path, mode)
+    try:
+        store.remove(old.sidecar_path, expected_version=loaded.version)
+    except MrsfError:
+        # the old sidecar changed meanwhile: keep both rather than lose the change
+        raise MrsfError("version-mismatch", f"{old.sidecar} changed during rename; the new sidecar {new.sidecar} was "
+                        "written from the earlier version and the old one was kept") from None
+    return {**_base(new), "oldSidecar": old.sidecar, "oldDocument": old.document, "version": outcome.version,
+            "previousVersion": loaded.version, "written": True}
+
+
+def repair(target: PathLike, *, reset: bool = False, expected_version: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Salvage a damaged sidecar (or reset it); the original is kept as ``<sidecar>.bak``."""
+    loc = _locate(target, root=root, cwd=cwd)
+    _require_sidecar(loc)
+    report: dict[str, Any] = {"salvaged": 0, "dropped": [], "backup": None, "reset": reset}
+
+    def change(sc: Sidecar | None):
+        raw = store.read_limited(loc.sidecar_path, store.MAX_SIDECAR_BYTES, "sidecar")
+        text = raw.decode("utf-8", "replace")
+        if reset:
+            fresh = new_sidecar(loc.document, loc.format)
+        elif sc is not None and isinstance(sc.comments, list) and all(k in sc.data for k in ("mrsf_version", "document")):
+            report["salvaged"] = len(sc.comments)
+            return None, None  # parses and has its structure: nothing to repair
+        elif sc is not None:
+            fresh = sc
+            if "mrsf_version" not in fresh.data:
+                fresh.set_top("mrsf_version", "1.0")
+            if "document" not in fresh.data:
+                fresh.set_top("document", loc.document)
+            comments = fresh.data.get("comments")
+            if not isinstance(comments, list):
+                report["dropped"].append({"reason": f"`comments` was not a list ({type(comments).__name__})"})
+                fresh.data["comments"] = [] if fresh.fmt == "json" else new_sidecar("x").data["comments"]
+            report["salvaged"] = len(fresh.comments or [])
+        else:
+            fresh, dropped, salvaged = edits.salvage(text, loc.document)
+            if loc.format == "json":
+                fresh = Sidecar(fmt="json", data=fresh.plain())
+            report["dropped"], report["salvaged"] = dropped, salvaged
+        backup = loc.sidecar_path.with_name(loc.sidecar_path.name + ".bak")
+        store.atomic_write(backup, raw)
+        report["backup"] = backup.relative_to(loc.root).as_posix()
+        return fresh, None
+
+    outcome = store.transact(loc.sidecar_path, change, expected_version=expected_version, lenient=True)
+    return _written(loc, outcome, changed=outcome.written, **report)
+
+
+def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = None,
+                  cwd: PathLike | None = None) -> dict:
+    """Every sidecar under ``directory`` (default: the working directory)."""
+    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    start = directory if directory is not None else cwd_path
+    rel = "." if Path(os.path.abspath(cwd_path / start)) == root_path else inside(root_path, start, cwd_path)[1]
+    return {"status": "ok", "root": str(root_path), "sidecars": _find_sidecars(rel, root_path)}
+
+
+def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = False, force: bool = False,
+             dry_run: bool = False, from_commit: str | None = None, use_git: bool = True,
+             expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+    """Re-anchor every comment against the current document (see module docstring)."""
+    from . import reanchor as engine
+
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+        raise MrsfError("invalid-argument", f"threshold must be a number between 0 and 1, got {threshold!r}")
+    loc = _locate(target, root=root, cwd=cwd)
+    _require_sidecar(loc)
+    text = _document_text(loc)
+    if text is None:
+        raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
+    repo = git.repo_root(loc.root) if use_git else None
+    head = git.head_commit(repo) if repo else None
+    sources: dict[str, str | None] = {}
+
+    def source_for(commit: Any) -> str | None:
+        commit = from_commit or commit
+        if repo is None or not isinstance(commit, str):
+            return None
+        if commit not in sources:
+            sources[commit] = git.show_file(repo, commit, loc.document_path)
+        return sources[commit]
+
+    def change(sc: Sidecar | None):
+        items = [c for c in sc.comments or () if isinstance(c, dict)]
+        work = [c for c in items if any(k in c for k in edits.ANCHOR_FIELDS)]
+        groups: dict[Any, list[dict]] = {}
+        for c in work:
+            src = source_for(c.get("commit"))
+            groups.setdefault(src, []).append(c)
+        placements: dict[int, Any] = {}
+        for src, group in groups.items():
+            anchors = [engine.Anchor.from_comment(to_plain(c)) for c in group]
+            found = engine.reanchor(anchors, text, source=src, threshold=threshold)
+            for c, placement in zip(group, found):
+                placements[id(c)] = placement
+        results = []
+        for c in items:
+            if id(c) not in placements:
+                results.append({"id": c.get("id"), "status": "anchored", "score": 1.0,
+                                "reason": "no anchor (document-level comment or reply)", "changed": []})
+                continue
+            results.append(edits.apply_placement(sc, c, placements[id(c)], update_text=update_text,
+                                                 force=force, head_commit=head))
+        return (None if dry_run else sc), results
+
+    outcome = _write(loc, change, expected_version=expected_version)
+    results = outcome.result
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    changed = sum(1 for r in results if r.get("changed"))
+    return _written(loc, outcome, results=results, changed=changed, counts=counts, dryRun=dry_run,
+                    headCommit=head)

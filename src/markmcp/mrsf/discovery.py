@@ -1,0 +1,229 @@
+"""Where sidecars live: MRSF §3 discovery, ``.mrsf.yaml``, and path safety.
+
+* The workspace root is the nearest directory (from a start directory upwards) holding
+  ``.mrsf.yaml`` or ``.git``; without one, the start directory itself.
+* ``.mrsf.yaml`` at the root may set ``sidecar_root`` (relative, no ``..``); then the
+  sidecar of ``docs/a.md`` is ``<root>/<sidecar_root>/docs/a.md.review.yaml`` and only that
+  location counts.  Otherwise it is ``<root>/docs/a.md.review.yaml`` (co-located).
+* A ``.review.json`` sidecar is used when it exists and the ``.review.yaml`` does not.
+* Every path handed in must stay inside the root, both as written (``..``) and after
+  following symlinks; otherwise MrsfError ``path-escape``.
+
+The path arithmetic (:func:`sidecar_rel_for`, :func:`document_rel_for`,
+:func:`parse_config`) is pure; the rest reads the filesystem (existence checks, the
+config file, directory walks) but never writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from .errors import MrsfError
+from .sidecar import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML
+
+CONFIG_FILENAME = ".mrsf.yaml"
+MAX_CONFIG_BYTES = 64 * 1024
+SKIP_DIRS = {".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The parsed ``.mrsf.yaml`` (only ``sidecar_root`` is defined by MRSF)."""
+
+    sidecar_root: str | None = None
+
+
+@dataclass(frozen=True)
+class Location:
+    """A document and its sidecar inside a workspace."""
+
+    root: Path            # absolute workspace root
+    document: str         # repository-relative, "/"-separated
+    sidecar: str          # repository-relative, "/"-separated
+    config: Config
+
+    @property
+    def document_path(self) -> Path:
+        return self.root / self.document
+
+    @property
+    def sidecar_path(self) -> Path:
+        return self.root / self.sidecar
+
+    @property
+    def format(self) -> str:
+        return "json" if self.sidecar.endswith(SIDECAR_SUFFIX_JSON) else "yaml"
+
+
+# ---------------------------------------------------------------------------
+# Pure path arithmetic
+# ---------------------------------------------------------------------------
+
+
+def is_sidecar_name(path: str | os.PathLike) -> bool:
+    """True for ``*.review.yaml`` and ``*.review.json``."""
+    name = os.fspath(path)
+    return name.endswith(SIDECAR_SUFFIX_YAML) or name.endswith(SIDECAR_SUFFIX_JSON)
+
+
+def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
+    """Parse ``.mrsf.yaml`` text; MrsfError ``invalid-config`` when malformed or unsafe."""
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise MrsfError("invalid-config", f"{label}: malformed YAML{where}",
+                        line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None) from None
+    if data is None:
+        return Config()
+    if not isinstance(data, dict):
+        raise MrsfError("invalid-config", f"{label}: must be a mapping")
+    unknown = sorted(str(k) for k in data if k != "sidecar_root")
+    if unknown:
+        raise MrsfError("invalid-config", f"{label}: unknown key(s) {', '.join(unknown)} (only sidecar_root is allowed)")
+    root = data.get("sidecar_root")
+    if root is None:
+        return Config()
+    if not isinstance(root, str):
+        raise MrsfError("invalid-config", f"{label}: sidecar_root must be a string")
+    if root.startswith("/") or root.startswith("\\") or re.match(r"[A-Za-z]:", root):
+        raise MrsfError("invalid-config", f"{label}: sidecar_root must be a relative path (got {root!r})")
+    if ".." in root:
+        raise MrsfError("invalid-config", f"{label}: sidecar_root must not contain '..' (got {root!r})")
+    cleaned = str(PurePosixPath(root.replace("\\", "/")))
+    return Config(sidecar_root=None if cleaned in ("", ".") else cleaned)
+
+
+def sidecar_rel_for(document: str, config: Config, fmt: str = "yaml") -> str:
+    """Repository-relative sidecar path of a repository-relative document path."""
+    suffix = SIDECAR_SUFFIX_JSON if fmt == "json" else SIDECAR_SUFFIX_YAML
+    if config.sidecar_root:
+        return f"{config.sidecar_root}/{document}{suffix}"
+    return f"{document}{suffix}"
+
+
+def document_rel_for(sidecar: str, config: Config) -> str:
+    """Repository-relative document path of a repository-relative sidecar path."""
+    for suffix in (SIDECAR_SUFFIX_YAML, SIDECAR_SUFFIX_JSON):
+        if sidecar.endswith(suffix):
+            sidecar = sidecar[: -len(suffix)]
+            break
+    if config.sidecar_root:
+        prefix = config.sidecar_root + "/"
+        if sidecar.startswith(prefix):
+            return sidecar[len(prefix):]
+    return sidecar
+
+
+# ---------------------------------------------------------------------------
+# Filesystem side
+# ---------------------------------------------------------------------------
+
+
+def find_workspace_root(start: str | os.PathLike) -> Path:
+    """Nearest directory at or above ``start`` with ``.mrsf.yaml`` or ``.git``, else ``start``."""
+    here = Path(os.path.abspath(start))
+    if here.is_file():
+        here = here.parent
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_FILENAME).exists() or (candidate / ".git").exists():
+            return candidate
+    return here
+
+
+def has_marker(root: Path) -> bool:
+    """True when ``root`` really is a workspace root (``.mrsf.yaml`` or ``.git`` there)."""
+    return (root / CONFIG_FILENAME).exists() or (root / ".git").exists()
+
+
+def load_config(root: Path) -> Config:
+    """Read ``<root>/.mrsf.yaml`` (a missing file is an empty config)."""
+    path = root / CONFIG_FILENAME
+    if not path.is_file():
+        return Config()
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise MrsfError("invalid-config", f"{path}: too large for a config file")
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise MrsfError("invalid-config", f"{path}: not UTF-8") from None
+    except OSError as exc:
+        raise MrsfError("io-error", f"{path}: {exc.strerror or exc}") from None
+    return parse_config(text, str(path))
+
+
+def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """Absolute path of ``target`` and its root-relative POSIX form; ``path-escape`` if outside.
+
+    Checked twice: the normalised path as written (catches ``..``) and the path with
+    symlinks followed (catches links pointing out of the root).
+    """
+    root_abs = Path(os.path.abspath(root))
+    base = Path(os.path.abspath(cwd)) if cwd is not None else root_abs
+    raw = os.fspath(target)
+    if not raw or "\x00" in raw:
+        raise MrsfError("invalid-argument", "empty or invalid path")
+    lexical = Path(os.path.normpath(base / raw))
+    try:
+        rel = lexical.relative_to(root_abs)
+    except ValueError:
+        raise MrsfError("path-escape", f"{raw}: path is outside the workspace root {root_abs}", path=raw) from None
+    real_root = Path(os.path.realpath(root_abs))
+    real = Path(os.path.realpath(lexical))
+    try:
+        real.relative_to(real_root)
+    except ValueError:
+        raise MrsfError("path-escape", f"{raw}: resolves (through a symlink) outside the workspace root {root_abs}",
+                        path=raw) from None
+    rel_posix = rel.as_posix()
+    if rel_posix in ("", "."):
+        raise MrsfError("invalid-argument", f"{raw}: is the workspace root, not a file")
+    return lexical, rel_posix
+
+
+def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
+           cwd: str | os.PathLike | None = None) -> Location:
+    """Find the document and sidecar for ``target`` (a document or a sidecar path)."""
+    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
+    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    config = load_config(root_path)
+    _, rel = inside(root_path, target, cwd_path)
+    if is_sidecar_name(rel):
+        sidecar = rel
+        document = document_rel_for(rel, config)
+    else:
+        document = rel
+        sidecar = sidecar_rel_for(document, config, "yaml")
+        json_sidecar = sidecar_rel_for(document, config, "json")
+        if not (root_path / sidecar).exists() and (root_path / json_sidecar).exists():
+            sidecar = json_sidecar
+    inside(root_path, sidecar, root_path)
+    inside(root_path, document, root_path)
+    return Location(root=root_path, document=document, sidecar=sidecar, config=config)
+
+
+def find_sidecars(directory: str | os.PathLike, root: Path) -> list[str]:
+    """Repository-relative paths of every sidecar under ``directory`` (sorted; no symlinked dirs)."""
+    start, _ = inside(root, directory, root) if os.fspath(directory) not in ("", ".") else (root, ".")
+    if start.is_file():
+        return [start.relative_to(root).as_posix()] if is_sidecar_name(start.name) else []
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            if is_sidecar_name(name) and not name.startswith(".") :
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    try:
+                        inside(root, path, root)
+                    except MrsfError:
+                        continue
+                found.append(path.relative_to(root).as_posix())
+    return sorted(found)

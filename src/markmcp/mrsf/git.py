@@ -1,0 +1,122 @@
+"""The little git the engine needs, through ``git`` subprocesses with timeouts.
+
+Nothing here raises to callers: when git is missing, the directory is not a repository,
+the commit is unknown or git hangs past the timeout, the functions return None (or
+False) and the engine falls back to text-only behaviour.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+GIT_TIMEOUT = 10.0
+MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+#: a commit-ish we pass to git: hex ids and simple ref names, never an option
+_REV = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/\-~^]{0,199}")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"})
+    return env
+
+
+def _run(args: list[str], cwd: str | os.PathLike, *, timeout: float = GIT_TIMEOUT) -> tuple[int, bytes] | None:
+    """(exit code, stdout) of ``git args`` in ``cwd``, or None when git could not run."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=os.fspath(cwd), env=_env(), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout, check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    if len(proc.stdout) > MAX_OUTPUT_BYTES:
+        return None
+    return proc.returncode, proc.stdout
+
+
+def is_available() -> bool:
+    """True when a ``git`` executable runs."""
+    result = _run(["--version"], os.getcwd())
+    return result is not None and result[0] == 0
+
+
+def repo_root(path: str | os.PathLike) -> Path | None:
+    """Top-level directory of the git work tree containing ``path``, or None."""
+    start = Path(os.path.abspath(path))
+    if not start.is_dir():
+        start = start.parent
+    if not start.is_dir():
+        return None
+    result = _run(["rev-parse", "--show-toplevel"], start)
+    if result is None or result[0] != 0:
+        return None
+    text = result[1].decode("utf-8", "replace").strip()
+    return Path(text) if text else None
+
+
+def head_commit(repo: str | os.PathLike) -> str | None:
+    """Full SHA of HEAD, or None (no repository, or no commit yet)."""
+    result = _run(["rev-parse", "--verify", "-q", "HEAD"], repo)
+    if result is None or result[0] != 0:
+        return None
+    sha = result[1].decode("ascii", "replace").strip()
+    return sha or None
+
+
+def resolve_commit(repo: str | os.PathLike, commit: str) -> str | None:
+    """Full SHA of a commit-ish known to the repository, or None."""
+    if not isinstance(commit, str) or not _REV.fullmatch(commit):
+        return None
+    result = _run(["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"], repo)
+    if result is None or result[0] != 0:
+        return None
+    return result[1].decode("ascii", "replace").strip() or None
+
+
+def rel_in_repo(repo: Path, path: str | os.PathLike) -> str | None:
+    """``path`` relative to the repository top level (POSIX), or None if outside."""
+    try:
+        return Path(os.path.realpath(path)).relative_to(Path(os.path.realpath(repo))).as_posix()
+    except ValueError:
+        return None
+
+
+def show_file(repo: str | os.PathLike, commit: str, path: str | os.PathLike) -> str | None:
+    """Text of ``path`` (absolute, or relative to the repository) at ``commit``, or None."""
+    if not isinstance(commit, str) or not _REV.fullmatch(commit):
+        return None
+    rel = rel_in_repo(Path(repo), path) if os.path.isabs(os.fspath(path)) else os.fspath(path)
+    if rel is None:
+        return None
+    result = _run(["show", f"{commit}:{rel}"], repo)
+    if result is None or result[0] != 0:
+        return None
+    try:
+        return result[1].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def changed_since(repo: str | os.PathLike, commit: str, path: str | os.PathLike) -> bool | None:
+    """Whether ``path`` in the work tree differs from its content at ``commit``.
+
+    None when that cannot be told (no git, unknown commit, path outside the repository).
+    A file that did not exist at ``commit`` counts as changed.
+    """
+    if resolve_commit(repo, commit) is None:
+        return None
+    rel = rel_in_repo(Path(repo), path) if os.path.isabs(os.fspath(path)) else os.fspath(path)
+    if rel is None:
+        return None
+    old = show_file(repo, commit, rel)
+    try:
+        current = (Path(repo) / rel).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = None
+    if old is None or current is None:
+        return old is not None or current is not None
+    return old.replace("\r\n", "\n") != current.replace("\r\n", "\n")

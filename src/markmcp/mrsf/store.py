@@ -1,0 +1,316 @@
+"""Reading and writing sidecar files safely: the engine's filesystem edge.
+
+* Reads refuse files over :data:`MAX_SIDECAR_BYTES` (``file-too-large``) and non-UTF-8
+  text (``encoding-error``).
+* ``version`` is the SHA-256 hex digest of a sidecar's bytes.
+* :func:`transact` is the only way sidecars are changed: under a per-file lock (a
+  ``threading.Lock`` within the process plus an ``fcntl.flock`` on the lock file
+  ``.<sidecar name>.lock`` beside the sidecar, across processes) it reads the current
+  bytes, checks ``expected_version`` (mismatch: :class:`MrsfConflict`, nothing written),
+  lets the caller change the parsed :class:`Sidecar`, dumps it, re-parses the new text to
+  prove it round-trips to the same data, and replaces the file atomically.
+* Atomic replace: a temporary file in the same directory is written, flushed and
+  fsync'ed, given the old file's permission bits, renamed over the sidecar, and the
+  directory is fsync'ed.  A writer killed at any moment leaves the old or the new file,
+  never a mix; its leftover temporary file is removed by the next writer.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+import secrets
+import stat
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .errors import MrsfConflict, MrsfError
+from .sidecar import Sidecar, parse_sidecar, to_plain
+
+MAX_SIDECAR_BYTES = 10 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+CHUNK = 64 * 1024
+
+#: Test hook: called after every chunk written to a temporary file (simulates slow disks).
+_write_hook: Callable[[], None] | None = None
+
+_locks_guard = threading.Lock()
+_locks: dict[str, threading.Lock] = {}
+
+
+def version_of(data: bytes) -> str:
+    """The version of a sidecar: SHA-256 hex of its bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_limited(path: Path, limit: int, what: str = "file") -> bytes:
+    """Bytes of ``path``; ``not-found``, ``file-too-large`` or ``io-error`` otherwise."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise MrsfError("file-too-large",
+                                f"{path}: {what} is {size} bytes, over the {limit} byte limit; nothing was read or written",
+                                path=str(path), size=size, limit=limit)
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise MrsfError("not-found", f"{path}: {what} not found", path=str(path)) from None
+    except IsADirectoryError:
+        raise MrsfError("invalid-argument", f"{path}: is a directory, not a {what}", path=str(path)) from None
+    except OSError as exc:
+        raise MrsfError("io-error", f"{path}: cannot read {what}: {exc.strerror or exc}", path=str(path)) from None
+    if len(data) > limit:
+        raise MrsfError("file-too-large", f"{path}: {what} is over the {limit} byte limit; nothing was read or written",
+                        path=str(path), limit=limit)
+    return data
+
+
+def decode(data: bytes, path: Path, what: str = "file") -> str:
+    """UTF-8 text of ``data`` or MrsfError ``encoding-error``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MrsfError("encoding-error", f"{path}: {what} is not UTF-8 (byte {exc.start})", path=str(path)) from None
+
+
+def read_document(path: Path) -> str:
+    """Text of a Markdown document (size-limited, UTF-8)."""
+    return decode(read_limited(path, MAX_DOCUMENT_BYTES, "document"), path, "document")
+
+
+@dataclass
+class Loaded:
+    """A sidecar as read from disk."""
+
+    sidecar: Sidecar
+    version: str
+    text: str
+
+
+def load(path: Path) -> Loaded:
+    """Read and parse a sidecar (no lock needed: writers replace files atomically)."""
+    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+    text = decode(raw, path, "sidecar")
+    return Loaded(parse_sidecar(text, name=str(path)), version_of(raw), text)
+
+
+def current_version(path: Path) -> str | None:
+    """Version of the sidecar at ``path``, or None when it does not exist."""
+    try:
+        return version_of(read_limited(path, MAX_SIDECAR_BYTES, "sidecar"))
+    except MrsfError as exc:
+        if exc.code == "not-found":
+            return None
+        raise
+
+
+# ---------------------------------------------------------------------------
+# Locking
+# ---------------------------------------------------------------------------
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file guarding ``path``."""
+    return path.parent / f".{path.name}.lock"
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the in-process and the cross-process lock of ``path``."""
+    key = os.path.abspath(path)
+    with _locks_guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        try:
+            fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise MrsfError("io-error", f"{path}: cannot create lock file: {exc.strerror or exc}", path=str(path)) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+
+# ---------------------------------------------------------------------------
+# Atomic replace
+# ---------------------------------------------------------------------------
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+def _cleanup_temps(path: Path) -> None:
+    """Remove temporary files left by killed writers (call with the lock held)."""
+    prefix = _temp_prefix(path)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            try:
+                os.unlink(path.parent / name)
+            except OSError:
+                pass
+
+
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir)."""
+    target = Path(os.path.realpath(path))
+    directory = target.parent
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+    tmp = directory / f"{_temp_prefix(target)}{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as exc:
+        raise MrsfError("io-error", f"{path}: cannot create a temporary file: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        try:
+            view = memoryview(data)
+            for start in range(0, len(view), CHUNK):
+                chunk = view[start:start + CHUNK]
+                while chunk:
+                    written = os.write(fd, chunk)
+                    chunk = chunk[written:]
+                if _write_hook is not None:
+                    _write_hook()
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise MrsfError("io-error", f"{path}: write failed: {exc.strerror or exc}; the file was not changed",
+                        path=str(path)) from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError as exc:  # some filesystems cannot fsync directories
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(dir_fd)
+
+
+def verified_bytes(sc: Sidecar) -> bytes:
+    """Dump ``sc`` and prove the text parses back to the same data; the bytes to write."""
+    text = sc.dump()
+    try:
+        again = parse_sidecar(text, fmt=sc.fmt)
+    except MrsfError as exc:
+        raise MrsfError("internal-error", f"refusing to write: the new sidecar would not parse ({exc.message})") from None
+    if to_plain(again.data) != to_plain(sc.data):
+        raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
+    return text.encode("utf-8")
+
+
+# ---------------------------------------------------------------------------
+# Transactions
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What :func:`transact` did."""
+
+    result: Any
+    previous_version: str | None
+    version: str | None
+    written: bool
+
+
+def transact(
+    path: Path,
+    change: Callable[[Sidecar | None], tuple[Sidecar | None, Any]],
+    *,
+    expected_version: str | None = None,
+    create_dirs: bool = False,
+    lenient: bool = False,
+) -> Outcome:
+    """Read-check-change-write one sidecar under its lock.
+
+    ``change(sidecar_or_None)`` returns ``(new_sidecar_or_None, result)``; None (or a
+    sidecar whose text is unchanged) means nothing is written.  An exception from
+    ``change`` writes nothing.  ``lenient``: a sidecar that does not parse is handed to
+    ``change`` as None instead of raising (for repair).
+    """
+    if create_dirs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MrsfError("io-error", f"{path.parent}: cannot create directory: {exc.strerror or exc}") from None
+    elif not path.parent.is_dir():
+        raise MrsfError("not-found", f"{path.parent}: directory not found", path=str(path.parent))
+    with locked(path):
+        _cleanup_temps(Path(os.path.realpath(path)))
+        try:
+            raw: bytes | None = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+        except MrsfError as exc:
+            if exc.code != "not-found":
+                raise
+            raw = None
+        current = version_of(raw) if raw is not None else None
+        if expected_version is not None and expected_version != current:
+            raise MrsfConflict(current, expected_version, str(path))
+        sc = None
+        if raw is not None:
+            try:
+                sc = parse_sidecar(decode(raw, path, "sidecar"), name=str(path))
+            except MrsfError as exc:
+                if not lenient or exc.code not in ("malformed-yaml", "malformed-json", "invalid-sidecar", "encoding-error"):
+                    raise
+        new_sc, result = change(sc)
+        if new_sc is None:
+            return Outcome(result, current, current, False)
+        data = verified_bytes(new_sc)
+        if raw is not None and data == raw:
+            return Outcome(result, current, current, False)
+        atomic_write(path, data)
+        return Outcome(result, current, version_of(data), True)
+
+
+def remove(path: Path, *, expected_version: str | None = None) -> None:
+    """Delete a sidecar under its lock (used by rename after the new copy is written)."""
+    with locked(path):
+        current = current_version(path)
+        if expected_version is not None and expected_version != current:
+            raise MrsfConflict(current, expected_version, str(path))
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise MrsfError("io-error", f"{path}: cannot remove: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        os.unlink(lock_path(path))
+    except OSError:
+        pass
