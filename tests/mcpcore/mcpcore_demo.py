@@ -10,6 +10,7 @@ own output schema, and custom text content.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -63,6 +64,14 @@ def roots(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 def bad_output(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {"count": "three"}
+
+
+def chatty(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    log = logging.getLogger("markmcp.demo")
+    log.debug("debug detail")
+    log.info("parsed %d comments", 3)
+    log.warning("anchor drifted")
+    return {"said": 3}
 
 
 def read_file(params: dict[str, str], ctx: CallContext) -> str:
@@ -190,6 +199,15 @@ TOOLS = [
         handler=lambda args, ctx: {"n": 2},
         read_only=True,
         text=lambda result: [f"{result['n']} items", "done"],
+    ),
+    Tool(
+        name="chatty",
+        title="Log while working",
+        description="Logs a debug, an info and a warning record, then answers.",
+        input_schema=OBJECT,
+        output_schema={"type": "object", "properties": {"said": {"type": "integer"}}},
+        handler=chatty,
+        read_only=True,
     ),
 ]
 

@@ -33,7 +33,7 @@ def test_initialize_reports_server_and_capabilities() -> None:
         result = answer["result"]
         assert result["serverInfo"] == {"name": "markmcp-demo", "version": "0.0.1"}
         assert result["protocolVersion"] == "2025-11-25"
-        assert "tools" in result["capabilities"] and "resources" in result["capabilities"]
+        assert {"tools", "resources", "logging"} <= set(result["capabilities"])
         assert result["instructions"].startswith("A test server")
         code, stderr = c.finish()
         assert code == 0, stderr
@@ -259,3 +259,24 @@ def test_roots_request_pending_at_eof_does_not_hang() -> None:
         code, stderr = c.finish()
     assert answer["result"]["structuredContent"]["roots"] == []
     assert code == 0, stderr
+
+
+def test_tool_logs_reach_the_client_after_set_level() -> None:
+    with StdioClient() as c:
+        c.initialize()
+        request_id = c.request("tools/call", {"name": "chatty", "arguments": {}})
+        assert c.receive()["id"] == request_id  # no level set: no log notifications
+        assert c.call("logging/setLevel", {"level": "info"})["result"] == {}
+        request_id = c.request("tools/call", {"name": "chatty", "arguments": {}})
+        logs = []
+        while "method" in (message := c.receive()):
+            logs.append(message)
+        assert message["id"] == request_id and message["result"]["structuredContent"] == {"said": 3}
+        assert [(m["method"], m["params"]["level"], m["params"]["data"]) for m in logs] == [
+            ("notifications/message", "info", "parsed 3 comments"),
+            ("notifications/message", "warning", "anchor drifted"),
+        ]
+        assert {m["params"]["logger"] for m in logs} == {"markmcp.demo"}
+        code, stderr = c.finish()
+    assert code == 0
+    assert "anchor drifted" in stderr and "parsed 3 comments" not in stderr  # stderr stays at warning

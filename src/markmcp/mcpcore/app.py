@@ -231,9 +231,16 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
 
 
 def _configure_logging(level: str) -> None:
-    """Send all logging to stderr: stdout belongs to the protocol."""
+    """Send all logging to stderr (stdout belongs to the protocol) at ``level``.
+
+    ``markmcp.*`` loggers pass every record on (the stderr handler filters by
+    level), so a client that asks for ``logging/setLevel debug`` gets the debug
+    records of tool handlers even when stderr shows only warnings.
+    """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
+    handler.setLevel(level.upper())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    logging.getLogger("markmcp").setLevel(logging.DEBUG)

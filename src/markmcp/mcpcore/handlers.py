@@ -15,11 +15,15 @@ handlers on the low-level ``mcp.server.lowlevel.Server``:
 * ``resources/list`` (empty: only templates), ``resources/templates/list`` and
   ``resources/read`` (RFC 6570 matching via the SDK's ``UriTemplate``);
 * the client's MCP roots, asked with ``roots/list`` once per connection when the
-  client declares the capability, and forgotten on ``notifications/roots/list_changed``.
+  client declares the capability, and forgotten on ``notifications/roots/list_changed``;
+* ``logging/setLevel``: once a client sets a level, records that ``markmcp.*``
+  loggers emit while a tool handler runs are also sent to that client as
+  ``notifications/message`` (before the tool's result); the stderr log is unchanged.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 from pathlib import Path
@@ -47,6 +51,42 @@ ROOTS_TIMEOUT = 10.0
 """Seconds to wait for the client's answer to ``roots/list``."""
 
 _ROOTS_KEY = "markmcp.roots"
+_LOG_LEVEL_KEY = "markmcp.log_level"
+
+MCP_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""MCP's log levels (syslog severities), least severe first."""
+
+_CALL_RECORDS: contextvars.ContextVar[list[logging.LogRecord] | None] = contextvars.ContextVar(
+    "markmcp_call_records", default=None
+)
+
+
+def mcp_log_level(record: logging.LogRecord) -> str:
+    """The MCP level of a Python log record."""
+    if record.levelno >= logging.CRITICAL:
+        return "critical"
+    if record.levelno >= logging.ERROR:
+        return "error"
+    if record.levelno >= logging.WARNING:
+        return "warning"
+    return "info" if record.levelno >= logging.INFO else "debug"
+
+
+class CallLogCollector(logging.Handler):
+    """Collects the ``markmcp.*`` log records emitted during a tool call (see ``_CALL_RECORDS``).
+
+    The tool call sets the context variable to a list before running its handler;
+    ``anyio.to_thread`` copies the context into the worker thread, so records from
+    the handler land in that call's list and nowhere else.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        records = _CALL_RECORDS.get()
+        if records is not None:
+            records.append(record)
+
+
+_COLLECTOR = CallLogCollector()
 
 
 def one_line(text: str) -> str:
@@ -114,6 +154,10 @@ class Handlers:
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
         )
+        server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_level)
+        package_logger = logging.getLogger("markmcp")
+        if _COLLECTOR not in package_logger.handlers:
+            package_logger.addHandler(_COLLECTOR)
         return server
 
     # tools -------------------------------------------------------------------------
@@ -130,13 +174,20 @@ class Handlers:
         if problems:
             return error_result(f"invalid arguments for tool '{tool.name}': " + "; ".join(problems))
         call_ctx = await self.call_context(ctx)
+        records: list[logging.LogRecord] = []
+        token = _CALL_RECORDS.set(records)
         try:
             result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx)
-        except ToolError as error:
-            return error_result(one_line(error.message), error.data)
         except Exception as error:
-            logger.exception("tool %r failed", tool.name)
-            return error_result(one_line(f"tool '{tool.name}' failed: {type(error).__name__}: {error}"))
+            result = error
+        finally:
+            _CALL_RECORDS.reset(token)
+        await self.forward_logs(ctx, records)
+        if isinstance(result, ToolError):
+            return error_result(one_line(result.message), result.data)
+        if isinstance(result, Exception):
+            logger.error("tool %r failed", tool.name, exc_info=result)
+            return error_result(one_line(f"tool '{tool.name}' failed: {type(result).__name__}: {result}"))
         problems = check_value(tool.output_schema, result) if isinstance(result, dict) else ["not an object"]
         if problems:
             logger.error("tool %r returned a result outside its outputSchema: %s", tool.name, "; ".join(problems))
@@ -232,6 +283,28 @@ class Handlers:
 
     async def roots_changed(self, ctx: ServerRequestContext[Any], params: Any) -> None:
         _connection_state(ctx).pop(_ROOTS_KEY, None)
+
+    # logging -------------------------------------------------------------------------
+
+    async def set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> dict[str, Any]:
+        """``logging/setLevel``: forward this connection's tool log records at ``level`` and above."""
+        _connection_state(ctx)[_LOG_LEVEL_KEY] = params.level
+        return {}
+
+    async def forward_logs(self, ctx: ServerRequestContext[Any], records: list[logging.LogRecord]) -> None:
+        """Send a tool call's log records to the client, if it asked for them with ``logging/setLevel``."""
+        wanted = _connection_state(ctx).get(_LOG_LEVEL_KEY)
+        if wanted is None or not records:
+            return
+        threshold = MCP_LOG_LEVELS.index(wanted)
+        for record in records:
+            level = mcp_log_level(record)
+            if MCP_LOG_LEVELS.index(level) < threshold:
+                continue
+            params = types.LoggingMessageNotificationParams(level=level, logger=record.name, data=record.getMessage())
+            await ctx.session.send_notification(
+                types.LoggingMessageNotification(params=params), related_request_id=ctx.request_id
+            )
 
 
 def _connection_state(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
