@@ -1,0 +1,480 @@
+"""The ``visimark`` command line: check, fmt, eval, explain, ref.
+
+This is the only VisiMark module that touches the filesystem.  Options are validated
+before any file is read; an unknown or misplaced option is exit 2 with a did-you-mean.
+Exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could not run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from markmcp import __version__
+
+from .builtins import REGISTRY
+from .check import CheckResult, check
+from .findings import count
+from .model import build
+from .report import finding_json, format_check
+from .suggest import closest
+from .units import format_unit, map_to_json
+from .values import canonical
+from .write import fmt
+
+COMMANDS = ("check", "fmt", "eval", "explain", "ref")
+OUT_OF_SCOPE = ("infer", "simulate", "lattice", "report")
+FLAGS = {
+    "check": {"--json"},
+    "fmt": {"--json", "--fix-dates", "--fix-units"},
+    "eval": {"--json"},
+    "explain": {"--json"},
+    "ref": {"--json"},
+}
+VALUED = {"eval": {"--get", "--scenario"}}
+ALL_OPTIONS = {"--json": "check", "--fix-dates": "fmt", "--fix-units": "fmt", "--get": "eval",
+               "--scenario": "eval", "--write": "infer", "--no-artifacts": "fmt"}
+USAGE = {
+    "check": "usage: visimark check FILE... [--json]",
+    "fmt": "usage: visimark fmt FILE... [--fix-dates] [--fix-units] [--json]",
+    "eval": "usage: visimark eval FILE [--get NAME] [--scenario FILE|-] [--json]",
+    "explain": "usage: visimark explain FILE [#sheet...] [--json]",
+    "ref": "usage: visimark ref [NAME] [--json]",
+}
+HELP = """visimark — Markdown whose numbers are proven
+
+usage:
+  visimark check   FILE... [--json]                  recompute everything; exit 1 on any problem
+  visimark fmt     FILE... [--fix-dates] [--fix-units] [--json]
+                                                     splice recomputed values back in place
+  visimark eval    FILE [--get NAME] [--scenario FILE|-] [--json]
+                                                     print computed values
+  visimark explain FILE [#sheet...] [--json]         show each sheet's inputs, rules and order
+  visimark ref     [NAME] [--json]                   describe a builtin function
+  visimark --version | --help
+
+exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could not run"""
+
+
+class Usage(Exception):
+    """A refused invocation; the message is the stderr line."""
+
+
+@dataclass
+class Args:
+    command: str
+    files: list[str] = field(default_factory=list)
+    flags: set[str] = field(default_factory=set)
+    options: dict[str, str] = field(default_factory=dict)
+    sheets: list[str] = field(default_factory=list)
+
+
+def parse_args(command: str, argv: list[str]) -> Args:
+    """Validate every argument before anything is read."""
+    args = Args(command)
+    allowed = FLAGS[command] | VALUED.get(command, set())
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if name not in allowed:
+                if name in ALL_OPTIONS:
+                    owner = ALL_OPTIONS[name]
+                    raise Usage(f"visimark: {name} is only valid with {owner}")
+                guess = closest(name, sorted(allowed), 3)
+                hint = f" — did you mean `{guess}`?" if guess else ""
+                raise Usage(f"visimark: unknown option {name}{hint}")
+            if name in VALUED.get(command, set()):
+                if not eq:
+                    i += 1
+                    if i >= len(argv):
+                        raise Usage(f"visimark: {name} needs a value")
+                    value = argv[i]
+                if name in args.options:
+                    raise Usage(f"visimark: {name} given twice")
+                args.options[name] = value
+            else:
+                if eq:
+                    raise Usage(f"visimark: {name} takes no value")
+                args.flags.add(name)
+        elif a.startswith("-") and a != "-":
+            raise Usage(f"visimark: unknown option {a}")
+        elif command == "explain" and a.startswith("#"):
+            args.sheets.append(a[1:])
+        else:
+            args.files.append(a)
+        i += 1
+    if command in ("eval", "explain") and len(args.files) > 1:
+        raise Usage(f"visimark: {command} takes one FILE, not {len(args.files)}")
+    if command == "ref" and len(args.files) > 1:
+        raise Usage("visimark: ref takes at most one NAME")
+    return args
+
+
+class Runner:
+    """Runs one command, collecting stdout and stderr lines."""
+
+    def __init__(self, out, err) -> None:
+        self.out = out
+        self.err = err
+
+    def emit_json(self, obj: dict) -> None:
+        self.out(json.dumps(obj, indent=2, ensure_ascii=False))
+
+    def envelope(self, command: str, status: str, **body) -> dict:
+        return {"command": command, "visimark": __version__, "status": status, **body}
+
+    def error_envelope(self, command: str, code: str, message: str, **body) -> dict:
+        return self.envelope(command, "error", error={"code": code, "message": message}, **body)
+
+    @staticmethod
+    def status(exit_code: int) -> str:
+        return {0: "ok", 1: "problems"}.get(exit_code, "error")
+
+    def read(self, path: str) -> str | None:
+        try:
+            return Path(path).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            reason = "not UTF-8" if isinstance(e, UnicodeDecodeError) else (e.strerror or "unreadable")
+            self.last_read_error = f"visimark: cannot read {path} ({reason})"
+            return None
+
+    # ---------------------------------------------------------------- check
+
+    def check(self, a: Args) -> int:
+        as_json = "--json" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        entries: list[dict] = []
+        exit_code = 0
+        totals = [0, 0, 0]
+        for path in a.files:
+            src = self.read(path)
+            if src is None:
+                self.err(self.last_read_error)
+                entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
+                exit_code = 2
+                continue
+            result = check(build(src))
+            if as_json:
+                stale, errors = count(result.findings)
+                entries.append({"path": path, "findings": [finding_json(f, path) for f in result.findings],
+                                "summary": {"problems": stale + errors, "stale": stale, "errors": errors}})
+                totals = [totals[0] + stale + errors, totals[1] + stale, totals[2] + errors]
+            else:
+                self.out(format_check(path, result.findings))
+            if result.exit_code == 1 and exit_code == 0:
+                exit_code = 1
+        if as_json:
+            self.emit_json(self.envelope("check", self.status(exit_code), files=entries,
+                                         summary={"files": len(a.files), "problems": totals[0],
+                                                  "stale": totals[1], "errors": totals[2]}))
+        return exit_code
+
+    def usage(self, command: str, as_json: bool) -> int:
+        self.err(USAGE[command])
+        if as_json:
+            self.emit_json(self.error_envelope(command, "USAGE", USAGE[command]))
+        return 2
+
+    # ------------------------------------------------------------------ fmt
+
+    def fmt(self, a: Args) -> int:
+        as_json = "--json" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        entries: list[dict] = []
+        exit_code = 0
+        summary = {"files": len(a.files), "filesChanged": 0, "cellsUpdated": 0, "anchorsUpdated": 0,
+                   "datesFixed": 0, "unitsFixed": 0, "artifacts": 0, "problems": 0, "stale": 0, "errors": 0}
+        for path in a.files:
+            src = self.read(path)
+            if src is None:
+                self.err(self.last_read_error)
+                entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
+                exit_code = 2
+                continue
+            r = fmt(src, fix_dates="--fix-dates" in a.flags, fix_units="--fix-units" in a.flags)
+            if r.changed:
+                try:
+                    _write_atomic(Path(path), r.output)
+                except OSError as e:
+                    msg = f"visimark: cannot write {path} ({e.strerror or 'unwritable'})"
+                    self.err(msg)
+                    entries.append({"path": path, "error": {"code": "WRITE", "message": msg}})
+                    exit_code = 2
+                    continue
+            problems = [f for f in r.unfixable if f.is_problem]
+            if problems and exit_code == 0:
+                exit_code = 1
+            if as_json:
+                stale, errors = count(r.unfixable)
+                entries.append({"path": path, "changed": r.changed, "cellsUpdated": r.cells_updated,
+                                "anchorsUpdated": r.anchors_updated, "datesFixed": r.dates_fixed,
+                                "unitsFixed": r.units_fixed, "artifacts": [],
+                                "findings": [finding_json(f, path) for f in r.unfixable]})
+                summary["filesChanged"] += int(r.changed)
+                summary["cellsUpdated"] += r.cells_updated
+                summary["anchorsUpdated"] += r.anchors_updated
+                summary["datesFixed"] += r.dates_fixed
+                summary["unitsFixed"] += r.units_fixed
+                summary["problems"] += stale + errors
+                summary["stale"] += stale
+                summary["errors"] += errors
+            else:
+                if r.changed:
+                    bits = [_plural(r.cells_updated, "cell"), _plural(r.anchors_updated, "anchor"),
+                            _plural(r.dates_fixed, "date"), _plural(r.units_fixed, "unit")]
+                    self.out(f"{path}: updated {', '.join(b for b in bits if b)}")
+                else:
+                    self.out(f"{path}: unchanged")
+                if r.unfixable:
+                    self.out(format_check(path, r.unfixable))
+        if as_json:
+            self.emit_json(self.envelope("fmt", self.status(exit_code), files=entries, summary=summary))
+        return exit_code
+
+    # ----------------------------------------------------------------- eval
+
+    def eval(self, a: Args) -> int:
+        as_json = "--json" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        path = a.files[0]
+        src = self.read(path)
+        if src is None:
+            self.err(self.last_read_error)
+            if as_json:
+                self.emit_json(self.error_envelope("eval", "READ", self.last_read_error))
+            return 2
+        model = build(src)
+        scenario_info = None
+        if "--scenario" in a.options:
+            from .scenario import ScenarioError, apply_scenario
+
+            name = a.options["--scenario"]
+            try:
+                if name == "-":
+                    text = sys.stdin.read()
+                else:
+                    text = Path(name).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                msg = f"visimark: cannot read scenario {name}"
+                self.err(msg)
+                if as_json:
+                    self.emit_json(self.error_envelope("eval", "SCENARIO", msg))
+                return 2
+            try:
+                scenario_info = apply_scenario(model, text, name)
+            except ScenarioError as e:
+                self.err(str(e))
+                if as_json:
+                    self.emit_json(self.error_envelope("eval", "SCENARIO", str(e)))
+                return 2
+        result = check(model)
+        values = eval_values(result)
+        failed = [x for x in result.assertions if x.holds is False]
+        exit_code = 1 if failed else 0
+        defaults_holds: list[bool | None] | None = None
+        if scenario_info is not None and failed:
+            base = check(build(src))
+            defaults_holds = [x.holds for x in base.assertions]
+        get = a.options.get("--get")
+        if get is not None:
+            key = get if get in values else _bare_to_qualified(values, get)
+            if key is None:
+                msg = f"visimark: no value named {get}"
+                self.err(msg)
+                if as_json:
+                    self.emit_json(self.error_envelope("eval", "USAGE", msg))
+                return 2
+            selected = {get: values[key]}
+        else:
+            selected = values
+        if as_json:
+            body: dict = {"file": path}
+            if scenario_info is not None:
+                body["scenario"] = scenario_json(scenario_info, values)
+            body["values"] = selected
+            body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items()
+                             if get is None or k == key}
+            assertions = []
+            for i, x in enumerate(result.assertions):
+                entry = {"sheet": x.sheet, "source": x.source, "holds": x.holds, "operands": x.operands,
+                         "substituted": x.substituted}
+                if defaults_holds is not None and x.holds is False:
+                    d = defaults_holds[i] if i < len(defaults_holds) else None
+                    entry["defaults"] = "pass" if d is True else "fail" if d is False else "unverified"
+                assertions.append(entry)
+            body["assertions"] = assertions
+            body["charts"] = []
+            self.emit_json(self.envelope("eval", self.status(exit_code), **body))
+            return exit_code
+        units = eval_units(result)
+        if get is not None:
+            v = selected[get]
+            self.out(", ".join("?" if x is None else x for x in v) if isinstance(v, list) else v)
+        else:
+            labels = {k: k + (f" [{format_unit(units[k])}]" if k in units else "") for k in values}
+            width = max((len(x) for x in labels.values()), default=0)
+            for k, v in values.items():
+                shown = ", ".join("?" if x is None else x for x in v) if isinstance(v, list) else v
+                self.out(f"{labels[k].ljust(width)}  {shown}")
+            if scenario_info is not None:
+                self.out("")
+                self.out("scenario:")
+                for pid, (value, default, source) in scenario_info["params"].items():
+                    self.out(f"  {pid}  {value}  (default {default}, {source})")
+        for i, x in enumerate(failed):
+            self.err(f"  ASSERT  #{x.sheet}   {x.source[len('assert'):].strip()}")
+            self.err(f"          {x.substituted}   is false")
+        return exit_code
+
+    # -------------------------------------------------------------- explain
+
+    def explain(self, a: Args) -> int:
+        as_json = "--json" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        path = a.files[0]
+        src = self.read(path)
+        if src is None:
+            self.err(self.last_read_error)
+            if as_json:
+                self.emit_json(self.error_envelope("explain", "READ", self.last_read_error))
+            return 2
+        model = build(src)
+        for s in a.sheets:
+            if s not in model.sheets:
+                guess = closest(s, model.sheets)
+                msg = f"visimark: no sheet #{s}" + (f" — did you mean `#{guess}`?" if guess else "")
+                self.err(msg)
+                if as_json:
+                    self.emit_json(self.error_envelope("explain", "USAGE", msg))
+                return 2
+        result = check(model)
+        from .explain import explain_json, explain_text
+
+        if as_json:
+            self.emit_json(self.envelope("explain", "ok", file=path, **explain_json(model, result, a.sheets)))
+        else:
+            self.out(explain_text(model, result, a.sheets))
+        return 0
+
+    # ------------------------------------------------------------------ ref
+
+    def ref(self, a: Args) -> int:
+        as_json = "--json" in a.flags
+        from .reference import describe, entry_json
+
+        if not a.files:
+            if as_json:
+                self.emit_json({"command": "ref", "visimark": __version__, "status": "ok",
+                                "functions": [entry_json(b) for b in REGISTRY.values()]})
+            else:
+                for b in REGISTRY.values():
+                    self.out(f"{b.name.ljust(8)} {b.kind.ljust(7)} {b.meaning.split(';')[0]}")
+            return 0
+        name = a.files[0].upper()
+        spec = REGISTRY.get(name)
+        if spec is None:
+            guess = closest(name, REGISTRY, 3)
+            msg = f"visimark: no builtin function named {a.files[0]}" + (f" — did you mean `{guess}`?" if guess else "")
+            self.err(msg)
+            if as_json:
+                self.emit_json({"command": "ref", "visimark": __version__, "status": "error",
+                                "error": {"code": "USAGE", "message": msg}})
+            return 2
+        if as_json:
+            self.emit_json({"command": "ref", "visimark": __version__, "status": "ok", "function": entry_json(spec)})
+        else:
+            self.out(describe(spec))
+        return 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}" if n else ""
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".visimark-tmp")
+    tmp.write_bytes(text.encode("utf-8"))
+    tmp.replace(path)
+
+
+def _bare_to_qualified(values: dict, name: str) -> str | None:
+    hits = [k for k in values if k.rsplit(".", 1)[-1] == name]
+    return hits[0] if len(hits) == 1 else None
+
+
+def eval_values(result: CheckResult) -> dict:
+    """``values``: scalars in evaluation order, then columns; decimal strings."""
+    out: dict[str, object] = {}
+    for node in result.order:
+        if node.kind == "scalar" and node.id in result.values:
+            out[node.id] = canonical(result.values[node.id])
+    for node in result.order:
+        if node.kind == "column" and node.id in result.cells:
+            out[node.id] = [None if v is None else canonical(v) for v in result.cells[node.id]]
+    return out
+
+
+def eval_units(result: CheckResult) -> dict:
+    """Every evaluated name with a unit, then declared input columns."""
+    out = {}
+    for node in result.order:
+        u = result.units.get(node.id)
+        if u and (node.id in result.values or node.id in result.cells):
+            out[node.id] = u
+    for k, u in result.input_units.items():
+        out.setdefault(k, u)
+    return out
+
+
+def scenario_json(info: dict, values: dict) -> dict:
+    params = {pid: {"value": value, "default": default, "source": source}
+              for pid, (value, default, source) in info["params"].items()}
+    return {"file": info["file"], "params": params}
+
+
+def main(argv: list[str] | None = None, out=None, err=None) -> int:
+    """Entry point: returns the exit code (0, 1 or 2)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = out or (lambda s: print(s))
+    err = err or (lambda s: print(s, file=sys.stderr))
+    if not argv or argv[0] in ("--help", "-h", "help"):
+        out(HELP)
+        return 0 if argv else 2
+    if argv[0] in ("--version", "-v", "version"):
+        out(f"visimark {__version__}")
+        return 0
+    command = argv[0]
+    if command not in COMMANDS:
+        if command in OUT_OF_SCOPE:
+            err(f"visimark: {command} is not supported by this engine")
+        else:
+            guess = closest(command, COMMANDS, 3)
+            err(f"visimark: unknown command {command}" + (f" — did you mean `{guess}`?" if guess else ""))
+        return 2
+    try:
+        args = parse_args(command, argv[1:])
+    except Usage as e:
+        err(str(e))
+        if "--json" in argv:
+            out(json.dumps({"command": command, "visimark": __version__, "status": "error",
+                            "error": {"code": "USAGE", "message": str(e)}}, indent=2, ensure_ascii=False))
+        return 2
+    runner = Runner(out, err)
+    try:
+        return getattr(runner, command)(args)
+    except RecursionError:
+        err("visimark: the document nests too deeply to evaluate")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""``explain``: one readable view of each sheet's inputs, rules, order and assertions."""
+
+from __future__ import annotations
+
+from .check import CheckResult
+from .model import Model, Node
+from .units import format_unit
+
+
+def _rule(model: Model, node: Node) -> str:
+    return model.source[node.expr.start:node.expr.end]
+
+
+def _precision(node: Node, result: CheckResult) -> str:
+    b = node.binding
+    if b.precision is not None:
+        return f"precision {b.precision} (declared)"
+    p = result.precision.get(node.id)
+    return f"precision {p} (derived)" if p is not None else ""
+
+
+def _unit(node: Node, result: CheckResult) -> str:
+    u = result.units.get(node.id)
+    if not u:
+        return ""
+    declared = node.binding.unit is not None or node.kind == "column"
+    return f"[{format_unit(u)}] ({'declared' if declared else 'derived'})"
+
+
+def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
+    doc = [n for n in model.nodes if not n.sheet]
+    body: dict = {"documentScope": [{"name": n.name, "rule": _rule(model, n)} for n in doc if n.binding.param is None]}
+    doc_params = [n for n in doc if n.binding.param is not None]
+    if doc_params:
+        body["documentScopeParams"] = [_param(n) for n in doc_params]
+    sheets = []
+    for sheet in model.sheets.values():
+        if only and sheet.id not in only:
+            continue
+        nodes = [n for n in model.nodes if n.sheet == sheet.id]
+        params = [n for n in nodes if n.kind == "scalar" and n.binding.param is not None]
+        entry: dict = {
+            "id": sheet.id,
+            "hasTable": sheet.table is not None,
+            "inputs": [c for c in sheet.columns if c not in sheet.rules],
+            "rules": [{"name": n.name, "rule": _rule(model, n)} for n in nodes if n.kind == "column"],
+            "scalars": [{"name": n.name, "rule": _rule(model, n)} for n in nodes
+                        if n.kind == "scalar" and n.binding.param is None],
+            "order": [n.name for n in result.order if n.sheet == sheet.id and n.kind != "assert"],
+            "assertions": [n.stmt.source[len("assert"):].strip() for n in sheet.assertions],
+            "charts": [],
+        }
+        if params:
+            entry["params"] = [_param(n) for n in params]
+        sheets.append(entry)
+    body["sheets"] = sheets
+    return body
+
+
+def _param(n: Node) -> dict:
+    b = n.binding
+    assert b.param is not None
+    out = {"name": n.name, "precision": b.precision, "default": b.param.default_text}
+    if b.param.domain is not None:
+        out["domain"] = b.param.domain.text
+    return out
+
+
+def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
+    lines: list[str] = []
+    doc = [n for n in model.nodes if not n.sheet]
+    if doc and not only:
+        lines.append("document scope:")
+        for n in doc:
+            extra = " ".join(x for x in (_unit(n, result), _precision(n, result)) if x)
+            lines.append(f"  {n.name} = {_rule(model, n)}" + (f"    {extra}" if extra else ""))
+        lines.append("")
+    for sheet in model.sheets.values():
+        if only and sheet.id not in only:
+            continue
+        nodes = [n for n in model.nodes if n.sheet == sheet.id]
+        lines.append(f"#{sheet.id}" + ("" if sheet.table is not None else "  (no table)"))
+        inputs = []
+        for name, col in sheet.columns.items():
+            if name not in sheet.rules:
+                inputs.append(name + (f" [{format_unit(col.unit)}]" if col.unit else ""))
+        if inputs:
+            lines.append("  inputs:  " + ", ".join(inputs))
+        for title, kind in (("rules:", "column"), ("scalars:", "scalar")):
+            group = [n for n in nodes if n.kind == kind and (kind == "column" or n.binding.param is None)]
+            if group:
+                lines.append(f"  {title}")
+                for n in group:
+                    alias = [s for s, (h, _) in sheet.aliases.items() if h == n.name]
+                    head = n.name + (f" (alias {', '.join(alias)})" if alias else "")
+                    extra = " ".join(x for x in (_unit(n, result), _precision(n, result)) if x)
+                    lines.append(f"    {head} = {_rule(model, n)}" + (f"    {extra}" if extra else ""))
+        params = [n for n in nodes if n.kind == "scalar" and n.binding.param is not None]
+        if params:
+            lines.append("  params:")
+            for n in params:
+                b = n.binding
+                dom = f" in {b.param.domain.text}" if b.param and b.param.domain else ""
+                lines.append(f"    {n.name} precision {b.precision}{dom} = default {b.param.default_text if b.param else ''}")
+        aliases = [f'"{h}" is {s}' for s, (h, _) in sheet.aliases.items()]
+        if aliases:
+            lines.append("  aliases: " + ", ".join(aliases))
+        order = [n.name for n in result.order if n.sheet == sheet.id and n.kind != "assert"]
+        if order:
+            lines.append("  order:   " + " → ".join(order))
+        if sheet.assertions:
+            lines.append("  assertions:")
+            for n in sheet.assertions:
+                lines.append("    " + n.stmt.source[len("assert"):].strip())
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")

@@ -1,0 +1,112 @@
+"""Write-back: splice recomputed values into the original text by offset.
+
+``fmt`` owns computed cells and anchored values; ``--fix-dates`` adds the decidable
+date fixes and ``--fix-units`` the normalised spelling of every parsable unit bracket.
+Markdown is never re-serialised: each edit replaces one ``[start, end)`` span, so a
+one-cell change touches one line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import lang
+from .check import CheckResult, Edit, check, children
+from .findings import Finding
+from .model import Model, build
+from .units import format_unit
+
+MAX_PASSES = 4
+
+
+def apply_edits(src: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits; later spans first so offsets stay valid."""
+    out = src
+    last_start = None
+    for e in sorted(edits, key=lambda x: (x.start, x.end), reverse=True):
+        if last_start is not None and e.end > last_start:
+            continue  # overlapping edit: keep the later one
+        out = out[: e.start] + e.text + out[e.end :]
+        last_start = e.start
+    return out
+
+
+@dataclass
+class FmtResult:
+    output: str
+    changed: bool
+    cells_updated: int = 0
+    anchors_updated: int = 0
+    dates_fixed: int = 0
+    units_fixed: int = 0
+    unfixable: list[Finding] = field(default_factory=list)
+    result: CheckResult | None = None
+
+
+def unit_edits(model: Model) -> list[Edit]:
+    """Rewrite every parsable unit bracket to the normalised form of its own map."""
+    edits: list[Edit] = []
+
+    def bracket(span: tuple[int, int] | None, unit) -> None:
+        if span is None or unit is None:
+            return
+        text = "[" + format_unit(unit) + "]"
+        if model.source[span[0] : span[1]] != text:
+            edits.append(Edit(span[0], span[1], text, "unit"))
+
+    for sheet in model.sheets.values():
+        for col in sheet.columns.values():
+            bracket(col.unit_span, col.unit)
+    seen: set[int] = set()
+    for node in model.nodes:
+        stmt = node.stmt
+        if isinstance(stmt, lang.Binding):
+            bracket(stmt.unit_span, stmt.unit)
+
+        def walk(e: lang.Node) -> None:
+            if isinstance(e, lang.Num) and e.unit_span and e.unit_span[0] not in seen:
+                seen.add(e.unit_span[0])
+                bracket(e.unit_span, e.unit)
+            for c in children(e):
+                walk(c)
+
+        walk(node.expr)
+    for d in model.unit_defs:
+        line = model.source[d.start : d.end]
+        m = re.match(r"\[([^\]]*)\](\s*=\s*)\[([^\]]*)\]", line)
+        if m:
+            bracket((d.start + m.start(3) - 1, d.start + m.end(3) + 1), d.unit)
+            atom = {"degC": "℃", "°C": "℃", "degF": "℉", "°F": "℉"}.get(d.atom, d.atom)
+            if atom != m.group(1).strip():
+                edits.append(Edit(d.start + m.start(1) - 1, d.start + m.end(1) + 1, f"[{atom}]", "unit"))
+    return edits
+
+
+def fmt(src: str, fix_dates: bool = False, fix_units: bool = False) -> FmtResult:
+    """Repair every STALE value (and, when asked, dates and unit spellings)."""
+    out = src
+    res = FmtResult(src, False)
+    if fix_units:
+        edits = unit_edits(build(out))
+        if edits:
+            out = apply_edits(out, edits)
+            res.units_fixed = len(edits)
+    result: CheckResult | None = None
+    for _ in range(MAX_PASSES):
+        result = check(build(out))
+        edits = [e for e in result.edits if e.kind in ("cell", "anchor") or (fix_dates and e.kind == "date")]
+        if not edits:
+            break
+        res.cells_updated += sum(1 for e in edits if e.kind == "cell")
+        res.anchors_updated += sum(1 for e in edits if e.kind == "anchor")
+        res.dates_fixed += sum(1 for e in edits if e.kind == "date")
+        out = apply_edits(out, edits)
+    else:
+        result = check(build(out))
+    assert result is not None
+    res.output = out
+    res.changed = out != src
+    res.result = result
+    res.unfixable = result.findings
+    return res

@@ -1,0 +1,116 @@
+"""The command line, run as a subprocess exactly as a user would."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import shared_dir
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", *args], capture_output=True,
+                          text=True, encoding="utf-8", input=stdin)
+
+
+def corpus(tmp_path: Path, *parts: str) -> Path:
+    src = shared_dir("visimark", *parts[:-1]) / parts[-1]
+    dst = tmp_path / parts[-1]
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def test_check_invoice_clean(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "docs", "example-invoice.md")
+    p = run("check", str(doc))
+    assert p.returncode == 0
+    assert p.stdout.endswith("  0 problems (0 stale, 0 errors)\n")
+
+
+def test_fmt_invoice_byte_identical(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "docs", "example-invoice.md")
+    before = doc.read_bytes()
+    for _ in range(2):
+        p = run("fmt", str(doc))
+        assert p.returncode == 0
+        assert p.stdout == f"{doc}: unchanged\n"
+    assert doc.read_bytes() == before
+
+
+def test_eval_json_invoice_facts(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "docs", "example-invoice.md")
+    p = run("eval", str(doc), "--json")
+    assert p.returncode == 0
+    env = json.loads(p.stdout)
+    assert (env["command"], env["status"]) == ("eval", "ok")
+    assert env["values"]["vat"] == "0.23"
+    assert env["values"]["lines.gross_total"] == "28659"
+    assert env["values"]["lines.Net"] == ["3600", "14080", "2500", "3120"]
+    assert env["assertions"][0]["holds"] is True
+    assert env["assertions"][0]["substituted"] == "0.00 == 0"
+    assert env["units"]["fx_eur"] == {"EUR": -1, "PLN": 1}
+    assert env["units"]["terms.eur_total"] == {"EUR": 1}
+    assert env["units"]["lines.Rate"] == {"PLN": 1}
+    assert env["charts"] == []
+
+
+def test_drift_fmt_repairs_stale_and_keeps_errors(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "docs", "example-invoice-drift.md")
+    p = run("check", str(doc))
+    assert p.returncode == 1 and p.stdout.rstrip().endswith("27 problems (22 stale, 5 errors)")
+    p = run("fmt", str(doc))
+    assert p.returncode == 1
+    assert p.stdout.startswith(f"{doc}: updated 7 cells, 8 anchors\n")
+    assert p.stdout.rstrip().endswith("5 problems (0 stale, 5 errors)")
+    after = doc.read_text(encoding="utf-8")
+    p = run("fmt", str(doc))
+    assert p.stdout.startswith(f"{doc}: unchanged\n") and p.returncode == 1
+    assert doc.read_text(encoding="utf-8") == after
+    p = run("fmt", "--fix-dates", str(doc))
+    assert p.stdout.startswith(f"{doc}: updated 1 date\n")
+    fixed = doc.read_text(encoding="utf-8")
+    assert "| 2026-10-15 |" in fixed and "| 11/12/2026 |" in fixed and "| 15.10.2026 |" not in fixed
+
+
+def test_check_json_envelope(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "docs", "example-invoice-drift.md")
+    p = run("check", str(doc), "--json")
+    env = json.loads(p.stdout)
+    assert p.returncode == 1 and env["status"] == "problems"
+    assert env["files"][0]["summary"] == {"problems": 27, "stale": 22, "errors": 5}
+    first = env["files"][0]["findings"][0]
+    assert first["details"] == {"stored": "3120.00", "computed": "5200.00", "formula": "Qty * Rate"}
+    assert first["location"]["row"] == "On-call support"
+
+
+def test_refusals_before_reading() -> None:
+    p = run("check", "missing.md", "--jsonn")
+    assert p.returncode == 2 and "did you mean `--json`?" in p.stderr
+    p = run("fmt", "missing.md", "--write")
+    assert p.returncode == 2 and "--write is only valid with infer" in p.stderr
+    p = run("check", "missing.md", "--scenario", "x.json", "--json")
+    assert p.returncode == 2 and json.loads(p.stdout)["error"]["code"] == "USAGE"
+    p = run("check", "definitely-missing.md")
+    assert p.returncode == 2 and "cannot read" in p.stderr
+    p = run("--version")
+    assert p.returncode == 0 and p.stdout.startswith("visimark ")
+
+
+def test_eval_get_and_assert_fail(tmp_path: Path) -> None:
+    doc = corpus(tmp_path, "fixtures", "pmt-press.md")
+    assert run("eval", str(doc), "--get", "press.instalment").stdout == "1460.25\n"
+    assert run("eval", str(doc), "--get", "press.monthly_rate").stdout == "0.005\n"
+    bad = run("eval", str(doc), "--get", "nope")
+    assert bad.returncode == 2 and "no value named nope" in bad.stderr
+    fail = corpus(tmp_path, "fixtures", "assert-fail.md")
+    p = run("eval", str(fail))
+    assert p.returncode == 1 and "is false" in p.stderr
+
+
+def test_ref() -> None:
+    p = run("ref", "round")
+    assert p.returncode == 0 and "the value of `places`" in p.stdout
+    assert run("ref", "ROUNDD").returncode == 2
