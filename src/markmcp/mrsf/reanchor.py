@@ -1,0 +1,823 @@
+"""Re-anchoring: place review comments in the current text of their document.
+
+This is MRSF §7.3-§7.4 as a pure function: anchors (what a sidecar stores for each
+comment) and document text in, one :class:`Placement` per anchor out.  No file or
+git access happens here; the caller supplies the current text and, when it knows
+it, the ``source`` revision the comments were written against.
+
+Resolution follows the spec's order - exact text, line/column fallback,
+contextual fuzzy match, orphan - with one overriding rule: never claim a
+confident relocation (``anchored``/``shifted``) on weak evidence.  When the
+evidence is split the answer is ``fuzzy`` (a tentative place to review) or
+``ambiguous`` (several equally good places; nothing is guessed).
+
+Statuses:
+
+* ``anchored`` - the selected text was found (or, for a line-only comment, the
+  line is still there); ``score`` 1.0 unless neighbours were needed to decide;
+* ``shifted`` - a line-only comment whose line moved; the source revision's diff
+  says where;
+* ``fuzzy`` - the text changed; the placement is the most similar text, or the
+  original position when the text there was edited in place;
+* ``ambiguous`` - several places fit equally well; no position is returned;
+* ``orphaned`` - the text is gone; no position is returned.
+
+With ``source`` the engine aligns the two revisions line by line
+(:mod:`.align`): unchanged lines map directly, an identical copy elsewhere that
+grew out of a *different* source line is not mistaken for the comment's text,
+and edited text is searched for where its neighbours now are.  Without
+``source`` the same stages run on the target alone, with more conservative
+guards.  Afterwards all comments of the document are reconciled together:
+confidently placed comments become landmarks whose displacement can pick the
+right one among identical candidates of an otherwise ambiguous comment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rapidfuzz.distance import Levenshtein
+
+from .align import LineAlignment
+from .fuzzy import (
+    LooseIndex,
+    Match,
+    best_window,
+    global_candidates,
+    is_weak,
+    similarity,
+    word_recall,
+)
+from .lines import Span, TextIndex, normalize_newlines
+
+__all__ = [
+    "STATUSES",
+    "Anchor",
+    "Placement",
+    "reanchor",
+]
+
+STATUSES = ("anchored", "shifted", "fuzzy", "ambiguous", "orphaned")
+CONFIDENT = frozenset({"anchored", "shifted"})
+
+#: Default minimum similarity for a fuzzy placement.
+DEFAULT_THRESHOLD = 0.6
+#: Distance (lines) beyond which a lone exact hit is doubted if the original place
+#: still resembles the selection.
+PROXIMITY_WINDOW = 5
+#: Lines searched around the original position for an edited version of the text.
+LOCAL_RADIUS = 8
+#: Word recall (share of the selection's words still present) marking an in-place edit.
+STRONG_RECALL = 0.6
+#: Weaker recall that still makes the original place plausible when nothing better exists.
+WEAK_RECALL = 0.5
+#: Similarity floor for that weaker, last-resort in-place placement.
+WEAK_SIMILARITY = 0.4
+#: Scores closer than this make two fuzzy candidates indistinguishable.
+TIE_MARGIN = 0.05
+#: How far (source lines) a landmark may be from a comment and still vote.
+LANDMARK_WINDOW = 30
+#: Shift difference (lines) within which a landmark agrees with a candidate.
+LANDMARK_TOLERANCE = 2
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a comment was attached, as its sidecar records it (every field optional).
+
+    ``line``/``end_line`` are 1-based (end inclusive); ``start_column`` /
+    ``end_column`` are 0-based (end exclusive); ``selected_text`` may span lines.
+    """
+
+    line: int | None = None
+    end_line: int | None = None
+    start_column: int | None = None
+    end_column: int | None = None
+    selected_text: str | None = None
+
+    @classmethod
+    def from_comment(cls, comment: Mapping[str, Any]) -> "Anchor":
+        """Build an anchor from a sidecar comment, ignoring missing or ill-typed fields."""
+        if not isinstance(comment, Mapping):
+            return cls()
+        line = _integer(comment.get("line"), 1)
+        end_line = _integer(comment.get("end_line"), 1)
+        if line is None or (end_line is not None and end_line < line):
+            end_line = None
+        text = comment.get("selected_text")
+        return cls(
+            line=line,
+            end_line=end_line,
+            start_column=_integer(comment.get("start_column"), 0),
+            end_column=_integer(comment.get("end_column"), 0),
+            selected_text=text if isinstance(text, str) and text else None,
+        )
+
+
+def _integer(value: Any, minimum: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a comment belongs in the target text, and how sure the engine is."""
+
+    status: str
+    score: float
+    line: int | None = None
+    end_line: int | None = None
+    start_column: int | None = None
+    end_column: int | None = None
+    text: str | None = None
+    reason: str = ""
+
+    @property
+    def confident(self) -> bool:
+        """True for ``anchored`` and ``shifted``: the engine vouches for the position."""
+        return self.status in CONFIDENT
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@dataclass
+class _Outcome:
+    """A placement plus, for ambiguous ones, the candidates reconciliation may pick from."""
+
+    placement: Placement
+    candidates: list[Span] | None = None
+
+
+class _Engine:
+    """Per-document state shared by every comment of one :func:`reanchor` call."""
+
+    def __init__(self, target: str, source: str | None, threshold: float) -> None:
+        self.doc = TextIndex(target)
+        self.threshold = threshold
+        self.src = TextIndex(source) if source is not None else None
+        self.alignment = (
+            LineAlignment(self.src.lines, self.doc.lines) if self.src is not None else None
+        )
+        self._loose: LooseIndex | None = None
+        self._unclaimed: list[int] | None = None
+
+    @property
+    def loose(self) -> LooseIndex:
+        if self._loose is None:
+            self._loose = LooseIndex(self.doc)
+        return self._loose
+
+    @property
+    def unclaimed_lines(self) -> list[int]:
+        """Target lines (1-based) not carried over unchanged from the source."""
+        if self._unclaimed is None:
+            assert self.alignment is not None
+            self._unclaimed = [
+                t + 1 for t, s in enumerate(self.alignment.backward) if s == -1
+            ]
+        return self._unclaimed
+
+    # ------------------------------------------------------------- building blocks
+
+    def place(
+        self, status: str, score: float, span: Span, reason: str,
+        *, columns: bool = True,
+    ) -> Placement:
+        """A placement at ``span``; columns are dropped when ``columns`` is false."""
+        start = span.start_column if columns else None
+        end = span.end_column if columns else None
+        text = self.doc.slice(span.line, span.end_line, start, end)
+        return Placement(
+            status, round(score, 4), span.line, span.end_line, start, end, text, reason,
+        )
+
+    def place_match(
+        self, status: str, score: float, span: Span, anchor: Anchor, reason: str,
+    ) -> Placement:
+        """Place a located text match; whole-line matches of line-level anchors stay line-level."""
+        whole = span.start_column == 0 and span.end_column == len(
+            self.doc.lines[span.end_line - 1]
+        )
+        columns = not whole or anchor.start_column is not None or anchor.end_column is not None
+        return self.place(status, score, span, reason, columns=columns)
+
+    def hint_span(self, anchor: Anchor) -> Span | None:
+        """The anchor's stored range, clamped to the target, or None if its line is gone."""
+        doc = self.doc
+        if not doc.has_line(anchor.line):
+            return None
+        assert anchor.line is not None
+        last = min(max(anchor.end_line or anchor.line, anchor.line), doc.line_count)
+        start = anchor.start_column
+        end = anchor.end_column
+        if start is not None:
+            start = min(start, len(doc.lines[anchor.line - 1]))
+        if end is not None:
+            end = min(end, len(doc.lines[last - 1]))
+            if last == anchor.line and start is not None and end < start:
+                end = start
+        return Span(anchor.line, last, -1 if start is None else start, -1 if end is None else end)
+
+    def place_at_hint(self, status: str, score: float, hint: Span, reason: str) -> Placement:
+        """A placement at the stored position (keeping only the columns it had)."""
+        start = None if hint.start_column < 0 else hint.start_column
+        end = None if hint.end_column < 0 else hint.end_column
+        text = self.doc.slice(hint.line, hint.end_line, start, end)
+        return Placement(status, round(score, 4), hint.line, hint.end_line, start, end, text, reason)
+
+    def hint_lines(self, hint: Span) -> str:
+        return "\n".join(self.doc.lines[hint.line - 1:hint.end_line])
+
+    def in_place_strength(self, selection: str, hint: Span) -> tuple[float, float]:
+        """(word recall, similarity) of the whole lines at the stored position."""
+        text = self.hint_lines(hint)
+        return word_recall(selection, text), similarity(selection, text)
+
+    def is_edited_in_place(self, selection: str, hint: Span) -> bool:
+        recall, sim = self.in_place_strength(selection, hint)
+        return recall >= STRONG_RECALL and sim >= self.threshold
+
+    def exact_spans(self, selection: str) -> list[Span]:
+        return [self.doc.span(o, o + len(selection)) for o in self.doc.find_all(selection)]
+
+    def loose_spans(self, selection: str) -> list[Span]:
+        return [self.doc.span(a, b) for a, b in self.loose.find_all(selection)]
+
+    # ------------------------------------------------------------ entry per comment
+
+    def resolve(self, anchor: Anchor) -> _Outcome:
+        selection = (
+            normalize_newlines(anchor.selected_text) if anchor.selected_text else None
+        )
+        if selection is None and anchor.line is None:
+            return _Outcome(Placement(
+                "anchored", 1.0, reason="Document-level comment: nothing to place.",
+            ))
+        if self.src is not None:
+            outcome = self.resolve_with_source(anchor, selection)
+            if outcome is not None:
+                return outcome
+        if selection is None:
+            return _Outcome(self.line_only(anchor))
+        return self.resolve_text_only(anchor, selection)
+
+    # ------------------------------------------------------------- text-only path
+
+    def line_only(self, anchor: Anchor) -> Placement:
+        """A comment with a line but no selected text: keep it if the line exists."""
+        doc = self.doc
+        assert anchor.line is not None
+        if not doc.has_line(anchor.line):
+            return Placement(
+                "orphaned", 0.0,
+                reason=f"Line {anchor.line} is past the end of the document "
+                f"({doc.line_count} lines).",
+            )
+        hint = self.hint_span(anchor)
+        assert hint is not None
+        clipped = anchor.end_line is not None and hint.end_line < anchor.end_line
+        return self.place_at_hint(
+            "fuzzy" if clipped else "anchored", 0.5 if clipped else 1.0, hint,
+            "Line-only comment; its end line was past the end and was clipped."
+            if clipped else "Line-only comment; the line still exists (nothing to verify).",
+        )
+
+    def resolve_text_only(self, anchor: Anchor, selection: str) -> _Outcome:
+        exact = self.exact_spans(selection)
+        if exact:
+            return self.choose_among(anchor, selection, exact, "anchored", 1.0, "Exact text")
+        loose = self.loose_spans(selection)
+        if loose:
+            return self.choose_among(
+                anchor, selection, loose, "fuzzy", 0.95, "Text equal up to whitespace/case",
+            )
+        return _Outcome(self.fuzzy_text_only(anchor, selection))
+
+    def choose_among(
+        self, anchor: Anchor, selection: str, spans: list[Span],
+        status: str, score: float, what: str,
+    ) -> _Outcome:
+        """§7.4 step 1 over a list of literal candidates, with relocation guards."""
+        if anchor.line is None:
+            if len(spans) == 1:
+                return _Outcome(self.place_match(
+                    status, score, spans[0], anchor, f"{what} match (unique).",
+                ))
+            return _Outcome(Placement(
+                "ambiguous", 0.5,
+                reason=f"{what} occurs {len(spans)} times and the comment has no line "
+                f"to choose by (lines {_lines(spans)}).",
+            ))
+        common = is_weak(selection) and len(spans) > 2
+        at_line = [s for s in spans if s.line == anchor.line]
+        if at_line and common:
+            return _Outcome(self.place_match(
+                "fuzzy", min(score, 0.6), at_line[0], anchor,
+                f"Short text that occurs {len(spans)} times; one occurrence is at the "
+                "original line but it cannot be told apart from the others.",
+            ))
+        if at_line:
+            column = anchor.start_column or 0
+            best = min(at_line, key=lambda s: abs(s.start_column - column))
+            if (
+                len(spans) > 1 and anchor.start_column is not None
+                and best.start_column != anchor.start_column
+            ):
+                return _Outcome(self.place_match(
+                    "fuzzy", min(score, 0.7), best, anchor,
+                    f"{what} occurs {len(spans)} times; the one on the original line is at "
+                    "another column, so it may be a different occurrence.",
+                ))
+            return _Outcome(self.place_match(
+                status, score, best, anchor, f"{what} match at the original line.",
+            ))
+        hint = self.hint_span(anchor)
+        if hint is not None:
+            kept = self.keep_in_place(anchor, selection, hint, spans)
+            if kept is not None:
+                return _Outcome(kept)
+        if len(spans) == 1:
+            return _Outcome(self.place_match(
+                status, score, spans[0], anchor,
+                f"{what} match (unique), moved from line {anchor.line} to {spans[0].line}.",
+            ))
+        return _Outcome(
+            Placement(
+                "ambiguous", 0.5,
+                reason=f"{what} occurs {len(spans)} times, none at the original line "
+                f"{anchor.line} (lines {_lines(spans)}).",
+            ),
+            candidates=spans,
+        )
+
+    def keep_in_place(
+        self, anchor: Anchor, selection: str, hint: Span, spans: list[Span],
+    ) -> Placement | None:
+        """Keep a comment at its stored place when that place looks edited in place.
+
+        A distant identical copy is a weaker clue than a near-identical line right
+        where the comment was: the copy is more likely other text that happens to
+        match (or was duplicated) than the commented text having moved.
+        """
+        recall, sim = self.in_place_strength(selection, hint)
+        nearest = min(abs(s.line - hint.line) for s in spans)
+        if len(spans) == 1 and is_weak(selection):
+            return self.place_at_hint(
+                "fuzzy", max(0.3, sim) * 0.6, hint,
+                "The short selection is no longer at its position; a copy elsewhere "
+                f"(line {spans[0].line}) is not enough to move it, kept in place.",
+            )
+        if recall >= STRONG_RECALL and sim >= self.threshold:
+            return self.place_at_hint(
+                "fuzzy", sim, hint,
+                f"Text at the original line was edited (similarity {sim:.2f}); "
+                f"identical text elsewhere (line {_lines(spans)}) treated as a copy.",
+            )
+        if len(spans) == 1 and nearest > PROXIMITY_WINDOW and recall >= WEAK_RECALL:
+            return self.place_at_hint(
+                "fuzzy", sim, hint,
+                f"Lone exact match at line {spans[0].line} is far from line {hint.line}, "
+                "whose text still resembles the selection; kept in place.",
+            )
+        return None
+
+    def fuzzy_text_only(self, anchor: Anchor, selection: str) -> Placement:
+        """§7.4 steps 2-4 without a source revision."""
+        hint = self.hint_span(anchor)
+        local: Match | None = None
+        if hint is not None:
+            local = best_window(
+                self.doc, selection, hint.line - LOCAL_RADIUS, hint.end_line + LOCAL_RADIUS,
+            )
+        found = global_candidates(self.doc, selection, cutoff=self.threshold)
+        return self.decide_fuzzy(anchor, selection, hint, local, found)
+
+    def decide_fuzzy(
+        self, anchor: Anchor, selection: str, hint: Span | None,
+        local: Match | None, found: list[Match],
+    ) -> Placement:
+        """Pick among a near-origin match and whole-document fuzzy candidates."""
+        threshold = self.threshold
+        good = [m for m in found if m.score >= threshold]
+        if local is not None and local.score >= threshold:
+            rivals = [m for m in good if m.score > local.score + 0.1 and not _overlaps(m, local)]
+            if not rivals:
+                return self.place(
+                    "fuzzy", local.score, local.span,
+                    f"Similar text near the original position (score {local.score:.2f}).",
+                    columns=False,
+                )
+        if good:
+            best = good[0]
+            close = [m for m in good[1:] if m.score >= best.score - TIE_MARGIN]
+            if close:
+                return Placement(
+                    "ambiguous", best.score,
+                    reason=f"{len(close) + 1} similar passages (best score {best.score:.2f},"
+                    f" lines {_lines([best.span] + [m.span for m in close])}).",
+                )
+            return self.place(
+                "fuzzy", best.score, best.span,
+                f"Most similar text in the document (score {best.score:.2f}).",
+                columns=False,
+            )
+        if hint is not None:
+            recall, sim = self.in_place_strength(selection, hint)
+            if recall >= WEAK_RECALL and sim >= WEAK_SIMILARITY:
+                return self.place_at_hint(
+                    "fuzzy", sim, hint,
+                    f"Text at the original line still partly matches (similarity {sim:.2f}).",
+                )
+        return Placement("orphaned", 0.0, reason="The selected text is gone from the document.")
+
+    # ------------------------------------------------------------- source path
+
+    def locate_in_source(self, anchor: Anchor, selection: str) -> Span | None:
+        """Where the selection was in the source revision (None if unknown).
+
+        The stored position is checked first; otherwise the occurrence nearest to
+        the stored line (searching outwards in widening bands) is taken.  Without a
+        stored line the selection must occur exactly once.
+        """
+        assert self.src is not None
+        src = self.src
+        if anchor.line is None:
+            found = src.find_all(selection, limit=2)
+            return src.span(found[0], found[0] + len(selection)) if len(found) == 1 else None
+        if src.has_line(anchor.line):
+            at = src.offset(anchor.line, anchor.start_column or 0)
+            if src.text.startswith(selection, at):
+                return src.span(at, at + len(selection))
+        column = anchor.start_column or 0
+        radius = 64
+        while True:
+            lo = src.line_offset(anchor.line - radius)
+            hi = src.line_offset(anchor.line + radius + 1)
+            whole = lo == 0 and hi >= src.starts[-1]
+            hits = src.find_all(selection, start=lo, end=len(src.text) if whole else hi)
+            if hits or whole:
+                break
+            radius *= 4
+        spans = [src.span(o, o + len(selection)) for o in hits]
+        if not spans:
+            return None
+        return min(
+            spans, key=lambda s: (abs(s.line - anchor.line), abs(s.start_column - column)),
+        )
+
+    def resolve_with_source(self, anchor: Anchor, selection: str | None) -> _Outcome | None:
+        """Resolve using the source revision; None means "fall back to text only"."""
+        assert self.src is not None and self.alignment is not None
+        if selection is None:
+            return self.project_line_only(anchor)
+        exact = self.exact_spans(selection)
+        if anchor.line is None and len(exact) > 1:
+            return _Outcome(Placement(
+                "ambiguous", 0.5,
+                reason=f"Exact text occurs {len(exact)} times and the comment has no line "
+                f"to choose by (lines {_lines(exact)}).",
+            ))
+        origin = self.locate_in_source(anchor, selection)
+        if origin is None:
+            return None
+        al = self.alignment
+        s_lo, s_hi = origin.line - 1, origin.end_line - 1
+        mapped = al.forward[s_lo]
+        if mapped != -1:
+            at = self.doc.starts[mapped] + origin.start_column
+            if self.doc.text.startswith(selection, at):
+                own = self.doc.span(at, at + len(selection))
+                return _Outcome(self.own_exact(anchor, selection, origin, own))
+        t_lo, t_hi = al.region(s_lo, s_hi)
+        unclaimed = [s for s in exact if al.backward[s.line - 1] == -1]
+        local = [s for s in unclaimed if t_lo < s.line <= t_hi]
+        remote = [s for s in unclaimed if not t_lo < s.line <= t_hi]
+        weak = is_weak(selection)
+        if local:
+            sure = not weak or al.pinned(s_lo, s_hi)
+            return self.choose_local(
+                anchor, origin, local, t_lo, "anchored" if sure else "fuzzy",
+                1.0 if sure else 0.7, "Exact text",
+            )
+        in_place = self.in_place_match(origin, selection, t_lo, t_hi)
+        strong = in_place is not None and in_place[1] >= self.threshold
+        if remote:
+            if strong:
+                assert in_place is not None
+                return _Outcome(self.place_in_place(anchor, in_place, remote))
+            if len(remote) == 1:
+                if weak:
+                    return _Outcome(self.place_match(
+                        "fuzzy", 0.6, remote[0], anchor,
+                        f"The short selection occurs once in new text (line {remote[0].line});"
+                        " too little to be sure it is the same text.",
+                    ))
+                return _Outcome(self.place_match(
+                    "anchored", 1.0, remote[0], anchor,
+                    f"Exact text moved from line {origin.line} to line {remote[0].line}.",
+                ))
+            return _Outcome(
+                Placement(
+                    "ambiguous", 0.5,
+                    reason=f"Exact text occurs {len(remote)} times in new text "
+                    f"(lines {_lines(remote)}); none is where the original was.",
+                ),
+                candidates=remote,
+            )
+        loose = [
+            s for s in self.loose_spans(selection)
+            if al.backward[s.line - 1] == -1 or s_lo <= al.backward[s.line - 1] <= s_hi
+        ]
+        loose_local = [s for s in loose if t_lo < s.line <= t_hi]
+        if loose_local:
+            return self.choose_local(
+                anchor, origin, loose_local, t_lo, "fuzzy", 0.95,
+                "Text equal up to whitespace/case",
+            )
+        if loose and not strong:
+            if len(loose) == 1:
+                return _Outcome(self.place_match(
+                    "fuzzy", 0.9, loose[0], anchor,
+                    "Text equal up to whitespace/case moved to line "
+                    f"{loose[0].line}.",
+                ))
+            return _Outcome(Placement(
+                "ambiguous", 0.5,
+                reason=f"Text equal up to whitespace/case occurs {len(loose)} times "
+                f"(lines {_lines(loose)}).",
+            ))
+        if strong:
+            assert in_place is not None
+            return _Outcome(self.place_in_place(anchor, in_place, []))
+        found = global_candidates(
+            self.doc, selection, lines=self.unclaimed_lines, cutoff=self.threshold,
+        )
+        found = [m for m in found if not _claimed(al, m.span)]
+        good = [m for m in found if m.score >= self.threshold]
+        if good:
+            best = good[0]
+            close = [m for m in good[1:] if m.score >= best.score - TIE_MARGIN]
+            if close:
+                return _Outcome(Placement(
+                    "ambiguous", best.score,
+                    reason=f"{len(close) + 1} similar passages in new text "
+                    f"(lines {_lines([best.span] + [m.span for m in close])}).",
+                ))
+            return _Outcome(self.place(
+                "fuzzy", best.score, best.span,
+                f"Edited text found in new text at line {best.span.line} "
+                f"(score {best.score:.2f}).",
+                columns=False,
+            ))
+        if in_place is not None:
+            match, score = in_place
+            recall = word_recall(selection, self.hint_lines(match.span))
+            if recall >= WEAK_RECALL and score >= WEAK_SIMILARITY:
+                return _Outcome(self.place_in_place(anchor, in_place, []))
+        return _Outcome(Placement(
+            "orphaned", 0.0,
+            reason="The selected text was removed and nothing similar took its place.",
+        ))
+
+    def own_exact(self, anchor: Anchor, selection: str, origin: Span, span: Span) -> Placement:
+        """The comment's own text survived unchanged (possibly moved)."""
+        hint = self.hint_span(anchor)
+        if (
+            hint is not None and span.line != hint.line
+            and self.alignment is not None and self.alignment.backward[hint.line - 1] == -1
+            and self.is_edited_in_place(selection, hint)
+        ):
+            recall, sim = self.in_place_strength(selection, hint)
+            return self.place_at_hint(
+                "fuzzy", sim, hint,
+                f"New text at the original line resembles the selection (similarity "
+                f"{sim:.2f}); the unchanged copy at line {span.line} is treated as moved away.",
+            )
+        if span.line == origin.line:
+            reason = "Exact text unchanged at its position."
+        else:
+            reason = f"Exact text unchanged, moved from line {origin.line} to {span.line}."
+        return self.place_match("anchored", 1.0, span, anchor, reason)
+
+    def choose_local(
+        self, anchor: Anchor, origin: Span, spans: list[Span], t_lo: int,
+        status: str, score: float, what: str,
+    ) -> _Outcome:
+        """Pick among candidates inside the edited region the original text was in."""
+        assert self.alignment is not None
+        offset = origin.line - 1 - self.alignment.gap_start(origin.line - 1)
+        expected = t_lo + 1 + offset
+
+        def key(span: Span) -> tuple[int, int]:
+            return abs(span.line - expected), abs(span.start_column - origin.start_column)
+
+        ranked = sorted(spans, key=key)
+        if len(ranked) > 1 and key(ranked[0]) == key(ranked[1]):
+            return _Outcome(
+                Placement(
+                    "ambiguous", 0.5,
+                    reason=f"{what} occurs {len(spans)} times in the edited passage "
+                    f"(lines {_lines(spans)}).",
+                ),
+                candidates=spans,
+            )
+        return _Outcome(self.place_match(
+            status, score, ranked[0], anchor,
+            f"{what} kept inside the edited passage (line {ranked[0].line}).",
+        ))
+
+    def in_place_match(
+        self, origin: Span, selection: str, t_lo: int, t_hi: int,
+    ) -> tuple[Match, float] | None:
+        """The edited counterpart of the origin's lines in region [t_lo, t_hi).
+
+        Returns the placement range (the selection's columns carried through a
+        character alignment when it covered only part of its lines) and the
+        similarity of the whole lines, which is what says "same passage, edited".
+        """
+        assert self.src is not None and self.alignment is not None
+        if t_lo >= t_hi:
+            return None
+        src = self.src
+        context = "\n".join(src.lines[origin.line - 1:origin.end_line])
+        skip = {
+            t + 1 for t in range(t_lo, t_hi)
+            if self.alignment.backward[t] != -1 and self.doc.lines[t].strip()
+        }
+        window = best_window(self.doc, context, t_lo + 1, t_hi, skip=skip)
+        if window is None:
+            return None
+        if context == selection:
+            return window, window.score
+        start_in = origin.start_column
+        end_in = src.offset(origin.end_line, origin.end_column) - src.starts[origin.line - 1]
+        ops = Levenshtein.opcodes(context, window.text)
+        start = _carry(ops, start_in, False)
+        end = max(start, _carry(ops, end_in, True))
+        base = self.doc.starts[window.span.line - 1]
+        span = self.doc.span(base + start, base + end)
+        text = window.text[start:end]
+        return Match(span, text, window.score), window.score
+
+    def place_in_place(
+        self, anchor: Anchor, in_place: tuple[Match, float], copies: list[Span],
+    ) -> Placement:
+        match, context_score = in_place
+        inline = anchor.start_column is not None or anchor.end_column is not None
+        columns = inline or match.span.start_column != 0 or match.span.end_column != len(
+            self.doc.lines[match.span.end_line - 1]
+        )
+        reason = f"Text edited in place (similarity of its lines {context_score:.2f})"
+        if copies:
+            reason += f"; identical text at line {_lines(copies)} is newer text, not the original"
+        return self.place("fuzzy", context_score, match.span, reason + ".", columns=columns)
+
+    def project_line_only(self, anchor: Anchor) -> _Outcome | None:
+        """Carry a line-only comment through the diff of source and target."""
+        assert self.src is not None and self.alignment is not None
+        al = self.alignment
+        line = anchor.line
+        assert line is not None
+        if not self.src.has_line(line):
+            return None
+        last = min(anchor.end_line or line, self.src.line_count)
+        mapped = al.forward[line - 1]
+        if mapped != -1:
+            end_mapped = al.forward[last - 1]
+            new_last = end_mapped + 1 if end_mapped >= mapped else mapped + 1 + (last - line)
+            new_last = min(new_last, self.doc.line_count)
+            span = Span(mapped + 1, new_last, -1, -1)
+            if mapped + 1 == line:
+                return _Outcome(self.place_at_hint(
+                    "anchored", 1.0, _with_columns(span, anchor),
+                    "Line-only comment; the line is unchanged.",
+                ))
+            return _Outcome(self.place_at_hint(
+                "shifted", 1.0, _with_columns(span, anchor),
+                f"Line-only comment; the line moved from {line} to {mapped + 1}.",
+            ))
+        t_lo, t_hi = al.region(line - 1, last - 1)
+        context = "\n".join(self.src.lines[line - 1:last])
+        window = best_window(self.doc, context, t_lo + 1, t_hi) if context.strip() else None
+        if window is not None and window.score >= self.threshold:
+            return _Outcome(self.place(
+                "fuzzy", window.score, window.span,
+                f"Line-only comment; its line was edited (similarity {window.score:.2f}).",
+                columns=False,
+            ))
+        return _Outcome(Placement(
+            "orphaned", 0.0, reason=f"Line-only comment; line {line} was removed.",
+        ))
+
+
+def _with_columns(span: Span, anchor: Anchor) -> Span:
+    return Span(
+        span.line, span.end_line,
+        -1 if anchor.start_column is None else anchor.start_column,
+        -1 if anchor.end_column is None else anchor.end_column,
+    )
+
+
+def _carry(ops: Any, position: int, is_end: bool) -> int:
+    """Map a character position through Levenshtein opcodes (source -> target)."""
+    result = 0
+    for op in ops:
+        tag, i1, i2, j1, j2 = tuple(op)
+        inside = (i1 < position <= i2) if is_end else (i1 <= position < i2)
+        if inside:
+            if tag == "equal":
+                return j1 + (position - i1)
+            return j2 if is_end else j1
+        if i2 <= position:
+            result = j2
+    return result
+
+
+def _claimed(al: LineAlignment, span: Span) -> bool:
+    return any(al.backward[t - 1] != -1 for t in range(span.line, span.end_line + 1)
+               if al.target[t - 1].strip())
+
+
+def _overlaps(a: Match, b: Match) -> bool:
+    return not (a.span.end_line < b.span.line or a.span.line > b.span.end_line)
+
+
+def _lines(spans: Sequence[Span]) -> str:
+    return ", ".join(str(s.line) for s in spans[:8]) + (" ..." if len(spans) > 8 else "")
+
+
+# --------------------------------------------------------------------- reconciliation
+
+
+def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Engine) -> None:
+    """Settle ambiguous comments by the displacement of confidently placed neighbours.
+
+    Each confidently placed comment is a landmark (old line -> new line).  For an
+    ambiguous comment with a stored line, a candidate wins when at least two nearby
+    landmarks moved by (nearly) the same amount as that candidate would and no
+    landmark supports any other candidate.  Newly settled comments join the
+    landmarks for the next round.
+    """
+    landmarks: list[tuple[int, int]] = []
+    for anchor, outcome in zip(anchors, outcomes):
+        p = outcome.placement
+        if anchor.line is not None and p.line is not None and p.confident and p.score >= 0.99:
+            landmarks.append((anchor.line, p.line - anchor.line))
+    for _round in range(3):
+        changed = False
+        for anchor, outcome in zip(anchors, outcomes):
+            if outcome.candidates is None or anchor.line is None:
+                continue
+            near = [
+                shift for old, shift in landmarks
+                if 0 < abs(old - anchor.line) <= LANDMARK_WINDOW
+            ]
+            if len(near) < 2:
+                continue
+            support = [
+                sum(1 for shift in near
+                    if abs(span.line - anchor.line - shift) <= LANDMARK_TOLERANCE)
+                for span in outcome.candidates
+            ]
+            backed = [i for i, count in enumerate(support) if count > 0]
+            if len(backed) != 1 or support[backed[0]] < 2:
+                continue
+            span = outcome.candidates[backed[0]]
+            weak = anchor.selected_text is None or is_weak(anchor.selected_text)
+            outcome.placement = engine.place_match(
+                "fuzzy" if weak else "anchored", 0.6 if weak else 0.9, span, anchor,
+                f"Identical text occurs {len(outcome.candidates)} times; "
+                f"{support[backed[0]]} nearby comments moved the same way as line {span.line}.",
+            )
+            outcome.candidates = None
+            if not weak:
+                landmarks.append((anchor.line, span.line - anchor.line))
+            changed = True
+        if not changed:
+            break
+
+
+def reanchor(
+    anchors: Sequence[Anchor],
+    target: str,
+    *,
+    source: str | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[Placement]:
+    """Place every comment of one document in its current text.
+
+    ``anchors`` are the comments' stored anchors, ``target`` the document now,
+    ``source`` (optional) the revision the anchors were measured in.  All comments
+    of a document should be passed together: neighbours help settle ambiguous
+    ones.  ``threshold`` is the minimum similarity (0..1) for a fuzzy placement.
+    Returns one :class:`Placement` per anchor, in order.
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    engine = _Engine(target, source, threshold)
+    outcomes = [engine.resolve(anchor) for anchor in anchors]
+    _reconcile(anchors, outcomes, engine)
+    return [outcome.placement for outcome in outcomes]
