@@ -188,11 +188,21 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     return lexical, rel_posix
 
 
+def base_dirs(root: str | os.PathLike | None, cwd: str | os.PathLike | None) -> tuple[Path, Path]:
+    """(cwd, root): relative paths resolve against ``cwd`` (default: ``root`` when given,
+    else the process's working directory); ``root`` defaults to the workspace root
+    found from ``cwd``."""
+    if cwd is None:
+        cwd = root if root is not None else os.getcwd()
+    cwd_path = Path(os.path.abspath(cwd))
+    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    return cwd_path, root_path
+
+
 def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
            cwd: str | os.PathLike | None = None) -> Location:
     """Find the document and sidecar for ``target`` (a document or a sidecar path)."""
-    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
-    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    cwd_path, root_path = base_dirs(root, cwd)
     config = load_config(root_path)
     _, rel = inside(root_path, target, cwd_path)
     if is_sidecar_name(rel):

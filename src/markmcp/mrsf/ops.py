@@ -11,7 +11,8 @@ Conventions
   working directory).  The sidecar is found per MRSF §3 (``.mrsf.yaml`` ``sidecar_root``
   at the workspace root, else beside the document).
 * ``root`` is the workspace root (default: the nearest directory above ``cwd`` holding
-  ``.mrsf.yaml`` or ``.git``, else ``cwd``).  Every path must stay inside it, after
+  ``.mrsf.yaml`` or ``.git``, else ``cwd``).  When ``root`` is given and ``cwd`` is not,
+  relative paths are relative to ``root``.  Every path must stay inside it, after
   following symlinks, or MrsfError ``path-escape`` is raised.
 * Every result is a plain JSON-able dict with ``"status": "ok"`` and at least
   ``root`` (absolute), ``document`` (repository-relative, ``/``-separated),
@@ -75,7 +76,7 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
 ``status(targets=None, *, root=None, cwd=None, use_git=True)``
     -> ``results`` (``{id, document, sidecar, health, reason}``; health is
     ``fresh|stale|orphaned|unknown``), ``counts``, ``errors``.
-``validate(targets=None, *, strict=False, check_document=True, root=None, cwd=None)``
+``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None)``
     -> ``valid`` (bool), ``files`` (``{sidecar, document, valid, errors, warnings}``),
     ``errorCount``, ``warningCount``.  Each diagnostic: ``{code, severity, message,
     path, commentId?, index?, line?, column?}`` (see :mod:`markmcp.mrsf.validate`).
@@ -107,7 +108,7 @@ from typing import Any, Iterable
 
 from . import edits, git, store
 from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
-from .discovery import document_rel_for, load_config, find_workspace_root
+from .discovery import base_dirs, document_rel_for, load_config
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain
 from .validate import validate as _validate
@@ -163,8 +164,7 @@ def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, A
 def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | None,
              cwd: PathLike | None) -> tuple[Path, list[Location], list[dict]]:
     """Expand documents/sidecars/directories into sidecar locations (existing sidecars)."""
-    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
-    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    cwd_path, root_path = base_dirs(root, cwd)
     config = load_config(root_path)
     if targets is None:
         targets = [cwd_path]
@@ -525,8 +525,7 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
 def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = None,
                   cwd: PathLike | None = None) -> dict:
     """Every sidecar under ``directory`` (default: the working directory)."""
-    cwd_path = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
-    root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
+    cwd_path, root_path = base_dirs(root, cwd)
     start = directory if directory is not None else cwd_path
     rel = "." if Path(os.path.abspath(cwd_path / start)) == root_path else inside(root_path, start, cwd_path)[1]
     return {"status": "ok", "root": str(root_path), "sidecars": _find_sidecars(rel, root_path)}

@@ -1,0 +1,148 @@
+"""validate.py: the six examples are clean; every diagnostic code fires on a crafted sidecar."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import shared_dir
+from markmcp.mrsf.sidecar import parse_sidecar
+from markmcp.mrsf.validate import sha256_hex, validate
+
+EXAMPLES = ["api-reference", "architecture", "contributing", "data-model", "deployment-guide", "security-policy"]
+
+HEAD = 'mrsf_version: "1.0"\ndocument: docs/a.md\ncomments:\n'
+GOOD = (
+    "  - id: c1\n"
+    "    author: A (a)\n"
+    '    timestamp: "2026-01-01T00:00:00Z"\n'
+    "    text: hello\n"
+    "    resolved: false\n"
+)
+
+
+def run(text: str, **kw):
+    return validate(parse_sidecar(text), **kw)
+
+
+def codes(result, kind="errors"):
+    return [d["code"] for d in result[kind]]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_validate_clean_even_strict(name):
+    path = shared_dir("mrsf", "examples") / f"{name}.md.review.yaml"
+    result = run(path.read_text(encoding="utf-8"), strict=True)
+    assert result == {"valid": True, "errors": [], "warnings": []}
+
+
+def test_examples_against_their_documents_report_the_scenarios():
+    """The example scenarios (stale lines, deleted sections) show up as warnings, never errors."""
+    folder = shared_dir("mrsf", "examples")
+    found = {}
+    for name in EXAMPLES:
+        sc = parse_sidecar((folder / f"{name}.md.review.yaml").read_text(encoding="utf-8"))
+        result = validate(sc, document_text=(folder / f"{name}.md").read_text(encoding="utf-8"))
+        assert result["errors"] == [] and result["valid"]
+        found[name] = sorted({(w["code"], w["commentId"]) for w in result["warnings"]})
+    assert found["architecture"] == [] and found["data-model"] == []
+    # contributing: comments B, C, E point past the end of the shrunken document
+    assert ("line-out-of-range", "00000000-0003-4000-8000-bbbbbbbbbbbb") in found["contributing"]
+    assert {c for c, _ in found["contributing"]} == {"line-out-of-range", "stale-selected-text"}
+    # api-reference: lines were inserted above: text is elsewhere
+    assert {c for c, _ in found["api-reference"]} == {"stale-selected-text"}
+
+
+def test_good_minimal_sidecar():
+    assert run(HEAD + GOOD, strict=True)["valid"]
+    assert run(HEAD.replace("comments:\n", "comments: []\n"), strict=True)["valid"]
+
+
+CASES = [
+    # (code, severity, sidecar text, expected json path)
+    ("missing-field", "error", 'document: a.md\ncomments: []\n', "/mrsf_version"),
+    ("missing-field", "error", HEAD + GOOD.replace("    author: A (a)\n", ""), "/comments/0"),
+    ("invalid-type", "error", 'mrsf_version: 1.0\ndocument: a.md\ncomments: []\n', "/mrsf_version"),
+    ("invalid-type", "error", HEAD.replace("comments:\n", "comments: {}\n"), "/comments"),
+    ("invalid-type", "error", HEAD + "  - just a string\n", "/comments/0"),
+    ("invalid-type", "error", HEAD + GOOD.replace("resolved: false", 'resolved: "no"'), "/comments/0/resolved"),
+    ("invalid-type", "error", HEAD + GOOD + '    line: "3"\n', "/comments/0/line"),
+    ("invalid-type", "error", HEAD + GOOD.replace("id: c1", "id: 12"), "/comments/0/id"),
+    ("invalid-version", "error", HEAD.replace('"1.0"', '"one"'), "/mrsf_version"),
+    ("unsupported-version", "error", HEAD.replace('"1.0"', '"2.0"'), "/mrsf_version"),
+    ("invalid-timestamp", "error", HEAD + GOOD.replace("2026-01-01T00:00:00Z", "2026-01-01T00:00:00"), "/comments/0/timestamp"),
+    ("invalid-timestamp", "error", HEAD + GOOD.replace('"2026-01-01T00:00:00Z"', "2026-01-01 10:00:00"), "/comments/0/timestamp"),
+    ("invalid-enum", "error", HEAD + GOOD + "    severity: urgent\n", "/comments/0/severity"),
+    ("below-minimum", "error", HEAD + GOOD + "    line: 0\n", "/comments/0/line"),
+    ("below-minimum", "error", HEAD + GOOD + "    line: 1\n    start_column: -1\n", "/comments/0/start_column"),
+    ("text-too-long", "error", HEAD + GOOD.replace("text: hello", "text: " + "x" * 16385), "/comments/0/text"),
+    ("selected-text-too-long", "error", HEAD + GOOD + "    selected_text: " + "y" * 4097 + "\n", "/comments/0/selected_text"),
+    ("anchored-text-too-long", "error", HEAD + GOOD + "    anchored_text: " + "y" * 4097 + "\n", "/comments/0/anchored_text"),
+    ("invalid-hash", "error", HEAD + GOOD + "    selected_text: a\n    selected_text_hash: ABC\n", "/comments/0/selected_text_hash"),
+    ("duplicate-id", "error", HEAD + GOOD + GOOD, "/comments/1/id"),
+    ("end-line-before-line", "error", HEAD + GOOD + "    line: 5\n    end_line: 4\n", "/comments/0/end_line"),
+    ("end-column-before-start", "error", HEAD + GOOD + "    line: 5\n    start_column: 9\n    end_column: 3\n", "/comments/0/end_column"),
+    ("hash-mismatch", "warning", HEAD + GOOD + "    selected_text: a\n    selected_text_hash: " + sha256_hex("b") + "\n", "/comments/0/selected_text_hash"),
+    ("reply-to-missing", "warning", HEAD + GOOD + "    reply_to: nobody\n", "/comments/0/reply_to"),
+    ("reply-to-self", "warning", HEAD + GOOD + "    reply_to: c1\n", "/comments/0/reply_to"),
+    ("reply-cycle", "warning", HEAD + GOOD + "    reply_to: c2\n" + GOOD.replace("c1", "c2") + "    reply_to: c1\n", "/comments/0/reply_to"),
+    ("orphaned-anchor", "warning", HEAD + GOOD + "    x_reanchor_status: orphaned\n", "/comments/0/x_reanchor_status"),
+    ("unsafe-document-path", "warning", HEAD.replace("docs/a.md", "../../etc/passwd") + GOOD, "/document"),
+]
+
+
+@pytest.mark.parametrize("code,severity,text,path", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_each_code(code, severity, text, path):
+    result = run(text)
+    bucket = result["errors"] if severity == "error" else result["warnings"]
+    hits = [d for d in bucket if d["code"] == code]
+    assert hits, (code, result)
+    assert hits[0]["path"] == path
+    assert hits[0]["severity"] == severity
+    assert hits[0]["message"]
+    assert result["valid"] is (severity == "warning" and not result["errors"])
+    # strict: the warning becomes an error with the same code
+    strict = run(text, strict=True)
+    assert code in codes(strict) and strict["warnings"] == [] and not strict["valid"]
+
+
+def test_diagnostics_carry_sidecar_line_column_and_comment_id():
+    text = HEAD + GOOD + GOOD.replace("c1", "c2") + "    line: 4\n    end_line: 2\n"
+    result = run(text)
+    diag = next(d for d in result["errors"] if d["code"] == "end-line-before-line")
+    assert diag["commentId"] == "c2" and diag["index"] == 1
+    assert (diag["line"], diag["column"]) == (text.split("\n").index("    end_line: 2") + 1, 5)
+
+
+def test_invalid_items_are_reported_not_dropped():
+    text = HEAD + "  - author: nobody\n" + GOOD
+    sc = parse_sidecar(text)
+    assert len(sc.comments) == 2
+    result = validate(sc)
+    assert [d for d in result["errors"] if d["code"] == "missing-field" and d["index"] == 0]
+
+
+DOC = "# T\n\nalpha beta gamma\nsecond line\n"
+
+
+@pytest.mark.parametrize("extra,code", [
+    ("    line: 9\n", "line-out-of-range"),
+    ("    line: 3\n    end_line: 8\n", "line-out-of-range"),
+    ("    line: 3\n    start_column: 40\n    end_column: 41\n", "column-out-of-range"),
+    ("    line: 3\n    selected_text: nowhere\n", "stale-selected-text"),
+    ("    line: 4\n    selected_text: alpha beta\n", "stale-selected-text"),
+])
+def test_document_checks(extra, code):
+    result = run(HEAD + GOOD + extra, document_text=DOC)
+    assert code in codes(result, "warnings")
+    assert run(HEAD + GOOD + extra)["warnings"] == []  # only with the document
+
+
+def test_document_checks_accept_matching_anchor_and_crlf():
+    extra = "    line: 3\n    start_column: 6\n    end_column: 10\n    selected_text: beta\n"
+    assert run(HEAD + GOOD + extra, document_text=DOC.replace("\n", "\r\n"))["warnings"] == []
+
+
+def test_json_sidecar_validates():
+    text = '{"mrsf_version": "1.0", "document": "a.md", "comments": [{"id": "x", "author": "a", "timestamp": "2026-01-01T00:00:00+01:00", "text": "t", "resolved": "no"}]}'
+    result = validate(parse_sidecar(text, fmt="json"))
+    assert codes(result) == ["invalid-type"] and "line" not in result["errors"][0]
