@@ -1021,10 +1021,12 @@ class Checker:
                 if sheet is not None and sheet.column_name(a.name) is not None:
                     anchor_finding("an anchor names a scalar; a column is written in its table")
                 else:
+                    # upstream leaves such an anchor unchecked; say so as advice
                     cands = set(sheet.scalars) if sheet else set(self.m.sheets)
-                    self.emit(Finding("UNDEF", a.sheet, a.name, raw=a.id,
-                                      suggestion=closest(a.name if sheet else a.sheet, cands),
-                                      span=(a.comment_start, a.comment_end)))
+                    guess = closest(a.name if sheet else a.sheet, cands)
+                    self.emit(Finding("WARN", a.sheet, a.name,
+                                      message=f"anchor `{a.id}` names no scalar, so its value is not checked",
+                                      suggestion=guess, span=(a.comment_start, a.comment_end)))
                 continue
             if a.rule is not None and a.rule not in DISPLAY_RULES:
                 anchor_finding(f"unknown display rule `{a.rule}`")

@@ -79,6 +79,9 @@ def group_lines(f: Finding) -> list[str]:
     if code == "COVERAGE":
         head = prefix("COVERAGE")
         return [head + (f.message or "")] + ([" " * len(head) + f.suggestion] if f.suggestion else [])
+    if code == "WARN" and f.message:
+        return [prefix("WARN") + f.ident.ljust(ID_FIELD) + "  " + f.message
+                + (f" — did you mean `{f.suggestion}`?" if f.suggestion else "")]
     if code == "WARN":
         return [prefix("WARN") + f.ident.ljust(ID_FIELD) + "  defined and never read"
                 + (f" — did you mean `{f.suggestion}`?" if f.suggestion else "")]
@@ -171,5 +174,5 @@ def text_message(f: Finding) -> str:
     if f.code == "DUP" and not f.message:
         return f"`{f.name}` is already defined in this scope"
     if f.code == "WARN":
-        return "defined and never read"
+        return f.message or "defined and never read"
     return f.message or ""

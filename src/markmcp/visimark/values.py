@@ -54,6 +54,8 @@ def parse_cell_number(text: str) -> CellNumber | str | None:
     if not m:
         return None
     pre = m.group("pre") or m.group("pre2")
+    if pre and any(ch.isalpha() for ch in pre) and not re.match(re.escape(pre) + r"\s", t.lstrip("-")):
+        return None  # letters glued to a number are a word (`e2e-checkout`), not a unit
     if m.group("pre") and m.group("pre2"):
         return "both"
     suf = m.group("suf")
