@@ -1,0 +1,586 @@
+"""``mrsf``: the MRSF (Sidemark) command-line tool.
+
+Subcommands (as the upstream ``@mrsf/cli``): ``validate``, ``add``, ``list``, ``resolve``,
+``reanchor``, ``status``, ``init``, ``rename``.  Global options ``--cwd``, ``--config``,
+``--no-color``, ``-q/--quiet``, ``-v/--verbose`` may stand before or after the subcommand.
+Every subcommand takes ``--json`` for machine-readable output on stdout.
+
+Exit codes
+    0  success
+    1  problems found: invalid sidecars (``validate``), orphaned comments
+       (``reanchor``), an unknown comment id, a sidecar that already exists (``init``),
+       a version conflict
+    2  usage error or a file that cannot be read (missing, malformed, outside the
+       workspace); the message goes to stderr, never a traceback
+
+This module is an edge: it parses arguments, calls :mod:`markmcp.mrsf.ops` and prints.
+One deliberate difference from upstream: ``add --line N`` captures line N of the
+document as ``selected_text`` (upstream captures line N-1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from markmcp import __version__
+from markmcp.mrsf import ops
+from markmcp.mrsf.errors import MrsfError
+
+PROG = "mrsf"
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+#: Engine error codes that mean "the command ran and found a problem" (exit 1);
+#: every other code is a usage or read error (exit 2).
+PROBLEM_CODES = frozenset({"comment-not-found", "sidecar-exists", "version-mismatch", "duplicate-id"})
+#: Codes that mean a file could not be read at all (``validate`` reports other codes as invalid).
+READ_ERROR_CODES = frozenset({"not-found", "io-error", "path-escape", "file-too-large"})
+
+_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+
+
+class UsageError(Exception):
+    """A bad command line; reported on stderr with exit code 2."""
+
+
+class Problems(Exception):
+    """The command ran and found problems; exit code 1 (the output was already printed)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors as ``mrsf <cmd>: error: ...`` (exit 2), never a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+# ---------------------------------------------------------------------------
+# Argument types
+# ---------------------------------------------------------------------------
+
+
+def _integer(minimum: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"threshold must be a number between 0 and 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"threshold must be between 0 and 1, got {text}")
+    return value
+
+
+def _severity(text: str) -> str:
+    if text not in ("low", "medium", "high"):
+        raise argparse.ArgumentTypeError(f"severity must be low, medium or high, got {text!r}")
+    return text
+
+
+def parse_extension(flag: str) -> tuple[str, Any]:
+    """``--ext key=value``: JSON literals (numbers, true/false/null, objects, arrays) or a string."""
+    key, sep, raw = flag.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UsageError(f"invalid --ext value {flag!r}: expected key=value")
+    if not key.startswith("x_"):
+        raise UsageError(f"comment extension key {key!r} must start with 'x_'")
+    trimmed = raw.strip()
+    if trimmed in ("true", "false", "null") or _NUMBER.fullmatch(trimmed):
+        return key, json.loads(trimmed)
+    if (trimmed.startswith("{") and trimmed.endswith("}")) or (trimmed.startswith("[") and trimmed.endswith("]")):
+        try:
+            return key, json.loads(trimmed)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"invalid JSON extension value {raw!r}: {exc.msg}") from None
+    return key, raw
+
+
+# ---------------------------------------------------------------------------
+# Parser
+# ---------------------------------------------------------------------------
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """The global options; on subcommands they default to SUPPRESS so the main values stay."""
+    default = {"default": argparse.SUPPRESS} if suppress else {}
+    parser.add_argument("--cwd", metavar="DIR", help="working directory", **default)
+    parser.add_argument("--config", metavar="PATH", help="path to .mrsf.yaml", **default)
+    parser.add_argument("--no-color", action="store_true", help="disable colour output", **default)
+    parser.add_argument("-q", "--quiet", action="store_true", help="suppress non-essential output", **default)
+    parser.add_argument("-v", "--verbose", action="store_true", help="show detailed output", **default)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``mrsf`` argument parser."""
+    parser = _Parser(prog=PROG, description="Markdown Review Sidecar Format (Sidemark): CLI", allow_abbrev=False)
+    parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__} (Python)")
+    _global_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
+        _global_options(p, suppress=True)
+        p.add_argument("--json", action="store_true", help="output as JSON")
+        return p
+
+    p = command("validate", "Validate MRSF sidecar files against the schema and spec rules")
+    p.add_argument("files", nargs="*", help="sidecars or Markdown documents (default: all in the workspace)")
+    p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
+
+    p = command("add", "Add a review comment to a document's sidecar")
+    p.add_argument("document")
+    p.add_argument("-a", "--author", required=True, help="comment author")
+    p.add_argument("-t", "--text", required=True, help="comment text")
+    p.add_argument("-l", "--line", type=_integer(1, "--line"), help="line number (1-based)")
+    p.add_argument("--end-line", type=_integer(1, "--end-line"), help="end line (inclusive)")
+    p.add_argument("--start-column", type=_integer(0, "--start-column"), help="start column (0-based)")
+    p.add_argument("--end-column", type=_integer(0, "--end-column"), help="end column (0-based, exclusive)")
+    p.add_argument("--type", help="comment type (e.g. suggestion, issue)")
+    p.add_argument("--severity", type=_severity, help="severity: low | medium | high")
+    p.add_argument("--reply-to", metavar="ID", help="reply to an existing comment")
+    p.add_argument("--selected-text", metavar="TEXT", help="selected text to attach")
+    p.add_argument("--ext", action="append", default=[], metavar="KEY=VALUE", help="x_* extension field (repeatable)")
+
+    p = command("resolve", "Resolve a comment by ID")
+    p.add_argument("sidecar", help="the sidecar (or its Markdown document)")
+    p.add_argument("id")
+    p.add_argument("--cascade", action="store_true", help="also resolve direct replies")
+    p.add_argument("-u", "--undo", action="store_true", help="unresolve instead")
+
+    p = command("list", "List comments across sidecar files")
+    p.add_argument("files", nargs="*")
+    p.add_argument("--open", action="store_true", help="only open (unresolved) comments")
+    p.add_argument("--resolved", action="store_true", help="only resolved comments")
+    p.add_argument("--orphaned", action="store_true", help="only orphaned comments")
+    p.add_argument("--author", help="filter by author")
+    p.add_argument("--type", help="filter by type")
+    p.add_argument("--severity", type=_severity, help="filter by severity")
+    p.add_argument("--summary", action="store_true", help="show a summary instead of individual comments")
+
+    p = command("reanchor", "Re-anchor comments to current document content")
+    p.add_argument("files", nargs="*")
+    p.add_argument("-n", "--dry-run", action="store_true", help="report without modifying files")
+    p.add_argument("-t", "--threshold", type=_threshold, default=0.6, help="fuzzy threshold 0.0-1.0 (default 0.6)")
+    p.add_argument("--staged", action="store_true", help="only sidecars of git-staged Markdown files")
+    p.add_argument("--no-git", dest="git", action="store_false", help="disable git integration")
+    p.add_argument("--from", dest="from_commit", metavar="COMMIT", help="override from-commit for all comments")
+    p.add_argument("--update-text", action="store_true", help="also update selected_text to the current text")
+    p.add_argument("-f", "--force", action="store_true", help="firmly anchor high-confidence results")
+
+    p = command("status", "Show anchor health for comments")
+    p.add_argument("files", nargs="*")
+
+    p = command("init", "Create a new sidecar file for a Markdown document")
+    p.add_argument("document")
+    p.add_argument("-f", "--force", action="store_true", help="overwrite an existing sidecar")
+
+    p = command("rename", "Update a sidecar after its document has been renamed or moved")
+    p.add_argument("old_document", metavar="old-document")
+    p.add_argument("new_document", metavar="new-document")
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# Output helpers
+# ---------------------------------------------------------------------------
+
+
+class Out:
+    """Where a command prints: stdout for results, stderr for diagnostics."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.quiet = bool(getattr(args, "quiet", False))
+        self.verbose = bool(getattr(args, "verbose", False))
+        self.as_json = bool(getattr(args, "json", False))
+
+    def info(self, text: str) -> None:
+        """Informational output, hidden by --quiet and --json."""
+        if not self.quiet and not self.as_json:
+            print(text)
+
+    def line(self, text: str) -> None:
+        """Essential output (hidden only by --json)."""
+        if not self.as_json:
+            print(text)
+
+    def detail(self, text: str) -> None:
+        if self.verbose and not self.as_json:
+            print(f"  {text}")
+
+    def json(self, value: Any) -> None:
+        print(json.dumps(value, ensure_ascii=False, indent=2))
+
+    @staticmethod
+    def error(text: str) -> None:
+        print(text, file=sys.stderr)
+
+
+class Context:
+    """Per-invocation settings shared by the commands."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        cwd = getattr(args, "cwd", None)
+        self.cwd = Path(cwd or os.getcwd()).resolve()
+        if not self.cwd.is_dir():
+            raise UsageError(f"--cwd {cwd}: not a directory")
+        self.config = getattr(args, "config", None)
+        if self.config is not None:
+            config = (self.cwd / self.config).resolve()
+            if not config.is_file():
+                raise UsageError(f"--config {self.config}: file not found")
+            self.config = str(config)
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments every engine call takes."""
+        kwargs: dict[str, Any] = {"cwd": str(self.cwd)}
+        if self.config is not None:
+            kwargs["root"] = str(Path(self.config).parent)
+        return kwargs
+
+    def targets(self, files: list[str]) -> list[str] | None:
+        """File arguments as absolute paths (None: discover every sidecar)."""
+        return [str(self.cwd / f) for f in files] if files else None
+
+    def path(self, result: dict[str, Any], key: str = "sidecar") -> str:
+        """A displayable path for a result's repository-relative ``key``."""
+        return str(Path(result["root"]) / result[key])
+
+
+def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
+    """The sidecars a multi-file command works on (given files, or every sidecar found)."""
+    targets = ctx.targets(files)
+    if targets is not None:
+        return targets
+    found = ops.find_sidecars(str(ctx.cwd), **ctx.kwargs())
+    return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+
+
+# ---------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        out.info("No sidecar files found.")
+        if out.as_json:
+            out.json({"valid": True, "files": []})
+        return EXIT_OK
+    files: list[dict[str, Any]] = []
+    failed = False
+    for target in targets:
+        try:
+            result = ops.validate([target], strict=args.strict, **ctx.kwargs())
+        except MrsfError as error:
+            if error.code in READ_ERROR_CODES:
+                raise
+            failed = True
+            files.append({"sidecar": target, "valid": False, "errors": [error.to_dict()], "warnings": []})
+            out.line(f"✗ {target}: {error.message}")
+            continue
+        for entry in result["files"]:
+            unreadable = [d for d in entry["errors"] if d.get("code") in READ_ERROR_CODES]
+            if unreadable:
+                raise MrsfError(unreadable[0]["code"], f"{target}: {unreadable[0]['message']}")
+            files.append(entry)
+            shown = str(Path(result["root"]) / entry["sidecar"])
+            valid = entry["valid"] and not (args.strict and entry["warnings"])
+            failed = failed or not valid
+            if valid and out.quiet:
+                continue
+            out.line(f"{'✓' if valid else '✗'} {shown}")
+            for diag in entry["errors"]:
+                out.line(f"  ERROR: {diag['message']}{_where(diag)}")
+            for diag in entry["warnings"]:
+                out.line(f"  {'ERROR' if args.strict else 'WARN'}: {diag['message']}{_where(diag)}")
+            out.detail(f"{len(entry['errors'])} error(s), {len(entry['warnings'])} warning(s)")
+    if out.as_json:
+        out.json({"valid": not failed, "files": files})
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _where(diag: dict[str, Any]) -> str:
+    return f" ({diag['path']})" if diag.get("path") else ""
+
+
+def cmd_add(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    extensions = dict(parse_extension(flag) for flag in args.ext)
+    options: dict[str, Any] = {
+        "author": args.author,
+        "text": args.text,
+        "line": args.line,
+        "end_line": args.end_line,
+        "start_column": args.start_column,
+        "end_column": args.end_column,
+        "selected_text": args.selected_text,
+        "type": args.type,
+        "severity": args.severity,
+        "reply_to": args.reply_to,
+    }
+    options = {k: v for k, v in options.items() if v is not None}
+    if extensions:
+        options["extensions"] = extensions
+    result = ops.add(str(ctx.cwd / args.document), **options, **ctx.kwargs())
+    comment = result["comment"]
+    if out.as_json:
+        out.json(result)
+        return EXIT_OK
+    where = f" at line {comment['line']}" if comment.get("line") else ""
+    out.info(f"Added comment {comment['id']}{where} → {ctx.path(result)}")
+    out.detail(f"sidecar: {ctx.path(result)}")
+    if comment.get("selected_text"):
+        out.detail(f"selected_text: {comment['selected_text'][:80]}")
+    return EXIT_OK
+
+
+def cmd_resolve(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    operation = ops.unresolve if args.undo else ops.resolve
+    try:
+        result = operation(str(ctx.cwd / args.sidecar), [args.id], cascade=args.cascade, **ctx.kwargs())
+    except MrsfError as error:
+        if error.code == "comment-not-found":
+            raise MrsfError(error.code, f"Comment {args.id} not found in {args.sidecar}.") from None
+        raise
+    if not result.get("matched", [args.id]):
+        raise MrsfError("comment-not-found", f"Comment {args.id} not found in {args.sidecar}.")
+    if out.as_json:
+        out.json(result)
+    else:
+        out.info(f"{'Unresolved' if args.undo else 'Resolved'} {args.id} in {args.sidecar}.")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    filters = {k: True for k in ("open", "resolved", "orphaned") if getattr(args, k)}
+    filters.update({k: getattr(args, k) for k in ("author", "type", "severity") if getattr(args, k)})
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        out.info("No sidecar files found.")
+        if out.as_json:
+            out.json([])
+        return EXIT_OK
+    result = ops.list_comments(targets, filters=filters or None, **ctx.kwargs())
+    for error in result.get("errors", []):
+        out.error(f"✗ {error['sidecar']}: {error['message']}")
+    root = Path(result["root"])
+    rows = [
+        {
+            "sidecar": str(root / c["sidecar"]),
+            "document": str(root / c["document"]),
+            "comment": {k: v for k, v in c.items() if k not in ("sidecar", "document")},
+        }
+        for c in result["comments"]
+    ]
+    summary = result["summary"]
+    if out.as_json:
+        out.json(summary if args.summary else rows)
+    elif args.summary:
+        out.line(
+            f"Total: {summary['total']}  Open: {summary['open']}  Resolved: {summary['resolved']}  "
+            f"Orphaned: {summary['orphaned']}  Threads: {summary['threads']}"
+        )
+        if summary.get("byType"):
+            out.line("By type: " + ", ".join(f"{k}({v})" for k, v in summary["byType"].items()))
+        if summary.get("bySeverity"):
+            out.line("By severity: " + ", ".join(f"{k}({v})" for k, v in summary["bySeverity"].items()))
+    elif not rows:
+        out.line("No matching comments.")
+    else:
+        for row in rows:
+            c = row["comment"]
+            state = "[resolved]" if c.get("resolved") is True else "[open]"
+            loc = f":{c['line']}" if c.get("line") else ""
+            sev = f" [{c['severity']}]" if c.get("severity") else ""
+            kind = f" ({c['type']})" if c.get("type") else ""
+            out.line(f"{state} {c.get('id')} {row['document']}{loc}{sev}{kind}")
+            out.line(f"  {c.get('author')}: {c.get('text')}")
+            if c.get("reply_to"):
+                out.line(f"  ↳ reply to {c['reply_to']}")
+        out.line(f"\n{len(rows)} comment(s).")
+    return EXIT_USAGE if result.get("errors") else EXIT_OK
+
+
+_REANCHOR_ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
+
+
+def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    if args.staged and args.git:
+        targets = _staged_sidecars(ctx)
+    else:
+        targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        out.info("No sidecar files found.")
+        if out.as_json:
+            out.json({"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
+        return EXIT_OK
+    total_changed = total_orphaned = 0
+    files = []
+    for target in targets:
+        result = ops.reanchor(
+            target,
+            threshold=args.threshold,
+            update_text=args.update_text,
+            force=args.force,
+            dry_run=args.dry_run,
+            from_commit=args.from_commit,
+            use_git=args.git,
+            **ctx.kwargs(),
+        )
+        orphaned = sum(1 for r in result["results"] if r.get("status") == "orphaned")
+        total_changed += result["changed"]
+        total_orphaned += orphaned
+        files.append({"file": ctx.path(result), **{k: result[k] for k in ("results", "changed", "version") if k in result}})
+        if not out.quiet:
+            out.line(f"{'[dry-run] ' if args.dry_run else ''}{ctx.path(result)}:")
+            for r in result["results"]:
+                where = f":{r['line']}" if r.get("line") is not None else ""
+                out.line(f"  {_REANCHOR_ICONS.get(r.get('status'), '·')} {r.get('id')}{where} — {r.get('reason', '')}")
+                if r.get("score") is not None:
+                    out.detail(f"    score: {r['score']:.3f}")
+    if out.as_json:
+        out.json({"totalChanged": total_changed, "totalOrphaned": total_orphaned, "dryRun": args.dry_run, "files": files})
+    else:
+        out.info(f"\n{total_changed} comment(s) {'would change' if args.dry_run else 'changed'}, {total_orphaned} orphaned.")
+    return EXIT_PROBLEMS if total_orphaned else EXIT_OK
+
+
+def _staged_sidecars(ctx: Context) -> list[str]:
+    """Sidecars of the Markdown files staged in git (``reanchor --staged``)."""
+    import subprocess
+
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=ctx.cwd, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        staged = subprocess.run(
+            ["git", "diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"],
+            cwd=top, capture_output=True, text=True, check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise UsageError("Not in a git repository.") from None
+    sidecars = []
+    for name in staged.split("\0"):
+        if not name.endswith(".md"):
+            continue
+        found = ops.locate(str(Path(top) / name), **ctx.kwargs())
+        if found["exists"]:
+            sidecars.append(found["sidecarPath"])
+    return sidecars
+
+
+_HEALTH_ICONS = {"fresh": "●", "stale": "◐", "orphaned": "✗", "unknown": "?"}
+
+
+def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        out.info("No sidecar files found.")
+        if out.as_json:
+            out.json([])
+        return EXIT_OK
+    result = ops.status(targets, **ctx.kwargs())
+    for error in result.get("errors", []):
+        out.error(f"✗ {error['sidecar']}: {error['message']}")
+    rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
+    if out.as_json:
+        out.json(rows)
+    else:
+        for r in rows:
+            out.line(f"{_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
+        counts = {h: sum(1 for r in rows if r["health"] == h) for h in _HEALTH_ICONS}
+        out.info(
+            f"\n{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "
+            f"{counts['orphaned']} orphaned, {counts['unknown']} unknown"
+        )
+    return EXIT_USAGE if result.get("errors") else EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    document = ctx.cwd / args.document
+    if not document.is_file():
+        raise MrsfError("not-found", f"Document not found: {document}")
+    try:
+        result = ops.init(str(document), force=args.force, **ctx.kwargs())
+    except MrsfError as error:
+        if error.code == "sidecar-exists":
+            raise MrsfError(error.code, f"{error.message}\nUse --force to overwrite.") from None
+        raise
+    if out.as_json:
+        out.json(result)
+    else:
+        out.info(f"Created {ctx.path(result)}")
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    result = ops.rename(str(ctx.cwd / args.old_document), str(ctx.cwd / args.new_document), **ctx.kwargs())
+    if out.as_json:
+        out.json(result)
+    else:
+        out.info(f"Renamed: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "validate": cmd_validate,
+    "add": cmd_add,
+    "resolve": cmd_resolve,
+    "list": cmd_list,
+    "reanchor": cmd_reanchor,
+    "status": cmd_status,
+    "init": cmd_init,
+    "rename": cmd_rename,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mrsf``; returns the exit code (0 ok, 1 problems found, 2 usage or read error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    out = Out(args)
+    try:
+        ctx = Context(args)
+        return COMMANDS[args.command](args, ctx, out)
+    except UsageError as error:
+        out.error(f"{PROG} {args.command}: error: {error}")
+        return EXIT_USAGE
+    except MrsfError as error:
+        out.error(f"{PROG} {args.command}: error: {error.message}")
+        return EXIT_PROBLEMS if error.code in PROBLEM_CODES else EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:  # a bug: still no traceback for the user
+        out.error(f"{PROG} {args.command}: internal error: {type(error).__name__}: {error}")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,454 @@
+"""The ``mrsf`` command line, run as a real subprocess on temporary copies of documents.
+
+Every run is checked for its exit code (0 ok, 1 problems found, 2 usage or read error)
+and for the absence of a Python traceback on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_dir
+
+DOC = """# Title
+
+First paragraph line one.
+Second line with a target phrase in it.
+
+## Section
+
+Last line.
+"""
+
+SIDECAR = """mrsf_version: "1.0"
+document: doc.md
+comments:
+  - id: c1
+    author: Alice
+    timestamp: "2026-01-01T00:00:00Z"
+    text: Parent comment
+    resolved: false
+    line: 3
+    selected_text: "First paragraph line one."
+  - id: c2
+    author: Bob
+    timestamp: "2026-01-01T00:01:00Z"
+    text: A reply
+    resolved: false
+    reply_to: c1
+  - id: c3
+    author: Carol
+    timestamp: "2026-01-01T00:02:00Z"
+    text: About the phrase
+    type: issue
+    severity: high
+    resolved: false
+    line: 4
+    start_column: 19
+    end_column: 32
+    selected_text: "target phrase"
+"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``mrsf`` (as ``python -m markmcp.mrsf.cli``); never a traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "markmcp.mrsf.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """A folder with doc.md and its sidecar (3 comments)."""
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "doc.md.review.yaml").write_text(SIDECAR, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def examples(tmp_path: Path) -> Path:
+    """A temporary copy of the upstream examples (6 documents with sidecars)."""
+    target = tmp_path / "examples"
+    shutil.copytree(shared_dir("mrsf", "examples"), target)
+    return target
+
+
+def sidecar_data(path: Path) -> dict:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file's bytes, except the engine's (empty) ``.<sidecar>.lock`` lock files."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not (p.name.startswith(".") and p.name.endswith(".lock"))
+    }
+
+
+# ---------------------------------------------------------------------------
+# validate
+# ---------------------------------------------------------------------------
+
+
+def test_validate_examples_all_valid(examples: Path) -> None:
+    proc = run("validate", cwd=examples)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ticks = [line for line in proc.stdout.splitlines() if line.startswith("✓ ")]
+    assert len(ticks) == 6
+
+
+def test_validate_json_shape(examples: Path) -> None:
+    proc = run("validate", "--json", cwd=examples)
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert data["valid"] is True
+    assert len(data["files"]) == 6
+    for entry in data["files"]:
+        assert entry["valid"] is True
+        assert isinstance(entry["errors"], list) and isinstance(entry["warnings"], list)
+
+
+def test_validate_missing_required_field_exits_1(work: Path) -> None:
+    bad = SIDECAR.replace("    resolved: false\n    line: 3\n", "    line: 3\n", 1)
+    (work / "doc.md.review.yaml").write_text(bad, encoding="utf-8")
+    proc = run("validate", "doc.md.review.yaml", cwd=work)
+    assert proc.returncode == 1
+    assert "✗" in proc.stdout
+    assert "resolved" in proc.stdout
+
+
+def test_validate_malformed_yaml_exits_1_and_names_the_line(work: Path) -> None:
+    (work / "doc.md.review.yaml").write_text('mrsf_version: "1.0"\ncomments: [\n  - id: x\n', encoding="utf-8")
+    proc = run("validate", "doc.md.review.yaml", cwd=work)
+    assert proc.returncode == 1
+    assert "line" in (proc.stdout + proc.stderr).lower()
+
+
+def test_validate_nonexistent_file_is_a_read_error(work: Path) -> None:
+    proc = run("validate", "nope.md.review.yaml", cwd=work)
+    assert proc.returncode == 2
+    assert "nope.md.review.yaml" in proc.stderr
+
+
+def test_validate_document_argument_finds_its_sidecar(work: Path) -> None:
+    proc = run("validate", "--json", "doc.md", cwd=work)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["files"][0]["sidecar"].endswith("doc.md.review.yaml")
+
+
+# ---------------------------------------------------------------------------
+# add
+# ---------------------------------------------------------------------------
+
+
+def test_add_line_captures_that_line(work: Path) -> None:
+    proc = run("add", "doc.md", "-a", "Dana", "-t", "Check this", "--line", "4", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    comment = json.loads(proc.stdout)["comment"]
+    assert comment["line"] == 4
+    assert comment["selected_text"] == "Second line with a target phrase in it."
+    assert comment["selected_text_hash"] == hashlib.sha256(comment["selected_text"].encode()).hexdigest()
+    stored = sidecar_data(work / "doc.md.review.yaml")["comments"]
+    assert stored[-1]["id"] == comment["id"]
+    assert stored[-1]["selected_text"] == "Second line with a target phrase in it."
+
+
+def test_add_columns_and_type(work: Path) -> None:
+    proc = run(
+        "add", "doc.md", "--author", "Eve", "--text", "Typo", "-l", "4",
+        "--start-column", "19", "--end-column", "32", "--type", "suggestion", "--severity", "low", "--json",
+        cwd=work,
+    )
+    assert proc.returncode == 0, proc.stderr
+    comment = json.loads(proc.stdout)["comment"]
+    assert comment["selected_text"] == "target phrase"
+    assert comment["type"] == "suggestion" and comment["severity"] == "low"
+    assert comment["resolved"] is False
+
+
+def test_add_creates_sidecar_and_prints_summary(tmp_path: Path) -> None:
+    (tmp_path / "new.md").write_text("alpha\nbeta\n", encoding="utf-8")
+    proc = run("add", "new.md", "-a", "Finn", "-t", "Hello", "-l", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Added comment ")
+    assert "at line 2" in proc.stdout
+    data = sidecar_data(tmp_path / "new.md.review.yaml")
+    assert data["mrsf_version"] == "1.0"
+    assert data["document"] == "new.md"
+    assert data["comments"][0]["selected_text"] == "beta"
+
+
+def test_add_extensions_are_parsed(work: Path) -> None:
+    proc = run(
+        "add", "doc.md", "-a", "bot", "-t", "Flag", "--ext", "x_source=triage-bot", "--ext", "x_score=0.91",
+        "--ext", 'x_labels=["a","b"]', "--ext", "x_ok=true", "--json",
+        cwd=work,
+    )
+    assert proc.returncode == 0, proc.stderr
+    stored = sidecar_data(work / "doc.md.review.yaml")["comments"][-1]
+    assert stored["x_source"] == "triage-bot"
+    assert stored["x_score"] == 0.91
+    assert stored["x_labels"] == ["a", "b"]
+    assert stored["x_ok"] is True
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--line", "0"], "--line must be at least 1"),
+        (["--line", "abc"], "--line must be an integer"),
+        (["--severity", "urgent"], "severity must be low, medium or high"),
+        (["--ext", "source=x"], "must start with 'x_'"),
+        (["--ext", "x_bad={oops}"], "invalid JSON extension value"),
+        (["--ext", "novalue"], "expected key=value"),
+    ],
+)
+def test_add_bad_arguments_are_usage_errors(work: Path, extra: list[str], message: str) -> None:
+    before = snapshot(work)
+    proc = run("add", "doc.md", "-a", "A", "-t", "T", *extra, cwd=work)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert snapshot(work) == before
+
+
+def test_add_requires_author_and_text(work: Path) -> None:
+    proc = run("add", "doc.md", "-t", "no author", cwd=work)
+    assert proc.returncode == 2
+    assert "--author" in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# list
+# ---------------------------------------------------------------------------
+
+
+def test_list_json_shape_and_filters(work: Path) -> None:
+    proc = run("list", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["comment"]["id"] for r in rows] == ["c1", "c2", "c3"]
+    assert rows[0]["sidecar"].endswith("doc.md.review.yaml")
+    assert rows[0]["document"].endswith("doc.md")
+    proc = run("list", "--json", "--author", "Carol", cwd=work)
+    assert [r["comment"]["id"] for r in json.loads(proc.stdout)] == ["c3"]
+    proc = run("list", "--json", "--severity", "high", "doc.md", cwd=work)
+    assert [r["comment"]["id"] for r in json.loads(proc.stdout)] == ["c3"]
+
+
+def test_list_summary(work: Path) -> None:
+    proc = run("list", "--summary", "--json", cwd=work)
+    summary = json.loads(proc.stdout)
+    assert summary["total"] == 3
+    assert summary["open"] == 3
+    assert summary["resolved"] == 0
+    assert summary["byType"] == {"issue": 1}
+    text = run("list", "--summary", cwd=work).stdout
+    assert text.startswith("Total: 3  Open: 3  Resolved: 0")
+
+
+def test_list_text_output(work: Path) -> None:
+    proc = run("list", cwd=work)
+    assert proc.returncode == 0
+    assert "[open] c3" in proc.stdout
+    assert "↳ reply to c1" in proc.stdout
+    assert proc.stdout.rstrip().endswith("3 comment(s).")
+
+
+def test_list_malformed_sidecar_is_a_read_error(work: Path) -> None:
+    (work / "doc.md.review.yaml").write_text("comments: [\n", encoding="utf-8")
+    before = snapshot(work)
+    proc = run("list", "doc.md.review.yaml", cwd=work)
+    assert proc.returncode == 2
+    assert "doc.md.review.yaml" in proc.stderr
+    assert snapshot(work) == before
+
+
+def test_list_examples_counts_all_comments(examples: Path) -> None:
+    proc = run("list", "--summary", "--json", cwd=examples)
+    assert json.loads(proc.stdout)["total"] == 28
+
+
+# ---------------------------------------------------------------------------
+# resolve
+# ---------------------------------------------------------------------------
+
+
+def test_resolve_and_undo(work: Path) -> None:
+    proc = run("resolve", "doc.md.review.yaml", "c3", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert "Resolved c3" in proc.stdout
+    assert sidecar_data(work / "doc.md.review.yaml")["comments"][2]["resolved"] is True
+    proc = run("resolve", "--undo", "doc.md.review.yaml", "c3", cwd=work)
+    assert proc.returncode == 0
+    assert sidecar_data(work / "doc.md.review.yaml")["comments"][2]["resolved"] is False
+
+
+def test_resolve_cascade_resolves_replies(work: Path) -> None:
+    proc = run("resolve", "--cascade", "doc.md.review.yaml", "c1", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    comments = sidecar_data(work / "doc.md.review.yaml")["comments"]
+    assert comments[0]["resolved"] is True and comments[1]["resolved"] is True
+    assert comments[2]["resolved"] is False
+
+
+def test_resolve_unknown_id_exits_1_and_writes_nothing(work: Path) -> None:
+    before = snapshot(work)
+    proc = run("resolve", "doc.md.review.yaml", "nope", cwd=work)
+    assert proc.returncode == 1
+    assert "nope" in proc.stderr and "not found" in proc.stderr
+    assert snapshot(work) == before
+
+
+# ---------------------------------------------------------------------------
+# reanchor and status
+# ---------------------------------------------------------------------------
+
+
+def test_reanchor_follows_inserted_lines(work: Path) -> None:
+    doc = work / "doc.md"
+    doc.write_text("Inserted one.\nInserted two.\n" + DOC, encoding="utf-8")
+    proc = run("reanchor", "--json", "--no-git", "doc.md", cwd=work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["totalOrphaned"] == 0
+    assert data["totalChanged"] >= 2
+    comments = {c["id"]: c for c in sidecar_data(work / "doc.md.review.yaml")["comments"]}
+    assert comments["c1"]["line"] == 5
+    assert comments["c3"]["line"] == 6
+
+
+def test_reanchor_dry_run_writes_nothing(work: Path) -> None:
+    (work / "doc.md").write_text("Inserted.\n" + DOC, encoding="utf-8")
+    before = snapshot(work)
+    proc = run("reanchor", "--dry-run", "--no-git", cwd=work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[dry-run]" in proc.stdout
+    assert "would change" in proc.stdout
+    assert snapshot(work) == before
+
+
+def test_reanchor_orphaned_exits_1(work: Path) -> None:
+    (work / "doc.md").write_text("# Title\n\nSomething else entirely.\n", encoding="utf-8")
+    proc = run("reanchor", "--no-git", "--json", cwd=work)
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["totalOrphaned"] >= 1
+
+
+def test_reanchor_bad_threshold_is_usage_error(work: Path) -> None:
+    proc = run("reanchor", "--threshold", "2", cwd=work)
+    assert proc.returncode == 2
+    assert "threshold" in proc.stderr
+
+
+def test_status_json_shape(work: Path) -> None:
+    proc = run("status", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    health = {r["commentId"]: r["health"] for r in rows}
+    assert health["c1"] == "fresh" and health["c3"] == "fresh"
+    assert health["c2"] == "fresh"  # an unanchored reply takes its parent's health
+    assert all(set(r) == {"commentId", "health", "reason"} for r in rows)
+
+
+def test_status_text_reports_orphan(work: Path) -> None:
+    (work / "doc.md").write_text("# Title\n\nNothing here.\n", encoding="utf-8")
+    proc = run("status", cwd=work)
+    assert proc.returncode == 0
+    assert "✗ c1" in proc.stdout
+    assert "orphaned" in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# init and rename
+# ---------------------------------------------------------------------------
+
+
+def test_init_creates_then_refuses_then_forces(tmp_path: Path) -> None:
+    (tmp_path / "fresh.md").write_text("text\n", encoding="utf-8")
+    proc = run("init", "fresh.md", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    sidecar = tmp_path / "fresh.md.review.yaml"
+    assert sidecar_data(sidecar) == {"mrsf_version": "1.0", "document": "fresh.md", "comments": []}
+    proc = run("init", "fresh.md", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "--force" in proc.stderr
+    proc = run("init", "--force", "fresh.md", cwd=tmp_path)
+    assert proc.returncode == 0
+
+
+def test_init_missing_document_is_a_read_error(tmp_path: Path) -> None:
+    proc = run("init", "ghost.md", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "ghost.md" in proc.stderr
+    assert not (tmp_path / "ghost.md.review.yaml").exists()
+
+
+def test_rename_moves_the_sidecar(work: Path) -> None:
+    (work / "docs").mkdir()
+    (work / "doc.md").rename(work / "docs" / "renamed.md")
+    proc = run("rename", "doc.md", "docs/renamed.md", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert not (work / "doc.md.review.yaml").exists()
+    data = sidecar_data(work / "docs" / "renamed.md.review.yaml")
+    assert data["document"] == "docs/renamed.md"
+    assert [c["id"] for c in data["comments"]] == ["c1", "c2", "c3"]
+
+
+def test_rename_without_sidecar_fails(tmp_path: Path) -> None:
+    proc = run("rename", "a.md", "b.md", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip()
+
+
+# ---------------------------------------------------------------------------
+# global options
+# ---------------------------------------------------------------------------
+
+
+def test_cwd_option_before_and_after_the_command(work: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    for args in (("--cwd", str(work), "list", "--json"), ("list", "--json", "--cwd", str(work))):
+        proc = run(*args, cwd=elsewhere)
+        assert proc.returncode == 0, proc.stderr
+        assert len(json.loads(proc.stdout)) == 3
+
+
+def test_cwd_must_exist(tmp_path: Path) -> None:
+    proc = run("--cwd", str(tmp_path / "missing"), "list", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "not a directory" in proc.stderr
+
+
+def test_no_command_and_unknown_command_are_usage_errors(tmp_path: Path) -> None:
+    assert run(cwd=tmp_path).returncode == 2
+    proc = run("frobnicate", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "invalid choice" in proc.stderr
+
+
+def test_quiet_suppresses_info(work: Path) -> None:
+    proc = run("-q", "resolve", "doc.md.review.yaml", "c1", cwd=work)
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+
+
+def test_version_flag(tmp_path: Path) -> None:
+    proc = run("--version", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("mrsf ")

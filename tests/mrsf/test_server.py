@@ -1,0 +1,587 @@
+"""``mrsf-mcp`` driven as a real subprocess over stdio with raw JSON-RPC.
+
+These are the MRSF-specific checks (the generic protocol behaviour of the shared layer
+is tested in tests/mcpcore): every tool, versions and the version-mismatch conflict,
+path escapes, unknown ids, wrong argument types and malformed sidecars, each a clear
+error with nothing written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from markmcp.mrsf import ops
+
+TIMEOUT = 30.0
+
+#: ``documentText`` needs the engine to accept the document as a string (notes-for-C.md, item 1).
+ENGINE_TAKES_TEXT = all(
+    "document_text" in inspect.signature(fn).parameters for fn in (ops.add, ops.add_batch, ops.update, ops.reanchor)
+)
+needs_document_text = pytest.mark.xfail(
+    not ENGINE_TAKES_TEXT,
+    reason="markmcp.mrsf.ops does not take document_text yet (see notes-for-C.md, item 1)",
+    strict=True,
+)
+
+DOC = "# Title\n\nFirst paragraph line one.\nSecond line with a target phrase in it.\n\n## Section\n\nLast line.\n"
+
+SIDECAR = """mrsf_version: "1.0"
+document: doc.md
+comments:
+  - id: c1
+    author: Alice
+    timestamp: "2026-01-01T00:00:00Z"
+    text: Parent comment
+    resolved: false
+    line: 3
+    selected_text: "First paragraph line one."
+  - id: c2
+    author: Bob
+    timestamp: "2026-01-01T00:01:00Z"
+    text: A reply
+    resolved: false
+    reply_to: c1
+  - id: c3
+    author: Carol
+    timestamp: "2026-01-01T00:02:00Z"
+    text: About the phrase
+    type: issue
+    severity: high
+    resolved: false
+    line: 4
+    start_column: 19
+    end_column: 32
+    selected_text: "target phrase"
+"""
+
+TOOL_NAMES = {
+    "mrsf_discover", "mrsf_validate", "mrsf_reanchor", "mrsf_add", "mrsf_add_batch", "mrsf_update",
+    "mrsf_resolve", "mrsf_list", "mrsf_status", "mrsf_rename", "mrsf_delete", "mrsf_repair", "mrsf_help",
+}
+
+#: Every parameter of the current upstream server (plus documentText/expectedVersion).
+PARAMETERS = {
+    "mrsf_discover": {"document", "cwd"},
+    "mrsf_validate": {"files", "strict", "cwd"},
+    "mrsf_reanchor": {"files", "dryRun", "threshold", "updateText", "force", "documentText", "expectedVersion", "cwd"},
+    "mrsf_add": {
+        "document", "text", "author", "line", "end_line", "start_column", "end_column", "type", "severity",
+        "reply_to", "extensions", "documentText", "expectedVersion", "cwd",
+    },
+    "mrsf_add_batch": {"document", "comments", "documentText", "expectedVersion", "cwd"},
+    "mrsf_update": {
+        "document", "id", "text", "type", "severity", "line", "end_line", "start_column", "end_column",
+        "extensions", "documentText", "expectedVersion", "cwd",
+    },
+    "mrsf_resolve": {"document", "id", "ids", "author", "type", "severity", "unresolve", "expectedVersion", "cwd"},
+    "mrsf_list": {"files", "open", "resolved", "author", "type", "severity", "format", "summary", "cwd"},
+    "mrsf_status": {"files", "cwd"},
+    "mrsf_rename": {"oldDocument", "newDocument", "expectedVersion", "cwd"},
+    "mrsf_delete": {"document", "id", "cascade", "expectedVersion", "cwd"},
+    "mrsf_repair": {"document", "strategy", "expectedVersion", "cwd"},
+    "mrsf_help": {"tool"},
+}
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file's bytes, except the engine's (empty) ``.<sidecar>.lock`` lock files."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not (p.name.startswith(".") and p.name.endswith(".lock"))
+    }
+
+
+class Server:
+    """An ``mrsf-mcp`` subprocess spoken to with newline-delimited JSON-RPC on stdin/stdout."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "markmcp.mrsf.server", *args],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.next_id = 0
+        answer = self.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mrsf-tests", "version": "1"}},
+        )
+        assert "result" in answer, answer
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        wanted = self.next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": wanted, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            assert line is not None, "server closed stdout before answering"
+            answer = json.loads(line)
+            if answer.get("id") == wanted and "method" not in answer:
+                return answer
+
+    def call(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
+        """tools/call; returns the result (``isError``, ``structuredContent``, ``content``)."""
+        answer = self.request("tools/call", {"name": tool, "arguments": arguments})
+        assert "result" in answer, answer
+        return answer["result"]
+
+    def ok(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
+        result = self.call(tool, **arguments)
+        assert result["isError"] is False, result["content"][0]["text"]
+        return result["structuredContent"]
+
+    def fail(self, tool: str, /, **arguments: Any) -> tuple[str, dict[str, Any] | None]:
+        result = self.call(tool, **arguments)
+        assert result["isError"] is True, result
+        return result["content"][0]["text"], result.get("structuredContent")
+
+    def close(self) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+        assert self.proc.stderr is not None
+        err = self.proc.stderr.read().decode()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        return err
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "doc.md").write_text(DOC, encoding="utf-8")
+    (root / "doc.md.review.yaml").write_text(SIDECAR, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def server(work: Path):
+    srv = Server(work)
+    yield srv
+    stderr = srv.close()
+    assert "Traceback" not in stderr, stderr
+
+
+def comments_of(path: Path) -> list[dict[str, Any]]:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))["comments"]
+
+
+# ---------------------------------------------------------------------------
+# Listing and help
+# ---------------------------------------------------------------------------
+
+
+def test_tools_list_has_every_upstream_tool_and_parameter(server: Server) -> None:
+    tools = {t["name"]: t for t in server.request("tools/list")["result"]["tools"]}
+    assert set(tools) == TOOL_NAMES
+    for name, tool in tools.items():
+        assert set(tool["inputSchema"]["properties"]) == PARAMETERS[name], name
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["description"]
+
+
+def test_annotations(server: Server) -> None:
+    tools = {t["name"]: t["annotations"] for t in server.request("tools/list")["result"]["tools"]}
+    for name in ("mrsf_discover", "mrsf_validate", "mrsf_list", "mrsf_status", "mrsf_help"):
+        assert tools[name]["readOnlyHint"] is True and tools[name]["idempotentHint"] is True, name
+        assert tools[name]["destructiveHint"] is False
+    for name in ("mrsf_delete", "mrsf_repair"):
+        assert tools[name]["destructiveHint"] is True and tools[name]["readOnlyHint"] is False
+    for name in ("mrsf_add", "mrsf_add_batch", "mrsf_update", "mrsf_resolve", "mrsf_rename", "mrsf_reanchor"):
+        assert tools[name]["readOnlyHint"] is False and tools[name]["destructiveHint"] is False, name
+
+
+def test_help_is_generated_from_the_live_schemas(server: Server) -> None:
+    listing = {t["name"]: t for t in server.request("tools/list")["result"]["tools"]}
+    overview = server.ok("mrsf_help")["tools"]
+    assert {row["tool"] for row in overview} == TOOL_NAMES
+    for row in overview:
+        schema = listing[row["tool"]]["inputSchema"]
+        assert set(row["requiredParams"]) == set(schema.get("required", []))
+        assert set(row["requiredParams"]) | set(row["optionalParams"]) == set(schema["properties"])
+    detail = server.ok("mrsf_help", tool="mrsf_add")
+    assert detail["tool"] == "mrsf_add"
+    params = detail["parameters"]
+    assert params["line"] == {
+        "type": "integer (≥ 1)",
+        "required": False,
+        "description": listing["mrsf_add"]["inputSchema"]["properties"]["line"]["description"],
+    }
+    assert params["severity"]["type"] == "enum: low | medium | high"
+    assert params["text"]["required"] is True
+    assert "documentText" in params and "expectedVersion" in params
+    batch = server.ok("mrsf_help", tool="mrsf_add_batch")["parameters"]["comments"]
+    assert batch["type"] == "object[]"
+    assert batch["items"]["author"]["required"] is True
+
+
+def test_help_unknown_tool(server: Server) -> None:
+    text, data = server.fail("mrsf_help", tool="mrsf_nope")
+    assert "Unknown tool 'mrsf_nope'" in text
+    assert "mrsf_add" in text
+
+
+# ---------------------------------------------------------------------------
+# Read-only tools
+# ---------------------------------------------------------------------------
+
+
+def test_discover(server: Server, work: Path) -> None:
+    found = server.ok("mrsf_discover", document="doc.md")
+    assert found["sidecarPath"] == str(work / "doc.md.review.yaml")
+    assert found["documentPath"] == str(work / "doc.md")
+    assert found["version"] == sha(work / "doc.md.review.yaml")
+    text, _ = server.fail("mrsf_discover", document="other.md")
+    assert text.startswith("No sidecar found")
+
+
+def test_validate(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_validate", files=["doc.md"])
+    assert result["valid"] is True
+    assert result["version"] == sha(work / "doc.md.review.yaml")
+    (work / "bad.md").write_text("# Bad\n", encoding="utf-8")
+    (work / "bad.md.review.yaml").write_text(
+        'mrsf_version: "1.0"\ndocument: bad.md\ncomments:\n  - id: x\n    author: A\n'
+        '    timestamp: "2026-01-01T00:00:00Z"\n    text: no resolved\n',
+        encoding="utf-8",
+    )
+    result = server.ok("mrsf_validate", files=["bad.md.review.yaml"])
+    assert result["valid"] is False
+    errors = result["files"][0]["result"]["errors"]
+    assert any("resolved" in e["message"] for e in errors)
+    assert all(e.get("code") for e in errors)
+    everything = server.ok("mrsf_validate")
+    assert len(everything["files"]) == 2 and everything["valid"] is False
+
+
+def test_list_full_compact_summary(server: Server, work: Path) -> None:
+    full = server.ok("mrsf_list", files=["doc.md.review.yaml"])
+    assert [c["id"] for c in full["files"][0]["comments"]] == ["c1", "c2", "c3"]
+    assert full["version"] == sha(work / "doc.md.review.yaml")
+    compact = server.call("mrsf_list", files=["doc.md.review.yaml"], format="compact")
+    text = compact["content"][0]["text"]
+    assert "doc.md.review.yaml" in text and "Parent comment" in text and "○" in text
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    summary = server.ok("mrsf_list", summary=True)["summary"]
+    assert summary["total"] == 3 and summary["open"] == 3
+    filtered = server.ok("mrsf_list", author="Carol")
+    assert [c["id"] for c in filtered["files"][0]["comments"]] == ["c3"]
+
+
+def test_status(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_status", files=["doc.md"])
+    health = {r["commentId"]: r["health"] for r in result["results"]}
+    assert health == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}  # the reply takes its parent's health
+    assert result["counts"] == {"total": 3, "fresh": 3, "stale": 0, "orphaned": 0, "unknown": 0}
+    assert result["version"] == sha(work / "doc.md.review.yaml")
+
+
+# ---------------------------------------------------------------------------
+# Writing tools, versions and conflicts
+# ---------------------------------------------------------------------------
+
+
+def test_add_captures_line_and_returns_new_version(server: Server, work: Path) -> None:
+    before = sha(work / "doc.md.review.yaml")
+    added = server.ok("mrsf_add", document="doc.md", text="Look", author="Dana", line=4, expectedVersion=before)
+    assert added["status"] == "added"
+    assert added["line"] == 4
+    assert added["end_line"] in (None, 4)
+    assert added["version"] == sha(work / "doc.md.review.yaml") != before
+    stored = comments_of(work / "doc.md.review.yaml")[-1]
+    assert stored["id"] == added["id"]
+    assert stored["selected_text"] == "Second line with a target phrase in it."
+
+
+def test_stale_expected_version_is_a_conflict_and_writes_nothing(server: Server, work: Path) -> None:
+    stale = sha(work / "doc.md.review.yaml")
+    server.ok("mrsf_add", document="doc.md", text="first", author="A", expectedVersion=stale)
+    current = sha(work / "doc.md.review.yaml")
+    before = snapshot(work)
+    result = server.call("mrsf_add", document="doc.md", text="second", author="B", expectedVersion=stale)
+    assert result["isError"] is True
+    assert result["structuredContent"] == {
+        "status": "conflict",
+        "code": "version-mismatch",
+        "currentVersion": current,
+        "expectedVersion": stale,
+    }
+    assert snapshot(work) == before
+    for tool, args in (
+        ("mrsf_update", {"document": "doc.md", "id": "c1", "text": "x"}),
+        ("mrsf_resolve", {"document": "doc.md", "id": "c1"}),
+        ("mrsf_delete", {"document": "doc.md", "id": "c1"}),
+        ("mrsf_add_batch", {"document": "doc.md", "comments": [{"text": "t", "author": "a"}]}),
+        ("mrsf_repair", {"document": "doc.md"}),
+        ("mrsf_reanchor", {"files": ["doc.md"]}),
+        ("mrsf_rename", {"oldDocument": "doc.md", "newDocument": "moved.md"}),
+    ):
+        result = server.call(tool, **args, expectedVersion=stale)
+        assert result["isError"] is True, tool
+        assert result["structuredContent"]["code"] == "version-mismatch", tool
+        assert result["structuredContent"]["currentVersion"] == current, tool
+        assert snapshot(work) == before, tool
+
+
+@needs_document_text
+def test_add_with_document_text_uses_the_buffer(server: Server, work: Path) -> None:
+    buffer = "Unsaved line one.\nUnsaved line two.\n"
+    added = server.ok("mrsf_add", document="doc.md", text="t", author="A", line=2, documentText=buffer)
+    stored = next(c for c in comments_of(work / "doc.md.review.yaml") if c["id"] == added["id"])
+    assert stored["selected_text"] == "Unsaved line two."
+
+
+def test_add_new_sidecar_and_extensions(server: Server, work: Path) -> None:
+    (work / "new.md").write_text("alpha\nbeta\n", encoding="utf-8")
+    added = server.ok(
+        "mrsf_add", document="new.md", text="t", author="A", line=1, extensions={"x_source": "mcp", "x_rank": 2}
+    )
+    assert added["version"] == sha(work / "new.md.review.yaml")
+    assert added["previousVersion"] is None
+    stored = comments_of(work / "new.md.review.yaml")[0]
+    assert stored["x_source"] == "mcp" and stored["x_rank"] == 2 and stored["selected_text"] == "alpha"
+    before = snapshot(work)
+    text, _ = server.fail("mrsf_add", document="new.md", text="t", author="A", extensions={"bad": 1})
+    assert "x_" in text
+    assert snapshot(work) == before
+
+
+def test_add_batch(server: Server, work: Path) -> None:
+    result = server.ok(
+        "mrsf_add_batch",
+        document="doc.md",
+        comments=[
+            {"text": "one", "author": "A", "line": 1},
+            {"text": "two", "author": "B", "line": 3, "severity": "low"},
+            {"text": "three", "author": "C"},
+        ],
+    )
+    assert result["total"] == 3 and len(result["added"]) == 3
+    assert result["version"] == sha(work / "doc.md.review.yaml")
+    stored = comments_of(work / "doc.md.review.yaml")
+    assert [c["text"] for c in stored[-3:]] == ["one", "two", "three"]
+    assert stored[-3]["selected_text"] == "# Title"
+
+
+def test_update(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_update", document="doc.md", id="c1", text="Edited", line=8)
+    assert set(result["updated"]) >= {"text", "line"}
+    stored = comments_of(work / "doc.md.review.yaml")[0]
+    assert stored["text"] == "Edited" and stored["line"] == 8
+    assert stored["selected_text"] == "Last line."
+    assert result["version"] == sha(work / "doc.md.review.yaml")
+
+
+def test_unknown_comment_id_is_an_error_and_writes_nothing(server: Server, work: Path) -> None:
+    before = snapshot(work)
+    for tool in ("mrsf_update", "mrsf_delete"):
+        text, data = server.fail(tool, document="doc.md", id="ghost", **({"text": "x"} if tool == "mrsf_update" else {}))
+        assert "ghost" in text
+        assert data is not None and data["code"] == "comment-not-found"
+    result = server.ok("mrsf_resolve", document="doc.md", ids=["ghost"])
+    assert result["notFound"] == ["ghost"] and result["changed"] == []
+    assert snapshot(work) == before
+
+
+def test_resolve_variants(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_resolve", document="doc.md.review.yaml", id="c3")
+    assert result == {**result, "resolved": True, "changed": ["c3"]}
+    assert comments_of(work / "doc.md.review.yaml")[2]["resolved"] is True
+    result = server.ok("mrsf_resolve", document="doc.md", id="c3", unresolve=True)
+    assert result["resolved"] is False
+    assert comments_of(work / "doc.md.review.yaml")[2]["resolved"] is False
+    result = server.ok("mrsf_resolve", document="doc.md", ids=["c1", "ghost"])
+    assert result["changed"] == ["c1"] and result["notFound"] == ["ghost"]
+    result = server.ok("mrsf_resolve", document="doc.md", author="Bob")
+    assert result["changed"] == ["c2"]
+    text, _ = server.fail("mrsf_resolve", document="doc.md")
+    assert "Provide id, ids, or a filter" in text
+
+
+def test_delete_promotes_or_cascades(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_delete", document="doc.md", id="c1")
+    assert result["deleted"] is True and result["cascade"] is False
+    stored = {c["id"]: c for c in comments_of(work / "doc.md.review.yaml")}
+    assert "c1" not in stored
+    assert "reply_to" not in stored["c2"] and stored["c2"]["line"] == 3
+    (work / "doc.md.review.yaml").write_text(SIDECAR, encoding="utf-8")
+    server.ok("mrsf_delete", document="doc.md", id="c1", cascade=True)
+    assert [c["id"] for c in comments_of(work / "doc.md.review.yaml")] == ["c3"]
+
+
+def test_rename(server: Server, work: Path) -> None:
+    (work / "docs").mkdir()
+    (work / "doc.md").rename(work / "docs" / "moved.md")
+    result = server.ok("mrsf_rename", oldDocument="doc.md", newDocument="docs/moved.md")
+    assert result["newSidecar"] == str(work / "docs" / "moved.md.review.yaml")
+    assert not (work / "doc.md.review.yaml").exists()
+    assert result["version"] == sha(work / "docs" / "moved.md.review.yaml")
+
+
+@needs_document_text
+def test_reanchor_with_document_text_and_dry_run(server: Server, work: Path) -> None:
+    shifted = "New first line.\n" + DOC
+    before = snapshot(work)
+    dry = server.ok("mrsf_reanchor", files=["doc.md"], documentText=shifted, dryRun=True)
+    assert dry["dryRun"] is True and dry["totalChanged"] >= 2
+    assert snapshot(work) == before
+    done = server.ok("mrsf_reanchor", files=["doc.md"], documentText=shifted)
+    assert done["totalOrphaned"] == 0
+    stored = {c["id"]: c for c in comments_of(work / "doc.md.review.yaml")}
+    assert stored["c1"]["line"] == 4 and stored["c3"]["line"] == 5
+    assert done["version"] == sha(work / "doc.md.review.yaml")
+
+
+def test_repair_malformed_sidecar(server: Server, work: Path) -> None:
+    broken = SIDECAR.replace("    text: A reply\n", "    text: [unclosed\n")
+    (work / "doc.md.review.yaml").write_text(broken, encoding="utf-8")
+    result = server.ok("mrsf_repair", document="doc.md")
+    assert result["strategy"] == "salvage"
+    assert result["commentsRecovered"] >= 2
+    assert result["version"] == sha(work / "doc.md.review.yaml")
+    assert server.ok("mrsf_validate", files=["doc.md"])["files"][0]["result"]["errors"] == []
+    reset = server.ok("mrsf_repair", document="doc.md", strategy="reset")
+    assert reset["commentsRecovered"] == 0
+    assert comments_of(work / "doc.md.review.yaml") == []
+
+
+# ---------------------------------------------------------------------------
+# Bad input: each a clear error, nothing written
+# ---------------------------------------------------------------------------
+
+
+def test_malformed_yaml_sidecar_is_refused_untouched(server: Server, work: Path) -> None:
+    (work / "doc.md.review.yaml").write_text('mrsf_version: "1.0"\ncomments: [\n  - id: x\n', encoding="utf-8")
+    before = snapshot(work)
+    for tool, args in (
+        ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a"}),
+        ("mrsf_update", {"document": "doc.md", "id": "x", "text": "t"}),
+        ("mrsf_list", {"files": ["doc.md"]}),
+        ("mrsf_resolve", {"document": "doc.md", "id": "x"}),
+    ):
+        text, data = server.fail(tool, **args)
+        assert "YAML" in text and "line" in text, (tool, text)
+        assert data is not None and data["code"] == "malformed-yaml", tool
+    assert snapshot(work) == before
+
+
+def test_path_escape_with_dotdot(server: Server, work: Path) -> None:
+    outside = work.parent / "outside.md"
+    outside.write_text("secret\n", encoding="utf-8")
+    before = snapshot(work.parent)
+    for tool, args in (
+        ("mrsf_add", {"document": "../outside.md", "text": "t", "author": "a"}),
+        ("mrsf_discover", {"document": "../outside.md"}),
+        ("mrsf_list", {"files": ["../outside.md"]}),
+        ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a", "cwd": ".."}),
+    ):
+        text, data = server.fail(tool, **args)
+        assert "outside the working directory" in text, text
+        assert data is not None and data["code"] == "path-escape"
+    assert snapshot(work.parent) == before
+
+
+def test_path_escape_with_symlink(server: Server, work: Path) -> None:
+    outside = work.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "x.md").write_text("x\n", encoding="utf-8")
+    os.symlink(outside, work / "link")
+    before = snapshot(outside)
+    text, _ = server.fail("mrsf_add", document="link/x.md", text="t", author="a", line=1)
+    assert "outside the working directory" in text
+    assert snapshot(outside) == before
+    assert not (outside / "x.md.review.yaml").exists()
+
+
+def test_resource_path_escape(server: Server, work: Path) -> None:
+    answer = server.request("resources/read", {"uri": "mrsf://sidecar/../outside.md.review.yaml"})
+    assert "error" in answer
+
+
+@pytest.mark.parametrize(
+    "arguments, name",
+    [
+        ({"document": "doc.md", "text": "t", "author": "a", "line": "3"}, "line"),
+        ({"document": "doc.md", "text": "t", "author": "a", "line": 0}, "line"),
+        ({"document": "doc.md", "text": 5, "author": "a"}, "text"),
+        ({"document": "doc.md", "text": "t"}, "author"),
+        ({"document": "doc.md", "text": "t", "author": "a", "severity": "urgent"}, "severity"),
+        ({"document": "doc.md", "text": "t", "author": "a", "colour": "red"}, "colour"),
+    ],
+)
+def test_wrong_argument_types(server: Server, work: Path, arguments: dict[str, Any], name: str) -> None:
+    before = snapshot(work)
+    text, _ = server.fail("mrsf_add", **arguments)
+    assert name in text
+    assert snapshot(work) == before
+
+
+# ---------------------------------------------------------------------------
+# Resources
+# ---------------------------------------------------------------------------
+
+
+def test_resource_templates_and_reads(server: Server, work: Path) -> None:
+    templates = server.request("resources/templates/list")["result"]["resourceTemplates"]
+    assert {t["uriTemplate"] for t in templates} == {
+        "mrsf://sidecar/{+path}",
+        "mrsf://comment/{+path}/{id}",
+        "mrsf://anchors/{+path}",
+    }
+    sidecar = server.request("resources/read", {"uri": "mrsf://sidecar/doc.md.review.yaml"})["result"]
+    data = json.loads(sidecar["contents"][0]["text"])
+    assert [c["id"] for c in data["comments"]] == ["c1", "c2", "c3"]
+    comment = server.request("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/c3"})["result"]
+    assert json.loads(comment["contents"][0]["text"])["selected_text"] == "target phrase"
+    anchors = server.request("resources/read", {"uri": "mrsf://anchors/doc.md"})["result"]
+    rows = json.loads(anchors["contents"][0]["text"])
+    assert {r["commentId"]: r["health"] for r in rows} == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}
+    missing = server.request("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/ghost"})
+    assert "error" in missing and "ghost" in missing["error"]["message"]
