@@ -597,8 +597,9 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
       from ``selected_text`` (``update_text``: ``selected_text`` takes it instead and its
       hash is recomputed) and is removed when it equals ``selected_text``;
     * ambiguous/orphaned: the position is left alone;
-    * every result except an anchored one with nothing moved is recorded as
-      ``x_reanchor_status``/``x_reanchor_score``; a clean anchoring removes them;
+    * every result other than ``anchored`` (shifted, fuzzy, ambiguous, orphaned) is
+      recorded as ``x_reanchor_status``/``x_reanchor_score``; an anchored result (the
+      exact text found, wherever it moved) removes them, so re-running is idempotent;
     * ``force`` with an anchored/shifted placement scoring >= 0.8 and a known HEAD: the
       comment is re-based (``commit`` = HEAD) and the audit fields are removed.
 
@@ -613,7 +614,6 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
     previous = {k: before.get(k) for k in POSITION_FIELDS if k in before}
     target: dict[str, Any] = {}
     text = getattr(placement, "text", None)
-    moved = False
     if status in ("anchored", "shifted", "fuzzy") and getattr(placement, "line", None) is not None:
         line = int(placement.line)
         end_line = getattr(placement, "end_line", None)
@@ -626,7 +626,6 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
             value = getattr(placement, key, None)
             if key in before and value is not None:
                 target[key] = int(value)
-        moved = any(before.get(k) != v for k, v in target.items())
     changed: list[str] = []
 
     def put(key: str, value: Any) -> None:
@@ -651,7 +650,7 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
                 put("anchored_text", text)
         elif text == selected:
             drop("anchored_text")
-    clean = status == "anchored" and not moved
+    clean = status == "anchored"
     rebased = (force and head_commit is not None and status in ("anchored", "shifted") and score >= HIGH_CONFIDENCE)
     if rebased:
         put("commit", head_commit)
