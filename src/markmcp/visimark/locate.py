@@ -11,6 +11,7 @@ Lines end at ``\\n``, ``\\r\\n`` or a bare ``\\r`` — the three CommonMark line
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 NO_FORMULAS_MARKER = "<!--vmark:no-formulas-->"
@@ -54,7 +55,10 @@ class Cell:
     text: str
     start: int
     end: int
-    plain: str
+
+    @property
+    def plain(self) -> str:
+        return plain_text(self.text)
 
 
 @dataclass
@@ -155,10 +159,11 @@ def _split_row(line: Line) -> list[Cell]:
         content = raw.strip()
         cs = line.start + s + lead
         content = content.replace("\\|", "|") if False else content
-        cells.append(Cell(content, cs, cs + len(content), plain_text(content)))
+        cells.append(Cell(content, cs, cs + len(content)))
     return cells
 
 
+@lru_cache(maxsize=4096)
 def plain_text(src: str) -> str:
     """Resolve the inline markup that matters for names and labels (emphasis, code)."""
     out = re.sub(r"(\*\*|__)(.+?)\1", r"\2", src)
@@ -264,7 +269,7 @@ def locate(src: str) -> Located:
                     cells = _split_row(lines[j])
                     width = len(header)
                     if len(cells) < width:
-                        cells += [Cell("", lines[j].end, lines[j].end, "")] * (width - len(cells))
+                        cells += [Cell("", lines[j].end, lines[j].end) for _ in range(width - len(cells))]
                     rows.append(cells[:width])
                     j += 1
                 out.tables.append(Table(header, rows, line.start, lines[j - 1].end, i + 1))

@@ -8,6 +8,7 @@ happens only where a value is bound to a name.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Context, Decimal, DivisionByZero, InvalidOperation, Overflow
@@ -44,6 +45,7 @@ class CellNumber:
     digits: str  # the number as written, sign included
 
 
+@lru_cache(maxsize=65536)
 def parse_cell_number(text: str) -> CellNumber | str | None:
     """Read a written number: ``None`` when the text is not one, ``"both"`` when it is
     decorated on both sides."""
