@@ -178,6 +178,10 @@ def statement(ctx: Context, n: int, raw: str) -> None:
         ctx.err(n, FIRST_LINE)
     elif kw == "figdown":
         return ctx.err(n, "duplicate version header")
+    if kw is None:
+        shown = " ".join(f"{k}=" for k in sp.opts) or " ".join(f"{k}=" for k in sp.unknown)
+        return ctx.err(n, f"a directive line starts with its keyword, and this one has only options "
+                          f"({shown}) — write the keyword first: node <id> \"label\" fill=…")
     # 6. retired keywords
     if kw in RETIRED_KEYWORDS:
         return ctx.err(n, RETIRED_KEYWORDS[kw])
@@ -193,10 +197,10 @@ def statement(ctx: Context, n: int, raw: str) -> None:
         if kw in CHILD_KEYWORDS and (genre, kw) in M.GENRE_REFUSED:
             return ctx.err(n, M.refused_in_genre(kw, genre))
         if kw not in CHILD_KEYWORDS and genre in GENRE_KEYWORDS:
-            e = keyword_error(kw if kw is not None else "undefined", genre)
+            e = keyword_error(kw, genre)
             if e:
                 return ctx.err(n, e)
-    problems = check_options(kw, sp, genre, ctx.version) if kw is not None else []
+    problems = check_options(kw, sp, genre, ctx.version)
     if problems:
         for e in problems:
             ctx.err(n, e)
@@ -248,17 +252,17 @@ def child(ctx: Context, n: int, kw: str, sp) -> None:
     return ctx.err(n, f'"{kw}" not valid inside {kind}')
 
 
-def directive(ctx: Context, n: int, kw: str | None, sp) -> None:
+def directive(ctx: Context, n: int, kw: str, sp) -> None:
     if ctx.genre == "sequence" and kw in ("lifeline", "state", "fragment", "operand"):
         return sequence.directive(ctx, kw, n, sp)
-    handler = DIRECTIVES.get(kw) if kw is not None else None
+    handler = DIRECTIVES.get(kw)
     if handler is not None:
         return handler(ctx, n, sp)
     if kw in ("process", "decision", "terminator", "state", "node"):
         return scene.directive_node(ctx, n, sp, kw)
     if kw in CHILD_KEYWORDS:
         return ctx.err(n, f'"{kw}" is a typed-block child — it needs a bitfield/table/timing block above it')
-    return ctx.err(n, f'unrecognized line (unknown keyword "{kw if kw is not None else "undefined"}")')
+    return ctx.err(n, f'unrecognized line (unknown keyword "{kw}")')
 
 
 DIRECTIVES = {

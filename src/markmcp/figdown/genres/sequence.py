@@ -201,6 +201,13 @@ def check(ctx: Context) -> None:
     _check_containment(ctx)
 
 
+#: How many enclosing scopes the restatement check looks through.  Legal
+#: containment is at most four deep (operand, fragment, operand, fragment);
+#: deeper chains are already refused by the one-level nesting rule, and the cap
+#: keeps the check linear on adversarial input.
+MAX_SCOPE_WALK = 64
+
+
 def _check_restatement(ctx: Context) -> None:
     doc = ctx.doc
     owner: dict[str, str] = {}
@@ -211,7 +218,7 @@ def _check_restatement(ctx: Context) -> None:
 
     def scope_chain(ident: str | None) -> list[str]:
         out, seen, cur = [], set(), ident or ""
-        while cur and cur not in seen:
+        while cur and cur not in seen and len(out) < MAX_SCOPE_WALK:
             seen.add(cur)
             out.append(cur)
             cur = owner.get(cur) or ""
@@ -237,6 +244,98 @@ def _check_restatement(ctx: Context) -> None:
         seen[chain[0]] = (st["name"], st["line"])
 
 
+def _cycle_members(cont: dict[str, dict]) -> list[str]:
+    """Containers that lie on an in= cycle (each has at most one parent)."""
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = finished
+    on_cycle: set[str] = set()
+    for start in cont:
+        if start in state:
+            continue
+        path, cur = [], start
+        while cur in cont and cur not in state:
+            state[cur] = 1
+            path.append(cur)
+            cur = cont[cur]["in"]
+        if cur in cont and state.get(cur) == 1:
+            on_cycle.update(path[path.index(cur):])
+        for ident in path:
+            state[ident] = 2
+    return [ident for ident in cont if ident in on_cycle]
+
+
+class _Ancestry:
+    """Per container (containment is a forest here): depth, fragments on the
+    chain to the root (nearest and outermost), and an Euler-tour interval."""
+
+    def __init__(self, cont: dict[str, dict]) -> None:
+        self.depth: dict[str, int] = {}
+        self.fragments: dict[str, tuple[int, str | None, str | None]] = {}
+        children: dict[str, list[str]] = {ident: [] for ident in cont}
+        roots = []
+        for ident, el in cont.items():
+            parent = el["in"]
+            if parent in cont:
+                children[parent].append(ident)
+            else:
+                roots.append(ident)
+        self.tin: dict[str, int] = {}
+        self.tout: dict[str, int] = {}
+        clock = 0
+        for root in roots:
+            stack = [(root, False)]
+            while stack:
+                ident, done = stack.pop()
+                if done:
+                    self.tout[ident] = clock - 1
+                    continue
+                el, parent = cont[ident], cont[ident]["in"]
+                is_fragment = el["_kind"] == "fragment"
+                if parent in cont:
+                    self.depth[ident] = self.depth[parent] + 1
+                    count, near, far = self.fragments[parent]
+                else:
+                    self.depth[ident] = 1
+                    count, near, far = 0, None, None
+                if is_fragment:
+                    count, near, far = count + 1, ident, far or ident
+                self.fragments[ident] = (count, near, far)
+                self.tin[ident] = clock
+                clock += 1
+                stack.append((ident, True))
+                stack.extend((child, False) for child in reversed(children[ident]))
+
+
+class _FirstOutside:
+    """Segment tree over row slots holding each row's container tin (-1: none);
+    answers "first slot in [lo, hi] whose key lies outside [a, b]"."""
+
+    def __init__(self, keys: list[int]) -> None:
+        size = 1
+        while size < max(1, len(keys)):
+            size *= 2
+        self.size = size
+        self.lo = [10**18] * (2 * size)
+        self.hi = [-(10**18)] * (2 * size)
+        for i, k in enumerate(keys):
+            self.lo[size + i] = self.hi[size + i] = k
+        for i in range(size - 1, 0, -1):
+            self.lo[i] = min(self.lo[2 * i], self.lo[2 * i + 1])
+            self.hi[i] = max(self.hi[2 * i], self.hi[2 * i + 1])
+
+    def first(self, lo: int, hi: int, a: int, b: int) -> int | None:
+        stack = [(1, 0, self.size - 1)]
+        while stack:
+            node, left, right = stack.pop()
+            if right < lo or left > hi or (self.lo[node] >= a and self.hi[node] <= b):
+                continue
+            if left == right:
+                return left
+            mid = (left + right) // 2
+            stack.append((2 * node + 1, mid + 1, right))
+            stack.append((2 * node, left, mid))
+        return None
+
+
 def _check_containment(ctx: Context) -> None:
     doc = ctx.doc
     rows = sorted(doc.messages + doc.states, key=lambda r: r["line"])
@@ -246,67 +345,67 @@ def _check_containment(ctx: Context) -> None:
         cont[f["id"]] = f
     for o in doc.operands:
         cont[o["id"]] = o
-
-    def chain(ident: str | None) -> list[str]:
-        out, seen, cur = [], set(), ident
-        while cur and cur in cont and cur not in seen:
-            seen.add(cur)
-            out.append(cur)
-            cur = cont[cur]["in"]
-        return out
-
-    cycles = []
-    for ident, el in cont.items():
-        seen, cur = set(), el["in"]
-        while cur and cur in cont and cur not in seen:
-            if cur == ident:
-                cycles.append(ident)
-                break
-            seen.add(cur)
-            cur = cont[cur]["in"]
-    owned: dict[str, list[int]] = {ident: [] for ident in cont}
-    for slot, row in enumerate(rows):
-        for ident in chain(row.get("in")):
-            owned[ident].append(slot)
+    cycles = _cycle_members(cont)
     for ident in cycles:
         el = cont[ident]
         ctx.err(el["line"], f'{el["_kind"]} "{ident}" is inside itself — in= containment is a tree, and a '
                             "cycle denotes nothing at all")
     if cycles:
         return
+    tree = _Ancestry(cont)
     for f in doc.fragments:
-        ancestors = [i for i in chain(f["in"]) if cont[i]["_kind"] == "fragment"]
-        if len(ancestors) > 1:
-            ctx.err(f["line"], f'fragment "{f["id"]}" nests {len(ancestors)} levels deep (inside '
-                               f'"{ancestors[0]}", inside "{ancestors[-1]}") — fragment nesting is capped at '
+        parent = f["in"]
+        count, near, far = tree.fragments[parent] if parent in cont else (0, None, None)
+        if count > 1:
+            ctx.err(f["line"], f'fragment "{f["id"]}" nests {count} levels deep (inside '
+                               f'"{near}", inside "{far}") — fragment nesting is capped at '
                                "ONE level in v1: a fragment may sit in an operand of one enclosing fragment "
                                "and no deeper. This is the v0.1 `group` precedent, where one level is the "
                                "whole of the language's containment, and it is a scope decision rather than "
                                "a principle — a second level lands on measured need (draft §33.7). Write "
                                "the inner interaction as a sibling fragment, or state it in description=")
+    # the extent of each container: first/last/count of the rows inside it (its subtree)
+    keys = [tree.tin[r["in"]] if r.get("in") in cont else -1 for r in rows]
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    count: dict[str, int] = {ident: 0 for ident in cont}
+    for slot, row in enumerate(rows):
+        ident = row.get("in")
+        if ident in cont:
+            first.setdefault(ident, slot)
+            last[ident] = slot
+            count[ident] += 1
+    for ident in sorted(cont, key=lambda i: -tree.depth[i]):
+        parent = cont[ident]["in"]
+        if parent in cont and count[ident]:
+            count[parent] += count[ident]
+            first[parent] = min(first.get(parent, first[ident]), first[ident])
+            last[parent] = max(last.get(parent, last[ident]), last[ident])
+    finder = _FirstOutside(keys)
     split: dict[int, str] = {}
     for ident, el in cont.items():
-        slots = owned[ident]
         kind = el["_kind"]
-        if not slots:
+        if not count[ident]:
             article = "an" if kind == "operand" else "a"
             ctx.err(el["line"], f'{kind} "{ident}" has no members — {article} {kind}\'s extent is the span '
                                 f"of the lines carrying in={ident}, and a container with no extent asserts "
                                 "nothing")
             continue
-        lo = slots[0]
-        gap = next((lo + i for i, s in enumerate(slots) if s != lo + i), None)
-        if gap is None:
+        lo, hi = first[ident], last[ident]
+        if hi - lo + 1 == count[ident]:
+            continue
+        gap = finder.first(lo, hi, tree.tin[ident], tree.tout[ident])
+        if gap is None:  # pragma: no cover - a short count always leaves a gap
             continue
         prev = split.get(gap)
-        if prev is None or len(chain(ident)) > len(chain(prev)):
+        if prev is None or tree.depth[ident] > tree.depth[prev]:
             split[gap] = ident
     for slot in sorted(split):
         ident = split[slot]
-        row, slots = rows[slot], owned[ident]
+        row = rows[slot]
         what = kinds.get(id(row), "state")
         ctx.err(row["line"], f'this {what} line splits {cont[ident]["_kind"]} "{ident}" (lines '
-                             f'{rows[slots[0]]["line"]}–{rows[slots[-1]]["line"]}) — members must be '
+                             f'{rows[first[ident]]["line"]}–{rows[last[ident]]["line"]}) — members must be '
                              "CONTIGUOUS in declaration order. An operand denotes the ordered run of the "
                              "occurrences it contains, so an occurrence that is not in it cannot happen "
                              "between two that are (UML 2.5.1 §17.6; draft §28.1). Write "
