@@ -89,20 +89,49 @@ def is_bare_id(value: str | None) -> bool:
 # --- comments and the reserved ';' ----------------------------------------
 
 
+_BARE_RUN = re.compile('[^"' + WS_CLASS + ']*')
+_STRING_STOP = re.compile(r'["\\]')
+_COMMENT_STOP = re.compile(r'["\[\]#]')
+_SEMICOLON_STOP = re.compile(r'["\[\];]')
+
+
 def skip_string(src: str, pos: int) -> int:
     """At an opening quote: return the position just past its closing quote
     (or ``len(src)`` when the string never closes).  Honours the escapes, so
     ``"a \\" # b"`` is one string."""
     pos += 1
-    while pos < len(src):
-        ch = src[pos]
-        if ch == BACKSLASH and pos + 1 < len(src):
-            pos += 2
-            continue
-        if ch == QUOTE:
+    while True:
+        m = _STRING_STOP.search(src, pos)
+        if m is None:
+            return len(src)
+        pos = m.start()
+        if src[pos] == QUOTE:
             return pos + 1
+        if pos + 1 >= len(src):  # a backslash at the very end
+            return len(src)
+        pos += 2
+
+
+def _scan_outside_strings(src: str, stops: re.Pattern, target: str, after_ws: bool) -> int:
+    """First ``target`` outside strings and [labels] (optionally only after whitespace)."""
+    pos, depth = 0, 0
+    while True:
+        m = stops.search(src, pos)
+        if m is None:
+            return -1
+        pos = m.start()
+        ch = src[pos]
+        if ch == QUOTE:
+            pos = skip_string(src, pos)
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            if depth:
+                depth -= 1
+        elif not depth and (not after_ws or pos == 0 or src[pos - 1] in WS_CHARS):
+            return pos
         pos += 1
-    return pos
 
 
 def find_comment(src: str) -> int:
@@ -110,40 +139,12 @@ def find_comment(src: str) -> int:
 
     A ``#`` opens a comment only at column 0 or after whitespace, and never
     inside a quoted string or an ``[edge label]``."""
-    pos, depth = 0, 0
-    while pos < len(src):
-        ch = src[pos]
-        if ch == QUOTE:
-            pos = skip_string(src, pos)
-            continue
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            if depth:
-                depth -= 1
-        elif ch == "#" and not depth and (pos == 0 or src[pos - 1] in WS_CHARS):
-            return pos
-        pos += 1
-    return -1
+    return _scan_outside_strings(src, _COMMENT_STOP, "#", after_ws=True)
 
 
 def find_reserved_semicolon(src: str) -> int:
     """Column of a ``;`` outside strings and ``[labels]``, or -1 (RULE 1.3)."""
-    pos, depth = 0, 0
-    while pos < len(src):
-        ch = src[pos]
-        if ch == QUOTE:
-            pos = skip_string(src, pos)
-            continue
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            if depth:
-                depth -= 1
-        elif ch == ";" and not depth:
-            return pos
-        pos += 1
-    return -1
+    return _scan_outside_strings(src, _SEMICOLON_STOP, ";", after_ws=False)
 
 
 def strip_comment(src: str) -> str:
@@ -225,8 +226,7 @@ def parse_token(src: str, pos: int) -> tuple[int, Token]:
             continue
         # a bare run: everything up to whitespace or a quote
         start = pos
-        while pos < len(src) and src[pos] not in WS_CHARS and src[pos] != QUOTE:
-            pos += 1
+        pos = _BARE_RUN.match(src, pos).end()
         run = src[start:pos]
         value.append(run)
         mask.append("." * len(run))
@@ -269,9 +269,14 @@ def split_list(tok: Token, off: int = 0) -> list[ListItem]:
 # --- characters XML cannot carry -------------------------------------------
 
 
+_XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
 def xml_illegal_errors(text: str) -> list[tuple[int, str]]:
     """One diagnostic per distinct illegal code point per line."""
     out: list[tuple[int, str]] = []
+    if not _XML_ILLEGAL_RE.search(text):
+        return out
     for index, line in enumerate(split_lines(text)):
         seen: set[int] = set()
         for ch in line:

@@ -149,36 +149,43 @@ def js_number(value: float | int) -> str:
     return text
 
 
+#: JSON string literal with non-ASCII kept as is (the C-accelerated encoder).
+_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 def _dump(value: Any, indent: int, out: list[str]) -> None:
-    pad = "  " * indent
-    if value is None:
-        out.append("null")
-    elif isinstance(value, bool):
-        out.append("true" if value else "false")
-    elif isinstance(value, (int, float)):
-        out.append(js_number(value))
-    elif isinstance(value, str):
-        out.append(json.dumps(value, ensure_ascii=False))
+    if isinstance(value, str):
+        out.append(_string(value))
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
             return
-        out.append("{\n")
-        for i, (k, v) in enumerate(value.items()):
-            out.append(f"{pad}  {json.dumps(k, ensure_ascii=False)}: ")
+        inner = "\n" + "  " * (indent + 1)
+        out.append("{")
+        first = True
+        for k, v in value.items():
+            out.append(inner if first else "," + inner)
+            first = False
+            out.append(_string(k))
+            out.append(": ")
             _dump(v, indent + 1, out)
-            out.append(",\n" if i < len(value) - 1 else "\n")
-        out.append(pad + "}")
+        out.append("\n" + "  " * indent + "}")
     elif isinstance(value, (list, tuple)):
         if not value:
             out.append("[]")
             return
-        out.append("[\n")
-        for i, v in enumerate(value):
-            out.append(pad + "  ")
+        inner = "\n" + "  " * (indent + 1)
+        out.append("[")
+        first = True
+        for v in value:
+            out.append(inner if first else "," + inner)
+            first = False
             _dump(v, indent + 1, out)
-            out.append(",\n" if i < len(value) - 1 else "\n")
-        out.append(pad + "]")
+        out.append("\n" + "  " * indent + "]")
+    elif value is None:
+        out.append("null")
+    elif isinstance(value, (bool, int, float)):
+        out.append(js_number(value))
     else:  # pragma: no cover - the model holds only JSON types
         raise TypeError(f"not a model value: {value!r}")
 
