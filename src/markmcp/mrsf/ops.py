@@ -108,7 +108,7 @@ from typing import Any, Iterable
 
 from . import edits, git, store
 from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
-from .discovery import base_dirs, document_rel_for, load_config
+from .discovery import base_dirs, document_rel_for, load_config, sidecar_rel_for
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain
 from .validate import validate as _validate
@@ -176,7 +176,15 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
     for target in targets:
         lexical, rel = (root_path, ".") if Path(os.path.abspath(cwd_path / target)) == root_path else inside(root_path, target, cwd_path)
         if lexical.is_dir():
-            for sidecar in _find_sidecars(rel, root_path):
+            walk = rel
+            prefix = f"{config.sidecar_root}/" if config.sidecar_root else None
+            if prefix and rel != "." and not (rel + "/").startswith(prefix):
+                walk = prefix + rel  # §3.2: the sidecars of docs/ live under <sidecar_root>/docs/
+                if not (root_path / walk).is_dir():
+                    continue
+            for sidecar in _find_sidecars(walk, root_path):
+                if prefix and not sidecar.startswith(prefix):
+                    continue  # §3.3: only the configured location is authoritative
                 if sidecar not in seen:
                     seen.add(sidecar)
                     locs.append(Location(root_path, document_rel_for(sidecar, config), sidecar, config))
@@ -223,8 +231,7 @@ def init(document: PathLike, *, format: str = "yaml", force: bool = False, expec
     if format not in ("yaml", "json"):
         raise MrsfError("invalid-argument", f"format must be yaml or json, got {format!r}")
     loc = _locate(document, root=root, cwd=cwd)
-    if is_sidecar_name(loc.sidecar) and loc.format != format and not loc.sidecar_path.exists():
-        from .discovery import sidecar_rel_for
+    if loc.format != format and not loc.sidecar_path.exists():
         loc = Location(loc.root, loc.document, sidecar_rel_for(loc.document, loc.config, format), loc.config)
     if not loc.document_path.exists():
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
@@ -451,7 +458,6 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
     if is_sidecar_name(new.document):
         raise MrsfError("invalid-argument", "give the new document path, not a sidecar path")
     _require_sidecar(old)
-    from .discovery import sidecar_rel_for
     new = Location(new.root, new.document, sidecar_rel_for(new.document, new.config, old.format), new.config)
     if new.sidecar == old.sidecar:
         raise MrsfError("invalid-argument", "the old and new document paths are the same")

@@ -100,6 +100,8 @@ class Sidecar:
     json_indent: int | str | None = 2
     json_ascii: bool = False
     faithful: bool = True          # dump() of the unchanged data equals ``original``
+    _source: str | None = None     # original text, BOM removed, LF line ends
+    _baseline: str | None = None   # serialisation of the unchanged data
 
     # -- reading ----------------------------------------------------------
 
@@ -209,11 +211,32 @@ class Sidecar:
     # -- writing ----------------------------------------------------------
 
     def dump(self) -> str:
-        """Serialise back to text in the file's own style."""
+        """Serialise back to text in the file's own style.
+
+        When the serialiser cannot reproduce the original text exactly (unusual spacing,
+        mixed indentation...), only the lines that really changed are carried over into
+        the original text (see :func:`_transfer`), so untouched lines stay as they were.
+        """
+        text = self._serialise()
+        if not self.faithful and self._baseline is not None and self._source is not None:
+            carried = _transfer(self._source, self._baseline, text)
+            if carried is not None and carried != self._source:
+                try:
+                    same = to_plain(_reparse(carried, self.fmt)) == to_plain(_reparse(text, self.fmt))
+                except MrsfError:
+                    same = False
+                if same:
+                    text = carried
+            elif carried == self._source:
+                text = carried
+        return self._finish(text)
+
+    def _serialise(self) -> str:
         if self.fmt == "json":
-            text = json.dumps(self.data, indent=self.json_indent, ensure_ascii=self.json_ascii)
-        else:
-            text = _yaml_dump(self.data, self.yaml_style)
+            return json.dumps(self.data, indent=self.json_indent, ensure_ascii=self.json_ascii)
+        return _yaml_dump(self.data, self.yaml_style)
+
+    def _finish(self, text: str) -> str:
         if not self.final_newline:
             text = text.rstrip("\n")
         elif not text.endswith("\n"):
@@ -268,6 +291,11 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     else:
         sc = _parse_yaml(normalized, label)
     sc.original, sc.bom, sc.newline, sc.final_newline = text, bom, newline, final_newline
+    try:
+        sc._baseline = sc._serialise()
+        sc._source = normalized
+    except Exception:  # pragma: no cover - defensive: dump problems surface on write
+        sc._baseline = None
     if not isinstance(sc.data, dict):
         raise MrsfError(
             "invalid-sidecar",
@@ -276,11 +304,59 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
             line=1,
             column=1,
         )
-    try:
-        sc.faithful = sc.dump() == text
-    except Exception:  # pragma: no cover - defensive: dump problems surface on write
-        sc.faithful = False
+    sc.faithful = sc._baseline is not None and sc._finish(sc._baseline) == text
     return sc
+
+
+def _reparse(text: str, fmt: str) -> Any:
+    return (_parse_json(text, "sidecar") if fmt == "json" else _parse_yaml(text, "sidecar")).data
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _transfer(source: str, baseline: str, changed: str) -> str | None:
+    """Apply the line changes baseline -> changed to ``source``.
+
+    ``baseline`` is the serialiser's rendering of the unchanged data, which differs from
+    ``source`` on a few reformatted lines.  Lines of ``baseline`` are matched to lines of
+    ``source`` (equal lines, and same-size blocks of reformatted lines one to one); each
+    changed region is widened until both its ends are matched, then spliced into
+    ``source``.  None when that is impossible.
+    """
+    import difflib
+
+    src, base, new = _lines(source), _lines(baseline), _lines(changed)
+    to_src: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, src, autojunk=False).get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for k in range(i2 - i1):
+                to_src[i1 + k] = j1 + k
+    hunks: list[list[int]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        while i1 > 0 and (i1 - 1) not in to_src:
+            i1, j1 = i1 - 1, j1 - 1
+        while i2 < len(base) and i2 not in to_src:
+            i2, j2 = i2 + 1, j2 + 1
+        if hunks and i1 <= hunks[-1][1]:
+            hunks[-1][1], hunks[-1][3] = max(hunks[-1][1], i2), max(hunks[-1][3], j2)
+        else:
+            hunks.append([i1, i2, j1, j2])
+    out: list[str] = []
+    pos = 0
+    for i1, i2, j1, j2 in hunks:
+        start = 0 if i1 == 0 else to_src[i1 - 1] + 1
+        end = len(src) if i2 == len(base) else to_src[i2]
+        if start < pos or end < start:
+            return None
+        out.extend(src[pos:start])
+        out.extend(new[j1:j2])
+        pos = end
+    out.extend(src[pos:])
+    return "\n".join(out)
 
 
 def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
