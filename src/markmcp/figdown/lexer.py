@@ -272,14 +272,14 @@ def split_list(tok: Token, off: int = 0) -> list[ListItem]:
 _XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def xml_illegal_errors(text: str) -> list[tuple[int, str]]:
-    """One diagnostic per distinct illegal code point per line."""
-    out: list[tuple[int, str]] = []
+def xml_illegal_errors(text: str) -> list[tuple[int, str, int]]:
+    """(line, message, column): one per distinct illegal code point per line."""
+    out: list[tuple[int, str, int]] = []
     if not _XML_ILLEGAL_RE.search(text):
         return out
     for index, line in enumerate(split_lines(text)):
         seen: set[int] = set()
-        for ch in line:
+        for col, ch in enumerate(line):
             cp = ord(ch)
             if ch in _XML_ILLEGAL_BELOW_SPACE:
                 tail = " (below U+0020 only tab, newline and carriage return are allowed)"
@@ -292,5 +292,5 @@ def xml_illegal_errors(text: str) -> list[tuple[int, str]]:
                 continue
             seen.add(cp)
             out.append((index + 1, f"illegal character U+{cp:04X} — XML forbids it, so the "
-                                   f"artifact could not be well-formed{tail}"))
+                                   f"artifact could not be well-formed{tail}", col + 1))
     return out

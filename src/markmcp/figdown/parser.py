@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import messages as M
-from .context import Context
+from .context import Context, Diagnostic
 from .genres import bitfield, scene, sequence, table, timing
 from .header import directive_header
 from .lexer import (
@@ -65,10 +65,11 @@ FIRST_LINE = 'first line must be "figdown 0.1 <genre>"'
 
 @dataclass
 class ParseResult:
-    """``diagnostics``: sorted ``(line, message)``; ``models``: one §12 model per
+    """``diagnostics``: ``(line, message)`` pairs (each a :class:`Diagnostic`,
+    which also carries ``.col`` when known); ``models``: one §12 model per
     section, present only when there are no diagnostics."""
 
-    diagnostics: list[tuple[int, str]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     docs: list[Doc] = field(default_factory=list)
 
     @property
@@ -101,11 +102,11 @@ def parse(text: str) -> ParseResult:
     """Parse a FigDown document (pure: text in, result out)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    diags = list(xml_illegal_errors(text))
+    diags = [Diagnostic(line, msg, col) for line, msg, col in xml_illegal_errors(text)]
     docs = []
     for offset, lines in split_sections(split_lines(text)):
         ctx = parse_section(lines)
-        diags.extend((line + offset, msg) for line, msg in ctx.diags)
+        diags.extend(d.moved(offset) for d in ctx.diags)
         docs.append(ctx.doc)
     return ParseResult(diags, docs)
 
@@ -159,12 +160,12 @@ def statement(ctx: Context, n: int, raw: str) -> None:
     # 4. connector lines
     m = CONNECTOR_LINE_RE.match(line)
     if m:
-        return connector(ctx, n, line, m.group(1))
+        return connector(ctx, n, line, m.group(1), len(raw) - len(trim_start(raw)))
     # 5. tokens and the header
     try:
         tokens = tokenize(line)
     except LexError as exc:
-        return ctx.err(n, exc.message)
+        return ctx.err(n, exc.message, len(raw) - len(trim_start(raw)) + exc.col + 1)
     lead = tokens[0].v if tokens and not tokens[0].q else ""
     sp = split_options(tokens, lane_mode=lead == "signal")
     kw = sp.arg(0)
@@ -213,7 +214,7 @@ def statement(ctx: Context, n: int, raw: str) -> None:
     return directive(ctx, n, kw, sp)
 
 
-def connector(ctx: Context, n: int, line: str, kw: str) -> None:
+def connector(ctx: Context, n: int, line: str, kw: str, indent: int) -> None:
     if ctx.first_content:
         ctx.first_content = False
         ctx.err(n, FIRST_LINE)
@@ -225,7 +226,7 @@ def connector(ctx: Context, n: int, line: str, kw: str) -> None:
         e = connector_word_error(kw, ctx.genre, ctx.version)
         if e:
             return ctx.err(n, e)
-    return scene.connector_line(ctx, n, line, kw)
+    return scene.connector_line(ctx, n, line, kw, indent)
 
 
 def child(ctx: Context, n: int, kw: str, sp) -> None:

@@ -341,13 +341,17 @@ def directive_layout(ctx: Context, n: int, sp: Split) -> None:
 # --- connectors ---------------------------------------------------------------
 
 
-def connector_line(ctx: Context, n: int, line: str, kw: str) -> None:
-    """edge / flowline / transition / message — the whole (trimmed) line."""
+def connector_line(ctx: Context, n: int, line: str, kw: str, indent: int = 0) -> None:
+    """edge / flowline / transition / message — the whole (trimmed) line;
+    ``indent`` is where it started in the raw line (for error columns)."""
     try:
         c = parse_connector(line, kw)
-        tokens = tokenize(trim(c.rest))
     except LexError as exc:
-        return ctx.err(n, exc.message)
+        return ctx.err(n, exc.message, indent + exc.col + 1)
+    try:
+        tokens = tokenize(c.rest)
+    except LexError as exc:
+        return ctx.err(n, exc.message, indent + len(line) - len(c.rest) + exc.col + 1)
     sp = split_options(tokens)
     genre, version = ctx.genre, ctx.version
     if sp.duplicate:

@@ -1,0 +1,179 @@
+"""Behaviour of the FigDown engine beyond the conformance goldens.
+
+Lexing (lines, comments, quotedness), sections and line numbers, the model
+text format, error columns and recovery, and the public API.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markmcp.figdown import model_json, parse
+from markmcp.figdown.lexer import LexError, find_comment, split_list, tokenize
+from markmcp.figdown.model import dumps, js_number
+
+# --- lexing ----------------------------------------------------------------------
+
+
+def test_tokens_remember_which_characters_were_quoted() -> None:
+    toks = tokenize('node a "Two words" note="x y" ""')
+    assert [t.v for t in toks] == ["node", "a", "Two words", "note=x y", ""]
+    assert [t.q for t in toks] == [False, False, True, False, True]
+    note = toks[3]
+    assert note.slice_quoted(5, len(note.v)) and not note.slice_quoted(0, 4)
+
+
+def test_escapes_and_their_errors() -> None:
+    assert tokenize(r'"a\nb \"q\" \\"')[0].v == 'a\nb "q" \\'
+    with pytest.raises(LexError) as exc:
+        tokenize(r'"bad\t"')
+    assert exc.value.message == 'unknown escape "\\t" (allowed: \\n \\" \\\\)'
+    with pytest.raises(LexError, match="unterminated string"):
+        tokenize('"open')
+
+
+def test_comment_needs_whitespace_before_it_and_skips_strings_and_labels() -> None:
+    assert find_comment("node a # c") == 7
+    assert find_comment("# whole line") == 0
+    assert find_comment("fill=#0d9488") == -1
+    assert find_comment('title "a \\" # b"') == -1
+    assert find_comment("edge a -[hop #1]-> b # real") == 21
+
+
+ATOMS = ["a", "#", '\\"', "\\\\", " ", "b#c", "\\\\#", "# ", " # "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(ATOMS), st.sampled_from(ATOMS),
+       st.sampled_from(['title "{0}{1}"', 'title "{0}" # {1}', 'field x 8 note="{0}{1}"',
+                        'node id "{0}" fill=#0d9488', 'node id "{0}{1}" # trailing {1}']))
+def test_comment_scanner_never_cuts_inside_a_string(a: str, b: str, template: str) -> None:
+    """Upstream's comment-scanner property: the kept prefix tokenizes to a
+    prefix of the whole line's tokens."""
+    line = template.format(a, b)
+    try:
+        whole = tokenize(line)
+    except LexError:
+        return  # not a well-formed line; nothing to promise
+    cut = find_comment(line)
+    kept = tokenize(line if cut < 0 else line[:cut])
+    assert [t.v for t in kept] == [t.v for t in whole[: len(kept)]]
+
+
+def test_comma_lists_split_only_on_unquoted_commas() -> None:
+    tok = tokenize('"a,b",c,,d')[0]
+    assert [(i.v, i.q) for i in split_list(tok)] == [("a,b", True), ("c", False), ("", False), ("d", False)]
+
+
+# --- lines and sections ------------------------------------------------------------
+
+
+def test_only_lf_ends_a_line() -> None:
+    # CR before LF is trimmed as whitespace; U+2028, NEL and form feed are not line breaks
+    result = parse('figdown 0.1 block\r\nnode a "A\u2028B\x85C"\r\nnode b "B"\n')
+    model = json.loads(model_json(result))
+    assert [(n["label"], n["line"]) for n in model["nodes"]] == [("A\u2028B\x85C", 2), ("B", 3)]
+    result = parse('figdown 0.1 block\nnode c "C\x0c"\nnode d "D"\n')
+    assert result.error_lines() == [
+        "Line 2: illegal character U+000C — XML forbids it, so the artifact could not be well-formed "
+        "(below U+0020 only tab, newline and carriage return are allowed)",
+    ]
+
+
+def test_sections_report_document_line_numbers() -> None:
+    text = '# provenance\nfigdown 0.1 block\nnode a "A"\n\nfigdown 0.1 bitfield\nnode b "B"\n'
+    assert parse(text).error_lines() == ['Line 6: "node" is not allowed in genre bitfield']
+
+
+def test_several_sections_give_the_sections_wrapper() -> None:
+    text = 'figdown 0.1 block\nnode a "A"\nfigdown 0.1 block\nnode a "Again"\n'
+    model = json.loads(model_json(parse(text)))
+    assert [s["nodes"][0]["label"] for s in model["sections"]] == ["A", "Again"]
+    assert [s["nodes"][0]["line"] for s in model["sections"]] == [2, 2]
+
+
+def test_a_leading_byte_order_mark_is_ignored() -> None:
+    assert parse('\ufefffigdown 0.1 block\nnode a "A"\n').ok
+
+
+# --- the model text -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (50.0, "50"), (12.5, "12.5"), (300.5, "300.5"), (1.5e-06, "0.0000015"), (1e-07, "1e-7"),
+    (1e21, "1e+21"), (float("inf"), "null"), (7, "7"),
+])
+def test_numbers_print_as_ecmascript_does(value: float, text: str) -> None:
+    assert js_number(value) == text
+
+
+def test_canonical_json_layout() -> None:
+    assert dumps({"a": [], "b": {}, "c": ["é", 1.0], "d": None}) == (
+        '{\n  "a": [],\n  "b": {},\n  "c": [\n    "é",\n    1\n  ],\n  "d": null\n}\n')
+
+
+def test_omitted_label_is_absent_and_empty_label_is_kept() -> None:
+    model = json.loads(model_json(parse('figdown 0.1 block\nnode a\nnode b ""\n')))
+    assert "label" not in model["nodes"][0]
+    assert model["nodes"][1]["label"] == ""
+
+
+def test_defaults_are_materialised() -> None:
+    model = json.loads(model_json(parse('figdown 0.2 flowchart\nprocess p "P"\n')))
+    assert model["flow"] == "down"
+    assert model["nodes"][0] == {"id": "p", "label": "P", "role": "process", "shape": "box",
+                                 "plane": "base", "line": 2}
+    assert model["planes"] == [{"id": "base", "z": 0}]
+
+
+# --- diagnostics, columns and recovery ----------------------------------------------
+
+
+def test_lexical_errors_carry_a_column() -> None:
+    result = parse('figdown 0.1 block\n  node a "bad\\tx"\n')
+    (diag,) = result.diagnostics
+    assert diag == (2, 'unknown escape "\\t" (allowed: \\n \\" \\\\)')
+    assert diag.line == 2 and diag.col == 14
+
+
+def test_one_bad_line_does_not_cascade() -> None:
+    text = 'figdown 0.1 block\nnode a "A" shape=hexagon\nnode b "B"\nedge b -> c\nnode c "C"\n'
+    assert parse(text).error_lines() == [
+        'Line 2: unknown shape "hexagon" (box|rounded|circle|ellipse|diamond|cylinder)',
+    ]
+
+
+def test_a_missing_header_is_reported_once_and_the_rest_is_still_read() -> None:
+    text = 'node a "A"\nnode b "B" fill=nope\n'
+    assert parse(text).error_lines() == [
+        'Line 1: first line must be "figdown 0.1 <genre>"',
+        'Line 2: unknown color "nope" (#hex or CSS color name)',
+    ]
+
+
+def test_a_rejected_block_opener_orphans_its_children() -> None:
+    text = 'figdown 0.1 bitfield\nbitfield 1x numbering=msb0\nfield "A" 8\n'
+    lines = parse(text).error_lines()
+    assert lines[1] == 'Line 3: "field" is a typed-block child — it needs a bitfield/table/timing block above it'
+
+
+def test_a_line_with_only_options_names_the_missing_keyword() -> None:
+    (line,) = parse('figdown 0.1 block\nfill=#fff\n').error_lines()
+    assert line.startswith("Line 2: a directive line starts with its keyword") and "fill=" in line
+
+
+def test_model_json_refuses_a_document_with_diagnostics() -> None:
+    result = parse("figdown 0.1 block\nnode 1 x\n")
+    assert not result.ok and result.models == []
+    with pytest.raises(ValueError):
+        model_json(result)
+
+
+def test_forward_references_resolve_after_the_section() -> None:
+    text = 'figdown 0.1 block\nedge a -> b\nnode a "A" in=g\nnode b "B"\ngroup g "G"\n'
+    model = json.loads(model_json(parse(text)))
+    assert model["edges"][0]["a"] == "a" and model["nodes"][0]["group"] == "g"
