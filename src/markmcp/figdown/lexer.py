@@ -34,6 +34,8 @@ WS_CHARS = frozenset(
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 WS_CLASS = "\\t\\n\\x0b\\x0c\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+#: One whitespace character, as a regular-expression class.
+WS = "[" + WS_CLASS + "]"
 #: Characters a regular-expression ``.`` must not cross (line terminators).
 NOT_EOL = "[^\\n\\r\\u2028\\u2029]"
 QUOTE = '"'

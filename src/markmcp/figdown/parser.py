@@ -32,6 +32,7 @@ from .context import Context, Diagnostic
 from .genres import bitfield, scene, sequence, table, timing
 from .header import directive_header
 from .lexer import (
+    WS,
     LexError,
     find_comment,
     find_reserved_semicolon,
@@ -55,11 +56,8 @@ from .vocabulary import (
     keyword_error,
 )
 
-CONNECTOR_LINE_RE = re.compile(
-    "(" + "|".join(CONNECTOR_SPELLINGS) + r")(?:[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a"
-    r"\u2028\u2029\u202f\u205f\u3000\ufeff]|\Z)")
-HEADER_LINE_RE = re.compile(
-    r"figdown(?:[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|\Z)")
+CONNECTOR_LINE_RE = re.compile("(" + "|".join(CONNECTOR_SPELLINGS) + f")(?:{WS}|\\Z)")
+HEADER_LINE_RE = re.compile(f"figdown(?:{WS}|\\Z)")
 FIRST_LINE = 'first line must be "figdown 0.1 <genre>"'
 
 

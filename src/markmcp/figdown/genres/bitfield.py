@@ -17,13 +17,13 @@ import re
 
 from .. import messages as M
 from ..context import Context
-from ..lexer import NOT_EOL, split_list, trim
+from ..lexer import NOT_EOL, WS, split_list, trim
 from ..model import js_number
 from ..numbers import DIGITS_RE, MAX_SAFE_INTEGER, to_number
 from ..options import Split, id_error, parse_class_list
 
 COMPACT_ITEM_RE = re.compile(rf"({NOT_EOL}+):([0-9]+|\*)\Z")
-STEP_RE = re.compile(r"(?:^|[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff])step(?:[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|$)")
+STEP_RE = re.compile(f"(?:^|{WS})step(?:{WS}|$)")
 STAR_TWICE = "only one * field is allowed per bitfield (* fills the remainder of the row)"
 
 

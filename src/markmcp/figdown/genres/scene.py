@@ -45,10 +45,6 @@ PAREN_POINT_RE = re.compile(r"\((-?[0-9]+(?:\.[0-9]+)?),(-?[0-9]+(?:\.[0-9]+)?)\
 PIN_SHAPE = "pin needs <id> and at=(<x>,<y>) and/or width=<px> and/or height=<px>"
 
 
-def _label(sp: Split, i: int = 2) -> str | None:
-    return sp.arg(i)
-
-
 def _bare_label_error(kw: str, ident: str, sp: Split) -> str | None:
     """A label position holding a bare token: it must be quoted."""
     if sp.arg(2) is not None and not sp.argq(2):

@@ -18,13 +18,12 @@ import re
 
 from .. import messages as M
 from ..context import Context
-from ..lexer import WS_CHARS, split_list, trim
+from ..lexer import WS, split_list, trim
 from ..numbers import to_number
-from ..options import Split, id_error, parse_class_list
+from ..options import Split, id_error, join_list_form, parse_class_list
 
-DELIMITER_CELL_RE = re.compile(r"[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*:?-+:?"
-                               r"[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*\Z")
-BR_RE = re.compile(r"<br[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*/?>", re.I)
+DELIMITER_CELL_RE = re.compile(f"{WS}*:?-+:?{WS}*\\Z")
+BR_RE = re.compile(f"<br{WS}*/?>", re.I)
 BARE_ADDRESS_RE = re.compile(r"h?[0-9]+,[0-9]+\Z")
 CELL_ADDRESS_RE = re.compile(r"\((h?)([0-9]+),([0-9]+)\)\Z")
 ROW_ADDRESS_RE = re.compile(r"(h?)([0-9]+)\Z")
@@ -156,7 +155,6 @@ def width_line(ctx: Context, n: int, sp: Split) -> None:
     if block["width"] is not None:
         return ctx.err(n, "duplicate width")
     if len(sp.pos) > 2:
-        from ..options import join_list_form
         return ctx.err(n, f"width takes ONE comma-delimited token: write width {join_list_form(sp.pos[1:])} "
                           "— the space form is retired (MIGRATIONS 0.1)")
     values = [i.v for i in split_list(sp.post[1])] if len(sp.post) > 1 else []
@@ -229,6 +227,3 @@ def directive_chart(ctx: Context, n: int, sp: Split) -> None:
 def is_numeric(text: str) -> bool:
     return bool(NUMERIC_RE.match(text))
 
-
-__all__ = ["open_block", "pipe_row", "width_line", "cell_line", "directive_chart", "is_numeric",
-           "WS_CHARS"]
