@@ -392,3 +392,37 @@ def test_find_sidecars_and_locate(ws):
     assert ops.find_sidecars(root=ws)["sidecars"] == ["docs/a.md.review.yaml"]
     loc = ops.locate("docs/a.md.review.yaml", root=ws)
     assert loc["document"] == "docs/a.md" and loc["exists"] and loc["documentExists"]
+
+
+# -- edge-facing options -------------------------------------------------------
+
+
+def test_document_text_replaces_the_file(ws):
+    buffer = "the unsaved first line\r\nbuffer line two\r\n"
+    r = ops.add("docs/new.md", author="a", text="t", line=2, document_text=buffer, root=ws)
+    assert r["comment"]["selected_text"] == "buffer line two"
+    assert not (ws / "docs" / "new.md").exists()
+    r = ops.update("docs/new.md", r["comment"]["id"], {"line": 1}, document_text=buffer, root=ws)
+    assert r["comment"]["selected_text"] == "the unsaved first line"
+    r = ops.reanchor("docs/new.md", document_text="intro\nthe unsaved first line\n", root=ws)
+    assert r["results"][0]["line"] == 2 and r["results"][0]["status"] == "anchored"
+
+
+def test_results_carry_absolute_paths_and_versions(ws):
+    r = ops.add("docs/a.md", author="a", text="t", root=ws)
+    assert r["sidecarPath"] == str(ws / "docs" / "a.md.review.yaml")
+    assert r["documentPath"] == str(ws / "docs" / "a.md")
+    for result in (ops.list_comments(root=ws), ops.status(root=ws), ops.validate(root=ws)):
+        assert result["versions"] == {"docs/a.md.review.yaml": r["version"]}
+
+
+def test_explicit_config_file(tmp_path):
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "review.yaml").write_text("sidecar_root: notes\n")
+    (tmp_path / "cfg" / "a.md").write_text("x\n")
+    r = ops.add("cfg/a.md", author="a", text="t", config="cfg/review.yaml", cwd=tmp_path)
+    assert r["root"] == str(tmp_path / "cfg") and r["sidecar"] == "notes/a.md.review.yaml"
+    assert ops.list_comments(config="cfg/review.yaml", cwd=tmp_path, root=tmp_path / "cfg")["count"] == 1
+    with pytest.raises(MrsfError) as info:
+        ops.locate("cfg/a.md", config="cfg/missing.yaml", cwd=tmp_path)
+    assert info.value.code == "invalid-config"

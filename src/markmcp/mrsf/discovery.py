@@ -148,6 +148,19 @@ def load_config(root: Path) -> Config:
     path = root / CONFIG_FILENAME
     if not path.is_file():
         return Config()
+    return load_config_file(path)
+
+
+def config_file_path(config: str | os.PathLike, cwd: str | os.PathLike | None) -> Path:
+    """Absolute path of an explicit config file given relative to ``cwd`` (or the process cwd)."""
+    return Path(os.path.abspath(Path(cwd if cwd is not None else os.getcwd()) / config))
+
+
+def load_config_file(path: str | os.PathLike) -> Config:
+    """Read a given ``.mrsf.yaml`` file (it must exist)."""
+    path = Path(path)
+    if not path.is_file():
+        raise MrsfError("invalid-config", f"{path}: config file not found", path=str(path))
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
             raise MrsfError("invalid-config", f"{path}: too large for a config file")
@@ -188,22 +201,28 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     return lexical, rel_posix
 
 
-def base_dirs(root: str | os.PathLike | None, cwd: str | os.PathLike | None) -> tuple[Path, Path]:
+def base_dirs(root: str | os.PathLike | None, cwd: str | os.PathLike | None,
+              config: str | os.PathLike | None = None) -> tuple[Path, Path]:
     """(cwd, root): relative paths resolve against ``cwd`` (default: ``root`` when given,
-    else the process's working directory); ``root`` defaults to the workspace root
-    found from ``cwd``."""
+    else the process's working directory); ``root`` defaults to the directory of an
+    explicit ``config`` file, else to the workspace root found from ``cwd``."""
     if cwd is None:
         cwd = root if root is not None else os.getcwd()
+    if root is None and config is not None:
+        root = config_file_path(config, cwd).parent
     cwd_path = Path(os.path.abspath(cwd))
     root_path = Path(os.path.abspath(root)) if root is not None else find_workspace_root(cwd_path)
     return cwd_path, root_path
 
 
 def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
-           cwd: str | os.PathLike | None = None) -> Location:
-    """Find the document and sidecar for ``target`` (a document or a sidecar path)."""
-    cwd_path, root_path = base_dirs(root, cwd)
-    config = load_config(root_path)
+           cwd: str | os.PathLike | None = None, config: str | os.PathLike | None = None) -> Location:
+    """Find the document and sidecar for ``target`` (a document or a sidecar path).
+
+    ``config`` names a ``.mrsf.yaml`` to use instead of ``<root>/.mrsf.yaml``.
+    """
+    cwd_path, root_path = base_dirs(root, cwd, config)
+    config = load_config_file(config_file_path(config, cwd)) if config is not None else load_config(root_path)
     _, rel = inside(root_path, target, cwd_path)
     if is_sidecar_name(rel):
         sidecar = rel

@@ -14,15 +14,27 @@ Conventions
   ``.mrsf.yaml`` or ``.git``, else ``cwd``).  When ``root`` is given and ``cwd`` is not,
   relative paths are relative to ``root``.  Every path must stay inside it, after
   following symlinks, or MrsfError ``path-escape`` is raised.
-* Every result is a plain JSON-able dict with ``"status": "ok"`` and at least
-  ``root`` (absolute), ``document`` (repository-relative, ``/``-separated),
-  ``sidecar`` (repository-relative) and, once a sidecar exists, ``version``.
+* ``config`` names a ``.mrsf.yaml`` to use instead of ``<root>/.mrsf.yaml`` (relative to
+  ``cwd``); without ``root``, the root is then the directory holding that file.
+* Every single-sidecar result is a plain JSON-able dict with ``"status": "ok"`` and at
+  least ``root`` (absolute), ``document`` (repository-relative, ``/``-separated),
+  ``sidecar`` (repository-relative), ``documentPath``/``sidecarPath`` (absolute) and,
+  once a sidecar exists, ``version``.  Multi-sidecar results (``list_comments``,
+  ``status``, ``validate``) carry ``versions``: ``{sidecar: version}`` of the bytes that
+  were read.
+* ``document_text`` (``add``, ``add_batch``, ``update``, ``reanchor``) is used as the
+  document instead of reading the file (an unsaved editor buffer); the file need not
+  exist.  CRLF is normalised like a file's.
 * ``version`` is the SHA-256 hex digest of the sidecar's bytes.  Every writing operation
   takes ``expected_version``; when given and different from the file's current version
   nothing is written and :class:`~markmcp.mrsf.errors.MrsfConflict` is raised, whose
   ``to_dict()`` is ``{"status": "conflict", "code": "version-mismatch",
   "currentVersion": ..., "expectedVersion": ...}`` (``currentVersion`` is None when the
-  sidecar does not exist).  Writing results also carry ``previousVersion``.
+  sidecar does not exist).  Writing results also carry ``previousVersion`` and
+  ``written`` (False when the change was a no-op).  The read / compare / write runs
+  under an exclusive per-sidecar lock that threads and other processes respect
+  (``fcntl.flock`` on ``.<sidecar>.lock``), and the file is replaced atomically, so two
+  writers that both read version V cannot both succeed: no update is lost.
 * Failures raise :class:`~markmcp.mrsf.errors.MrsfError` (``code``, ``message``,
   ``to_dict()``); nothing is written.  Codes are listed in :mod:`markmcp.mrsf.errors`.
 * A "comment" in results is the comment's fields as stored (plain data, every key kept).
@@ -34,69 +46,73 @@ Conventions
 
 Operations (signature -> result keys besides status/root/document/sidecar/version)
 ----------------------------------------------------------------------------------
-``locate(target, *, root=None, cwd=None)``
+``locate(target, *, root=None, cwd=None, config=None)``
     -> ``documentPath``, ``sidecarPath`` (absolute), ``format`` ("yaml"|"json"),
     ``exists`` (bool), ``documentExists`` (bool).  ``version`` only when it exists.
-``read(target, *, root=None, cwd=None)``
+``read(target, *, root=None, cwd=None, config=None)``
     -> ``format``, ``data`` (the whole sidecar, plain), ``text`` (the raw text).
-``init(document, *, format="yaml", force=False, expected_version=None, root=None, cwd=None)``
+``init(document, *, format="yaml", force=False, expected_version=None, root=None, cwd=None, config=None)``
     -> ``created`` (bool).  Existing sidecar without ``force``: MrsfError ``sidecar-exists``.
 ``add(target, *, author, text, line=None, end_line=None, start_column=None,
       end_column=None, selected_text=None, type=None, severity=None, reply_to=None,
       commit=None, id=None, timestamp=None, extensions=None, expected_version=None,
-      root=None, cwd=None)``
+      document_text=None, root=None, cwd=None, config=None)``
     -> ``comment``, ``previousVersion``, ``created`` (sidecar created).  ``id`` defaults to a
     UUID4, ``timestamp`` to now (UTC, ISO-8601 with milliseconds and ``Z``), ``commit`` to
     git HEAD when the document is in a git repository.  With ``line`` (1-based) and no
     ``selected_text``, ``selected_text`` is the text of document line ``line`` (through
     ``end_line``, cut at ``start_column``/``end_column``) and ``selected_text_hash`` its
     SHA-256.  ``extensions`` are ``x_*`` keys.
-``add_batch(target, comments, *, expected_version=None, root=None, cwd=None)``
-    ``comments`` is a list of dicts with ``add``'s keyword names; one atomic write.
+``add_batch(target, comments, *, expected_version=None, document_text=None, root=None, cwd=None, config=None)``
+    ``comments`` is a list of dicts with ``add``'s keyword names; one atomic write; all
+    are checked first (a bad one raises with ``batchIndex`` in the error details).
     -> ``comments`` (list), ``previousVersion``, ``created``.
-``update(target, comment_id, changes, *, expected_version=None, root=None, cwd=None)``
+``update(target, comment_id, changes, *, expected_version=None, document_text=None, root=None, cwd=None,
+         config=None)``
     ``changes`` maps field names to new values; ``None`` removes an optional field.
     Moving the anchor (line/end_line/columns) without giving ``selected_text``
     recomputes ``selected_text`` and ``selected_text_hash`` from the document.
     -> ``comment``, ``changed`` (list of field names), ``previousVersion``.
 ``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, ...)``
 ``unresolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, ...)``
-    ``ids`` a string or list; or ``filters``; ``cascade`` also sets direct replies.
+    ``ids`` a string or list (an unknown id raises ``comment-not-found``, nothing
+    written); or ``filters``; ``cascade`` also sets direct replies.
     -> ``changed`` (ids whose value changed), ``matched`` (ids), ``previousVersion``.
-``delete(target, ids, *, cascade=False, expected_version=None, root=None, cwd=None)``
+``delete(target, ids, *, cascade=False, expected_version=None, root=None, cwd=None, config=None)``
     MRSF §9.1: direct replies are promoted (inherit missing anchor fields, ``reply_to``
     re-pointed to the grandparent or removed); ``cascade`` deletes direct replies too.
     -> ``deleted`` (ids), ``promoted`` (ids), ``previousVersion``.
-``list_comments(targets=None, *, filters=None, root=None, cwd=None)``
+``list_comments(targets=None, *, filters=None, root=None, cwd=None, config=None)``
     ``targets``: list of documents/sidecars/directories (None: every sidecar under root).
     -> ``comments`` (each comment's fields plus ``document``, ``sidecar``),
     ``count``, ``summary`` (``total, open, resolved, orphaned, threads, byType,
     bySeverity``), ``errors`` (unreadable sidecars: ``{sidecar, code, message}``).
     ``format_list(result) -> str`` renders the compact text form.
-``status(targets=None, *, root=None, cwd=None, use_git=True)``
+``status(targets=None, *, root=None, cwd=None, config=None, use_git=True)``
     -> ``results`` (``{id, document, sidecar, health, reason}``; health is
     ``fresh|stale|orphaned|unknown``), ``counts``, ``errors``.
-``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None)``
+``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None, config=None)``
     -> ``valid`` (bool), ``files`` (``{sidecar, document, valid, errors, warnings}``),
     ``errorCount``, ``warningCount``.  Each diagnostic: ``{code, severity, message,
     path, commentId?, index?, line?, column?}`` (see :mod:`markmcp.mrsf.validate`).
-``rename(old_document, new_document, *, expected_version=None, root=None, cwd=None)``
+``rename(old_document, new_document, *, expected_version=None, root=None, cwd=None, config=None)``
     Rewrites ``document`` and moves the sidecar to the new document's sidecar path.
     -> ``oldSidecar``, ``previousVersion``.
-``repair(target, *, reset=False, expected_version=None, root=None, cwd=None)``
+``repair(target, *, reset=False, expected_version=None, root=None, cwd=None, config=None)``
     Malformed sidecar: keep every comment block that still parses, fill in missing
     top-level fields, save the damaged original as ``<sidecar>.bak``; ``reset`` starts
     an empty sidecar (original kept as ``.bak``).
     -> ``salvaged`` (count), ``dropped`` (``{index?, line?, reason}``), ``backup``,
     ``reset``, ``changed`` (bool), ``previousVersion``.
 ``reanchor(target, *, threshold=0.6, update_text=False, force=False, dry_run=False,
-           from_commit=None, use_git=True, expected_version=None, root=None, cwd=None)``
+           from_commit=None, use_git=True, expected_version=None, document_text=None, root=None,
+           cwd=None, config=None)``
     Places every anchored comment in the current document (``markmcp.mrsf.reanchor``),
     passing the document as of the comment's ``commit`` (or ``from_commit``) as the
     source when git has it.  -> ``results`` (``{id, status, score, reason, line,
     end_line, start_column, end_column, anchoredText, previous, changed}``),
     ``changed`` (count), ``written`` (bool), ``counts`` (by status), ``previousVersion``.
-``find_sidecars(directory=None, *, root=None, cwd=None)`` -> ``sidecars`` (relative paths).
+``find_sidecars(directory=None, *, root=None, cwd=None, config=None)`` -> ``sidecars`` (relative paths).
 """
 
 from __future__ import annotations
@@ -108,7 +124,7 @@ from typing import Any, Iterable
 
 from . import edits, git, store
 from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
-from .discovery import base_dirs, document_rel_for, load_config, sidecar_rel_for
+from .discovery import base_dirs, document_rel_for, config_file_path, load_config, load_config_file, sidecar_rel_for
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain
 from .validate import validate as _validate
@@ -128,10 +144,17 @@ PathLike = str | os.PathLike
 
 
 def _base(loc: Location) -> dict[str, Any]:
-    return {"status": "ok", "root": str(loc.root), "document": loc.document, "sidecar": loc.sidecar}
+    return {"status": "ok", "root": str(loc.root), "document": loc.document, "sidecar": loc.sidecar,
+            "documentPath": str(loc.document_path), "sidecarPath": str(loc.sidecar_path)}
 
 
-def _document_text(loc: Location) -> str | None:
+def _document_text(loc: Location, given: str | None = None) -> str | None:
+    if given is not None:
+        if not isinstance(given, str):
+            raise MrsfError("invalid-argument", "`document_text` must be a string")
+        if len(given.encode("utf-8")) > store.MAX_DOCUMENT_BYTES:
+            raise MrsfError("file-too-large", f"`document_text` is over the {store.MAX_DOCUMENT_BYTES} byte limit")
+        return given
     path = loc.document_path
     if not path.exists():
         return None
@@ -162,12 +185,17 @@ def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, A
 
 
 def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | None,
-             cwd: PathLike | None) -> tuple[Path, list[Location], list[dict]]:
+             cwd: PathLike | None, config_path: PathLike | None) -> tuple[Path, list[Location], list[dict]]:
     """Expand documents/sidecars/directories into sidecar locations (existing sidecars)."""
-    cwd_path, root_path = base_dirs(root, cwd)
-    config = load_config(root_path)
+    cwd_path, root_path = base_dirs(root, cwd, config_path)
+    config = (load_config_file(config_file_path(config_path, cwd)) if config_path is not None
+              else load_config(root_path))
     if targets is None:
-        targets = [cwd_path]
+        try:
+            cwd_path.relative_to(root_path)
+            targets = [cwd_path]
+        except ValueError:
+            targets = [root_path]
     elif isinstance(targets, (str, os.PathLike)):
         targets = [targets]
     locs: list[Location] = []
@@ -189,7 +217,7 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
                     seen.add(sidecar)
                     locs.append(Location(root_path, document_rel_for(sidecar, config), sidecar, config))
             continue
-        loc = _locate(target, root=root_path, cwd=cwd_path)
+        loc = _locate(target, root=root_path, cwd=cwd_path, config=config_path)
         if loc.sidecar in seen:
             continue
         seen.add(loc.sidecar)
@@ -206,19 +234,20 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
 # ---------------------------------------------------------------------------
 
 
-def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Where the document and sidecar of ``target`` are (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd)
-    out = {**_base(loc), "documentPath": str(loc.document_path), "sidecarPath": str(loc.sidecar_path),
-           "format": loc.format, "exists": loc.sidecar_path.exists(), "documentExists": loc.document_path.exists()}
+    loc = _locate(target, root=root, cwd=cwd, config=config)
+    out = {**_base(loc), "format": loc.format, "exists": loc.sidecar_path.exists(), "documentExists": loc.document_path.exists()}
     if out["exists"]:
         out["version"] = store.current_version(loc.sidecar_path)
     return out
 
 
-def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """The sidecar's data (plain), raw text and version."""
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
     loaded = store.load(loc.sidecar_path)
     return {**_base(loc), "version": loaded.version, "format": loaded.sidecar.fmt,
@@ -226,11 +255,12 @@ def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None
 
 
 def init(document: PathLike, *, format: str = "yaml", force: bool = False, expected_version: str | None = None,
-         root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+         root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Create an empty sidecar for a document."""
     if format not in ("yaml", "json"):
         raise MrsfError("invalid-argument", f"format must be yaml or json, got {format!r}")
-    loc = _locate(document, root=root, cwd=cwd)
+    loc = _locate(document, root=root, cwd=cwd, config=config)
     if loc.format != format and not loc.sidecar_path.exists():
         loc = Location(loc.root, loc.document, sidecar_rel_for(loc.document, loc.config, format), loc.config)
     if not loc.document_path.exists():
@@ -246,8 +276,9 @@ def init(document: PathLike, *, format: str = "yaml", force: bool = False, expec
     return _written(loc, outcome, created=outcome.result)
 
 
-def _add(loc: Location, specs: list[dict], expected_version: str | None) -> tuple[store.Outcome, list[dict]]:
-    text = _document_text(loc)
+def _add(loc: Location, specs: list[dict], expected_version: str | None,
+         document_text: str | None) -> tuple[store.Outcome, list[dict]]:
+    text = _document_text(loc, document_text)
     head = None
     if any(not s.get("commit") for s in specs if isinstance(s, dict)):
         head = _head(loc)
@@ -267,34 +298,40 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
         start_column: int | None = None, end_column: int | None = None, selected_text: str | None = None,
         type: str | None = None, severity: str | None = None, reply_to: str | None = None,
         commit: str | None = None, id: str | None = None, timestamp: str | None = None,
-        extensions: dict | None = None, expected_version: str | None = None,
-        root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+        extensions: dict | None = None, expected_version: str | None = None, document_text: str | None = None,
+        root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Add one comment (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
     spec = {k: v for k, v in dict(
         author=author, text=text, line=line, end_line=end_line, start_column=start_column,
         end_column=end_column, selected_text=selected_text, type=type, severity=severity,
         reply_to=reply_to, commit=commit, id=id, timestamp=timestamp, extensions=extensions,
     ).items() if v is not None}
-    outcome, (comments, created) = _add(loc, [spec], expected_version)
+    outcome, (comments, created) = _add(loc, [spec], expected_version, document_text)
     return _written(loc, outcome, comment=comments[0], created=created)
 
 
 def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
-              root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+              document_text: str | None = None,
+              root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Add several comments in one atomic write."""
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
     if not isinstance(comments, list):
         raise MrsfError("invalid-argument", "`comments` must be a list")
-    outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version)
+    outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version,
+                                 document_text)
     return _written(loc, outcome, comments=built, created=created)
 
 
 def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+           document_text: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Change fields of one comment (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd)
-    text = _document_text(loc)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
+    text = _document_text(loc, document_text)
 
     def change(sc: Sidecar | None):
         comment, changed = edits.update_comment(sc, comment_id, changes, document_text=text)
@@ -306,8 +343,9 @@ def update(target: PathLike, comment_id: str, changes: dict, *, expected_version
 
 
 def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None, cascade: bool,
-                  expected_version: str | None, root: PathLike | None, cwd: PathLike | None) -> dict:
-    loc = _locate(target, root=root, cwd=cwd)
+                  expected_version: str | None, root: PathLike | None, cwd: PathLike | None,
+                  config: PathLike | None) -> dict:
+    loc = _locate(target, root=root, cwd=cwd, config=config)
 
     def change(sc: Sidecar | None):
         return sc, edits.set_resolved(sc, value, ids=ids, filters=filters, cascade=cascade)
@@ -318,21 +356,24 @@ def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None,
 
 
 def resolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
-            expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+            expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Mark comments resolved (by ids and/or filters)."""
-    return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd)
+    return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd, config)
 
 
 def unresolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
-              expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+              expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Mark comments open again (by ids and/or filters)."""
-    return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd)
+    return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd, config)
 
 
 def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Delete comments; replies are promoted (MRSF §9.1) unless ``cascade``."""
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
 
     def change(sc: Sidecar | None):
         return sc, edits.delete_comments(sc, ids, cascade=cascade)
@@ -343,17 +384,20 @@ def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_versio
 
 
 def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filters: dict | None = None,
-                  root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+                  root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Comments of one or more sidecars, filtered, with summary counts."""
     match = edits.compile_filters(filters)
-    root_path, locs, errors = _targets(targets, root, cwd)
+    root_path, locs, errors = _targets(targets, root, cwd, config)
     comments: list[dict] = []
+    versions: dict[str, str] = {}
     for loc in locs:
         try:
             loaded = store.load(loc.sidecar_path)
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
+        versions[loc.sidecar] = loaded.version
         for item in loaded.sidecar.comments or ():
             if not isinstance(item, dict):
                 continue
@@ -361,7 +405,7 @@ def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filte
             if match(plain):
                 comments.append({**plain, "document": loc.document, "sidecar": loc.sidecar})
     return {"status": "ok", "root": str(root_path), "comments": comments, "count": len(comments),
-            "summary": edits.summarize(comments), "errors": errors}
+            "summary": edits.summarize(comments), "versions": versions, "errors": errors}
 
 
 def format_list(result: dict) -> str:
@@ -376,10 +420,11 @@ def format_list(result: dict) -> str:
 
 
 def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLike | None = None,
-           cwd: PathLike | None = None, use_git: bool = True) -> dict:
+           cwd: PathLike | None = None, use_git: bool = True, config: PathLike | None = None) -> dict:
     """Anchor health (fresh/stale/orphaned/unknown) of every comment."""
-    root_path, locs, errors = _targets(targets, root, cwd)
+    root_path, locs, errors = _targets(targets, root, cwd, config)
     results: list[dict] = []
+    versions: dict[str, str] = {}
     for loc in locs:
         try:
             loaded = store.load(loc.sidecar_path)
@@ -387,6 +432,7 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
+        versions[loc.sidecar] = loaded.version
         repo = git.repo_root(loc.root) if use_git else None
         cache: dict[str, bool | None] = {}
 
@@ -401,13 +447,15 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
         for r in edits.assess_status(plain, text, changed_since=changed):
             results.append({**r, "document": loc.document, "sidecar": loc.sidecar})
     counts = {k: sum(1 for r in results if r["health"] == k) for k in ("fresh", "stale", "orphaned", "unknown")}
-    return {"status": "ok", "root": str(root_path), "results": results, "counts": counts, "errors": errors}
+    return {"status": "ok", "root": str(root_path), "results": results, "counts": counts, "versions": versions,
+            "errors": errors}
 
 
 def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bool = False,
-             check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+             check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Validate sidecars (schema + MRSF §10; with ``check_document`` also the anchors)."""
-    root_path, locs, errors = _targets(targets, root, cwd)
+    root_path, locs, errors = _targets(targets, root, cwd, config)
     files = []
     for err in errors:
         files.append({"sidecar": err["sidecar"], "document": err["document"], "valid": False,
@@ -443,18 +491,21 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
             (report["errors"] if strict else report["warnings"]).append(diag)
             report["valid"] = not report["errors"]
         files.append({**entry, "version": loaded.version, **report})
+    versions = {f["sidecar"]: f["version"] for f in files if "version" in f}
     return {"status": "ok", "root": str(root_path), "valid": all(f["valid"] for f in files) and bool(files),
+            "versions": versions,
             "files": files, "errorCount": sum(len(f["errors"]) for f in files),
             "warningCount": sum(len(f["warnings"]) for f in files)}
 
 
 def rename(old_document: PathLike, new_document: PathLike, *, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """The document moved: rewrite ``document`` and move the sidecar beside its new path."""
-    old = _locate(old_document, root=root, cwd=cwd)
+    old = _locate(old_document, root=root, cwd=cwd, config=config)
     if is_sidecar_name(old.document):
         raise MrsfError("invalid-argument", "give the old document path, not a sidecar path")
-    new = _locate(new_document, root=old.root, cwd=cwd)
+    new = _locate(new_document, root=old.root, cwd=cwd, config=config)
     if is_sidecar_name(new.document):
         raise MrsfError("invalid-argument", "give the new document path, not a sidecar path")
     _require_sidecar(old)
@@ -489,9 +540,10 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
 
 
 def repair(target: PathLike, *, reset: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None,
+        config: PathLike | None = None) -> dict:
     """Salvage a damaged sidecar (or reset it); the original is kept as ``<sidecar>.bak``."""
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
     report: dict[str, Any] = {"salvaged": 0, "dropped": [], "backup": None, "reset": reset}
 
@@ -529,9 +581,9 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
 
 
 def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = None,
-                  cwd: PathLike | None = None) -> dict:
+                  cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Every sidecar under ``directory`` (default: the working directory)."""
-    cwd_path, root_path = base_dirs(root, cwd)
+    cwd_path, root_path = base_dirs(root, cwd, config)
     start = directory if directory is not None else cwd_path
     rel = "." if Path(os.path.abspath(cwd_path / start)) == root_path else inside(root_path, start, cwd_path)[1]
     return {"status": "ok", "root": str(root_path), "sidecars": _find_sidecars(rel, root_path)}
@@ -539,15 +591,16 @@ def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = 
 
 def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = False, force: bool = False,
              dry_run: bool = False, from_commit: str | None = None, use_git: bool = True,
-             expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None) -> dict:
+             expected_version: str | None = None, document_text: str | None = None,
+             root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Re-anchor every comment against the current document (see module docstring)."""
     from . import reanchor as engine
 
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise MrsfError("invalid-argument", f"threshold must be a number between 0 and 1, got {threshold!r}")
-    loc = _locate(target, root=root, cwd=cwd)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
-    text = _document_text(loc)
+    text = _document_text(loc, document_text)
     if text is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
     repo = git.repo_root(loc.root) if use_git else None
