@@ -80,7 +80,10 @@ def test_document_level_comment_needs_no_placement():
 
 def test_threshold_is_validated():
     with pytest.raises(ValueError, match="threshold"):
-        reanchor([Anchor(line=1)], "x", threshold=0)
+        reanchor([Anchor(line=1)], "x", threshold=1.5)
+    with pytest.raises(ValueError, match="threshold"):
+        reanchor([Anchor(line=1)], "x", threshold=True)
+    assert one(Anchor(line=1, selected_text="abc def"), "xyz\n", threshold=0).status == "fuzzy"
 
 
 # ---------------------------------------------------------------- step 1: exact
@@ -171,6 +174,24 @@ def test_very_common_short_text_is_never_confident():
     target = "\n".join(["```", "code", "```", ""] * 20)
     placement = one(Anchor(line=5, selected_text="```"), target)
     assert not placement.confident
+
+
+def test_word_fragment_found_elsewhere_is_only_tentative():
+    target = "Intro line here.\n\nAnother paragraph mentions the policy queue region.\n"
+    placement = one(
+        Anchor(line=1, start_column=2, end_column=17, selected_text="licy queue regi"), target,
+    )
+    assert placement.status == "fuzzy" and placement.line == 3
+
+
+def test_slid_fence_is_not_claimed_confidently():
+    block = "```sh\nrun {0}\n```\n\n"
+    source = "Intro.\n\n" + block.format("first") + block.format("second") + "End.\n"
+    target = "Intro.\n\n" + block.format("second") + "End.\n"
+    placement = one(Anchor(line=3, selected_text="```sh"), target, source)
+    assert not placement.confident
+    kept = one(Anchor(line=8, selected_text="run second"), target, source)
+    assert (kept.status, kept.line) == ("anchored", 4)
 
 
 # ------------------------------------------------------- step 2: line fallback
@@ -307,6 +328,22 @@ def test_alignment_maps_moved_blocks():
     edited = LineAlignment(["x", "old line here", "y"], ["x", "new line here", "y"])
     assert edited.forward[1] == -1
     assert edited.region(1, 1) == (1, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "", "```"]), max_size=30),
+       st.lists(st.sampled_from(["a", "b", "c", "", "```", "d"]), max_size=30))
+def test_alignment_is_a_consistent_partial_matching(source, target):
+    al = LineAlignment(source, target)
+    for s, t in enumerate(al.forward):
+        if t != -1:
+            assert source[s] == target[t] and al.backward[t] == s
+    assert sum(t != -1 for t in al.forward) == sum(s != -1 for s in al.backward)
+    if source == target:
+        assert al.forward == list(range(len(source)))
+    for s in range(len(source)):
+        lo, hi = al.region(s, s)
+        assert 0 <= lo <= hi <= len(target)
 
 
 # ------------------------------------------------------------ huge documents

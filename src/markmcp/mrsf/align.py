@@ -3,7 +3,11 @@
 :class:`LineAlignment` maps every source line that survives *unchanged* to its
 target line:
 
-1. a longest-common-subsequence diff (``difflib``) gives the in-order backbone;
+1. an in-order backbone: common leading and trailing lines, then (recursively,
+   inside each remaining gap) the lines that occur exactly once on each side,
+   keeping the heaviest in-order subset of them (each weighted by the run of
+   equal lines around it); small gaps without such lines fall back to an
+   LCS diff (``difflib``);
 2. moved text is then recovered: a source line left unmatched whose content occurs
    exactly once in each document (and whose target copy is also unmatched) is
    paired with it, and the pairing is extended over equal neighbouring lines.
@@ -27,6 +31,45 @@ from rapidfuzz import fuzz
 IN_PLACE_RATIO = 60.0
 #: Largest region inspected when checking for an in-place edit.
 MAX_REGION_CHECK = 64
+#: Largest gap (source lines x target lines) handed to the quadratic LCS diff.
+MAX_DIFF_AREA = 250_000
+
+
+def _heaviest_increasing(pairs: list[tuple[int, int]], weights: list[int]) -> list[tuple[int, int]]:
+    """The subsequence of ``pairs`` (sorted by source index) with increasing target
+    indexes and the largest total weight; ties go to the earlier pairs.
+
+    A Fenwick tree over target ranks gives the best chain ending below each rank,
+    so this is O(k log k) for k pairs.
+    """
+    ranks = {t: r + 1 for r, t in enumerate(sorted(t for _, t in pairs))}
+    size = len(ranks)
+    tree_best = [0] * (size + 1)
+    tree_at = [-1] * (size + 1)
+    total = [0] * len(pairs)
+    back = [-1] * len(pairs)
+    for index, (_s, t) in enumerate(pairs):
+        rank = ranks[t]
+        best, at = 0, -1
+        r = rank - 1
+        while r > 0:
+            if tree_best[r] > best:
+                best, at = tree_best[r], tree_at[r]
+            r -= r & -r
+        total[index] = best + weights[index]
+        back[index] = at
+        r = rank
+        while r <= size:
+            if total[index] > tree_best[r]:
+                tree_best[r], tree_at[r] = total[index], index
+            r += r & -r
+    index = max(range(len(pairs)), key=lambda i: (total[i], -i))
+    chain = []
+    while index != -1:
+        chain.append(pairs[index])
+        index = back[index]
+    chain.reverse()
+    return chain
 
 
 class LineAlignment:
@@ -37,12 +80,90 @@ class LineAlignment:
         self.target = target
         self.forward = [-1] * len(source)
         self.backward = [-1] * len(target)
-        matcher = SequenceMatcher(None, source, target, autojunk=len(target) >= 200)
-        for block in matcher.get_matching_blocks():
-            for k in range(block.size):
-                self._pair(block.a + k, block.b + k)
+        self._backbone(0, len(source), 0, len(target))
         self._recover_moves()
         self._extend_all()
+
+    def _backbone(self, s_lo: int, s_hi: int, t_lo: int, t_hi: int) -> None:
+        """Pair the in-order unchanged lines of source[s_lo:s_hi] and target[t_lo:t_hi]."""
+        source, target = self.source, self.target
+        stack = [(s_lo, s_hi, t_lo, t_hi)]
+        while stack:
+            s_lo, s_hi, t_lo, t_hi = stack.pop()
+            while s_lo < s_hi and t_lo < t_hi and source[s_lo] == target[t_lo]:
+                self._pair(s_lo, t_lo)
+                s_lo, t_lo = s_lo + 1, t_lo + 1
+            while s_lo < s_hi and t_lo < t_hi and source[s_hi - 1] == target[t_hi - 1]:
+                self._pair(s_hi - 1, t_hi - 1)
+                s_hi, t_hi = s_hi - 1, t_hi - 1
+            if s_lo >= s_hi or t_lo >= t_hi:
+                continue
+            anchors = self._unique_anchors(s_lo, s_hi, t_lo, t_hi)
+            if not anchors:
+                if (s_hi - s_lo) * (t_hi - t_lo) <= MAX_DIFF_AREA:
+                    matcher = SequenceMatcher(
+                        None, source[s_lo:s_hi], target[t_lo:t_hi], autojunk=False,
+                    )
+                    for block in matcher.get_matching_blocks():
+                        for k in range(block.size):
+                            self._pair(s_lo + block.a + k, t_lo + block.b + k)
+                continue
+            previous_s, previous_t = s_lo, t_lo
+            for s, t in anchors:
+                self._pair(s, t)
+                stack.append((previous_s, s, previous_t, t))
+                previous_s, previous_t = s + 1, t + 1
+            stack.append((previous_s, s_hi, previous_t, t_hi))
+
+    def _unique_anchors(
+        self, s_lo: int, s_hi: int, t_lo: int, t_hi: int,
+    ) -> list[tuple[int, int]]:
+        """Heaviest in-order set of lines unique on both sides of the gap."""
+        source, target = self.source, self.target
+        seen_s: dict[str, int] = {}
+        for s in range(s_lo, s_hi):
+            text = source[s]
+            seen_s[text] = -1 if text in seen_s else s
+        seen_t: dict[str, int] = {}
+        for t in range(t_lo, t_hi):
+            text = target[t]
+            seen_t[text] = -1 if text in seen_t else t
+        pairs = [
+            (s, seen_t[text]) for text, s in seen_s.items()
+            if s >= 0 and seen_t.get(text, -1) >= 0 and text.strip()
+        ]
+        if not pairs:
+            return []
+        pairs.sort()
+        before = self._run_reach(pairs, -1, s_lo - 1, t_lo - 1)
+        after = self._run_reach(pairs[::-1], 1, s_hi, t_hi)[::-1]
+        weights = [1 + b + a for b, a in zip(before, after)]
+        return _heaviest_increasing(pairs, weights)
+
+    def _run_reach(
+        self, pairs: list[tuple[int, int]], direction: int, s_end: int, t_end: int,
+    ) -> list[int]:
+        """For each pair, how many equal lines continue its diagonal in ``direction``.
+
+        ``direction`` is -1 (towards the start, ``pairs`` ascending) or +1 (towards
+        the end, ``pairs`` descending); ``s_end``/``t_end`` are the first indexes
+        outside the gap that way.  A walk that reaches the previous pair on the same
+        diagonal reuses that pair's count, keeping the total work linear.
+        """
+        source, target = self.source, self.target
+        reach = [0] * len(pairs)
+        last_on_diagonal: dict[int, int] = {}
+        for index, (s, t) in enumerate(pairs):
+            previous = last_on_diagonal.get(t - s)
+            stop = pairs[previous][0] if previous is not None else s_end
+            i, j, count = s + direction, t + direction, 0
+            while i != stop and j != t_end and source[i] == target[j]:
+                i, j, count = i + direction, j + direction, count + 1
+            if previous is not None and i == stop:
+                count += 1 + reach[previous]
+            reach[index] = count
+            last_on_diagonal[t - s] = index
+        return reach
 
     def _pair(self, s: int, t: int) -> None:
         self.forward[s] = t
@@ -98,6 +219,26 @@ class LineAlignment:
             candidate = " ".join(self.target[t].split())
             if fuzz.ratio(wanted, candidate) >= IN_PLACE_RATIO:
                 return True
+        return False
+
+    def slides(self, s: int) -> bool:
+        """True when mapped source line ``s`` borders unmapped lines with the same text.
+
+        Inserting ``A X`` before ``A Y`` can equally be read as inserting ``X A``
+        after the first ``A`` (and likewise for deletions): which copy of ``A`` is
+        the original is then a guess.  Both sides of the mapping are checked.
+        """
+        t = self.forward[s]
+        if t == -1:
+            return False
+        for lines, back, at in ((self.target, self.backward, t), (self.source, self.forward, s)):
+            text = lines[at]
+            for step in (-1, 1):
+                u = at + step
+                while 0 <= u < len(lines) and back[u] == -1:
+                    if lines[u] == text:
+                        return True
+                    u += step
         return False
 
     def gap_start(self, s_lo: int) -> int:

@@ -16,8 +16,6 @@ from rapidfuzz import fuzz, process
 
 from .lines import Span, TextIndex
 
-_WHITESPACE = re.compile(r"\s+")
-_NON_SPACE = re.compile(r"\S+")
 _WORD = re.compile(r"\w+")
 
 #: How many extra lines (beyond the selection's own count) a fuzzy window may span.
@@ -28,7 +26,7 @@ GLOBAL_SHORTLIST = 8
 
 def collapse(text: str) -> str:
     """Collapse every whitespace run (newlines included) to one space and strip."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def similarity(a: str, b: str) -> float:
@@ -71,47 +69,50 @@ class Match:
 
 
 class LooseIndex:
-    """A document with whitespace collapsed and letters lower-cased, for loose matching.
+    """Finds text equal to a selection up to whitespace runs and letter case.
 
-    ``positions[i]`` is the offset in the original text of character ``i`` of
-    ``self.text``; a collapsed whitespace run maps to its first character.
+    The selection's words become a case-insensitive pattern joined by ``\\s+``.
+    To avoid scanning the whole document with a regular expression per comment,
+    the selection's longest word is first located with a plain substring search
+    in a lower-cased copy of the document, and the pattern is tried only around
+    those hits (falling back to a full scan when the word is very common).
     """
 
-    def __init__(self, doc: TextIndex) -> None:
-        pieces: list[str] = []
-        positions: list[int] = []
-        for match in _NON_SPACE.finditer(doc.text):
-            if pieces:
-                pieces.append(" ")
-                positions.append(match.start() - 1)
-            token = match.group()
-            lowered = token.lower()
-            pieces.append(lowered)
-            if len(lowered) == len(token):
-                positions.extend(range(match.start(), match.end()))
-            else:
-                for offset, char in enumerate(token, match.start()):
-                    positions.extend([offset] * len(char.lower()))
-        self.text = "".join(pieces)
-        self.positions = positions
+    #: More hits of the probe word than this and a full regular-expression scan is cheaper.
+    MAX_PROBES = 64
 
-    @staticmethod
-    def key(selection: str) -> str:
-        """The loose form of a selection (what is searched for in :attr:`text`)."""
-        return " ".join(selection.lower().split())
+    def __init__(self, doc: TextIndex) -> None:
+        self.text = doc.text
+        lowered = doc.text.lower()
+        self.lowered = lowered if len(lowered) == len(doc.text) else None
 
     def find_all(self, selection: str, limit: int = 64) -> list[tuple[int, int]]:
         """Original-text offset ranges whose loose form equals the selection's."""
-        key = self.key(selection)
-        found: list[tuple[int, int]] = []
-        if not key:
-            return found
-        start = self.text.find(key)
-        while start != -1 and len(found) < limit:
-            end = self.positions[start + len(key) - 1] + 1
-            found.append((self.positions[start], end))
-            start = self.text.find(key, start + 1)
-        return found
+        tokens = selection.split()
+        if not tokens:
+            return []
+        pattern = re.compile(r"\s+".join(map(re.escape, tokens)), re.IGNORECASE)
+        probe = max(tokens, key=len).lower()
+        hits: list[int] = []
+        if self.lowered is not None and len(probe) == len(max(tokens, key=len)):
+            at = self.lowered.find(probe)
+            while at != -1 and len(hits) <= self.MAX_PROBES:
+                hits.append(at)
+                at = self.lowered.find(probe, at + 1)
+        else:
+            hits = [-1] * (self.MAX_PROBES + 1)
+        if len(hits) > self.MAX_PROBES:
+            spans = [m.span() for m in pattern.finditer(self.text)]
+        else:
+            reach = 2 * len(selection) + 16
+            found: set[tuple[int, int]] = set()
+            for at in hits:
+                lo = max(0, at - reach)
+                for m in pattern.finditer(self.text, lo, at + reach):
+                    if m.start() <= at < m.end():
+                        found.add(m.span())
+            spans = sorted(found)
+        return spans[:limit]
 
 
 def line_count(selection: str) -> int:
@@ -165,16 +166,29 @@ def best_window(
     return best
 
 
+def collapsed_lines(doc: TextIndex, numbers: list[int] | None = None) -> dict[int, str]:
+    """Whitespace-collapsed text of the non-blank lines (all, or those numbered), by number.
+
+    Built once per document and handed to :func:`global_candidates`, which would
+    otherwise redo it for every comment.
+    """
+    if numbers is None:
+        numbers = list(range(1, doc.line_count + 1))
+    lines = doc.lines
+    return {n: collapse(lines[n - 1]) for n in numbers if lines[n - 1].strip()}
+
+
 def global_candidates(
     doc: TextIndex,
     selection: str,
     *,
-    lines: list[int] | None = None,
+    choices: dict[int, str] | None = None,
     cutoff: float = 0.4,
 ) -> list[Match]:
-    """Fuzzy candidates for ``selection`` anywhere in ``doc`` (or among ``lines``).
+    """Fuzzy candidates for ``selection`` anywhere in ``doc`` (or among ``choices``).
 
-    The selection's longest line is compared with every document line through
+    The selection's longest line is compared with every candidate line (``choices``
+    maps line numbers to collapsed text, see :func:`collapsed_lines`) through
     ``rapidfuzz.process.extract``; each short-listed line is then widened into the
     best window around it.  Returns non-overlapping matches, best first.
     """
@@ -183,8 +197,8 @@ def global_candidates(
     probe = collapse(probe_lines[probe_index])
     if not probe:
         return []
-    numbers = lines if lines is not None else range(1, doc.line_count + 1)
-    choices = {n: collapse(doc.lines[n - 1]) for n in numbers if doc.lines[n - 1].strip()}
+    if choices is None:
+        choices = collapsed_lines(doc)
     shortlist = process.extract(
         probe, choices, scorer=fuzz.ratio, limit=GLOBAL_SHORTLIST,
         score_cutoff=cutoff * 100.0,

@@ -44,6 +44,7 @@ from .fuzzy import (
     LooseIndex,
     Match,
     best_window,
+    collapsed_lines,
     global_candidates,
     is_weak,
     similarity,
@@ -145,10 +146,18 @@ class Placement:
 
 @dataclass
 class _Outcome:
-    """A placement plus, for ambiguous ones, the candidates reconciliation may pick from."""
+    """A placement plus the candidates reconciliation may still pick from.
+
+    ``candidates`` is set for ambiguous placements and for comments kept at their
+    stored position although identical text exists elsewhere.  ``promote`` is the
+    status a candidate gets when neighbours single it out; ``strict`` demands that
+    they agree on the displacement exactly (used when overriding a kept position).
+    """
 
     placement: Placement
     candidates: list[Span] | None = None
+    promote: str = "anchored"
+    strict: bool = False
 
 
 class _Engine:
@@ -162,7 +171,8 @@ class _Engine:
             LineAlignment(self.src.lines, self.doc.lines) if self.src is not None else None
         )
         self._loose: LooseIndex | None = None
-        self._unclaimed: list[int] | None = None
+        self._unclaimed: dict[int, str] | None = None
+        self._collapsed: dict[int, str] | None = None
 
     @property
     def loose(self) -> LooseIndex:
@@ -171,13 +181,20 @@ class _Engine:
         return self._loose
 
     @property
-    def unclaimed_lines(self) -> list[int]:
-        """Target lines (1-based) not carried over unchanged from the source."""
+    def collapsed(self) -> dict[int, str]:
+        """Collapsed text of every non-blank target line (for whole-document searches)."""
+        if self._collapsed is None:
+            self._collapsed = collapsed_lines(self.doc)
+        return self._collapsed
+
+    @property
+    def unclaimed(self) -> dict[int, str]:
+        """Like :attr:`collapsed`, for target lines not carried over unchanged from the source."""
         if self._unclaimed is None:
             assert self.alignment is not None
-            self._unclaimed = [
-                t + 1 for t, s in enumerate(self.alignment.backward) if s == -1
-            ]
+            self._unclaimed = collapsed_lines(
+                self.doc, [t + 1 for t, s in enumerate(self.alignment.backward) if s == -1],
+            )
         return self._unclaimed
 
     # ------------------------------------------------------------- building blocks
@@ -239,6 +256,17 @@ class _Engine:
     def is_edited_in_place(self, selection: str, hint: Span) -> bool:
         recall, sim = self.in_place_strength(selection, hint)
         return recall >= STRONG_RECALL and sim >= self.threshold
+
+    def cuts_words(self, span: Span) -> bool:
+        """True when a located span starts or ends in the middle of a word."""
+        text = self.doc.text
+        start = self.doc.offset(span.line, span.start_column)
+        end = self.doc.offset(span.end_line, span.end_column)
+        if start >= end:
+            return False
+        return (start > 0 and _wordy(text[start - 1]) and _wordy(text[start])) or (
+            end < len(text) and _wordy(text[end - 1]) and _wordy(text[end])
+        )
 
     def exact_spans(self, selection: str) -> list[Span]:
         return [self.doc.span(o, o + len(selection)) for o in self.doc.find_all(selection)]
@@ -311,14 +339,19 @@ class _Engine:
                 reason=f"{what} occurs {len(spans)} times and the comment has no line "
                 f"to choose by (lines {_lines(spans)}).",
             ))
-        common = is_weak(selection) and len(spans) > 2
         at_line = [s for s in spans if s.line == anchor.line]
+        common = len(spans) > 2 and (
+            is_weak(selection) or any(self.cuts_words(s) for s in at_line)
+        )
         if at_line and common:
-            return _Outcome(self.place_match(
-                "fuzzy", min(score, 0.6), at_line[0], anchor,
-                f"Short text that occurs {len(spans)} times; one occurrence is at the "
-                "original line but it cannot be told apart from the others.",
-            ))
+            return _Outcome(
+                self.place_match(
+                    "fuzzy", min(score, 0.6), at_line[0], anchor,
+                    f"Short text that occurs {len(spans)} times; one occurrence is at the "
+                    "original line but it cannot be told apart from the others.",
+                ),
+                candidates=spans, promote="fuzzy", strict=True,
+            )
         if at_line:
             column = anchor.start_column or 0
             best = min(at_line, key=lambda s: abs(s.start_column - column))
@@ -326,11 +359,14 @@ class _Engine:
                 len(spans) > 1 and anchor.start_column is not None
                 and best.start_column != anchor.start_column
             ):
-                return _Outcome(self.place_match(
-                    "fuzzy", min(score, 0.7), best, anchor,
-                    f"{what} occurs {len(spans)} times; the one on the original line is at "
-                    "another column, so it may be a different occurrence.",
-                ))
+                return _Outcome(
+                    self.place_match(
+                        "fuzzy", min(score, 0.7), best, anchor,
+                        f"{what} occurs {len(spans)} times; the one on the original line is "
+                        "at another column, so it may be a different occurrence.",
+                    ),
+                    candidates=spans, promote=status, strict=True,
+                )
             return _Outcome(self.place_match(
                 status, score, best, anchor, f"{what} match at the original line.",
             ))
@@ -338,11 +374,22 @@ class _Engine:
         if hint is not None:
             kept = self.keep_in_place(anchor, selection, hint, spans)
             if kept is not None:
-                return _Outcome(kept)
+                promote = "fuzzy" if is_weak(selection) else status
+                return _Outcome(kept, candidates=spans, promote=promote, strict=True)
         if len(spans) == 1:
+            only = spans[0]
+            if status in CONFIDENT and "\n" not in selection and self.cuts_words(only):
+                return _Outcome(
+                    self.place_match(
+                        "fuzzy", 0.7, only, anchor,
+                        f"The only match (line {only.line}) starts or ends inside a word: "
+                        "it may be a chance fragment of other text, so the move is tentative.",
+                    ),
+                    candidates=spans, promote=status, strict=True,
+                )
             return _Outcome(self.place_match(
-                status, score, spans[0], anchor,
-                f"{what} match (unique), moved from line {anchor.line} to {spans[0].line}.",
+                status, score, only, anchor,
+                f"{what} match (unique), moved from line {anchor.line} to {only.line}.",
             ))
         return _Outcome(
             Placement(
@@ -350,7 +397,7 @@ class _Engine:
                 reason=f"{what} occurs {len(spans)} times, none at the original line "
                 f"{anchor.line} (lines {_lines(spans)}).",
             ),
-            candidates=spans,
+            candidates=spans, promote="fuzzy" if is_weak(selection) else status,
         )
 
     def keep_in_place(
@@ -392,7 +439,9 @@ class _Engine:
             local = best_window(
                 self.doc, selection, hint.line - LOCAL_RADIUS, hint.end_line + LOCAL_RADIUS,
             )
-        found = global_candidates(self.doc, selection, cutoff=self.threshold)
+        found = global_candidates(
+            self.doc, selection, choices=self.collapsed, cutoff=self.threshold,
+        )
         return self.decide_fuzzy(anchor, selection, hint, local, found)
 
     def decide_fuzzy(
@@ -509,11 +558,11 @@ class _Engine:
                 assert in_place is not None
                 return _Outcome(self.place_in_place(anchor, in_place, remote))
             if len(remote) == 1:
-                if weak:
+                if weak or ("\n" not in selection and self.cuts_words(remote[0])):
                     return _Outcome(self.place_match(
                         "fuzzy", 0.6, remote[0], anchor,
-                        f"The short selection occurs once in new text (line {remote[0].line});"
-                        " too little to be sure it is the same text.",
+                        f"The selection occurs once in new text (line {remote[0].line}),"
+                        " but it is too short or cut mid-word to be sure it is the same text.",
                     ))
                 return _Outcome(self.place_match(
                     "anchored", 1.0, remote[0], anchor,
@@ -553,7 +602,7 @@ class _Engine:
             assert in_place is not None
             return _Outcome(self.place_in_place(anchor, in_place, []))
         found = global_candidates(
-            self.doc, selection, lines=self.unclaimed_lines, cutoff=self.threshold,
+            self.doc, selection, choices=self.unclaimed, cutoff=self.threshold,
         )
         found = [m for m in found if not _claimed(al, m.span)]
         good = [m for m in found if m.score >= self.threshold]
@@ -600,6 +649,13 @@ class _Engine:
             reason = "Exact text unchanged at its position."
         else:
             reason = f"Exact text unchanged, moved from line {origin.line} to {span.line}."
+        assert self.alignment is not None
+        if is_weak(selection) and self.alignment.slides(origin.line - 1):
+            return self.place_match(
+                "fuzzy", 0.7, span, anchor,
+                "The short text is unchanged, but an identical line right next to it was "
+                "inserted or removed, so which of the two is the original is uncertain.",
+            )
         return self.place_match("anchored", 1.0, span, anchor, reason)
 
     def choose_local(
@@ -713,6 +769,10 @@ class _Engine:
         ))
 
 
+def _wordy(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 def _with_columns(span: Span, anchor: Anchor) -> Span:
     return Span(
         span.line, span.end_line,
@@ -753,13 +813,14 @@ def _lines(spans: Sequence[Span]) -> str:
 
 
 def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Engine) -> None:
-    """Settle ambiguous comments by the displacement of confidently placed neighbours.
+    """Settle undecided comments by the displacement of confidently placed neighbours.
 
-    Each confidently placed comment is a landmark (old line -> new line).  For an
-    ambiguous comment with a stored line, a candidate wins when at least two nearby
-    landmarks moved by (nearly) the same amount as that candidate would and no
-    landmark supports any other candidate.  Newly settled comments join the
-    landmarks for the next round.
+    Each confidently placed comment is a landmark (old line -> new line).  For a
+    comment with a stored line and open candidates, a candidate wins when at least
+    two nearby landmarks moved by the same amount as that candidate would (within
+    :data:`LANDMARK_TOLERANCE` lines, or exactly for ``strict`` outcomes) and no
+    landmark supports any other candidate.  Settled comments join the landmarks
+    for the next round.
     """
     landmarks: list[tuple[int, int]] = []
     for anchor, outcome in zip(anchors, outcomes):
@@ -777,23 +838,24 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
             ]
             if len(near) < 2:
                 continue
+            tolerance = 0 if outcome.strict else LANDMARK_TOLERANCE
             support = [
-                sum(1 for shift in near
-                    if abs(span.line - anchor.line - shift) <= LANDMARK_TOLERANCE)
+                sum(1 for shift in near if abs(span.line - anchor.line - shift) <= tolerance)
                 for span in outcome.candidates
             ]
             backed = [i for i, count in enumerate(support) if count > 0]
             if len(backed) != 1 or support[backed[0]] < 2:
                 continue
             span = outcome.candidates[backed[0]]
-            weak = anchor.selected_text is None or is_weak(anchor.selected_text)
+            confident = outcome.promote in CONFIDENT and len(outcome.candidates) <= 3
             outcome.placement = engine.place_match(
-                "fuzzy" if weak else "anchored", 0.6 if weak else 0.9, span, anchor,
-                f"Identical text occurs {len(outcome.candidates)} times; "
+                outcome.promote if confident else "fuzzy",
+                0.9 if confident else 0.6, span, anchor,
+                f"Identical text occurs {len(outcome.candidates)} time(s); "
                 f"{support[backed[0]]} nearby comments moved the same way as line {span.line}.",
             )
             outcome.candidates = None
-            if not weak:
+            if confident:
                 landmarks.append((anchor.line, span.line - anchor.line))
             changed = True
         if not changed:
@@ -815,8 +877,9 @@ def reanchor(
     ones.  ``threshold`` is the minimum similarity (0..1) for a fuzzy placement.
     Returns one :class:`Placement` per anchor, in order.
     """
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+            or not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a number from 0 to 1, got {threshold!r}")
     engine = _Engine(target, source, threshold)
     outcomes = [engine.resolve(anchor) for anchor in anchors]
     _reconcile(anchors, outcomes, engine)
