@@ -245,6 +245,21 @@ class _Engine:
         text = self.doc.slice(hint.line, hint.end_line, start, end)
         return Placement(status, round(score, 4), hint.line, hint.end_line, start, end, text, reason)
 
+    def hint_fits(self, anchor: Anchor, selection: str, hint: Span) -> bool:
+        """True when the stored position still looks like a place the selection was edited.
+
+        With columns: the span is intact (not clipped), not blank and word-aligned, as
+        when one word replaced another.  Without: the line resembles the selection.
+        """
+        if anchor.start_column is None or anchor.end_column is None:
+            return similarity(selection, self.hint_lines(hint)) >= WEAK_SIMILARITY
+        if (hint.start_column, hint.end_column) != (anchor.start_column, anchor.end_column):
+            return False
+        if hint.line == hint.end_line and hint.start_column >= hint.end_column:
+            return False
+        text = self.doc.slice(hint.line, hint.end_line, hint.start_column, hint.end_column)
+        return bool(text and text.strip()) and not self.cuts_words(hint)
+
     def hint_lines(self, hint: Span) -> str:
         return "\n".join(self.doc.lines[hint.line - 1:hint.end_line])
 
@@ -308,9 +323,10 @@ class _Engine:
         assert hint is not None
         clipped = anchor.end_line is not None and hint.end_line < anchor.end_line
         return self.place_at_hint(
-            "fuzzy" if clipped else "anchored", 0.5 if clipped else 1.0, hint,
+            "fuzzy" if clipped else "anchored", 0.5, hint,
             "Line-only comment; its end line was past the end and was clipped."
-            if clipped else "Line-only comment; the line still exists (nothing to verify).",
+            if clipped else "Line-only comment; the line still exists (unverified: no "
+            "selected text or source revision to compare).",
         )
 
     def resolve_text_only(self, anchor: Anchor, selection: str) -> _Outcome:
@@ -412,10 +428,16 @@ class _Engine:
         recall, sim = self.in_place_strength(selection, hint)
         nearest = min(abs(s.line - hint.line) for s in spans)
         if len(spans) == 1 and is_weak(selection):
-            return self.place_at_hint(
-                "fuzzy", max(0.3, sim) * 0.6, hint,
-                "The short selection is no longer at its position; a copy elsewhere "
-                f"(line {spans[0].line}) is not enough to move it, kept in place.",
+            if self.hint_fits(anchor, selection, hint):
+                return self.place_at_hint(
+                    "fuzzy", max(0.3, sim) * 0.6, hint,
+                    "The short selection is no longer at its position; a copy elsewhere "
+                    f"(line {spans[0].line}) is not enough to move it, kept in place.",
+                )
+            return self.place_match(
+                "fuzzy", 0.6, spans[0], anchor,
+                f"The short selection occurs once, at line {spans[0].line}; too little "
+                "text to be sure it is the same, so the move is tentative.",
             )
         if recall >= STRONG_RECALL and sim >= self.threshold:
             return self.place_at_hint(
