@@ -452,3 +452,19 @@ def test_version_flag(tmp_path: Path) -> None:
     proc = run("--version", cwd=tmp_path)
     assert proc.returncode == 0
     assert proc.stdout.startswith("mrsf ")
+
+
+def test_config_option_sets_the_sidecar_root(work: Path) -> None:
+    (work / "review-config.yaml").write_text("sidecar_root: reviews\n", encoding="utf-8")
+    proc = run("--config", "review-config.yaml", "add", "doc.md", "-a", "A", "-t", "T", "-l", "3", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    stored = sidecar_data(work / "reviews" / "doc.md.review.yaml")
+    assert stored["comments"][0]["selected_text"] == "First paragraph line one."
+    proc = run("list", "--json", "doc.md", "--config", "review-config.yaml", cwd=work)
+    assert [r["comment"]["text"] for r in json.loads(proc.stdout)] == ["T"]
+
+
+def test_config_option_must_name_a_file(work: Path) -> None:
+    proc = run("--config", "missing.yaml", "list", cwd=work)
+    assert proc.returncode == 2
+    assert "missing.yaml" in proc.stderr

@@ -253,7 +253,7 @@ class Context:
         """Keyword arguments every engine call takes."""
         kwargs: dict[str, Any] = {"cwd": str(self.cwd)}
         if self.config is not None:
-            kwargs["root"] = str(Path(self.config).parent)
+            kwargs["config"] = self.config
         return kwargs
 
     def targets(self, files: list[str]) -> list[str] | None:

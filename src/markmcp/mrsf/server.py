@@ -427,12 +427,16 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 "file": sidecar["sidecarPath"],
                 "document": sidecar["documentPath"],
                 "version": result.get("versions", {}).get(sidecar["sidecar"], sidecar.get("version")),
+                "count": len(comments),
                 "comments": comments,
             }
         )
     output: dict[str, Any] = {"files": files, "version": files[0]["version"] if len(files) == 1 else None}
     if args.get("summary"):
+        # Summary statistics instead of the comments (as upstream); the per-file counts stay.
         output["summary"] = _summary(flat)
+        for entry in files:
+            del entry["comments"]
     if args.get("format") == "compact":
         output["table"] = _compact(files)
     return output
@@ -494,7 +498,8 @@ def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         result = _engine(ops.status, [target], cwd=str(workdir))
         _raise_errors(result)
         sidecar = _engine(ops.locate, target, cwd=str(workdir))
-        files.append({"file": sidecar["sidecarPath"], "version": sidecar.get("version")})
+        version = result.get("versions", {}).get(sidecar["sidecar"], sidecar.get("version"))
+        files.append({"file": sidecar["sidecarPath"], "version": version})
         for r in result["results"]:
             results.append({"commentId": r["id"], "health": r["health"], "reason": r["reason"], "file": sidecar["sidecarPath"]})
     counts = {"total": len(results)}
@@ -853,9 +858,10 @@ TOOLS: list[Tool] = [
                             "file": {"type": "string"},
                             "document": {"type": "string"},
                             "version": VERSION_OUT,
+                            "count": {"type": "integer"},
                             "comments": {"type": "array", "items": COMMENT_OUT},
                         },
-                        ["file", "version", "comments"],
+                        ["file", "version", "count"],
                     ),
                 },
                 "summary": {"type": "object"},
