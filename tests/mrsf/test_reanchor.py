@@ -289,6 +289,17 @@ def test_source_projects_columns_through_an_edited_line():
     assert placement.text == "origin"
 
 
+def test_source_finds_a_rewrite_in_a_passage_that_kept_its_shape():
+    source = "# Guide\n\n### Dispatcher\n\nThe dispatcher assigns work.\n\n## Next\n"
+    target = "# Guide\n\n### Scheduler\n\nThe scheduler assigns work.\n\n## Next\n"
+    placement = one(Anchor(line=3, selected_text="### Dispatcher"), target, source)
+    assert (placement.status, placement.line, placement.text) == ("fuzzy", 3, "### Scheduler")
+    reshaped = "# Guide\n\nScheduler notes.\n\nThe scheduler assigns work.\n\n## Next\n"
+    assert one(Anchor(line=3, selected_text="### Dispatcher"), reshaped, source).status \
+        == "orphaned"  # a heading turned into a paragraph is not the same block
+    assert one(Anchor(line=3, selected_text="### Dispatcher"), target).status == "orphaned"
+
+
 def test_source_follows_a_moved_section_with_repeated_text():
     section = "# {0}\n\nUnique {0} start.\n\nShared line.\n\nUnique {0} end.\n\n"
     source = section.format("A") + section.format("B")

@@ -241,6 +241,32 @@ class LineAlignment:
                     u += step
         return False
 
+    def counterpart(self, s_lo: int, s_hi: int) -> tuple[int, int] | None:
+        """Target lines holding the same place as source lines s_lo..s_hi in a kept shape.
+
+        When the surviving neighbours on both sides pin the region down and the
+        passage between them still has as many non-blank lines as before, its lines
+        correspond one to one (rewritten in place).  Returns the target indexes of
+        the lines that correspond to ``s_lo`` and ``s_hi``, or None.
+        """
+        lo, hi, pinned = self._region(s_lo, s_hi)
+        if not pinned or not self.source[s_lo].strip() or not self.source[s_hi].strip():
+            return None
+        gap_lo = self.gap_start(s_lo)
+        gap_hi = s_hi + 1
+        while gap_hi < len(self.source) and not (
+            self.forward[gap_hi] != -1 and self.source[gap_hi].strip()
+        ):
+            gap_hi += 1
+        before = [s for s in range(gap_lo, gap_hi) if self.source[s].strip()]
+        after = [
+            t for t in range(lo, hi)
+            if self.target[t].strip() and self.backward[t] == -1
+        ]
+        if len(before) != len(after) or len(before) > MAX_REGION_CHECK:
+            return None
+        return after[before.index(s_lo)], after[before.index(s_hi)]
+
     def gap_start(self, s_lo: int) -> int:
         """First source index after the nearest mapped, non-blank line above ``s_lo``."""
         for s in range(s_lo - 1, -1, -1):

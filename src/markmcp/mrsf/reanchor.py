@@ -34,6 +34,7 @@ right one among identical candidates of an otherwise ambiguous comment.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -648,10 +649,41 @@ class _Engine:
             recall = word_recall(selection, self.hint_lines(match.span))
             if recall >= WEAK_RECALL and score >= WEAK_SIMILARITY:
                 return _Outcome(self.place_in_place(anchor, in_place, []))
+        rewritten = self.rewritten_in_place(origin)
+        if rewritten is not None:
+            return _Outcome(rewritten)
         return _Outcome(Placement(
             "orphaned", 0.0,
             reason="The selected text was removed and nothing similar took its place.",
         ))
+
+    def rewritten_in_place(self, origin: Span) -> Placement | None:
+        """A rewrite in a passage that kept its shape: same slot, same kind of block.
+
+        Unchanged neighbours on both sides, the same number of lines between them,
+        the corresponding line of the same Markdown kind (heading level, list item,
+        table row, quote, paragraph) and still loosely similar: the text was
+        rewritten where it stood.
+        """
+        assert self.src is not None and self.alignment is not None
+        pair = self.alignment.counterpart(origin.line - 1, origin.end_line - 1)
+        if pair is None:
+            return None
+        first, last = pair
+        before = self.src.lines[origin.line - 1:origin.end_line]
+        after = self.doc.lines[first:last + 1]
+        if _block_kind(before[0]) != _block_kind(after[0]):
+            return None
+        score = similarity("\n".join(before), "\n".join(after))
+        if score < WEAK_SIMILARITY:
+            return None
+        span = Span(first + 1, last + 1, 0, len(after[-1]))
+        return self.place(
+            "fuzzy", score, span,
+            f"Rewritten in place (similarity {score:.2f}): its neighbours are unchanged and "
+            "the passage between them kept its shape.",
+            columns=False,
+        )
 
     def own_exact(self, anchor: Anchor, selection: str, origin: Span, span: Span) -> Placement:
         """The comment's own text survived unchanged (possibly moved)."""
@@ -789,6 +821,18 @@ class _Engine:
         return _Outcome(Placement(
             "orphaned", 0.0, reason=f"Line-only comment; line {line} was removed.",
         ))
+
+
+_BLOCK_MARKER = re.compile(r"\s*(#{1,6}(?=\s)|[-*+](?=\s)|\d+[.)](?=\s)|>|\|)")
+
+
+def _block_kind(line: str) -> str:
+    """The Markdown block marker a line starts with (``p`` for plain text)."""
+    match = _BLOCK_MARKER.match(line)
+    if match is None:
+        return "p"
+    marker = match.group(1)
+    return "1." if marker[0].isdigit() else marker
 
 
 def _wordy(char: str) -> bool:
