@@ -766,6 +766,10 @@ def _remove_item(data: CommentedMap, seq: CommentedSeq, index: int, dash_indent:
     slot = _tail_slot(seq, index)
     rest = _interior_lines(seq[index], slot) + _split(_take(slot))[1]
     del seq[index]
+    if not len(seq):
+        # an empty list is written as "[]" on the key's line: comment lines that stood
+        # before the first item must move after it
+        rest = _take_pre_comments(data, seq) + rest
     if not rest:
         return
     if index > 0:
@@ -773,7 +777,48 @@ def _remove_item(data: CommentedMap, seq: CommentedSeq, index: int, dash_indent:
     elif len(seq) > 0:
         _prepend_before_first(data, seq, rest, dash_indent)
     else:
-        _append_lines(_tail_slot(data, "comments"), rest, 0)
+        _park_above(data, "comments", rest)
+
+
+def _park_above(data: CommentedMap, key: str, rest: str) -> None:
+    """Keep comment lines just above ``key`` (used when the list under it became ``[]``)."""
+    keys = list(data)
+    position = keys.index(key)
+    if position > 0:
+        _append_lines(_tail_slot(data, keys[position - 1]), rest, 0)
+        return
+    lines = rest.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    tokens = [_token(line.strip() + "\n" if line.strip() else "\n", 0) for line in lines]
+    if data.ca.comment is None:
+        data.ca.comment = [None, []]
+    if data.ca.comment[1] is None:
+        data.ca.comment[1] = []
+    data.ca.comment[1].extend(tokens)
+
+
+def _take_pre_comments(data: CommentedMap, seq: CommentedSeq) -> str:
+    """Remove and return (as indented text lines) the comment lines before a list's first item."""
+    tokens: list = []
+    pre = seq.ca.comment
+    if pre is not None and len(pre) > 1 and pre[1]:
+        tokens = list(pre[1])
+        pre[1] = None
+    shared = data.ca.items.get("comments")
+    if shared is not None and len(shared) > 3 and shared[3]:
+        if not tokens:
+            tokens = list(shared[3])
+        shared[3] = None
+        if all(x is None for x in shared):
+            del data.ca.items["comments"]
+    lines = []
+    for token in tokens:
+        value = getattr(token, "value", "")
+        column = getattr(getattr(token, "start_mark", None), "column", 0) or 0
+        for line in value.split("\n")[:-1] if value.endswith("\n") else value.split("\n"):
+            lines.append((" " * column + line) if line.strip() else "")
+    return "".join(line + "\n" for line in lines)
 
 
 def _prepend_before_first(data: CommentedMap, seq: CommentedSeq, rest: str, indent: int) -> None:
