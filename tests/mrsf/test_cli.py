@@ -468,3 +468,47 @@ def test_config_option_must_name_a_file(work: Path) -> None:
     proc = run("--config", "missing.yaml", "list", cwd=work)
     assert proc.returncode == 2
     assert "missing.yaml" in proc.stderr
+
+
+def test_add_selected_text_override(work: Path) -> None:
+    proc = run("add", "doc.md", "-a", "A", "-t", "T", "-l", "4", "--selected-text", "target phrase", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["comment"]["selected_text"] == "target phrase"
+
+
+def test_add_outside_the_workspace_is_refused(work: Path) -> None:
+    (work.parent / "outside.md").write_text("x\n", encoding="utf-8")
+    proc = run("add", "../outside.md", "-a", "A", "-t", "T", cwd=work)
+    assert proc.returncode == 2
+    assert "outside.md" in proc.stderr
+    assert not (work.parent / "outside.md.review.yaml").exists()
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=T", *args],
+        cwd=cwd, check=True, capture_output=True,
+    )
+
+
+def test_reanchor_staged_only_processes_staged_documents(work: Path) -> None:
+    (work / "other.md").write_text(DOC, encoding="utf-8")
+    (work / "other.md.review.yaml").write_text(SIDECAR.replace("document: doc.md", "document: other.md"), encoding="utf-8")
+    git("init", "-q", cwd=work)
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "start", cwd=work)
+    for name in ("doc.md", "other.md"):
+        (work / name).write_text("Inserted.\n" + DOC, encoding="utf-8")
+    git("add", "doc.md", cwd=work)
+    proc = run("reanchor", "--staged", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    files = json.loads(proc.stdout)["files"]
+    assert [Path(f["file"]).name for f in files] == ["doc.md.review.yaml"]
+    assert sidecar_data(work / "doc.md.review.yaml")["comments"][0]["line"] == 4
+    assert sidecar_data(work / "other.md.review.yaml")["comments"][0]["line"] == 3
+
+
+def test_reanchor_staged_outside_git_is_an_error(work: Path) -> None:
+    proc = run("reanchor", "--staged", cwd=work)
+    assert proc.returncode == 2
+    assert "Not in a git repository" in proc.stderr
