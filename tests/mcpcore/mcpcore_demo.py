@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,8 @@ def chatty(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     log.debug("debug detail")
     log.info("parsed %d comments", 3)
     log.warning("anchor drifted")
+    print("stray print from a handler")
+    subprocess.run([sys.executable, "-c", "print('stray output of a child process')"], check=True)
     return {"said": 3}
 
 
@@ -203,7 +206,7 @@ TOOLS = [
     Tool(
         name="chatty",
         title="Log while working",
-        description="Logs a debug, an info and a warning record, then answers.",
+        description="Logs a debug, an info and a warning record, prints to stdout (also from a child), answers.",
         input_schema=OBJECT,
         output_schema={"type": "object", "properties": {"said": {"type": "integer"}}},
         handler=chatty,

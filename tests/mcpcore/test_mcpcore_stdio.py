@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from mcpwire import StdioClient, demo_command
+from mcpwire import StdioClient, demo_command, initialize_params
 
 
 @pytest.fixture
@@ -280,3 +280,29 @@ def test_tool_logs_reach_the_client_after_set_level() -> None:
         code, stderr = c.finish()
     assert code == 0
     assert "anchor drifted" in stderr and "parsed 3 comments" not in stderr  # stderr stays at warning
+    # stray output went to stderr, the protocol stream stayed clean (every line above parsed)
+    assert "stray print from a handler" in stderr
+    assert "stray output of a child process" in stderr
+
+
+def test_closed_stdout_stops_the_server() -> None:
+    proc = subprocess.Popen(demo_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()}
+        proc.stdin.write(json.dumps(init).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.stdout.close()  # the client stops listening but keeps stdin open
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        proc.stdin.write(json.dumps(ping).encode() + b"\n")
+        proc.stdin.flush()
+        code = proc.wait(timeout=20)
+        stderr = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stderr.close()
+    assert code == 0, stderr
+    assert "Traceback" not in stderr

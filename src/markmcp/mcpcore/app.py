@@ -12,6 +12,7 @@ import argparse
 import logging
 import os
 import re
+import signal
 import sys
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -224,10 +225,20 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:
         return 0 if stop.code in (0, None) else 2
     _configure_logging(settings.log_level)
+    # Until a transport installs its own handling, SIGTERM means "stop now, quietly".
+    previous = signal.signal(signal.SIGTERM, _exit_quietly)
+    try:
+        from markmcp.mcpcore import transports  # the SDK is imported only from here on
 
-    from markmcp.mcpcore import transports  # the SDK is imported only from here on
+        return transports.run(spec, settings)
+    except KeyboardInterrupt:  # SIGINT outside the transports' own handling
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
-    return transports.run(spec, settings)
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _configure_logging(level: str) -> None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Iterator
 
 import anyio
+import anyio.abc
 import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
@@ -166,13 +167,19 @@ async def serve_stdio(server: Server[Any]) -> None:
         except (anyio.RunFinishedError, OSError, ValueError):
             pass  # the loop or the pipe is gone: nothing left to deliver
 
+    stop = anyio.Event()
+
     def write_lines() -> None:
         """Writer thread: write queued lines to the protocol stdout, flushing each."""
         while (chunk := lines_out.get()) is not None:
             try:
                 wire.writer.write(chunk)
                 wire.writer.flush()
-            except (BrokenPipeError, OSError, ValueError):
+            except (OSError, ValueError):  # the client closed our stdout: nobody can hear us
+                try:
+                    anyio.from_thread.run_sync(stop.set, token=token)
+                except anyio.RunFinishedError:
+                    pass
                 return
 
     async def pump_output() -> None:
@@ -195,9 +202,14 @@ async def serve_stdio(server: Server[Any]) -> None:
     writer = threading.Thread(target=write_lines, name="mcp-stdout", daemon=True)
     writer.start()
     threading.Thread(target=read_lines, name="mcp-stdin", daemon=True).start()
+    async def stop_when_asked(group: anyio.abc.TaskGroup) -> None:
+        await stop.wait()
+        group.cancel_scope.cancel()
+
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(_stop_on_signal, group.cancel_scope.cancel)
+            group.start_soon(_stop_on_signal, stop.set)
+            group.start_soon(stop_when_asked, group)
             group.start_soon(close_input_when_drained)
             output_done = anyio.Event()
 
