@@ -9,7 +9,6 @@ error with nothing written.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import queue
@@ -22,19 +21,8 @@ from typing import Any
 
 import pytest
 
-from markmcp.mrsf import ops
-
 TIMEOUT = 30.0
 
-#: ``documentText`` needs the engine to accept the document as a string (notes-for-C.md, item 1).
-ENGINE_TAKES_TEXT = all(
-    "document_text" in inspect.signature(fn).parameters for fn in (ops.add, ops.add_batch, ops.update, ops.reanchor)
-)
-needs_document_text = pytest.mark.xfail(
-    not ENGINE_TAKES_TEXT,
-    reason="markmcp.mrsf.ops does not take document_text yet (see notes-for-C.md, item 1)",
-    strict=True,
-)
 
 DOC = "# Title\n\nFirst paragraph line one.\nSecond line with a target phrase in it.\n\n## Section\n\nLast line.\n"
 
@@ -370,7 +358,6 @@ def test_stale_expected_version_is_a_conflict_and_writes_nothing(server: Server,
         assert snapshot(work) == before, tool
 
 
-@needs_document_text
 def test_add_with_document_text_uses_the_buffer(server: Server, work: Path) -> None:
     buffer = "Unsaved line one.\nUnsaved line two.\n"
     added = server.ok("mrsf_add", document="doc.md", text="t", author="A", line=2, documentText=buffer)
@@ -465,7 +452,6 @@ def test_rename(server: Server, work: Path) -> None:
     assert result["version"] == sha(work / "docs" / "moved.md.review.yaml")
 
 
-@needs_document_text
 def test_reanchor_with_document_text_and_dry_run(server: Server, work: Path) -> None:
     shifted = "New first line.\n" + DOC
     before = snapshot(work)

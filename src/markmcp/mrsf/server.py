@@ -22,7 +22,7 @@ Versions
 
 from __future__ import annotations
 
-import inspect
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -40,7 +40,7 @@ from markmcp.mcpcore import (
 )
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf import ops
-from markmcp.mrsf.errors import MrsfError
+from markmcp.mrsf.errors import MrsfConflict, MrsfError
 
 SERVER_NAME = "sidemark-mrsf"
 SEVERITIES = ["low", "medium", "high"]
@@ -166,7 +166,6 @@ def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 def _engine(call: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Run an engine operation; its MrsfError (conflicts included) becomes a ToolError."""
-    _check_text_support(call, kwargs)
     try:
         return call(*args, **kwargs)
     except MrsfError as error:
@@ -310,12 +309,6 @@ def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) ->
     return kwargs
 
 
-def _check_text_support(operation: Callable[..., Any], kwargs: dict[str, Any]) -> None:
-    """Refuse ``documentText`` cleanly if the engine operation cannot take the document as text."""
-    if "document_text" in kwargs and "document_text" not in inspect.signature(operation).parameters:
-        message = "documentText is not supported by this engine version"
-        raise ToolError(message, data=_error("invalid-argument", message))
-
 
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = _document_target(args, ctx)
@@ -393,8 +386,6 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         located = _engine(ops.locate, target, cwd=str(workdir))
         result = {**located, "matched": [], "changed": []}
         if args.get("expectedVersion") is not None and args["expectedVersion"] != located.get("version"):
-            from markmcp.mrsf.errors import MrsfConflict
-
             conflict = MrsfConflict(located.get("version"), args["expectedVersion"], located.get("sidecar"))
             raise ToolError(conflict.message, data=conflict.to_dict())
     else:
@@ -480,8 +471,6 @@ def _compact(files: list[dict[str, Any]]) -> str:
 
 
 def _list_text(result: dict[str, Any]) -> str:
-    import json
-
     if "table" in result:
         return result["table"]
     if "summary" in result:
@@ -1068,15 +1057,11 @@ def _resource_sidecar(ctx: CallContext, path: str) -> dict[str, Any]:
 
 
 def sidecar_resource(params: dict[str, str], ctx: CallContext) -> str:
-    import json
-
     result = _resource_sidecar(ctx, params["path"])
     return json.dumps(result["data"], ensure_ascii=False, indent=2)
 
 
 def comment_resource(params: dict[str, str], ctx: CallContext) -> str:
-    import json
-
     result = _resource_sidecar(ctx, params["path"])
     comments = result["data"].get("comments") if isinstance(result["data"], dict) else None
     for comment in comments if isinstance(comments, list) else []:
@@ -1086,8 +1071,6 @@ def comment_resource(params: dict[str, str], ctx: CallContext) -> str:
 
 
 def anchors_resource(params: dict[str, str], ctx: CallContext) -> str:
-    import json
-
     target = _inside(ctx, ctx.cwd, params["path"], "path")
     try:
         result = ops.status([str(target)], cwd=str(ctx.cwd))
