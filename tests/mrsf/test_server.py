@@ -571,3 +571,47 @@ def test_resource_templates_and_reads(server: Server, work: Path) -> None:
     assert {r["commentId"]: r["health"] for r in rows} == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}
     missing = server.request("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/ghost"})
     assert "error" in missing and "ghost" in missing["error"]["message"]
+
+
+# ---------------------------------------------------------------------------
+# The upstream examples, and the command line of the server
+# ---------------------------------------------------------------------------
+
+
+def test_upstream_examples_over_mcp(tmp_path: Path) -> None:
+    import shutil
+
+    from conftest import shared_dir
+
+    workspace = tmp_path / "examples"
+    shutil.copytree(shared_dir("mrsf", "examples"), workspace)
+    before = snapshot(workspace)
+    srv = Server(workspace)
+    try:
+        validated = srv.ok("mrsf_validate")
+        assert validated["valid"] is True and len(validated["files"]) == 6
+        for entry in validated["files"]:
+            assert entry["version"] == sha(Path(entry["file"]))
+        listed = srv.ok("mrsf_list", summary=True)
+        assert listed["summary"]["total"] == 28
+        assert sum(entry["count"] for entry in listed["files"]) == 28
+        threads = srv.ok("mrsf_list", files=["data-model.md"])["files"][0]["comments"]
+        assert any(c.get("reply_to") for c in threads)
+    finally:
+        assert "Traceback" not in srv.close()
+    assert snapshot(workspace) == before
+
+
+def test_server_command_line(tmp_path: Path) -> None:
+    helped = subprocess.run(
+        [sys.executable, "-m", "markmcp.mrsf.server", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0
+    assert "mrsf-mcp" in helped.stdout and "default 3001" in helped.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "markmcp.mrsf.server", "--transport", "carrier-pigeon"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2
+    assert "carrier-pigeon" in bad.stderr and bad.stdout == ""
+    assert "Traceback" not in bad.stderr
