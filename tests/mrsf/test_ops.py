@@ -426,3 +426,17 @@ def test_explicit_config_file(tmp_path):
     with pytest.raises(MrsfError) as info:
         ops.locate("cfg/a.md", config="cfg/missing.yaml", cwd=tmp_path)
     assert info.value.code == "invalid-config"
+
+
+def test_repair_wraps_a_lone_comment_mapping(ws):
+    path = ws / "docs" / "a.md.review.yaml"
+    path.write_text('mrsf_version: "1.0"\ndocument: docs/a.md\ncomments:\n  id: x\n  text: lone\n')
+    r = ops.repair("docs/a.md", root=ws)
+    assert r["salvaged"] == 1 and r["dropped"] == []
+    assert ops.read("docs/a.md", root=ws)["data"]["comments"] == [{"id": "x", "text": "lone"}]
+
+
+def test_hidden_document_sidecars_are_found(ws):
+    (ws / ".notes.md").write_text("x\n")
+    ops.add(".notes.md", author="a", text="t", root=ws)
+    assert ".notes.md.review.yaml" in ops.find_sidecars(root=ws)["sidecars"]

@@ -247,7 +247,7 @@ def find_sidecars(directory: str | os.PathLike, root: Path) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if is_sidecar_name(name) and not name.startswith(".") :
+            if is_sidecar_name(name):
                 path = Path(dirpath) / name
                 if path.is_symlink():
                     try:

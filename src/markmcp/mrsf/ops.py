@@ -126,7 +126,7 @@ from . import edits, git, store
 from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
 from .discovery import base_dirs, document_rel_for, config_file_path, load_config, load_config_file, sidecar_rel_for
 from .errors import MrsfError
-from .sidecar import Sidecar, new_sidecar, to_plain
+from .sidecar import Sidecar, new_sidecar, to_plain, type_name
 from .validate import validate as _validate
 
 __all__ = [
@@ -562,9 +562,12 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
             if "document" not in fresh.data:
                 fresh.set_top("document", loc.document)
             comments = fresh.data.get("comments")
-            if not isinstance(comments, list):
-                report["dropped"].append({"reason": f"`comments` was not a list ({type(comments).__name__})"})
-                fresh.data["comments"] = [] if fresh.fmt == "json" else new_sidecar("x").data["comments"]
+            if isinstance(comments, dict):  # a single comment written without its "- "
+                fresh.set_top("comments", [to_plain(comments)])
+            elif not isinstance(comments, list):
+                if comments is not None:
+                    report["dropped"].append({"reason": f"`comments` was not a list but {type_name(comments)}"})
+                fresh.set_top("comments", [])
             report["salvaged"] = len(fresh.comments or [])
         else:
             fresh, dropped, salvaged = edits.salvage(text, loc.document)

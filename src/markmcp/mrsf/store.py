@@ -310,7 +310,4 @@ def remove(path: Path, *, expected_version: str | None = None) -> None:
             return
         except OSError as exc:
             raise MrsfError("io-error", f"{path}: cannot remove: {exc.strerror or exc}", path=str(path)) from None
-    try:
-        os.unlink(lock_path(path))
-    except OSError:
-        pass
+    # the lock file stays: removing it could let two writers lock different files
