@@ -615,3 +615,18 @@ def test_server_command_line(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert "carrier-pigeon" in bad.stderr and bad.stdout == ""
     assert "Traceback" not in bad.stderr
+
+
+def test_engine_argument_errors_are_clear(server: Server, work: Path) -> None:
+    before = snapshot(work)
+    for tool, args, words in (
+        ("mrsf_update", {"document": "doc.md", "id": "c1"}, "Nothing to update"),
+        ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a", "line": 99}, "past the end"),
+        ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a", "reply_to": "nope"}, "nope"),
+        ("mrsf_add_batch", {"document": "doc.md", "comments": []}, "at least one"),
+        ("mrsf_reanchor", {"files": ["doc.md", "doc.md.review.yaml"], "documentText": "x"}, "exactly one file"),
+    ):
+        text, data = server.fail(tool, **args)
+        assert words in text, (tool, text)
+        assert data is not None and data["code"] == "invalid-argument"
+    assert snapshot(work) == before

@@ -348,6 +348,9 @@ def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     changes = {key: args[key] for key in UPDATABLE if key in args}
     if "extensions" in args:
         changes.update(_extensions(args["extensions"]))
+    if not changes:
+        message = f"Nothing to update: give at least one of {', '.join(UPDATABLE)} or extensions."
+        raise ToolError(message, data=_error("invalid-argument", message))
     result = _engine(ops.update, target, args["id"], changes, **_write_kwargs(args, workdir, text=True))
     return {
         "id": args["id"],
