@@ -101,6 +101,11 @@ WORDS = (
     "review anchor comment document section table policy access audit backup index "
     "schema migration rollback retry timeout limit metric alert owner team project"
 ).split()
+# Plus 200 made-up words, so that sentences rarely repeat by chance (as in real prose).
+_SYLLABLES = "ka ri to ne su va lo mi de pa gu shi ro te ba lu".split()
+_SYLLABLE_RNG = random.Random(0)
+WORDS += ["".join(_SYLLABLE_RNG.choice(_SYLLABLES) for _ in range(_SYLLABLE_RNG.randint(2, 4)))
+          for _ in range(200)]
 
 
 def _sentence(rng: random.Random) -> str:
