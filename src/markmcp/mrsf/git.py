@@ -24,12 +24,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], cwd: str | os.PathLike, *, timeout: float = GIT_TIMEOUT) -> tuple[int, bytes] | None:
-    """(exit code, stdout) of ``git args`` in ``cwd``, or None when git could not run."""
+def _run(args: list[str], cwd: str | os.PathLike, *, timeout: float | None = None) -> tuple[int, bytes] | None:
+    """(exit code, stdout) of ``git args`` in ``cwd``, or None when git could not run
+    (missing, failed to start, or still running after the timeout: it is killed)."""
     try:
         proc = subprocess.run(
             ["git", *args], cwd=os.fspath(cwd), env=_env(), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout, check=False,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            timeout=GIT_TIMEOUT if timeout is None else timeout, check=False,
         )
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
