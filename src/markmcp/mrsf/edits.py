@@ -9,7 +9,6 @@ discovery, git and the atomic store.  Invalid arguments raise MrsfError
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import re
 import uuid
@@ -17,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from .errors import MrsfError
 from .sidecar import COMMENT_KEY_ORDER, Sidecar, new_sidecar, parse_sidecar, to_plain, type_name
-from .validate import SEVERITIES, extract_text, sha256_hex, split_lines
+from .validate import SEVERITIES, extract_text, is_rfc3339, sha256_hex, split_lines
 
 ANCHOR_FIELDS = ("line", "end_line", "start_column", "end_column", "selected_text")
 #: Fields a promoted reply inherits from its deleted parent when it has none of its own
@@ -160,7 +159,6 @@ def build_comment(spec: dict, *, lines: list[str] | None = None, existing_ids: I
     if cid in set(existing_ids):
         raise MrsfError("duplicate-id", f"a comment with id {cid!r} already exists", id=cid)
     timestamp = _str_arg("timestamp", spec.get("timestamp")) or now_timestamp(now)
-    from .validate import is_rfc3339
     if not is_rfc3339(timestamp):
         raise _bad(f"`timestamp` must be an RFC 3339 date-time with a time zone, got {timestamp!r}")
     extensions = spec.get("extensions") or {}
@@ -260,7 +258,6 @@ def update_comment(sc: Sidecar, comment_id: str, changes: dict, *, document_text
         elif key in ("author", "text"):
             _str_arg(key, value, required=True)
         elif key == "timestamp":
-            from .validate import is_rfc3339
             if not is_rfc3339(value):
                 raise _bad(f"`timestamp` must be an RFC 3339 date-time with a time zone, got {value!r}")
         elif key == "reply_to":
@@ -741,7 +738,3 @@ def salvage(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
             dropped.append({"index": index, "line": line_no, "reason": "not a comment mapping"})
     return sc, dropped, salvaged
 
-
-def dumps_json(data: Any) -> str:
-    """Compact JSON (for messages)."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)

@@ -118,7 +118,6 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
