@@ -1,0 +1,1 @@
+"""FigDown engine tests (a package, so test module names cannot clash with other suites)."""
