@@ -14,7 +14,6 @@ import logging
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from markmcp.mcpcore import (

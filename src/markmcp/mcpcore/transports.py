@@ -29,11 +29,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Iterator
 
 import anyio
-import anyio.abc
 import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.lowlevel import Server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
@@ -119,112 +117,129 @@ def _wire_error(code: int, message: str, request_id: Any = None) -> bytes:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    """Serve one client over stdin/stdout until stdin ends or SIGINT/SIGTERM arrives.
+    """Serve one client over stdin/stdout until stdin ends, stdout breaks, or SIGINT/SIGTERM.
 
     On stdin EOF, requests already received are still answered (server requests
     still waiting on the client are failed with "connection closed" so nothing
     waits forever), then the server stops.
     """
-    wire = StdioWire.claim()
-    pending = PendingIds()
-    inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
-    outbox, outbox_receive = anyio.create_memory_object_stream[SessionMessage](math.inf)
-    lines_out: queue.Queue[bytes | None] = queue.Queue()
-    token = anyio.lowlevel.current_token()
+    await StdioSession(StdioWire.claim()).serve(server)
 
-    def on_line(line: bytes) -> None:
-        """Event-loop side of one input line: parse, track, deliver."""
+
+class StdioSession:
+    """One stdio connection: a reader thread, a writer thread and the SDK server loop between them.
+
+    Lines read from stdin are parsed on the event loop and fed to the server; the
+    server's messages are serialized and queued for the writer thread.  Both
+    directions pass through here, which is how the session knows which requests
+    are still unanswered when stdin ends.
+    """
+
+    def __init__(self, wire: StdioWire) -> None:
+        self.wire = wire
+        self.pending = PendingIds()
+        self.stop = anyio.Event()
+        self.inbox_send, self.inbox = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+        self.outbox, self.outbox_receive = anyio.create_memory_object_stream[SessionMessage](math.inf)
+        self.lines_out: queue.Queue[bytes | None] = queue.Queue()
+        self.token = anyio.lowlevel.current_token()
+
+    async def serve(self, server: Server[Any]) -> None:
+        writer = threading.Thread(target=self.write_lines, name="mcp-stdout", daemon=True)
+        writer.start()
+        threading.Thread(target=self.read_lines, name="mcp-stdin", daemon=True).start()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(_stop_on_signal, self.stop.set)
+                group.start_soon(self.cancel_when_stopped, group.cancel_scope)
+                group.start_soon(self.close_input_when_drained)
+                output_done = anyio.Event()
+                group.start_soon(self.pump_output, output_done)
+                await server.run(self.inbox, self.outbox, server.create_initialization_options())
+                await output_done.wait()
+                group.cancel_scope.cancel()
+        finally:
+            self.lines_out.put(None)
+            writer.join(timeout=5)
+            self.wire.release()
+
+    # input ---------------------------------------------------------------------------
+
+    def read_lines(self) -> None:
+        """Reader thread: hand each stdin line to the event loop, then report EOF."""
+        try:
+            for line in self.wire.reader:
+                anyio.from_thread.run_sync(self.on_line, line, token=self.token)
+            anyio.from_thread.run_sync(self.on_eof, token=self.token)
+        except (anyio.RunFinishedError, OSError, ValueError):
+            pass  # the loop or the pipe is gone: nothing left to deliver
+
+    def on_line(self, line: bytes) -> None:
+        """One input line (on the event loop): parse, note request ids, deliver to the server."""
         if not line.strip():
             return
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValidationError as error:
-            code = types.PARSE_ERROR if error.errors()[0]["type"] == "json_invalid" else types.INVALID_REQUEST
-            lines_out.put(_wire_error(code, "Parse error" if code == types.PARSE_ERROR else "Invalid request"))
+            if error.errors()[0]["type"] == "json_invalid":
+                self.lines_out.put(_wire_error(types.PARSE_ERROR, "Parse error"))
+            else:
+                self.lines_out.put(_wire_error(types.INVALID_REQUEST, "Invalid request"))
             return
-        payload = message
-        if isinstance(payload, types.JSONRPCRequest):
-            pending.inbound.add(payload.id)
-        elif isinstance(payload, (types.JSONRPCResponse, types.JSONRPCError)):
-            pending.outbound.discard(payload.id)
-        elif payload.method == "notifications/cancelled":
-            pending.inbound.discard((payload.params or {}).get("requestId"))
-            pending.check_drained()
-        inbox_send.send_nowait(SessionMessage(message))
+        if isinstance(message, types.JSONRPCRequest):
+            self.pending.inbound.add(message.id)
+        elif isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            self.pending.outbound.discard(message.id)
+        elif message.method == "notifications/cancelled":  # a cancelled request is never answered
+            self.pending.inbound.discard((message.params or {}).get("requestId"))
+            self.pending.check_drained()
+        self.inbox_send.send_nowait(SessionMessage(message))
 
-    def on_eof() -> None:
-        pending.eof = True
-        for request_id in list(pending.outbound):
-            inbox_send.send_nowait(_closed_error(request_id))
-        pending.check_drained()
+    def on_eof(self) -> None:
+        """stdin ended: fail the server's open requests to the client, then wait for the drain."""
+        self.pending.eof = True
+        for request_id in list(self.pending.outbound):
+            self.inbox_send.send_nowait(_closed_error(request_id))
+        self.pending.check_drained()
 
-    def read_lines() -> None:
-        """Reader thread: hand each stdin line to the event loop; report EOF."""
-        try:
-            for line in wire.reader:
-                anyio.from_thread.run_sync(on_line, line, token=token)
-            anyio.from_thread.run_sync(on_eof, token=token)
-        except (anyio.RunFinishedError, OSError, ValueError):
-            pass  # the loop or the pipe is gone: nothing left to deliver
+    async def close_input_when_drained(self) -> None:
+        """After EOF, end the server's input once every received request was answered."""
+        await self.pending.drained.wait()
+        self.inbox_send.close()
 
-    stop = anyio.Event()
+    # output --------------------------------------------------------------------------
 
-    def write_lines() -> None:
+    async def pump_output(self, done: anyio.Event) -> None:
+        """Serialize the server's messages for the writer thread, noting ids on the way."""
+        async with self.outbox_receive:
+            async for item in self.outbox_receive:
+                message = item.message
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+                    self.pending.inbound.discard(message.id)
+                elif isinstance(message, types.JSONRPCRequest):
+                    self.pending.outbound.add(message.id)
+                    if self.pending.eof:
+                        self.inbox_send.send_nowait(_closed_error(message.id))
+                self.lines_out.put(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                self.pending.check_drained()
+        done.set()
+
+    def write_lines(self) -> None:
         """Writer thread: write queued lines to the protocol stdout, flushing each."""
-        while (chunk := lines_out.get()) is not None:
+        while (chunk := self.lines_out.get()) is not None:
             try:
-                wire.writer.write(chunk)
-                wire.writer.flush()
+                self.wire.writer.write(chunk)
+                self.wire.writer.flush()
             except (OSError, ValueError):  # the client closed our stdout: nobody can hear us
                 try:
-                    anyio.from_thread.run_sync(stop.set, token=token)
+                    anyio.from_thread.run_sync(self.stop.set, token=self.token)
                 except anyio.RunFinishedError:
                     pass
                 return
 
-    async def pump_output() -> None:
-        async with outbox_receive:
-            async for item in outbox_receive:
-                message = item.message
-                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-                    pending.inbound.discard(message.id)
-                elif isinstance(message, types.JSONRPCRequest):
-                    pending.outbound.add(message.id)
-                    if pending.eof:
-                        inbox_send.send_nowait(_closed_error(message.id))
-                lines_out.put(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
-                pending.check_drained()
-
-    async def close_input_when_drained() -> None:
-        await pending.drained.wait()
-        inbox_send.close()
-
-    writer = threading.Thread(target=write_lines, name="mcp-stdout", daemon=True)
-    writer.start()
-    threading.Thread(target=read_lines, name="mcp-stdin", daemon=True).start()
-    async def stop_when_asked(group: anyio.abc.TaskGroup) -> None:
-        await stop.wait()
-        group.cancel_scope.cancel()
-
-    try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(_stop_on_signal, stop.set)
-            group.start_soon(stop_when_asked, group)
-            group.start_soon(close_input_when_drained)
-            output_done = anyio.Event()
-
-            async def pump_then_mark() -> None:
-                await pump_output()
-                output_done.set()
-
-            group.start_soon(pump_then_mark)
-            await server.run(inbox, outbox, server.create_initialization_options())
-            await output_done.wait()
-            group.cancel_scope.cancel()
-    finally:
-        lines_out.put(None)
-        writer.join(timeout=5)
-        wire.release()
+    async def cancel_when_stopped(self, scope: anyio.CancelScope) -> None:
+        await self.stop.wait()
+        scope.cancel()
 
 
 async def _stop_on_signal(stop: Callable[[], None]) -> None:
