@@ -29,6 +29,7 @@ CLEAN = [
     "fixtures/display-rule-unit.md",
     "fixtures/decoration-unit-spelling.md",
     "fixtures/column-alias-unused.md",
+    "fixtures/display-rule-nbsp.md",
 ]
 # (document, codes that must appear, exit code)
 OUTCOMES = [
@@ -44,6 +45,10 @@ OUTCOMES = [
     ("fixtures/column-alias-dup-header.md", ["DUP"], 1),
     ("fixtures/column-alias-dup-target.md", ["DUP"], 1),
     ("fixtures/column-alias-undef.md", ["UNDEF"], 1),
+    ("fixtures/display-rule-errors.md", ["ANCHOR", "TYPE"], 1),
+    ("fixtures/display-rule-nbsp-errors.md", ["ANCHOR", "TYPE"], 1),
+    ("fixtures/display-rule-unit-errors.md", ["ANCHOR", "TYPE"], 1),
+    ("fixtures/anchor-placeholder-acceptance.md", ["ANCHOR", "STALE"], 1),
 ]
 WAITING = [  # need charts, imports, simulate/report or param-domain syntax not yet built
     "docs/example-charts.md",

@@ -14,6 +14,17 @@ from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Ov
 
 from . import lang
 from .builtins import REGISTRY, EvalError, is_reduce, map_call, reduce_call, type_word
+from .display import (
+    BARE_SEED_MESSAGE,
+    MALFORMED_MESSAGE,
+    NO_VALUE_MESSAGE,
+    RULES,
+    TYPE_MESSAGE,
+    bare_token_refusal,
+    code_span_message,
+    nbsp_refusal,
+    nbsp_render,
+)
 from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor
 from .model import Model, Node, Sheet
@@ -33,8 +44,6 @@ from .values import (
 )
 
 BOOLEAN_BINDING = "a boolean cannot be stored; wrap it in `IF()` to produce a number or a string"
-DISPLAY_RULES = ("percent", "nbsp", "unit")
-DISPLAY_RULE_TYPES = "percent: numeric only; nbsp: string only; unit: numeric with a unit"
 CODE_RANK = {
     "COVERAGE": 0, "SHEET": 0, "TYPE": 0, "IMPORT": 0, "PRECISION": 0, "UNSUPPORTED": 0,
     "DATE": 1, "UNIT": 1, "NOTE": 1, "UNDEF": 1, "DUP": 1, "VECTOR": 1, "DOMAIN": 1,
@@ -1008,10 +1017,10 @@ class Checker:
     # ----------------------------------------------------------------- anchors
 
     def check_anchors(self) -> None:
-        stale_anchors = 0
+        stale_ids: set[str] = set()
         for a in self.m.located.bad_comments:
-            self.emit(Finding("ANCHOR", "", "", f"malformed anchor comment `{a.text}`; the form is `<!--vmark=sheet.name-->`",
-                              span=(a.start, a.end)))
+            self.emit(Finding("ANCHOR", "", "", MALFORMED_MESSAGE, span=(a.start, a.end)))
+        type_reported: set[str] = set()
         for a in self.m.located.anchors:
             sheet = self.m.sheets.get(a.sheet)
             node = sheet.scalars.get(a.name) if sheet else None
@@ -1028,50 +1037,95 @@ class Checker:
                                       message=f"anchor `{a.id}` names no scalar, so its value is not checked",
                                       suggestion=guess, span=(a.comment_start, a.comment_end)))
                 continue
-            if a.rule is not None and a.rule not in DISPLAY_RULES:
+            if a.rule is not None and a.rule not in RULES:
                 anchor_finding(f"unknown display rule `{a.rule}`")
                 continue
             if a.kind == "image":
                 anchor_finding("an image anchor must name a chart (charts are not supported by this engine)")
                 continue
-            if a.kind == "bad":
-                anchor_finding("no value to rewrite in front of this anchor")
+            if a.kind in ("bad", "empty"):
+                anchor_finding(NO_VALUE_MESSAGE)
                 continue
-            if a.rule is not None and a.kind not in ("strong", "emphasis", "code", "empty"):
-                anchor_finding("a display rule needs a delimited seed: **value**, *value* or `value`")
+            if a.rule is not None and a.kind == "text":
+                anchor_finding(BARE_SEED_MESSAGE)
                 continue
+            refused = False
+            if a.rule is not None and a.kind == "code" and not RULES[a.rule].inline_code:
+                anchor_finding(code_span_message(a.rule))
+                refused = True
             if node.id in self.unevaluable or node.id not in self.values:
                 continue
             value = self.values[node.id]
+            if a.rule is not None:
+                problem = self.rule_type_problem(node, a.rule, value)
+                if problem is not None:
+                    if node.id not in type_reported:
+                        type_reported.add(node.id)
+                        self.emit(Finding("TYPE", a.sheet, a.name, problem, span=(a.comment_start, a.comment_end)))
+                    continue
+            if refused:
+                continue
+            if a.rule == "nbsp" and a.kind in ("strong", "emphasis") and a.value_span is not None:
+                assert isinstance(value, str)
+                why = self.nbsp_problem(a, value)
+                if why is not None:
+                    anchor_finding(why)
+                    continue
             stored = self.m.source[a.value_span[0]:a.value_span[1]] if a.value_span else ""
+            if a.kind == "text":
+                refusal = bare_token_refusal(value, stored)
+                if refusal is not None:
+                    anchor_finding(refusal)
+                    continue
+            if a.rule is None and not isinstance(value, Decimal):
+                continue  # string and date anchors are targets, never compared
             try:
                 text = self.render_anchor(node, a, value, stored)
             except EvalError as e:
                 self.emit(Finding(e.code, a.sheet, a.name, e.message, span=(a.comment_start, a.comment_end)))
                 continue
-            if text is None:
+            if text is None or stored == text:
                 continue
-            if a.kind == "text" and not isinstance(value, Decimal) and not isinstance(value, date):
-                anchor_finding("no value to rewrite in front of this anchor")
-                continue
-            if stored == text:
-                continue
-            if a.kind == "text" and not (isinstance(parse_cell_number(stored), CellNumber) or parse_iso(stored)):
-                anchor_finding("no value to rewrite in front of this anchor")
-                continue
-            stale_anchors += 1
+            stale_ids.add(a.id)
             if not self.cross_sheet_aggregate(node):
                 formula = None
                 if isinstance(node.expr, lang.Call) and is_reduce(node.expr.name):
                     formula = self.m.source[node.expr.start:node.expr.end]
                 self.emit(Finding("STALE", node.sheet or None, node.name, stored=stored, computed=text,
                                   formula=formula, span=a.value_span))
-            if a.value_span is not None:
-                self.edits.append(Edit(a.value_span[0], a.value_span[1], text, "anchor"))
-            else:
-                self.edits.append(Edit(a.comment_start, a.comment_start, f"**{text}**", "anchor"))
-        if stale_anchors:
-            self.emit(Finding("STALE", anchor_group=True, suppressed_count=stale_anchors))
+            assert a.value_span is not None
+            self.edits.append(Edit(a.value_span[0], a.value_span[1], text, "anchor"))
+        if stale_ids:
+            # the roll-up counts every anchor bound to a stale scalar, current ones included
+            bound = sum(len(self.anchors_by_id[i]) for i in stale_ids)
+            self.emit(Finding("STALE", anchor_group=True, suppressed_count=bound))
+
+    def rule_type_problem(self, node: Node, rule: str, value: object) -> str | None:
+        """The TYPE message when ``rule`` cannot render this scalar's value, else None."""
+        unit = self.units.get(node.id)
+        is_num = isinstance(value, Decimal)
+        if rule in ("percent", "nbsp") and is_num and unit:
+            return f"|{rule} cannot render a value with a unit ({format_unit(unit)})"
+        accepts = {
+            "percent": is_num,
+            "nbsp": isinstance(value, str) and not isinstance(value, bool),
+            "unit": is_num and bool(unit),
+        }
+        return None if accepts[rule] else TYPE_MESSAGE
+
+    def nbsp_problem(self, a: Anchor, value: str) -> str | None:
+        """Refuse an ``|nbsp`` anchor whose rendering would not read back as ``value``."""
+        assert a.value_span is not None
+        width = 2 if a.kind == "strong" else 1
+        src = self.m.source
+        start, end = a.value_span
+        opener = src[start - width:start]
+        closer = src[end:end + width]
+        before = src[start - width - 1] if start - width > 0 else ""
+        if before in ("\n", "\r"):
+            before = ""
+        after = src[end + width] if end + width < len(src) else ""
+        return nbsp_refusal(value, opener, closer, before, after)
 
     def render_anchor(self, node: Node, a: Anchor, value: object, stored: str) -> str | None:
         prec = self.prec.get(node.id)
@@ -1083,25 +1137,14 @@ class Checker:
                 if isinstance(num, CellNumber) and num.decoration is not None:
                     text = num.decoration.apply(text)
             return text
-        accepts = {
-            "percent": isinstance(value, Decimal),
-            "nbsp": isinstance(value, str) and not isinstance(value, bool),
-            "unit": isinstance(value, Decimal) and bool(unit),
-        }
-        if a.rule == "percent" and isinstance(value, Decimal) and unit:
-            raise EvalError(f"|percent cannot render a value with a unit ({format_unit(unit)})", "TYPE")
-        if not accepts[a.rule]:
-            raise EvalError(f"a display rule is only legal on a value it accepts ({DISPLAY_RULE_TYPES})", "TYPE")
         if a.rule == "percent":
             assert isinstance(value, Decimal)
             if prec is None or prec < 2:
-                raise EvalError("|percent needs a width of at least 2", "PRECISION")
+                raise EvalError(f"percent display needs precision 2 or more; {node.name} has {prec if prec is not None else 'none'}", "PRECISION")
             return fixed(value * 100, prec - 2) + "%"
         if a.rule == "nbsp":
             assert isinstance(value, str)
-            if not value or any(c in value for c in "*_`&<>[]\\") or value != value.strip():
-                raise EvalError(f"`{value}` cannot be written inside **…** and read back", "ANCHOR")
-            return value.replace(" ", "&nbsp;")
+            return nbsp_render(value)
         assert isinstance(value, Decimal) and unit
         return render(value, prec) + " " + format_unit(unit)
 

@@ -88,8 +88,8 @@ class Fence:
 class Anchor:
     """An anchor comment and the inline node in front of it.
 
-    ``kind`` is strong, emphasis, code, text, image, empty (nothing in front: seedable)
-    or bad (a node that cannot be rewritten).  ``value_span`` is the rewritable text.
+    ``kind`` is strong, emphasis, code, text (a bare trailing word), image, empty
+    (nothing in front) or bad (a node that cannot be rewritten).  ``value_span`` is the rewritable text.
     """
 
     sheet: str
@@ -376,8 +376,14 @@ VALUE_TOKEN_RE = re.compile(r"(\S+)$")
 def _value_before(text: str, k: int, base: int, codes: list[tuple[int, int]]) -> tuple[str, tuple[int, int] | None, str | None]:
     """Classify the inline node that ends right where the anchor comment begins."""
     before = text[:k]
-    if not before or before[-1] in " \t\r\n":
+    if not before.strip():
         return "empty", None, None
+    if before[-1] in " \t\r\n":
+        # a text node ending in whitespace: its trailing word is the bare token
+        tok = VALUE_TOKEN_RE.search(before.rstrip())
+        if tok is None or tok.group(1)[-1] in "*_`)":
+            return "bad", None, None
+        return "text", (base + tok.start(1), base + tok.end(1)), None
     # inline code
     for a, b in codes:
         if b == k:
@@ -392,9 +398,13 @@ def _value_before(text: str, k: int, base: int, codes: list[tuple[int, int]]) ->
         if before.endswith(marker) and not (len(marker) == 1 and before.endswith(marker * 2)):
             close = k - len(marker)
             open_ = before.rfind(marker, 0, close)
-            # a single marker must not be part of a double one
-            while len(marker) == 1 and open_ > 0 and before[open_ - 1] == marker:
-                open_ = before.rfind(marker, 0, open_ - 1)
+            # a single marker must not be part of a double one, and an intraword `_`
+            # (user_id) can neither open nor close emphasis
+            while len(marker) == 1 and open_ > 0 and (
+                before[open_ - 1] == marker
+                or (marker == "_" and before[open_ - 1].isalnum() and before[open_ + 1:open_ + 2].isalnum())
+            ):
+                open_ = before.rfind(marker, 0, open_ - 1 if before[open_ - 1] == marker else open_)
             if open_ == -1:
                 return "bad", None, None
             content = before[open_ + len(marker) : close]
