@@ -103,3 +103,32 @@ def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
     assert code == 0, stderr
     assert stdout == ""
     assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
+    """The SDK's own client works against our server, including the server->client roots/list request."""
+    import anyio
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+    from mcp.client.sse import sse_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def list_roots(context: object) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=tmp_path.as_uri())])
+
+    async def conversation(port: int) -> tuple[dict, dict]:
+        if transport == "http":
+            connect = streamable_http_client(f"http://127.0.0.1:{port}/mcp")
+        else:
+            connect = sse_client(f"http://127.0.0.1:{port}/sse")
+        async with connect as streams, ClientSession(streams[0], streams[1], list_roots_callback=list_roots) as s:
+            await s.initialize()
+            roots = await s.call_tool("roots", {})
+            added = await s.call_tool("add", {"a": 20, "b": 22})
+            return roots.structured_content, added.structured_content
+
+    with HttpServer(transport) as server:
+        roots, added = anyio.run(conversation, server.port)
+    assert roots == {"roots": [str(tmp_path.resolve())], "greeting": "hello"}
+    assert added == {"sum": 42} and type(added["sum"]) is int
