@@ -177,3 +177,17 @@ def test_forward_references_resolve_after_the_section() -> None:
     text = 'figdown 0.1 block\nedge a -> b\nnode a "A" in=g\nnode b "B"\ngroup g "G"\n'
     model = json.loads(model_json(parse(text)))
     assert model["edges"][0]["a"] == "a" and model["nodes"][0]["group"] == "g"
+
+
+@pytest.mark.parametrize("name", ["017-document-composition", "500-table-basic", "401-bitfield-compact"])
+def test_crlf_and_lf_documents_have_the_same_model(name: str) -> None:
+    from conftest import shared_dir
+
+    text = (shared_dir("figdown", "conformance", "cases") / f"{name}.fd").read_text(encoding="utf-8")
+    assert "\r" not in text
+    assert model_json(parse(text.replace("\n", "\r\n"))) == model_json(parse(text))
+
+
+def test_a_bare_cr_does_not_end_a_line() -> None:
+    (line,) = parse('figdown 0.1 block\rnode a "A"\n').error_lines()
+    assert line == 'Line 1: unexpected argument "node"'

@@ -1,9 +1,9 @@
 """FigDown lexical layer: lines, comments, tokens, comma lists (core §1).
 
-FigDown is line-oriented.  A document is split on LF only (a CR before it is
-ordinary whitespace and is trimmed with the rest), never with
-``str.splitlines()``, which would also break on form feeds, NEL, U+2028 and
-others the language treats as characters.
+FigDown is line-oriented.  A line ends at LF or CRLF (core §1); a bare CR is
+not a line end.  Lines are never split with ``str.splitlines()``, which would
+also break on form feeds, NEL, U+2028 and others the language treats as
+characters.
 
 Grammar of one directive line (after the comment is cut off)::
 
@@ -80,8 +80,15 @@ def trim_start(s: str) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    """Split a document into lines on LF, the one newline FigDown defines."""
-    return text.split(NEWLINE)
+    """Split a document into lines at its line ends (core §1: ``eol = CRLF / LF``).
+
+    A bare CR is not a line end (it stays in the line, where it is
+    whitespace), and neither are form feed, NEL or U+2028."""
+    lines = text.split(NEWLINE)
+    for i in range(len(lines) - 1):
+        if lines[i].endswith("\r"):
+            lines[i] = lines[i][:-1]
+    return lines
 
 
 def is_bare_id(value: str | None) -> bool:
