@@ -5,6 +5,7 @@ Usage::
     python bench/mrsf_reanchor.py            # scorer + performance
     python bench/mrsf_reanchor.py --score    # scorer only
     python bench/mrsf_reanchor.py --perf     # performance only
+    python bench/mrsf_reanchor.py --profiles # also the upstream workload sizes
 
 The corpus is read from ``$MARKMCP_SHARED/mrsf/reanchor/cases`` (default
 ``../shared`` beside the checkout); ``--cases DIR`` scores another folder of case
@@ -19,7 +20,9 @@ the target text only.  The exit status is non-zero when a target is missed:
 The performance part builds a seeded 10,000-line Markdown document with 1,000
 comments, applies edits (insertions, deletions, rewrites, moves) and times
 re-anchoring per comment (mean, p95, max) in both modes.  It prints numbers; it
-does not fail on them, since timings depend on the machine.
+does not fail on them, since timings depend on the machine.  The generator knows
+where every comment belongs, so a confident wrong relocation there also makes
+the exit status non-zero.
 """
 
 from __future__ import annotations
@@ -216,46 +219,105 @@ def _generated_accuracy(placements, expected) -> tuple[int, int]:
     return passed, wrong
 
 
-def perf() -> None:
+def _measure(source: str, target: str, anchors: list[Anchor], use_source: bool) -> dict:
+    """Time one document both as a batch and comment by comment."""
+    from markmcp.mrsf.reanchor import _Engine  # per-comment timing needs the engine
+
+    src = source if use_source else None
+    started = time.perf_counter()
+    placements = reanchor(anchors, target, source=src)
+    batch_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    engine = _Engine(target, src, 0.6)
+    setup_ms = (time.perf_counter() - started) * 1000
+    timings = []
+    for anchor in anchors:
+        t0 = time.perf_counter()
+        engine.resolve(anchor)
+        timings.append((time.perf_counter() - t0) * 1000)
+    return {"placements": placements, "batch": batch_ms, "setup": setup_ms, "timings": timings}
+
+
+def _stats(timings: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(timings)
+    return (sum(ordered) / len(ordered), ordered[int(0.95 * (len(ordered) - 1))], ordered[-1])
+
+
+def perf() -> bool:
     """Time re-anchoring of 1,000 comments in a 10,000-line document, both modes.
 
     The document is prepared once per mode (indexing, and with a source revision
     the line alignment); each comment is then timed on its own, and the whole
     batch (preparation, comments, reconciliation) is timed through ``reanchor``.
+    Returns False if a generated comment was relocated confidently and wrongly.
     """
-    from markmcp.mrsf.reanchor import _Engine  # per-comment timing needs the engine
-
     source, target, anchors, expected = generate(
         seed=4242, lines=10_000, comments=1_000, edits=60,
     )
     print(f"\n== performance: {target.count(chr(10)) + 1} lines, {len(anchors)} comments, "
           "60 edits ==")
-    for mode, src in (("with source", source), ("text only", None)):
-        started = time.perf_counter()
-        placements = reanchor(anchors, target, source=src)
-        batch_ms = (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
-        engine = _Engine(target, src, 0.6)
-        setup_ms = (time.perf_counter() - started) * 1000
-        timings = []
-        for anchor in anchors:
-            t0 = time.perf_counter()
-            engine.resolve(anchor)
-            timings.append((time.perf_counter() - t0) * 1000)
-        timings.sort()
-        mean = sum(timings) / len(timings)
-        p95 = timings[int(0.95 * (len(timings) - 1))]
-        passed, wrong = _generated_accuracy(placements, expected)
-        print(f"  {mode:<12} batch {batch_ms:7.1f} ms (setup {setup_ms:.1f} ms) | per comment: "
-              f"mean {mean:.3f} ms, p95 {p95:.3f} ms, max {timings[-1]:.3f} ms | "
+    ok = True
+    for mode, use_source in (("with source", True), ("text only", False)):
+        run = _measure(source, target, anchors, use_source)
+        mean, p95, worst = _stats(run["timings"])
+        passed, wrong = _generated_accuracy(run["placements"], expected)
+        ok = ok and wrong == 0
+        print(f"  {mode:<12} batch {run['batch']:7.1f} ms (setup {run['setup']:.1f} ms) | "
+              f"per comment: mean {mean:.3f} ms, p95 {p95:.3f} ms, max {worst:.3f} ms | "
               f"generated expectations: {passed}/{len(anchors)} passed, "
               f"{wrong} incorrect confident")
+    return ok
+
+
+def profiles() -> bool:
+    """The upstream workload sizes (workloads.json) through this bench's own generator.
+
+    Upstream builds its workloads with its own generator, which is not ported
+    here; blocks are approximated as three lines each.  Timings are compared with
+    the upstream performance gates (gates.json) for orientation only.  Returns
+    False if any generated comment was relocated confidently and wrongly.
+    """
+    folder = SHARED / "mrsf" / "reanchor"
+    workloads = json.loads((folder / "workloads.json").read_text(encoding="utf-8"))["profiles"]
+    gates = json.loads((folder / "gates.json").read_text(encoding="utf-8"))["performance"]
+    print("\n== upstream workload sizes (own generator; timings vs upstream gates) ==")
+    ok = True
+    for name, profile in workloads.items():
+        gate = gates[name]
+        for mode, use_source in (("with source", True), ("text only", False)):
+            timings: list[float] = []
+            slowest_batch = 0.0
+            passed = wrong = total = 0
+            for case in range(profile["case_count"]):
+                source, target, anchors, expected = generate(
+                    seed=profile["seed"] + case, lines=3 * profile["blocks_per_case"],
+                    comments=profile["comments_per_case"],
+                    edits=profile["mutations_per_case"],
+                )
+                run = _measure(source, target, anchors, use_source)
+                timings.extend(run["timings"])
+                slowest_batch = max(slowest_batch, run["batch"])
+                p, w = _generated_accuracy(run["placements"], expected)
+                passed, wrong, total = passed + p, wrong + w, total + len(anchors)
+            mean, p95, worst = _stats(timings)
+            within = (mean <= gate["maximum_ms_per_comment"]
+                      and p95 <= gate["maximum_p95_comment_ms"]
+                      and worst <= gate["maximum_single_comment_ms"]
+                      and slowest_batch <= gate["maximum_reconciliation_ms"])
+            ok = ok and wrong == 0
+            print(f"  {name:<6} {mode:<12} mean {mean:.3f} ms, p95 {p95:.3f} ms, "
+                  f"max {worst:.2f} ms, slowest document {slowest_batch:.1f} ms "
+                  f"[{'within' if within else 'OUTSIDE'} gates] | passed {passed}/{total}, "
+                  f"{wrong} incorrect confident")
+    return ok
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--score", action="store_true", help="run the scorer only")
     parser.add_argument("--perf", action="store_true", help="run the performance part only")
+    parser.add_argument("--profiles", action="store_true",
+                        help="also run the upstream workload sizes (slower)")
     parser.add_argument("--cases", type=Path, default=SHARED / "mrsf" / "reanchor" / "cases")
     parser.add_argument("-v", "--verbose", action="store_true", help="list passing comments too")
     args = parser.parse_args(argv)
@@ -263,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.perf:
         ok = score(args.cases, args.verbose)
     if not args.score:
-        perf()
+        ok = perf() and ok
+        if args.profiles:
+            ok = profiles() and ok
     return 0 if ok else 1
 
 

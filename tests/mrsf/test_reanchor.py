@@ -194,6 +194,32 @@ def test_slid_fence_is_not_claimed_confidently():
     assert (kept.status, kept.line) == ("anchored", 4)
 
 
+def test_fence_at_the_old_line_is_doubted_when_neighbours_moved():
+    block = "```sh\nrun {0}\n```\n\n"
+    source = block.format("original") + "First paragraph of the guide.\n\nSecond paragraph here.\n"
+    target = block.format("inserted") + source
+    anchors = [
+        Anchor(line=1, selected_text="```sh"),
+        Anchor(line=5, selected_text="First paragraph of the guide."),
+        Anchor(line=7, selected_text="Second paragraph here."),
+    ]
+    for src in (source, None):
+        fence, first, second = reanchor(anchors, target, source=src)
+        assert (first.line, second.line) == (9, 11)
+        assert not fence.confident
+    alone = one(anchors[0], target)
+    assert alone.status == "anchored" and alone.line == 1  # nothing says otherwise
+
+
+def test_source_fence_paired_by_chance_is_not_confident():
+    source = "```sh\nrun alpha\n```\n\nAlpha paragraph text.\n\n```sh\nrun beta\n```\n\nEnd.\n"
+    target = "```sh\nrun beta\n```\n\n```sh\nrun alpha\n```\n\nAlpha paragraph text.\n\nEnd.\n"
+    fence = one(Anchor(line=1, selected_text="```sh"), target, source)
+    assert not (fence.confident and fence.line == 1)
+    body = one(Anchor(line=2, selected_text="run alpha"), target, source)
+    assert (body.status, body.line) == ("anchored", 6)
+
+
 # ------------------------------------------------------- step 2: line fallback
 
 

@@ -35,6 +35,11 @@ MAX_REGION_CHECK = 64
 MAX_DIFF_AREA = 250_000
 
 
+def _distinctive(line: str) -> bool:
+    """A line with enough text to identify its place (not blank, a fence or a rule)."""
+    return sum(ch.isalnum() for ch in line) >= 6
+
+
 def _heaviest_increasing(pairs: list[tuple[int, int]], weights: list[int]) -> list[tuple[int, int]]:
     """The subsequence of ``pairs`` (sorted by source index) with increasing target
     indexes and the largest total weight; ties go to the earlier pairs.
@@ -80,6 +85,7 @@ class LineAlignment:
         self.target = target
         self.forward = [-1] * len(source)
         self.backward = [-1] * len(target)
+        self._counts: tuple[Counter[str], Counter[str]] | None = None
         self._backbone(0, len(source), 0, len(target))
         self._recover_moves()
         self._extend_all()
@@ -218,6 +224,37 @@ class LineAlignment:
                 continue
             candidate = " ".join(self.target[t].split())
             if fuzz.ratio(wanted, candidate) >= IN_PLACE_RATIO:
+                return True
+        return False
+
+    def supported(self, s: int) -> bool:
+        """True when mapped line ``s`` sits in an unchanged run that pins it down.
+
+        Short or repetitive lines (blank lines, code fences) are paired by the diff
+        wherever they happen to fit; the pairing means something only when the run
+        of equal lines it belongs to (same displacement) also holds a line that
+        identifies the place - one with real text, or one that occurs once in each
+        document - or when that run is the whole document.
+        """
+        t = self.forward[s]
+        if t == -1:
+            return False
+        shift = t - s
+        lo = hi = s
+        while lo > 0 and self.forward[lo - 1] == lo - 1 + shift:
+            lo -= 1
+        while hi + 1 < len(self.source) and self.forward[hi + 1] == hi + 1 + shift:
+            hi += 1
+        if hi - lo + 1 == len(self.source) == len(self.target):
+            return True
+        if self._counts is None:
+            self._counts = (Counter(self.source), Counter(self.target))
+        source_counts, target_counts = self._counts
+        for i in range(lo, hi + 1):
+            line = self.source[i]
+            if i == s or line == self.source[s] or not line.strip():
+                continue
+            if _distinctive(line) or source_counts[line] == target_counts[line] == 1:
                 return True
         return False
 

@@ -153,12 +153,15 @@ class _Outcome:
     stored position although identical text exists elsewhere.  ``promote`` is the
     status a candidate gets when neighbours single it out; ``strict`` demands that
     they agree on the displacement exactly (used when overriding a kept position).
+    ``verify`` marks a placement already chosen among identical candidates (the one
+    on the original line): neighbours may confirm it, move it or cast doubt on it.
     """
 
     placement: Placement
     candidates: list[Span] | None = None
     promote: str = "anchored"
     strict: bool = False
+    verify: bool = False
 
 
 class _Engine:
@@ -384,9 +387,15 @@ class _Engine:
                     ),
                     candidates=spans, promote=status, strict=True,
                 )
-            return _Outcome(self.place_match(
+            placement = self.place_match(
                 status, score, best, anchor, f"{what} match at the original line.",
-            ))
+            )
+            if len(spans) == 1:
+                return _Outcome(placement)
+            return _Outcome(
+                placement, candidates=spans, verify=True, strict=True,
+                promote="fuzzy" if is_weak(selection) else status,
+            )
         hint = self.hint_span(anchor)
         if hint is not None:
             kept = self.keep_in_place(anchor, selection, hint, spans)
@@ -704,11 +713,14 @@ class _Engine:
         else:
             reason = f"Exact text unchanged, moved from line {origin.line} to {span.line}."
         assert self.alignment is not None
-        if is_weak(selection) and self.alignment.slides(origin.line - 1):
+        if is_weak(selection) and (
+            self.alignment.slides(origin.line - 1)
+            or not self.alignment.supported(origin.line - 1)
+        ):
             return self.place_match(
                 "fuzzy", 0.7, span, anchor,
-                "The short text is unchanged, but an identical line right next to it was "
-                "inserted or removed, so which of the two is the original is uncertain.",
+                "The short text is unchanged, but nothing distinctive next to it confirms "
+                "that this copy is the original.",
             )
         return self.place_match("anchored", 1.0, span, anchor, reason)
 
@@ -879,7 +891,7 @@ def _lines(spans: Sequence[Span]) -> str:
 
 
 def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Engine) -> None:
-    """Settle undecided comments by the displacement of confidently placed neighbours.
+    """Settle undecided comments by the displacement of their neighbours.
 
     Each confidently placed comment is a landmark (old line -> new line).  For a
     comment with a stored line and open candidates, a candidate wins when at least
@@ -887,45 +899,97 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
     :data:`LANDMARK_TOLERANCE` lines, or exactly for ``strict`` outcomes) and no
     landmark supports any other candidate.  Settled comments join the landmarks
     for the next round.
+
+    A placement picked among identical candidates because it sits on the original
+    line (``verify``) is checked the other way round: when nearby comments (any
+    placed ones, two needed unless the text is short) all moved, the pick is either
+    replaced by the candidate they agree on or downgraded to ``fuzzy``.
     """
     landmarks: list[tuple[int, int]] = []
+    guesses: list[tuple[int, int]] = []
     for anchor, outcome in zip(anchors, outcomes):
         p = outcome.placement
-        if anchor.line is not None and p.line is not None and p.confident and p.score >= 0.99:
+        if anchor.line is None or p.line is None:
+            continue
+        guesses.append((anchor.line, p.line - anchor.line))
+        if p.confident and p.score >= 0.99:
             landmarks.append((anchor.line, p.line - anchor.line))
     for _round in range(3):
         changed = False
         for anchor, outcome in zip(anchors, outcomes):
             if outcome.candidates is None or anchor.line is None:
                 continue
-            near = [
-                shift for old, shift in landmarks
-                if 0 < abs(old - anchor.line) <= LANDMARK_WINDOW
-            ]
+            if outcome.verify:
+                changed = _verify(anchor, outcome, landmarks, guesses, engine) or changed
+                continue
+            near = _near(landmarks, anchor.line)
             if len(near) < 2:
                 continue
-            tolerance = 0 if outcome.strict else LANDMARK_TOLERANCE
-            support = [
-                sum(1 for shift in near if abs(span.line - anchor.line - shift) <= tolerance)
-                for span in outcome.candidates
-            ]
-            backed = [i for i, count in enumerate(support) if count > 0]
-            if len(backed) != 1 or support[backed[0]] < 2:
+            span, count = _backed(outcome, near, anchor.line)
+            if span is None:
                 continue
-            span = outcome.candidates[backed[0]]
-            confident = outcome.promote in CONFIDENT and len(outcome.candidates) <= 3
-            outcome.placement = engine.place_match(
-                outcome.promote if confident else "fuzzy",
-                0.9 if confident else 0.6, span, anchor,
-                f"Identical text occurs {len(outcome.candidates)} time(s); "
-                f"{support[backed[0]]} nearby comments moved the same way as line {span.line}.",
-            )
-            outcome.candidates = None
-            if confident:
+            _promote(anchor, outcome, span, count, engine)
+            if outcome.placement.confident:
                 landmarks.append((anchor.line, span.line - anchor.line))
             changed = True
         if not changed:
             break
+
+
+def _near(shifts: list[tuple[int, int]], line: int) -> list[int]:
+    return [shift for old, shift in shifts if 0 < abs(old - line) <= LANDMARK_WINDOW]
+
+
+def _backed(outcome: _Outcome, near: list[int], line: int) -> tuple[Span | None, int]:
+    """The one candidate that two or more neighbours' shifts agree with (else None)."""
+    assert outcome.candidates is not None
+    tolerance = 0 if outcome.strict else LANDMARK_TOLERANCE
+    support = [
+        sum(1 for shift in near if abs(span.line - line - shift) <= tolerance)
+        for span in outcome.candidates
+    ]
+    backed = [i for i, count in enumerate(support) if count > 0]
+    if len(backed) != 1 or support[backed[0]] < 2:
+        return None, 0
+    return outcome.candidates[backed[0]], support[backed[0]]
+
+
+def _promote(anchor: Anchor, outcome: _Outcome, span: Span, count: int, engine: _Engine) -> None:
+    assert outcome.candidates is not None
+    confident = outcome.promote in CONFIDENT and len(outcome.candidates) <= 3
+    outcome.placement = engine.place_match(
+        outcome.promote if confident else "fuzzy",
+        0.9 if confident else 0.6, span, anchor,
+        f"Identical text occurs {len(outcome.candidates)} time(s); "
+        f"{count} nearby comments moved the same way as line {span.line}.",
+    )
+    outcome.candidates = None
+
+
+def _verify(
+    anchor: Anchor, outcome: _Outcome, landmarks: list[tuple[int, int]],
+    guesses: list[tuple[int, int]], engine: _Engine,
+) -> bool:
+    """Check a pick made by "closest to the original line" against the neighbours."""
+    assert anchor.line is not None
+    near = _near(guesses, anchor.line)
+    needed = 1 if outcome.promote not in CONFIDENT else 2
+    if len(near) < needed or any(abs(shift) <= LANDMARK_TOLERANCE for shift in near):
+        outcome.candidates = None  # nothing to go by, or the neighbours stayed put too
+        return False
+    span, count = _backed(outcome, _near(landmarks, anchor.line), anchor.line)
+    if span is not None:
+        _promote(anchor, outcome, span, count, engine)
+        return True
+    chosen = outcome.placement
+    outcome.placement = Placement(
+        "fuzzy", min(chosen.score, 0.6), chosen.line, chosen.end_line,
+        chosen.start_column, chosen.end_column, chosen.text,
+        "Identical text at the original line, but the nearby comments all moved; "
+        "it may be another copy.",
+    )
+    outcome.candidates = None
+    return True
 
 
 def reanchor(
