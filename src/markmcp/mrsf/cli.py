@@ -24,8 +24,9 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -49,10 +50,6 @@ class UsageError(Exception):
     """A bad command line; reported on stderr with exit code 2."""
 
 
-class Problems(Exception):
-    """The command ran and found problems; exit code 1 (the output was already printed)."""
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors as ``mrsf <cmd>: error: ...`` (exit 2), never a traceback."""
 
@@ -66,7 +63,9 @@ class _Parser(argparse.ArgumentParser):
 # ---------------------------------------------------------------------------
 
 
-def _integer(minimum: int, what: str):
+def _integer(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text, 10)
@@ -466,8 +465,6 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 
 def _staged_sidecars(ctx: Context) -> list[str]:
     """Sidecars of the Markdown files staged in git (``reanchor --staged``)."""
-    import subprocess
-
     try:
         top = subprocess.run(
             ["git", "rev-parse", "--show-toplevel"], cwd=ctx.cwd, capture_output=True, text=True, check=True
