@@ -306,3 +306,24 @@ def test_closed_stdout_stops_the_server() -> None:
         proc.stderr.close()
     assert code == 0, stderr
     assert "Traceback" not in stderr
+
+
+def test_2026_envelope_requests_without_handshake() -> None:
+    """A 2026-07-28 client (per-request _meta envelope, no initialize) gets well-formed results."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "modern", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    with StdioClient() as c:
+        added = c.call("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta})["result"]
+        assert added["structuredContent"] == {"sum": 5} and added["resultType"] == "complete"
+        bad = c.call("tools/call", {"name": "add", "arguments": {"a": 2}, "_meta": meta})["result"]
+        assert bad["isError"] is True and "missing required argument 'b'" in bad["content"][0]["text"]
+        read = c.call("resources/read", {"uri": "test://template/7/data", "_meta": meta})["result"]
+        assert json.loads(read["contents"][0]["text"])["id"] == "7"
+        assert read["resultType"] == "complete" and "ttlMs" in read and "cacheScope" in read
+        unknown = c.call("tools/call", {"name": "nope", "_meta": meta})
+        assert unknown["error"]["code"] == -32602
+        code, stderr = c.finish()
+    assert code == 0 and "Traceback" not in stderr, stderr

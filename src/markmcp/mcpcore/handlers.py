@@ -3,7 +3,9 @@
 The SDK's high-level ``MCPServer`` builds tools from Python signatures and coerces
 arguments through pydantic; it answers an unknown tool with an ``isError`` result.
 This project needs the opposite on each point, so the layer registers its own
-handlers on the low-level ``mcp.server.lowlevel.Server``:
+handlers on the low-level ``mcp.server.lowlevel.Server``.  They return the SDK's
+result models (not raw dicts) so the SDK can shape them for either protocol era
+(the 2026-07-28 wire needs ``resultType``, ``ttlMs`` and ``cacheScope``):
 
 * ``tools/list``: the tools with input/output schemas (the strict form that is
   enforced) and annotations from the :class:`Tool` fields;
@@ -94,30 +96,29 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def error_result(message: str, data: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A ``tools/call`` result with ``isError: true`` (wire form)."""
-    result: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
-    if data is not None:
-        result["structuredContent"] = data
-    return result
+def error_result(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
+    """A ``tools/call`` result with ``isError: true``."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], structured_content=data, is_error=True
+    )
 
 
-def tool_listing(tool: Tool) -> dict[str, Any]:
-    """The ``tools/list`` entry of a tool (wire form)."""
-    return {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": strict_schema(tool.input_schema),
-        "outputSchema": tool.output_schema,
-        "annotations": {
-            "title": tool.title,
-            "readOnlyHint": tool.read_only,
-            "destructiveHint": tool.destructive,
-            "idempotentHint": tool.idempotent,
-            "openWorldHint": tool.open_world,
-        },
-    }
+def tool_listing(tool: Tool) -> types.Tool:
+    """The ``tools/list`` entry of a tool: the enforced (strict) input schema and the annotations."""
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=strict_schema(tool.input_schema),
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=tool.open_world,
+        ),
+    )
 
 
 def file_uri_to_path(uri: str) -> Path | None:
@@ -162,10 +163,12 @@ class Handlers:
 
     # tools -------------------------------------------------------------------------
 
-    async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
-        return {"tools": self.listing}
+    async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.listing)
 
-    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> dict[str, Any]:
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         tool = self.tools.get(params.name)
         if tool is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
@@ -192,11 +195,11 @@ class Handlers:
         if problems:
             logger.error("tool %r returned a result outside its outputSchema: %s", tool.name, "; ".join(problems))
             return error_result(f"tool '{tool.name}' failed: its result does not match its outputSchema")
-        return {
-            "content": [{"type": "text", "text": text} for text in self.texts(tool, result)],
-            "structuredContent": result,
-            "isError": False,
-        }
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text) for text in self.texts(tool, result)],
+            structured_content=result,
+            is_error=False,
+        )
 
     @staticmethod
     def texts(tool: Tool, result: dict[str, Any]) -> list[str]:
@@ -208,25 +211,27 @@ class Handlers:
 
     # resources ---------------------------------------------------------------------
 
-    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
-        return {"resources": []}
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
 
-    async def list_resource_templates(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
-        return {
-            "resourceTemplates": [
-                {
-                    "uriTemplate": template.uri_template,
-                    "name": template.name,
-                    "description": template.description,
-                    "mimeType": template.mime_type,
-                }
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=template.uri_template,
+                    name=template.name,
+                    description=template.description,
+                    mime_type=template.mime_type,
+                )
                 for _, template in self.templates
             ]
-        }
+        )
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> dict[str, Any]:
+    ) -> types.ReadResourceResult:
         uri = str(params.uri)
         for parsed, template in self.templates:
             variables = parsed.match(uri)
@@ -245,7 +250,9 @@ class Handlers:
                 raise MCPError(
                     code=types.INTERNAL_ERROR, message=one_line(f"reading {uri} failed: {type(error).__name__}")
                 )
-            return {"contents": [{"uri": uri, "mimeType": template.mime_type, "text": text}]}
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=uri, mime_type=template.mime_type, text=text)]
+            )
         raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
 
     # context and roots ---------------------------------------------------------------
@@ -286,10 +293,12 @@ class Handlers:
 
     # logging -------------------------------------------------------------------------
 
-    async def set_level(self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams) -> dict[str, Any]:
+    async def set_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
         """``logging/setLevel``: forward this connection's tool log records at ``level`` and above."""
         _connection_state(ctx)[_LOG_LEVEL_KEY] = params.level
-        return {}
+        return types.EmptyResult()
 
     async def forward_logs(self, ctx: ServerRequestContext[Any], records: list[logging.LogRecord]) -> None:
         """Send a tool call's log records to the client, if it asked for them with ``logging/setLevel``."""
