@@ -251,3 +251,46 @@ def test_threads_in_one_process_are_serialised(ws):
         t.join()
     assert errors == []
     assert len(ops.read("doc.md", root=ws)["data"]["comments"]) == 20
+
+
+def _script(root, cached: bool):
+    steps = [
+        lambda: ops.add("doc.md", author="a", text="one", line=3, id="a1", timestamp="2026-01-01T00:00:00Z", root=root),
+        lambda: ops.add("doc.md", author="b", text="two", reply_to="a1", id="b1", timestamp="2026-01-01T00:00:00Z", root=root),
+        lambda: ops.resolve("doc.md", "a1", root=root),
+        lambda: ops.update("doc.md", "b1", {"text": "two, edited", "x_k": [1, {"z": None}]}, root=root),
+        lambda: ops.delete("doc.md", "a1", root=root),
+        lambda: ops.add("doc.md", author="c", text="three", id="c1", timestamp="2026-01-01T00:00:00Z", root=root),
+    ]
+    for step in steps:
+        if not cached:
+            store.clear_caches()
+        step()
+    return (root / "doc.md.review.yaml").read_bytes()
+
+
+def test_caches_change_nothing_but_speed(tmp_path):
+    runs = []
+    for cached in (True, False):
+        folder = tmp_path / str(cached)
+        folder.mkdir()
+        (folder / ".mrsf.yaml").write_text("")
+        (folder / "doc.md").write_text("# Doc\n\nline three\n")
+        (folder / "doc.md.review.yaml").write_text(SIDECAR)
+        runs.append(_script(folder, cached))
+    assert runs[0] == runs[1]
+
+
+def test_cache_never_serves_stale_or_shared_data(ws):
+    path = ws / "doc.md.review.yaml"
+    path.write_text(SIDECAR, encoding="utf-8")
+    first = ops.read("doc.md", root=ws)
+    first["data"]["comments"].append("caller's own change")
+    assert ops.read("doc.md", root=ws)["data"]["comments"] == []
+    ops.add("doc.md", author="a", text="t", id="x", root=ws)
+    # another program edits the file behind our back: same length, different bytes
+    text = path.read_text()
+    path.write_text(text.replace("text: t", "text: u"))
+    assert [c["text"] for c in ops.list_comments(root=ws)["comments"]] == ["u"]
+    ops.resolve("doc.md", "x", root=ws)  # the writer must start from the edited bytes
+    assert "text: u" in path.read_text() and "resolved: true" in path.read_text()

@@ -248,9 +248,9 @@ def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None
     """The sidecar's data (plain), raw text and version."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
-    loaded = store.load(loc.sidecar_path)
-    return {**_base(loc), "version": loaded.version, "format": loaded.sidecar.fmt,
-            "data": loaded.sidecar.plain(), "text": loaded.text}
+    loaded = store.load_plain(loc.sidecar_path)
+    return {**_base(loc), "version": loaded.version, "format": loaded.fmt,
+            "data": loaded.data, "text": loaded.text}
 
 
 def init(document: PathLike, *, format: str = "yaml", force: bool = False, expected_version: str | None = None,
@@ -392,15 +392,15 @@ def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filte
     versions: dict[str, str] = {}
     for loc in locs:
         try:
-            loaded = store.load(loc.sidecar_path)
+            loaded = store.load_plain(loc.sidecar_path)
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
         versions[loc.sidecar] = loaded.version
-        for item in loaded.sidecar.comments or ():
-            if not isinstance(item, dict):
+        items = loaded.data.get("comments") if isinstance(loaded.data, dict) else None
+        for plain in items if isinstance(items, list) else ():
+            if not isinstance(plain, dict):
                 continue
-            plain = to_plain(item)
             if match(plain):
                 comments.append({**plain, "document": loc.document, "sidecar": loc.sidecar})
     return {"status": "ok", "root": str(root_path), "comments": comments, "count": len(comments),
@@ -426,7 +426,7 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
     versions: dict[str, str] = {}
     for loc in locs:
         try:
-            loaded = store.load(loc.sidecar_path)
+            loaded = store.load_plain(loc.sidecar_path)
             text = _document_text(loc)
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
@@ -442,7 +442,8 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
                 cache[commit] = git.changed_since(repo, commit, loc.document_path)
             return cache[commit]
 
-        plain = [to_plain(c) for c in loaded.sidecar.comments or ()]
+        items = loaded.data.get("comments") if isinstance(loaded.data, dict) else None
+        plain = list(items) if isinstance(items, list) else []
         for r in edits.assess_status(plain, text, changed_since=changed):
             results.append({**r, "document": loc.document, "sidecar": loc.sidecar})
     counts = {k: sum(1 for r in results if r["health"] == k) for k in ("fresh", "stale", "orphaned", "unknown")}

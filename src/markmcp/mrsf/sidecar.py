@@ -99,9 +99,36 @@ class Sidecar:
     yaml_style: YamlStyle = field(default_factory=YamlStyle)
     json_indent: int | str | None = 2
     json_ascii: bool = False
-    faithful: bool = True          # dump() of the unchanged data equals ``original``
     _source: str | None = None     # original text, BOM removed, LF line ends
     _baseline: str | None = None   # serialisation of the unchanged data
+    _prepared: bool = False
+    _faithful: bool = True
+
+    @property
+    def faithful(self) -> bool:
+        """True when dumping the unchanged data reproduces the original text exactly."""
+        self._prepare()
+        return self._faithful
+
+    def assume_faithful(self) -> None:
+        """Declare that dumping the unchanged data reproduces the original text (true for
+        text this serialiser just produced), sparing the first edit a serialisation."""
+        if not self._prepared and self._source is not None:
+            self._prepared, self._baseline, self._faithful = True, self._source, True
+
+    def _prepare(self) -> None:
+        """Serialise the unchanged data once, before the first edit (lazily: reads that
+        never write do not pay for it).  Edit only through the methods below."""
+        if self._prepared:
+            return
+        self._prepared = True
+        if self._source is None:
+            return
+        try:
+            self._baseline = self._serialise()
+            self._faithful = self._finish(self._baseline) == self.original
+        except Exception:  # pragma: no cover - defensive: dump problems surface on write
+            self._baseline, self._faithful = None, False
 
     # -- reading ----------------------------------------------------------
 
@@ -169,10 +196,12 @@ class Sidecar:
 
     def set_top(self, key: str, value: Any) -> None:
         """Set a top-level field (keeping its position and quoting when it exists)."""
+        self._prepare()
         _set_entry(self.data, key, value, self.fmt)
 
     def set_field(self, comment: dict, key: str, value: Any) -> bool:
         """Set ``comment[key]``; returns False (and changes nothing) if already equal."""
+        self._prepare()
         if key in comment and _same(comment[key], value):
             return False
         _set_entry(comment, key, value, self.fmt)
@@ -180,6 +209,7 @@ class Sidecar:
 
     def delete_field(self, comment: dict, key: str) -> bool:
         """Remove ``comment[key]`` keeping the YAML comment lines it carried."""
+        self._prepare()
         if key not in comment:
             return False
         if self.fmt == "yaml" and isinstance(comment, CommentedMap):
@@ -190,6 +220,7 @@ class Sidecar:
 
     def append_comment(self, comment: dict) -> dict:
         """Append a new comment (a plain dict, written in its key order)."""
+        self._prepare()
         seq = self.require_comments()
         node = to_node(comment, self.fmt)
         if self.fmt == "yaml":
@@ -202,6 +233,7 @@ class Sidecar:
 
     def remove_comment(self, index: int) -> None:
         """Remove the comment at ``index``; YAML comment lines after it move up."""
+        self._prepare()
         seq = self.require_comments()
         if self.fmt == "yaml" and isinstance(seq, CommentedSeq):
             _remove_item(self.data, seq, index, self._dash_indent())
@@ -217,8 +249,9 @@ class Sidecar:
         mixed indentation...), only the lines that really changed are carried over into
         the original text (see :func:`_transfer`), so untouched lines stay as they were.
         """
+        self._prepare()
         text = self._serialise()
-        if not self.faithful and self._baseline is not None and self._source is not None:
+        if not self._faithful and self._baseline is not None and self._source is not None:
             carried = _transfer(self._source, self._baseline, text)
             if carried is not None and carried != self._source:
                 try:
@@ -291,11 +324,7 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     else:
         sc = _parse_yaml(normalized, label)
     sc.original, sc.bom, sc.newline, sc.final_newline = text, bom, newline, final_newline
-    try:
-        sc._baseline = sc._serialise()
-        sc._source = normalized
-    except Exception:  # pragma: no cover - defensive: dump problems surface on write
-        sc._baseline = None
+    sc._source = normalized
     if not isinstance(sc.data, dict):
         raise MrsfError(
             "invalid-sidecar",
@@ -304,7 +333,6 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
             line=1,
             column=1,
         )
-    sc.faithful = sc._baseline is not None and sc._finish(sc._baseline) == text
     return sc
 
 

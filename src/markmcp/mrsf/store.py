@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import copy
 import errno
 import fcntl
 import hashlib
@@ -24,6 +25,7 @@ import os
 import secrets
 import stat
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,11 +94,82 @@ class Loaded:
     text: str
 
 
+@dataclass
+class LoadedPlain:
+    """A sidecar's data as plain Python (a private copy), with its version and text."""
+
+    data: Any
+    version: str
+    text: str
+    fmt: str
+
+
+# ---------------------------------------------------------------------------
+# Caches keyed by the exact bytes (version): a stale entry can never be returned
+# ---------------------------------------------------------------------------
+#
+# Parsing YAML in round-trip mode is the engine's main cost (pure Python).  Two small
+# per-process caches avoid repeating it:
+# * plain data for readers (list/status/read), handed out as deep copies;
+# * the parsed Sidecar of the text a writer just wrote, handed to the next writer of the
+#   same file (taken out of the cache, under the file's lock: one owner at a time).
+
+CACHE_SIZE = 32
+_cache_lock = threading.Lock()
+_plain_cache: "OrderedDict[str, tuple[str, Any, str, str]]" = OrderedDict()
+_writer_cache: "OrderedDict[str, tuple[str, Sidecar]]" = OrderedDict()
+
+
+def _key(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+def _remember(cache: OrderedDict, key: str, value: tuple) -> None:
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def clear_caches() -> None:
+    """Forget every cached parse (tests; or to bound memory)."""
+    with _cache_lock:
+        _plain_cache.clear()
+        _writer_cache.clear()
+
+
 def load(path: Path) -> Loaded:
     """Read and parse a sidecar (no lock needed: writers replace files atomically)."""
     raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
     text = decode(raw, path, "sidecar")
     return Loaded(parse_sidecar(text, name=str(path)), version_of(raw), text)
+
+
+def load_plain(path: Path) -> LoadedPlain:
+    """The sidecar's data as plain Python (cached by version; the caller owns the copy)."""
+    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+    version = version_of(raw)
+    key = _key(path)
+    with _cache_lock:
+        hit = _plain_cache.get(key)
+    if hit is not None and hit[0] == version:
+        return LoadedPlain(copy.deepcopy(hit[1]), version, hit[2], hit[3])
+    text = decode(raw, path, "sidecar")
+    sc = parse_sidecar(text, name=str(path))
+    data = sc.plain()
+    _remember(_plain_cache, key, (version, data, text, sc.fmt))
+    return LoadedPlain(copy.deepcopy(data), version, text, sc.fmt)
+
+
+def _take_parsed(path: Path, version: str) -> Sidecar | None:
+    """The Sidecar a previous write left for exactly these bytes, removed from the cache."""
+    key = _key(path)
+    with _cache_lock:
+        hit = _writer_cache.pop(key, None)
+    if hit is not None and hit[0] == version:
+        return hit[1]
+    return None
 
 
 def current_version(path: Path) -> str | None:
@@ -223,6 +296,11 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
 
 def verified_bytes(sc: Sidecar) -> bytes:
     """Dump ``sc`` and prove the text parses back to the same data; the bytes to write."""
+    return _verified(sc)[0]
+
+
+def _verified(sc: Sidecar) -> tuple[bytes, Sidecar]:
+    """(bytes to write, the Sidecar parsed back from them)."""
     text = sc.dump()
     try:
         again = parse_sidecar(text, fmt=sc.fmt)
@@ -230,7 +308,8 @@ def verified_bytes(sc: Sidecar) -> bytes:
         raise MrsfError("internal-error", f"refusing to write: the new sidecar would not parse ({exc.message})") from None
     if to_plain(again.data) != to_plain(sc.data):
         raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
-    return text.encode("utf-8")
+    again.assume_faithful()
+    return text.encode("utf-8"), again
 
 
 # ---------------------------------------------------------------------------
@@ -281,8 +360,8 @@ def transact(
         current = version_of(raw) if raw is not None else None
         if expected_version is not None and expected_version != current:
             raise MrsfConflict(current, expected_version, str(path))
-        sc = None
-        if raw is not None:
+        sc = _take_parsed(path, current) if current is not None else None
+        if raw is not None and sc is None:
             try:
                 sc = parse_sidecar(decode(raw, path, "sidecar"), name=str(path))
             except MrsfError as exc:
@@ -291,11 +370,13 @@ def transact(
         new_sc, result = change(sc)
         if new_sc is None:
             return Outcome(result, current, current, False)
-        data = verified_bytes(new_sc)
+        data, again = _verified(new_sc)
         if raw is not None and data == raw:
             return Outcome(result, current, current, False)
         atomic_write(path, data)
-        return Outcome(result, current, version_of(data), True)
+        version = version_of(data)
+        _remember(_writer_cache, _key(path), (version, again))
+        return Outcome(result, current, version, True)
 
 
 def remove(path: Path, *, expected_version: str | None = None) -> None:
