@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Ov
 
 from . import lang
 from .builtins import REGISTRY, EvalError, is_reduce, map_call, reduce_call, type_word
+from .domain import in_domain, is_empty
 from .display import (
     BARE_SEED_MESSAGE,
     MALFORMED_MESSAGE,
@@ -779,9 +780,28 @@ class Checker:
                               f"default {b.param.default_text} does not fit precision {b.precision}", span=(b.start, b.end)))
             return False
         value = -lit.value if isinstance(expr, lang.Unary) else lit.value
-        problem = domain_problem(b.param, b.precision, value)
-        if problem:
-            self.emit(Finding("DOMAIN", node.sheet or None, node.name, problem, span=(b.start, b.end)))
+        clause = b.param.clause
+        if clause.text and is_empty(clause):
+            self.emit(Finding("DOMAIN", node.sheet or None, node.name,
+                              f"param {node.name} declares an empty domain: {clause.shown} has no legal value",
+                              span=(b.start, b.end)))
+            return False
+        if clause.domain is not None:
+            for d in clause.domain.literals:
+                if d.percent != b.param.percent:
+                    message = (f"{node.name} is a percent; domain value {d.text} must be too" if b.param.percent
+                               else f"{node.name} is not a percent; domain value {d.text} must not be one")
+                    self.emit(Finding("TYPE", node.sheet or None, node.name, message, span=(b.start, b.end)))
+                    return False
+                if d.places > b.precision:
+                    self.emit(Finding("PRECISION", node.sheet or None, node.name,
+                                      f"domain value {d.text} has {d.places} decimals; param {node.name} "
+                                      f"declares {b.precision}", span=(b.start, b.end)))
+                    return False
+        if not in_domain(clause, value):
+            self.emit(Finding("DOMAIN", node.sheet or None, node.name,
+                              f"default {b.param.default_text} is not in the domain of {node.name}: {clause.shown}",
+                              span=(b.start, b.end)))
             return False
         return True
 
@@ -1296,24 +1316,6 @@ def compare(op: str, a: object, b: object) -> bool:
     if op == ">":
         return a > b  # type: ignore[operator]
     return a >= b  # type: ignore[operator]
-
-
-def domain_problem(param: lang.Param, precision: int, value: Decimal) -> str | None:
-    """Why ``value`` is outside a param's declared domain and presets, or None."""
-    presets = set(param.presets)
-    if ("integer" in presets or "natural" in presets) and value != value.to_integral_value():
-        return f"{canonical(value)} is not a whole number"
-    if "natural" in presets and value < 0:
-        return f"{canonical(value)} is not a natural number"
-    if "positive" in presets and value <= 0:
-        return f"{canonical(value)} is not positive"
-    d = param.domain
-    if d is not None:
-        if d.lo is not None and (value < d.lo or (value == d.lo and not d.lo_closed)):
-            return f"{canonical(value)} is outside {d.text}"
-        if d.hi is not None and (value > d.hi or (value == d.hi and not d.hi_closed)):
-            return f"{canonical(value)} is outside {d.text}"
-    return None
 
 
 def tarjan(nodes: list[str], graph: dict[str, list[str]]) -> list[list[str]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
+from .domain import Clause, Domain, DomainSyntaxError, parse_clause
 from .units import UnitMap, UnitSyntaxError, parse_unit
 
 MAX_DEPTH = 256
@@ -131,22 +132,19 @@ class Binding(Statement):
 
 @dataclass
 class Param:
+    """A param's default as written, its preset words and domain (see ``domain.py``)."""
+
     default_text: str
-    presets: list[str] = field(default_factory=list)
-    domain: "Domain | None" = None
+    clause: Clause = field(default_factory=Clause)
     percent: bool = False
 
+    @property
+    def presets(self) -> list[str]:
+        return self.clause.presets
 
-@dataclass
-class Domain:
-    """A finite set or an interval; ``None`` bounds are open-ended."""
-
-    text: str
-    values: list[Decimal] | None = None
-    lo: Decimal | None = None
-    hi: Decimal | None = None
-    lo_closed: bool = True
-    hi_closed: bool = True
+    @property
+    def domain(self) -> Domain | None:
+        return self.clause.domain
 
 
 @dataclass
@@ -501,8 +499,7 @@ def _expect_end(p: Parser) -> None:
 # ---------------------------------------------------------------------------
 # Statements
 
-PRESETS = {"integer": "integer", "ℤ": "integer", "natural": "natural", "ℕ": "natural",
-           "positive": "positive", "ℤ⁺": "positive integer"}
+PARAM_HEAD_RE = re.compile(r"param\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:\[[^\]]*\]\s*)?(?:precision\s+\S+\s*)?")
 
 
 def parse_statement(src: str, base: int = 0) -> Statement | None:
@@ -523,7 +520,20 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
     if stripped.startswith("["):
         return _unit_definition(src, base, start, end, source)
 
-    toks = tokenize(src[:text_end], base)
+    clause = None
+    lexed = src[:text_end]
+    if word == "param":
+        head = PARAM_HEAD_RE.match(src, lead)
+        eq = src.find("=", head.end(), text_end) if head else -1
+        if head and eq != -1 and src[head.end():eq].strip():
+            try:
+                clause = parse_clause(src[head.end():eq])
+            except DomainSyntaxError as e:
+                raise LangError(e.message, base + head.end() + e.pos) from None
+            # the clause is parsed; the expression lexer sees blanks in its place
+            lexed = src[:head.end()] + " " * (eq - head.end()) + src[eq:text_end]
+
+    toks = tokenize(lexed, base)
     p = Parser(toks)
     t = p.tok
     if t.kind == "IDENT" and t.text == "assert":
@@ -554,14 +564,14 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
                 raise LangError("a `precision` clause does not belong on an `is` line", p.tok.start)
             _expect_end(p)
             return Alias(start, end, source, t.text, sym.text, (sym.start, sym.end))
-        return _binding_rest(p, start, end, source, t, quoted=True, param=param)
+        return _binding_rest(p, start, end, source, t, quoted=True, param=param, clause=clause)
     if t.kind == "IDENT":
         if t.text in RESERVED:
             raise LangError(f"`{t.text}` is a keyword and cannot be bound", t.start)
         if t.text in BOOLEAN_WORDS:
             raise LangError(f"`{t.text}` is not a name: there are no boolean literals", t.start)
         p.advance()
-        return _binding_rest(p, start, end, source, t, quoted=False, param=param)
+        return _binding_rest(p, start, end, source, t, quoted=False, param=param, clause=clause)
     raise LangError("expected a binding `name = expression`", t.start)
 
 
@@ -576,7 +586,8 @@ def _comment_start(src: str) -> int:
     return len(src)
 
 
-def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quoted: bool, param: bool) -> Binding:
+def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quoted: bool, param: bool,
+                  clause: Clause | None = None) -> Binding:
     b = Binding(start, end, source, head.text, (head.start, head.end), Num(0, 0, Decimal(0), 0), quoted=quoted)
     if p.tok.kind == "BRACKET":
         br = p.advance()
@@ -602,12 +613,7 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
         del kw
     info: Param | None = None
     if param:
-        info = Param(default_text="")
-        while p.tok.kind == "IDENT" and p.tok.text in ("integer", "natural", "positive"):
-            info.presets.append(p.advance().text)
-        if p.tok.kind == "IDENT" and p.tok.text == "in":
-            p.advance()
-            info.domain = _domain(p)
+        info = Param(default_text="", clause=clause or Clause())
     if not (p.tok.kind == "OP" and p.tok.text == "="):
         if p.tok.kind == "OP" and p.tok.text == "==":
             raise LangError("a binding uses `=`; `==` compares", p.tok.start)
@@ -640,40 +646,6 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
 def _source_of(p: Parser, start: int, end: int) -> str:
     parts = [t.text + ("%" if t.kind == "NUM" and t.value else "") for t in p.toks if start <= t.start < end]
     return "".join(parts)
-
-
-def _domain(p: Parser) -> Domain:
-    """DOMAIN := "[" | "(" lo "," hi "]" | ")"  |  "{" v, v, ... "}" (brackets lex raw)."""
-    t = p.tok
-    if t.kind == "BRACKET":  # [lo, hi] closed both ends, or [lo, hi) handled below
-        p.advance()
-        return _interval("[" + t.text + "]", t.start)
-    if t.kind == "OP" and t.text == "(":
-        # (lo, hi] or (lo, hi)
-        open_tok = p.advance()
-        parts: list[str] = []
-        while p.tok.kind != "EOF" and not (p.tok.kind == "OP" and p.tok.text == ")") and p.tok.kind != "BRACKET":
-            tok = p.advance()
-            parts.append(("-" if False else "") + tok.text + ("%" if tok.kind == "NUM" and tok.value else ""))
-        if p.tok.kind == "OP" and p.tok.text == ")":
-            p.advance()
-            return _interval("(" + " ".join(parts) + ")", open_tok.start)
-        raise LangError("a domain interval is closed with `)` or `]`", p.tok.start)
-    raise LangError("expected a domain after `in`: an interval like [0, 1]", t.start)
-
-
-def _interval(text: str, at: int) -> Domain:
-    m = re.fullmatch(r"([\[(])\s*(-?[\d.]+%?|)\s*,\s*(-?[\d.]+%?|)\s*([\])])", text.replace(" ", " "))
-    if not m:
-        raise LangError(f"`{text}` is not a domain interval", at)
-
-    def num(s: str) -> Decimal | None:
-        if not s:
-            return None
-        return Decimal(s[:-1]) / 100 if s.endswith("%") else Decimal(s)
-
-    return Domain(text, lo=num(m.group(2)), hi=num(m.group(3)),
-                  lo_closed=m.group(1) == "[", hi_closed=m.group(4) == "]")
 
 
 def _unit_definition(src: str, base: int, start: int, end: int, source: str) -> UnitDef:

@@ -13,7 +13,7 @@ import re
 from decimal import Decimal
 
 from . import lang
-from .check import domain_problem
+from .domain import domain_fault
 from .model import Model, Node
 from .values import canonical
 
@@ -74,9 +74,9 @@ def apply_scenario(model: Model, text: str, file: str) -> dict:
         if places > b.precision:
             raise ScenarioError(f"visimark: scenario value {lit} for {key} is wider than its precision {b.precision}")
         value = Decimal(lit.rstrip("%")) / (100 if percent else 1)
-        problem = domain_problem(b.param, b.precision, value)
-        if problem:
-            raise ScenarioError(f"visimark: scenario value for {key}: {problem}")
+        fault = domain_fault(b.param.clause, value)
+        if fault:
+            raise ScenarioError(f"visimark: scenario value for {key} {fault}: {lit}")
         supplied[node.id] = value
     out: dict[str, tuple[str, str, str]] = {}
     for p in params:
