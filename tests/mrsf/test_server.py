@@ -630,3 +630,29 @@ def test_engine_argument_errors_are_clear(server: Server, work: Path) -> None:
         assert words in text, (tool, text)
         assert data is not None and data["code"] == "invalid-argument"
     assert snapshot(work) == before
+
+
+def test_symlinked_sidecar_leaving_the_working_directory_is_refused(tmp_path: Path) -> None:
+    """The workspace root (a git repository) is above the server's directory; a sidecar
+    symlinked to elsewhere in the repository is still outside what the server may touch."""
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / "elsewhere").mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "sub" / "d.md").write_text("a\nb\n", encoding="utf-8")
+    (repo / "elsewhere" / "x.yaml").write_text('mrsf_version: "1.0"\ndocument: sub/d.md\ncomments: []\n', encoding="utf-8")
+    os.symlink("../elsewhere/x.yaml", repo / "sub" / "d.md.review.yaml")
+    before = snapshot(repo / "elsewhere")
+    srv = Server(repo / "sub")
+    try:
+        for tool, args in (
+            ("mrsf_add", {"document": "d.md", "text": "t", "author": "a", "line": 1}),
+            ("mrsf_repair", {"document": "d.md", "strategy": "reset"}),
+            ("mrsf_discover", {"document": "d.md"}),
+        ):
+            text, data = srv.fail(tool, **args)
+            assert "outside the working directory" in text, (tool, text)
+            assert data is not None and data["code"] == "path-escape"
+    finally:
+        assert "Traceback" not in srv.close()
+    assert snapshot(repo / "elsewhere") == before

@@ -298,8 +298,17 @@ def _extensions(value: dict[str, Any]) -> dict[str, Any]:
 
 
 def _document_target(args: dict[str, Any], ctx: CallContext, key: str = "document") -> tuple[Path, str]:
+    """The tool's working directory and its checked target (document or sidecar).
+
+    Besides the target itself, the sidecar the engine would write must resolve inside the
+    server's working directory too (a ``sidecar_root`` or a symlinked sidecar could point
+    elsewhere in the workspace).
+    """
     workdir = _workdir(args, ctx)
-    return workdir, str(_inside(ctx, workdir, args[key], key))
+    target = str(_inside(ctx, workdir, args[key], key))
+    found = _engine(ops.locate, target, cwd=str(workdir))
+    _inside(ctx, workdir, found["sidecarPath"], "sidecar")
+    return workdir, target
 
 
 def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) -> dict[str, Any]:
