@@ -165,10 +165,10 @@ def lookup(name: str | None, *, experimental: bool = False) -> Answer:
     held_back = () if experimental else route.experimental
     if not names:
         note = (f"Everything genre {key!r} can say is experimental, so nothing loads by default: "
-                f"call again with experimental: true to get {', '.join(route.experimental)}.")
+                f"ask again with experimental on to get {', '.join(route.experimental)}.")
     elif held_back:
         note = (f"Genre {key!r} also has experimental constructs, in {', '.join(held_back)}; "
-                "pass experimental: true to add them.")
+                "ask with experimental on to add them.")
     else:
         note = ""
     return Answer("genre", key, experimental, files=files, held_back=held_back, note=note)
@@ -204,8 +204,9 @@ def index_text(routes: list[Route]) -> str:
     for task, (file, purpose) in TASKS.items():
         lines.append(f"  {task:<11} {purpose} -> {file}")
     lines.append(f"  {SKILL_NAME:<11} the authoring discipline and the shared language -> {SKILL}")
-    lines += ["", "experimental: true adds a genre's experimental files. The parser accepts experimental",
-              "constructs without a warning, so this index is where their status shows."]
+    lines += ["", "Ask with --experimental (figdown reference) or experimental: true (figdown_reference)",
+              "to add a genre's experimental files. The parser accepts experimental constructs",
+              "without a warning, so this index is where their status shows."]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,239 @@
+"""``figdown`` run as a real subprocess: exit codes, the tally, --json, walking, read, reference."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from markmcp.figdown import model_json, parse
+
+CLEAN = 'figdown 0.1 block\nnode a "A"\nnode b "B"\nedge a -> b\n'
+BROKEN = 'figdown 0.1 block\nnode a "A"\nfrobnicate\nedge a -> nowhere\n'
+SEQUENCE = 'figdown 0.4 sequence\nlifeline c "Client"\nlifeline s "Server"\nmessage c -> s "hello"\n'
+
+
+def figdown(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "markmcp.figdown.cli", *args],
+        cwd=cwd, input=stdin, capture_output=True, text=True, timeout=60,
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    """A directory with clean and broken documents, plus .fd files that must be skipped."""
+    write(tmp_path / "docs" / "b.fd", CLEAN)
+    write(tmp_path / "docs" / "a.fd", CLEAN)
+    write(tmp_path / "docs" / "deep" / "er" / "broken.fd", BROKEN)
+    write(tmp_path / "docs" / "notes.md", "not a figure\n")
+    write(tmp_path / "docs" / ".git" / "hidden.fd", "garbage\n")
+    write(tmp_path / "docs" / "node_modules" / "pkg" / "x.fd", "garbage\n")
+    write(tmp_path / "docs" / "deep" / "node_modules" / "y.fd", "garbage\n")
+    return tmp_path
+
+
+# --- check -----------------------------------------------------------------------------
+
+
+def test_check_clean_file_exits_0_with_tally(tmp_path: Path) -> None:
+    write(tmp_path / "ok.fd", CLEAN)
+    run = figdown("check", "ok.fd", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "checked 1 document(s), 1 clean, 0 with diagnostics\n"
+    assert run.stderr == ""
+
+
+def test_check_broken_file_exits_1_and_prints_diagnostics_verbatim(tmp_path: Path) -> None:
+    write(tmp_path / "bad.fd", BROKEN)
+    run = figdown("check", "bad.fd", cwd=tmp_path)
+    assert run.returncode == 1
+    lines = run.stdout.split("\n")
+    assert lines[0] == "PARSE FAILED — 2 diagnostic(s) in bad.fd"
+    expected = [f"Line {line}: {message}" for line, message in sorted(parse(BROKEN).diagnostics)]
+    assert lines[1:3] == expected
+    assert lines[1].startswith("Line 3: ") and lines[2].startswith("Line 4: ")
+    assert lines[-2] == "checked 1 document(s), 0 clean, 1 with diagnostics"
+
+
+def test_check_walks_directories_sorted_and_skips_git_and_node_modules(tree: Path) -> None:
+    run = figdown("check", "--json", "docs", cwd=tree)
+    assert run.returncode == 1
+    report = json.loads(run.stdout)
+    labels = [doc["label"] for doc in report["documents"]]
+    assert labels == ["docs/a.fd", "docs/b.fd", os.path.join("docs", "deep", "er", "broken.fd")]
+    assert (report["checked"], report["clean"], report["withDiagnostics"], report["ok"]) == (3, 2, 1, False)
+    broken = report["documents"][2]
+    assert broken["ok"] is False
+    assert [d["line"] for d in broken["diagnostics"]] == [3, 4]
+    assert all(set(d) == {"line", "column", "message"} for d in broken["diagnostics"])
+
+
+def test_check_text_output_for_a_tree(tree: Path) -> None:
+    run = figdown("check", "docs", cwd=tree)
+    assert run.returncode == 1
+    assert run.stdout.startswith("PARSE FAILED — 2 diagnostic(s) in docs")
+    assert "garbage" not in run.stdout and "hidden" not in run.stdout
+    assert run.stdout.endswith("checked 3 document(s), 2 clean, 1 with diagnostics\n")
+
+
+def test_check_several_paths_and_clean_json(tree: Path) -> None:
+    run = figdown("check", "--json", "docs/a.fd", "docs/b.fd", cwd=tree)
+    assert run.returncode == 0
+    report = json.loads(run.stdout)
+    assert report["ok"] is True and report["checked"] == 2
+    assert [doc["label"] for doc in report["documents"]] == ["docs/a.fd", "docs/b.fd"]
+
+
+def test_a_file_named_directly_is_checked_whatever_its_extension(tmp_path: Path) -> None:
+    write(tmp_path / "figure.txt", BROKEN)
+    assert figdown("check", "figure.txt", cwd=tmp_path).returncode == 1
+
+
+def test_empty_directory_checks_nothing_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    run = figdown("check", "empty", cwd=tmp_path)
+    assert run.returncode == 0
+    assert run.stdout == "checked 0 document(s), 0 clean, 0 with diagnostics\n"
+
+
+def test_check_reads_stdin(tmp_path: Path) -> None:
+    run = figdown("check", "-", cwd=tmp_path, stdin=BROKEN)
+    assert run.returncode == 1
+    assert run.stdout.startswith("PARSE FAILED — 2 diagnostic(s) in <stdin>\n")
+
+
+def test_missing_path_exits_2_and_checks_nothing(tmp_path: Path) -> None:
+    write(tmp_path / "bad.fd", BROKEN)
+    run = figdown("check", "bad.fd", "missing.fd", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr == "figdown: no such file or directory: missing.fd\n"
+
+
+def test_undecodable_file_exits_2_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "latin.fd").write_bytes(b"figdown 0.1 block\nnode a \"caf\xe9\"\n")
+    run = figdown("check", "latin.fd", cwd=tmp_path)
+    assert run.returncode == 2
+    assert "latin.fd is not UTF-8 text" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
+def test_unreadable_file_exits_2(tmp_path: Path) -> None:
+    locked = write(tmp_path / "locked.fd", CLEAN)
+    locked.chmod(0)
+    try:
+        run = figdown("check", "locked.fd", cwd=tmp_path)
+    finally:
+        locked.chmod(0o644)
+    assert run.returncode == 2
+    assert run.stderr.startswith("figdown: cannot read locked.fd")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
+def test_unreadable_directory_in_a_walk_exits_2(tmp_path: Path) -> None:
+    write(tmp_path / "d" / "ok.fd", CLEAN)
+    locked = tmp_path / "d" / "locked"
+    write(locked / "x.fd", CLEAN)
+    locked.chmod(0)
+    try:
+        run = figdown("check", "d", cwd=tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert run.returncode == 2
+    assert "cannot read directory" in run.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert figdown(cwd=tmp_path).returncode == 2
+    assert figdown("check", cwd=tmp_path).returncode == 2
+    assert figdown("frobnicate", cwd=tmp_path).returncode == 2
+    assert figdown("check", "--bogus", "x.fd", cwd=tmp_path).returncode == 2
+    assert figdown("--help", cwd=tmp_path).returncode == 0
+
+
+# --- read ------------------------------------------------------------------------------
+
+
+def test_read_prints_the_model_json(tmp_path: Path) -> None:
+    write(tmp_path / "ok.fd", CLEAN)
+    run = figdown("read", "ok.fd", cwd=tmp_path)
+    assert run.returncode == 0
+    assert run.stdout == model_json(parse(CLEAN))
+    model = json.loads(run.stdout)
+    assert model["header"] == {"version": "0.1", "genre": "block"}
+    assert [node["line"] for node in model["nodes"]] == [2, 3]
+
+
+def test_read_of_several_sections_and_stdin(tmp_path: Path) -> None:
+    run = figdown("read", "-", cwd=tmp_path, stdin=CLEAN + SEQUENCE)
+    assert run.returncode == 0
+    sections = json.loads(run.stdout)["sections"]
+    assert [s["header"]["genre"] for s in sections] == ["block", "sequence"]
+
+
+def test_read_of_a_broken_document_exits_1_with_diagnostics_on_stderr(tmp_path: Path) -> None:
+    write(tmp_path / "bad.fd", BROKEN)
+    run = figdown("read", "bad.fd", cwd=tmp_path)
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert run.stderr.startswith("PARSE FAILED — 2 diagnostic(s) in bad.fd\nLine 3: ")
+
+
+def test_read_refuses_a_directory_and_a_missing_file(tmp_path: Path) -> None:
+    run = figdown("read", ".", cwd=tmp_path)
+    assert run.returncode == 2 and "is a directory" in run.stderr
+    run = figdown("read", "nope.fd", cwd=tmp_path)
+    assert run.returncode == 2 and "no such file: nope.fd" in run.stderr
+
+
+# --- reference -------------------------------------------------------------------------
+
+
+def test_reference_index_lists_every_genre_and_task(tmp_path: Path) -> None:
+    run = figdown("reference", cwd=tmp_path)
+    assert run.returncode == 0
+    for word in ("block", "bitfield", "table", "topology", "flowchart", "statechart", "timing",
+                 "sequence", "reading", "transcribe", "skill"):
+        assert f"\n  {word} " in run.stdout
+
+
+def test_reference_of_a_genre_prints_its_files(tmp_path: Path) -> None:
+    run = figdown("reference", "bitfield", cwd=tmp_path)
+    assert run.returncode == 0
+    assert "===== bitfield.md =====" in run.stdout
+    assert "numbering=" in run.stdout
+
+
+def test_reference_experimental_flag_adds_files(tmp_path: Path) -> None:
+    plain = figdown("reference", "timing", cwd=tmp_path)
+    assert plain.returncode == 0 and "===== timing.md" not in plain.stdout
+    assert "experimental" in plain.stdout
+    full = figdown("reference", "timing", "--experimental", cwd=tmp_path)
+    assert "===== timing.md =====" in full.stdout
+
+
+def test_reference_unknown_name_exits_2(tmp_path: Path) -> None:
+    run = figdown("reference", "pie", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr.startswith("figdown: unknown reference 'pie': genres are block, ")
+
+
+def test_main_is_importable_and_returns_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from markmcp.figdown.cli import main
+
+    write(tmp_path / "ok.fd", CLEAN)
+    assert main(["check", str(tmp_path / "ok.fd")]) == 0
+    assert main(["check", str(tmp_path / "absent.fd")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err

@@ -1,0 +1,153 @@
+"""Our shipped FigDown docs: every example parses clean, the router covers every genre with
+files that exist, and every shipped file is reachable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from markmcp.figdown import docs, parse
+
+GENRES = ("block", "bitfield", "table", "topology", "flowchart", "timing", "statechart", "sequence")
+TASK_FILES = {"layout.md", "reading.md", "transcribe.md"}
+DOCS_DIR = Path(docs.__file__).parent
+
+
+def fd_examples() -> list[tuple[str, int, str]]:
+    """(file, first line, source) of every ```fd block in our docs."""
+    found = []
+    for name in docs.doc_names():
+        lines = docs.text_lines(docs.doc_text(name))
+        index = 0
+        while index < len(lines):
+            if lines[index].strip() == "```fd":
+                end = index + 1
+                while end < len(lines) and lines[end].strip() != "```":
+                    end += 1
+                assert end < len(lines), f"{name}:{index + 1}: unclosed fd block"
+                found.append((name, index + 2, "\n".join(lines[index + 1:end]) + "\n"))
+                index = end
+            index += 1
+    return found
+
+
+EXAMPLES = fd_examples()
+
+
+def test_there_are_examples_in_every_genre_file() -> None:
+    files_with_examples = {name for name, _, _ in EXAMPLES}
+    for genre in GENRES:
+        assert f"{genre}.md" in files_with_examples
+    assert len(EXAMPLES) >= 15
+
+
+@pytest.mark.parametrize(("name", "line", "source"), EXAMPLES, ids=[f"{n}:{ln}" for n, ln, _ in EXAMPLES])
+def test_every_fd_example_parses_clean(name: str, line: int, source: str) -> None:
+    result = parse(source)
+    assert result.error_lines() == [], f"{name} line {line}"
+    assert result.models
+
+
+def test_each_genre_file_shows_its_own_genre() -> None:
+    headers = {(name, source.split("\n")[0]) for name, _, source in EXAMPLES if source.startswith("figdown ")}
+    for genre in GENRES:
+        assert any(name == f"{genre}.md" and header.endswith(f" {genre}") for name, header in headers), genre
+
+
+def test_the_router_has_exactly_the_genres() -> None:
+    assert list(docs.router()) == [
+        "block", "bitfield", "table", "topology", "flowchart", "statechart", "timing", "sequence",
+    ]
+    assert set(docs.router()) == set(GENRES)
+
+
+@pytest.mark.parametrize("genre", GENRES)
+def test_every_genre_resolves_to_files_that_exist(genre: str) -> None:
+    route = docs.router()[genre]
+    assert route.load or route.experimental, "a genre with no file at all"
+    full = docs.lookup(genre, experimental=True)
+    names = [file for file, _ in full.files]
+    assert names == list(route.load + route.experimental)
+    assert f"{genre}.md" in names, "each genre has its own reference file"
+    for file, text in full.files:
+        assert (DOCS_DIR / file).is_file()
+        assert text.strip()
+    plain = docs.lookup(genre)
+    assert [file for file, _ in plain.files] == list(route.load)
+    assert plain.held_back == route.experimental
+
+
+@pytest.mark.parametrize("genre", GENRES)
+def test_every_router_genre_is_a_genre_the_engine_accepts(genre: str) -> None:
+    header = parse(f"figdown 0.5 {genre}\n")
+    assert not any("unknown genre" in message for _, message in header.diagnostics), genre
+
+
+def test_tasks_and_skill_resolve() -> None:
+    assert docs.lookup("reading").files[0][0] == "reading.md"
+    assert docs.lookup("transcribe").files[0][0] == "transcribe.md"
+    skill = docs.lookup("skill")
+    assert skill.kind == "skill" and skill.files[0][0] == "SKILL.md"
+    assert docs.ROUTER_MARKER in skill.files[0][1]
+
+
+def test_no_shipped_file_is_an_orphan() -> None:
+    reachable = {docs.SKILL} | {file for file, _ in docs.TASKS.values()}
+    for route in docs.router().values():
+        reachable.update(route.load, route.experimental)
+    assert set(docs.doc_names()) == reachable
+    assert TASK_FILES <= reachable
+
+
+def test_unknown_names_are_refused_with_the_choices() -> None:
+    with pytest.raises(docs.DocsError, match="genres are block, bitfield"):
+        docs.lookup("pie")
+    with pytest.raises(docs.DocsError):
+        docs.doc_text("../server.py")
+
+
+def test_names_are_case_and_space_insensitive() -> None:
+    assert docs.lookup("  Table ").name == "table"
+    assert docs.lookup(None).kind == docs.lookup("").kind == "index"
+
+
+# --- the router parser on its own ------------------------------------------------------------
+
+ROUTER = f"""# Skill
+Some prose.
+
+{docs.ROUTER_MARKER}
+| Genre | Draws | Load | Experimental |
+|---|---|---|---|
+| `block` | things | `block.md`, `layout.md` | `experimental.md` |
+| `timing` | waves | — | `timing.md` |
+
+After the table.
+| `ignored` | not | `a.md` | — |
+"""
+
+
+def test_parse_router_reads_rows_until_the_table_ends() -> None:
+    routes = docs.parse_router(ROUTER)
+    assert list(routes) == ["block", "timing"]
+    assert routes["block"] == docs.Route("block", "things", ("block.md", "layout.md"), ("experimental.md",))
+    assert routes["timing"].load == () and routes["timing"].experimental == ("timing.md",)
+
+
+def test_parse_router_accepts_crlf() -> None:
+    assert list(docs.parse_router(ROUTER.replace("\n", "\r\n"))) == ["block", "timing"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no marker here\n| `block` | x | `a.md` | — |\n", "marker"),
+        (f"{docs.ROUTER_MARKER}\n\nprose only\n", "no rows"),
+        (f"{docs.ROUTER_MARKER}\n| `block` | x | `a.md` | — |\n| `block` | y | `b.md` | — |\n", "two router rows"),
+        (f"{docs.ROUTER_MARKER}\n| `block` | x | `a.md` |\n", "four cells"),
+    ],
+)
+def test_parse_router_refuses_broken_tables(text: str, message: str) -> None:
+    with pytest.raises(docs.DocsError, match=message):
+        docs.parse_router(text)
