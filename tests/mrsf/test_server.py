@@ -656,3 +656,11 @@ def test_symlinked_sidecar_leaving_the_working_directory_is_refused(tmp_path: Pa
     finally:
         assert "Traceback" not in srv.close()
     assert snapshot(repo / "elsewhere") == before
+
+
+def test_list_open_and_resolved_filters(server: Server, work: Path) -> None:
+    server.ok("mrsf_resolve", document="doc.md", id="c3")
+    ids = lambda result: [c["id"] for c in result["files"][0]["comments"]]  # noqa: E731
+    assert ids(server.ok("mrsf_list", files=["doc.md"], open=True)) == ["c1", "c2"]
+    assert ids(server.ok("mrsf_list", files=["doc.md"], resolved=True)) == ["c3"]
+    assert ids(server.ok("mrsf_list", files=["doc.md"], open=False)) == ["c1", "c2", "c3"]

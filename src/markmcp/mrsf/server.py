@@ -416,7 +416,9 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir = _workdir(args, ctx)
     targets = _sidecars(ctx, workdir, args.get("files"))
-    filters = {k: args[k] for k in ("open", "resolved", "author", "type", "severity") if k in args}
+    # As upstream: open/resolved filter only when true; empty strings filter nothing.
+    filters = {k: True for k in ("open", "resolved") if args.get(k) is True}
+    filters.update({k: args[k] for k in ("author", "type", "severity") if args.get(k)})
     files = []
     flat: list[dict[str, Any]] = []
     for target in targets:
