@@ -132,3 +132,18 @@ def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
         roots, added = anyio.run(conversation, server.port)
     assert roots == {"roots": [str(tmp_path.resolve())], "greeting": "hello"}
     assert added == {"sum": 42} and type(added["sum"]) is int
+
+
+def test_port_in_use_is_reported_on_stderr() -> None:
+    import subprocess
+
+    from mcpwire import demo_command
+
+    with HttpServer("http") as server:
+        done = subprocess.run(
+            demo_command("--transport", "http", "--port", str(server.port)), capture_output=True, timeout=60
+        )
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert f"demo-mcp: cannot listen on 127.0.0.1:{server.port}" in done.stderr.decode()
+    assert b"Traceback" not in done.stderr
