@@ -8,7 +8,8 @@ Three tools (``figdown_build`` arrives with the renderer):
     says how many documents it looked at.
 ``figdown_read``
     ``source`` or ``path`` (one file).  The sections' shape, the reading contract
-    (short form) and the §12 model, in which every element carries its line.
+    (short form) and the §12 model, in which every element carries its line (§12
+    counts lines from the start of the element's own section).
 ``figdown_reference``
     ``name``: a genre, a task (``reading``, ``transcribe``) or ``skill``; none gives
     the index.  ``experimental: true`` adds a genre's experimental files.  The genre
@@ -321,7 +322,8 @@ def read_text(result: dict[str, Any]) -> list[str]:
         counts = ", ".join(f"{n} {key}" for key, n in shape["counts"].items()) or "empty"
         lines.append(f"  section {shape['section']}: figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
-    return ["\n".join(lines), result["contract"], "MODEL (§12; every element carries its source line)\n" + model]
+    model_head = "MODEL (§12; every element carries its source line, counted from the start of its section)"
+    return ["\n".join(lines), result["contract"], f"{model_head}\n{model}"]
 
 
 # --- figdown_reference ---------------------------------------------------------------------

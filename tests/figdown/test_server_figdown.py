@@ -1,0 +1,341 @@
+"""``figdown-mcp`` over a real stdio subprocess, raw JSON-RPC: every tool, every channel.
+
+Channels: a JSON-RPC error for a protocol fault (unknown tool), ``isError`` for a malformed
+request (both/neither of source and path, no such file, a directory where one document is
+needed, a path outside the server's folders, an unknown reference), and a normal result
+whose first line is ``PARSE FAILED — …`` for a document that does not parse.  Every
+normal result carries ``structuredContent`` valid against the tool's ``outputSchema``.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from markmcp.figdown import model_json, parse
+
+TIMEOUT = 30.0
+CLEAN = 'figdown 0.1 block\ntitle "Pair"\nnode a "A"\nnode b ""\nnode c\nedge a -> b\nlayout\npin a at=(1,2)\n'
+BROKEN = 'figdown 0.1 block\nnode a "A"\nfrobnicate\nedge a -> nowhere\n'
+SEQUENCE = (
+    'figdown 0.4 sequence\nlifeline c "Client"\nlifeline s "Server"\n'
+    'message c -> s "hello"\nmessage c <- s "welcome"\nstate c "READY"\n'
+)
+
+
+class Server:
+    """``python -m markmcp.figdown.server`` on stdio, one JSON-RPC message per line."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "markmcp.figdown.server", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.next_id = 0
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        while True:
+            line = self.lines.get(timeout=TIMEOUT)
+            assert line is not None, "server closed its output"
+            answer = json.loads(line)
+            if answer.get("id") == self.next_id:
+                return answer
+
+    def initialize(self) -> dict[str, Any]:
+        answer = self.request("initialize", {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "figdown-tests", "version": "1"},
+        })
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer["result"]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = self.request("tools/call", {"name": tool, "arguments": arguments})
+        assert "result" in answer, answer
+        return answer["result"]
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("figdown-mcp")
+    files = {
+        "figs/clean.fd": CLEAN,
+        "figs/ladder.fd": SEQUENCE,
+        "figs/sub/broken.fd": BROKEN,
+        "figs/.git/skip.fd": "garbage\n",
+        "figs/node_modules/skip.fd": "garbage\n",
+        "figs/readme.md": "not a figure\n",
+        "empty/.keep": "",
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "figs" / "latin.bin").write_bytes(b"figdown 0.1 block\nnode a \"caf\xe9\"\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path) -> Iterator[Server]:
+    running = Server(workspace)
+    running.initialize()
+    yield running
+    assert running.close() == 0
+
+
+@pytest.fixture(scope="module")
+def schemas(server: Server) -> dict[str, dict[str, Any]]:
+    listing = server.request("tools/list")["result"]["tools"]
+    return {tool["name"]: tool for tool in listing}
+
+
+def texts(result: dict[str, Any]) -> list[str]:
+    return [block["text"] for block in result["content"] if block["type"] == "text"]
+
+
+def normal(result: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any]:
+    """Assert a normal result whose structuredContent matches the tool's outputSchema."""
+    assert result.get("isError") is False, texts(result)
+    structured = result["structuredContent"]
+    jsonschema.validate(structured, tool["outputSchema"])
+    return structured
+
+
+def refused(result: dict[str, Any], fragment: str) -> None:
+    assert result["isError"] is True
+    assert fragment in texts(result)[0], texts(result)
+
+
+# --- listing and protocol faults -----------------------------------------------------------
+
+
+def test_three_tools_with_schemas_and_read_only_annotations(schemas: dict[str, dict[str, Any]]) -> None:
+    assert set(schemas) == {"figdown_check", "figdown_read", "figdown_reference"}
+    for tool in schemas.values():
+        assert tool["inputSchema"]["type"] == "object"
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["annotations"]["readOnlyHint"] is True
+    assert set(schemas["figdown_check"]["inputSchema"]["properties"]) == {"source", "path"}
+    assert set(schemas["figdown_read"]["inputSchema"]["properties"]) == {"source", "path"}
+    assert set(schemas["figdown_reference"]["inputSchema"]["properties"]) == {"name", "experimental"}
+
+
+def test_unknown_tool_is_a_jsonrpc_error(server: Server) -> None:
+    answer = server.request("tools/call", {"name": "figdown_build", "arguments": {"source": CLEAN}})
+    assert "result" not in answer
+    assert answer["error"]["code"] == -32602
+
+
+def test_unknown_method_is_a_jsonrpc_error(server: Server) -> None:
+    answer = server.request("figdown/whatever", {})
+    assert answer["error"]["code"] == -32601
+
+
+def test_wrong_argument_type_is_is_error(server: Server) -> None:
+    refused(server.call("figdown_check", {"source": 42}), "source")
+    refused(server.call("figdown_read", {"source": CLEAN, "extra": 1}), "extra")
+
+
+# --- figdown_check ----------------------------------------------------------------------------
+
+
+def test_check_clean_source(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_check", {"source": CLEAN})
+    data = normal(result, schemas["figdown_check"])
+    assert (data["ok"], data["checked"], data["clean"], data["withDiagnostics"]) == (True, 1, 1, 0)
+    assert texts(result) == ["checked 1 document(s), 1 clean, 0 with diagnostics"]
+
+
+def test_check_broken_source_is_a_normal_parse_failed_result(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_check", {"source": BROKEN})
+    data = normal(result, schemas["figdown_check"])
+    assert data["ok"] is False and data["withDiagnostics"] == 1
+    first = texts(result)[0].split("\n")
+    assert first[0] == "PARSE FAILED — 2 diagnostic(s) in <source>"
+    assert first[1:] == [f"Line {line}: {message}" for line, message in sorted(parse(BROKEN).diagnostics)]
+    assert [d["line"] for d in data["documents"][0]["diagnostics"]] == [3, 4]
+    assert texts(result)[-1] == "checked 1 document(s), 0 clean, 1 with diagnostics"
+
+
+def test_check_walks_a_directory(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_check", {"path": "figs"})
+    data = normal(result, schemas["figdown_check"])
+    assert [doc["label"] for doc in data["documents"]] == ["figs/clean.fd", "figs/ladder.fd", "figs/sub/broken.fd"]
+    assert (data["checked"], data["clean"], data["withDiagnostics"]) == (3, 2, 1)
+    assert texts(result)[0].startswith("PARSE FAILED — 2 diagnostic(s) in figs/sub/broken.fd\n")
+    assert texts(result)[-1] == "checked 3 document(s), 2 clean, 1 with diagnostics"
+
+
+def test_check_a_single_file_and_an_empty_directory(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    data = normal(server.call("figdown_check", {"path": "figs/clean.fd"}), schemas["figdown_check"])
+    assert data["checked"] == 1 and data["documents"][0]["label"] == "figs/clean.fd"
+    result = server.call("figdown_check", {"path": "empty"})
+    data = normal(result, schemas["figdown_check"])
+    assert data["checked"] == 0 and data["ok"] is True
+    assert texts(result) == ["checked 0 document(s), 0 clean, 0 with diagnostics (no .fd file found)"]
+
+
+def test_check_writes_nothing(server: Server, workspace: Path) -> None:
+    before = sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*"))
+    server.call("figdown_check", {"path": "figs"})
+    assert sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*")) == before
+
+
+@pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
+def test_malformed_requests_are_is_error(server: Server, tool: str) -> None:
+    refused(server.call(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "not both")
+    refused(server.call(tool, {}), "one of `source` or `path` is required")
+    refused(server.call(tool, {"path": "figs/missing.fd"}), "no such file")
+    refused(server.call(tool, {"path": "../outside.fd"}), "outside the server's folders")
+    refused(server.call(tool, {"path": "figs/latin.bin"}), "is not UTF-8 text")
+
+
+# --- figdown_read -----------------------------------------------------------------------------
+
+
+def test_read_returns_shape_contract_and_model(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_read", {"path": "figs/clean.fd"})
+    data = normal(result, schemas["figdown_read"])
+    assert data["ok"] is True and data["label"] == "figs/clean.fd"
+    assert data["sections"] == [{"section": 1, "version": "0.1", "genre": "block", "title": "Pair",
+                                 "counts": {"nodes": 3, "edges": 1, "pins": 1}}]
+    assert data["model"] == json.loads(model_json(parse(CLEAN)))
+    assert [node["line"] for node in data["model"]["nodes"]] == [3, 4, 5]
+    assert "sequence" not in data["contract"]
+    head, contract, model = texts(result)
+    assert head.split("\n")[0] == "1 section(s) in figs/clean.fd"
+    assert "figdown 0.1 block" in head and "3 nodes" in head
+    assert contract == data["contract"] and contract.startswith("READING CONTRACT")
+    assert json.loads(model.split("\n", 1)[1]) == data["model"]
+
+
+def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    plain = normal(server.call("figdown_read", {"source": CLEAN}), schemas["figdown_read"])["contract"]
+    data = normal(server.call("figdown_read", {"source": CLEAN + SEQUENCE}), schemas["figdown_read"])
+    extra = data["contract"].split("\n")
+    assert extra[:-1] == plain.split("\n")
+    assert "a message is not an edge" in extra[-1] and "array order" in extra[-1]
+    assert [s["genre"] for s in data["sections"]] == ["block", "sequence"]
+    assert data["sections"][1]["counts"] == {"lifelines": 2, "messages": 2, "states": 1}
+    # §12: model lines count from the first line of their own section.
+    assert [m["line"] for m in data["model"]["sections"][1]["messages"]] == [4, 5]
+
+
+def test_read_broken_document_is_a_normal_parse_failed_result(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_read", {"path": "figs/sub/broken.fd"})
+    data = normal(result, schemas["figdown_read"])
+    assert data["ok"] is False and data["model"] is None and data["sections"] == []
+    lines = texts(result)[0].split("\n")
+    assert lines[0] == "PARSE FAILED — 2 diagnostic(s) in figs/sub/broken.fd"
+    assert lines[1].startswith("Line 3: ") and lines[2].startswith("Line 4: ")
+    assert len(texts(result)) == 1
+
+
+def test_read_refuses_a_directory(server: Server) -> None:
+    refused(server.call("figdown_read", {"path": "figs"}), "is a directory")
+
+
+# --- figdown_reference ------------------------------------------------------------------------
+
+
+def test_reference_index(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call("figdown_reference", {})
+    data = normal(result, schemas["figdown_reference"])
+    assert data["kind"] == "index" and data["files"] == []
+    assert [g["name"] for g in data["genres"]] == [
+        "block", "bitfield", "table", "topology", "flowchart", "statechart", "timing", "sequence",
+    ]
+    assert [t["name"] for t in data["tasks"]] == ["reading", "transcribe"]
+    assert texts(result)[0].startswith("FigDown reference index.")
+
+
+@pytest.mark.parametrize("genre", ["block", "bitfield", "table", "topology", "flowchart", "statechart"])
+def test_reference_genre_loads_its_file(server: Server, schemas: dict[str, dict[str, Any]], genre: str) -> None:
+    result = server.call("figdown_reference", {"name": genre})
+    data = normal(result, schemas["figdown_reference"])
+    assert data["kind"] == "genre" and data["name"] == genre
+    assert data["files"][0]["file"] == f"{genre}.md"
+    assert f"===== {genre}.md =====" in texts(result)[0]
+
+
+def test_reference_experimental_adds_files(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    plain = normal(server.call("figdown_reference", {"name": "sequence"}), schemas["figdown_reference"])
+    assert plain["files"] == [] and plain["heldBack"] == ["sequence.md"] and "experimental" in plain["note"]
+    full = normal(server.call("figdown_reference", {"name": "sequence", "experimental": True}),
+                  schemas["figdown_reference"])
+    assert [f["file"] for f in full["files"]] == ["sequence.md"] and full["heldBack"] == []
+    block = normal(server.call("figdown_reference", {"name": "block", "experimental": True}),
+                   schemas["figdown_reference"])
+    assert [f["file"] for f in block["files"]] == ["block.md", "layout.md", "experimental.md"]
+
+
+def test_reference_tasks_and_skill(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    for name, file in (("reading", "reading.md"), ("transcribe", "transcribe.md"), ("skill", "SKILL.md")):
+        data = normal(server.call("figdown_reference", {"name": name}), schemas["figdown_reference"])
+        assert [f["file"] for f in data["files"]] == [file]
+
+
+def test_reference_unknown_name_is_is_error(server: Server) -> None:
+    refused(server.call("figdown_reference", {"name": "pie"}), "unknown reference 'pie'")
+
+
+# --- the server's command line ------------------------------------------------------------------
+
+
+def test_roots_widen_the_readable_folders(workspace: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.fd").write_text(CLEAN, encoding="utf-8")
+    running = Server(workspace, "--root", str(other))
+    try:
+        running.initialize()
+        data = running.call("figdown_check", {"path": str(other / "x.fd")})["structuredContent"]
+        assert data["checked"] == 1 and data["ok"] is True
+    finally:
+        assert running.close() == 0
+
+
+def test_help_names_the_default_port(workspace: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--help"], cwd=workspace,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0
+    assert "default 3002" in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--transport", "carrier-pigeon"],
+                         cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stdout == ""
