@@ -30,7 +30,7 @@ from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor
 from .model import Model, Node, Sheet
 from .suggest import closest
-from .units import DIMENSIONLESS, UnitMap, combine, format_unit, power
+from .units import DIMENSIONLESS, UnitMap, UnitSyntaxError, combine, format_unit, parse_unit, power
 from .values import (
     CONTEXT,
     WORKING_DIGITS,
@@ -388,13 +388,23 @@ class Checker:
                 return None
             if isinstance(num, CellNumber):
                 forms.append((num.decoration, r))
+        if col.unit is not None:
+            for r, row in enumerate(sheet.table.rows):
+                cell = row[col.index]
+                problem = self.decoration_problem(cell.text, col.unit, "cell", "the column declares",
+                                                  "a column with a unit forbids")
+                if problem is not None:
+                    self.unit_conflict.add(key)
+                    self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, r), raw=cell.text,
+                                      message=problem, span=(cell.start, cell.end)))
+                    self.col_decoration[key] = None
+                    return None
         deco: Decoration | None = None
         if forms:
-            seen = {(d.side, d.text.strip()) if d else None for d, _ in forms}
-            if len(seen) > 1 and col.unit is None:
-                first = forms[0][0]
-                deviant = next(r for d, r in forms if ((d.side, d.text.strip()) if d else None) !=
-                               ((first.side, first.text.strip()) if first else None))
+            seen = {self.decoration_key(d) for d, _ in forms}
+            if len(seen) > 1:
+                first = self.decoration_key(forms[0][0])
+                deviant = next(r for d, r in forms if self.decoration_key(d) != first)
                 self.unit_conflict.add(key)
                 shown = []
                 for d, _ in forms:
@@ -410,6 +420,39 @@ class Checker:
         self.col_decoration[key] = deco
         return deco
 
+    def decoration_key(self, d: Decoration | None) -> object:
+        """Decorations compare by unit map when the suffix parses as a unit (`m^2` is `m²`)."""
+        if d is None:
+            return None
+        if d.side == "suffix":
+            try:
+                return ("unit", self.m.units.expand(parse_unit(d.text.strip())))
+            except UnitSyntaxError:
+                pass
+        return (d.side, d.text.strip())
+
+    def decoration_problem(self, text: str, unit: UnitMap, what: str, declares: str, forbids: str) -> str | None:
+        """Why a written number's decoration disagrees with a declared unit, or None."""
+        num = parse_cell_number(text)
+        if not isinstance(num, CellNumber):
+            return None
+        t = text.strip()
+        if num.percent:
+            return f"{t} is a ratio and cannot carry a unit"
+        d = num.decoration
+        if d is None:
+            return None
+        if d.side == "prefix":
+            return f'{what} "{t}" has a prefix, which {forbids}'
+        suffix = d.text.strip()
+        try:
+            carried = parse_unit(suffix)
+        except UnitSyntaxError:
+            return f'{what} "{t}" carries "{suffix}", which is not a unit'
+        if not self.m.units.equal(carried, unit):
+            return f'{what} "{t}" carries {suffix}, but {declares} {format_unit(unit)}'
+        return None
+
     def row_label(self, sheet: Sheet, row: int) -> str:
         assert sheet.table is not None
         cells = sheet.table.rows[row]
@@ -417,6 +460,8 @@ class Checker:
 
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
         assert sheet.table is not None
+        if (sheet.id, column) in self.unit_conflict:
+            raise Unevaluable()  # already reported as UNIT
         cell = sheet.table.rows[row][sheet.columns[column].index]
         t = cell.text
         num = parse_cell_number(t)
@@ -628,6 +673,7 @@ class Checker:
             if sheet.table is not None:
                 for name in sheet.columns:
                     self.column_decoration(sheet, name)
+        self.check_unit_definitions()
         order, cycles, info = self.order()
         for cyc in cycles:
             for n in cyc:
@@ -678,6 +724,49 @@ class Checker:
                     input_units[f"{sheet.id}.{col.name}"] = col.unit
         return CheckResult(findings, self.values, self.cells, self.prec, self.units, input_units,
                            assertions, self.edits, order, self.unevaluable)
+
+    def check_unit_definitions(self) -> None:
+        """CYCLE for a definition that expands back to itself, WARN for one nothing uses."""
+        defs = self.m.units
+        reported: set[frozenset[str]] = set()
+        for d in self.m.unit_defs:
+            path = defs.find_cycle(d.atom)
+            if path is None:
+                continue
+            defs.cyclic.update(path)
+            members = frozenset(path)
+            if members in reported:
+                continue
+            reported.add(members)
+            self.emit(Finding("CYCLE", None, f"[{d.atom}]", cycle_path=[f"[{a}]" for a in path],
+                              span=(d.start, d.end)))
+        used: set[str] = set()
+        for d in self.m.unit_defs:
+            used.update(a for a, _ in d.unit)
+        for sheet in self.m.sheets.values():
+            for col in sheet.columns.values():
+                used.update(a for a, _ in col.unit or ())
+        for node in self.m.nodes:
+            b = node.stmt
+            if isinstance(b, lang.Binding):
+                used.update(a for a, _ in b.unit or ())
+                stack: list[lang.Node] = [b.expr]
+                while stack:
+                    e = stack.pop()
+                    if isinstance(e, lang.Num) and e.unit:
+                        used.update(a for a, _ in e.unit)
+                    stack.extend(children(e))
+            elif isinstance(b, lang.Assert):
+                stack = [b.expr]
+                while stack:
+                    e = stack.pop()
+                    if isinstance(e, lang.Num) and e.unit:
+                        used.update(a for a, _ in e.unit)
+                    stack.extend(children(e))
+        for d in self.m.unit_defs:
+            if d.atom not in used:
+                self.emit(Finding("WARN", None, f"[{d.atom}]", f"[{d.atom}] is defined and never used",
+                                  span=(d.start, d.end)))
 
     def coverage(self) -> None:
         m = self.m
@@ -1099,6 +1188,12 @@ class Checker:
                     continue
             if a.rule is None and not isinstance(value, Decimal):
                 continue  # string and date anchors are targets, never compared
+            if a.rule is None and node.binding.unit is not None:
+                problem = self.decoration_problem(stored, node.binding.unit, "anchor", f"{node.name} declares",
+                                                  "a value with a unit forbids")
+                if problem is not None:
+                    anchor_finding(problem, "UNIT")
+                    continue
             try:
                 text = self.render_anchor(node, a, value, stored)
             except EvalError as e:

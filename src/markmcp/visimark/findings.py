@@ -28,6 +28,7 @@ class Finding:
     formula: str | None = None
     raw: str | None = None
     suggestion: str | None = None
+    hint: str | None = None  # replaces the did-you-mean line when a better hint is known
     iso_fix: str | None = None
     alt_a: str | None = None
     alt_b: str | None = None

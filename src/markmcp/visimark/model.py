@@ -117,6 +117,17 @@ def header_unit(text: str) -> tuple[str, str | None, tuple[int, int] | None, str
     return stem, content, span, None
 
 
+def unit_header_hint(text: str, sheet: "Sheet") -> str | None:
+    """For a name written with its header's unit clause (`Weight [kg]`), say which part is the name."""
+    stem, unit, _, err = header_unit(text)
+    if unit is None or err is not None:
+        return None
+    col = sheet.columns.get(_plain(stem))
+    if col is None or col.unit_text is None:
+        return None
+    return f"the header's name is {col.name}; [{unit}] is its unit"
+
+
 def build(src: str) -> Model:
     """Locate and parse a document into its model."""
     located = locate(src)
@@ -258,7 +269,8 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
             from .suggest import closest
 
             emit(Finding("UNDEF", sheet_id, stmt.symbol, raw=stmt.header,
-                         suggestion=closest(stmt.header, sheet.columns), span=(stmt.start, stmt.end)))
+                         suggestion=closest(stmt.header, sheet.columns), hint=unit_header_hint(stmt.header, sheet),
+                         span=(stmt.start, stmt.end)))
             return
         if stmt.symbol in sheet.aliases:
             emit(Finding("DUP", sheet_id, stmt.symbol, span=(stmt.start, stmt.end)))
@@ -285,7 +297,8 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
                          span=(b.start, b.end)))
             return
         emit(Finding("UNDEF", sheet_id, b.name, raw=f'"{b.name}"', message=None,
-                     suggestion=closest(b.name, sheet.columns), span=b.name_span))
+                     suggestion=closest(b.name, sheet.columns), hint=unit_header_hint(b.name, sheet),
+                     span=b.name_span))
         return
     if col_name is not None:
         assert sheet is not None

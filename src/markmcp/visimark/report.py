@@ -63,6 +63,8 @@ def group_lines(f: Finding) -> list[str]:
                 CONT + (f.message or "") + "   is false"]
     if code == "UNDEF":
         head = prefix("UNDEF") + _label(f).ljust(ID_FIELD) + "  " + f"unknown name `{f.raw}`"
+        if f.hint:
+            return [head, CONT + f.hint]
         return [head] + ([CONT + f"did you mean `{f.suggestion}`?"] if f.suggestion else [])
     if code == "DUP":
         if f.message and f.name and f.name.startswith("["):
@@ -79,6 +81,8 @@ def group_lines(f: Finding) -> list[str]:
     if code == "COVERAGE":
         head = prefix("COVERAGE")
         return [head + (f.message or "")] + ([" " * len(head) + f.suggestion] if f.suggestion else [])
+    if code == "WARN" and f.name and f.name.startswith("["):
+        return [prefix("WARN") + (f.message or "")]
     if code == "WARN" and f.message:
         return [prefix("WARN") + f.ident.ljust(ID_FIELD) + "  " + f.message
                 + (f" — did you mean `{f.suggestion}`?" if f.suggestion else "")]
@@ -157,6 +161,8 @@ def finding_json(f: Finding, file: str) -> dict:
             details["suppressedCount"] = f.suppressed_count
         if f.suggestion and f.code in ("UNDEF", "TYPE", "WARN", "COVERAGE", "PRECISION"):
             details["suggestion"] = f.suggestion
+        if f.hint:
+            details["hint"] = f.hint
     return {
         "code": f.code,
         "class": "advice" if f.code in ADVICE_CODES else "problem",

@@ -1,0 +1,147 @@
+"""Units (#317): cell decorations under a header unit, definition cycles and unused
+definitions, the header-name hint, anchored decorations, and `fmt --fix-units`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from markmcp.visimark.check import check
+from markmcp.visimark.model import build
+from markmcp.visimark.report import format_check
+from markmcp.visimark.write import fmt
+
+
+def column_doc(cells: list[str], header: str = "Weight [kg]", unit: str = "kg") -> str:
+    rows = "".join(f"| r{i} | {c} |\n" for i, c in enumerate(cells))
+    stem = header.split(" [")[0]
+    return (f"| Item | {header} |\n|---|---:|\n{rows}\n"
+            f"```vmark #s\ntotal [{unit}] = SUM({stem})\n```\n\nT **0**<!--vmark=s.total-->\n")
+
+
+def problems(src: str) -> list[tuple[str, str, str]]:
+    return [(f.code, f.ident, f.message or "") for f in check(build(src)).findings if f.is_problem]
+
+
+@pytest.mark.parametrize("cells", [["40", "2"], ["40 kg", "40kg"]])
+def test_cells_that_agree_with_the_header_unit(cells: list[str]) -> None:
+    src = column_doc(cells).replace("**0**", f"**{80 if cells[1] != '2' else 42}**")
+    assert problems(src) == []
+
+
+def test_superscript_and_caret_spellings_agree() -> None:
+    src = column_doc(["5 m²", "1 m^2"], header="Area [m^2]", unit="m²").replace("**0**", "**6**")
+    assert problems(src) == []
+
+
+@pytest.mark.parametrize("cell,message", [
+    ("40 lbs", 'cell "40 lbs" carries lbs, but the column declares kg'),
+    ("5 kilogram", 'cell "5 kilogram" carries kilogram, but the column declares kg'),
+    ("5 pcs.", 'cell "5 pcs." carries "pcs.", which is not a unit'),
+    ("$40.00", 'cell "$40.00" has a prefix, which a column with a unit forbids'),
+    ("5%", "5% is a ratio and cannot carry a unit"),
+])
+def test_cell_decorations_that_disagree_are_unit_errors(cell: str, message: str) -> None:
+    src = column_doc(["1", cell])
+    result = check(build(src))
+    assert [(f.code, f.ident, f.row_label, f.message) for f in result.findings if f.is_problem] == [
+        ("UNIT", "s.Weight", "r1", message)]  # one root cause: the total is suppressed, not STALE
+    assert fmt(src).output == src
+
+
+def test_mixed_bare_and_decorated_cells_still_conflict() -> None:
+    got = problems(column_doc(["1", "2 kg"]))
+    assert [c for c, _, _ in got] == ["UNIT"]
+
+
+def test_definition_cycle_is_reported_once() -> None:
+    src = "```vmark\n[a] = [b]\n[b] = [a]\n```\n\n```vmark #s\nx [a] = 1\n```\n\nX **1**<!--vmark=s.x-->\n"
+    result = check(build(src))
+    text = format_check("c.md", result.findings)
+    assert "  CYCLE   [a] → [b] → [a]" in text.split("\n")
+    assert text.endswith("1 problem (0 stale, 1 error)")
+
+
+def test_self_referencing_definition() -> None:
+    src = "```vmark\n[a] = [a⋅m]\n```\n\n```vmark #s\nx [a] = 1\n```\n\nX **1**<!--vmark=s.x-->\n"
+    assert "  CYCLE   [a] → [a]" in format_check("c.md", check(build(src)).findings)
+
+
+def test_unused_definition_is_advice() -> None:
+    src = "```vmark\n[J] = [N⋅m]\n```\n\n```vmark #s\nx = 1\n```\n\nX **1**<!--vmark=s.x-->\n"
+    result = check(build(src))
+    assert result.exit_code == 0
+    assert format_check("w.md", result.findings).split("\n")[2] == "  WARN    [J] is defined and never used"
+    used = src.replace("x = 1", "x [J] = 1")
+    assert not any(f.code == "WARN" for f in check(build(used)).findings)
+
+
+def test_unit_header_name_hint_replaces_did_you_mean() -> None:
+    src = ("| Weight [kg] | Count |\n|---:|---:|\n| 4 | 1 |\n\n```vmark #s\n\"Weight [kg]\" is w\n"
+           "total [kg] = SUM(Weight)\n```\n\nT **4**<!--vmark=s.total-->\n")
+    text = format_check("h.md", check(build(src)).findings)
+    assert "  UNDEF   s.w               unknown name `Weight [kg]`" in text
+    assert "          the header's name is Weight; [kg] is its unit" in text
+    assert "did you mean" not in text
+
+
+@pytest.mark.parametrize("seed,message", [
+    ("40 lbs", 'anchor "40 lbs" carries lbs, but w declares kg'),
+    ("$40", 'anchor "$40" has a prefix, which a value with a unit forbids'),
+])
+def test_anchored_decoration_under_a_declared_unit(seed: str, message: str) -> None:
+    src = f"```vmark #s\nw [kg] = 40\n```\n\nW **{seed}**<!--vmark=s.w-->\n"
+    assert problems(src) == [("UNIT", "s.w", message)]
+    assert fmt(src).output == src
+    assert problems(src.replace(seed, "40 kg")) == []
+
+
+FIX_UNITS = """```vmark
+[kJ] = [kg*m^2/s^2]
+```
+
+| Item | Load [node⋅USD/month] |
+|---|---:|
+| a | 3 |
+
+```vmark #s
+t [degC] = 20
+f [°F] = 68
+e [kJ] = 1 [kg*m^2/s^2]
+total [node⋅USD/month] = SUM(Load)
+```
+
+T **20**<!--vmark=s.t--> F **68**<!--vmark=s.f--> E **1**<!--vmark=s.e--> L **3**<!--vmark=s.total-->
+"""
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", *args], capture_output=True,
+                          text=True, encoding="utf-8")
+
+
+def test_fmt_fix_units_normalises_every_bracket(tmp_path: Path) -> None:
+    doc = tmp_path / "u.md"
+    doc.write_text(FIX_UNITS, encoding="utf-8")
+    p = run("fmt", str(doc))
+    assert (p.returncode, doc.read_text(encoding="utf-8")) == (0, FIX_UNITS)  # plain fmt leaves them
+    p = run("fmt", str(doc), "--fix-units")
+    assert p.returncode == 0
+    assert p.stdout == f"{doc}: updated 6 units\n"
+    out = doc.read_text(encoding="utf-8")
+    assert out == (FIX_UNITS.replace("[kg*m^2/s^2]", "[kg⋅m²/s²]").replace("[node⋅USD/month]", "[USD⋅node/month]")
+                   .replace("[degC]", "[℃]").replace("[°F]", "[℉]"))
+    p = run("fmt", str(doc), "--fix-units")
+    assert p.stdout == f"{doc}: unchanged\n"
+    assert run("check", str(doc)).returncode == 0
+
+
+def test_fix_units_is_refused_on_other_commands(tmp_path: Path) -> None:
+    doc = tmp_path / "u.md"
+    doc.write_text(FIX_UNITS, encoding="utf-8")
+    p = run("check", str(doc), "--fix-units")
+    assert p.returncode == 2
+    assert doc.read_text(encoding="utf-8") == FIX_UNITS
