@@ -484,6 +484,11 @@ def _compact(files: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+def _pretty(result: dict[str, Any]) -> str:
+    """The text content of a result: indented JSON, as the upstream server writes it."""
+    return json.dumps(result, ensure_ascii=False, indent=2)
+
+
 def _list_text(result: dict[str, Any]) -> str:
     if "table" in result:
         return result["table"]
@@ -597,6 +602,7 @@ TOOLS: list[Tool] = [
             ["sidecarPath", "documentPath", "version"],
         ),
         handler=discover,
+        text=_pretty,
         read_only=True,
         idempotent=True,
     ),
@@ -635,6 +641,7 @@ TOOLS: list[Tool] = [
             ["valid", "files", "version"],
         ),
         handler=validate,
+        text=_pretty,
         read_only=True,
         idempotent=True,
     ),
@@ -688,6 +695,7 @@ TOOLS: list[Tool] = [
             ["totalChanged", "totalOrphaned", "dryRun", "files", "version"],
         ),
         handler=reanchor,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_add",
@@ -720,6 +728,7 @@ TOOLS: list[Tool] = [
             ["id", "line", "end_line", "status", "sidecarPath", "version"],
         ),
         handler=add,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_add_batch",
@@ -756,6 +765,7 @@ TOOLS: list[Tool] = [
             ["sidecarPath", "added", "total", "version"],
         ),
         handler=add_batch,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_update",
@@ -793,6 +803,7 @@ TOOLS: list[Tool] = [
             ["id", "updated", "sidecarPath", "version"],
         ),
         handler=update,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_resolve",
@@ -826,6 +837,7 @@ TOOLS: list[Tool] = [
             ["resolved", "changed", "sidecarPath", "version"],
         ),
         handler=resolve,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_list",
@@ -915,6 +927,7 @@ TOOLS: list[Tool] = [
             ["counts", "results", "version"],
         ),
         handler=status,
+        text=_pretty,
         read_only=True,
         idempotent=True,
     ),
@@ -944,6 +957,7 @@ TOOLS: list[Tool] = [
             ["oldSidecar", "newSidecar", "document", "version"],
         ),
         handler=rename,
+        text=_pretty,
     ),
     Tool(
         name="mrsf_delete",
@@ -977,6 +991,7 @@ TOOLS: list[Tool] = [
             ["id", "deleted", "cascade", "sidecarPath", "version"],
         ),
         handler=delete,
+        text=_pretty,
         destructive=True,
     ),
     Tool(
@@ -1015,6 +1030,7 @@ TOOLS: list[Tool] = [
             ["strategy", "sidecarPath", "result", "commentsRecovered", "version"],
         ),
         handler=repair,
+        text=_pretty,
         destructive=True,
     ),
     Tool(
@@ -1049,6 +1065,7 @@ TOOLS: list[Tool] = [
             [],
         ),
         handler=help_tool,
+        text=_pretty,
         read_only=True,
         idempotent=True,
     ),
