@@ -440,3 +440,17 @@ def test_hidden_document_sidecars_are_found(ws):
     (ws / ".notes.md").write_text("x\n")
     ops.add(".notes.md", author="a", text="t", root=ws)
     assert ".notes.md.review.yaml" in ops.find_sidecars(root=ws)["sidecars"]
+
+
+def test_docstring_documents_every_operation():
+    import inspect
+    doc = ops.__doc__
+    for name in ops.__all__:
+        if name == "MrsfError":
+            continue
+        assert f"``{name}(" in doc, name
+        params = [p for p in inspect.signature(getattr(ops, name)).parameters]
+        block = doc[doc.index(f"``{name}("):]
+        block = block[: block.index(")``")]
+        for param in params:
+            assert param in block, (name, param)

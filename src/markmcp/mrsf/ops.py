@@ -73,27 +73,35 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     Moving the anchor (line/end_line/columns) without giving ``selected_text``
     recomputes ``selected_text`` and ``selected_text_hash`` from the document.
     -> ``comment``, ``changed`` (list of field names), ``previousVersion``.
-``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, ...)``
-``unresolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, ...)``
+``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None, config=None)``
+``unresolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None,
+            config=None)``
     ``ids`` a string or list (an unknown id raises ``comment-not-found``, nothing
     written); or ``filters``; ``cascade`` also sets direct replies.
     -> ``changed`` (ids whose value changed), ``matched`` (ids), ``previousVersion``.
 ``delete(target, ids, *, cascade=False, expected_version=None, root=None, cwd=None, config=None)``
-    MRSF §9.1: direct replies are promoted (inherit missing anchor fields, ``reply_to``
-    re-pointed to the grandparent or removed); ``cascade`` deletes direct replies too.
+    MRSF §9.1: direct replies are promoted: a reply with no targeting field of its own
+    (line, end_line, start_column, end_column, selected_text) takes the parent's anchor
+    (those fields plus selected_text_hash, anchored_text, commit); ``reply_to`` is
+    re-pointed to the grandparent or removed.  ``cascade`` deletes direct replies too.
     -> ``deleted`` (ids), ``promoted`` (ids), ``previousVersion``.
 ``list_comments(targets=None, *, filters=None, root=None, cwd=None, config=None)``
     ``targets``: list of documents/sidecars/directories (None: every sidecar under root).
     -> ``comments`` (each comment's fields plus ``document``, ``sidecar``),
     ``count``, ``summary`` (``total, open, resolved, orphaned, threads, byType,
-    bySeverity``), ``errors`` (unreadable sidecars: ``{sidecar, code, message}``).
-    ``format_list(result) -> str`` renders the compact text form.
+    bySeverity``), ``versions``, ``errors`` (unreadable sidecars:
+    ``{sidecar, document, code, message}``).
+``format_list(result)`` -> str: the compact text form of a ``list_comments`` result.
 ``status(targets=None, *, root=None, cwd=None, config=None, use_git=True)``
     -> ``results`` (``{id, document, sidecar, health, reason}``; health is
-    ``fresh|stale|orphaned|unknown``), ``counts``, ``errors``.
+    ``fresh|stale|orphaned|unknown``, see ``edits.assess_status``), ``counts``,
+    ``versions``, ``errors``.
 ``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None, config=None)``
     -> ``valid`` (bool), ``files`` (``{sidecar, document, valid, errors, warnings}``),
-    ``errorCount``, ``warningCount``.  Each diagnostic: ``{code, severity, message,
+    ``errorCount``, ``warningCount``, ``versions``.  ``check_document`` adds the anchor
+    checks against the document; a ``document`` field that disagrees with the sidecar's
+    location gives ``document-mismatch`` (when the root has ``.git``/``.mrsf.yaml``).
+    Unreadable files are reported as files with one error.  Each diagnostic: ``{code, severity, message,
     path, commentId?, index?, line?, column?}`` (see :mod:`markmcp.mrsf.validate`).
 ``rename(old_document, new_document, *, expected_version=None, root=None, cwd=None, config=None)``
     Rewrites ``document`` and moves the sidecar to the new document's sidecar path.
@@ -111,7 +119,12 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     passing the document as of the comment's ``commit`` (or ``from_commit``) as the
     source when git has it.  -> ``results`` (``{id, status, score, reason, line,
     end_line, start_column, end_column, anchoredText, previous, changed}``),
-    ``changed`` (count), ``written`` (bool), ``counts`` (by status), ``previousVersion``.
+    ``changed`` (count), ``written`` (bool), ``counts`` (by status), ``dryRun``,
+    ``headCommit``, ``previousVersion``.  Results other than ``anchored`` are stored as
+    ``x_reanchor_status``/``x_reanchor_score``; an ``anchored`` result removes them.
+    ``update_text``: ``selected_text`` takes the text found (hash recomputed) instead of
+    ``anchored_text``; ``force``: anchored/shifted results scoring >= 0.8 are re-based on
+    HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written.
 ``find_sidecars(directory=None, *, root=None, cwd=None, config=None)`` -> ``sidecars`` (relative paths).
 """
 
