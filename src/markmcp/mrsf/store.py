@@ -366,6 +366,9 @@ def transact(
                 sc = parse_sidecar(decode(raw, path, "sidecar"), name=str(path))
             except MrsfError as exc:
                 if not lenient or exc.code not in ("malformed-yaml", "malformed-json", "invalid-sidecar", "encoding-error"):
+                    if exc.code in ("malformed-yaml", "malformed-json", "invalid-sidecar"):
+                        exc.message += "; nothing was written (the repair operation can salvage the comments)"
+                        exc.args = (exc.message,)
                     raise
         new_sc, result = change(sc)
         if new_sc is None:
