@@ -14,14 +14,14 @@ TASK_FILES = {"layout.md", "reading.md", "transcribe.md"}
 DOCS_DIR = Path(docs.__file__).parent
 
 
-def fd_examples() -> list[tuple[str, int, str]]:
-    """(file, first line, source) of every ```fd block in our docs."""
+def fd_examples(fence: str = "```fd") -> list[tuple[str, int, str]]:
+    """(file, first line, source) of every block opened by ``fence`` in our docs."""
     found = []
     for name in docs.doc_names():
         lines = docs.text_lines(docs.doc_text(name))
         index = 0
         while index < len(lines):
-            if lines[index].strip() == "```fd":
+            if lines[index].strip() == fence:
                 end = index + 1
                 while end < len(lines) and lines[end].strip() != "```":
                     end += 1
@@ -33,6 +33,7 @@ def fd_examples() -> list[tuple[str, int, str]]:
 
 
 EXAMPLES = fd_examples()
+REFUSED = fd_examples("```fd-error")
 
 
 def test_there_are_examples_in_every_genre_file() -> None:
@@ -47,6 +48,19 @@ def test_every_fd_example_parses_clean(name: str, line: int, source: str) -> Non
     result = parse(source)
     assert result.error_lines() == [], f"{name} line {line}"
     assert result.models
+
+
+def test_there_are_refused_examples() -> None:
+    assert len(REFUSED) >= 4
+
+
+@pytest.mark.parametrize(("name", "line", "source"), REFUSED, ids=[f"{n}:{ln}" for n, ln, _ in REFUSED])
+def test_every_fd_error_example_fails_exactly_on_its_marked_lines(name: str, line: int, source: str) -> None:
+    """In an ```fd-error block, the lines whose comment says "error" are refused, and only those."""
+    marked = {number for number, text in enumerate(source.split("\n"), 1) if "# error" in text}
+    assert marked, f"{name} line {line}: no line is marked"
+    refused = {diagnostic_line for diagnostic_line, _ in parse(source).diagnostics}
+    assert refused == marked, f"{name} line {line}: {parse(source).error_lines()}"
 
 
 def test_each_genre_file_shows_its_own_genre() -> None:
