@@ -9,8 +9,10 @@ normal result carries ``structuredContent`` valid against the tool's ``outputSch
 
 from __future__ import annotations
 
+import http.client
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -182,7 +184,9 @@ def test_check_clean_source(server: Server, schemas: dict[str, dict[str, Any]]) 
     assert texts(result) == ["checked 1 document(s), 1 clean, 0 with diagnostics"]
 
 
-def test_check_broken_source_is_a_normal_parse_failed_result(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+def test_check_broken_source_is_a_normal_parse_failed_result(
+    server: Server, schemas: dict[str, dict[str, Any]],
+) -> None:
     result = server.call("figdown_check", {"source": BROKEN})
     data = normal(result, schemas["figdown_check"])
     assert data["ok"] is False and data["withDiagnostics"] == 1
@@ -257,7 +261,9 @@ def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str,
     assert [m["line"] for m in data["model"]["sections"][1]["messages"]] == [4, 5]
 
 
-def test_read_broken_document_is_a_normal_parse_failed_result(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+def test_read_broken_document_is_a_normal_parse_failed_result(
+    server: Server, schemas: dict[str, dict[str, Any]],
+) -> None:
     result = server.call("figdown_read", {"path": "figs/sub/broken.fd"})
     data = normal(result, schemas["figdown_read"])
     assert data["ok"] is False and data["model"] is None and data["sections"] == []
@@ -339,3 +345,52 @@ def test_help_names_the_default_port(workspace: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--transport", "carrier-pigeon"],
                          cwd=workspace, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == ""
+
+
+def test_http_transport_serves_the_same_tools(workspace: Path) -> None:
+    """One round trip over streamable HTTP: the transport is the shared layer's, the answer ours."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "markmcp.figdown.server", "--transport", "http", "--port", "0"],
+        cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        banner = ""
+        while not re.search(r"on http://\S+:(\d+)/", banner):
+            line = proc.stderr.readline().decode()
+            assert line, f"no listening banner: {banner!r}"
+            banner += line
+        port = int(re.search(r"on http://\S+:(\d+)/", banner).group(1))  # type: ignore[union-attr]
+        session: dict[str, str] = {}
+
+        def post(message: dict[str, Any]) -> list[dict[str, Any]]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+            headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                       "MCP-Protocol-Version": "2025-11-25", **session}
+            conn.request("POST", "/mcp", body=json.dumps(message), headers=headers)
+            response = conn.getresponse()
+            if response.getheader("mcp-session-id"):
+                session["Mcp-Session-Id"] = response.getheader("mcp-session-id")  # type: ignore[assignment]
+            body = response.read().decode()
+            conn.close()
+            if (response.getheader("content-type") or "").startswith("text/event-stream"):
+                data = [line[5:] for line in body.split("\n") if line.startswith("data:")]
+                return [json.loads(item) for item in data if item.strip()]
+            return [json.loads(body)] if body.strip() else []
+
+        post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answers = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                        "params": {"name": "figdown_check", "arguments": {"source": BROKEN}}})
+        result = next(a for a in answers if a.get("id") == 2)["result"]
+        assert result["isError"] is False
+        assert result["content"][0]["text"].startswith("PARSE FAILED — 2 diagnostic(s) in <source>")
+        assert result["structuredContent"]["withDiagnostics"] == 1
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=TIMEOUT)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
