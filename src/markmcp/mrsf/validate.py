@@ -232,6 +232,8 @@ def _check_comments(comments: list, report: _Report) -> None:
             if key not in c:
                 continue
             value = c[key]
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # JSON Schema: 3.0 is an integer
             if isinstance(value, bool) or not isinstance(value, int):
                 err("invalid-type", f"{label}: `{key}` must be an integer, found {type_name(value)}", key)
             elif value < minimum:
