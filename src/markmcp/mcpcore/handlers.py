@@ -25,12 +25,11 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 import anyio
@@ -41,6 +40,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.shared.uri_template import UriTemplate
 
+from markmcp.mcpcore import clientlog
 from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
 from markmcp.mcpcore.args import check_arguments, check_value, strict_schema
 
@@ -54,41 +54,6 @@ ROOTS_TIMEOUT = 10.0
 
 _ROOTS_KEY = "markmcp.roots"
 _LOG_LEVEL_KEY = "markmcp.log_level"
-
-MCP_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-"""MCP's log levels (syslog severities), least severe first."""
-
-_CALL_RECORDS: contextvars.ContextVar[list[logging.LogRecord] | None] = contextvars.ContextVar(
-    "markmcp_call_records", default=None
-)
-
-
-def mcp_log_level(record: logging.LogRecord) -> str:
-    """The MCP level of a Python log record."""
-    if record.levelno >= logging.CRITICAL:
-        return "critical"
-    if record.levelno >= logging.ERROR:
-        return "error"
-    if record.levelno >= logging.WARNING:
-        return "warning"
-    return "info" if record.levelno >= logging.INFO else "debug"
-
-
-class CallLogCollector(logging.Handler):
-    """Collects the ``markmcp.*`` log records emitted during a tool call (see ``_CALL_RECORDS``).
-
-    The tool call sets the context variable to a list before running its handler;
-    ``anyio.to_thread`` copies the context into the worker thread, so records from
-    the handler land in that call's list and nowhere else.
-    """
-
-    def emit(self, record: logging.LogRecord) -> None:
-        records = _CALL_RECORDS.get()
-        if records is not None:
-            records.append(record)
-
-
-_COLLECTOR = CallLogCollector()
 
 
 def one_line(text: str) -> str:
@@ -126,7 +91,7 @@ def file_uri_to_path(uri: str) -> Path | None:
     parts = urlsplit(uri)
     if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
         return None
-    return Path(url2pathname(unquote(parts.path))).resolve()
+    return Path(url2pathname(parts.path)).resolve()  # url2pathname also undoes %-escapes
 
 
 class Handlers:
@@ -156,9 +121,7 @@ class Handlers:
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
         )
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_level)
-        package_logger = logging.getLogger("markmcp")
-        if _COLLECTOR not in package_logger.handlers:
-            package_logger.addHandler(_COLLECTOR)
+        clientlog.install()
         return server
 
     # tools -------------------------------------------------------------------------
@@ -177,14 +140,11 @@ class Handlers:
         if problems:
             return error_result(f"invalid arguments for tool '{tool.name}': " + "; ".join(problems))
         call_ctx = await self.call_context(ctx)
-        records: list[logging.LogRecord] = []
-        token = _CALL_RECORDS.set(records)
-        try:
-            result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx)
-        except Exception as error:
-            result = error
-        finally:
-            _CALL_RECORDS.reset(token)
+        with clientlog.collect() as records:
+            try:
+                result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx)
+            except Exception as error:
+                result = error
         await self.forward_logs(ctx, records)
         if isinstance(result, ToolError):
             return error_result(one_line(result.message), result.data)
@@ -305,11 +265,7 @@ class Handlers:
         wanted = _connection_state(ctx).get(_LOG_LEVEL_KEY)
         if wanted is None or not records:
             return
-        threshold = MCP_LOG_LEVELS.index(wanted)
-        for record in records:
-            level = mcp_log_level(record)
-            if MCP_LOG_LEVELS.index(level) < threshold:
-                continue
+        for level, record in clientlog.at_or_above(records, wanted):
             params = types.LoggingMessageNotificationParams(level=level, logger=record.name, data=record.getMessage())
             await ctx.session.send_notification(
                 types.LoggingMessageNotification(params=params), related_request_id=ctx.request_id

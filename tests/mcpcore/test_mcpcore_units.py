@@ -1,0 +1,61 @@
+"""Small pure pieces of the layer: root URIs, one-line messages, log levels, option parsing."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from markmcp.mcpcore import clientlog
+from markmcp.mcpcore.app import ServerSpec, parse_settings
+from markmcp.mcpcore.handlers import file_uri_to_path, one_line
+
+
+def test_file_uri_to_path() -> None:
+    assert file_uri_to_path("file:///tmp/a%20b") == Path("/tmp/a b").resolve()
+    assert file_uri_to_path("file:///tmp/100%2525") == Path("/tmp/100%25").resolve()  # decoded once only
+    assert file_uri_to_path("file://localhost/tmp") == Path("/tmp").resolve()
+    assert file_uri_to_path("file://otherhost/tmp") is None
+    assert file_uri_to_path("https://example.com/x") is None
+
+
+def test_one_line() -> None:
+    assert one_line("boom\n  second\tline\r\n") == "boom second line"
+
+
+def test_log_levels_filter() -> None:
+    records = [logging.LogRecord("markmcp.x", level, __file__, 1, "m", None, None)
+               for level in (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)]
+    assert [level for level, _ in clientlog.at_or_above(records, "info")] == ["info", "warning", "error"]
+    assert [level for level, _ in clientlog.at_or_above(records, "notice")] == ["warning", "error"]
+    assert clientlog.at_or_above(records, "emergency") == []
+
+
+def test_collect_is_scoped_to_the_block() -> None:
+    clientlog.install()
+    log = logging.getLogger("markmcp.test")
+    log.setLevel(logging.DEBUG)
+    with clientlog.collect() as records:
+        log.info("inside")
+    log.info("outside")
+    assert [r.getMessage() for r in records] == ["inside"]
+
+
+def test_settings_from_argv(tmp_path: Path) -> None:
+    spec = ServerSpec(
+        name="x", version="1", instructions="", tools=(), default_port=3001, prog="x-mcp",
+        add_arguments=lambda parser: parser.add_argument("--flavour", default="plain"),
+    )
+    defaults = parse_settings(spec, [])
+    assert (defaults.transport, defaults.host, defaults.port) == ("stdio", "127.0.0.1", 3001)
+    assert defaults.roots == () and defaults.allow_write is False and dict(defaults.options) == {"flavour": "plain"}
+    (tmp_path / "r").mkdir()
+    chosen = parse_settings(spec, ["--transport", "sse", "--port", "0", "--cwd", str(tmp_path), "--root", "r",
+                                   "--allow-write", "--flavour", "spicy"])
+    assert chosen.roots == ((tmp_path / "r").resolve(),) and chosen.cwd == tmp_path.resolve()
+    assert chosen.port == 0 and chosen.allow_write and chosen.options["flavour"] == "spicy"
+    for bad in (["--root", str(tmp_path / "missing")], ["--port", "70000"], ["--transport"]):
+        with pytest.raises(SystemExit) as stop:
+            parse_settings(spec, bad)
+        assert stop.value.code == 2
