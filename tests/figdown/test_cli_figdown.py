@@ -237,3 +237,13 @@ def test_main_is_importable_and_returns_codes(tmp_path: Path, capsys: pytest.Cap
     assert main(["check", str(tmp_path / "ok.fd")]) == 0
     assert main(["check", str(tmp_path / "absent.fd")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs symlinks")
+def test_symlinked_directories_are_not_followed(tmp_path: Path) -> None:
+    write(tmp_path / "d" / "real" / "one.fd", CLEAN)
+    (tmp_path / "d" / "real" / "loop").symlink_to(tmp_path / "d", target_is_directory=True)
+    (tmp_path / "d" / "alias").symlink_to(tmp_path / "d" / "real", target_is_directory=True)
+    run = figdown("check", "--json", "d", cwd=tmp_path)
+    assert run.returncode == 0
+    assert [doc["label"] for doc in json.loads(run.stdout)["documents"]] == [os.path.join("d", "real", "one.fd")]

@@ -273,8 +273,13 @@ def test_read_broken_document_is_a_normal_parse_failed_result(
     assert len(texts(result)) == 1
 
 
-def test_read_refuses_a_directory(server: Server) -> None:
+def test_read_refuses_a_directory_and_a_picture(server: Server, workspace: Path) -> None:
     refused(server.call("figdown_read", {"path": "figs"}), "is a directory")
+    (workspace / "figs" / "picture.svg").write_text("<svg/>", encoding="utf-8")
+    try:
+        refused(server.call("figdown_read", {"path": "figs/picture.svg"}), "is an SVG")
+    finally:
+        (workspace / "figs" / "picture.svg").unlink()
 
 
 # --- figdown_reference ------------------------------------------------------------------------

@@ -45,8 +45,9 @@ class SourceError(Exception):
 
 
 def walk(directory: Path) -> list[Path]:
-    """Every ``*.fd`` file below ``directory``: depth first, names sorted, ``.git`` and
-    ``node_modules`` skipped.  Symlinked directories are not followed (no cycles)."""
+    """Every ``*.fd`` file below ``directory``, depth first: a directory's files in name
+    order, then its subdirectories in name order; ``.git`` and ``node_modules`` skipped.
+    Symlinked directories are not followed (no cycles)."""
     found: list[Path] = []
     pending: list[Path] = [directory]
     while pending:

@@ -20,8 +20,9 @@ Three channels, kept apart:
 * JSON-RPC errors for protocol faults only (the shared layer: unknown tool,
   unknown method, bad JSON);
 * ``isError: true`` when the request itself is wrong: both ``source`` and ``path``,
-  neither, no such file, a directory where one document is needed, a path outside
-  the server's folders, an unknown reference name;
+  neither, no such file, a directory where one document is needed, an ``.svg`` given
+  to ``figdown_read`` (reading a built figure's embedded source comes with the
+  renderer), a path outside the server's folders, an unknown reference name;
 * a normal result for a document that does not parse.  Its first text line reads
   ``PARSE FAILED — N diagnostic(s) in <label>`` and the engine's diagnostics follow
   verbatim; ``structuredContent`` says the same with ``ok: false``.
@@ -292,6 +293,9 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                             "(figdown_check walks directories)")
         if not path.exists():
             raise ToolError(f"no such file: {given}")
+        if path.suffix.lower() == ".svg":
+            raise ToolError(f"{given} is an SVG: recovering the source from a built figure is not supported yet; "
+                            "read the .fd it was built from (never the picture)")
         label, text = given, _read(path, given)
     result = parse(text)
     if result.diagnostics:
