@@ -454,3 +454,19 @@ def test_docstring_documents_every_operation():
         block = block[: block.index(")``")]
         for param in params:
             assert param in block, (name, param)
+
+
+def test_unknown_major_version_is_refused(ws):
+    path = ws / "docs" / "a.md.review.yaml"
+    text = 'mrsf_version: "2.0"\ndocument: docs/a.md\ncomments: []\n'
+    path.write_text(text)
+    for call in (lambda: ops.add("docs/a.md", author="a", text="t", root=ws),
+                 lambda: ops.reanchor("docs/a.md", root=ws)):
+        with pytest.raises(MrsfError) as info:
+            call()
+        assert info.value.code == "unsupported-version"
+    assert path.read_text() == text
+    assert ops.list_comments(root=ws)["errors"][0]["code"] == "unsupported-version"
+    assert ops.read("docs/a.md", root=ws)["data"]["mrsf_version"] == "2.0"
+    path.write_text(text.replace("2.0", "1.7"))
+    assert ops.add("docs/a.md", author="a", text="t", root=ws)["written"]

@@ -19,6 +19,7 @@ Codes used by the engine:
 ``invalid-argument``                    a bad parameter (negative line, unknown filter...)
 ``path-escape``                         a path leaves the workspace root (``..`` or symlink)
 ``invalid-config``                      ``.mrsf.yaml`` is malformed or its sidecar_root unsafe
+``unsupported-version``                 the sidecar's ``mrsf_version`` major is not 1
 ``version-mismatch``                    ``expected_version`` differs (see :class:`MrsfConflict`)
 ``io-error``                            the operating system refused a read or write
 ``internal-error``                      a write was refused because it would not round-trip

@@ -37,6 +37,9 @@ Conventions
   writers that both read version V cannot both succeed: no update is lost.
 * Failures raise :class:`~markmcp.mrsf.errors.MrsfError` (``code``, ``message``,
   ``to_dict()``); nothing is written.  Codes are listed in :mod:`markmcp.mrsf.errors`.
+* A sidecar whose ``mrsf_version`` has a major other than 1 is refused by every
+  operation but ``read``/``validate`` (``unsupported-version``; ``list_comments`` and
+  ``status`` report it in ``errors``), per MRSF §5.
 * A "comment" in results is the comment's fields as stored (plain data, every key kept).
 * Filters (``list_comments``, ``resolve``, ``unresolve``) are a dict with any of:
   ``open`` (bool), ``resolved`` (bool), ``orphaned`` (bool: ``x_reanchor_status`` is
@@ -185,10 +188,28 @@ def _head(loc: Location) -> str | None:
     return git.head_commit(repo) if repo else None
 
 
+def _check_version(data: Any, where: str) -> None:
+    """MRSF §5: refuse a sidecar of an unknown major version (a missing or malformed
+    version is left to validation)."""
+    version = data.get("mrsf_version") if isinstance(data, dict) else None
+    if isinstance(version, str):
+        major = version.split(".", 1)[0]
+        if major.isdigit() and major != "1":
+            raise MrsfError("unsupported-version",
+                            f"{where}: MRSF version {version} is not supported (this tool handles 1.x)",
+                            path=where)
+
+
 def _write(loc: Location, change, *, expected_version: str | None, create: bool = False) -> store.Outcome:
     if not create:
         _require_sidecar(loc)
-    return store.transact(loc.sidecar_path, change, expected_version=expected_version, create_dirs=create)
+
+    def guarded(sc: Sidecar | None):
+        if sc is not None:
+            _check_version(sc.data, loc.sidecar)
+        return change(sc)
+
+    return store.transact(loc.sidecar_path, guarded, expected_version=expected_version, create_dirs=create)
 
 
 def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, Any]:
@@ -410,6 +431,11 @@ def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filte
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
         versions[loc.sidecar] = loaded.version
+        try:
+            _check_version(loaded.data, loc.sidecar)
+        except MrsfError as exc:
+            errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
+            continue
         items = loaded.data.get("comments") if isinstance(loaded.data, dict) else None
         for plain in items if isinstance(items, list) else ():
             if not isinstance(plain, dict):
@@ -440,6 +466,7 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
     for loc in locs:
         try:
             loaded = store.load_plain(loc.sidecar_path)
+            _check_version(loaded.data, loc.sidecar)
             text = _document_text(loc)
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
