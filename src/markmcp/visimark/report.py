@@ -34,7 +34,10 @@ def stale_line(f: Finding) -> str:
     left = f.ident.ljust(ID_FIELD) + "· " + f.row_label if f.row_label is not None else f.ident
     stored = f.stored or ""
     gap = max(1, STORED_END - len(left) - len(stored))
-    computed = (f.computed or "").ljust(COMPUTED_FIELD) + f.formula if f.formula else (f.computed or "")
+    computed = f.computed or ""
+    if f.formula:
+        # the formula starts in its own column; a computed value that fills it keeps one space
+        computed = (computed.ljust(COMPUTED_FIELD) if len(computed) < COMPUTED_FIELD else computed + " ") + f.formula
     return prefix("STALE") + left + " " * gap + stored + " ≠ " + computed
 
 
