@@ -99,7 +99,13 @@ def test_sse_refuses_foreign_host() -> None:
 def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
     with HttpServer("http") as server:
         HttpClient(server.port).initialize()
+        stuck = HttpClient(server.port)
+        stuck.initialize()
+        pool = ThreadPoolExecutor(1)
+        pool.submit(stuck.call, "tools/call", {"name": "slow", "arguments": {"ms": 600_000}})
+        HttpClient(server.port).initialize()  # still serving while one handler is stuck
         code, stdout, stderr = server.stop(sig)
+        pool.shutdown(wait=False, cancel_futures=True)
     assert code == 0, stderr
     assert stdout == ""
     assert "Traceback" not in stderr

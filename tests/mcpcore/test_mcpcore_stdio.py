@@ -205,6 +205,19 @@ def test_signal_stops_cleanly(sig: signal.Signals) -> None:
         assert "Traceback" not in stderr
 
 
+def test_signal_stops_even_with_a_stuck_handler() -> None:
+    with StdioClient() as c:
+        c.initialize()
+        c.request("tools/call", {"name": "slow", "arguments": {"ms": 600_000}})
+        c.call("ping")  # the server is still responsive while the handler sleeps
+        c.proc.send_signal(signal.SIGTERM)
+        code = c.proc.wait(timeout=20)
+        stderr = c.proc.stderr.read().decode()
+    assert code == 0, stderr
+    assert "exiting with 1 tool call(s) still running" in stderr
+    assert "Traceback" not in stderr
+
+
 def test_parse_error_is_answered_and_the_server_goes_on(client: StdioClient) -> None:
     client.send("this is not json")
     assert client.receive() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}

@@ -11,7 +11,8 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
   enforced) and annotations from the :class:`Tool` fields;
 * ``tools/call``: unknown tool -> JSON-RPC error -32602; arguments checked
   strictly (no coercion; integers stay ``int``) -> ``isError`` naming the argument;
-  the handler runs in a worker thread; its dict becomes ``structuredContent`` and
+  the handler runs in a worker thread (abandoned, not awaited, when the call is
+  cancelled or the server stops, so a stuck handler cannot block shutdown); its dict becomes ``structuredContent`` and
   text content; ``ToolError`` -> ``isError`` (with ``data``); any other exception
   -> ``isError`` with a one-line message, the traceback going to the stderr log;
 * ``resources/list`` (empty: only templates), ``resources/templates/list`` and
@@ -142,7 +143,7 @@ class Handlers:
         call_ctx = await self.call_context(ctx)
         with clientlog.collect() as records:
             try:
-                result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx)
+                result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx, abandon_on_cancel=True)
             except Exception as error:
                 result = error
         await self.forward_logs(ctx, records)
@@ -200,7 +201,7 @@ class Handlers:
             flat = {name: v if isinstance(v, str) else "/".join(v) for name, v in variables.items()}
             call_ctx = await self.call_context(ctx)
             try:
-                text = await anyio.to_thread.run_sync(template.handler, flat, call_ctx)
+                text = await anyio.to_thread.run_sync(template.handler, flat, call_ctx, abandon_on_cancel=True)
             except FileNotFoundError:
                 raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
             except ToolError as error:

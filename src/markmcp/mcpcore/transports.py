@@ -44,14 +44,35 @@ logger = logging.getLogger("markmcp.mcpcore")
 SHUTDOWN_GRACE = 2
 """Seconds HTTP/SSE connections get to finish after SIGINT/SIGTERM."""
 
+DRAIN_TIMEOUT = 60.0
+"""Seconds the stdio server keeps answering requests received before stdin ended."""
+
 
 def run(spec: ServerSpec, settings: Settings) -> int:
     """Serve ``spec`` with ``settings``; return the process exit code."""
     server = Handlers(spec, settings).build_server()
     if settings.transport == "stdio":
         anyio.run(serve_stdio, server)
-        return 0
-    return serve_http(server, settings, spec.prog or spec.name)
+        code = 0
+    else:
+        code = serve_http(server, settings, spec.prog or spec.name)
+    _leave_abandoned_handlers(code)
+    return code
+
+
+def _leave_abandoned_handlers(code: int) -> None:
+    """Exit now if tool handlers abandoned at shutdown still run in worker threads.
+
+    Those threads are not daemons, so a normal interpreter exit would wait for a
+    stuck handler forever; the protocol is finished, so leave without them.
+    """
+    running = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    busy = [t for t in running if t.name == "AnyIO worker thread"]
+    if busy:
+        logger.warning("exiting with %d tool call(s) still running in worker threads", len(busy))
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 # stdio ---------------------------------------------------------------------------------
@@ -97,11 +118,11 @@ class PendingIds:
 
     inbound: set[Any] = field(default_factory=set)
     outbound: set[Any] = field(default_factory=set)
-    eof: bool = False
+    eof: anyio.Event = field(default_factory=anyio.Event)
     drained: anyio.Event = field(default_factory=anyio.Event)
 
     def check_drained(self) -> None:
-        if self.eof and not self.inbound:
+        if self.eof.is_set() and not self.inbound:
             self.drained.set()
 
 
@@ -197,14 +218,25 @@ class StdioSession:
 
     def on_eof(self) -> None:
         """stdin ended: fail the server's open requests to the client, then wait for the drain."""
-        self.pending.eof = True
+        self.pending.eof.set()
         for request_id in list(self.pending.outbound):
             self.inbox_send.send_nowait(_closed_error(request_id))
         self.pending.check_drained()
 
     async def close_input_when_drained(self) -> None:
-        """After EOF, end the server's input once every received request was answered."""
-        await self.pending.drained.wait()
+        """After EOF, end the server's input once every received request was answered.
+
+        A handler that never finishes must not keep the process alive forever, so
+        the wait is bounded by ``DRAIN_TIMEOUT``.
+        """
+        await self.pending.eof.wait()
+        with anyio.move_on_after(DRAIN_TIMEOUT):
+            await self.pending.drained.wait()
+        if self.pending.inbound:
+            logger.warning(
+                "stdin closed; giving up on %d request(s) unanswered after %.0f s",
+                len(self.pending.inbound), DRAIN_TIMEOUT,
+            )
         self.inbox_send.close()
 
     # output --------------------------------------------------------------------------
@@ -218,7 +250,7 @@ class StdioSession:
                     self.pending.inbound.discard(message.id)
                 elif isinstance(message, types.JSONRPCRequest):
                     self.pending.outbound.add(message.id)
-                    if self.pending.eof:
+                    if self.pending.eof.is_set():
                         self.inbox_send.send_nowait(_closed_error(message.id))
                 self.lines_out.put(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
                 self.pending.check_drained()
