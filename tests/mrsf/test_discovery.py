@@ -114,3 +114,12 @@ def test_document_field_with_dotdot_is_never_followed(tmp_path):
     r = ops.validate("a.md.review.yaml", root=tmp_path)
     codes = {w["code"] for w in r["files"][0]["warnings"]}
     assert codes == {"unsafe-document-path", "document-mismatch"}
+
+
+def test_a_directory_is_not_a_document(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs").mkdir()
+    with pytest.raises(MrsfError) as info:
+        ops.add("docs", author="a", text="t", root=tmp_path)
+    assert info.value.code == "invalid-argument"
+    assert not (tmp_path / "docs.review.yaml").exists()

@@ -223,7 +223,10 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
     """
     cwd_path, root_path = base_dirs(root, cwd, config)
     config = load_config_file(config_file_path(config, cwd)) if config is not None else load_config(root_path)
-    _, rel = inside(root_path, target, cwd_path)
+    lexical, rel = inside(root_path, target, cwd_path)
+    if lexical.is_dir():
+        raise MrsfError("invalid-argument", f"{os.fspath(target)}: is a directory, not a document or sidecar",
+                        path=os.fspath(target))
     if is_sidecar_name(rel):
         sidecar = rel
         document = document_rel_for(rel, config)
