@@ -154,3 +154,14 @@ def test_apply_placement_unit():
     assert out["previous"] == {"line": 8, "end_line": 9}
     with pytest.raises(MrsfError):
         apply_placement(sc, c, Placement("weird", 1.0))
+
+
+def test_status_after_reanchor(examples):
+    ops.reanchor("deployment-guide.md", root=examples)
+    ops.reanchor("contributing.md", root=examples)
+    ops.reanchor("api-reference.md", root=examples)
+    health = {r["id"]: r["health"] for r in ops.status(root=examples)["results"]}
+    dg = {k: v for k, v in health.items() if k.startswith("f1e2d3c4")}
+    assert set(dg.values()) == {"stale"}  # fuzzy placements need a reviewer
+    assert {v for k, v in health.items() if k.startswith("a1b2c3d4")} == {"fresh"}  # moved back in place
+    assert sum(1 for k, v in health.items() if k.startswith("00000000") and v == "orphaned") == 3

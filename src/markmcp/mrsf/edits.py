@@ -496,6 +496,7 @@ def assess_status(comments: list[dict], document_text: str | None, *,
 
     * orphaned: marked orphaned by a re-anchor, its line is past the end of the document,
       or its ``selected_text`` occurs nowhere and git cannot show the document changed;
+    * stale also: the last re-anchor was only fuzzy or ambiguous (needs a reviewer);
     * stale: the text moved away from the recorded position, or (no text to check) the
       document changed since the comment's ``commit``, or the text is gone but the
       document changed since ``commit`` (re-anchor it);
@@ -526,8 +527,11 @@ def assess_status(comments: list[dict], document_text: str | None, *,
         return result
 
     def _health(c: dict, depth: int) -> tuple[str, str]:
-        if c.get("x_reanchor_status") == "orphaned":
+        marked = c.get("x_reanchor_status")
+        if marked == "orphaned":
             return "orphaned", "marked orphaned by a previous re-anchor"
+        if marked in ("fuzzy", "ambiguous"):
+            return "stale", f"the last re-anchor was {marked}: a reviewer should confirm or retarget it"
         anchored = any(k in c for k in ANCHOR_FIELDS)
         if not anchored:
             parent = by_id.get(c.get("reply_to"))
