@@ -233,6 +233,8 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
         return transports.run(spec, settings)
     except KeyboardInterrupt:  # SIGINT outside the transports' own handling
         return 0
+    except SystemExit as stop:  # SIGTERM before/after the transport ran, or uvicorn giving up
+        return stop.code if isinstance(stop.code, int) else 0
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -1,18 +1,20 @@
 """Strict checking of tool arguments (and tool results) against their JSON Schemas.
 
-Why our own checker instead of ``jsonschema``: the tools of this project describe
-their arguments with a small, plain subset of JSON Schema, and what the layer needs
-is *strictness* (no coercion, unknown keys refused, ``true`` is not an integer)
-plus one-line messages that name the argument an agent got wrong, e.g.
-``argument 'line': expected integer, got string``.  ``jsonschema`` is lenient by
-default, phrases errors around the instance value, and costs a noticeable import;
-this module is one short file that is read once and fast per call.
+Why our own checker instead of ``jsonschema`` (which the SDK already depends on):
+what the layer needs is *strictness* and messages an agent can act on.  Plain JSON
+Schema accepts ``3.0`` as an integer (the float would then reach a handler that was
+promised an ``int``) and allows unknown keys unless every object says otherwise;
+``jsonschema`` phrases errors around the value (``'3' is not of type 'integer'``)
+rather than naming the argument.  Here ``"3"`` and ``3.0`` are not integers,
+``true`` is not a number, unknown keys are refused, and every message names the
+argument: ``argument 'line': expected integer, got string``.  The subset of JSON
+Schema the tools use is small, so this stays one short, fast module.
 
-Strictness is applied by :func:`strict_schema`, which returns a copy of a schema
-with ``"additionalProperties": false`` written into every object schema that lists
-``properties`` and does not say otherwise.  The checker itself then follows plain
-JSON Schema semantics, so the schema published in ``tools/list`` is exactly the
-one enforced.
+Strictness about keys comes from :func:`strict_schema`, which returns a copy of a
+schema with ``"additionalProperties": false`` written into every object schema that
+lists ``properties`` and does not say otherwise; that copy is what ``tools/list``
+publishes, so clients see the schema that is enforced.  Apart from integers (see
+above) the checker follows JSON Schema 2020-12 semantics for the keywords it knows.
 
 Supported keywords (anything else is refused by :func:`unsupported_keywords`, so a
 tool author finds out at start-up, not in production):
