@@ -470,3 +470,16 @@ def test_unknown_major_version_is_refused(ws):
     assert ops.read("docs/a.md", root=ws)["data"]["mrsf_version"] == "2.0"
     path.write_text(text.replace("2.0", "1.7"))
     assert ops.add("docs/a.md", author="a", text="t", root=ws)["written"]
+
+
+def test_repair_json_sidecar(ws):
+    path = ws / "docs" / "a.md.review.json"
+    path.write_text('{\n  "mrsf_version": "1.0",\n  "document": "docs/a.md",\n  "comments": [\n'
+                    '    {"id": "a", "text": "brace } in \\"string\\""},\n'
+                    '    {"id": "b", "text": oops},\n'
+                    '    {"id": "c", "nested": {"k": [1, 2]}}\n  ]\n')  # and the closing brace is missing
+    r = ops.repair("docs/a.md", root=ws)
+    assert r["salvaged"] == 2 and r["dropped"][0]["index"] == 1 and r["dropped"][0]["line"] == 6
+    data = ops.read("docs/a.md", root=ws)["data"]
+    assert [c["id"] for c in data["comments"]] == ["a", "c"]
+    assert data["comments"][0]["text"] == 'brace } in "string"'

@@ -9,6 +9,7 @@ discovery, git and the atomic store.  Invalid arguments raise MrsfError
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import re
 import uuid
@@ -742,3 +743,58 @@ def salvage(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
             dropped.append({"index": index, "line": line_no, "reason": "not a comment mapping"})
     return sc, dropped, salvaged
 
+
+
+def salvage_json(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
+    """Rebuild a sidecar from damaged JSON text: every ``{...}`` object directly inside the
+    ``"comments"`` array that parses on its own is kept; the others are reported."""
+    body = text.lstrip("\ufeff").replace("\r\n", "\n")
+    data: dict[str, Any] = {"mrsf_version": "1.0", "document": document, "comments": []}
+    m = re.search(r'"mrsf_version"\s*:\s*"([0-9]+\.[0-9]+)"', body)
+    if m:
+        data["mrsf_version"] = m.group(1)
+    m = re.search(r'"document"\s*:\s*("(?:[^"\\]|\\.)*")', body)
+    if m:
+        try:
+            data["document"] = json.loads(m.group(1)) or document
+        except ValueError:
+            pass
+    dropped: list[dict] = []
+    m = re.search(r'"comments"\s*:\s*\[', body)
+    if m is None:
+        return Sidecar(fmt="json", data=data), dropped, 0
+    pos, depth, start, in_string, escaped = m.end(), 0, None, False, False
+    index = 0
+    while pos < len(body):
+        ch = body[pos]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            if depth == 0:
+                start = pos
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0 and start is not None:
+                chunk = body[start:pos + 1]
+                line = body.count("\n", 0, start) + 1
+                try:
+                    item = json.loads(chunk)
+                    data["comments"].append(item)
+                except ValueError as exc:
+                    dropped.append({"index": index, "line": line, "reason": f"malformed JSON: {exc}"})
+                index += 1
+                start = None
+        elif ch == "]" and depth == 0:
+            break
+        pos += 1
+    if start is not None:
+        dropped.append({"index": index, "line": body.count("\n", 0, start) + 1, "reason": "unterminated object"})
+    return Sidecar(fmt="json", data=data), dropped, len(data["comments"])

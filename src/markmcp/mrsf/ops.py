@@ -610,9 +610,10 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
                 fresh.set_top("comments", [])
             report["salvaged"] = len(fresh.comments or [])
         else:
-            fresh, dropped, salvaged = edits.salvage(text, loc.document)
             if loc.format == "json":
-                fresh = Sidecar(fmt="json", data=fresh.plain())
+                fresh, dropped, salvaged = edits.salvage_json(text, loc.document)
+            else:
+                fresh, dropped, salvaged = edits.salvage(text, loc.document)
             report["dropped"], report["salvaged"] = dropped, salvaged
         backup = loc.sidecar_path.with_name(loc.sidecar_path.name + ".bak")
         store.atomic_write(backup, raw)
