@@ -483,3 +483,12 @@ def test_repair_json_sidecar(ws):
     data = ops.read("docs/a.md", root=ws)["data"]
     assert [c["id"] for c in data["comments"]] == ["a", "c"]
     assert data["comments"][0]["text"] == 'brace } in "string"'
+
+
+def test_update_refuses_a_wrong_hash(ws):
+    c = ops.add("docs/a.md", author="a", text="t", line=3, root=ws)["comment"]
+    with pytest.raises(MrsfError) as info:
+        ops.update("docs/a.md", c["id"], {"selected_text_hash": "0" * 64}, root=ws)
+    assert info.value.code == "invalid-argument"
+    r = ops.update("docs/a.md", c["id"], {"selected_text": "gateway"}, root=ws)
+    assert r["comment"]["selected_text_hash"] == sha256_hex("gateway")

@@ -283,6 +283,9 @@ def update_comment(sc: Sidecar, comment_id: str, changes: dict, *, document_text
             new["selected_text_hash"] = sha256_hex(new["selected_text"])
         else:
             new.pop("selected_text_hash", None)
+    if ("selected_text_hash" in changes and isinstance(new.get("selected_text"), str)
+            and new.get("selected_text_hash") not in (None, sha256_hex(new["selected_text"]))):
+        raise _bad("`selected_text_hash` must be the SHA-256 of `selected_text` (leave it out to have it computed)")
     if isinstance(new.get("selected_text"), str) and len(new["selected_text"]) > 4096:
         raise _bad("`selected_text` is over 4096 characters")
     changed = []
