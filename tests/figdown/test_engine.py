@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markmcp.figdown import model_json, parse
+from markmcp.figdown import GENRES, VERSIONS, model_json, parse
 from markmcp.figdown.lexer import LexError, find_comment, split_list, tokenize
 from markmcp.figdown.model import dumps, js_number
 
@@ -94,6 +94,34 @@ def test_several_sections_give_the_sections_wrapper() -> None:
     model = json.loads(model_json(parse(text)))
     assert [s["nodes"][0]["label"] for s in model["sections"]] == ["A", "Again"]
     assert [s["nodes"][0]["line"] for s in model["sections"]] == [2, 2]
+
+
+def test_section_starts_map_model_lines_to_document_lines() -> None:
+    text = ('# provenance\n\nfigdown 0.1 block\nnode a "A"\n\n# second\nfigdown 0.1 table\ntable t "T"\n'
+            '| A | B |\n|---|---|\n| 1 | 2 |\n')
+    result = parse(text)
+    assert result.ok and result.section_starts == [1, 7]
+    block, table = result.models
+    assert block["nodes"][0]["line"] == 4 and result.document_line(0, 4) == 4
+    table_line = table["regions"][0]["line"]
+    assert text.split("\n")[result.document_line(1, table_line) - 1] == 'table t "T"'
+
+
+def test_section_starts_are_there_with_diagnostics_too() -> None:
+    result = parse('figdown 0.1 block\nnode\nfigdown 0.1 nope\n')
+    assert not result.ok and result.section_starts == [1, 3]
+    assert parse("").section_starts == [1]
+
+
+def test_the_public_genre_and_version_tuples_are_what_the_header_accepts() -> None:
+    assert set(GENRES) == {"block", "topology", "flowchart", "bitfield", "table", "timing",
+                           "statechart", "sequence"}
+    for version in VERSIONS:
+        for genre in GENRES:
+            messages = [m for _, m in parse(f"figdown {version} {genre}\n").diagnostics]
+            assert not any("unknown genre" in m or "unsupported version" in m for m in messages)
+    assert parse(f"figdown {VERSIONS[-1]} pie\n").error_lines() == [
+        "Line 1: unknown genre \"pie\" (" + "|".join(GENRES) + ")"]
 
 
 def test_a_leading_byte_order_mark_is_ignored() -> None:

@@ -8,6 +8,9 @@ The language engine is pure (text in, results out)::
         ...
     else:
         print(model_json(result))   # canonical §12 model JSON
+    result.section_starts           # document line where each section begins
+
+``GENRES`` and ``VERSIONS`` are the header values the engine accepts.
 
 Modules: :mod:`.lexer` (lines, comments, tokens), :mod:`.header`,
 :mod:`.options` (the closed option registry), :mod:`.vocabulary` (per-genre
@@ -17,5 +20,12 @@ rules), :mod:`.reference` (the whole-section post-pass), :mod:`.model`
 """
 
 from .parser import ParseResult, model_json, parse
+from .vocabulary import GENRES_BY_VERSION, LANG_VERSIONS
 
-__all__ = ["ParseResult", "model_json", "parse"]
+#: The header versions the engine accepts, oldest first.
+VERSIONS: tuple[str, ...] = LANG_VERSIONS
+#: Every genre the engine accepts (under the newest version), in the order the
+#: header's "(block|topology|…)" listing names them.
+GENRES: tuple[str, ...] = GENRES_BY_VERSION[LANG_VERSIONS[-1]]
+
+__all__ = ["GENRES", "VERSIONS", "ParseResult", "model_json", "parse"]

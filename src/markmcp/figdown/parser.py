@@ -76,11 +76,19 @@ FIRST_LINE = 'first line must be "figdown 0.1 <genre>"'
 @dataclass
 class ParseResult:
     """``diagnostics``: ``(line, message)`` pairs (each a :class:`Diagnostic`,
-    which also carries ``.col`` when known); ``models``: one §12 model per
-    section, present only when there are no diagnostics."""
+    which also carries ``.col`` when known), lines counted in the whole
+    document; ``models``: one §12 model per section, present only when there
+    are no diagnostics; ``section_starts``: the 1-based document line where
+    each section begins (the first section begins at line 1, a later one at
+    its header line).
+
+    The §12 model counts an element's ``line`` from the start of its own
+    section, so element line ``L`` of section ``k`` is document line
+    ``section_starts[k] + L - 1`` (see :meth:`document_line`)."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     docs: list[Doc] = field(default_factory=list)
+    section_starts: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -89,6 +97,10 @@ class ParseResult:
     @property
     def models(self) -> list[dict]:
         return [] if self.diagnostics else [project(d) for d in self.docs]
+
+    def document_line(self, section: int, line: int) -> int:
+        """The document line of ``line`` as counted in section ``section`` (0-based index)."""
+        return self.section_starts[section] + line - 1
 
     def error_lines(self) -> list[str]:
         """``Line N: message`` strings, sorted as plain text (the golden order)."""
@@ -113,12 +125,13 @@ def parse(text: str) -> ParseResult:
     if text.startswith("\ufeff"):
         text = text[1:]
     diags = [Diagnostic(line, msg, col) for line, msg, col in xml_illegal_errors(text)]
-    docs = []
+    docs, starts = [], []
     for offset, lines in split_sections(split_lines(text)):
         ctx = parse_section(lines)
         diags.extend(d.moved(offset) for d in ctx.diags)
         docs.append(ctx.doc)
-    return ParseResult(diags, docs)
+        starts.append(offset + 1)
+    return ParseResult(diags, docs, starts)
 
 
 def model_json(result: ParseResult) -> str:
