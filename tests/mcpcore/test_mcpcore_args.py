@@ -110,3 +110,63 @@ def test_unsupported_keywords_are_listed() -> None:
     assert unsupported_keywords(SCHEMA) == []
     schema = {"type": "object", "properties": {"a": {"type": "strnig", "if": {}}}, "patternProperties": {}}
     assert unsupported_keywords(schema) == ["if", "patternProperties", "type 'strnig'"]
+
+
+# Differential check against the reference implementation (jsonschema) ----------------------
+# For schemas of the supported subset and values without integral floats (where we are
+# deliberately stricter), our verdict must equal jsonschema's.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KEYS = st.sampled_from(["a", "b", "c"])
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-5, 5)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32).filter(lambda f: not f.is_integer())
+    | st.text(alphabet="ab", max_size=3)
+)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8
+)
+TYPES = st.sampled_from(["null", "boolean", "integer", "number", "string", "array", "object"])
+LEAF_SCHEMAS = st.one_of(
+    st.builds(lambda t: {"type": t}, TYPES),
+    st.builds(lambda ts: {"type": ts}, st.lists(TYPES, min_size=1, max_size=2, unique=True)),
+    st.just({}),
+    st.builds(lambda vs: {"enum": vs}, st.lists(SCALARS, min_size=1, max_size=3)),
+    st.builds(lambda v: {"const": v}, SCALARS),
+    st.builds(lambda n: {"minimum": n}, st.integers(-3, 3)),
+    st.builds(lambda n: {"exclusiveMaximum": n}, st.integers(-3, 3)),
+    st.builds(lambda n: {"maxLength": n}, st.integers(0, 2)),
+    st.just({"type": "string", "pattern": "^a"}),
+)
+
+
+def _object_schema(props: dict, required: list, extra) -> dict:
+    schema = {"type": "object", "properties": props, "required": [k for k in required if k in props]}
+    if extra is not None:
+        schema["additionalProperties"] = extra
+    return schema
+
+
+SCHEMAS = st.recursive(
+    LEAF_SCHEMAS,
+    lambda inner: st.one_of(
+        st.builds(lambda s, n: {"type": "array", "items": s, "maxItems": n}, inner, st.integers(0, 3)),
+        st.builds(lambda s: {"type": "array", "items": s, "uniqueItems": True}, inner),
+        st.builds(_object_schema, st.dictionaries(KEYS, inner, max_size=2), st.lists(KEYS, max_size=2),
+                  st.none() | st.booleans() | inner),
+        st.builds(lambda ss: {"anyOf": ss}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda ss: {"oneOf": ss}, st.lists(inner, min_size=1, max_size=2)),
+    ),
+    max_leaves=5,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(SCHEMAS, VALUES)
+def test_verdicts_match_jsonschema(schema: dict, value) -> None:
+    from jsonschema import Draft202012Validator
+
+    expected = Draft202012Validator(schema).is_valid(value)
+    assert (check_value(schema, value) == []) == expected, (schema, value, check_value(schema, value))
