@@ -30,6 +30,7 @@ class Builtin:
     units: str
     glyphs: tuple[str, ...] = ()
     example: str = ""
+    rounding: str = ""  # only for a function with a tie rule of its own
 
 
 REGISTRY: dict[str, Builtin] = {
@@ -58,7 +59,8 @@ REGISTRY: dict[str, Builtin] = {
                 "all-zero or non-numeric column, or one with no or several sign changes, is a `TYPE` error",
                 "IRR(flows: U) → 1", (), "rate precision 4 = IRR(Cash)"),
         Builtin("ROUND", "map", ("x", "places"), "the value of `places`", "half-up to `places` decimals",
-                "ROUND(x: U, places: 1) → U", (), "whole = ROUND(x, 0)"),
+                "ROUND(x: U, places: 1) → U", (), "whole = ROUND(x, 0)",
+                "a tie rounds away from zero (half-up), never to even: 2.5 is 3 and -2.5 is -3"),
         Builtin("ABS", "map", ("x",), "the width of `x`", "absolute value", "ABS(x: U) → U", ("|x|",),
                 "gap = ABS(a - b)"),
         Builtin("MOD", "map", ("x", "y"), "the wider of `x` and `y`",

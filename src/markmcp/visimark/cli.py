@@ -189,8 +189,12 @@ class Runner:
             return self.usage(a.command, as_json)
         entries: list[dict] = []
         exit_code = 0
-        summary = {"files": len(a.files), "filesChanged": 0, "cellsUpdated": 0, "anchorsUpdated": 0,
-                   "datesFixed": 0, "unitsFixed": 0, "artifacts": 0, "problems": 0, "stale": 0, "errors": 0}
+        fix_units = "--fix-units" in a.flags
+        # `unitsFixed` is reported only when --fix-units was asked for, so the envelope of a
+        # plain `fmt` keeps exactly the keys of the structured-output spec
+        summary: dict = {"files": len(a.files), "filesChanged": 0, "cellsUpdated": 0, "anchorsUpdated": 0,
+                         "datesFixed": 0, **({"unitsFixed": 0} if fix_units else {}), "artifacts": 0,
+                         "problems": 0, "stale": 0, "errors": 0}
         for path in a.files:
             src = self.read(path)
             if src is None:
@@ -198,7 +202,7 @@ class Runner:
                 entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
                 exit_code = 2
                 continue
-            r = fmt(src, fix_dates="--fix-dates" in a.flags, fix_units="--fix-units" in a.flags)
+            r = fmt(src, fix_dates="--fix-dates" in a.flags, fix_units=fix_units)
             if r.changed:
                 try:
                     _write_atomic(Path(path), r.output)
@@ -213,15 +217,18 @@ class Runner:
                 exit_code = 1
             if as_json:
                 stale, errors = count(r.unfixable)
-                entries.append({"path": path, "changed": r.changed, "cellsUpdated": r.cells_updated,
-                                "anchorsUpdated": r.anchors_updated, "datesFixed": r.dates_fixed,
-                                "unitsFixed": r.units_fixed, "artifacts": [],
-                                "findings": [finding_json(f, path) for f in r.unfixable]})
+                entry = {"path": path, "changed": r.changed, "cellsUpdated": r.cells_updated,
+                         "anchorsUpdated": r.anchors_updated, "datesFixed": r.dates_fixed}
+                if fix_units:
+                    entry["unitsFixed"] = r.units_fixed
+                entry.update(artifacts=[], findings=[finding_json(f, path) for f in r.unfixable])
+                entries.append(entry)
                 summary["filesChanged"] += int(r.changed)
                 summary["cellsUpdated"] += r.cells_updated
                 summary["anchorsUpdated"] += r.anchors_updated
                 summary["datesFixed"] += r.dates_fixed
-                summary["unitsFixed"] += r.units_fixed
+                if fix_units:
+                    summary["unitsFixed"] += r.units_fixed
                 summary["problems"] += stale + errors
                 summary["stale"] += stale
                 summary["errors"] += errors

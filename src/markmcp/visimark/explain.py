@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .check import CheckResult
 from .model import Model, Node
-from .units import format_unit
+from .units import format_unit, map_to_json
 
 
 def _rule(model: Model, node: Node) -> str:
@@ -19,17 +19,54 @@ def _precision(node: Node, result: CheckResult) -> str:
     return f"precision {p} (derived)" if p is not None else ""
 
 
-def _unit(node: Node, result: CheckResult) -> str:
+def _declared(model: Model, node: Node) -> bool:
+    """A scalar declares its unit on its head, a column rule on its table header."""
+    if node.kind == "column":
+        sheet = model.sheets.get(node.sheet)
+        col = sheet.columns.get(node.column or node.name) if sheet else None
+        return col is not None and col.unit is not None
+    return node.binding.unit is not None
+
+
+def _unit(model: Model, node: Node, result: CheckResult) -> str:
     u = result.units.get(node.id)
     if not u:
         return ""
-    declared = node.binding.unit is not None or node.kind == "column"
-    return f"[{format_unit(u)}] ({'declared' if declared else 'derived'})"
+    return f"[{format_unit(u)}] ({'declared' if _declared(model, node) else 'derived'})"
+
+
+def _unit_json(model: Model, node: Node, result: CheckResult) -> dict | None:
+    u = result.units.get(node.id)
+    if not u:
+        return None
+    return {"map": map_to_json(u), "source": "declared" if _declared(model, node) else "derived"}
+
+
+def _binding_json(model: Model, node: Node, result: CheckResult) -> dict:
+    out: dict = {"name": node.name, "rule": _rule(model, node)}
+    unit = _unit_json(model, node, result)
+    if unit is not None:
+        out["unit"] = unit
+    return out
+
+
+def _aligned(rows: list[list[str]], indent: str) -> list[str]:
+    """Columns separated by three spaces, each padded to its widest cell; trailing blanks cut."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = [c.ljust(w) for c, w in zip(r, widths)]
+        # an empty column (no precision anywhere in the group) takes no space
+        cells = [c for c, w in zip(cells, widths) if w]
+        out.append((indent + "   ".join(cells)).rstrip())
+    return out
 
 
 def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
     doc = [n for n in model.nodes if not n.sheet]
-    body: dict = {"documentScope": [{"name": n.name, "rule": _rule(model, n)} for n in doc if n.binding.param is None]}
+    body: dict = {"documentScope": [_binding_json(model, n, result) for n in doc if n.binding.param is None]}
+    if model.unit_defs:
+        body["unitDefinitions"] = [{"atom": d.atom, "unit": format_unit(d.unit)} for d in model.unit_defs]
     doc_params = [n for n in doc if n.binding.param is not None]
     if doc_params:
         body["documentScopeParams"] = [_param(n) for n in doc_params]
@@ -43,8 +80,10 @@ def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
             "id": sheet.id,
             "hasTable": sheet.table is not None,
             "inputs": [c for c in sheet.columns if c not in sheet.rules],
-            "rules": [{"name": n.name, "rule": _rule(model, n)} for n in nodes if n.kind == "column"],
-            "scalars": [{"name": n.name, "rule": _rule(model, n)} for n in nodes
+            "inputUnits": {c: map_to_json(col.unit) for c, col in sheet.columns.items()
+                           if c not in sheet.rules and col.unit},
+            "rules": [_binding_json(model, n, result) for n in nodes if n.kind == "column"],
+            "scalars": [_binding_json(model, n, result) for n in nodes
                         if n.kind == "scalar" and n.binding.param is None],
             "order": [n.name for n in result.order if n.sheet == sheet.id and n.kind != "assert"],
             "assertions": [n.stmt.source[len("assert"):].strip() for n in sheet.assertions],
@@ -69,11 +108,13 @@ def _param(n: Node) -> dict:
 def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
     lines: list[str] = []
     doc = [n for n in model.nodes if not n.sheet]
-    if doc and not only:
+    if (doc or model.unit_defs) and not only:
         lines.append("document scope:")
-        for n in doc:
-            extra = " ".join(x for x in (_unit(n, result), _precision(n, result)) if x)
-            lines.append(f"  {n.name} = {_rule(model, n)}" + (f"    {extra}" if extra else ""))
+        if doc:
+            lines += _aligned([[f"{n.name} = {_rule(model, n)}", _unit(model, n, result)] for n in doc], "  ")
+        if model.unit_defs:
+            lines.append("  units:")
+            lines += [f"    [{d.atom}] = [{format_unit(d.unit)}]" for d in model.unit_defs]
         lines.append("")
     for sheet in model.sheets.values():
         if only and sheet.id not in only:
@@ -90,11 +131,12 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
             group = [n for n in nodes if n.kind == kind and (kind == "column" or n.binding.param is None)]
             if group:
                 lines.append(f"  {title}")
+                rows = []
                 for n in group:
                     alias = [s for s, (h, _) in sheet.aliases.items() if h == n.name]
                     head = n.name + (f" (alias {', '.join(alias)})" if alias else "")
-                    extra = " ".join(x for x in (_unit(n, result), _precision(n, result)) if x)
-                    lines.append(f"    {head} = {_rule(model, n)}" + (f"    {extra}" if extra else ""))
+                    rows.append([f"{head} = {_rule(model, n)}", _precision(n, result), _unit(model, n, result)])
+                lines += _aligned(rows, "    ")
         params = [n for n in nodes if n.kind == "scalar" and n.binding.param is not None]
         if params:
             lines.append("  params:")

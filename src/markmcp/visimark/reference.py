@@ -5,6 +5,23 @@ from __future__ import annotations
 from .builtins import REGISTRY, Builtin
 
 
+def precision_rule(b: Builtin) -> dict:
+    """The width rule as data: where a call's result width comes from."""
+    text = b.precision.replace("**", "")
+    params = [p for p in b.params if f"`{p}`" in text]
+    if text.startswith("the width of"):
+        return {"from": "argument-scale", "param": params[0]}
+    if text.startswith("the value of"):
+        return {"from": "argument-value", "param": params[0]}
+    if text.startswith("the wider of"):
+        return {"from": "widest-argument", "params": params}
+    if text.startswith("always"):
+        return {"from": "constant", "places": int(text.split()[-1])}
+    if text.startswith("must be declared"):
+        return {"from": "declared"}
+    return {"from": "none"}
+
+
 def signature(b: Builtin) -> str:
     return f"{b.name}({', '.join(b.params)})"
 
@@ -16,8 +33,10 @@ def describe(b: Builtin) -> str:
         f"  kind       {b.kind}",
         f"  arity      {len(b.params)}",
         f"  precision  {b.precision.replace('**', '')}",
-        f"  units      {b.units}",
     ]
+    if b.rounding:
+        lines.append(f"  rounding   {b.rounding}")
+    lines.append(f"  units      {b.units}")
     if b.glyphs:
         lines.append(f"  spelling   {' · '.join(b.glyphs)}")
     lines.append(f"  meaning    {b.meaning}")
@@ -28,7 +47,8 @@ def describe(b: Builtin) -> str:
 
 def entry_json(b: Builtin) -> dict:
     return {"name": b.name, "kind": b.kind, "arity": len(b.params), "params": list(b.params),
-            "precision": b.precision.replace("**", ""), "units": b.units, "spellings": list(b.glyphs),
+            "precision": b.precision.replace("**", ""), "precisionRule": precision_rule(b),
+            "rounding": b.rounding or None, "units": b.units, "spellings": list(b.glyphs),
             "meaning": b.meaning, "example": b.example}
 
 

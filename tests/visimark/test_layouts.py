@@ -1,0 +1,129 @@
+"""Output layouts checked against upstream's pinned transcripts: `explain` text and JSON
+with units, `ref` (tie rule, structured precision), and the `fmt --json` keys."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from markmcp.visimark.builtins import REGISTRY
+
+INVOICE_LIKE = """```vmark
+[J] = [N⋅m]
+fx_eur [PLN/EUR] = 4.2650
+work [J] = 1
+```
+
+| Qty | Rate [PLN] | Net |
+|---:|---:|---:|
+| 2 | 10.00 | 20.00 |
+
+```vmark #lines
+Net = Qty * Rate
+total [PLN] = SUM(Net)
+eur precision 2 = total / fx_eur
+```
+"""
+
+ORDER = """| Item | Qty | Price | Net |
+|---|---:|---:|---:|
+| a | 2 | 1.50 | 3.00 |
+
+```vmark #order
+Net = Qty * Price
+net_total = SUM(Net)
+line_count = COUNT(Item)
+avg_line precision 2 = net_total / line_count
+```
+
+Average **3.00**<!--vmark=order.avg_line-->.
+"""
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", *args], capture_output=True,
+                          text=True, encoding="utf-8")
+
+
+def doc(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "doc.md"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_explain_text_aligns_precision_and_unit_columns(tmp_path: Path) -> None:
+    p = run("explain", doc(tmp_path, INVOICE_LIKE))
+    assert p.returncode == 0
+    for line in ["  fx_eur = 4.2650   [PLN/EUR] (declared)",
+                 "  units:\n    [J] = [N⋅m]",
+                 "  inputs:  Qty, Rate [PLN]",
+                 "    Net = Qty * Rate   precision 2 (derived)   [PLN] (derived)",
+                 "    total = SUM(Net)       precision 2 (derived)    [PLN] (declared)",
+                 "    eur = total / fx_eur   precision 2 (declared)   [EUR] (derived)"]:
+        assert line in p.stdout
+
+
+def test_explain_text_without_units(tmp_path: Path) -> None:
+    p = run("explain", doc(tmp_path, ORDER))
+    assert p.stdout.split("\n") == [
+        "#order",
+        "  inputs:  Item, Qty, Price",
+        "  rules:",
+        "    Net = Qty * Price   precision 2 (derived)",
+        "  scalars:",
+        "    net_total = SUM(Net)                precision 2 (derived)",
+        "    line_count = COUNT(Item)            precision 0 (derived)",
+        "    avg_line = net_total / line_count   precision 2 (declared)",
+        "  order:   Net → net_total → line_count → avg_line",
+        "",
+    ]
+
+
+def test_explain_json_carries_units(tmp_path: Path) -> None:
+    body = json.loads(run("explain", doc(tmp_path, INVOICE_LIKE), "--json").stdout)
+    fx = next(b for b in body["documentScope"] if b["name"] == "fx_eur")
+    assert fx["unit"] == {"map": {"EUR": -1, "PLN": 1}, "source": "declared"}
+    assert body["unitDefinitions"] == [{"atom": "J", "unit": "N⋅m"}]
+    sheet = body["sheets"][0]
+    assert sheet["inputUnits"] == {"Rate": {"PLN": 1}}
+    assert sheet["rules"][0]["unit"] == {"map": {"PLN": 1}, "source": "derived"}
+    eur = next(b for b in sheet["scalars"] if b["name"] == "eur")
+    assert eur["unit"] == {"map": {"EUR": 1}, "source": "derived"}
+
+
+def test_ref_round_states_its_tie_rule() -> None:
+    p = run("ref", "ROUND")
+    assert "  precision  the value of `places`" in p.stdout
+    assert "  rounding   a tie rounds away from zero (half-up)" in p.stdout
+    assert "rounding" not in run("ref", "AVG").stdout
+    assert "  precision  must be declared" in run("ref", "AVG").stdout
+
+
+@pytest.mark.parametrize("name,rule", [
+    ("FLOOR", {"from": "argument-scale", "param": "s"}),
+    ("SUM", {"from": "argument-scale", "param": "col"}),
+    ("ROUND", {"from": "argument-value", "param": "places"}),
+    ("MOD", {"from": "widest-argument", "params": ["x", "y"]}),
+    ("COUNT", {"from": "constant", "places": 0}),
+    ("AVG", {"from": "declared"}),
+    ("EOMONTH", {"from": "none"}),
+])
+def test_ref_json_structures_the_precision_rule(name: str, rule: dict) -> None:
+    body = json.loads(run("ref", name, "--json").stdout)
+    assert body["function"]["precisionRule"] == rule
+    assert body["function"]["precision"] == REGISTRY[name].precision.replace("**", "")
+
+
+def test_fmt_json_keys(tmp_path: Path) -> None:
+    path = doc(tmp_path, ORDER)
+    plain = json.loads(run("fmt", path, "--json").stdout)
+    keys = ["path", "changed", "cellsUpdated", "anchorsUpdated", "datesFixed", "artifacts", "findings"]
+    assert list(plain["files"][0]) == keys
+    assert list(plain["summary"]) == ["files", "filesChanged", "cellsUpdated", "anchorsUpdated", "datesFixed",
+                                      "artifacts", "problems", "stale", "errors"]
+    units = json.loads(run("fmt", path, "--json", "--fix-units").stdout)
+    assert units["files"][0]["unitsFixed"] == 0 and units["summary"]["unitsFixed"] == 0
