@@ -237,7 +237,7 @@ def test_read_returns_shape_contract_and_model(server: Server, schemas: dict[str
     result = server.call("figdown_read", {"path": "figs/clean.fd"})
     data = normal(result, schemas["figdown_read"])
     assert data["ok"] is True and data["label"] == "figs/clean.fd"
-    assert data["sections"] == [{"section": 1, "version": "0.1", "genre": "block", "title": "Pair",
+    assert data["sections"] == [{"section": 1, "startLine": 1, "version": "0.1", "genre": "block", "title": "Pair",
                                  "counts": {"nodes": 3, "edges": 1, "pins": 1}}]
     assert data["model"] == json.loads(model_json(parse(CLEAN)))
     assert [node["line"] for node in data["model"]["nodes"]] == [3, 4, 5]
@@ -257,8 +257,15 @@ def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str,
     assert "a message is not an edge" in extra[-1] and "array order" in extra[-1]
     assert [s["genre"] for s in data["sections"]] == ["block", "sequence"]
     assert data["sections"][1]["counts"] == {"lifelines": 2, "messages": 2, "states": 1}
-    # §12: model lines count from the first line of their own section.
+    # §12: model lines count from the first line of their own section; startLine maps them back.
     assert [m["line"] for m in data["model"]["sections"][1]["messages"]] == [4, 5]
+    start = len(CLEAN.split("\n"))  # CLEAN ends with LF: the sequence header is the line after it
+    assert [s["startLine"] for s in data["sections"]] == [1, start]
+    document = (CLEAN + SEQUENCE).split("\n")
+    assert document[start + 4 - 2].startswith("message c -> s")
+    head = texts(server.call("figdown_read", {"source": CLEAN + SEQUENCE}))[0].split("\n")
+    assert head[1].startswith("  section 1 (from line 1): figdown 0.1 block")
+    assert head[2].startswith(f"  section 2 (from line {start}): figdown 0.4 sequence")
 
 
 def test_read_broken_document_is_a_normal_parse_failed_result(

@@ -7,9 +7,11 @@ Three tools (``figdown_build`` arrives with the renderer):
     files, skipping ``.git`` and ``node_modules``).  Renders and writes nothing;
     says how many documents it looked at.
 ``figdown_read``
-    ``source`` or ``path`` (one file).  The sections' shape, the reading contract
-    (short form) and the §12 model, in which every element carries its line (§12
-    counts lines from the start of the element's own section).
+    ``source`` or ``path`` (one file).  The sections' shape (each with the document
+    line it starts at), the reading contract (short form; one extra line when a
+    sequence section is present) and the §12 model, in which every element carries
+    its line (§12 counts lines from the start of the element's own section, so
+    document line = ``startLine`` + line - 1).
 ``figdown_reference``
     ``name``: a genre, a task (``reading``, ``transcribe``) or ``skill``; none gives
     the index.  ``experimental: true`` adds a genre's experimental files.  The genre
@@ -142,12 +144,17 @@ READ_OUTPUT = {
                 "type": "object",
                 "properties": {
                     "section": {"type": "integer"},
+                    "startLine": {
+                        "type": "integer",
+                        "description": "the document line where the section begins; an element's model "
+                                       "line L in this section is document line startLine + L - 1",
+                    },
                     "version": {"type": "string"},
                     "genre": {"type": "string"},
                     "title": {"type": "string"},
                     "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
                 },
-                "required": ["section", "version", "genre", "counts"],
+                "required": ["section", "startLine", "version", "genre", "counts"],
             },
         },
         "contract": {"type": ["string", "null"], "description": "the reading contract, short form"},
@@ -302,9 +309,10 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         return {"ok": False, "label": label, "sections": [], "contract": None, "model": None,
                 "diagnostics": diagnostics(result)}
     sections = []
-    for number, model in enumerate(result.models, 1):
+    for number, (model, start) in enumerate(zip(result.models, result.section_starts), 1):
         header = model["header"]
-        shape: dict[str, Any] = {"section": number, "version": header["version"], "genre": header["genre"]}
+        shape: dict[str, Any] = {"section": number, "startLine": start,
+                                 "version": header["version"], "genre": header["genre"]}
         if "title" in model:
             shape["title"] = model["title"]
         shape["counts"] = {key: len(value) for key, value in model.items()
@@ -324,9 +332,11 @@ def read_text(result: dict[str, Any]) -> list[str]:
     for shape in result["sections"]:
         title = f"  title {json.dumps(shape['title'], ensure_ascii=False)}" if "title" in shape else ""
         counts = ", ".join(f"{n} {key}" for key, n in shape["counts"].items()) or "empty"
-        lines.append(f"  section {shape['section']}: figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
+        lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
+                     f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
-    model_head = "MODEL (§12; every element carries its source line, counted from the start of its section)"
+    model_head = ("MODEL (§12; every element carries its source line, counted from the start of its "
+                  "section: document line = the section's first line + line - 1)")
     return ["\n".join(lines), result["contract"], f"{model_head}\n{model}"]
 
 
