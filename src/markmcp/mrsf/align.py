@@ -228,35 +228,37 @@ class LineAlignment:
         return False
 
     def supported(self, s: int) -> bool:
-        """True when mapped line ``s`` sits in an unchanged run that pins it down.
+        """True when mapped line ``s`` is pinned by unchanged neighbours on both sides.
 
         Short or repetitive lines (blank lines, code fences) are paired by the diff
-        wherever they happen to fit; the pairing means something only when the run
-        of equal lines it belongs to (same displacement) also holds a line that
-        identifies the place - one with real text, or one that occurs once in each
-        document - or when that run is the whole document.
+        wherever they happen to fit; the pairing means something only when, going
+        up and going down from it, equal lines with the same displacement continue
+        until a line that identifies the place (one with real text, or one that
+        occurs once in each document) or the edge of the document.
         """
         t = self.forward[s]
         if t == -1:
             return False
-        shift = t - s
-        lo = hi = s
-        while lo > 0 and self.forward[lo - 1] == lo - 1 + shift:
-            lo -= 1
-        while hi + 1 < len(self.source) and self.forward[hi + 1] == hi + 1 + shift:
-            hi += 1
-        if hi - lo + 1 == len(self.source) == len(self.target):
-            return True
         if self._counts is None:
             self._counts = (Counter(self.source), Counter(self.target))
         source_counts, target_counts = self._counts
-        for i in range(lo, hi + 1):
-            line = self.source[i]
-            if i == s or line == self.source[s] or not line.strip():
-                continue
-            if _distinctive(line) or source_counts[line] == target_counts[line] == 1:
-                return True
-        return False
+        shift = t - s
+        for step in (-1, 1):
+            i = s + step
+            while True:
+                if not 0 <= i < len(self.source):
+                    if not 0 <= i + shift < len(self.target):
+                        break  # both documents end here: pinned by the edge
+                    return False
+                if self.forward[i] != i + shift:
+                    return False
+                line = self.source[i]
+                if line.strip() and line != self.source[s] and (
+                    _distinctive(line) or source_counts[line] == target_counts[line] == 1
+                ):
+                    break
+                i += step
+        return True
 
     def slides(self, s: int) -> bool:
         """True when mapped source line ``s`` borders unmapped lines with the same text.

@@ -51,13 +51,14 @@ from .fuzzy import (
     similarity,
     word_recall,
 )
-from .lines import Span, TextIndex, normalize_newlines
+from .lines import Span, TextIndex, normalize_newlines, split_lines
 
 __all__ = [
     "STATUSES",
     "Anchor",
     "Placement",
     "reanchor",
+    "split_lines",
 ]
 
 STATUSES = ("anchored", "shifted", "fuzzy", "ambiguous", "orphaned")
@@ -404,12 +405,14 @@ class _Engine:
                 return _Outcome(kept, candidates=spans, promote=promote, strict=True)
         if len(spans) == 1:
             only = spans[0]
-            if status in CONFIDENT and "\n" not in selection and self.cuts_words(only):
+            if status in CONFIDENT and (
+                is_weak(selection) or ("\n" not in selection and self.cuts_words(only))
+            ):
                 return _Outcome(
                     self.place_match(
                         "fuzzy", 0.7, only, anchor,
-                        f"The only match (line {only.line}) starts or ends inside a word: "
-                        "it may be a chance fragment of other text, so the move is tentative.",
+                        f"The only match (line {only.line}) is short or starts or ends inside "
+                        "a word: it may be a chance copy of other text, so the move is tentative.",
                     ),
                     candidates=spans, promote=status, strict=True,
                 )
