@@ -125,7 +125,8 @@ def _breaks_inline(text: str) -> bool:
     for i, c in enumerate(text):
         nxt = text[i + 1] if i + 1 < len(text) else ""
         prev = text[i - 1] if i else ""
-        if c == "\\" and nxt in ASCII_PUNCT:
+        # an escape: before punctuation, before the `&` of the joiner, or before the closer
+        if c == "\\" and (nxt in ASCII_PUNCT or nxt in ("", "\u00a0")):
             return True
         if c == "*":
             return True
