@@ -277,6 +277,19 @@ def test_edited_text_found_far_away():
     assert placement.text == "The deployment pipeline validates every signed release artifact."
 
 
+def test_fuzzy_placement_of_an_inline_anchor_gets_fresh_columns():
+    target = "Intro.\n\n" + "\n\n".join(f"Filler paragraph number {i}." for i in range(20)) + \
+        "\n\nWe always rotate the signing keys quarterly here.\n"
+    placement = one(
+        Anchor(line=1, start_column=10, end_column=40,
+               selected_text="rotate the signing key quarterly"),
+        target,
+    )
+    assert placement.status == "fuzzy"
+    assert placement.text == "rotate the signing keys quarterly"
+    assert (placement.line, placement.start_column, placement.end_column) == (43, 10, 43)
+
+
 # ------------------------------------------------------------------ step 4: orphan
 
 

@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from .align import LineAlignment
@@ -249,6 +250,32 @@ class _Engine:
         end = None if hint.end_column < 0 else hint.end_column
         text = self.doc.slice(hint.line, hint.end_line, start, end)
         return Placement(status, round(score, 4), hint.line, hint.end_line, start, end, text, reason)
+
+    def place_window(
+        self, score: float, span: Span, anchor: Anchor, selection: str | None, reason: str,
+    ) -> Placement:
+        """A fuzzy placement on whole lines found by similarity.
+
+        Line-level anchors get a line-level placement.  An anchor with columns gets
+        columns too (so stale ones are not left behind): the best-aligned part of
+        the line for a one-line selection, otherwise the whole range.
+        """
+        if anchor.start_column is None and anchor.end_column is None:
+            return self.place("fuzzy", score, span, reason, columns=False)
+        last = len(self.doc.lines[span.end_line - 1])
+        full = Span(span.line, span.end_line, 0, last)
+        if selection is not None and "\n" not in selection and span.line == span.end_line:
+            line = self.doc.lines[span.line - 1]
+            aligned = fuzz.partial_ratio_alignment(selection, line)
+            if aligned is not None and aligned.score >= self.threshold * 100 \
+                    and aligned.dest_end > aligned.dest_start:
+                start, end = aligned.dest_start, aligned.dest_end
+                while start > 0 and _wordy(line[start - 1]) and _wordy(line[start]):
+                    start -= 1  # widen to whole words: the alignment has the selection's length
+                while end < len(line) and _wordy(line[end - 1]) and _wordy(line[end]):
+                    end += 1
+                full = Span(span.line, span.line, start, end)
+        return self.place("fuzzy", score, full, reason)
 
     def hint_fits(self, anchor: Anchor, selection: str, hint: Span) -> bool:
         """True when the stored position still looks like a place the selection was edited.
@@ -489,10 +516,9 @@ class _Engine:
         if local is not None and local.score >= threshold:
             rivals = [m for m in good if m.score > local.score + 0.1 and not _overlaps(m, local)]
             if not rivals:
-                return self.place(
-                    "fuzzy", local.score, local.span,
+                return self.place_window(
+                    local.score, local.span, anchor, selection,
                     f"Similar text near the original position (score {local.score:.2f}).",
-                    columns=False,
                 )
         if good:
             best = good[0]
@@ -503,10 +529,9 @@ class _Engine:
                     reason=f"{len(close) + 1} similar passages (best score {best.score:.2f},"
                     f" lines {_lines([best.span] + [m.span for m in close])}).",
                 )
-            return self.place(
-                "fuzzy", best.score, best.span,
+            return self.place_window(
+                best.score, best.span, anchor, selection,
                 f"Most similar text in the document (score {best.score:.2f}).",
-                columns=False,
             )
         if hint is not None:
             recall, sim = self.in_place_strength(selection, hint)
@@ -650,18 +675,17 @@ class _Engine:
                     reason=f"{len(close) + 1} similar passages in new text "
                     f"(lines {_lines([best.span] + [m.span for m in close])}).",
                 ))
-            return _Outcome(self.place(
-                "fuzzy", best.score, best.span,
+            return _Outcome(self.place_window(
+                best.score, best.span, anchor, selection,
                 f"Edited text found in new text at line {best.span.line} "
                 f"(score {best.score:.2f}).",
-                columns=False,
             ))
         if in_place is not None:
             match, score = in_place
             recall = word_recall(selection, self.hint_lines(match.span))
             if recall >= WEAK_RECALL and score >= WEAK_SIMILARITY:
                 return _Outcome(self.place_in_place(anchor, in_place, []))
-        rewritten = self.rewritten_in_place(origin)
+        rewritten = self.rewritten_in_place(anchor, origin, selection)
         if rewritten is not None:
             return _Outcome(rewritten)
         return _Outcome(Placement(
@@ -669,7 +693,9 @@ class _Engine:
             reason="The selected text was removed and nothing similar took its place.",
         ))
 
-    def rewritten_in_place(self, origin: Span) -> Placement | None:
+    def rewritten_in_place(
+        self, anchor: Anchor, origin: Span, selection: str,
+    ) -> Placement | None:
         """A rewrite in a passage that kept its shape: same slot, same kind of block.
 
         Unchanged neighbours on both sides, the same number of lines between them,
@@ -690,11 +716,10 @@ class _Engine:
         if score < WEAK_SIMILARITY:
             return None
         span = Span(first + 1, last + 1, 0, len(after[-1]))
-        return self.place(
-            "fuzzy", score, span,
+        return self.place_window(
+            score, span, anchor, selection,
             f"Rewritten in place (similarity {score:.2f}): its neighbours are unchanged and "
             "the passage between them kept its shape.",
-            columns=False,
         )
 
     def own_exact(self, anchor: Anchor, selection: str, origin: Span, span: Span) -> Placement:
@@ -828,10 +853,9 @@ class _Engine:
         context = "\n".join(self.src.lines[line - 1:last])
         window = best_window(self.doc, context, t_lo + 1, t_hi) if context.strip() else None
         if window is not None and window.score >= self.threshold:
-            return _Outcome(self.place(
-                "fuzzy", window.score, window.span,
+            return _Outcome(self.place_window(
+                window.score, window.span, anchor, None,
                 f"Line-only comment; its line was edited (similarity {window.score:.2f}).",
-                columns=False,
             ))
         return _Outcome(Placement(
             "orphaned", 0.0, reason=f"Line-only comment; line {line} was removed.",
