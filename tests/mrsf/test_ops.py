@@ -313,8 +313,11 @@ def test_validate_examples_clean(tmp_path):
     src = shared_dir("mrsf", "examples")
     for p in src.glob("*.review.yaml"):
         shutil.copy(p, tmp_path)
-    r = ops.validate(root=tmp_path, strict=True)
-    assert r["valid"] and len(r["files"]) == 6 and r["errorCount"] == r["warningCount"] == 0
+    r = ops.validate(root=tmp_path)
+    assert r["valid"] and len(r["files"]) == 6 and r["errorCount"] == 0
+    assert r["warningCount"] == 3  # the scenarios' three line-only comments (missing-selected-text)
+    strict = ops.validate(root=tmp_path, strict=True)
+    assert [f["valid"] for f in strict["files"]] == [True, False, False, True, True, True]
 
 
 # -- init / rename / repair -------------------------------------------------------

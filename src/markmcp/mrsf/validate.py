@@ -11,35 +11,37 @@ Each diagnostic is a plain dict::
 ``path`` is a JSON pointer into the sidecar; ``index``/``commentId`` name the comment;
 ``line``/``column`` (1-based) locate the key in a YAML sidecar when known.
 
-Codes (severity):
+Codes (severity) -- names shared with the upstream validator where it has one:
 
-=============================  ========  ==============================================
-``invalid-type``               error     a value has the wrong type (also: top level,
-                                         ``comments``, a comment that is not a mapping)
-``missing-field``              error     a required field is absent
-``invalid-version``            error     ``mrsf_version`` is not "major.minor"
-``unsupported-version``        error     ``mrsf_version`` major is not 1
-``invalid-timestamp``          error     not an RFC 3339 date-time with a time zone
-``invalid-enum``               error     ``severity`` not low/medium/high
-``below-minimum``              error     line/end_line < 1, start/end_column < 0
-``text-too-long``              error     ``text`` over 16384 characters
-``selected-text-too-long``     error     ``selected_text`` over 4096 characters
-``anchored-text-too-long``     error     ``anchored_text`` over 4096 characters
-``invalid-hash``               error     ``selected_text_hash`` not 64 lower-case hex
-``duplicate-id``               error     two comments share an ``id``
-``end-line-before-line``       error     ``end_line`` < ``line``
-``end-column-before-start``    error     ``end_column`` < ``start_column`` on one line
-``hash-mismatch``              warning   ``selected_text_hash`` != SHA-256(selected_text)
-``reply-to-missing``           warning   ``reply_to`` names no comment in the file
-``reply-to-self``              warning   a comment replies to itself
-``reply-cycle``                warning   ``reply_to`` links form a loop
-``orphaned-anchor``            warning   ``x_reanchor_status`` is ``orphaned``
-``unsafe-document-path``       warning   ``document`` is absolute or contains ``..``
-``line-out-of-range``          warning   (with the document) line/end_line past its end
-``column-out-of-range``        warning   (with the document) a column past its line
-``stale-selected-text``        warning   (with the document) ``selected_text`` is not at
-                                         the anchor, or nowhere in the document
-=============================  ========  ==============================================
+Errors (the JSON schema and MRSF §10):
+  ``invalid-type``                    a value has the wrong type (also the top level,
+                                      ``comments``, a comment that is not a mapping)
+  ``missing-field``                   a required field is absent
+  ``invalid-version``                 ``mrsf_version`` is not "major.minor"
+  ``unsupported-version``             ``mrsf_version`` major is not 1
+  ``invalid-timestamp``               not an RFC 3339 date-time with a time zone
+  ``invalid-enum``                    ``severity`` not low/medium/high
+  ``below-minimum``                   line/end_line < 1, start/end_column < 0
+  ``text-too-long``                   ``text`` over 16384 characters
+  ``selected-text-too-long``          ``selected_text`` over 4096 characters
+  ``anchored-text-too-long``          ``anchored_text`` over 4096 characters
+  ``invalid-hash``                    ``selected_text_hash`` not 64 lower-case hex digits
+  ``duplicate-id``                    two comments share an ``id``
+  ``end-line-before-line``            ``end_line`` < ``line``
+  ``end-column-before-start-column``  ``end_column`` < ``start_column`` on one line
+
+Warnings:
+  ``hash-mismatch``                   ``selected_text_hash`` != SHA-256(selected_text)
+  ``unresolved-reply-to``             ``reply_to`` names no comment in the file
+  ``reply-to-self``                   a comment replies to itself
+  ``reply-cycle``                     ``reply_to`` links form a loop
+  ``missing-selected-text``           a line anchor without ``selected_text`` (fragile)
+  ``orphaned-anchor``                 ``x_reanchor_status`` is ``orphaned``
+  ``unsafe-document-path``            ``document`` is absolute or contains ``..``
+  ``line-out-of-range``               (with the document) line/end_line past its end
+  ``column-out-of-range``             (with the document) a column past its line
+  ``stale-selected-text``             (with the document) ``selected_text`` is not at
+                                      the anchor, or nowhere in the document
 
 ``strict`` turns every warning into an error (severity ``error``, same code).
 """
@@ -275,7 +277,7 @@ def _check_comments(comments: list, report: _Report) -> None:
             and ints.get("end_line", ints.get("line")) == ints.get("line")
             and ints["end_column"] < ints["start_column"]
         ):
-            err("end-column-before-start",
+            err("end-column-before-start-column",
                 f"{label}: `end_column` ({ints['end_column']}) must be >= `start_column` ({ints['start_column']}) on the same line",
                 "end_column")
         reply_to = c.get("reply_to")
@@ -283,7 +285,11 @@ def _check_comments(comments: list, report: _Report) -> None:
             if reply_to == cid:
                 warn("reply-to-self", f"{label} replies to itself", "reply_to")
             elif reply_to not in all_ids:
-                warn("reply-to-missing", f"{label}: `reply_to` {reply_to!r} names no comment in this file", "reply_to")
+                warn("unresolved-reply-to", f"{label}: `reply_to` {reply_to!r} names no comment in this file", "reply_to")
+        if "line" in c and c.get("line") is not None and not selected:
+            warn("missing-selected-text",
+                 f"{label} has a line anchor but no selected_text: anchoring will be fragile across edits",
+                 "selected_text" if "selected_text" in c else "line")
         if c.get("x_reanchor_status") == "orphaned":
             warn("orphaned-anchor", f"{label} is orphaned: its text was not found in the document", "x_reanchor_status")
     _check_cycles(comments, report)
