@@ -144,6 +144,15 @@ class HttpServer:
                 break
         assert match, f"no listening banner on stderr: {''.join(seen)!r}"
         self.port = int(match.group(1))
+        # keep draining stderr so a chatty server never blocks on a full pipe
+        self.stderr_lines: list[bytes] = []
+        self.drain = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.drain.start()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr_lines.append(line)
 
     def stop(self, sig: int | None = None, timeout: float = TIMEOUT) -> tuple[int, str, str]:
         """Signal the server (default SIGTERM); return (exit code, stdout, rest of stderr)."""
@@ -152,11 +161,15 @@ class HttpServer:
         else:
             self.proc.send_signal(sig)
         try:
-            out, err = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
-        return self.proc.returncode, out.decode(), err.decode()
+                self.proc.wait()
+        self.drain.join(timeout=timeout)
+        assert self.proc.stdout is not None
+        out = self.proc.stdout.read()
+        return self.proc.returncode, out.decode(), b"".join(self.stderr_lines).decode()
 
     def __enter__(self) -> HttpServer:
         return self
@@ -164,7 +177,10 @@ class HttpServer:
     def __exit__(self, *exc: object) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.communicate()
+            self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
 
 
 def _sse_events(response: http.client.HTTPResponse) -> Any:
