@@ -28,6 +28,7 @@ def test_pure_path_mapping_both_ways():
     ("sidecar_root: .reviews\n", Config(".reviews")),
     ("sidecar_root: reviews/sub/\n", Config("reviews/sub")),
     ("sidecar_root: .\n", Config()),
+    ("sidecar_root: r\nfuture_key: 1\n", Config("r")),
 ])
 def test_parse_config(text, expected):
     assert parse_config(text) == expected
@@ -35,7 +36,7 @@ def test_parse_config(text, expected):
 
 @pytest.mark.parametrize("text", [
     "sidecar_root: /abs\n", "sidecar_root: ../up\n", "sidecar_root: a/../../b\n",
-    "sidecar_root: 3\n", "other: 1\n", "[1, 2]\n", "sidecar_root: [\n", "sidecar_root: C:/x\n",
+    "sidecar_root: 3\n", "[1, 2]\n", "sidecar_root: [\n", "sidecar_root: C:/x\n",
 ])
 def test_bad_config_is_rejected(text):
     with pytest.raises(MrsfError) as info:

@@ -73,7 +73,11 @@ def is_sidecar_name(path: str | os.PathLike) -> bool:
 
 
 def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
-    """Parse ``.mrsf.yaml`` text; MrsfError ``invalid-config`` when malformed or unsafe."""
+    """Parse ``.mrsf.yaml`` text; MrsfError ``invalid-config`` when malformed or unsafe.
+
+    Unknown keys are ignored; a ``sidecar_root`` that is not a string, is absolute or
+    contains ``..`` is refused (MRSF §3.2).
+    """
     try:
         data = YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
@@ -85,9 +89,7 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
         return Config()
     if not isinstance(data, dict):
         raise MrsfError("invalid-config", f"{label}: must be a mapping")
-    unknown = sorted(str(k) for k in data if k != "sidecar_root")
-    if unknown:
-        raise MrsfError("invalid-config", f"{label}: unknown key(s) {', '.join(unknown)} (only sidecar_root is allowed)")
+    # keys other than sidecar_root are ignored, as upstream tools do (MRSF defines no others)
     root = data.get("sidecar_root")
     if root is None:
         return Config()
