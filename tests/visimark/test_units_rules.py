@@ -145,3 +145,33 @@ def test_fix_units_is_refused_on_other_commands(tmp_path: Path) -> None:
     p = run("check", str(doc), "--fix-units")
     assert p.returncode == 2
     assert doc.read_text(encoding="utf-8") == FIX_UNITS
+
+
+def spelling_fixture() -> str:
+    from conftest import shared_dir
+
+    return (shared_dir("visimark", "fixtures") / "decoration-unit-spelling.md").read_text(encoding="utf-8")
+
+
+def test_decoration_spelling_is_kept_on_write() -> None:
+    src = spelling_fixture().replace("12 m^2", "13 m^2")
+    result = check(build(src))
+    stale = [f for f in result.findings if f.code == "STALE" and not f.anchor_group]
+    assert [(f.ident, f.stored, f.computed) for f in stale] == [("flat.total", "42 m^2", "43 m^2")]
+    assert "Floor area **43 m^2**<!--vmark=flat.total-->" in fmt(src).output
+
+
+def test_a_cell_in_another_unit_names_both_forms() -> None:
+    lines = spelling_fixture().split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("| office"))
+    lines.insert(at + 1, "| store  |   4 kg    |")
+    result = check(build("\n".join(lines)))
+    assert [(f.code, f.row_label, f.message) for f in result.findings if f.is_problem] == [
+        ("UNIT", "store", 'cell "4 kg" carries kg, but the column declares m²')]
+
+
+def test_spellings_of_one_unit_do_not_conflict_without_a_header_unit() -> None:
+    src = ("| Room | Area |\n|---|---:|\n| a | 12 m^2 |\n| b | 30 m² |\n\n"
+           "```vmark #flat\ntotal precision 0 = SUM(Area)\n```\n\nT **42**<!--vmark=flat.total-->\n")
+    assert problems(src) == []
+    assert [c for c, _, _ in problems(src.replace("30 m²", "30 kg"))] == ["UNIT"]

@@ -15,6 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from .values import CellNumber, parse_cell_number
 
 
 @dataclass(frozen=True)
@@ -56,11 +60,6 @@ def bare_token_refusal(value: object, token: str) -> str | None:
     A number needs a number-shaped token (decorated or not), a date a strict ISO date,
     and a string is never bare prose.  Returns None when the token qualifies.
     """
-    from datetime import date
-    from decimal import Decimal
-
-    from .values import CellNumber, parse_cell_number
-
     if isinstance(value, Decimal):
         if isinstance(parse_cell_number(token), CellNumber):
             return None
