@@ -1,16 +1,20 @@
 """The three ways a markmcp server talks: stdio, streamable HTTP (``/mcp``) and SSE.
 
 stdio is our own small transport rather than the SDK's ``stdio_server`` because of
-two measured problems with the latter: on stdin EOF the SDK's dispatcher cancels
-requests it already received (we answer them first), and its stdin reader blocks a
-worker thread that cancellation cannot interrupt (SIGTERM on an idle server would
-hang).  Here one daemon thread reads lines, one daemon thread writes them, and the
-event loop in between stays free.
+what we measured with the latter (mcp 2.3): on stdin EOF its dispatcher cancels
+requests it already received, so they are never answered (we answer them first);
+its stdin reader sits in a worker thread that cancellation cannot interrupt, so
+SIGINT on an idle server hangs until more input arrives (and SIGTERM ends it with
+status -15).  Here one daemon thread reads lines, one daemon thread writes them,
+and the event loop in between stays free to react to signals.
 
-HTTP and SSE use the SDK's session manager / SSE transport on uvicorn; those
-modules are imported only when such a transport is chosen.  SSE connections are
-served by a plain ASGI endpoint (one ``Server.run`` per GET /sse), so any number of
-clients can be connected at once.
+HTTP and SSE use the SDK's session manager / SSE transport on uvicorn; this module
+imports uvicorn and the SSE/starlette pieces only when such a transport is chosen
+(``import mcp`` itself already costs ~0.45 s and is unavoidable on every path).  SSE connections are
+served by a plain ASGI endpoint (one ``Server.run`` per GET /sse): the SDK's own SSE
+app answers a finished SSE response with a second response, which raises on every
+client disconnect.  uvicorn is run without re-raising the signal it caught, so
+SIGINT/SIGTERM end the process with status 0.
 """
 
 from __future__ import annotations
