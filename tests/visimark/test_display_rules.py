@@ -168,3 +168,31 @@ def test_nothing_in_front_of_an_anchor_is_refused() -> None:
     src = "```vmark #s\nb precision 2 = 0.25\n```\n\n<!--vmark=s.b--> PLN.\n"
     assert triples(src) == [("ANCHOR", "s.b", "no value to rewrite in front of this anchor")]
     assert fmt(src).output == src
+
+
+def test_unit_rule_follows_a_changed_declaration() -> None:
+    src = read("display-rule-unit.md")
+    drifted = src.replace("total [PLN] precision 2 = 23300 [PLN]", "total [EUR] precision 2 = 23300 [EUR]")
+    stale = [f for f in check(build(drifted)).findings if f.code == "STALE" and not f.anchor_group]
+    assert [(f.stored, f.computed) for f in stale] == [("23300.00 PLN", "23300.00 EUR")]
+    out = fmt(drifted)
+    assert out.anchors_updated == 1
+    assert out.output == drifted.replace("**23300.00 PLN**", "**23300.00 EUR**")
+
+
+def test_unit_rule_and_plain_sibling_keep_their_spellings() -> None:
+    src = read("display-rule-unit.md").replace("area [m²] precision 0 = 5 [m²]", "area [m²] precision 0 = 6 [m²]")
+    stale = [f for f in check(build(src)).findings if f.code == "STALE" and not f.anchor_group]
+    assert [(f.stored, f.computed) for f in stale] == [("5 m²", "6 m²"), ("5 m^2", "6 m^2")]
+    out = fmt(src).output
+    assert "`6 m²`<!--vmark=s.area|unit-->" in out and "**6 m^2**<!--vmark=s.area-->" in out
+
+
+@pytest.mark.parametrize("typed", ["23300", "23300.00", "23300.00  PLN", "$23300.00", "[PLN] 23300.00",
+                                   "23300.00 EUR", "23300.00 pln", "_", "0"])
+def test_unit_rule_hand_typed_variants(typed: str) -> None:
+    src = read("display-rule-unit.md")
+    drifted = src.replace("**23300.00 PLN**", f"**{typed}**")
+    result = check(build(drifted))
+    assert [f.code for f in result.findings if f.is_problem] == ["STALE", "STALE"]  # the line and the roll-up
+    assert fmt(drifted).output == src
