@@ -268,7 +268,7 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
 
 
 def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+           config: PathLike | None = None) -> dict:
     """Where the document and sidecar of ``target`` are (see module docstring)."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     out = {**_base(loc), "format": loc.format, "exists": loc.sidecar_path.exists(), "documentExists": loc.document_path.exists()}
@@ -278,7 +278,7 @@ def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | No
 
 
 def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+         config: PathLike | None = None) -> dict:
     """The sidecar's data (plain), raw text and version."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
@@ -288,8 +288,7 @@ def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None
 
 
 def init(document: PathLike, *, format: str = "yaml", force: bool = False, expected_version: str | None = None,
-         root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+         root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Create an empty sidecar for a document."""
     if format not in ("yaml", "json"):
         raise MrsfError("invalid-argument", f"format must be yaml or json, got {format!r}")
@@ -332,8 +331,7 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
         type: str | None = None, severity: str | None = None, reply_to: str | None = None,
         commit: str | None = None, id: str | None = None, timestamp: str | None = None,
         extensions: dict | None = None, expected_version: str | None = None, document_text: str | None = None,
-        root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+        root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Add one comment (see module docstring)."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     spec = {k: v for k, v in dict(
@@ -347,8 +345,7 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
 
 def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
               document_text: str | None = None,
-              root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+              root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Add several comments in one atomic write."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     if not isinstance(comments, list):
@@ -360,8 +357,7 @@ def add_batch(target: PathLike, comments: list[dict], *, expected_version: str |
 
 def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,
            document_text: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Change fields of one comment (see module docstring)."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     text = _document_text(loc, document_text)
@@ -390,21 +386,20 @@ def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None,
 
 def resolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
             expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+            config: PathLike | None = None) -> dict:
     """Mark comments resolved (by ids and/or filters)."""
     return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd, config)
 
 
 def unresolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
               expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+              config: PathLike | None = None) -> dict:
     """Mark comments open again (by ids and/or filters)."""
     return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd, config)
 
 
 def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Delete comments; replies are promoted (MRSF §9.1) unless ``cascade``."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
 
@@ -417,8 +412,7 @@ def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_versio
 
 
 def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filters: dict | None = None,
-                  root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+                  root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Comments of one or more sidecars, filtered, with summary counts."""
     match = edits.compile_filters(filters)
     root_path, locs, errors = _targets(targets, root, cwd, config)
@@ -493,7 +487,7 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
 
 def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bool = False,
              check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+             config: PathLike | None = None) -> dict:
     """Validate sidecars (schema + MRSF §10; with ``check_document`` also the anchors)."""
     root_path, locs, errors = _targets(targets, root, cwd, config)
     files = []
@@ -539,8 +533,7 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
 
 
 def rename(old_document: PathLike, new_document: PathLike, *, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """The document moved: rewrite ``document`` and move the sidecar beside its new path."""
     old = _locate(old_document, root=root, cwd=cwd, config=config)
     if is_sidecar_name(old.document):
@@ -580,8 +573,7 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
 
 
 def repair(target: PathLike, *, reset: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None,
-        config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
     """Salvage a damaged sidecar (or reset it); the original is kept as ``<sidecar>.bak``."""
     loc = _locate(target, root=root, cwd=cwd, config=config)
     _require_sidecar(loc)
