@@ -123,3 +123,16 @@ def test_display_rule_unit_drift() -> None:
     assert "STALE   s.total" in text and "23300.00 PLN ≠ 24000.00 PLN" in text
     assert text.endswith("2 problems (2 stale, 0 errors)")
     assert fmt(src).anchors_updated == 1
+
+
+def test_structural_check_mutations() -> None:
+    src = read("docs/example-structural-check.md")
+    spaced = check(build(src.replace("spacing_in [in] = 16", "spacing_in [in] = 1.6", 1)))
+    stale = [(f.ident, f.stored, f.computed) for f in spaced.findings if f.code == "STALE" and not f.anchor_group]
+    assert stale == [("joist.w_plf", "66.67", "6.67"), ("span.Lmax_ft", "13.68", "43.25")]
+    assert format_check("deck.md", spaced.findings).endswith(
+        "  STALE   2 prose anchors bound to the values above\n\n  4 problems (4 stale, 0 errors)")
+    dropped = src.replace("loads.total * spacing_in / 12 [in/ft]", "loads.total * spacing_in", 1)
+    text = format_check("deck.md", check(build(dropped)).findings)
+    assert "  UNIT    joist.w_plf       w_plf declares lb/ft but its formula derives in⋅psf" in text.split("\n")
+    assert text.endswith("1 problem (0 stale, 1 error)")
