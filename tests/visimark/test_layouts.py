@@ -127,3 +127,13 @@ def test_fmt_json_keys(tmp_path: Path) -> None:
                                       "artifacts", "problems", "stale", "errors"]
     units = json.loads(run("fmt", path, "--json", "--fix-units").stdout)
     assert units["files"][0]["unitsFixed"] == 0 and units["summary"]["unitsFixed"] == 0
+
+
+def test_explain_names_each_alias_with_its_header() -> None:
+    from conftest import shared_dir
+
+    path = shared_dir("visimark", "docs") / "example-bandwidth.md"
+    out = run("explain", str(path)).stdout
+    assert '"Bandwidth per Unit (TB/s, full-duplex)" is bpu' in out
+    assert '"GPU-to-GPU Bandwidth (GB/s, full-duplex)" is gpu_bw' in out
+    assert "GPU-to-GPU Bandwidth (GB/s, full-duplex) (alias gpu_bw) = ROUND(bpu / GPUs * 1000, 0)" in out
