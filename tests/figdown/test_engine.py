@@ -219,3 +219,13 @@ def test_crlf_and_lf_documents_have_the_same_model(name: str) -> None:
 def test_a_bare_cr_does_not_end_a_line() -> None:
     (line,) = parse('figdown 0.1 block\rnode a "A"\n').error_lines()
     assert line == 'Line 1: unexpected argument "node"'
+
+
+def test_error_lines_sort_by_utf16_code_units_like_the_goldens() -> None:
+    from markmcp.figdown.context import Diagnostic
+    from markmcp.figdown.parser import ParseResult
+
+    result = ParseResult([Diagnostic(2, 'b "\uff01"'), Diagnostic(2, 'b "\U0001f600"'),
+                          Diagnostic(10, "a"), Diagnostic(2, "a")])
+    # U+1F600 is the surrogate pair D83D DE00, below U+FF01 in UTF-16 (code points say otherwise)
+    assert result.error_lines() == ["Line 10: a", "Line 2: a", 'Line 2: b "\U0001f600"', 'Line 2: b "\uff01"']

@@ -103,8 +103,14 @@ class ParseResult:
         return self.section_starts[section] + line - 1
 
     def error_lines(self) -> list[str]:
-        """``Line N: message`` strings, sorted as plain text (the golden order)."""
-        return sorted(f"Line {line}: {msg}" for line, msg in self.diagnostics)
+        """``Line N: message`` strings, sorted as plain text the way the goldens are:
+        by UTF-16 code units (so a character beyond U+FFFF sorts before U+E000–U+FFFF)."""
+        return sorted((f"Line {line}: {msg}" for line, msg in self.diagnostics), key=utf16_order)
+
+
+def utf16_order(text: str) -> bytes:
+    """Sort key comparing strings by UTF-16 code units (JavaScript's default string order)."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 # --- sections ------------------------------------------------------------------
