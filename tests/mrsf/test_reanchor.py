@@ -170,6 +170,11 @@ def test_short_selection_is_not_moved_to_another_line():
     assert (placement.line, placement.start_column, placement.end_column) == (1, 4, 10)
 
 
+def test_repeated_punctuation_only_line_is_never_confident():
+    placement = one(Anchor(line=3, selected_text="```"), "```\nx\n```\n")
+    assert placement.status == "fuzzy" and placement.line == 3
+
+
 def test_very_common_short_text_is_never_confident():
     target = "\n".join(["```", "code", "```", ""] * 20)
     placement = one(Anchor(line=5, selected_text="```"), target)

@@ -388,15 +388,16 @@ class _Engine:
                 f"to choose by (lines {_lines(spans)}).",
             ))
         at_line = [s for s in spans if s.line == anchor.line]
-        common = len(spans) > 2 and (
+        common = (len(spans) > 2 and (
             is_weak(selection) or any(self.cuts_words(s) for s in at_line)
-        )
+        )) or (len(spans) > 1 and not any(ch.isalnum() for ch in selection))
         if at_line and common:
             return _Outcome(
                 self.place_match(
                     "fuzzy", min(score, 0.6), at_line[0], anchor,
-                    f"Short text that occurs {len(spans)} times; one occurrence is at the "
-                    "original line but it cannot be told apart from the others.",
+                    f"Short or punctuation-only text that occurs {len(spans)} times; one "
+                    "occurrence is at the original line but it cannot be told apart from "
+                    "the others.",
                 ),
                 candidates=spans, promote="fuzzy", strict=True,
             )
