@@ -14,6 +14,7 @@ import logging
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from markmcp.mcpcore import (
@@ -78,6 +79,16 @@ def chatty(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 def read_file(params: dict[str, str], ctx: CallContext) -> str:
     return resolve_inside(ctx.cwd, params["path"]).read_text(encoding="utf-8")
+
+
+def complete_path(variable: str, prefix: str, chosen: Mapping[str, str], ctx: CallContext) -> list[str]:
+    """Files and folders below the working directory whose relative path starts with ``prefix``."""
+    folder, _, start = prefix.rpartition("/")
+    base = resolve_inside(ctx.cwd, folder or ".")
+    if not base.is_dir():
+        return []
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in base.iterdir() if p.name.startswith(start))
+    return [f"{folder}/{name}" if folder else name for name in names]
 
 
 def template_data(params: dict[str, str], ctx: CallContext) -> str:
@@ -220,6 +231,7 @@ TEMPLATES = [
         description="A text file below the server's working directory.",
         mime_type="text/plain",
         handler=read_file,
+        complete=complete_path,
     ),
     ResourceTemplate(
         uri_template="test://template/{id}/data",

@@ -340,3 +340,26 @@ def test_2026_envelope_requests_without_handshake() -> None:
         assert unknown["error"]["code"] == -32602
         code, stderr = c.finish()
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_completion_of_template_variables(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "deep").mkdir(parents=True)
+    (tmp_path / "docs" / "a.md").write_text("a")
+    (tmp_path / "docs" / "deep" / "b.md").write_text("b")
+    with StdioClient("--cwd", str(tmp_path)) as c:
+        assert "completions" in c.initialize()["result"]["capabilities"]
+        ref = {"type": "ref/resource", "uri": "demo://file/{+path}"}
+
+        def complete(value: str) -> dict:
+            return c.call("completion/complete", {"ref": ref, "argument": {"name": "path", "value": value}})
+
+        assert complete("docs/")["result"]["completion"] == {"values": ["docs/a.md", "docs/deep/"], "total": 2,
+                                                             "hasMore": False}
+        assert complete("docs/deep/")["result"]["completion"]["values"] == ["docs/deep/b.md"]
+        assert complete("nothing")["result"]["completion"]["values"] == []
+        assert complete("../")["result"]["completion"]["values"] == []  # outside the cwd: nothing offered
+        wrong_variable = c.call("completion/complete", {"ref": ref, "argument": {"name": "id", "value": ""}})
+        assert wrong_variable["error"]["code"] == -32602
+        prompt = c.call("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"},
+                                                "argument": {"name": "x", "value": ""}})
+        assert prompt["error"]["code"] == -32602

@@ -104,6 +104,9 @@ class ResourceTemplate:
     description: str
     mime_type: str
     handler: Callable[[dict[str, str], CallContext], str]
+    complete: Callable[[str, str, Mapping[str, str], CallContext], Sequence[str]] | None = None
+    """Optional ``completion/complete`` support: (variable, typed prefix, variables already
+    chosen, context) -> candidate values, best first (the layer sends the first 100)."""
 
 
 @dataclass(frozen=True)

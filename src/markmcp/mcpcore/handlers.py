@@ -17,6 +17,7 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
   -> ``isError`` with a one-line message, the traceback going to the stderr log;
 * ``resources/list`` (empty: only templates), ``resources/templates/list`` and
   ``resources/read`` (RFC 6570 matching via the SDK's ``UriTemplate``);
+  ``completion/complete`` for template variables when a template offers ``complete``;
 * the client's MCP roots, asked with ``roots/list`` once per connection when the
   client declares the capability, and forgotten on ``notifications/roots/list_changed``;
 * ``logging/setLevel``: once a client sets a level, records that ``markmcp.*``
@@ -117,6 +118,7 @@ class Handlers:
             on_list_resources=self.list_resources,
             on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
+            on_completion=self.complete if any(t.complete for _, t in self.templates) else None,
         )
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
@@ -215,6 +217,38 @@ class Handlers:
                 contents=[types.TextResourceContents(uri=uri, mime_type=template.mime_type, text=text)]
             )
         raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        """``completion/complete`` for a variable of a resource template (this layer has no prompts)."""
+        ref = params.ref
+        if not isinstance(ref, types.ResourceTemplateReference):
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {ref.name}")
+        found = [(parsed, t) for parsed, t in self.templates if t.uri_template == ref.uri]
+        if not found:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource template: {ref.uri}")
+        parsed, template = found[0]
+        variable = params.argument.name
+        if variable not in parsed.variable_names:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Template {ref.uri} has no variable '{variable}'")
+        values: list[str] = []
+        if template.complete is not None:
+            chosen = dict(params.context.arguments or {}) if params.context else {}
+            call_ctx = await self.call_context(ctx)
+            try:
+                found_values = await anyio.to_thread.run_sync(
+                    template.complete, variable, params.argument.value, chosen, call_ctx, abandon_on_cancel=True
+                )
+            except ToolError:  # e.g. a prefix that leaves the allowed folder: nothing to offer
+                found_values = []
+            except Exception:
+                logger.exception("completion for %s {%s} failed", ref.uri, variable)
+                found_values = []
+            values = [str(value) for value in found_values]
+        return types.CompleteResult(
+            completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
+        )
 
     # context and roots ---------------------------------------------------------------
 
