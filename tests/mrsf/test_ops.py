@@ -495,3 +495,12 @@ def test_update_refuses_a_wrong_hash(ws):
     assert info.value.code == "invalid-argument"
     r = ops.update("docs/a.md", c["id"], {"selected_text": "gateway"}, root=ws)
     assert r["comment"]["selected_text_hash"] == sha256_hex("gateway")
+
+
+def test_add_records_head_only_for_a_committed_document(repo):
+    head = git(repo, "rev-parse", "HEAD")
+    assert ops.add("a.md", author="a", text="t", line=3, root=repo)["comment"]["commit"] == head
+    (repo / "a.md").write_text("# Title\n\nInserted.\n" + DOC.split("\n", 2)[2])
+    c = ops.add("a.md", author="a", text="t", line=4, root=repo)["comment"]
+    assert "commit" not in c and c["selected_text"] == "The gateway routes all inbound traffic."
+    assert ops.add("a.md", author="a", text="t", commit="abc123", root=repo)["comment"]["commit"] == "abc123"

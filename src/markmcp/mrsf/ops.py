@@ -62,7 +62,8 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
       document_text=None, root=None, cwd=None, config=None)``
     -> ``comment``, ``previousVersion``, ``created`` (sidecar created).  ``id`` defaults to a
     UUID4, ``timestamp`` to now (UTC, ISO-8601 with milliseconds and ``Z``), ``commit`` to
-    git HEAD when the document is in a git repository.  With ``line`` (1-based) and no
+    git HEAD when the document is in a git repository and unchanged since HEAD (with
+    uncommitted edits the line numbers would not match that commit, so none is recorded).  With ``line`` (1-based) and no
     ``selected_text``, ``selected_text`` is the text of document line ``line`` (through
     ``end_line``, cut at ``start_column``/``end_column``) and ``selected_text_hash`` its
     SHA-256.  ``extensions`` are ``x_*`` keys.
@@ -183,9 +184,16 @@ def _require_sidecar(loc: Location) -> None:
                         path=loc.sidecar)
 
 
-def _head(loc: Location) -> str | None:
+def _head(loc: Location, text: str | None = None) -> str | None:
+    """HEAD of the document's repository; with ``text``, only when the document at HEAD
+    is that text (otherwise line numbers would not refer to the recorded commit)."""
     repo = git.repo_root(loc.document_path.parent if loc.document_path.parent.exists() else loc.root)
-    return git.head_commit(repo) if repo else None
+    head = git.head_commit(repo) if repo else None
+    if head is not None and text is not None:
+        committed = git.show_file(repo, head, loc.document_path)
+        if committed is None or committed.replace("\r\n", "\n") != text.replace("\r\n", "\n"):
+            return None
+    return head
 
 
 def _check_version(data: Any, where: str) -> None:
@@ -313,7 +321,7 @@ def _add(loc: Location, specs: list[dict], expected_version: str | None,
     text = _document_text(loc, document_text)
     head = None
     if any(not s.get("commit") for s in specs if isinstance(s, dict)):
-        head = _head(loc)
+        head = _head(loc, text if text is not None else "")
 
     def change(sc: Sidecar | None):
         created = sc is None
