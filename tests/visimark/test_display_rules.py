@@ -196,3 +196,13 @@ def test_unit_rule_hand_typed_variants(typed: str) -> None:
     result = check(build(drifted))
     assert [f.code for f in result.findings if f.is_problem] == ["STALE", "STALE"]  # the line and the roll-up
     assert fmt(drifted).output == src
+
+
+def test_plain_numeric_anchor_compares_numbers_not_spellings() -> None:
+    src = ("```vmark #s\nm precision 4 = 0.4026\nz precision 2 = -0.001\n```\n\n"
+           "A **40.26%**<!--vmark=s.m--> B **0.4026**<!--vmark=s.m--> C **0%**<!--vmark=s.z|percent-->"
+           " D **0.00**<!--vmark=s.z-->\n")
+    assert check(build(src)).findings == []
+    drifted = src.replace("**40.26%**", "**41.55%**")
+    stale = [f for f in check(build(drifted)).findings if f.code == "STALE" and not f.anchor_group]
+    assert [(f.stored, f.computed) for f in stale] == [("41.55%", "0.4026")]

@@ -1201,6 +1201,8 @@ class Checker:
                 continue
             if text is None or stored == text:
                 continue
+            if a.rule is None and cell_matches(stored, text, value):
+                continue  # a plain anchor written as a percent (`40.26%`) holds the same number
             stale_ids.add(a.id)
             if not self.cross_sheet_aggregate(node):
                 formula = None
