@@ -290,6 +290,7 @@ def _comment_options(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _extensions(value: dict[str, Any]) -> dict[str, Any]:
+    """Check an ``extensions`` map: every key must start with ``x_`` (stored as flat fields)."""
     for key in value:
         if not key.startswith("x_"):
             message = f"Comment extension key '{key}' must start with 'x_'."
@@ -312,11 +313,11 @@ def _document_target(args: dict[str, Any], ctx: CallContext, key: str = "documen
 
 
 def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) -> dict[str, Any]:
+    """Engine keyword arguments shared by the writing tools (version check, cwd, buffer text)."""
     kwargs: dict[str, Any] = {"expected_version": args.get("expectedVersion"), "cwd": str(workdir)}
     if text and "documentText" in args:
         kwargs["document_text"] = args["documentText"]
     return kwargs
-
 
 
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
