@@ -41,7 +41,7 @@ def test_levers_fixture_has_no_domain_or_assert_finding() -> None:
     ("ℤ in [-5, 5]", "integer", "[-5, 5]"),
     ("in (, 40]", None, "(, 40]"),
     ("positive in [0, )", "positive", "[0, )"),
-    ("in { }", None, "{}"),
+    ("in { }", None, "{ }"),
 ])
 def test_clause_grammar(text: str, preset: str | None, domain: str | None) -> None:
     c = parse_clause(text)
@@ -108,6 +108,20 @@ def test_document_findings() -> None:
         ("TYPE", "levers.x", "unrecognised param domain preset `whole`")]
     assert findings("param x precision 0 in [0,] = default 1") == [
         ("TYPE", "levers.x", "malformed param domain clause")]
+
+
+def test_param_width_findings() -> None:
+    assert findings("param tax precision 2 = default 12.5%\nx = tax") == [
+        ("PRECISION", "levers.tax", "default 12.5% has 3 decimals; param tax declares 2")]
+    assert findings("param b precision 0 = default 2.00\nx precision 0 = b") == []  # trailing zeros
+    result = check(build("```vmark #s\nparam tax = default 19%\nnet precision 2 = 100 * tax\nassert net > 0\n```\n"))
+    (f,) = [f for f in result.findings if f.is_problem]
+    assert (f.code, f.message, f.suggestion) == ("PRECISION", "param tax declares no width",
+                                                 "param tax precision N = default …")
+    assert "s.net" not in result.values and result.assertions[0].holds is None
+    assert findings("param x precision 0 in { } = default 0") == [
+        ("DOMAIN", "levers.x", "param x declares an empty domain: { } has no legal value")]
+    assert findings("param x precision 1 integer in [0.2, 0.8] = default 0.5")[0][0] == "DOMAIN"
 
 
 def test_a_broken_param_suppresses_its_dependants() -> None:

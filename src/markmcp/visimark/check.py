@@ -860,13 +860,15 @@ class Checker:
         expr = b.expr
         lit = expr.operand if isinstance(expr, lang.Unary) else expr
         if b.precision is None:
-            self.emit(Finding("PRECISION", node.sheet or None, node.name, "a param declares its width: `param name precision N = default …`",
-                              span=(b.start, b.end)))
+            self.emit(Finding("PRECISION", node.sheet or None, node.name, f"param {node.name} declares no width",
+                              suggestion=f"param {node.name} precision N = default …", span=(b.start, b.end)))
             return False
         assert isinstance(lit, lang.Num)
-        if lit.places > b.precision:
+        places = significant_places(b.param.default_text)
+        if places > b.precision:
             self.emit(Finding("PRECISION", node.sheet or None, node.name,
-                              f"default {b.param.default_text} does not fit precision {b.precision}", span=(b.start, b.end)))
+                              f"default {b.param.default_text} has {places} decimals; param {node.name} "
+                              f"declares {b.precision}", span=(b.start, b.end)))
             return False
         value = -lit.value if isinstance(expr, lang.Unary) else lit.value
         clause = b.param.clause
@@ -882,9 +884,10 @@ class Checker:
                                else f"{node.name} is not a percent; domain value {d.text} must not be one")
                     self.emit(Finding("TYPE", node.sheet or None, node.name, message, span=(b.start, b.end)))
                     return False
-                if d.places > b.precision:
+                if significant_places(d.text) > b.precision:
                     self.emit(Finding("PRECISION", node.sheet or None, node.name,
-                                      f"domain value {d.text} has {d.places} decimals; param {node.name} "
+                                      f"domain value {d.text} has {significant_places(d.text)} decimals; "
+                                      f"param {node.name} "
                                       f"declares {b.precision}", span=(b.start, b.end)))
                     return False
         if not in_domain(clause, value):
@@ -1413,6 +1416,14 @@ def compare(op: str, a: object, b: object) -> bool:
     if op == ">":
         return a > b  # type: ignore[operator]
     return a >= b  # type: ignore[operator]
+
+
+def significant_places(literal: str) -> int:
+    """Decimals a number literal needs once trailing zeros go (`2.00` needs 0, `12.5%` needs 3)."""
+    percent = literal.endswith("%")
+    digits = literal.rstrip("%").lstrip("-")
+    frac = digits.split(".")[1].rstrip("0") if "." in digits else ""
+    return len(frac) + (2 if percent else 0)
 
 
 def tarjan(nodes: list[str], graph: dict[str, list[str]]) -> list[list[str]]:

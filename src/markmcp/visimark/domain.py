@@ -162,10 +162,11 @@ def parse_range(src: str, pos: int) -> tuple[int, Domain]:
 
 
 def parse_set(src: str, pos: int) -> tuple[int, Domain]:
+    start = pos
     pos = _skip(src, pos + 1)
     members: list[Literal] = []
     if pos < len(src) and src[pos] == "}":
-        return pos + 1, Domain("{}", members=members)
+        return pos + 1, Domain(src[start:pos + 1], members=members)
     while True:
         pos, lit = parse_literal(src, pos)
         members.append(lit)
