@@ -175,3 +175,55 @@ def test_spellings_of_one_unit_do_not_conflict_without_a_header_unit() -> None:
            "```vmark #flat\ntotal precision 0 = SUM(Area)\n```\n\nT **42**<!--vmark=flat.total-->\n")
     assert problems(src) == []
     assert [c for c, _, _ in problems(src.replace("30 m²", "30 kg"))] == ["UNIT"]
+
+
+ORDER = """
+| Item  | Price | Qty |    Net |
+|-------|------:|----:|-------:|
+| pen   | $5.50 |   3 | $16.50 |
+| paper | {paper} |   2 |  $8.00 |
+
+```vmark #order
+Net = Price * Qty
+total = SUM(Net)
+```
+
+Total: **24.50**<!--vmark=order.total-->
+"""
+
+
+def test_uniform_inert_decoration_computes_on_the_number() -> None:
+    result = check(build(ORDER.format(paper="$4.00")))
+    assert result.findings == []
+    assert result.values["order.total"] == 24.5
+
+
+@pytest.mark.parametrize("paper,needle", [("€4.00", "`€`"), (" 4.00", "(none)")])
+def test_mixed_decorations_are_one_unit_error_and_suppress_dependants(paper: str, needle: str) -> None:
+    src = ORDER.format(paper=paper)
+    result = check(build(src))
+    units = [f for f in result.findings if f.code == "UNIT"]
+    assert [(f.name, f.row_label) for f in units] == [("Price", "paper")]
+    assert "`$`" in units[0].message and needle in units[0].message
+    assert src[units[0].span[0]:units[0].span[1]].strip() == paper.strip()
+    assert not any(f.code == "STALE" for f in result.findings)
+    notes = [f.message for f in result.findings if f.code == "NOTE"]
+    assert notes and all("(upstream UNIT errors)" in n for n in notes)
+
+
+def test_stale_decorated_cell_reports_the_decorated_text() -> None:
+    src = ORDER.format(paper="$4.00").replace("$16.50", " $9.99")
+    stale = [f for f in check(build(src)).findings if f.code == "STALE" and f.is_cell]
+    assert [(f.stored, f.computed) for f in stale] == [("$9.99", "$16.50")]
+
+
+def test_suffix_decorations_and_percent_cells() -> None:
+    newtons = ("| Beam | Force |  Span |\n|------|------:|------:|\n| A    |  12 N | 3.0 m |\n\n"
+               "```vmark #beam\npeak = SUM(Force)\n```\n\nPeak: **12**<!--vmark=beam.peak-->\n")
+    assert check(build(newtons)).findings == []
+    metres = ("| Beam | Span  | Times |  Total |\n|------|------:|------:|-------:|\n| A    | 3.5 m |     2 |  7.0 m |\n\n"
+              "```vmark #b\nTotal = Span * Times\n```\n")
+    result = check(build(metres))
+    assert result.findings == [] and result.precision["b.Total"] == 1
+    pct = "| Row | Share | Amount |\n|-----|------:|-------:|\n| a   |   30% |  30.00 |\n\n```vmark #s\nAmount = Share * 100\n```\n"
+    assert check(build(pct)).findings == []

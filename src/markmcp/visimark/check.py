@@ -54,7 +54,12 @@ MAX_FN_SUGGESTION = 2
 
 
 class Unevaluable(Exception):
-    """A value depends on something that has already been reported."""
+    """A value depends on something that has already been reported; ``cause`` names the
+    code of a row-level root cause (DATE, UNIT) when there is one."""
+
+    def __init__(self, cause: str | None = None) -> None:
+        super().__init__(cause)
+        self.cause = cause
 
 
 class UnitError(Exception):
@@ -134,6 +139,7 @@ class Checker:
         self.input_cache: dict[tuple[str, str], tuple[str, int | None]] = {}
         self.col_decoration: dict[tuple[str, str], Decoration | None] = {}
         self.unit_conflict: set[tuple[str, str]] = set()
+        self.row_cause: dict[tuple[str, int], str | None] = {}
         self.anchors_by_id: dict[str, list[Anchor]] = {}
         for a in model.located.anchors:
             self.anchors_by_id.setdefault(a.id, []).append(a)
@@ -408,7 +414,7 @@ class Checker:
                 self.unit_conflict.add(key)
                 shown = []
                 for d, _ in forms:
-                    s = f"`{d.text.strip()}` {'before' if d.side == 'prefix' else 'after'}" if d else "bare"
+                    s = f"`{d.text.strip()}` {'before' if d.side == 'prefix' else 'after'}" if d else "(none)"
                     if s not in shown:
                         shown.append(s)
                 cell = sheet.table.rows[deviant][col.index]
@@ -461,7 +467,7 @@ class Checker:
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
         assert sheet.table is not None
         if (sheet.id, column) in self.unit_conflict:
-            raise Unevaluable()  # already reported as UNIT
+            raise Unevaluable("UNIT")  # already reported
         cell = sheet.table.rows[row][sheet.columns[column].index]
         t = cell.text
         num = parse_cell_number(t)
@@ -480,9 +486,9 @@ class Checker:
                                   days_apart=problem.days_apart, span=(cell.start, cell.end)))
                 if problem.iso_fix:
                     self.edits.append(Edit(cell.start, cell.end, problem.iso_fix, "date"))
-            raise Unevaluable()
+            raise Unevaluable("DATE")
         if num == "both":
-            raise Unevaluable()
+            raise Unevaluable("UNIT")
         return plain_cell(t)
 
     # ------------------------------------------------------- static derivation
@@ -921,12 +927,15 @@ class Checker:
         formula = self.m.source[node.expr.start:node.expr.end]
         out: list[object | None] = []
         upstream = 0
+        causes: set[str | None] = set()
         for r, row in enumerate(sheet.table.rows):
             try:
                 v = self.bind(node, self.ev(node.expr, node, sheet, r))
-            except Unevaluable:
+            except Unevaluable as e:
                 out.append(None)
                 upstream += 1
+                causes.add(e.cause)
+                self.row_cause[(node.id, r)] = e.cause
                 continue
             except EvalError as e:
                 out.append(None)
@@ -952,7 +961,8 @@ class Checker:
         self.cells[node.id] = out
         if upstream:
             self.emit(Finding("NOTE", sheet.id, node.name, suppressed_count=upstream,
-                              message=f"{upstream} row{'s' if upstream != 1 else ''} not verified (upstream DATE errors)"))
+                              message=f"{upstream} row{'s' if upstream != 1 else ''} not verified "
+                                      f"(upstream {next(iter(causes)) + ' ' if len(causes) == 1 and None not in causes else ''}errors)"))
 
     def eval_scalar(self, node: Node) -> None:
         try:
@@ -1120,7 +1130,7 @@ class Checker:
             col = self.cells.get(r.node.id)
             v = col[row] if col is not None else None
             if v is None:
-                raise Unevaluable()
+                raise Unevaluable(self.row_cause.get((r.node.id, row)))
             return v
         if r.kind == "input" and r.sheet is not None and r.column is not None:
             return self.input_value(r.sheet, r.column, row)
