@@ -125,7 +125,7 @@ def test_undecodable_file_exits_2_naming_it(tmp_path: Path) -> None:
     (tmp_path / "latin.fd").write_bytes(b"figdown 0.1 block\nnode a \"caf\xe9\"\n")
     run = figdown("check", "latin.fd", cwd=tmp_path)
     assert run.returncode == 2
-    assert "latin.fd is not UTF-8 text" in run.stderr
+    assert run.stderr == "figdown: latin.fd is not UTF-8 text: byte 0xe9 on line 2\n"
     assert "Traceback" not in run.stderr
 
 
@@ -247,3 +247,101 @@ def test_symlinked_directories_are_not_followed(tmp_path: Path) -> None:
     run = figdown("check", "--json", "d", cwd=tmp_path)
     assert run.returncode == 0
     assert [doc["label"] for doc in json.loads(run.stdout)["documents"]] == [os.path.join("d", "real", "one.fd")]
+
+
+# --- nasty inputs: a clear message or a report, never a traceback -----------------------------
+
+
+def test_stdin_is_read_as_bytes_like_a_file(tmp_path: Path) -> None:
+    latin = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "-"], cwd=tmp_path,
+                           input=b'figdown 0.1 block\nnode a "caf\xe9"\n', capture_output=True, timeout=60)
+    assert latin.returncode == 2 and latin.stdout == b""
+    assert latin.stderr == b"figdown: <stdin> is not UTF-8 text: byte 0xe9 on line 2\n"
+    # a lone CR is not a line end (core §1): stdin and a file give the same diagnostics
+    lone_cr = b'figdown 0.1 block\rnode a "A"\r\n'
+    (tmp_path / "cr.fd").write_bytes(lone_cr)
+    from_file = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "cr.fd"], cwd=tmp_path,
+                               capture_output=True, timeout=60)
+    from_stdin = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "-"], cwd=tmp_path,
+                                input=lone_cr, capture_output=True, timeout=60)
+    assert from_file.returncode == from_stdin.returncode == 1
+    assert from_stdin.stdout.split(b"\n")[1:] == from_file.stdout.split(b"\n")[1:]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs file names that are not UTF-8")
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
+    write(tmp_path / "d" / os.fsdecode(b"caf\xe9.fd"), BROKEN)
+    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "--json", "d"], cwd=tmp_path,
+                         capture_output=True, timeout=60)
+    assert run.returncode == 1, run.stderr
+    report = json.loads(run.stdout.decode("utf-8"))  # strict: the output is valid UTF-8
+    assert report["documents"][0]["label"] == os.path.join("d", "caf\\xe9.fd")
+    text = figdown("check", "d", cwd=tmp_path)
+    assert text.stdout.startswith("PARSE FAILED — 2 diagnostic(s) in d/caf\\xe9.fd\n")
+
+
+def test_an_output_encoding_that_cannot_carry_the_text_escapes_it(tmp_path: Path) -> None:
+    write(tmp_path / "bad.fd", BROKEN)
+    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "bad.fd"], cwd=tmp_path,
+                         capture_output=True, timeout=60, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert run.returncode == 1
+    assert run.stdout.startswith(b"PARSE FAILED \\u2014 2 diagnostic(s) in bad.fd\n")
+    assert b"Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("data", [
+    b"\x00\x01\x02figdown 0.1 block\n",
+    b'figdown 0.1 block\nnode a "\xef\xbf\xbe"\n',          # U+FFFE
+    b"figdown 0.1 block\nnode a \"" + b"x" * 200_000 + b"\n",
+    b"\xef\xbb\xbf",                                          # a BOM and nothing else
+    b"figdown 0.1 block\n" + b"[" * 50_000,
+])
+def test_nasty_documents_give_a_report(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "x.fd").write_bytes(data)
+    run = figdown("check", "x.fd", cwd=tmp_path)
+    assert run.returncode in (0, 1) and run.stderr == ""
+    assert run.stdout.endswith(" with diagnostics\n")
+    read = figdown("read", "x.fd", cwd=tmp_path)
+    assert read.returncode == run.returncode and "Traceback" not in read.stderr
+
+
+def test_a_reader_that_leaves_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    big = "figdown 0.1 block\n" + 'node a "A"\n' * 20_000   # ~20,000 diagnostics, far more than a pipe holds
+    run = subprocess.Popen([sys.executable, "-m", "markmcp.figdown.cli", "check", "-"], cwd=tmp_path,
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.stdin is not None and run.stdout is not None and run.stderr is not None
+    run.stdin.write(big.encode("utf-8"))
+    run.stdin.close()
+    assert run.stdout.readline().startswith("PARSE FAILED".encode("utf-8"))
+    run.stdout.close()
+    assert run.wait(timeout=60) == 0
+    assert run.stderr.read() == b""
+
+
+def test_a_path_that_cannot_be_read_checks_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 2 and nothing on stdout, even when readable documents come first (works as root too)."""
+    from markmcp.figdown import cli
+
+    write(tmp_path / "d" / "a.fd", BROKEN)
+    write(tmp_path / "d" / "b.fd", CLEAN)
+    real = Path.read_bytes
+
+    def refuse(path: Path) -> bytes:
+        if path.name == "b.fd":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    assert cli.main(["check", str(tmp_path / "d")]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"figdown: cannot read {tmp_path / 'd' / 'b.fd'}: Permission denied\n"
+
+    def no_listing(path: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cli.os, "scandir", no_listing)
+    assert cli.main(["check", str(tmp_path / "d")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("figdown: cannot read directory ")

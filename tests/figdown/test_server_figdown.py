@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import queue
 import re
 import subprocess
@@ -406,3 +407,48 @@ def test_http_transport_serves_the_same_tools(workspace: Path) -> None:
         finally:
             if proc.poll() is None:
                 proc.kill()
+
+
+# --- nasty inputs: a report or a clear refusal, and the server keeps serving --------------------
+
+
+@pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
+def test_an_empty_path_is_refused(server: Server, tool: str) -> None:
+    refused(server.call(tool, {"path": ""}), "`path` is empty")
+    refused(server.call(tool, {"path": "  "}), "`path` is empty")
+
+
+def test_an_empty_document_reads_as_one_empty_section(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    for source in ("", "\ufeff", "# a comment only\n"):
+        result = server.call("figdown_read", {"source": source})
+        data = normal(result, schemas["figdown_read"])
+        assert data["ok"] is True and data["sections"][0]["genre"] is None
+        assert data["sections"][0]["startLine"] == 1
+        assert texts(result)[0].split("\n")[1] == "  section 1 (from line 1): empty: no header and nothing declared"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs file names that are not UTF-8")
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(
+    server: Server, schemas: dict[str, dict[str, Any]], workspace: Path,
+) -> None:
+    odd = workspace / "odd"
+    odd.mkdir()
+    (odd / os.fsdecode(b"caf\xe9.fd")).write_text(BROKEN, encoding="utf-8")
+    data = normal(server.call("figdown_check", {"path": "odd"}), schemas["figdown_check"])
+    assert [doc["label"] for doc in data["documents"]] == ["odd/caf\\xe9.fd"]
+    (odd / os.fsdecode(b"caf\xe9.fd")).unlink()
+    (odd / os.fsdecode(b"l\xe9gacy.fd")).write_bytes(b'figdown 0.1 block\nnode a "\xe9"\n')
+    refused(server.call("figdown_check", {"path": "odd"}), "odd/l\\xe9gacy.fd is not UTF-8 text: byte 0xe9 on line 2")
+    # the server is still there
+    normal(server.call("figdown_check", {"source": CLEAN}), schemas["figdown_check"])
+
+
+@pytest.mark.parametrize("source", [
+    "figdown 0.1 block\nnode a \"\x00\x01\ufffe\"\n",
+    "figdown 0.1 block\nnode a \"" + "x" * 100_000 + "\n",
+    "figdown 0.4 sequence\n" + "fragment f type=alt in=f\n" * 2_000,
+    "\r\r\r\n" * 1_000,
+])
+def test_nasty_sources_give_a_normal_result(server: Server, schemas: dict[str, dict[str, Any]], source: str) -> None:
+    for tool in ("figdown_check", "figdown_read"):
+        normal(server.call(tool, {"source": source}), schemas[tool])

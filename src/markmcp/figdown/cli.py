@@ -8,9 +8,12 @@ Commands::
 
 ``check`` walks directories recursively in sorted order, skipping ``.git`` and
 ``node_modules``, and looks at every ``*.fd`` file; a file named directly is
-checked whatever its extension.  ``-`` reads standard input.  Exit codes: 0 all
-clean, 1 some document has diagnostics, 2 usage error or a path that cannot be
-read (nothing is checked then).
+checked whatever its extension.  ``-`` reads standard input (as bytes, like a
+file: UTF-8, line ends untouched).  Exit codes: 0 all clean, 1 some document has
+diagnostics, 2 usage error or a path that cannot be read (nothing is checked
+then), 130 interrupted.  No input makes it print a traceback: paths whose bytes
+are not UTF-8 are shown with ``\\xNN`` escapes, and output that the terminal's
+encoding cannot carry is escaped rather than refused.
 
 This module is an edge: it reads files and prints.  The engine
 (:func:`markmcp.figdown.parse`) never touches the filesystem.  The walking and
@@ -26,7 +29,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from markmcp.figdown import ParseResult, model_json, parse
 from markmcp.figdown import docs
@@ -39,6 +42,21 @@ STDIN = "-"
 
 class SourceError(Exception):
     """A path that cannot be read as a FigDown document (missing, unreadable, not UTF-8)."""
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path as text any output can carry: file-name bytes that are not UTF-8 (which Python
+    keeps as lone surrogates) appear as ``\\xNN`` instead of breaking the JSON or the terminal."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def decode(data: bytes, label: str) -> str:
+    """The UTF-8 text of a document; :class:`SourceError` naming ``label`` and the byte otherwise."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise SourceError(f"{label} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line}") from None
 
 
 # --- finding and reading documents --------------------------------------------------
@@ -56,7 +74,7 @@ def walk(directory: Path) -> list[Path]:
             with os.scandir(current) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as error:
-            raise SourceError(f"cannot read directory {current}: {error.strerror or error}") from None
+            raise SourceError(f"cannot read directory {shown(current)}: {error.strerror or error}") from None
         subdirs: list[Path] = []
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
@@ -74,15 +92,12 @@ def read_document(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise SourceError(f"no such file: {path}") from None
+        raise SourceError(f"no such file: {shown(path)}") from None
     except IsADirectoryError:
-        raise SourceError(f"{path} is a directory") from None
+        raise SourceError(f"{shown(path)} is a directory") from None
     except OSError as error:
-        raise SourceError(f"cannot read {path}: {error.strerror or error}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise SourceError(f"{path} is not UTF-8 text (byte {error.start})") from None
+        raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") from None
+    return decode(data, shown(path))
 
 
 # --- diagnostics and reports (shared with figdown-mcp) --------------------------------
@@ -142,29 +157,36 @@ class Document:
 def _label(path: Path) -> str:
     """A path as the user will recognise it: relative to the working directory when below it."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        return shown(path.relative_to(Path.cwd()))
     except ValueError:
-        return str(path)
+        return shown(path)
 
 
-def collect(arguments: Sequence[str], stdin: TextIO) -> list[Document]:
-    """The documents named by ``arguments`` (files, directories, ``-``), in order."""
+def read_stdin(stdin: BinaryIO) -> Document:
+    """Standard input as one document, decoded like a file."""
+    return Document("<stdin>", decode(stdin.read(), "<stdin>"))
+
+
+def collect(arguments: Sequence[str], stdin: BinaryIO) -> list[Document]:
+    """The documents named by ``arguments`` (files, directories, ``-``), in order.
+    Everything is read before anything is checked, so a path that cannot be read
+    stops the run with nothing reported."""
     documents: list[Document] = []
     for argument in arguments:
         if argument == STDIN:
-            documents.append(Document("<stdin>", stdin.read()))
+            documents.append(read_stdin(stdin))
             continue
         path = Path(argument)
         if path.is_dir():
             documents.extend(Document(_label(found), read_document(found)) for found in walk(path))
         elif path.exists():
-            documents.append(Document(argument, read_document(path)))
+            documents.append(Document(shown(argument), read_document(path)))
         else:
-            raise SourceError(f"no such file or directory: {argument}")
+            raise SourceError(f"no such file or directory: {shown(argument)}")
     return documents
 
 
-def command_check(options: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+def command_check(options: argparse.Namespace, out: TextIO, stdin: BinaryIO) -> int:
     documents = collect(options.paths, stdin)
     summary = tally([check_report(doc.label, doc.text) for doc in documents])
     if options.json:
@@ -177,14 +199,14 @@ def command_check(options: argparse.Namespace, out: TextIO, stdin: TextIO) -> in
     return 0 if summary["ok"] else 1
 
 
-def command_read(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: TextIO) -> int:
+def command_read(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) -> int:
     if options.path == STDIN:
-        label, text = "<stdin>", stdin.read()
+        label, text = "<stdin>", read_stdin(stdin).text
     else:
         path = Path(options.path)
         if path.is_dir():
-            raise SourceError(f"{options.path} is a directory (read takes one document)")
-        label, text = options.path, read_document(path)
+            raise SourceError(f"{shown(options.path)} is a directory (read takes one document)")
+        label, text = shown(options.path), read_document(path)
     result = parse(text)
     if result.diagnostics:
         err.write(parse_failed(label, diagnostics(result)) + "\n")
@@ -225,26 +247,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant(stream: TextIO) -> None:
+    """Let ``stream`` escape what its encoding cannot carry instead of raising."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+        reconfigure(errors="backslashreplace")
+
+
+def _stdin_bytes() -> BinaryIO:
+    return getattr(sys.stdin, "buffer", sys.stdin)  # type: ignore[return-value]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``figdown``; returns the exit code."""
+    _tolerant(sys.stdout)
+    _tolerant(sys.stderr)
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
     except SystemExit as stop:
         return 0 if stop.code in (0, None) else 2
-    out, err, stdin = sys.stdout, sys.stderr, sys.stdin
+    out, err = sys.stdout, sys.stderr
     try:
         if options.command == "check":
-            return command_check(options, out, stdin)
+            return command_check(options, out, _stdin_bytes())
         if options.command == "read":
-            return command_read(options, out, err, stdin)
+            return command_read(options, out, err, _stdin_bytes())
         return command_reference(options, out)
     except (SourceError, docs.DocsError) as error:
         err.write(f"{PROG}: {error}\n")
         return 2
-    except BrokenPipeError:  # e.g. `figdown reference | head`
-        sys.stderr.close()
+    except BrokenPipeError:  # e.g. `figdown reference | head`: the reader left; stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
         return 0
+    except KeyboardInterrupt:
+        err.write(f"{PROG}: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":

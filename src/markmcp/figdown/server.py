@@ -51,6 +51,7 @@ from markmcp.figdown.cli import (
     diagnostics,
     parse_failed,
     read_document,
+    shown,
     tally,
     tally_line,
     walk,
@@ -150,7 +151,10 @@ READ_OUTPUT = {
                                        "line L in this section is document line startLine + L - 1",
                     },
                     "version": {"type": "string"},
-                    "genre": {"type": "string"},
+                    "genre": {
+                        "type": ["string", "null"],
+                        "description": "null only for an empty document (no header, nothing declared)",
+                    },
                     "title": {"type": "string"},
                     "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
                 },
@@ -230,6 +234,8 @@ def _one_of(args: dict[str, Any]) -> None:
 
 def _resolve(ctx: CallContext, value: str) -> Path:
     """``value`` resolved from the server's working directory; refused outside its folders."""
+    if not value.strip():
+        raise ToolError("`path` is empty: name a file or a directory (\".\" for the working directory)")
     if "\x00" in value:
         raise ToolError(f"path {value!r} contains a NUL character")
     resolved = (ctx.cwd / value).resolve()
@@ -244,16 +250,17 @@ def _resolve(ctx: CallContext, value: str) -> Path:
 
 def _label(ctx: CallContext, path: Path) -> str:
     try:
-        return str(path.relative_to(ctx.cwd.resolve()))
+        return shown(path.relative_to(ctx.cwd.resolve()))
     except ValueError:
-        return str(path)
+        return shown(path)
 
 
-def _read(path: Path, shown: str) -> str:
+def _read(path: Path, label: str) -> str:
+    """The document at ``path``; a read failure is a ToolError naming it as ``label``."""
     try:
         return read_document(path)
     except SourceError as error:
-        raise ToolError(str(error).replace(str(path), shown)) from None
+        raise ToolError(str(error).replace(shown(path), label)) from None
 
 
 # --- figdown_check -----------------------------------------------------------------------
@@ -312,7 +319,7 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     for number, (model, start) in enumerate(zip(result.models, result.section_starts), 1):
         header = model["header"]
         shape: dict[str, Any] = {"section": number, "startLine": start,
-                                 "version": header["version"], "genre": header["genre"]}
+                                 "version": header["version"], "genre": header.get("genre")}
         if "title" in model:
             shape["title"] = model["title"]
         shape["counts"] = {key: len(value) for key, value in model.items()
@@ -332,6 +339,10 @@ def read_text(result: dict[str, Any]) -> list[str]:
     for shape in result["sections"]:
         title = f"  title {json.dumps(shape['title'], ensure_ascii=False)}" if "title" in shape else ""
         counts = ", ".join(f"{n} {key}" for key, n in shape["counts"].items()) or "empty"
+        if shape["genre"] is None:
+            lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
+                         "empty: no header and nothing declared")
+            continue
         lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
                      f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
