@@ -95,8 +95,9 @@ def is_reduce(name: str) -> bool:
 
 
 def need_number(name: str, v: object, what: str) -> Decimal:
+    """``v`` as a number, or the TYPE error upstream words as `NAME expects a number`."""
     if isinstance(v, bool) or not isinstance(v, Decimal):
-        raise EvalError(f"{name} needs a number for `{what}`, not {type_word(v)}")
+        raise EvalError(f"{name} expects a number")
     return v
 
 
@@ -114,7 +115,7 @@ def _numbers(name: str, values: list[object]) -> list[Decimal]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, Decimal):
-            raise EvalError(f"{name} needs numbers; the column holds {type_word(v)}")
+            raise EvalError(f"{name} expects a number")
         out.append(v)
     return out
 
@@ -130,7 +131,7 @@ def reduce_call(name: str, values: list[object], extra: list[object]) -> object:
         return total
     if name in ("MIN", "MAX"):
         if not values:
-            raise EvalError(f"{name} of an empty column")
+            raise EvalError(f"{name}() of an empty column")
         kinds = {type(v) for v in values}
         if len(kinds) > 1:
             raise EvalError(f"{name} needs one type; the column mixes numbers and dates")
@@ -140,7 +141,7 @@ def reduce_call(name: str, values: list[object], extra: list[object]) -> object:
     if name == "AVG":
         nums = _numbers(name, values)
         if not nums:
-            raise EvalError("AVG of an empty column")
+            raise EvalError("AVG() of an empty column")
         return sum(nums, Decimal(0)) / len(nums)
     if name == "NPV":
         rate = need_number("NPV", extra[0], "rate")
@@ -148,7 +149,7 @@ def reduce_call(name: str, values: list[object], extra: list[object]) -> object:
             raise EvalError("NPV needs a rate above -1")
         flows = _numbers(name, values)
         if not flows:
-            raise EvalError("NPV of an empty column")
+            raise EvalError("NPV() of an empty column")
         return npv(rate, flows)
     if name == "IRR":
         flows = _numbers(name, values)
@@ -169,7 +170,7 @@ def npv(rate: Decimal, flows: list[Decimal]) -> Decimal:
 def irr(flows: list[Decimal]) -> Decimal:
     """The unique rate above -1 at which the flows' NPV is zero (bisection)."""
     if not flows:
-        raise EvalError("IRR of an empty column")
+        raise EvalError("IRR() of an empty column")
     if all(f == 0 for f in flows):
         raise EvalError("IRR of an all-zero column")
     signs = [f > 0 for f in flows if f != 0]
@@ -225,16 +226,16 @@ def map_call(name: str, args: list[object]) -> object:
         x = need_number(name, args[0], "x")
         s = need_number(name, args[1], "s")
         if s <= 0:
-            raise EvalError(f"{name} needs a positive step")
+            raise EvalError(f"{name} significance must be a positive number")
         q = (x / s).to_integral_value(rounding=ROUND_FLOOR if name == "FLOOR" else ROUND_CEILING)
         return q * s
     if name == "EOMONTH":
         d = args[0]
         if not isinstance(d, date):
-            raise EvalError(f"EOMONTH needs a date, not {type_word(d)}")
+            raise EvalError("EOMONTH expects a date")
         months = need_number(name, args[1], "months")
         if months != months.to_integral_value():
-            raise EvalError("EOMONTH needs a whole number of months")
+            raise EvalError("EOMONTH expects a whole number of months")
         total = d.year * 12 + (d.month - 1) + int(months)
         year, month = divmod(total, 12)
         if not 1 <= year <= 9999:
@@ -245,7 +246,7 @@ def map_call(name: str, args: list[object]) -> object:
         nper = need_number(name, args[1], "nper")
         pv = need_number(name, args[2], "pv")
         if nper <= 0 or nper != nper.to_integral_value():
-            raise EvalError("PMT needs a positive whole number of periods")
+            raise EvalError("PMT expects a positive whole number of periods")
         if rate <= -1:
             raise EvalError("PMT needs a rate above -1")
         if rate == 0:

@@ -230,8 +230,7 @@ class Checker:
                     n = len(spec.params)
                     call_errors.append(base(
                         "TYPE",
-                        message=f"{e.name} takes {n} argument{'s' if n != 1 else ''} "
-                                f"({', '.join(spec.params)}), not {len(e.args)}",
+                        message=f"{e.name}() takes {n} argument{'s' if n != 1 else ''}, got {len(e.args)}",
                         span=(e.start, e.end)))
                     return
                 for i, arg in enumerate(e.args):
@@ -1381,7 +1380,7 @@ def binary(op: str, a: object, b: object) -> object:
     if isinstance(b, date) and op == "+" and a_num:
         return binary("+", b, a)
     if not (a_num and b_num):
-        raise EvalError(f"`{op}` cannot combine {type_word(a)} and {type_word(b)}")
+        raise EvalError(f"`{op}` expects a number")
     assert isinstance(a, Decimal) and isinstance(b, Decimal)
     if op == "+":
         return a + b
@@ -1399,7 +1398,7 @@ def binary(op: str, a: object, b: object) -> object:
                 raise EvalError("result is not a finite decimal")
             return a ** b
         if a == 0 and b < 0:
-            raise EvalError("division by zero")
+            raise EvalError("result is not a finite decimal")
         if abs(b) > 100000:
             raise EvalError("result is not a finite decimal")
         return a ** int(b)

@@ -117,6 +117,18 @@ def header_unit(text: str) -> tuple[str, str | None, tuple[int, int] | None, str
     return stem, content, span, None
 
 
+def invalid_sheet_id(sheet_id: str) -> str:
+    """The SHEET message naming each invalid character once, in order of first appearance
+    (a leading digit counts as one)."""
+    bad: list[str] = []
+    for i, c in enumerate(sheet_id):
+        if (not (c.isascii() and (c.isalnum() or c == "_")) or (i == 0 and c.isdigit())) and c not in bad:
+            bad.append(c)
+    listed = ", ".join(f"`{c}`" for c in bad)
+    return (f"sheet id `{sheet_id}` is not a valid identifier — invalid "
+            f"character{'s' if len(bad) > 1 else ''} {listed}")
+
+
 def unit_header_hint(text: str, sheet: "Sheet") -> str | None:
     """For a name written with its header's unit clause (`Weight [kg]`), say which part is the name."""
     stem, unit, _, err = header_unit(text)
@@ -146,10 +158,7 @@ def build(src: str) -> Model:
         if words and words[0].startswith("#"):
             sheet_id = words[0][1:]
             if not IDENT_RE.fullmatch(sheet_id):
-                bad = "".join(sorted({c for c in sheet_id if not re.match(r"[A-Za-z0-9_]", c)}))
-                emit(Finding("SHEET", sheet_id, None,
-                             f"sheet id `{sheet_id}` is not an identifier (offending characters: {bad or sheet_id[:1]})",
-                             span=fence.info_span))
+                emit(Finding("SHEET", sheet_id, None, invalid_sheet_id(sheet_id), span=fence.info_span))
             words = words[1:]
         if words:
             emit(Finding("UNSUPPORTED", sheet_id or None, None,

@@ -1,0 +1,78 @@
+"""Call and evaluation error texts, worded as upstream's engine words them, and reported at
+the right granularity (one static TYPE per binding, or one per offending row, no NOTE)."""
+
+from __future__ import annotations
+
+import pytest
+
+from markmcp.visimark.check import check
+from markmcp.visimark.model import build
+
+F = "```"
+
+
+def findings(src: str) -> list[tuple[str, str | None, str | None, str | None]]:
+    return [(f.code, f.name, f.row_label, f.message) for f in check(build(src)).findings if f.code != "WARN"]
+
+
+def scalar(rule: str) -> str:
+    return f"{F}vmark #s\n{rule}\n{F}\n"
+
+
+def table(rows: list[tuple[str, str, str]], rule: str) -> str:
+    body = "".join(f"| {a} | {b} | {c} |\n" for a, b, c in rows)
+    return f"| Key | In | Out |\n|---|---:|---:|\n{body}\n{F}vmark #t\n{rule}\n{F}\n"
+
+
+@pytest.mark.parametrize("rule,message", [
+    ("due = EOMONTH(2026-04-10)", "EOMONTH() takes 2 arguments, got 1"),
+    ("pay precision 2 = PMT(0.02, 24)", "PMT() takes 3 arguments, got 2"),
+    ("n = FLOOR(7)", "FLOOR() takes 2 arguments, got 1"),
+    ("n = CEILING(7, 1, 2)", "CEILING() takes 2 arguments, got 3"),
+    ("n = ABS(1, 2)", "ABS() takes 1 argument, got 2"),
+])
+def test_arity_is_one_static_type(rule: str, message: str) -> None:
+    assert findings(scalar(rule)) == [("TYPE", rule.split()[0], None, message)]
+
+
+def test_arity_in_a_column_rule_is_reported_once_not_per_row() -> None:
+    src = table([("a", "4", "0"), ("b", "9", "0")], "Out = FLOOR(In)")
+    assert findings(src) == [("TYPE", "Out", None, "FLOOR() takes 2 arguments, got 1")]
+
+
+@pytest.mark.parametrize("name", ["FLOOR", "CEILING"])
+def test_non_positive_significance_is_a_row_type(name: str) -> None:
+    src = table([("a", "5", "15" if name == "FLOOR" else "20"), ("b", "0", "0")], f"Out = {name}(17, In)")
+    assert findings(src) == [("TYPE", "Out", "b", f"{name} significance must be a positive number")]
+
+
+def test_other_function_errors() -> None:
+    assert findings(scalar("half = 0.5\ndue = EOMONTH(2026-04-10, half)")) == [
+        ("TYPE", "due", None, "EOMONTH expects a whole number of months")]
+    pmt = table([("a", "12", "106.62"), ("b", "-3", "0.00")], "Out precision 2 = PMT(0.01, In, 1200)")
+    assert findings(pmt) == [("TYPE", "Out", "b", "PMT expects a positive whole number of periods")]
+    assert findings(scalar("x precision 2 = SQRT(-4)")) == [("TYPE", "x", None, "SQRT of a negative number")]
+    assert findings(scalar("x precision 2 = 0 ^ -1")) == [("TYPE", "x", None, "result is not a finite decimal")]
+
+
+def test_a_blank_cell_under_npv_is_type_and_the_assertion_is_a_note() -> None:
+    src = ("| Cash |\n|-----:|\n| -100.00 |\n|  |\n|  60.00 |\n\n"
+           f"{F}vmark #t\npv precision 2 = NPV(0.05, Cash)\nassert pv > 0\n{F}\n")
+    assert findings(src) == [("TYPE", "pv", None, "NPV expects a number"),
+                             ("NOTE", None, None, "1 assertion not verified (upstream errors)")]
+
+
+def test_empty_column_reduces() -> None:
+    src = f"| Cash |\n|-----:|\n\n{F}vmark #t\nm precision 2 = AVG(Cash)\n{F}\n"
+    assert ("TYPE", "m", None, "AVG() of an empty column") in findings(src)
+
+
+@pytest.mark.parametrize("sheet,listed", [
+    ("cost-centre", "character `-`"),
+    ("a/b..c", "characters `/`, `.`"),
+    ("1abc", "character `1`"),
+])
+def test_invalid_sheet_ids_name_each_character_once(sheet: str, listed: str) -> None:
+    src = f"{F}vmark #{sheet}\nx = 1\n{F}\n"
+    sheets = [f.message for f in check(build(src)).findings if f.code == "SHEET"]
+    assert sheets == [f"sheet id `{sheet}` is not a valid identifier — invalid {listed}"]
