@@ -197,12 +197,13 @@ def test_stdin_eof_answers_the_request_in_flight() -> None:
 def test_signal_stops_cleanly(sig: signal.Signals) -> None:
     with StdioClient() as c:
         c.initialize()
-        c.call("ping")
+        assert call_tool(c, "add", {"a": 1, "b": 2})["isError"] is False
         c.proc.send_signal(sig)
         code = c.proc.wait(timeout=20)
         stderr = c.proc.stderr.read().decode()
         assert code == 0, stderr
         assert "Traceback" not in stderr
+        assert "still running" not in stderr  # the finished call is not mistaken for a stuck one
 
 
 def test_signal_stops_even_with_a_stuck_handler() -> None:

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -54,8 +56,41 @@ RESOURCE_NOT_FOUND = -32002
 ROOTS_TIMEOUT = 10.0
 """Seconds to wait for the client's answer to ``roots/list``."""
 
+T = TypeVar("T")
+
 _ROOTS_KEY = "markmcp.roots"
 _LOG_LEVEL_KEY = "markmcp.log_level"
+
+
+_running = 0
+_running_lock = threading.Lock()
+
+
+def running_handlers() -> int:
+    """How many handler calls are executing in worker threads right now (abandoned ones included)."""
+    with _running_lock:
+        return _running
+
+
+async def in_worker(function: Callable[..., T], *args: Any) -> T:
+    """Run a (synchronous) handler in a worker thread and return its result.
+
+    If the awaiting request is cancelled (client cancel, shutdown), the thread is
+    abandoned rather than awaited, so a stuck handler cannot block shutdown;
+    :func:`running_handlers` still counts it until it really returns.
+    """
+
+    def counted() -> T:
+        global _running
+        with _running_lock:
+            _running += 1
+        try:
+            return function(*args)
+        finally:
+            with _running_lock:
+                _running -= 1
+
+    return await anyio.to_thread.run_sync(counted, abandon_on_cancel=True)
 
 
 def one_line(text: str) -> str:
@@ -145,7 +180,7 @@ class Handlers:
         call_ctx = await self.call_context(ctx)
         with clientlog.collect() as records:
             try:
-                result = await anyio.to_thread.run_sync(tool.handler, arguments, call_ctx, abandon_on_cancel=True)
+                result = await in_worker(tool.handler, arguments, call_ctx)
             except Exception as error:
                 result = error
         await self.forward_logs(ctx, records)
@@ -203,7 +238,7 @@ class Handlers:
             flat = {name: v if isinstance(v, str) else "/".join(v) for name, v in variables.items()}
             call_ctx = await self.call_context(ctx)
             try:
-                text = await anyio.to_thread.run_sync(template.handler, flat, call_ctx, abandon_on_cancel=True)
+                text = await in_worker(template.handler, flat, call_ctx)
             except FileNotFoundError:
                 raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
             except ToolError as error:
@@ -237,9 +272,7 @@ class Handlers:
             chosen = dict(params.context.arguments or {}) if params.context else {}
             call_ctx = await self.call_context(ctx)
             try:
-                found_values = await anyio.to_thread.run_sync(
-                    template.complete, variable, params.argument.value, chosen, call_ctx, abandon_on_cancel=True
-                )
+                found_values = await in_worker(template.complete, variable, params.argument.value, chosen, call_ctx)
             except ToolError:  # e.g. a prefix that leaves the allowed folder: nothing to offer
                 found_values = []
             except Exception:

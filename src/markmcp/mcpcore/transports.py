@@ -41,7 +41,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from markmcp.mcpcore.app import ServerSpec, Settings
-from markmcp.mcpcore.handlers import Handlers
+from markmcp.mcpcore.handlers import Handlers, running_handlers
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -65,15 +65,14 @@ def run(spec: ServerSpec, settings: Settings) -> int:
 
 
 def _leave_abandoned_handlers(code: int) -> None:
-    """Exit now if tool handlers abandoned at shutdown still run in worker threads.
+    """Exit now if handlers abandoned at shutdown still run in worker threads.
 
     Those threads are not daemons, so a normal interpreter exit would wait for a
     stuck handler forever; the protocol is finished, so leave without them.
     """
-    running = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
-    busy = [t for t in running if t.name == "AnyIO worker thread"]
+    busy = running_handlers()
     if busy:
-        logger.warning("exiting with %d tool call(s) still running in worker threads", len(busy))
+        logger.warning("exiting with %d tool call(s) still running in worker threads", busy)
         logging.shutdown()
         sys.stderr.flush()
         os._exit(code)
