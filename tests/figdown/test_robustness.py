@@ -123,6 +123,20 @@ BIG_INPUTS = {
         for i in range(5_000)) + "\nmessage a -> b in=o4999\n",
     "10k-states": "figdown 0.4 sequence\nlifeline a\n" + "\n".join(
         f'state a "S{i % 2}"' for i in range(10_000)),
+    "10k-group-chain": "figdown 0.1 block\n" + "\n".join(
+        f'group g{i} "G"' + (f" in=g{i - 1}" if i else "") for i in range(10_000)),
+    "10k-group-cycle": "figdown 0.1 block\n" + "\n".join(
+        f'group g{i} "G" in=g{(i + 1) % 10_000}' for i in range(10_000)),
+    "10k-classes-on-one-node": "figdown 0.1 block\n" + "\n".join(f'class c{i} "C"' for i in range(10_000))
+                               + "\nnode a class=" + ",".join(f"c{i}" for i in range(10_000)) + "\n",
+    "10k-ranks-and-pins": "figdown 0.1 block\n" + "\n".join(f"node n{i}" for i in range(10_000)) + "\n"
+                          + "\n".join(f"rank n{i},n{i + 1}" for i in range(9_999)) + "\nlayout\n"
+                          + "\n".join(f"pin n{i} at=({i},{i})" for i in range(10_000)) + "\n",
+    "3k-bundle-members": "figdown 0.5 topology\nnode a\nnode b\n" + "\n".join(
+        f"edge a -> b id=e{i}" for i in range(3_000)) + "\nbundle x " + ",".join(f"e{i}" for i in range(3_000)),
+    "10k-timing-signals": 'figdown 0.1 timing\ntiming w "W"\n' + "\n".join(
+        f"signal s{i} p....." for i in range(10_000)),
+    "10k-sections-with-nul": "figdown 0.1 block\nnode a \"\x00\"\n" * 5_000,
 }
 
 
