@@ -59,3 +59,15 @@ def test_settings_from_argv(tmp_path: Path) -> None:
         with pytest.raises(SystemExit) as stop:
             parse_settings(spec, bad)
         assert stop.value.code == 2
+
+
+def test_dns_rebinding_settings_per_host() -> None:
+    from markmcp.mcpcore.transports import security_settings
+
+    local = security_settings("127.0.0.1")
+    assert local.enable_dns_rebinding_protection is True
+    assert "localhost:*" in local.allowed_hosts and "http://127.0.0.1:*" in local.allowed_origins
+    named = security_settings("10.1.2.3")
+    assert "10.1.2.3:*" in named.allowed_hosts and "http://10.1.2.3:*" in named.allowed_origins
+    assert "[fd00::1]:*" in security_settings("fd00::1").allowed_hosts
+    assert security_settings("0.0.0.0").enable_dns_rebinding_protection is False
