@@ -1,0 +1,46 @@
+"""Run every benchmark of the repository in turn (``make bench``).
+
+Each benchmark is a standalone script in this folder that prints its own figures.
+A script that exits non-zero (for example the re-anchoring scorer missing a target)
+makes the whole run exit non-zero, after the others have still run.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (script, arguments): the order is the order of the report.
+BENCHMARKS: list[tuple[str, list[str]]] = [
+    ("mrsf_reanchor.py", []),
+    ("mcp_latency.py", ["--", sys.executable, "-m", "markmcp.mrsf.server"]),
+    ("figdown_bench.py", []),
+    ("visimark_bench.py", []),
+]
+
+
+def main() -> int:
+    failed: list[str] = []
+    for script, args in BENCHMARKS:
+        path = HERE / script
+        if not path.exists():
+            print(f"== {script}: not present yet, skipped\n", flush=True)
+            continue
+        print(f"== {script} {' '.join(args)}".rstrip(), flush=True)
+        start = time.perf_counter()
+        code = subprocess.call([sys.executable, str(path), *args])
+        print(f"== {script}: exit {code} after {time.perf_counter() - start:.1f} s\n", flush=True)
+        if code:
+            failed.append(script)
+    if failed:
+        print("benchmarks that reported a failure: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
