@@ -452,3 +452,15 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
 def test_nasty_sources_give_a_normal_result(server: Server, schemas: dict[str, dict[str, Any]], source: str) -> None:
     for tool in ("figdown_check", "figdown_read"):
         normal(server.call(tool, {"source": source}), schemas[tool])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
+def test_a_named_pipe_is_refused_not_read(server: Server, workspace: Path, tool: str) -> None:
+    """Reading a pipe nobody writes to would block the tool call forever."""
+    pipe = workspace / f"pipe-{tool}.fd"
+    os.mkfifo(pipe)
+    try:
+        refused(server.call(tool, {"path": pipe.name}), "is not a regular file")
+    finally:
+        pipe.unlink()

@@ -22,7 +22,8 @@ Three channels, kept apart:
 * JSON-RPC errors for protocol faults only (the shared layer: unknown tool,
   unknown method, bad JSON);
 * ``isError: true`` when the request itself is wrong: both ``source`` and ``path``,
-  neither, no such file, a directory where one document is needed, an ``.svg`` given
+  neither, an empty path, no such file, a device or pipe, a directory where one
+  document is needed, a file that is not UTF-8, an ``.svg`` given
   to ``figdown_read`` (reading a built figure's embedded source comes with the
   renderer), a path outside the server's folders, an unknown reference name;
 * a normal result for a document that does not parse.  Its first text line reads
@@ -255,6 +256,12 @@ def _label(ctx: CallContext, path: Path) -> str:
         return shown(path)
 
 
+def _regular(path: Path, given: str) -> None:
+    """Refuse a device, pipe or socket: reading one could block the server forever."""
+    if not path.is_file():
+        raise ToolError(f"{given} is not a regular file (a device, pipe or socket is never read)")
+
+
 def _read(path: Path, label: str) -> str:
     """The document at ``path``; a read failure is a ToolError naming it as ``label``."""
     try:
@@ -280,6 +287,7 @@ def check(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         return tally([check_report(_label(ctx, file), _read(file, _label(ctx, file))) for file in files])
     if not path.exists():
         raise ToolError(f"no such file or directory: {given}")
+    _regular(path, given)
     return tally([check_report(given, _read(path, given))])
 
 
@@ -307,6 +315,7 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                             "(figdown_check walks directories)")
         if not path.exists():
             raise ToolError(f"no such file: {given}")
+        _regular(path, given)
         if path.suffix.lower() == ".svg":
             raise ToolError(f"{given} is an SVG: recovering the source from a built figure is not supported yet; "
                             "read the .fd it was built from (never the picture)")
