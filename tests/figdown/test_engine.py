@@ -229,3 +229,27 @@ def test_error_lines_sort_by_utf16_code_units_like_the_goldens() -> None:
                           Diagnostic(10, "a"), Diagnostic(2, "a")])
     # U+1F600 is the surrogate pair D83D DE00, below U+FF01 in UTF-16 (code points say otherwise)
     assert result.error_lines() == ["Line 10: a", "Line 2: a", 'Line 2: b "\U0001f600"', 'Line 2: b "\uff01"']
+
+
+def test_the_engine_is_pure_it_imports_nothing_that_reaches_outside() -> None:
+    """The engine modules (all but the cli/server edges and the docs) import only these."""
+    import ast
+    from pathlib import Path
+
+    import markmcp.figdown as package
+
+    allowed = {"__future__", "bisect", "collections", "dataclasses", "decimal", "json", "math", "re", "typing"}
+    root = Path(package.__file__).parent
+    engine = [p for p in sorted(root.rglob("*.py"))
+              if p.name not in ("cli.py", "server.py") and "docs" not in p.relative_to(root).parts]
+    assert len(engine) >= 15
+    for path in engine:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
