@@ -78,6 +78,13 @@ def test_document_level_comment_needs_no_placement():
     assert placement.status == "anchored" and placement.line is None
 
 
+def test_comment_mappings_are_accepted_and_text_is_required():
+    [placement] = reanchor([{"line": 2, "selected_text": "b"}], "a\nb\n")
+    assert (placement.status, placement.line) == ("anchored", 2)
+    with pytest.raises(TypeError, match="document text"):
+        reanchor([Anchor(line=1)], b"bytes")  # type: ignore[arg-type]
+
+
 def test_threshold_is_validated():
     with pytest.raises(ValueError, match="threshold"):
         reanchor([Anchor(line=1)], "x", threshold=1.5)
@@ -170,9 +177,13 @@ def test_short_selection_is_not_moved_to_another_line():
     assert (placement.line, placement.start_column, placement.end_column) == (1, 4, 10)
 
 
-def test_repeated_punctuation_only_line_is_never_confident():
+def test_punctuation_only_selection_is_never_confident_without_source():
     placement = one(Anchor(line=3, selected_text="```"), "```\nx\n```\n")
     assert placement.status == "fuzzy" and placement.line == 3
+    unique = one(Anchor(line=1, selected_text="---"), "---\ntitle: x\n")
+    assert unique.status == "fuzzy" and unique.line == 1
+    with_source = one(Anchor(line=1, selected_text="---"), "---\ntitle: x\n", "---\ntitle: x\n")
+    assert with_source.status == "anchored"
 
 
 def test_very_common_short_text_is_never_confident():

@@ -127,7 +127,17 @@ def _integer(value: Any, minimum: int) -> int | None:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a comment belongs in the target text, and how sure the engine is."""
+    """Where a comment belongs in the target text, and how sure the engine is.
+
+    ``line``/``end_line`` (1-based, end inclusive) are set for ``anchored``,
+    ``shifted`` and ``fuzzy`` placements (except document-level comments) and are
+    None for ``ambiguous`` and ``orphaned`` ones.  ``start_column``/``end_column``
+    (0-based, end exclusive) are set when the placement is narrower than whole
+    lines or the anchor itself had columns; otherwise None (line-level).  ``text``
+    is the document text of exactly that range (what ``anchored_text`` should
+    record), ``score`` the confidence from 0 to 1 and ``reason`` one sentence
+    saying why.
+    """
 
     status: str
     score: float
@@ -377,6 +387,9 @@ class _Engine:
         status: str, score: float, what: str,
     ) -> _Outcome:
         """§7.4 step 1 over a list of literal candidates, with relocation guards."""
+        if status in CONFIDENT and not any(ch.isalnum() for ch in selection):
+            # Fences, rules and the like carry no identity of their own.
+            status, score, what = "fuzzy", min(score, 0.6), f"{what} (punctuation only)"
         if anchor.line is None:
             if len(spans) == 1:
                 return _Outcome(self.place_match(
@@ -1033,11 +1046,15 @@ def reanchor(
     ``source`` (optional) the revision the anchors were measured in.  All comments
     of a document should be passed together: neighbours help settle ambiguous
     ones.  ``threshold`` is the minimum similarity (0..1) for a fuzzy placement.
-    Returns one :class:`Placement` per anchor, in order.
+    Returns one :class:`Placement` per anchor, in order (a plain comment mapping is
+    accepted in place of an :class:`Anchor` and read with :meth:`Anchor.from_comment`).
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
             or not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be a number from 0 to 1, got {threshold!r}")
+    if not isinstance(target, str) or not (source is None or isinstance(source, str)):
+        raise TypeError("target and source must be document text (str)")
+    anchors = [a if isinstance(a, Anchor) else Anchor.from_comment(a) for a in anchors]
     engine = _Engine(target, source, threshold)
     outcomes = [engine.resolve(anchor) for anchor in anchors]
     _reconcile(anchors, outcomes, engine)
