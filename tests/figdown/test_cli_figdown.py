@@ -196,6 +196,9 @@ def test_read_refuses_a_directory_and_a_missing_file(tmp_path: Path) -> None:
     assert run.returncode == 2 and "is a directory" in run.stderr
     run = figdown("read", "nope.fd", cwd=tmp_path)
     assert run.returncode == 2 and "no such file: nope.fd" in run.stderr
+    write(tmp_path / "figure.svg", "<svg/>")
+    run = figdown("read", "figure.svg", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.startswith("figdown: figure.svg is an SVG: ")
 
 
 # --- reference -------------------------------------------------------------------------

@@ -206,6 +206,9 @@ def command_read(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: B
         path = Path(options.path)
         if path.is_dir():
             raise SourceError(f"{shown(options.path)} is a directory (read takes one document)")
+        if path.suffix.lower() == ".svg":
+            raise SourceError(f"{shown(options.path)} is an SVG: recovering the source from a built figure "
+                              "is not supported yet; read the .fd it was built from (never the picture)")
         label, text = shown(options.path), read_document(path)
     result = parse(text)
     if result.diagnostics:
