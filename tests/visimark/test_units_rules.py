@@ -227,3 +227,11 @@ def test_suffix_decorations_and_percent_cells() -> None:
     assert result.findings == [] and result.precision["b.Total"] == 1
     pct = "| Row | Share | Amount |\n|-----|------:|-------:|\n| a   |   30% |  30.00 |\n\n```vmark #s\nAmount = Share * 100\n```\n"
     assert check(build(pct)).findings == []
+
+
+@pytest.mark.parametrize("text,number", [("25 to 39", False), ("55 and over", False), ("Under 25", True),
+                                         ("12 m^2", True), ("50 1/s", True), ("5 pcs.", True), ("384 vCPU", True)])
+def test_words_after_a_number_are_a_label_not_a_unit(text: str, number: bool) -> None:
+    from markmcp.visimark.values import CellNumber, parse_cell_number
+
+    assert isinstance(parse_cell_number(text), CellNumber) is number

@@ -895,6 +895,11 @@ class Checker:
                                       f"param {node.name} "
                                       f"declares {b.precision}", span=(b.start, b.end)))
                     return False
+        if clause.lattice is not None:
+            # a lattice only guides `simulate`, which this engine does not have; say so once
+            self.emit(Finding("UNSUPPORTED", node.sheet or None, node.name,
+                              f"`lattice {clause.lattice}` is for `simulate`, which this engine does not support; "
+                              "the param is checked at its default", span=(b.start, b.end)))
         if not in_domain(clause, value):
             self.emit(Finding("DOMAIN", node.sheet or None, node.name,
                               f"default {b.param.default_text} is not in the domain of {node.name}: {clause.shown}",

@@ -2,7 +2,7 @@
 
 Grammar (one optional preset, then an optional `in`/`∈` domain)::
 
-    clause  := preset? ( ("in" | "∈") domain )?
+    clause  := preset? ( ("in" | "∈") domain )? ( "lattice" literal )?
     preset  := "positive integer" | "integer" | "natural" | "positive" | "ℤ⁺" | "ℤ" | "ℕ"
     domain  := range | set
     range   := ("[" | "(") literal? "," literal? ("]" | ")")     an omitted end is open
@@ -91,6 +91,7 @@ class Clause:
     domain: Domain | None = None
     presets: list[str] = field(default_factory=list)
     preset_text: str | None = None
+    lattice: str | None = None  # the step as written; parsed, but no command here uses it
 
     @property
     def shown(self) -> str:
@@ -199,7 +200,7 @@ def parse_clause(src: str) -> Clause:
         out.presets = out.preset.split()
         out.preset_text = " ".join(src[begin:pos].split())
     pos = _skip(src, pos)
-    if pos < len(src):
+    if pos < len(src) and not _at_lattice(src, pos):
         if src.startswith("in", pos) and (pos + 2 == len(src) or src[pos + 2] in WS + "[({"):
             pos += 2
         elif src[pos] == "∈":
@@ -212,9 +213,17 @@ def parse_clause(src: str) -> Clause:
         pos = _skip(src, pos)
         pos, out.domain = parse_domain(src, pos)
         pos = _skip(src, pos)
-        if pos < len(src):
-            raise DomainSyntaxError(MALFORMED, pos)
+    if _at_lattice(src, pos):
+        pos, step = parse_literal(src, _skip(src, pos + len("lattice")))
+        out.lattice = step.text
+        pos = _skip(src, pos)
+    if pos < len(src):
+        raise DomainSyntaxError(MALFORMED, pos)
     return out
+
+
+def _at_lattice(src: str, pos: int) -> bool:
+    return src.startswith("lattice", pos) and (pos + 7 == len(src) or src[pos + 7] in WS)
 
 
 # ------------------------------------------------------------------- membership

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 
+from .units import UnitSyntaxError, parse_unit
+
 WORKING_DIGITS = 40
 CONTEXT = Context(prec=WORKING_DIGITS, rounding=ROUND_HALF_UP, traps=[InvalidOperation, DivisionByZero, Overflow])
 
@@ -45,6 +47,17 @@ class CellNumber:
     digits: str  # the number as written, sign included
 
 
+def _suffix_ok(suffix: str) -> bool:
+    """A suffix decoration is one digit-free word (`kg`, `pcs.`, `€`) or a unit (`m^2`, `1/s`)."""
+    if re.fullmatch(r"[^\d\s]+", suffix):
+        return True
+    try:
+        parse_unit(suffix)
+    except UnitSyntaxError:
+        return False
+    return True
+
+
 @lru_cache(maxsize=65536)
 def parse_cell_number(text: str) -> CellNumber | str | None:
     """Read a written number: ``None`` when the text is not one, ``"both"`` when it is
@@ -61,6 +74,8 @@ def parse_cell_number(text: str) -> CellNumber | str | None:
     if m.group("pre") and m.group("pre2"):
         return "both"
     suf = m.group("suf")
+    if suf and not _suffix_ok(suf.strip()):
+        return None  # `25 to 39`, `55 and over`: words after a number, not a unit
     if pre and suf:
         return "both"
     if m.group("pct") and (pre or suf):
