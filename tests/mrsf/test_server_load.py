@@ -32,6 +32,11 @@ from mcp.client.streamable_http import streamable_http_client
 CLIENTS = 8
 PER_CLIENT = 50
 DOC_LINES = 60
+#: Every conflict means another writer succeeded, so a writer needs at most
+#: CLIENTS * PER_CLIENT attempts per comment; more means the server is broken.
+MAX_ATTEMPTS = CLIENTS * PER_CLIENT + 1
+#: Seconds any single request may take before the test fails instead of hanging.
+READ_TIMEOUT = 120.0
 
 #: Both sidecar formats are exercised.  A YAML write re-parses the whole sidecar with
 #: pure-Python ruamel.yaml (≈0.3 s per write at 400 comments on the reference machine),
@@ -74,7 +79,7 @@ async def writer(session: ClientSession, client: int, stats: dict[str, Any]) -> 
             "author": f"agent-{client}",
             "line": (client * PER_CLIENT + n) % DOC_LINES + 1,
         }
-        while True:
+        for _ in range(MAX_ATTEMPTS):
             result = await session.call_tool("mrsf_add", {**arguments, "expectedVersion": version})
             data = result.structured_content
             if not result.is_error:
@@ -85,6 +90,8 @@ async def writer(session: ClientSession, client: int, stats: dict[str, Any]) -> 
             assert data["status"] == "conflict" and data["expectedVersion"] == version
             stats["conflicts"] += 1
             version = data["currentVersion"]
+        else:
+            raise AssertionError(f"client {client}: comment {n} still conflicting after {MAX_ATTEMPTS} attempts")
 
 
 def check_sidecar(sidecar: Path, workspace: Path) -> None:
@@ -150,7 +157,7 @@ def test_eight_http_clients_through_one_server(tmp_path: Path, fmt: str) -> None
 
     async def one_client(client: int) -> None:
         async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 await writer(session, client, stats)
 
@@ -183,7 +190,7 @@ def test_eight_stdio_servers_on_one_sidecar(tmp_path: Path, fmt: str) -> None:
 
     async def one_client(client: int) -> None:
         async with stdio_client(params, errlog=sys.stderr) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 await writer(session, client, stats)
 
@@ -207,7 +214,7 @@ def test_stale_writer_gets_one_conflict_then_succeeds(tmp_path: Path) -> None:
 
     async def main() -> dict[str, Any]:
         async with stdio_client(params, errlog=sys.stderr) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 first = await session.call_tool("mrsf_add", {"document": "doc.md", "text": "a", "author": "x"})
                 assert not first.is_error
