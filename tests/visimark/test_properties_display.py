@@ -80,3 +80,21 @@ def test_random_domain_clauses_parse_or_refuse_cleanly(parts: list[str], default
         in_domain(clause, value)
     doc = f"```vmark #p\nparam x precision 3 {text} = default {default}\n```\n"
     assert check(build(doc)).exit_code in (0, 1)
+
+
+PIECES = [
+    "```vmark #s\n", "```vmark\n", "```\n", "\n", "| A [kg] | B |\n|--:|--:|\n| 1 kg | 2 |\n", "| 5% | $3 |\n",
+    "param p precision 2 ", "integer ", "in [0, 1) ", "∈ { 1, 2 } ", "lattice 0.5 ", "= default 1\n",
+    "x [kg] precision 2 = SUM(A)\n", "y = x / 2 [kg]\n", "[J] = [N⋅m]\n", "[a] = [a]\n", "s = \"a *b*\"\n",
+    "**_**<!--vmark=s.x|unit-->", "*_*<!--vmark=s.s|nbsp-->", "`3`<!--vmark=s.p|percent-->", "<!--vmark=s.y-->",
+    "<!--vmark=s.x|nbsp|unit-->", "x_y<!--vmark=s.s-->", " to <!--vmark=s.x--> ", "assert x > 0\n", "\"A [kg]\" is w\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=18).map("".join))
+def test_random_documents_with_new_syntax_never_raise(doc: str) -> None:
+    result = check(build(doc))
+    assert result.exit_code in (0, 1)
+    out = fmt(doc)
+    assert fmt(out.output).output == out.output
