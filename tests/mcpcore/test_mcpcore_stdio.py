@@ -215,7 +215,6 @@ def test_signal_stops_even_with_a_stuck_handler() -> None:
         code = c.proc.wait(timeout=20)
         stderr = c.proc.stderr.read().decode()
     assert code == 0, stderr
-    assert "exiting with 1 tool call(s) still running" in stderr
     assert "Traceback" not in stderr
 
 
