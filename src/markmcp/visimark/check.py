@@ -393,6 +393,14 @@ class Checker:
                 return None
             if isinstance(num, CellNumber):
                 forms.append((num.decoration, r))
+        if col.unit is not None and column not in sheet.rules:
+            kind, _ = self.input_info(sheet, column)
+            if kind in ("date", "str"):
+                self.unit_conflict.add(key)
+                self.emit(Finding("UNIT", sheet.id, column, f"a {'date' if kind == 'date' else 'string'} cannot carry a unit",
+                                  span=col.unit_span))
+                self.col_decoration[key] = None
+                return None
         if col.unit is not None:
             for r, row in enumerate(sheet.table.rows):
                 cell = row[col.index]
