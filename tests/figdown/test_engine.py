@@ -194,6 +194,14 @@ def test_a_line_with_only_options_names_the_missing_keyword() -> None:
     assert line.startswith("Line 2: a directive line starts with its keyword") and "fill=" in line
 
 
+def test_a_line_with_only_options_closes_an_open_typed_block() -> None:
+    text = 'figdown 0.1 bitfield\nbitfield h "H" numbering=msb0\nfield "A" 8\ndescription="x"\nfield "B" 8\n'
+    lines = parse(text).error_lines()
+    assert [line.split(":")[0] for line in lines] == ["Line 4", "Line 5"]
+    assert lines[1] == ('Line 5: "field" is a typed-block child — it needs a bitfield/table/timing block '
+                        "above it")
+
+
 def test_model_json_refuses_a_document_with_diagnostics() -> None:
     result = parse("figdown 0.1 block\nnode 1 x\n")
     assert not result.ok and result.models == []

@@ -28,7 +28,8 @@ corpus and on tens of thousands of mutated documents; outside the goldens
 two reference defects are not copied:
 
 * a line holding only options (``fill=#fff``) gets a message naming the
-  missing keyword instead of ``"undefined" is not allowed in genre …``;
+  missing keyword instead of ``"undefined" is not allowed in genre …`` (it
+  still closes an open typed block, as there);
 * in a multi-section document, a diagnostic whose text contains a line
   break (a label with ``\\n`` quoted into the message) still gets its
   document line number; the reference leaves it section-relative.
@@ -209,6 +210,7 @@ def statement(ctx: Context, n: int, raw: str) -> None:
     elif kw == "figdown":
         return ctx.err(n, "duplicate version header")
     if kw is None:
+        ctx.current = None  # not a child line, so it closes an open typed block like any other
         shown = " ".join(f"{k}=" for k in sp.opts) or " ".join(f"{k}=" for k in sp.unknown)
         return ctx.err(n, f"a directive line starts with its keyword, and this one has only options "
                           f"({shown}) — write the keyword first: node <id> \"label\" fill=…")
