@@ -235,3 +235,42 @@ def test_words_after_a_number_are_a_label_not_a_unit(text: str, number: bool) ->
     from markmcp.visimark.values import CellNumber, parse_cell_number
 
     assert isinstance(parse_cell_number(text), CellNumber) is number
+
+
+HEADER = "| Weight [kg] | Count |\n|---:|---:|\n| 2 | 4 |\n\n"
+
+
+@pytest.mark.parametrize("line,name", [('"Weight [kg]" is w', "w"), ('"Weight [kg]" = Count * 2', "Weight [kg]")])
+def test_full_header_text_gets_the_unit_hint_not_a_suggestion(line: str, name: str) -> None:
+    (f,) = [f for f in check(build(HEADER + f"```vmark #s\n{line}\n```\n")).findings if f.code == "UNDEF"]
+    assert (f.name, f.hint, f.suggestion) == (name, "the header's name is Weight; [kg] is its unit", None)
+
+
+@pytest.mark.parametrize("src,code,message", [
+    ("| Weight | Weight [kg] |\n|---:|---:|\n| 1 | 2 |\n\n```vmark #s\nn = SUM(Weight)\n```\n", "DUP", None),
+    ("| Revenue [1] |\n|---:|\n| 1 |\n\n```vmark #s\nn = SUM(Revenue)\n```\n", "UNIT", "[1] declares no unit"),
+    ("```vmark\nx [N m] = 1\n```\n", "UNIT", "[N m] is not a unit — write a product as N⋅m"),
+    ("| Qty | Net |\n|---:|---:|\n| 2 | 4 |\n\n```vmark #s\nNet [PLN] = Qty * 2\n```\n", "UNIT",
+     "Net's unit is declared on its header, not on its rule"),
+    ("```vmark\nx = a [PLN]\n```\n", "UNIT", "a unit can be written only on a number literal"),
+    ("```vmark #s\n[J] = [N⋅m]\n```\n", "SHEET", "a unit definition belongs in a document-scope block"),
+    ("```vmark\n[J] = [N⋅m]\n[J] = [N⋅m]\n```\n", "DUP", "[J] is already defined at line 2"),
+    ("```vmark\n[x] = [1]\n```\n", "UNIT", "a unit cannot be defined as dimensionless"),
+])
+def test_declaration_findings(src: str, code: str, message: str | None) -> None:
+    found = [(f.code, f.message) for f in check(build(src)).findings]
+    assert any(c == code and (message is None or m == message) for c, m in found), found
+
+
+def test_each_definition_cycle_is_reported_once() -> None:
+    src = "```vmark\n[a] = [b]\n[b] = [a]\n[c] = [c⋅m]\n```\n"
+    assert [f.cycle_path for f in check(build(src)).findings if f.code == "CYCLE"] == [
+        ["[a]", "[b]", "[a]"], ["[c]", "[c]"]]
+
+
+def test_a_non_identifier_stem_is_reached_through_its_alias() -> None:
+    src = ("| Worker cost [USD/node/month] | Workers [node] |\n|---:|---:|\n| 250 | 48 |\n| 250 | 2 |\n\n"
+           "```vmark #s\n\"Worker cost\" is wc\nMonthly = wc * Workers\n```\n")
+    src = src.replace("| Workers [node] |\n|---:|---:|", "| Workers [node] | Monthly [USD/month] |\n|---:|---:|---:|")
+    src = src.replace("| 250 | 48 |", "| 250 | 48 | 12000 |").replace("| 250 | 2 |", "| 250 | 2 | 500 |")
+    assert [f for f in check(build(src)).findings if f.is_problem] == []

@@ -277,8 +277,9 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         if stmt.header not in sheet.columns:
             from .suggest import closest
 
+            hint = unit_header_hint(stmt.header, sheet)
             emit(Finding("UNDEF", sheet_id, stmt.symbol, raw=stmt.header,
-                         suggestion=closest(stmt.header, sheet.columns), hint=unit_header_hint(stmt.header, sheet),
+                         suggestion=None if hint else closest(stmt.header, sheet.columns), hint=hint,
                          span=(stmt.start, stmt.end)))
             return
         if stmt.symbol in sheet.aliases:
@@ -305,9 +306,9 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
             emit(Finding("SHEET", sheet_id or None, b.name, "a quoted column rule needs the sheet's table above its block",
                          span=(b.start, b.end)))
             return
+        hint = unit_header_hint(b.name, sheet)
         emit(Finding("UNDEF", sheet_id, b.name, raw=f'"{b.name}"', message=None,
-                     suggestion=closest(b.name, sheet.columns), hint=unit_header_hint(b.name, sheet),
-                     span=b.name_span))
+                     suggestion=None if hint else closest(b.name, sheet.columns), hint=hint, span=b.name_span))
         return
     if col_name is not None:
         assert sheet is not None
