@@ -76,3 +76,40 @@ def test_invalid_sheet_ids_name_each_character_once(sheet: str, listed: str) -> 
     src = f"{F}vmark #{sheet}\nx = 1\n{F}\n"
     sheets = [f.message for f in check(build(src)).findings if f.code == "SHEET"]
     assert sheets == [f"sheet id `{sheet}` is not a valid identifier — invalid {listed}"]
+
+
+def column_rule(rule: str) -> str:
+    return table([("a", "10", "0"), ("b", "4", "0")], f"Out = {rule}")
+
+
+@pytest.mark.parametrize("rule,message,suggestion", [
+    ("ROUND(In)", "ROUND() takes 2 arguments, got 1", None),
+    ("IF(In > 5, 1)", "IF() takes 3 arguments, got 2", None),
+    ("ABS(ROUND(In))", "ROUND() takes 2 arguments, got 1", None),
+    ("ROND(In, 2)", "unknown function `ROND`", "ROUND"),
+    ("XYZZY(In)", "unknown function `XYZZY`", None),
+    ("SUMM(In)", "unknown function `SUMM`", "SUM"),
+])
+def test_static_call_checks_in_a_column_rule(rule: str, message: str, suggestion: str | None) -> None:
+    result = check(build(column_rule(rule)))
+    assert [(f.code, f.message, f.suggestion, f.row_label) for f in result.findings if f.is_problem] == [
+        ("TYPE", message, suggestion, None)]
+
+
+@pytest.mark.parametrize("rule,message", [
+    ("SUM(In * 2)", "SUM() takes a column reference, not an expression"),
+    ("Σ(In * 2)", "SUM() takes a column reference, not an expression"),
+    ("Σ()", "SUM() takes 1 argument, got 0"),
+    ('SQRT("x")', "SQRT expects a number"),
+    ("FLOOR(2026-01-01, 1)", "FLOOR expects a number"),
+    ("FLOOR(17, 0)", "FLOOR significance must be a positive number"),
+])
+def test_scalar_call_errors(rule: str, message: str) -> None:
+    src = table([("a", "10", "0")], f"total = {rule}")
+    assert [f.message for f in check(build(src)).findings if f.code == "TYPE"] == [message]
+
+
+def test_a_bad_call_blames_its_own_span() -> None:
+    src = column_rule("ROUND(In)")
+    (f,) = [f for f in check(build(src)).findings if f.code == "TYPE"]
+    assert src[f.span[0]:f.span[1]] == "ROUND(In)"

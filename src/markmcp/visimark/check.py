@@ -238,7 +238,7 @@ class Checker:
                     if col_param:
                         if not isinstance(arg, lang.Ref):
                             call_errors.append(base(
-                                "TYPE", message=f"{e.name} takes a column reference, never an expression",
+                                "TYPE", message=f"{e.name}() takes a column reference, not an expression",
                                 span=(e.start, e.end)))
                             continue
                         r = self.resolve(node.sheet, arg)
