@@ -113,3 +113,15 @@ def test_a_bad_call_blames_its_own_span() -> None:
     src = column_rule("ROUND(In)")
     (f,) = [f for f in check(build(src)).findings if f.code == "TYPE"]
     assert src[f.span[0]:f.span[1]] == "ROUND(In)"
+
+
+def test_assert_placement_and_keyword_messages() -> None:
+    doc_scope = check(build("```vmark\nassert 1 == 1\n```\n"))
+    assert [(f.code, f.message) for f in doc_scope.findings] == [("SHEET", "`assert` must be in a `#id` sheet block")]
+    bound = check(build("```vmark #s\nassert = 1\n```\n"))
+    assert [(f.code, f.message) for f in bound.findings] == [("TYPE", "`assert` is a keyword")]
+
+
+def test_a_detached_table_is_one_sheet_finding() -> None:
+    src = "| A | B |\n|--:|--:|\n| 1 | 2 |\n\nprose in the way\n\n```vmark #x\nB = A\n```\n"
+    assert [f.code for f in check(build(src)).findings].count("SHEET") == 1

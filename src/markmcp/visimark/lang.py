@@ -538,7 +538,7 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
     t = p.tok
     if t.kind == "IDENT" and t.text == "assert":
         if p.toks[1].kind == "OP" and p.toks[1].text == "=":
-            raise LangError("`assert` is a keyword and cannot be bound", t.start)
+            raise LangError("`assert` is a keyword", t.start)
         p.advance()
         expr = p.expression()
         _expect_end(p)
@@ -567,7 +567,7 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
         return _binding_rest(p, start, end, source, t, quoted=True, param=param, clause=clause)
     if t.kind == "IDENT":
         if t.text in RESERVED:
-            raise LangError(f"`{t.text}` is a keyword and cannot be bound", t.start)
+            raise LangError(f"`{t.text}` is a keyword", t.start)
         if t.text in BOOLEAN_WORDS:
             raise LangError(f"`{t.text}` is not a name: there are no boolean literals", t.start)
         p.advance()

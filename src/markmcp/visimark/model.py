@@ -262,7 +262,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         return
     if isinstance(stmt, lang.Assert):
         if sheet is None:
-            emit(Finding("SHEET", None, None, "an `assert` belongs in a sheet block (`vmark #id`), not in document scope",
+            emit(Finding("SHEET", None, None, "`assert` must be in a `#id` sheet block",
                          span=(stmt.start, stmt.end)))
             return
         node = Node(f"{sheet_id}#assert{len(sheet.assertions) + 1}", sheet_id, "", "assert", stmt, order=order)
