@@ -261,3 +261,9 @@ def test_the_engine_is_pure_it_imports_nothing_that_reaches_outside() -> None:
                 continue
             for name in names:
                 assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
+
+
+def test_an_empty_numbering_value_is_refused_not_defaulted() -> None:
+    """A deliberate difference from the reference engine, which reads ``numbering=`` as lsb0."""
+    text = 'figdown 0.1 bitfield\nbitfield a "A" numbering=\nfield "x" 8\n'
+    assert parse(text).error_lines() == ["Line 2: numbering must be lsb0 or msb0"]
