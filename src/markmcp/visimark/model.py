@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import lang
 from .findings import Finding
-from .locate import Cell, Located, Table, locate
+from .locate import Cell, Located, Table, locate, plain_text
 from .units import UnitDefinitions, UnitMap, UnitSyntaxError, parse_unit
 
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -176,6 +176,10 @@ def build(src: str) -> Model:
             if fence.table is not None and sheet.table is None:
                 sheet.table = located.tables[fence.table]
                 _read_header(model, sheet, emit)
+        if sheet is not None and sheet.table is None and _detached(located, fence):
+            emit(Finding("SHEET", sheet_id, None,
+                         "this block declares column rules but no table immediately precedes it",
+                         span=(fence.start, fence.end)))
         for text, offset in fence.lines:
             try:
                 stmt = lang.parse_statement(text, offset)
@@ -190,6 +194,22 @@ def build(src: str) -> Model:
 
     # sheets with column-rule-shaped bindings but no table are caught in _add_statement
     return model
+
+
+def _detached(located: Located, fence) -> bool:
+    """A sheet block with no table right above it that writes a header of the nearest table
+    above (one no block has claimed): prose has come between a table and its rules."""
+    claimed = {f.table for f in located.fences if f.table is not None}
+    above = [i for i, t in enumerate(located.tables) if t.end <= fence.start]
+    if not above or above[-1] in claimed:
+        return False
+    headers = {plain_text(c.text) for c in located.tables[above[-1]].header}
+    headers |= {_plain(header_unit(c.text)[0]) for c in located.tables[above[-1]].header}
+    for text, _ in fence.lines:
+        m = re.match(r'\s*(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_]*))\s*(?:\[[^\]]*\]\s*)?(?:precision\s+\d+\s*)?=(?!=)', text)
+        if m and (m.group(1) or m.group(2)) in headers:
+            return True
+    return False
 
 
 def _head_name(text: str) -> str | None:
