@@ -125,3 +125,14 @@ def test_assert_placement_and_keyword_messages() -> None:
 def test_a_detached_table_is_one_sheet_finding() -> None:
     src = "| A | B |\n|--:|--:|\n| 1 | 2 |\n\nprose in the way\n\n```vmark #x\nB = A\n```\n"
     assert [f.code for f in check(build(src)).findings].count("SHEET") == 1
+
+
+def test_precision_finding_matches_the_tutorial_transcript() -> None:
+    from markmcp.visimark.report import format_check
+
+    src = ("| Item | Net |\n|---|---:|\n| a | 2.00 |\n\n"
+           f"{F}vmark #s\ntotal = SUM(Net)\nper_item = total / COUNT(Net)\n{F}\n\nPer item **2.00**<!--vmark=s.per_item-->\n")
+    assert format_check("p.md", check(build(src)).findings).split("\n")[2:4] == [
+        "  PRECISION s.per_item        `total / COUNT(Net)` has no derivable precision",
+        "            declare the width: `per_item precision N = …`",
+    ]

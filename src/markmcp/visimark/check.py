@@ -813,10 +813,10 @@ class Checker:
         self.prec[node.id] = gov if vtype in ("num", "?") else None
         if vtype in ("num", "?") and gov is None and self.written(node):
             text = self.m.source[b.expr.start:b.expr.end]
-            why = self.nonderivable_reason(b.expr, node)
+            head = b.name if not b.quoted else f'"{b.name}"'
             self.emit(Finding("PRECISION", node.sheet or None, node.name,
                               f"`{text}` has no derivable precision",
-                              suggestion=f"{why} Declare the width: `{b.name if not b.quoted else chr(34) + b.name + chr(34)} precision 2 = …`",
+                              suggestion=f"declare the width: `{head} precision N = …`",
                               span=(b.start, b.end)))
             return False
         if b.param is not None and not self.check_param(node):
@@ -852,20 +852,6 @@ class Checker:
         else:
             self.units[node.id] = derived_unit if vtype not in ("date", "str") else None
         return True
-
-    def nonderivable_reason(self, e: lang.Node, node: Node) -> str:
-        found: list[str] = []
-
-        def walk(x: lang.Node) -> None:
-            if isinstance(x, lang.Binary) and x.op == "/":
-                found.append("Division does not bound its result's decimals.")
-            if isinstance(x, lang.Call) and x.name in ("AVG", "SQRT", "NPV", "IRR", "PMT"):
-                found.append(f"{x.name} does not bound its result's decimals.")
-            for c in children(x):
-                walk(c)
-
-        walk(e)
-        return found[0] if found else "An operand has no derivable width."
 
     def check_param(self, node: Node) -> bool:
         b = node.binding
