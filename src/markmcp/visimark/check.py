@@ -421,7 +421,7 @@ class Checker:
                 self.unit_conflict.add(key)
                 shown = []
                 for d, _ in forms:
-                    s = f"`{d.text.strip()}` {'before' if d.side == 'prefix' else 'after'}" if d else "(none)"
+                    s = d.text.strip() if d else "(none)"
                     if s not in shown:
                         shown.append(s)
                 cell = sheet.table.rows[deviant][col.index]
