@@ -79,6 +79,16 @@ def test_check_walks_directories_sorted_and_skips_git_and_node_modules(tree: Pat
     assert all(set(d) == {"line", "column", "message"} for d in broken["diagnostics"])
 
 
+def test_a_subdirectory_is_walked_where_its_name_falls(tmp_path: Path) -> None:
+    """The reference tools' order: one name-sorted listing, subdirectories walked in place."""
+    for name in ("c.fd", "a.fd", "b/y.fd", "b/x/z.fd", "b/w.fd", "B.fd", "b.fd"):
+        write(tmp_path / "d" / name, CLEAN)
+    run = figdown("check", "--json", "d", cwd=tmp_path)
+    labels = [doc["label"] for doc in json.loads(run.stdout)["documents"]]
+    assert labels == [os.path.join("d", *name.split("/"))
+                      for name in ("B.fd", "a.fd", "b/w.fd", "b/x/z.fd", "b/y.fd", "b.fd", "c.fd")]
+
+
 def test_check_text_output_for_a_tree(tree: Path) -> None:
     run = figdown("check", "docs", cwd=tree)
     assert run.returncode == 1

@@ -6,9 +6,9 @@ Commands::
     figdown read PATH                       # the §12 model JSON
     figdown reference [NAME] [--experimental]
 
-``check`` walks directories recursively in sorted order, skipping ``.git`` and
-``node_modules``, and looks at every ``*.fd`` file; a file named directly is
-checked whatever its extension.  ``-`` reads standard input (as bytes, like a
+``check`` walks directories in name order (a subdirectory where its name falls),
+skipping ``.git`` and ``node_modules``, and looks at every ``*.fd`` file; a file
+named directly is checked whatever its extension.  ``-`` reads standard input (as bytes, like a
 file: UTF-8, line ends untouched).  Exit codes: 0 all clean, 1 some document has
 diagnostics, 2 usage error or a path that cannot be read (nothing is checked
 then), 130 interrupted.  No input makes it print a traceback: paths whose bytes
@@ -62,28 +62,35 @@ def decode(data: bytes, label: str) -> str:
 # --- finding and reading documents --------------------------------------------------
 
 
+def _name_order(name: str) -> bytes:
+    """Names compared by UTF-16 code units, the order the reference tools sort a listing in."""
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def _listing(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as scan:
+            return sorted(scan, key=lambda entry: _name_order(entry.name))
+    except OSError as error:
+        raise SourceError(f"cannot read directory {shown(directory)}: {error.strerror or error}") from None
+
+
 def walk(directory: Path) -> list[Path]:
-    """Every ``*.fd`` file below ``directory``, depth first: a directory's files in name
-    order, then its subdirectories in name order; ``.git`` and ``node_modules`` skipped.
-    Symlinked directories are not followed (no cycles)."""
+    """Every ``*.fd`` file below ``directory``, in the reference tools' order: a directory's
+    entries sorted by name, and a subdirectory walked where its name falls (``a.fd``,
+    ``b/x.fd``, ``c.fd``); ``.git`` and ``node_modules`` skipped.  Symlinked directories are
+    not followed (no cycles); an explicit stack instead of recursion."""
     found: list[Path] = []
-    pending: list[Path] = [directory]
-    while pending:
-        current = pending.pop()
-        try:
-            with os.scandir(current) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
-        except OSError as error:
-            raise SourceError(f"cannot read directory {shown(current)}: {error.strerror or error}") from None
-        subdirs: list[Path] = []
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in SKIPPED_DIRS:
-                    subdirs.append(Path(entry.path))
-            elif entry.name.endswith(SUFFIX) and entry.is_file():
-                found.append(Path(entry.path))
-        # Files of a directory come before its subdirectories; subdirectories in name order.
-        pending.extend(reversed(subdirs))
+    stack = [iter(_listing(directory))]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+        elif entry.is_dir(follow_symlinks=False):
+            if entry.name not in SKIPPED_DIRS:
+                stack.append(iter(_listing(Path(entry.path))))
+        elif entry.name.endswith(SUFFIX) and entry.is_file():
+            found.append(Path(entry.path))
     return found
 
 
