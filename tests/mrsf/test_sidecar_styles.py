@@ -163,3 +163,35 @@ def test_json_roundtrip_and_append(name):
 def test_new_sidecar_text():
     assert new_sidecar("docs/a b.md").dump() == 'mrsf_version: "1.0"\ndocument: docs/a b.md\ncomments: []\n'
     assert json.loads(new_sidecar("a.md", "json").dump()) == {"mrsf_version": "1.0", "document": "a.md", "comments": []}
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_deep_nesting_is_a_clear_error(fmt):
+    deep = "[" * 70 + "]" * 70
+    text = (f'mrsf_version: "1.0"\ndocument: a\ncomments: []\nx_deep: {deep}\n' if fmt == "yaml"
+            else f'{{"mrsf_version": "1.0", "document": "a", "comments": [], "x": {deep}}}')
+    with pytest.raises(MrsfError) as info:
+        parse_sidecar(text, fmt=fmt)
+    assert info.value.code == "invalid-sidecar" and "nested" in info.value.message
+    very = text.replace(deep, "[" * 5000 + "]" * 5000)
+    with pytest.raises(MrsfError):
+        parse_sidecar(very, fmt=fmt)
+
+
+def test_alias_bomb_is_refused():
+    lines = ['mrsf_version: "1.0"', "document: a", "comments: []", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i-1}'] * 10)}]" for i in range(1, 9)]
+    sc = parse_sidecar("\n".join(lines) + "\n")  # parsing shares the nodes: cheap
+    with pytest.raises(MrsfError) as info:
+        sc.plain()  # expanding would make 10**9 nodes
+    assert info.value.code == "invalid-sidecar"
+
+
+def test_alias_bomb_inside_a_comment_can_still_be_removed():
+    lines = ['mrsf_version: "1.0"', "document: a", "comments:",
+             "  - id: bomb", "    x_a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"    x_a{i}: &a{i} [{', '.join([f'*a{i-1}'] * 10)}]" for i in range(1, 9)]
+    lines += ["  - id: keep", "    text: t"]
+    sc = parse_sidecar("\n".join(lines) + "\n")
+    sc.remove_comment(0)
+    assert parse_sidecar(sc.dump()).plain()["comments"] == [{"id": "keep", "text": "t"}]

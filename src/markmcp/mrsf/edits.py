@@ -369,7 +369,7 @@ def delete_comments(sc: Sidecar, ids: Any, *, cascade: bool = False) -> tuple[li
         if index is None:  # already removed as a reply by cascade
             continue
         parent = sc.comments[index]
-        parent_plain = to_plain(parent)
+        parent_plain = {k: to_plain(parent[k]) for k in INHERITED_FIELDS + ("reply_to",) if k in parent}
         replies = [c for c in sc.comments if isinstance(c, dict) and c.get("reply_to") == cid and c is not parent]
         if cascade:
             for reply in replies:

@@ -64,6 +64,8 @@ _PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")
 _YAML_WORDS = {
     "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf",
 }
+#: Deepest nesting of lists/mappings accepted in a sidecar (guards recursion limits).
+MAX_DEPTH = 64
 #: Upper bound on nodes produced when converting to plain data (guards alias bombs).
 _MAX_PLAIN_NODES = 2_000_000
 
@@ -325,6 +327,8 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
         sc = _parse_yaml(normalized, label)
     sc.original, sc.bom, sc.newline, sc.final_newline = text, bom, newline, final_newline
     sc._source = normalized
+    if _depth_over(sc.data, MAX_DEPTH):
+        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep")
     if not isinstance(sc.data, dict):
         raise MrsfError(
             "invalid-sidecar",
@@ -385,6 +389,23 @@ def _transfer(source: str, baseline: str, changed: str) -> str | None:
         pos = end
     out.extend(src[pos:])
     return "\n".join(out)
+
+
+def _depth_over(data: Any, limit: int) -> bool:
+    """True when lists/mappings nest deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(data, 0)]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth >= limit:
+                return True
+            if id(node) in seen:  # a YAML alias: already measured
+                continue
+            seen.add(id(node))
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
@@ -506,28 +527,29 @@ def _first_block_seq(data: CommentedMap) -> tuple[int, CommentedSeq] | None:
     return None
 
 
-def _nested_map_indent(node: Any, depth: int = 0) -> int | None:
-    """Indentation of a block mapping nested under a mapping key, if the file has one."""
-    if depth > 50:
-        return None
-    if isinstance(node, CommentedMap):
-        for key, value in node.items():
-            if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
-                try:
-                    parent_col = node.lc.key(key)[1]
-                    child_col = value.lc.key(next(iter(value)))[1]
-                    if child_col > parent_col:
-                        return child_col - parent_col
-                except Exception:
-                    pass
-            found = _nested_map_indent(value, depth + 1)
-            if found:
-                return found
-    elif isinstance(node, CommentedSeq):
-        for value in node:
-            found = _nested_map_indent(value, depth + 1)
-            if found:
-                return found
+def _nested_map_indent(root: Any) -> int | None:
+    """Indentation of a block mapping nested under a mapping key, if the file has one
+    (iterative, each node visited once: shared alias nodes cost nothing extra)."""
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, CommentedMap):
+            for key, value in node.items():
+                if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
+                    try:
+                        parent_col = node.lc.key(key)[1]
+                        child_col = value.lc.key(next(iter(value)))[1]
+                        if child_col > parent_col:
+                            return child_col - parent_col
+                    except Exception:
+                        pass
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, CommentedSeq):
+            stack.extend(reversed(list(node)))
     return None
 
 
@@ -596,7 +618,10 @@ def to_plain(value: Any) -> Any:
             return v.isoformat()
         return str(v)
 
-    return conv(value)
+    try:
+        return conv(value)
+    except RecursionError:
+        raise MrsfError("invalid-sidecar", "the sidecar nests values too deeply (YAML aliases?)") from None
 
 
 def yaml_string(value: str) -> str:
@@ -733,8 +758,12 @@ def _append_lines(slot: tuple[dict, Any, int], rest: str, column: int) -> None:
 def _interior_lines(node: Any, skip: tuple[dict, Any, int] | None) -> str:
     """Full comment lines inside ``node`` (in order), except those of the ``skip`` slot."""
     parts: list[str] = []
+    seen: set[int] = set()
 
     def walk(n: Any) -> None:
+        if id(n) in seen:  # a shared (aliased) node: its comments were collected once
+            return
+        seen.add(id(n))
         if isinstance(n, CommentedMap):
             keys = list(n)
         elif isinstance(n, CommentedSeq):
