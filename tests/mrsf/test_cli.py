@@ -512,3 +512,13 @@ def test_reanchor_staged_outside_git_is_an_error(work: Path) -> None:
     proc = run("reanchor", "--staged", cwd=work)
     assert proc.returncode == 2
     assert "Not in a git repository" in proc.stderr
+
+
+def test_validate_strict_turns_warnings_into_failure(work: Path) -> None:
+    (work / "doc.md.review.yaml").write_text(SIDECAR.replace("reply_to: c1", "reply_to: ghost"), encoding="utf-8")
+    proc = run("validate", "doc.md", cwd=work)
+    assert proc.returncode == 0, proc.stdout
+    assert "WARN:" in proc.stdout and "ghost" in proc.stdout
+    proc = run("validate", "--strict", "doc.md", cwd=work)
+    assert proc.returncode == 1
+    assert "ERROR:" in proc.stdout and "ghost" in proc.stdout

@@ -664,3 +664,20 @@ def test_list_open_and_resolved_filters(server: Server, work: Path) -> None:
     assert ids(server.ok("mrsf_list", files=["doc.md"], open=True)) == ["c1", "c2"]
     assert ids(server.ok("mrsf_list", files=["doc.md"], resolved=True)) == ["c3"]
     assert ids(server.ok("mrsf_list", files=["doc.md"], open=False)) == ["c1", "c2", "c3"]
+
+
+def test_validate_strict_and_reanchor_of_every_sidecar(server: Server, work: Path) -> None:
+    (work / "doc.md.review.yaml").write_text(SIDECAR.replace("reply_to: c1", "reply_to: ghost"), encoding="utf-8")
+    lenient = server.ok("mrsf_validate", files=["doc.md"])
+    assert lenient["valid"] is True
+    assert [w["code"] for w in lenient["files"][0]["result"]["warnings"]] == ["unresolved-reply-to"]
+    assert server.ok("mrsf_validate", files=["doc.md"], strict=True)["valid"] is False
+    (work / "two.md").write_text("# Two\n\nTwo lines.\n", encoding="utf-8")
+    server.ok("mrsf_add", document="two.md", text="t", author="a", line=3)
+    (work / "two.md").write_text("# Two\n\nNew.\n\nTwo lines.\n", encoding="utf-8")
+    (work / "doc.md").write_text("Top.\n" + DOC, encoding="utf-8")
+    result = server.ok("mrsf_reanchor")
+    assert sorted(Path(f["file"]).name for f in result["files"]) == ["doc.md.review.yaml", "two.md.review.yaml"]
+    assert result["version"] is None and result["totalOrphaned"] == 0
+    assert comments_of(work / "two.md.review.yaml")[0]["line"] == 5
+    assert comments_of(work / "doc.md.review.yaml")[0]["line"] == 4
