@@ -132,7 +132,11 @@ NULLABLE_INT = {"type": ["integer", "null"]}
 
 
 def _out(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required)}
+    """An output object schema (extra keys allowed, so results may grow)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
 
 
 # ---------------------------------------------------------------------------
