@@ -681,3 +681,11 @@ def test_validate_strict_and_reanchor_of_every_sidecar(server: Server, work: Pat
     assert result["version"] is None and result["totalOrphaned"] == 0
     assert comments_of(work / "two.md.review.yaml")[0]["line"] == 5
     assert comments_of(work / "doc.md.review.yaml")[0]["line"] == 4
+
+
+def test_schemas_are_valid_json_schema(server: Server) -> None:
+    from jsonschema import Draft202012Validator
+
+    for tool in server.request("tools/list")["result"]["tools"]:
+        Draft202012Validator.check_schema(tool["inputSchema"])
+        Draft202012Validator.check_schema(tool["outputSchema"])
