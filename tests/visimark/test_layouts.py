@@ -137,3 +137,67 @@ def test_explain_names_each_alias_with_its_header() -> None:
     assert '"Bandwidth per Unit (TB/s, full-duplex)" is bpu' in out
     assert '"GPU-to-GPU Bandwidth (GB/s, full-duplex)" is gpu_bw' in out
     assert "GPU-to-GPU Bandwidth (GB/s, full-duplex) (alias gpu_bw) = ROUND(bpu / GPUs * 1000, 0)" in out
+
+
+LEVERS = """```vmark #levers
+param extra_hours  precision 0 integer in [0, 80] = default 40
+param prepay_share precision 2 in { 30%, 40%, 45%, 50% } = default 30%
+
+max_extra_hours = 80
+max_prepay      = 40%
+
+assert levers.extra_hours  <= max_extra_hours
+assert levers.prepay_share <= max_prepay
+```
+"""
+
+
+def test_explain_lists_params_with_width_default_and_domain(tmp_path: Path) -> None:
+    assert run("explain", doc(tmp_path, LEVERS)).stdout.split("\n") == [
+        "#levers  (no table)",
+        "  scalars:",
+        "    max_extra_hours = 80   precision 0 (derived)",
+        "    max_prepay = 40%       precision 1 (derived)",
+        "  params:",
+        "    extra_hours    precision 0   default 40   domain integer in [0, 80]",
+        "    prepay_share   precision 2   default 30%   domain { 30%, 40%, 45%, 50% }",
+        "  order:   extra_hours → prepay_share → max_extra_hours → max_prepay",
+        "  assertions:",
+        "    levers.extra_hours  <= max_extra_hours",
+        "    levers.prepay_share <= max_prepay",
+        "",
+    ]
+
+
+def scenario(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", "eval", "--scenario", "-",
+                           doc(tmp_path, LEVERS)], input=text, capture_output=True, text=True, encoding="utf-8")
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{ "extra_hours": "100" }', "visimark: scenario value for extra_hours is not in [0, 80]: 100"),
+    ('{ "extra_hour": "1" }', "visimark: scenario key extra_hour names no param; did you mean extra_hours?"),
+    ('{ "extra_hours": 4 }', 'visimark: scenario value for extra_hours must be a string: write "4"'),
+    ('{ "prepay_share": "0.3" }', 'visimark: prepay_share is a percent; write "0.3%"'),
+    ('{ "prepay_share": "40.5%" }', "visimark: scenario value for prepay_share has 3 decimals; prepay_share declares 2"),
+    ('{ "max_prepay": "1" }', "visimark: scenario key max_prepay is a rule, not a param"),
+    ('{ "extra_hours": "2,000" }', 'visimark: scenario value for extra_hours is not a number: "2,000"'),
+])
+def test_scenario_faults_are_one_line_and_exit_2(tmp_path: Path, text: str, message: str) -> None:
+    p = scenario(tmp_path, text)
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", message + "\n")
+
+
+def test_scenario_block_and_assert_verdict(tmp_path: Path) -> None:
+    p = scenario(tmp_path, '{ "prepay_share": "50%" }')
+    assert p.returncode == 1
+    assert p.stdout.split("\n")[-4:] == [
+        "scenario: -",
+        "  levers.extra_hours   40   default",
+        "  levers.prepay_share  0.5  scenario  (default 0.3)",
+        "",
+    ]
+    assert p.stderr.split("\n")[:2] == [
+        "  ASSERT  #levers   levers.prepay_share <= max_prepay",
+        "          0.50 <= 0.4   is false under scenario (holds on defaults)",
+    ]

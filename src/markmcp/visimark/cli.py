@@ -332,13 +332,22 @@ class Runner:
                 shown = ", ".join("?" if x is None else x for x in v) if isinstance(v, list) else v
                 self.out(f"{labels[k].ljust(width)}  {shown}")
             if scenario_info is not None:
-                self.out("")
-                self.out("scenario:")
-                for pid, (value, default, source) in scenario_info["params"].items():
-                    self.out(f"  {pid}  {value}  (default {default}, {source})")
-        for i, x in enumerate(failed):
+                self.out(f"scenario: {scenario_info['file']}")
+                rows = scenario_info["params"]
+                name_w = max((len(pid) for pid in rows), default=0)
+                value_w = max((len(v[0]) for v in rows.values()), default=0)
+                for pid, (value, default, source) in rows.items():
+                    tail = f"scenario  (default {default})" if source == "scenario" else "default"
+                    self.out(f"  {pid.ljust(name_w)}  {value.ljust(value_w)}  {tail}")
+        for i, x in enumerate(result.assertions):
+            if x.holds is not False:
+                continue
             self.err(f"  ASSERT  #{x.sheet}   {x.source[len('assert'):].strip()}")
-            self.err(f"          {x.substituted}   is false")
+            verdict = "is false"
+            if defaults_holds is not None:
+                d = defaults_holds[i] if i < len(defaults_holds) else None
+                verdict += " under scenario (" + {True: "holds", False: "also false"}.get(d, "unverified") + " on defaults)"
+            self.err(f"          {x.substituted}   {verdict}")
         return exit_code
 
     # -------------------------------------------------------------- explain

@@ -100,8 +100,8 @@ def _param(n: Node) -> dict:
     b = n.binding
     assert b.param is not None
     out = {"name": n.name, "precision": b.precision, "default": b.param.default_text}
-    if b.param.domain is not None:
-        out["domain"] = b.param.domain.text
+    if b.param.clause.shown:
+        out["domain"] = b.param.clause.shown
     return out
 
 
@@ -140,10 +140,18 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
         params = [n for n in nodes if n.kind == "scalar" and n.binding.param is not None]
         if params:
             lines.append("  params:")
+            rows = []
             for n in params:
                 b = n.binding
-                dom = f" in {b.param.domain.text}" if b.param and b.param.domain else ""
-                lines.append(f"    {n.name} precision {b.precision}{dom} = default {b.param.default_text if b.param else ''}")
+                assert b.param is not None
+                width = f"precision {b.precision}" if b.precision is not None else "precision ?"
+                domain = f"domain {b.param.clause.shown}" if b.param.clause.shown else ""
+                rows.append([n.name, width, f"default {b.param.default_text}", domain])
+            name_w = max(len(r[0]) for r in rows)
+            prec_w = max(len(r[1]) for r in rows)
+            for r in rows:
+                lines.append(("    " + r[0].ljust(name_w) + "   " + r[1].ljust(prec_w) + "   " + r[2]
+                              + ("   " + r[3] if r[3] else "")).rstrip())
         aliases = [f'"{h}" is {s}' for s, (h, _) in sheet.aliases.items()]
         if aliases:
             lines.append("  aliases: " + ", ".join(aliases))

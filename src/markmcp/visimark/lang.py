@@ -368,8 +368,9 @@ class Parser:
             self.advance()
             value = Decimal(t.text)
             places = len(t.text.split(".")[1]) if "." in t.text else 0
-            if t.value:  # percent
-                node = Num(t.start, t.end, value / 100, places + 2, percent=True)
+            if t.value:  # percent: the folded value's own decimals (`40%` is 0.4, width 1)
+                folded = value / 100
+                node = Num(t.start, t.end, folded, max(0, -folded.normalize().as_tuple().exponent), percent=True)
             else:
                 node = Num(t.start, t.end, value, places)
             if self.tok.kind == "BRACKET":
@@ -624,11 +625,11 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
         if p.tok.kind == "IDENT" and p.tok.text == "default":
             p.advance()
         else:
-            raise LangError("a param's value is written `= default LITERAL`", p.tok.start)
+            raise LangError("expected `default` after `=` in a param", p.tok.start)
         lit_start = p.tok.start
         expr = p.expression()
         if not (isinstance(expr, Num) or (isinstance(expr, Unary) and isinstance(expr.operand, Num))):
-            raise LangError("a param's default is a number literal", lit_start)
+            raise LangError("a param default must be a number literal", lit_start)
         inner = expr.operand if isinstance(expr, Unary) else expr
         assert isinstance(inner, Num)
         if inner.unit is not None:

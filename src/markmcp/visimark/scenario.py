@@ -35,6 +35,22 @@ def _value(node: Node) -> Decimal:
     return e.value  # type: ignore[attr-defined]
 
 
+def _unknown_key(model: Model, key: str, params: list[Node]) -> str:
+    """Say why a scenario key names no param: a rule, a column, or a likely misspelling."""
+    for n in model.nodes:
+        if key in (n.id, n.name) and n.kind in ("scalar", "column"):
+            return f"visimark: scenario key {key} is a rule, not a param"
+    for sheet in model.sheets.values():
+        if key in sheet.columns or (key.count(".") == 1 and key.split(".")[0] == sheet.id
+                                    and key.split(".")[1] in sheet.columns):
+            return f"visimark: scenario key {key} is a column, not a param"
+    from .suggest import closest
+
+    names = [p.name for p in params] if "." not in key else [p.id for p in params]
+    guess = closest(key, names)
+    return f"visimark: scenario key {key} names no param" + (f"; did you mean {guess}?" if guess else "")
+
+
 def apply_scenario(model: Model, text: str, file: str) -> dict:
     """Validate and apply a scenario; returns {"file", "params": {id: (value, default, source)}}."""
     try:
@@ -52,28 +68,26 @@ def apply_scenario(model: Model, text: str, file: str) -> dict:
             hits = [p for p in params if p.name == key]
             node = hits[0] if len(hits) == 1 else None
         if node is None:
-            from .suggest import closest
-
-            guess = closest(key, list(by_id))
-            raise ScenarioError(f"visimark: scenario key {key} names no declared param"
-                                + (f" — did you mean `{guess}`?" if guess else ""))
+            raise ScenarioError(_unknown_key(model, key, params))
         if not isinstance(raw, str):
-            raise ScenarioError(f"visimark: scenario value for {key} must be a string holding a number, such as \"12.5%\"")
+            shown = json.dumps(raw) if not isinstance(raw, (int, float)) or isinstance(raw, bool) else str(raw)
+            raise ScenarioError(f"visimark: scenario value for {key} must be a string: write \"{shown.strip(chr(34))}\"")
         lit = raw.strip()
         if not LITERAL_RE.fullmatch(lit):
-            raise ScenarioError(f"visimark: scenario value {raw!r} for {key} is not a number literal")
+            raise ScenarioError(f"visimark: scenario value for {key} is not a number: \"{raw}\"")
         b = node.binding
         assert b.param is not None and b.precision is not None
         percent = lit.endswith("%")
         if b.param.percent and not percent:
-            raise ScenarioError(f"visimark: {key} is a percent param; write its value as a percent, such as \"{lit}%\"")
+            raise ScenarioError(f"visimark: {key} is a percent; write \"{lit}%\"")
         if percent and not b.param.percent:
-            raise ScenarioError(f"visimark: {key} is not a percent param; write {lit[:-1]} as a plain number")
-        digits = lit.rstrip("%").lstrip("-")
-        places = (len(digits.split(".")[1]) if "." in digits else 0) + (2 if percent else 0)
-        if places > b.precision:
-            raise ScenarioError(f"visimark: scenario value {lit} for {key} is wider than its precision {b.precision}")
+            raise ScenarioError(f"visimark: {key} is not a percent; write \"{lit[:-1]}\"")
         value = Decimal(lit.rstrip("%")) / (100 if percent else 1)
+        places = max(0, -value.normalize().as_tuple().exponent) if percent else (
+            len(lit.split(".")[1]) if "." in lit else 0)
+        if places > b.precision:
+            raise ScenarioError(f"visimark: scenario value for {key} has {places} decimals; "
+                                f"{node.name} declares {b.precision}")
         fault = domain_fault(b.param.clause, value)
         if fault:
             raise ScenarioError(f"visimark: scenario value for {key} {fault}: {lit}")
