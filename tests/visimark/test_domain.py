@@ -181,3 +181,19 @@ def test_a_lattice_is_parsed_and_reported_unsupported_while_the_param_evaluates(
                          "q precision 2 = p * 2\n```\n\nQ **6.00**<!--vmark=s.q-->\n"))
     assert [(f.code, f.name) for f in result.findings if f.is_problem] == [("UNSUPPORTED", "p")]
     assert result.values["s.q"] == Decimal("6.00")
+
+
+@pytest.mark.parametrize("body,lines", [
+    ("param raise = default 3%\nx precision 3 = raise * 2",
+     ["  PRECISION s.raise           param raise declares no width",
+      "            write `param raise precision N = default …`"]),
+    ("param raise precision 1 = default 3%\nx precision 3 = raise * 2",
+     ["  PRECISION s.raise           default 3% has 2 decimals; param raise declares 1"]),
+    ("param raise precision 3 = 3%", ["  TYPE    s.raise           expected `default` after `=` in a param"]),
+    ("param raise precision 3 = default 1 + 2", ["  TYPE    s.raise           a param default must be a number literal"]),
+])
+def test_param_mistakes_print_as_the_tutorial_shows(body: str, lines: list[str]) -> None:
+    from markmcp.visimark.report import format_check
+
+    text = format_check("p.md", check(build(f"```vmark #s\n{body}\n```\n")).findings)
+    assert text.split("\n")[2:2 + len(lines)] == lines

@@ -860,7 +860,8 @@ class Checker:
         lit = expr.operand if isinstance(expr, lang.Unary) else expr
         if b.precision is None:
             self.emit(Finding("PRECISION", node.sheet or None, node.name, f"param {node.name} declares no width",
-                              suggestion=f"param {node.name} precision N = default …", span=(b.start, b.end)))
+                              suggestion=f"param {node.name} precision N = default …",
+                              hint=f"write `param {node.name} precision N = default …`", span=(b.start, b.end)))
             return False
         assert isinstance(lit, lang.Num)
         places = significant_places(b.param.default_text)

@@ -98,8 +98,8 @@ def group_lines(f: Finding) -> list[str]:
     head = prefix(code)
     label = _label(f)
     lines = [head + (label.ljust(ID_FIELD) + "  " if label else "") + (f.message or "")]
-    if f.suggestion:
-        lines.append(" " * len(head) + f.suggestion)
+    if f.hint or f.suggestion:
+        lines.append(" " * len(head) + (f.hint or f.suggestion or ""))
     return lines
 
 
