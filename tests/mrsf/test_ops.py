@@ -504,3 +504,45 @@ def test_add_records_head_only_for_a_committed_document(repo):
     c = ops.add("a.md", author="a", text="t", line=4, root=repo)["comment"]
     assert "commit" not in c and c["selected_text"] == "The gateway routes all inbound traffic."
     assert ops.add("a.md", author="a", text="t", commit="abc123", root=repo)["comment"]["commit"] == "abc123"
+
+
+BAD_CALLS = [
+    ("add", (None,), {"author": "a", "text": "t"}),
+    ("add", ("docs/a.md",), {"author": 3, "text": "t"}),
+    ("add", ("docs/a.md",), {"author": "a", "text": "t", "line": "x"}),
+    ("add", ("docs/a.md",), {"author": "a", "text": "t", "line": True}),
+    ("add", ("docs/a.md",), {"author": "a", "text": "t", "extensions": [1]}),
+    ("add", ("docs/a.md",), {"author": "a", "text": "t", "extensions": {"x_f": float("nan")}}),
+    ("add_batch", ("docs/a.md", "nope"), {}),
+    ("add_batch", ("docs/a.md", [1]), {}),
+    ("add_batch", ("docs/a.md", [{"author": "a", "text": "t", "bogus": 1}]), {}),
+    ("update", ("docs/a.md", "c", "nope"), {}),
+    ("update", ("docs/a.md", "c", {"line": -1}), {}),
+    ("update", ("docs/a.md", "c", {"resolved": "yes"}), {}),
+    ("update", ("docs/a.md", "c", {"id": "other"}), {}),
+    ("update", ("docs/a.md", "c", {"reply_to": "c"}), {}),
+    ("resolve", ("docs/a.md", 5), {}),
+    ("resolve", ("docs/a.md",), {"filters": "open"}),
+    ("resolve", ("docs/a.md",), {"filters": {"line_from": "x"}}),
+    ("delete", ("docs/a.md", []), {}),
+    ("delete", ("docs/a.md", [1]), {}),
+    ("list_comments", (), {"filters": {"severity": "huge"}}),
+    ("list_comments", (5,), {}),
+    ("init", ("docs/a.md",), {"format": "toml"}),
+    ("reanchor", ("docs/a.md",), {"threshold": "high"}),
+    ("reanchor", ("docs/a.md",), {"threshold": -0.1}),
+    ("locate", ("docs/a\x00.md",), {}),
+    ("rename", ("docs/a.md", "docs/a.md.review.yaml"), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", BAD_CALLS, ids=[f"{c[0]}-{i}" for i, c in enumerate(BAD_CALLS)])
+def test_bad_arguments_are_clear_errors_and_write_nothing(ws, name, args, kwargs):
+    ops.add("docs/a.md", author="a", text="t", id="c", line=3, root=ws)
+    path = ws / "docs" / "a.md.review.yaml"
+    before = path.read_bytes()
+    with pytest.raises(MrsfError) as info:
+        getattr(ops, name)(*args, root=ws, **kwargs)
+    assert info.value.code in ("invalid-argument", "comment-not-found", "not-found", "invalid-config")
+    assert info.value.message
+    assert path.read_bytes() == before

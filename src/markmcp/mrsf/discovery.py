@@ -182,8 +182,10 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     """
     root_abs = Path(os.path.abspath(root))
     base = Path(os.path.abspath(cwd)) if cwd is not None else root_abs
+    if not isinstance(target, (str, os.PathLike)):
+        raise MrsfError("invalid-argument", f"a path must be a string, got {type(target).__name__}")
     raw = os.fspath(target)
-    if not raw or "\x00" in raw:
+    if not isinstance(raw, str) or not raw or "\x00" in raw:
         raise MrsfError("invalid-argument", "empty or invalid path")
     lexical = Path(os.path.normpath(base / raw))
     try:
@@ -201,6 +203,15 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     if rel_posix in ("", "."):
         raise MrsfError("invalid-argument", f"{raw}: is the workspace root, not a file")
     return lexical, rel_posix
+
+
+def inside_or_root(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """Like :func:`inside`, but the root itself is allowed (as ``"."``)."""
+    if isinstance(target, (str, os.PathLike)) and os.fspath(target):
+        base = Path(os.path.abspath(cwd)) if cwd is not None else Path(os.path.abspath(root))
+        if Path(os.path.normpath(base / os.fspath(target))) == Path(os.path.abspath(root)):
+            return Path(os.path.abspath(root)), "."
+    return inside(root, target, cwd)
 
 
 def base_dirs(root: str | os.PathLike | None, cwd: str | os.PathLike | None,

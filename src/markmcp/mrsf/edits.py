@@ -402,6 +402,8 @@ def delete_comments(sc: Sidecar, ids: Any, *, cascade: bool = False) -> tuple[li
 
 def compile_filters(filters: dict | None) -> Callable[[dict], bool]:
     """A predicate over plain comments from a filter dict (see ops docstring)."""
+    if filters is not None and not isinstance(filters, dict):
+        raise _bad("`filters` must be a mapping")
     filters = dict(filters or {})
     unknown = set(filters) - FILTER_KEYS
     if unknown:

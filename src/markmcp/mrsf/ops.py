@@ -139,8 +139,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import edits, git, store
-from .discovery import Location, find_sidecars as _find_sidecars, has_marker, inside, is_sidecar_name, locate as _locate
-from .discovery import base_dirs, document_rel_for, config_file_path, load_config, load_config_file, sidecar_rel_for
+from .discovery import (
+    Location, base_dirs, config_file_path, document_rel_for, has_marker, inside, inside_or_root,
+    is_sidecar_name, load_config, load_config_file, sidecar_rel_for,
+)
+from .discovery import find_sidecars as _find_sidecars
+from .discovery import locate as _locate
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain, type_name
 from .validate import validate as _validate
@@ -239,11 +243,13 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
             targets = [root_path]
     elif isinstance(targets, (str, os.PathLike)):
         targets = [targets]
+    elif not isinstance(targets, (list, tuple)):
+        raise MrsfError("invalid-argument", "`targets` must be a path or a list of paths")
     locs: list[Location] = []
     errors: list[dict] = []
     seen: set[str] = set()
     for target in targets:
-        lexical, rel = (root_path, ".") if Path(os.path.abspath(cwd_path / target)) == root_path else inside(root_path, target, cwd_path)
+        lexical, rel = inside_or_root(root_path, target, cwd_path)
         if lexical.is_dir():
             walk = rel
             prefix = f"{config.sidecar_root}/" if config.sidecar_root else None
@@ -629,7 +635,7 @@ def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = 
     """Every sidecar under ``directory`` (default: the working directory)."""
     cwd_path, root_path = base_dirs(root, cwd, config)
     start = directory if directory is not None else cwd_path
-    rel = "." if Path(os.path.abspath(cwd_path / start)) == root_path else inside(root_path, start, cwd_path)[1]
+    rel = inside_or_root(root_path, start, cwd_path)[1]
     return {"status": "ok", "root": str(root_path), "sidecars": _find_sidecars(rel, root_path)}
 
 
