@@ -67,6 +67,10 @@ def bad_output(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     return {"count": "three"}
 
 
+def not_json(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    return {"value": float("nan") if args.get("nan") else object()}
+
+
 def chatty(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     log = logging.getLogger("markmcp.demo")
     log.debug("debug detail")
@@ -201,6 +205,15 @@ TOOLS = [
         input_schema=OBJECT,
         output_schema={"type": "object", "properties": {"count": {"type": "integer"}}},
         handler=bad_output,
+        read_only=True,
+    ),
+    Tool(
+        name="not_json",
+        title="Return something JSON cannot carry",
+        description="Returns an object or a NaN where JSON is expected.",
+        input_schema={"type": "object", "properties": {"nan": {"type": "boolean"}}},
+        output_schema={"type": "object"},
+        handler=not_json,
         read_only=True,
     ),
     Tool(

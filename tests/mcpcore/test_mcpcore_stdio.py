@@ -135,6 +135,16 @@ def test_result_breaking_its_output_schema_is_an_error(client: StdioClient) -> N
     assert "outputSchema" in result["content"][0]["text"]
 
 
+@pytest.mark.parametrize("arguments", [{}, {"nan": True}])
+def test_result_that_is_not_json_is_an_error_and_the_server_lives_on(
+    client: StdioClient, arguments: dict
+) -> None:
+    result = call_tool(client, "not_json", arguments)
+    assert result["isError"] is True
+    assert "could not be rendered" in result["content"][0]["text"]
+    assert call_tool(client, "summary", {})["structuredContent"] == {"n": 2}
+
+
 def test_tool_supplied_text(client: StdioClient) -> None:
     result = call_tool(client, "summary", {})
     assert [block["text"] for block in result["content"]] == ["2 items", "done"]

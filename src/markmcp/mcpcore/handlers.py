@@ -193,17 +193,28 @@ class Handlers:
         if problems:
             logger.error("tool %r returned a result outside its outputSchema: %s", tool.name, "; ".join(problems))
             return error_result(f"tool '{tool.name}' failed: its result does not match its outputSchema")
+        try:
+            texts = self.texts(tool, result)
+        except Exception as error:  # a result that is not JSON, or a text renderer that failed
+            logger.error("tool %r: its result could not be rendered", tool.name, exc_info=error)
+            return error_result(f"tool '{tool.name}' failed: its result could not be rendered as JSON and text")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text) for text in self.texts(tool, result)],
+            content=[types.TextContent(type="text", text=text) for text in texts],
             structured_content=result,
             is_error=False,
         )
 
     @staticmethod
     def texts(tool: Tool, result: dict[str, Any]) -> list[str]:
-        """The text contents of a tool result: ``tool.text`` or the JSON of the result."""
+        """The text contents of a tool result: ``tool.text`` or the JSON of the result.
+
+        The result is always encoded once, strictly (no NaN, only JSON types), so a result
+        that the transport could not serialise fails here, as one tool error, instead of
+        taking the connection down.
+        """
+        encoded = json.dumps(result, ensure_ascii=False, allow_nan=False)
         if tool.text is None:
-            return [json.dumps(result, ensure_ascii=False)]
+            return [encoded]
         text = tool.text(result)
         return [text] if isinstance(text, str) else list(text)
 
