@@ -136,3 +136,30 @@ def test_precision_finding_matches_the_tutorial_transcript() -> None:
         "  PRECISION s.per_item        `total / COUNT(Net)` has no derivable precision",
         "            declare the width: `per_item precision N = …`",
     ]
+
+
+@pytest.mark.parametrize("expr,message", [
+    ("|a", "expected `|`"), ("⌊a", "expected `⌋`"), ("⌊a⌉", "expected `⌋`"), ("(a⌋", "expected `)` to close `(`"),
+    ("⌋a", "`⌋` has no opening `⌊`"), ("⌉a", "`⌉` has no opening `⌈`"), ("a |b|", "unexpected `|`"),
+    ("⌊⌋", "unexpected `⌋`"),
+])
+def test_malformed_notation_pairs(expr: str, message: str) -> None:
+    result = check(build(f"{F}vmark #s\na = 1\nb = 2\nx = {expr}\n{F}\n"))
+    assert [(f.code, f.message) for f in result.findings if f.code == "TYPE"] == [("TYPE", message)]
+
+
+def test_notation_keeps_its_spelling_in_explain(tmp_path) -> None:
+    from markmcp.visimark.explain import explain_text
+
+    src = ("| Item | Qty | Boxes | Loose |\n|---|---:|---:|---:|\n| w | 40 | 4 | 4 |\n| g | 12 | 1 | 0 |\n\n"
+           f"{F}vmark #packing\nBoxes = ⌈Qty / 12⌉\nLoose = Qty - ⌊Qty / 12⌋ * 12\n\nboxes_total = Σ(Boxes)\n{F}\n\n"
+           "Ships in **5**<!--vmark=packing.boxes_total--> boxes.\n")
+    model = build(src)
+    result = check(model)
+    assert result.findings == []
+    assert explain_text(model, result, []).split("\n")[2:6] == [
+        "  rules:",
+        "    Boxes = ⌈Qty / 12⌉              precision 0 (derived)",
+        "    Loose = Qty - ⌊Qty / 12⌋ * 12   precision 0 (derived)",
+        "  scalars:",
+    ]

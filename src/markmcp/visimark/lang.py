@@ -404,15 +404,17 @@ class Parser:
                 self.advance()
                 inner = self.expression()
                 if not self.is_op("|"):
-                    raise LangError("mismatched `|`: an absolute value is written `|x|`", t.start)
+                    raise LangError("expected `|`", self.tok.start)
                 close = self.advance()
                 return Call(t.start, close.end, "ABS", [inner], glyph="|")
             if t.text in ("⌊", "⌈"):
                 closer = "⌋" if t.text == "⌊" else "⌉"
                 self.advance()
+                if self.is_op(closer):  # `⌊⌋`: the operand is missing
+                    raise LangError(f"unexpected `{closer}`", self.tok.start)
                 inner = self.expression()
                 if not self.is_op(closer):
-                    raise LangError(f"mismatched `{t.text}`: write `{t.text}x{closer}`", t.start)
+                    raise LangError(f"expected `{closer}`", self.tok.start)
                 close = self.advance()
                 name = "FLOOR" if t.text == "⌊" else "CEILING"
                 one = Num(close.start, close.start, Decimal(1), 0)
@@ -465,6 +467,8 @@ class Parser:
             raise LangError("expected a value, found the end of the line", t.start)
         if t.kind == "BRACKET":
             raise LangError("a unit can be written only on a number literal", t.start, "UNIT")
+        if t.kind == "OP" and t.text in ("⌋", "⌉"):
+            raise LangError(f"`{t.text}` has no opening `{'⌊' if t.text == '⌋' else '⌈'}`", t.start)
         raise LangError(f"unexpected `{t.text}`", t.start)
 
 
@@ -492,8 +496,10 @@ def _expect_end(p: Parser) -> None:
         raise LangError("`=` binds a name; compare with `==`", t.start)
     if t.kind == "OP" and t.text == ",":
         raise LangError("unexpected `,` — thousands separators are not allowed", t.start)
-    if t.kind == "OP" and t.text in ("|", "⌋", "⌉", ")"):
-        raise LangError(f"mismatched `{t.text}`", t.start)
+    if t.kind == "OP" and t.text in ("⌋", "⌉"):
+        raise LangError(f"`{t.text}` has no opening `{'⌊' if t.text == '⌋' else '⌈'}`", t.start)
+    if t.kind == "OP" and t.text in ("|", ")"):
+        raise LangError(f"unexpected `{t.text}`", t.start)
     raise LangError(f"unexpected `{t.text}` after the expression", t.start)
 
 
