@@ -689,3 +689,16 @@ def test_schemas_are_valid_json_schema(server: Server) -> None:
     for tool in server.request("tools/list")["result"]["tools"]:
         Draft202012Validator.check_schema(tool["inputSchema"])
         Draft202012Validator.check_schema(tool["outputSchema"])
+
+
+def test_binary_sidecar_is_a_clear_error(server: Server, work: Path) -> None:
+    (work / "doc.md.review.yaml").write_bytes(b"mrsf_version: \xff\xfe\x00\n")
+    before = snapshot(work)
+    for tool, args in (
+        ("mrsf_list", {"files": ["doc.md"]}),
+        ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a"}),
+    ):
+        text, data = server.fail(tool, **args)
+        assert "UTF-8" in text, text
+        assert data is not None and data["code"] == "encoding-error"
+    assert snapshot(work) == before
