@@ -111,6 +111,7 @@ def test_eval_get_and_assert_fail(tmp_path: Path) -> None:
 
 
 def test_ref() -> None:
-    p = run("ref", "round")
+    p = run("ref", "ROUND")
     assert p.returncode == 0 and "the value of `places`" in p.stdout
+    assert run("ref", "round").returncode == 2  # names are upper case
     assert run("ref", "ROUNDD").returncode == 2

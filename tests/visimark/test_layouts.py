@@ -99,6 +99,7 @@ def test_ref_round_states_its_tie_rule() -> None:
     p = run("ref", "ROUND")
     assert "  precision  the value of `places`" in p.stdout
     assert "  rounding   a tie rounds away from zero (half-up)" in p.stdout
+    assert p.stdout.startswith("ROUND(x, places) — map, 2 arguments\n\n  Half-up to `places` decimals.\n")
     assert "rounding" not in run("ref", "AVG").stdout
     assert "  precision  must be declared" in run("ref", "AVG").stdout
 
@@ -114,8 +115,7 @@ def test_ref_round_states_its_tie_rule() -> None:
 ])
 def test_ref_json_structures_the_precision_rule(name: str, rule: dict) -> None:
     body = json.loads(run("ref", name, "--json").stdout)
-    assert body["function"]["precisionRule"] == rule
-    assert body["function"]["precision"] == REGISTRY[name].precision.replace("**", "")
+    assert body["function"]["precision"] == rule | {"text": REGISTRY[name].precision.replace("**", "")}
 
 
 def test_fmt_json_keys(tmp_path: Path) -> None:
@@ -201,3 +201,42 @@ def test_scenario_block_and_assert_verdict(tmp_path: Path) -> None:
         "  ASSERT  #levers   levers.prepay_share <= max_prepay",
         "          0.50 <= 0.4   is false under scenario (holds on defaults)",
     ]
+
+
+def test_ref_entry_layout() -> None:
+    p = run("ref", "FLOOR")
+    assert p.stdout.split("\n")[:12] == [
+        "FLOOR(x, s) — map, 2 arguments",
+        "",
+        "  Greatest multiple of `s` that does not exceed `x`, toward −∞.",
+        "",
+        "  x        number   the value to round down",
+        "  s        number   the positive step",
+        "",
+        "  returns    number",
+        "  precision  the width of `s`",
+        "  units      FLOOR(x: U, s: U) → U",
+        "",
+        "  errors",
+    ]
+    assert "  see also  CEILING, ROUND\n" in p.stdout
+
+
+def test_ref_listing_and_unknown_names() -> None:
+    lines = run("ref").stdout.split("\n")
+    assert lines[0] == "SUM(col)              reduce, 1 argument"
+    assert "PMT(rate, nper, pv)   map, 3 arguments" in lines
+    assert len([x for x in lines if x]) == len(REGISTRY) == 16
+    p = run("ref", "FLORR")
+    assert (p.returncode, p.stderr) == (2, "visimark: unknown function `FLORR` — did you mean `FLOOR`?\n")
+    p = run("ref", "floor")
+    assert (p.returncode, p.stderr) == (2, "visimark: unknown function `floor` — did you mean `FLOOR`?\n")
+
+
+def test_ref_json_entry_shape() -> None:
+    f = json.loads(run("ref", "FLOOR", "--json").stdout)["function"]
+    assert list(f) == ["name", "kind", "arity", "signature", "summary", "params", "returns", "precision", "units",
+                       "errors", "examples", "see"]
+    assert f["params"][0] == {"name": "x", "type": "number", "note": "the value to round down"}
+    assert f["examples"][1] == {"expr": "FLOOR(-7, 3)", "is": "-9"}
+    assert f["errors"] == [{"when": "a non-positive `s`", "code": "TYPE"}]

@@ -1,6 +1,7 @@
-"""The sixteen builtin functions: their registry (shape, arity, precision, units) and
-their arithmetic.  The registry is the single source for static call checks, precision
-derivation, unit signatures, ``visimark ref`` and the generated function reference.
+"""The sixteen builtin functions: their registry (shape, parameters, precision, units,
+errors, examples) and their arithmetic.  The registry is the single source for static call
+checks, precision derivation, unit signatures, ``visimark ref`` and the generated function
+reference.
 """
 
 from __future__ import annotations
@@ -21,70 +22,142 @@ class EvalError(Exception):
 
 
 @dataclass(frozen=True)
+class Param:
+    """One parameter of a builtin: its name, the kind of value it takes, what it means."""
+
+    name: str
+    type: str  # number | column | date | bool | any
+    note: str
+
+
+@dataclass(frozen=True)
 class Builtin:
+    """A builtin function as the engine checks it and as ``visimark ref`` describes it.
+
+    ``summary`` is one lower-case clause; ``errors`` are (noun phrase, finding code) pairs;
+    ``examples`` are (expression, value as ``eval`` prints it) pairs that a test evaluates,
+    reduces over the sample table :data:`SAMPLE`.
+    """
+
     name: str
     kind: str  # map | reduce
-    params: tuple[str, ...]
+    params: tuple[Param, ...]
+    summary: str
+    returns: str
     precision: str  # how the result's width is found, in words
-    meaning: str
     units: str
+    errors: tuple[tuple[str, str], ...] = ()
+    examples: tuple[tuple[str, str], ...] = ()
+    see: tuple[str, ...] = ()
     glyphs: tuple[str, ...] = ()
-    example: str = ""
     rounding: str = ""  # only for a function with a tie rule of its own
 
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    @property
+    def meaning(self) -> str:
+        """The summary followed by each error, as the function table's Meaning cell reads."""
+        return "; ".join([self.summary] + [f"{when} is a `{code}` error" for when, code in self.errors])
+
+
+#: The table every reduce example reads: ``t.Amount`` 12.50, 7.50, 40.00; ``t.Cash``
+#: -100.00, 60.00, 70.00; ``t.Day`` 2026-03-02, 2026-01-15, 2026-02-20.
+SAMPLE = """| Row | Amount |    Cash | Day        |
+|-----|-------:|--------:|------------|
+| a   |  12.50 | -100.00 | 2026-03-02 |
+| b   |   7.50 |   60.00 | 2026-01-15 |
+| c   |  40.00 |   70.00 | 2026-02-20 |
+
+```vmark #t
+```
+"""
+
+NUM = "number"
+COL = "column"
+NOT_NUMBER = "a non-numeric cell"
 
 REGISTRY: dict[str, Builtin] = {
     b.name: b
     for b in [
-        Builtin("SUM", "reduce", ("col",), "the width of `col`",
-                "total of a column; `0` over an empty column", "SUM(col: U) → U", ("Σ", "∑"),
-                "net_total = SUM(Net)"),
-        Builtin("MIN", "reduce", ("col",), "the width of `col`",
-                "least value; a column mixing numbers and dates is a `TYPE` error", "MIN(col: U) → U", (),
-                "cheapest = MIN(Price)"),
-        Builtin("MAX", "reduce", ("col",), "the width of `col`",
-                "greatest value; a column mixing numbers and dates is a `TYPE` error", "MAX(col: U) → U", (),
-                "peak = MAX(Load)"),
-        Builtin("AVG", "reduce", ("col",), "**must be declared**",
-                "arithmetic mean; an empty column is a `TYPE` error", "AVG(col: U) → U", (),
-                "mean precision 2 = AVG(Time)"),
-        Builtin("COUNT", "reduce", ("col",), "always 0", "number of rows", "COUNT(col: any) → 1", (),
-                "rows = COUNT(Item)"),
-        Builtin("NPV", "reduce", ("rate", "flows"), "**must be declared**",
-                "present value of a cash-flow column; row 0 is undiscounted; a non-numeric `rate`, "
-                "a `rate` of -1 or below, an empty column or a non-numeric cell is a `TYPE` error",
-                "NPV(rate: 1, flows: U) → U", (), "present precision 2 = NPV(8%, Cash)"),
-        Builtin("IRR", "reduce", ("flows",), "**must be declared**",
-                "rate at which a cash-flow column has present value zero; row 0 is undiscounted; an empty, "
-                "all-zero or non-numeric column, or one with no or several sign changes, is a `TYPE` error",
-                "IRR(flows: U) → 1", (), "rate precision 4 = IRR(Cash)"),
-        Builtin("ROUND", "map", ("x", "places"), "the value of `places`", "half-up to `places` decimals",
-                "ROUND(x: U, places: 1) → U", (), "whole = ROUND(x, 0)",
+        Builtin("SUM", "reduce", (Param("col", COL, "the column to add up"),),
+                "total of a column; `0` over an empty column", NUM, "the width of `col`", "SUM(col: U) → U",
+                ((NOT_NUMBER, "TYPE"),), (("SUM(t.Amount)", "60"), ("SUM(t.Amount) * 2", "120")),
+                ("AVG", "COUNT"), ("Σ", "∑")),
+        Builtin("MIN", "reduce", (Param("col", COL, "a column of numbers, or one of dates"),),
+                "least value", "number or date, as the column holds", "the width of `col`", "MIN(col: U) → U",
+                (("an empty column", "TYPE"), ("a column mixing numbers and dates", "TYPE")),
+                (("MIN(t.Amount)", "7.5"), ("MIN(t.Day)", "2026-01-15")), ("MAX",)),
+        Builtin("MAX", "reduce", (Param("col", COL, "a column of numbers, or one of dates"),),
+                "greatest value", "number or date, as the column holds", "the width of `col`", "MAX(col: U) → U",
+                (("an empty column", "TYPE"), ("a column mixing numbers and dates", "TYPE")),
+                (("MAX(t.Amount)", "40"), ("MAX(t.Day)", "2026-03-02")), ("MIN",)),
+        Builtin("AVG", "reduce", (Param("col", COL, "the column to average"),),
+                "arithmetic mean", NUM, "**must be declared**", "AVG(col: U) → U",
+                (("an empty column", "TYPE"), (NOT_NUMBER, "TYPE")),
+                (("AVG(t.Amount)", "20"),), ("SUM", "COUNT")),
+        Builtin("COUNT", "reduce", (Param("col", COL, "the column whose rows are counted"),),
+                "number of rows", NUM, "always 0", "COUNT(col: any) → 1", (),
+                (("COUNT(t.Amount)", "3"),), ("SUM",)),
+        Builtin("NPV", "reduce", (Param("rate", NUM, "the discount rate per period"),
+                                  Param("flows", COL, "the cash flows, one per period; row 0 is not discounted")),
+                "present value of a column of cash flows", NUM, "**must be declared**",
+                "NPV(rate: 1, flows: U) → U",
+                (("a non-numeric `rate`", "TYPE"), ("a `rate` of -1 or below", "TYPE"), ("an empty column", "TYPE"),
+                 (NOT_NUMBER, "TYPE")),
+                (("ROUND(NPV(10%, t.Cash), 2)", "12.4"),), ("IRR", "PMT")),
+        Builtin("IRR", "reduce", (Param("flows", COL, "the cash flows, one per period; row 0 is not discounted"),),
+                "rate at which a column of cash flows has a present value of zero", NUM, "**must be declared**",
+                "IRR(flows: U) → 1",
+                (("an empty column", "TYPE"), (NOT_NUMBER, "TYPE"), ("an all-zero column", "TYPE"),
+                 ("a column with no sign change, or with several", "TYPE")),
+                (("ROUND(IRR(t.Cash), 4)", "0.1888"),), ("NPV",)),
+        Builtin("ROUND", "map", (Param("x", NUM, "the value to round"), Param("places", NUM, "how many decimals to keep")),
+                "half-up to `places` decimals", NUM, "the value of `places`", "ROUND(x: U, places: 1) → U",
+                (("a non-whole `places`", "TYPE"),),
+                (("ROUND(2.345, 2)", "2.35"), ("ROUND(2.5, 0)", "3"), ("ROUND(-2.5, 0)", "-3")),
+                ("FLOOR", "CEILING"), (),
                 "a tie rounds away from zero (half-up), never to even: 2.5 is 3 and -2.5 is -3"),
-        Builtin("ABS", "map", ("x",), "the width of `x`", "absolute value", "ABS(x: U) → U", ("|x|",),
-                "gap = ABS(a - b)"),
-        Builtin("MOD", "map", ("x", "y"), "the wider of `x` and `y`",
-                "remainder; a zero divisor is a `TYPE` error", "MOD(x: U, y: U) → U", (), "odd = MOD(n, 2)"),
-        Builtin("SQRT", "map", ("x",), "**must be declared**",
-                "non-negative square root; a negative operand is a `TYPE` error", "SQRT(x: U²) → U", ("√(x)",),
-                "side precision 2 = SQRT(area)"),
-        Builtin("FLOOR", "map", ("x", "s"), "the width of `s`",
-                "greatest multiple of `s` that does not exceed `x`, toward −∞; a non-positive `s` is a `TYPE` error",
-                "FLOOR(x: U, s: U) → U", ("⌊x⌋",), "nodes = FLOOR(cpu / 8, 1)"),
-        Builtin("CEILING", "map", ("x", "s"), "the width of `s`",
-                "least multiple of `s` that is not less than `x`, toward +∞; a non-positive `s` is a `TYPE` error",
-                "CEILING(x: U, s: U) → U", ("⌈x⌉",), "nodes = CEILING(307 / 8, 1)"),
-        Builtin("IF", "map", ("cond", "a", "b"), "the wider of `a` and `b`",
-                "returns `a` or `b`; a non-boolean `cond` is a `TYPE` error", "IF(cond: bool, a: U, b: U) → U", (),
-                'status = IF(days > 30, "late", "current")'),
-        Builtin("EOMONTH", "map", ("d", "months"), "not applicable — the result is a date",
-                "last day of the month `months` calendar months from `d`; a non-whole `months` is a `TYPE` error; "
-                "a result outside years 1–9999 is a `DATE` error", "EOMONTH(d: date, months: any) → date", (),
-                "due = EOMONTH(issued, 2)"),
-        Builtin("PMT", "map", ("rate", "nper", "pv"), "**must be declared**",
-                "instalment that repays `pv` to zero over `nper` periods at per-period rate `rate`; a non-numeric "
-                "argument, a non-positive or non-whole `nper`, or a `rate` of -1 or below is a `TYPE` error",
-                "PMT(rate: 1, nper: 1, pv: U) → U", (), "instalment precision 2 = PMT(rate, 12, loan)"),
+        Builtin("ABS", "map", (Param("x", NUM, "the value whose sign is dropped"),),
+                "absolute value", NUM, "the width of `x`", "ABS(x: U) → U",
+                (("a non-numeric `x`", "TYPE"),), (("ABS(-7.25)", "7.25"), ("ABS(4)", "4")), (), ("|x|",)),
+        Builtin("MOD", "map", (Param("x", NUM, "the dividend"), Param("y", NUM, "the divisor")),
+                "remainder of `x` divided by `y`", NUM, "the wider of `x` and `y`", "MOD(x: U, y: U) → U",
+                (("a zero divisor", "TYPE"),), (("MOD(7, 3)", "1"), ("MOD(7.5, 2)", "1.5")), ("FLOOR",)),
+        Builtin("SQRT", "map", (Param("x", NUM, "a number that is not negative"),),
+                "non-negative square root", NUM, "**must be declared**", "SQRT(x: U²) → U",
+                (("a negative operand", "TYPE"),), (("SQRT(9)", "3"), ("ROUND(SQRT(2), 2)", "1.41")), (), ("√(x)",)),
+        Builtin("FLOOR", "map", (Param("x", NUM, "the value to round down"), Param("s", NUM, "the positive step")),
+                "greatest multiple of `s` that does not exceed `x`, toward −∞", NUM, "the width of `s`",
+                "FLOOR(x: U, s: U) → U", (("a non-positive `s`", "TYPE"),),
+                (("FLOOR(7, 3)", "6"), ("FLOOR(-7, 3)", "-9"), ("FLOOR(1.27, 0.05)", "1.25")),
+                ("CEILING", "ROUND"), ("⌊x⌋",)),
+        Builtin("CEILING", "map", (Param("x", NUM, "the value to round up"), Param("s", NUM, "the positive step")),
+                "least multiple of `s` that is not less than `x`, toward +∞", NUM, "the width of `s`",
+                "CEILING(x: U, s: U) → U", (("a non-positive `s`", "TYPE"),),
+                (("CEILING(7, 3)", "9"), ("CEILING(-7, 3)", "-6")), ("FLOOR", "ROUND"), ("⌈x⌉",)),
+        Builtin("IF", "map", (Param("cond", "bool", "a comparison or a logical combination of them"),
+                              Param("a", "any", "the value when `cond` holds"),
+                              Param("b", "any", "the value when it does not")),
+                "`a` when `cond` holds, otherwise `b`", "whichever of `a` and `b` was chosen",
+                "the wider of `a` and `b`", "IF(cond: bool, a: U, b: U) → U", (("a non-boolean `cond`", "TYPE"),),
+                (("IF(2 > 1, 10, 20)", "10"), ('IF(2 < 1, "late", "on time")', "on time"))),
+        Builtin("EOMONTH", "map", (Param("d", "date", "the date whose month starts the count; its day is ignored"),
+                                   Param("months", NUM, "whole months to move, negative for earlier")),
+                "last day of the month `months` calendar months from `d`", "date",
+                "not applicable — the result is a date", "EOMONTH(d: date, months: any) → date",
+                (("a non-whole `months`", "TYPE"), ("a result outside years 1–9999", "DATE")),
+                (("EOMONTH(2026-01-31, 1)", "2026-02-28"), ("EOMONTH(2024-01-10, 1)", "2024-02-29"),
+                 ("EOMONTH(2026-01-15, -1)", "2025-12-31")), ("MIN", "MAX")),
+        Builtin("PMT", "map", (Param("rate", NUM, "the interest rate per period"),
+                               Param("nper", NUM, "the number of periods, a positive whole number"),
+                               Param("pv", NUM, "the amount borrowed")),
+                "instalment that repays `pv` to zero over `nper` periods at `rate` per period", NUM,
+                "**must be declared**", "PMT(rate: 1, nper: 1, pv: U) → U",
+                (("a non-numeric `rate`, `nper` or `pv`", "TYPE"), ("a non-positive or non-whole `nper`", "TYPE"),
+                 ("a `rate` of -1 or below", "TYPE")),
+                (("ROUND(PMT(1%, 12, 1200), 2)", "106.62"), ("PMT(0, 4, 100)", "25")), ("NPV",)),
     ]
 }
 

@@ -385,21 +385,20 @@ class Runner:
 
     def ref(self, a: Args) -> int:
         as_json = "--json" in a.flags
-        from .reference import describe, entry_json
+        from .reference import describe, entry_json, listing
 
         if not a.files:
             if as_json:
                 self.emit_json({"command": "ref", "visimark": __version__, "status": "ok",
                                 "functions": [entry_json(b) for b in REGISTRY.values()]})
             else:
-                for b in REGISTRY.values():
-                    self.out(f"{b.name.ljust(8)} {b.kind.ljust(7)} {b.meaning.split(';')[0]}")
+                self.out(listing())
             return 0
-        name = a.files[0].upper()
+        name = a.files[0]  # names are upper case; `floor` is refused like any unknown name
         spec = REGISTRY.get(name)
         if spec is None:
-            guess = closest(name, REGISTRY, 3)
-            msg = f"visimark: no builtin function named {a.files[0]}" + (f" — did you mean `{guess}`?" if guess else "")
+            guess = name.upper() if name.upper() in REGISTRY else closest(name.upper(), REGISTRY, 3)
+            msg = f"visimark: unknown function `{name}`" + (f" — did you mean `{guess}`?" if guess else "")
             self.err(msg)
             if as_json:
                 self.emit_json({"command": "ref", "visimark": __version__, "status": "error",
