@@ -115,3 +115,17 @@ def test_ref() -> None:
     assert p.returncode == 0 and "the value of `places`" in p.stdout
     assert run("ref", "round").returncode == 2  # names are upper case
     assert run("ref", "ROUNDD").returncode == 2
+
+
+def test_a_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
+    rows = "".join(f"| r{i} | {i} | {i * 2} |\n" for i in range(20000))
+    doc = tmp_path / "big.md"
+    doc.write_text(f"| Item | A | B |\n|---|---:|---:|\n{rows}\n```vmark #t\nB = A * 2\n```\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "markmcp.visimark.cli", "eval", str(doc), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode("utf-8")
+    proc.wait(timeout=120)
+    assert "Traceback" not in err

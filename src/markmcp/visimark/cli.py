@@ -8,6 +8,7 @@ Exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could n
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -489,6 +490,15 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
     except RecursionError:
         err("visimark: the document nests too deeply to evaluate")
         return 2
+    except BrokenPipeError:
+        # the reader went away (`visimark eval … | head`): stop quietly, without a traceback
+        # on interpreter exit when the buffered rest of stdout is flushed
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
 
 
 if __name__ == "__main__":
