@@ -1221,7 +1221,7 @@ class Checker:
                 if isinstance(node.expr, lang.Call) and is_reduce(node.expr.name):
                     formula = self.m.source[node.expr.start:node.expr.end]
                 self.emit(Finding("STALE", node.sheet or None, node.name, stored=stored, computed=text,
-                                  formula=formula, span=a.value_span))
+                                  formula=formula, span=a.value_span, binding_order=node.order))
             assert a.value_span is not None
             self.edits.append(Edit(a.value_span[0], a.value_span[1], text, "anchor"))
         if stale_ids:
@@ -1506,7 +1506,8 @@ def order_findings(entries: list[Finding], sheet_order: list[str]) -> list[Findi
                 rows.setdefault(f.row_index or 0, []).append(f)
         for _, fs in sorted(rows.items(), key=lambda kv: min(x.det for x in kv[1])):
             out.extend(sorted(fs, key=lambda x: x.det))
-        out.extend(sorted((f for f in stale_scalars if f.sheet == sh), key=lambda x: x.det))
+        # scalars in declaration order; a scalar's several anchors in document order
+        out.extend(sorted((f for f in stale_scalars if f.sheet == sh), key=lambda x: (x.binding_order, x.det)))
     out.extend(group)
     out.extend(sorted(rest, key=lambda f: (CODE_RANK.get(f.code, 9), f.det)))
     return out

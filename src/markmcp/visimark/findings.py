@@ -42,6 +42,7 @@ class Finding:
     is_cell: bool = False
     span: tuple[int, int] | None = None
     det: int = 0
+    binding_order: int = 0  # a stale scalar's place among its sheet's bindings
 
     @property
     def is_problem(self) -> bool:
