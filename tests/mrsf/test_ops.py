@@ -546,3 +546,20 @@ def test_bad_arguments_are_clear_errors_and_write_nothing(ws, name, args, kwargs
     assert info.value.code in ("invalid-argument", "comment-not-found", "not-found", "invalid-config")
     assert info.value.message
     assert path.read_bytes() == before
+
+
+def test_columns_are_utf16_code_units(ws):
+    """Columns count UTF-16 code units (as upstream tools and editors do): an emoji
+    before the selection counts twice."""
+    (ws / "e.md").write_text("# T\n\n😀 says hello world\n", encoding="utf-8")
+    c = ops.add("e.md", author="a", text="t", line=3, start_column=8, end_column=13, root=ws)["comment"]
+    assert c["selected_text"] == "hello"
+    with pytest.raises(MrsfError):
+        ops.add("e.md", author="a", text="t", line=3, start_column=0, end_column=20, root=ws)
+    assert ops.add("e.md", author="a", text="t", line=3, start_column=0, end_column=19, root=ws)["comment"]["selected_text"] == "😀 says hello world"
+    assert ops.validate("e.md", root=ws, check_document=True)["warningCount"] == 0
+    assert {r["health"] for r in ops.status("e.md", root=ws)["results"]} == {"fresh"}
+    (ws / "e.md").write_text("# T\n\nNew line.\n\n😀 says hello world\n", encoding="utf-8")
+    r = ops.reanchor("e.md", root=ws)
+    moved = next(x for x in r["results"] if x["id"] == c["id"])
+    assert (moved["line"], moved["start_column"], moved["end_column"]) == (5, 8, 13)

@@ -158,3 +158,24 @@ def test_json_sidecar_validates():
     text = '{"mrsf_version": "1.0", "document": "a.md", "comments": [{"id": "x", "author": "a", "timestamp": "2026-01-01T00:00:00+01:00", "text": "t", "resolved": "no"}]}'
     result = validate(parse_sidecar(text, fmt="json"))
     assert codes(result) == ["invalid-type"] and "line" not in result["errors"][0]
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from markmcp.mrsf.validate import extract_text, index_to_utf16, utf16_len, utf16_to_index  # noqa: E402
+
+
+@given(st.text(max_size=30), st.data())
+def test_utf16_columns_round_trip(text, data):
+    index = data.draw(st.integers(0, len(text)))
+    column = index_to_utf16(text, index)
+    assert column == len(text[:index].encode("utf-16-le")) // 2
+    assert utf16_to_index(text, column) == index
+    assert utf16_len(text) == len(text.encode("utf-16-le")) // 2
+
+
+def test_extract_text_uses_utf16_columns():
+    lines = ["a😀b😀c", "x😀y"]
+    assert extract_text(lines, 1, None, 3, 4) == "b"
+    assert extract_text(lines, 1, 2, 3, 1) == "b😀c\nx"
+    assert extract_text(lines, 1, None, 0, 99) == "a😀b😀c"

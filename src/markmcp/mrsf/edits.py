@@ -17,7 +17,9 @@ from typing import Any, Callable, Iterable
 
 from .errors import MrsfError
 from .sidecar import COMMENT_KEY_ORDER, Sidecar, new_sidecar, parse_sidecar, to_plain, type_name
-from .validate import SEVERITIES, extract_text, is_rfc3339, sha256_hex, split_lines
+from .validate import (
+    SEVERITIES, extract_text, index_to_utf16, is_rfc3339, sha256_hex, split_lines, utf16_len, utf16_to_index,
+)
 
 ANCHOR_FIELDS = ("line", "end_line", "start_column", "end_column", "selected_text")
 #: Fields a promoted reply inherits from its deleted parent when it has none of its own
@@ -110,10 +112,11 @@ def check_anchor(pos: dict[str, int | None], lines: list[str] | None) -> None:
     if lines is not None:
         if last > len(lines):
             raise _bad(f"line {last} is past the end of the document ({len(lines)} lines)")
-        if start_column is not None and start_column > len(lines[line - 1]):
-            raise _bad(f"`start_column` {start_column} is past the end of line {line} ({len(lines[line - 1])} characters)")
-        if end_column is not None and end_column > len(lines[last - 1]):
-            raise _bad(f"`end_column` {end_column} is past the end of line {last} ({len(lines[last - 1])} characters)")
+        first_len, last_len = utf16_len(lines[line - 1]), utf16_len(lines[last - 1])
+        if start_column is not None and start_column > first_len:
+            raise _bad(f"`start_column` {start_column} is past the end of line {line} ({first_len} columns)")
+        if end_column is not None and end_column > last_len:
+            raise _bad(f"`end_column` {end_column} is past the end of line {last} ({last_len} columns)")
 
 
 def capture(lines: list[str], pos: dict[str, int | None]) -> str | None:
@@ -595,8 +598,23 @@ def _num(value: Any) -> float:
         return 0.0
 
 
+def columns_to_indexes(comment: dict, lines: list[str] | None) -> dict:
+    """A copy of a plain comment whose columns (UTF-16 units, as stored) are converted to
+    Python string indexes in ``lines`` (the document the anchor was measured in)."""
+    out = dict(comment)
+    line = out.get("line")
+    if lines is None or not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= len(lines):
+        return out
+    end = out.get("end_line") if isinstance(out.get("end_line"), int) else line
+    if isinstance(out.get("start_column"), int) and not isinstance(out["start_column"], bool):
+        out["start_column"] = utf16_to_index(lines[line - 1], out["start_column"])
+    if isinstance(out.get("end_column"), int) and not isinstance(out["end_column"], bool) and 1 <= end <= len(lines):
+        out["end_column"] = utf16_to_index(lines[end - 1], out["end_column"])
+    return out
+
+
 def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: bool = False,
-                    force: bool = False, head_commit: str | None = None) -> dict:
+                    force: bool = False, head_commit: str | None = None, lines: list[str] | None = None) -> dict:
     """Write one re-anchoring placement into a comment (MRSF §7.3/§7.4 fields).
 
     * anchored/shifted/fuzzy: line (and end_line, and columns the comment already uses)
@@ -609,6 +627,9 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
       exact text found, wherever it moved) removes them, so re-running is idempotent;
     * ``force`` with an anchored/shifted placement scoring >= 0.8 and a known HEAD: the
       comment is re-based (``commit`` = HEAD) and the audit fields are removed.
+
+    Placement columns are Python string indexes in ``lines`` (the target document); they
+    are stored as UTF-16 columns like every sidecar column.
 
     Returns a plain result: id, status, score, reason, new position, previous position,
     anchoredText, changed (field names).
@@ -632,6 +653,9 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
         for key in ("start_column", "end_column"):
             value = getattr(placement, key, None)
             if key in before and value is not None:
+                at = line if key == "start_column" else (int(end_line) if end_line is not None else line)
+                if lines is not None and 1 <= at <= len(lines):
+                    value = index_to_utf16(lines[at - 1], int(value))
                 target[key] = int(value)
     changed: list[str] = []
 

@@ -41,6 +41,9 @@ Conventions
   operation but ``read``/``validate`` (``unsupported-version``; ``list_comments`` and
   ``status`` report it in ``errors``), per MRSF §5.
 * A "comment" in results is the comment's fields as stored (plain data, every key kept).
+* Lines are 1-based (a document is split on LF after CRLF -> LF); columns are 0-based
+  offsets in UTF-16 code units, as upstream tools and editors count them (they equal
+  Python string indexes unless a line has characters outside the BMP, e.g. emoji).
 * Filters (``list_comments``, ``resolve``, ``unresolve``) are a dict with any of:
   ``open`` (bool), ``resolved`` (bool), ``orphaned`` (bool: ``x_reanchor_status`` is
   ``orphaned``), ``author``, ``type``, ``severity`` (exact strings), ``ids`` (list),
@@ -147,6 +150,7 @@ from .discovery import find_sidecars as _find_sidecars
 from .discovery import locate as _locate
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain, type_name
+from .validate import split_lines
 from .validate import validate as _validate
 
 __all__ = [
@@ -665,6 +669,8 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
             sources[commit] = git.show_file(repo, commit, loc.document_path)
         return sources[commit]
 
+    target_lines = split_lines(text)
+
     def change(sc: Sidecar | None):
         items = [c for c in sc.comments or () if isinstance(c, dict)]
         work = [c for c in items if any(k in c for k in edits.ANCHOR_FIELDS)]
@@ -674,7 +680,8 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
             groups.setdefault(src, []).append(c)
         placements: dict[int, Any] = {}
         for src, group in groups.items():
-            anchors = [engine.Anchor.from_comment(to_plain(c)) for c in group]
+            measured_in = split_lines(src if src is not None else text)
+            anchors = [engine.Anchor.from_comment(edits.columns_to_indexes(to_plain(c), measured_in)) for c in group]
             found = engine.reanchor(anchors, text, source=src, threshold=threshold)
             for c, placement in zip(group, found):
                 placements[id(c)] = placement
@@ -685,7 +692,7 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
                                 "reason": "no anchor (document-level comment or reply)", "changed": []})
                 continue
             results.append(edits.apply_placement(sc, c, placements[id(c)], update_text=update_text,
-                                                 force=force, head_commit=head))
+                                                 force=force, head_commit=head, lines=target_lines))
         return (None if dry_run else sc), results
 
     outcome = _write(loc, change, expected_version=expected_version)

@@ -317,28 +317,62 @@ def _check_cycles(comments: list, report: _Report) -> None:
                         f"/comments/{i}/reply_to", index=i, comment_id=start, key="reply_to")
 
 
+# Columns in sidecars are offsets in UTF-16 code units, as upstream tools (JavaScript)
+# and editors (VS Code, LSP) count them; Python indexes code points.  They differ only
+# after characters outside the Basic Multilingual Plane (emoji...), which count twice.
+
+
+def _astral(text: str) -> bool:
+    return any(ord(ch) > 0xFFFF for ch in text)
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` in UTF-16 code units."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF) if _astral(text) else len(text)
+
+
+def utf16_to_index(text: str, column: int) -> int:
+    """Python index of UTF-16 column ``column`` in ``text`` (a column inside a surrogate
+    pair rounds up; past the end stays past the end)."""
+    if not _astral(text):
+        return column
+    units = 0
+    for index, ch in enumerate(text):
+        if units >= column:
+            return index
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(text) + max(column - units, 0)
+
+
+def index_to_utf16(text: str, index: int) -> int:
+    """UTF-16 column of Python index ``index`` in ``text``."""
+    if not _astral(text):
+        return index
+    return index + sum(1 for ch in text[:index] if ord(ch) > 0xFFFF)
+
+
 def extract_text(lines: list[str], line: int, end_line: int | None = None,
                  start_column: int | None = None, end_column: int | None = None) -> str | None:
     """The document text an anchor covers, or None when the lines do not exist.
 
     ``line``/``end_line`` are 1-based and inclusive; ``start_column`` cuts the first line,
-    ``end_column`` (exclusive) cuts the last line.
+    ``end_column`` (exclusive) cuts the last line; columns are UTF-16 code units.
     """
     end = end_line if end_line is not None else line
     if line < 1 or end < line or end > len(lines):
         return None
     if line == end:
         text = lines[line - 1]
-        start = start_column if start_column is not None else 0
-        stop = end_column if end_column is not None else len(text)
+        start = utf16_to_index(text, start_column) if start_column is not None else 0
+        stop = utf16_to_index(text, end_column) if end_column is not None else len(text)
         return text[start:stop]
     parts = []
     for number in range(line, end + 1):
         text = lines[number - 1]
-        if number == line and start_column is not None:
-            text = text[start_column:]
         if number == end and end_column is not None:
-            text = text[:end_column]
+            text = text[:utf16_to_index(text, end_column)]
+        if number == line and start_column is not None:
+            text = text[utf16_to_index(text, start_column):]
         parts.append(text)
     return "\n".join(parts)
 
@@ -370,10 +404,10 @@ def _check_against_document(comments: list, document_text: str, report: _Report)
         if in_range and line is not None:
             first = lines[line - 1]
             last = lines[(end_line or line) - 1]
-            if ok.get("start_column") is not None and ok["start_column"] > len(first):
+            if ok.get("start_column") is not None and ok["start_column"] > utf16_len(first):
                 warn("column-out-of-range", f"{label}: `start_column` {ok['start_column']} is past the end of line {line}", "start_column")
                 in_range = False
-            if ok.get("end_column") is not None and ok["end_column"] > len(last):
+            if ok.get("end_column") is not None and ok["end_column"] > utf16_len(last):
                 warn("column-out-of-range",
                      f"{label}: `end_column` {ok['end_column']} is past the end of line {end_line or line}", "end_column")
                 in_range = False
