@@ -165,3 +165,12 @@ def test_reference_entries_are_complete(name: str) -> None:
     assert all(code in ERROR_CODES for _, code in b.errors)
     assert all(when[0].islower() and not when.endswith(".") for when, _ in b.errors)
     assert all(other in REGISTRY for other in b.see)
+
+
+def test_skill_report_excerpt_is_real_output() -> None:
+    skill = docs.doc_text(docs.SKILL)
+    start = skill.index("## Reading a report")
+    block = skill[skill.index("```text\n", start) + 8:skill.index("\n```", start + 30)]
+    transcript = drift_transcript(docs.doc_text(docs.EXAMPLE_DRIFT))
+    for line in block.split("\n"):
+        assert line in transcript.split("\n"), line
