@@ -163,3 +163,20 @@ def test_notation_keeps_its_spelling_in_explain(tmp_path) -> None:
         "    Loose = Qty - ⌊Qty / 12⌋ * 12   precision 0 (derived)",
         "  scalars:",
     ]
+
+
+def test_dup_keeps_the_first_binding_and_points_at_the_second() -> None:
+    src = ("| Item | Price | Qty |  Net |\n|------|------:|----:|-----:|\n| pen  |  5.00 |   2 | 10.00 |\n\n"
+           f"{F}vmark #order\nNet = Price * Qty\nNet = 99\ntotal = SUM(Net)\n{F}\n")
+    result = check(build(src))
+    (dup,) = [f for f in result.findings if f.code == "DUP"]
+    assert (dup.sheet, dup.name, src[dup.span[0]:dup.span[1]]) == ("order", "Net", "Net = 99")
+    assert not any(f.code == "STALE" for f in result.findings)
+
+
+def test_one_sheet_split_across_blocks() -> None:
+    table = "| Item | Price | Qty |  Net |\n|------|------:|----:|-----:|\n| pen  |  5.00 |   2 | 10.00 |\n\n"
+    ok = table + f"{F}vmark #order\nNet = Price * Qty\n{F}\n\n{F}vmark #order\ntotal = SUM(Net)\n{F}\n\nT **10.00**<!--vmark=order.total-->\n"
+    assert check(build(ok)).findings == []
+    clash = table + f"{F}vmark #order\nNet = Price * Qty\n{F}\n\n{F}vmark #order\nNet = 1\n{F}\n"
+    assert [(f.code, f.name) for f in check(build(clash)).findings] == [("DUP", "Net")]

@@ -333,14 +333,14 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
     if col_name is not None:
         assert sheet is not None
         if b.param is not None:
-            emit(Finding("DUP", sheet_id, b.name, span=b.name_span))
+            emit(Finding("DUP", sheet_id, b.name, span=(b.start, b.end)))
             return
         if b.unit_text is not None:
             emit(Finding("UNIT", sheet_id, col_name, f"{col_name}'s unit is declared on its header, not on its rule",
                          span=b.unit_span))
             return
         if col_name in sheet.rules:
-            emit(Finding("DUP", sheet_id, b.name, span=b.name_span))
+            emit(Finding("DUP", sheet_id, b.name, span=(b.start, b.end)))
             return
         node = Node(f"{prefix}{col_name}", sheet_id, col_name, "column", b, column=col_name, order=order)
         sheet.rules[col_name] = node
@@ -348,7 +348,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         return
     scope = model.doc if sheet is None else sheet.scalars
     if b.name in scope or (sheet is not None and b.name in sheet.aliases):
-        emit(Finding("DUP", sheet_id or None, b.name, span=b.name_span))
+        emit(Finding("DUP", sheet_id or None, b.name, span=(b.start, b.end)))
         return
     node = Node(f"{prefix}{b.name}", sheet_id, b.name, "scalar", b, order=order)
     scope[b.name] = node
