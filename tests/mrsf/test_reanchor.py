@@ -79,7 +79,7 @@ def test_document_level_comment_needs_no_placement():
 
 
 def test_comment_mappings_are_accepted_and_text_is_required():
-    [placement] = reanchor([{"line": 2, "selected_text": "b"}], "a\nb\n")
+    [placement] = reanchor([{"line": 2, "selected_text": "beta line"}], "alpha\nbeta line\n")
     assert (placement.status, placement.line) == ("anchored", 2)
     with pytest.raises(TypeError, match="document text"):
         reanchor([Anchor(line=1)], b"bytes")  # type: ignore[arg-type]
@@ -210,21 +210,21 @@ def test_slid_fence_is_not_claimed_confidently():
     assert (kept.status, kept.line) == ("anchored", 4)
 
 
-def test_fence_at_the_old_line_is_doubted_when_neighbours_moved():
-    block = "```sh\nrun {0}\n```\n\n"
-    source = block.format("original") + "First paragraph of the guide.\n\nSecond paragraph here.\n"
-    target = block.format("inserted") + source
+def test_copy_at_the_old_line_is_doubted_when_neighbours_moved():
+    source = "Repeated line.\n\nFirst paragraph of the guide.\n\nSecond paragraph here.\n"
+    target = "Repeated line.\nInserted text.\n\n" + source
     anchors = [
-        Anchor(line=1, selected_text="```sh"),
-        Anchor(line=5, selected_text="First paragraph of the guide."),
-        Anchor(line=7, selected_text="Second paragraph here."),
+        Anchor(line=1, selected_text="Repeated line."),
+        Anchor(line=3, selected_text="First paragraph of the guide."),
+        Anchor(line=5, selected_text="Second paragraph here."),
     ]
     for src in (source, None):
-        fence, first, second = reanchor(anchors, target, source=src)
-        assert (first.line, second.line) == (9, 11)
-        assert not fence.confident
+        repeated, first, second = reanchor(anchors, target, source=src)
+        assert (first.line, second.line) == (6, 8)
+        assert (repeated.status, repeated.line) == ("anchored", 4)  # moved with its neighbours
     alone = one(anchors[0], target)
     assert alone.status == "anchored" and alone.line == 1  # nothing says otherwise
+    assert not one(anchors[0], target, source).confident  # the diff alone cannot tell
 
 
 def test_source_fence_paired_by_chance_is_not_confident():

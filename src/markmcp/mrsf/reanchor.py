@@ -387,9 +387,9 @@ class _Engine:
         status: str, score: float, what: str,
     ) -> _Outcome:
         """§7.4 step 1 over a list of literal candidates, with relocation guards."""
-        if status in CONFIDENT and not any(ch.isalnum() for ch in selection):
-            # Fences, rules and the like carry no identity of their own.
-            status, score, what = "fuzzy", min(score, 0.6), f"{what} (punctuation only)"
+        if status in CONFIDENT and _featureless(selection):
+            # Fences, rules, list markers and the like carry no identity of their own.
+            status, score, what = "fuzzy", min(score, 0.6), f"{what} (featureless)"
         if anchor.line is None:
             if len(spans) == 1:
                 return _Outcome(self.place_match(
@@ -403,12 +403,12 @@ class _Engine:
         at_line = [s for s in spans if s.line == anchor.line]
         common = (len(spans) > 2 and (
             is_weak(selection) or any(self.cuts_words(s) for s in at_line)
-        )) or (len(spans) > 1 and not any(ch.isalnum() for ch in selection))
+        )) or (len(spans) > 1 and _featureless(selection))
         if at_line and common:
             return _Outcome(
                 self.place_match(
                     "fuzzy", min(score, 0.6), at_line[0], anchor,
-                    f"Short or punctuation-only text that occurs {len(spans)} times; one "
+                    f"Short or featureless text that occurs {len(spans)} times; one "
                     "occurrence is at the original line but it cannot be told apart from "
                     "the others.",
                 ),
@@ -613,14 +613,14 @@ class _Engine:
             at = self.doc.starts[mapped] + origin.start_column
             if self.doc.text.startswith(selection, at):
                 own = self.doc.span(at, at + len(selection))
-                return _Outcome(self.own_exact(anchor, selection, origin, own))
+                return self.own_exact(anchor, selection, origin, own, exact)
         t_lo, t_hi = al.region(s_lo, s_hi)
         unclaimed = [s for s in exact if al.backward[s.line - 1] == -1]
         local = [s for s in unclaimed if t_lo < s.line <= t_hi]
         remote = [s for s in unclaimed if not t_lo < s.line <= t_hi]
         weak = is_weak(selection)
         if local:
-            sure = not weak or al.pinned(s_lo, s_hi)
+            sure = not _featureless(selection) and (not weak or al.pinned(s_lo, s_hi))
             return self.choose_local(
                 anchor, origin, local, t_lo, "anchored" if sure else "fuzzy",
                 1.0 if sure else 0.7, "Exact text",
@@ -736,8 +736,16 @@ class _Engine:
             "the passage between them kept its shape.",
         )
 
-    def own_exact(self, anchor: Anchor, selection: str, origin: Span, span: Span) -> Placement:
-        """The comment's own text survived unchanged (possibly moved)."""
+    def own_exact(
+        self, anchor: Anchor, selection: str, origin: Span, span: Span, exact: list[Span],
+    ) -> _Outcome:
+        """The comment's own text survived unchanged (possibly moved).
+
+        Confident unless the diff's pairing is itself a guess: a copy of the line
+        right next to an insertion or deletion (either copy could be the original),
+        or a short line not pinned down by unchanged neighbours.  Then the placement
+        is tentative and neighbours may still settle it.
+        """
         hint = self.hint_span(anchor)
         if (
             hint is not None and span.line != hint.line
@@ -745,26 +753,35 @@ class _Engine:
             and self.is_edited_in_place(selection, hint)
         ):
             recall, sim = self.in_place_strength(selection, hint)
-            return self.place_at_hint(
+            return _Outcome(self.place_at_hint(
                 "fuzzy", sim, hint,
                 f"New text at the original line resembles the selection (similarity "
                 f"{sim:.2f}); the unchanged copy at line {span.line} is treated as moved away.",
-            )
+            ))
         if span.line == origin.line:
             reason = "Exact text unchanged at its position."
         else:
             reason = f"Exact text unchanged, moved from line {origin.line} to {span.line}."
         assert self.alignment is not None
-        if is_weak(selection) and (
-            self.alignment.slides(origin.line - 1)
-            or not self.alignment.supported(origin.line - 1)
+        weak = is_weak(selection)
+        assert self.src is not None
+        key_line = next(
+            (i for i in range(origin.line - 1, origin.end_line) if self.src.lines[i].strip()),
+            origin.line - 1,
+        )
+        if self.alignment.slides(key_line) or (
+            weak and not self.alignment.supported(origin.line - 1)
         ):
-            return self.place_match(
-                "fuzzy", 0.7, span, anchor,
-                "The short text is unchanged, but nothing distinctive next to it confirms "
-                "that this copy is the original.",
+            return _Outcome(
+                self.place_match(
+                    "fuzzy", 0.7, span, anchor,
+                    "The text is unchanged, but an identical copy borders the edit next to "
+                    "it (or nothing distinctive pins it), so this copy may not be the original.",
+                ),
+                candidates=exact if len(exact) > 1 else None, strict=True,
+                promote="fuzzy" if weak or _featureless(selection) else "anchored",
             )
-        return self.place_match("anchored", 1.0, span, anchor, reason)
+        return _Outcome(self.place_match("anchored", 1.0, span, anchor, reason))
 
     def choose_local(
         self, anchor: Anchor, origin: Span, spans: list[Span], t_lo: int,
@@ -886,6 +903,11 @@ def _block_kind(line: str) -> str:
         return "p"
     marker = match.group(1)
     return "1." if marker[0].isdigit() else marker
+
+
+def _featureless(selection: str) -> bool:
+    """True for text with (almost) no letters or digits: ``---``, fences, ``1.``."""
+    return sum(ch.isalnum() for ch in selection) < 3
 
 
 def _wordy(char: str) -> bool:
