@@ -563,3 +563,18 @@ def test_columns_are_utf16_code_units(ws):
     r = ops.reanchor("e.md", root=ws)
     moved = next(x for x in r["results"] if x["id"] == c["id"])
     assert (moved["line"], moved["start_column"], moved["end_column"]) == (5, 8, 13)
+
+
+def test_json_sidecar_edits_change_only_their_lines(ws):
+    ops.init("docs/a.md", format="json", root=ws)
+    ops.add_batch("docs/a.md", [{"author": "a", "text": "one", "id": "p", "line": 3},
+                                {"author": "b", "text": "two", "id": "r", "reply_to": "p"}], root=ws)
+    path = ws / "docs" / "a.md.review.json"
+    before = path.read_text()
+    ops.resolve("docs/a.md", "r", root=ws)
+    removed, added = changed_lines(before, path.read_text())
+    assert removed == ['      "resolved": false,'] and added == ['      "resolved": true,']
+    ops.delete("docs/a.md", "p", root=ws)
+    data = json.loads(path.read_text())
+    assert [c["id"] for c in data["comments"]] == ["r"] and data["comments"][0]["line"] == 3
+    assert "reply_to" not in data["comments"][0]

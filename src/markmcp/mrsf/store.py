@@ -194,8 +194,10 @@ def lock_path(path: Path) -> Path:
 
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold the in-process and the cross-process lock of ``path``."""
-    key = os.path.abspath(path)
+    """Hold the in-process and the cross-process lock of ``path`` (symlinks resolved, so
+    every name of one file shares one lock)."""
+    path = Path(os.path.realpath(path))
+    key = str(path)
     with _locks_guard:
         lock = _locks.setdefault(key, threading.Lock())
     with lock:
