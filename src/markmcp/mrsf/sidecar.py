@@ -33,7 +33,7 @@ import io
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
@@ -784,12 +784,6 @@ def _interior_lines(node: Any, skip: tuple[dict, Any, int] | None) -> str:
     return "".join(parts)
 
 
-def _take_map_tail(mapping: CommentedMap) -> CommentToken | None:
-    if not len(mapping):
-        return None
-    return _take(_tail_slot(mapping, next(reversed(mapping))))
-
-
 def _set_new_key(mapping: CommentedMap, key: str, node: Any, indent: int) -> None:
     """Append ``key`` to a mapping; lines after the old last entry follow the new one."""
     if not len(mapping):
@@ -896,11 +890,6 @@ def _prepend_before_first(data: CommentedMap, seq: CommentedSeq, rest: str, inde
     pre[1].extend(tokens)
     if shared is not None and len(shared) > 3 and shared[3] is not None and shared[3] is not pre[1]:
         shared[3].extend(tokens)
-
-
-def iter_comments(sc: Sidecar) -> Iterable[tuple[int, Any]]:
-    """(index, item) for every entry of ``comments`` (items may be invalid)."""
-    return enumerate(sc.comments or ())
 
 
 def _pos_fields(pos: tuple[int, int] | None) -> dict:
