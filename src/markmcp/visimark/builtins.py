@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 
 class EvalError(Exception):
@@ -326,10 +326,3 @@ def map_call(name: str, args: list[object]) -> object:
             return pv / nper
         return pv * rate / (1 - (1 + rate) ** (-int(nper)))
     raise EvalError(f"unknown function `{name}`")
-
-
-def safe(fn, *args):  # pragma: no cover - thin guard
-    try:
-        return fn(*args)
-    except InvalidOperation:
-        raise EvalError("result is not a finite decimal") from None

@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 from markmcp import __version__

@@ -48,11 +48,6 @@ class Literal:
     def percent(self) -> bool:
         return self.text.endswith("%")
 
-    @property
-    def places(self) -> int:
-        digits = self.text.rstrip("%")
-        frac = len(digits.split(".")[1]) if "." in digits else 0
-        return frac + (2 if self.percent else 0)
 
 
 @dataclass

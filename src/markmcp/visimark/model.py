@@ -251,12 +251,6 @@ def _plain(stem: str) -> str:
     return plain_text(stem)
 
 
-def _names_in_scope(model: Model, sheet: Sheet | None) -> set[str]:
-    if sheet is None:
-        return set(model.doc)
-    return set(sheet.columns) | set(sheet.aliases) | set(sheet.scalars)
-
-
 def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.Statement, order: int, emit) -> None:
     prefix = f"{sheet_id}." if sheet_id else ""
     if isinstance(stmt, lang.Unsupported):
