@@ -125,7 +125,7 @@ def test_git_source_and_force_rebase(tmp_path):
 
 
 def test_without_git_and_missing_document(tmp_path):
-    (tmp_path / "a.md").write_text("x\n")
+    (tmp_path / "a.md").write_text("The quick brown fox jumps over the lazy dog.\n")
     ops.add("a.md", author="a", text="t", line=1, root=tmp_path)
     r = ops.reanchor("a.md", root=tmp_path, use_git=False)
     assert r["headCommit"] is None and r["results"][0]["status"] == "anchored"

@@ -1,4 +1,7 @@
-"""The MRSF operations as pure functions: a :class:`Sidecar` and document text in, results out.
+"""The MRSF editing operations as pure functions: a :class:`Sidecar` and document text in,
+results out (add, update, resolve, delete, list filters and summary, applying
+re-anchoring placements).  Status lives in :mod:`markmcp.mrsf.health`, repair in
+:mod:`markmcp.mrsf.salvage`.
 
 These functions change the sidecar in memory (through its format-preserving editing
 primitives) and return plain JSON-able results; :mod:`markmcp.mrsf.ops` wraps them with
@@ -9,14 +12,13 @@ discovery, git and the atomic store.  Invalid arguments raise MrsfError
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import re
 import uuid
 from typing import Any, Callable, Iterable
 
 from .errors import MrsfError
-from .sidecar import COMMENT_KEY_ORDER, Sidecar, new_sidecar, parse_sidecar, to_plain, type_name
+from .sidecar import COMMENT_KEY_ORDER, Sidecar, to_plain, type_name
 from .validate import (
     SEVERITIES, extract_text, index_to_utf16, is_rfc3339, sha256_hex, split_lines, utf16_len, utf16_to_index,
 )
@@ -495,98 +497,6 @@ def format_comment_line(c: dict) -> str:
 
 
 # ---------------------------------------------------------------------------
-# status
-# ---------------------------------------------------------------------------
-
-
-def assess_status(comments: list[dict], document_text: str | None, *,
-                  changed_since: Callable[[str], bool | None] | None = None) -> list[dict]:
-    """Anchor health of each comment: fresh, stale, orphaned or unknown.
-
-    * orphaned: marked orphaned by a re-anchor, its line is past the end of the document,
-      or its ``selected_text`` occurs nowhere and git cannot show the document changed;
-    * stale also: the last re-anchor was only fuzzy or ambiguous (needs a reviewer);
-    * stale: the text moved away from the recorded position, or (no text to check) the
-      document changed since the comment's ``commit``, or the text is gone but the
-      document changed since ``commit`` (re-anchor it);
-    * fresh: the text is at the recorded position (or, with no text, the document is
-      unchanged since ``commit``); document-level comments are fresh;
-    * unknown: nothing to check against (no document, or a line-only comment without a
-      usable ``commit``).
-
-    ``changed_since(commit)`` tells whether the document changed since a commit (None:
-    cannot tell).  Replies without an anchor take their parent's health.
-    """
-    lines = split_lines(document_text) if document_text is not None else None
-    normalized = "\n".join(lines) if lines is not None else None
-    by_id = {c.get("id"): c for c in comments if isinstance(c, dict)}
-    memo: dict[int, tuple[str, str]] = {}
-
-    def changed(commit: Any) -> bool | None:
-        if not isinstance(commit, str) or changed_since is None:
-            return None
-        return changed_since(commit)
-
-    def health(c: dict, depth: int = 0) -> tuple[str, str]:
-        key = id(c)
-        if key in memo:
-            return memo[key]
-        result = _health(c, depth)
-        memo[key] = result
-        return result
-
-    def _health(c: dict, depth: int) -> tuple[str, str]:
-        marked = c.get("x_reanchor_status")
-        if marked == "orphaned":
-            return "orphaned", "marked orphaned by a previous re-anchor"
-        if marked in ("fuzzy", "ambiguous"):
-            return "stale", f"the last re-anchor was {marked}: a reviewer should confirm or retarget it"
-        anchored = any(k in c for k in ANCHOR_FIELDS)
-        if not anchored:
-            parent = by_id.get(c.get("reply_to"))
-            if isinstance(parent, dict) and depth < 50 and parent is not c:
-                state, reason = health(parent, depth + 1)
-                return state, f"reply: inherits its parent's anchor ({reason})"
-            return "fresh", "document-level comment (no anchor)"
-        if lines is None:
-            return "unknown", "the document was not found"
-        line = c.get("line") if isinstance(c.get("line"), int) and not isinstance(c.get("line"), bool) else None
-        end_line = c.get("end_line") if isinstance(c.get("end_line"), int) else None
-        if line is not None and (line > len(lines) or (end_line or line) > len(lines)):
-            return "orphaned", f"line {max(line, end_line or line)} is past the end of the document ({len(lines)} lines)"
-        selected = c.get("selected_text")
-        if isinstance(selected, str) and selected:
-            wanted = selected.replace("\r\n", "\n")
-            if wanted not in normalized:
-                if changed(c.get("commit")):
-                    return "stale", "the document changed since the comment's commit and its text is gone; run reanchor"
-                return "orphaned", "selected_text no longer occurs in the document"
-            if line is None:
-                return "fresh", "selected_text found in the document"
-            here = extract_text(lines, line, end_line,
-                                c.get("start_column") if isinstance(c.get("start_column"), int) else None,
-                                c.get("end_column") if isinstance(c.get("end_column"), int) else None)
-            if here is not None and (here == wanted or wanted in here):
-                return "fresh", "selected_text is at its recorded position"
-            return "stale", "selected_text moved away from its recorded line; run reanchor"
-        verdict = changed(c.get("commit"))
-        if verdict is False:
-            return "fresh", "the document is unchanged since the comment's commit"
-        if verdict is True:
-            return "stale", "the document changed since the comment's commit (line-only anchor); run reanchor"
-        return "unknown", "line-only anchor without a commit git can check"
-
-    out = []
-    for i, c in enumerate(comments):
-        if not isinstance(c, dict):
-            out.append({"id": None, "index": i, "health": "unknown", "reason": "not a comment mapping"})
-            continue
-        state, reason = health(c)
-        out.append({"id": c.get("id"), "index": i, "health": state, "reason": reason})
-    return out
-
-
-# ---------------------------------------------------------------------------
 # reanchor: applying placements
 # ---------------------------------------------------------------------------
 
@@ -702,128 +612,3 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
         "previous": previous,
         "changed": changed,
     }
-
-
-# ---------------------------------------------------------------------------
-# repair
-# ---------------------------------------------------------------------------
-
-_ITEM_START = re.compile(r"^(?P<indent>[ \t]*)- ")
-
-
-def salvage(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
-    """Rebuild a sidecar from damaged YAML/JSON text.
-
-    The comment list items (``- ...`` blocks at the indentation of the first item under
-    ``comments:``) are parsed one by one; each that parses to a mapping is kept verbatim
-    (as data), the others are reported as dropped with their line.  Top-level
-    ``mrsf_version``/``document`` are recovered when readable.
-    Returns (new sidecar, dropped items, salvaged count).
-    """
-    normalized = text.lstrip("\ufeff").replace("\r\n", "\n")
-    lines = normalized.split("\n")
-    version, doc = "1.0", document
-    for line in lines:
-        m = re.match(r"""^mrsf_version:\s*["']?([0-9]+\.[0-9]+)["']?\s*(#.*)?$""", line)
-        if m:
-            version = m.group(1)
-        m = re.match(r"""^document:\s*(.+?)\s*$""", line)
-        if m:
-            try:
-                value = parse_sidecar("v: " + m.group(1) + "\n", fmt="yaml").data.get("v")
-                if isinstance(value, str) and value:
-                    doc = value
-            except MrsfError:
-                pass
-    sc = new_sidecar(doc)
-    if version != "1.0":
-        sc.set_top("mrsf_version", version)
-    start = next((i for i, line in enumerate(lines) if re.match(r"^comments\s*:", line)), None)
-    dropped: list[dict] = []
-    salvaged = 0
-    if start is None:
-        return sc, dropped, 0
-    blocks: list[tuple[int, list[str]]] = []
-    indent = None
-    current: list[str] | None = None
-    for number in range(start + 1, len(lines)):
-        line = lines[number]
-        m = _ITEM_START.match(line)
-        if m and (indent is None or m.group("indent") == indent):
-            indent = m.group("indent")
-            current = [line]
-            blocks.append((number + 1, current))
-        elif current is not None:
-            if line and not line.startswith((indent or "") + " ") and not line.lstrip().startswith("#") and line.strip():
-                current = None  # a new top-level key ends the list
-            else:
-                current.append(line)
-    for index, (line_no, block) in enumerate(blocks):
-        snippet = "\n".join(block) + "\n"
-        try:
-            item = parse_sidecar("comments:\n" + snippet, fmt="yaml").data.get("comments")
-        except MrsfError as exc:
-            dropped.append({"index": index, "line": line_no, "reason": exc.message.replace("sidecar: ", "")})
-            continue
-        if isinstance(item, list) and len(item) == 1 and isinstance(item[0], dict):
-            sc.append_comment(to_plain(item[0]))
-            salvaged += 1
-        else:
-            dropped.append({"index": index, "line": line_no, "reason": "not a comment mapping"})
-    return sc, dropped, salvaged
-
-
-
-def salvage_json(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
-    """Rebuild a sidecar from damaged JSON text: every ``{...}`` object directly inside the
-    ``"comments"`` array that parses on its own is kept; the others are reported."""
-    body = text.lstrip("\ufeff").replace("\r\n", "\n")
-    data: dict[str, Any] = {"mrsf_version": "1.0", "document": document, "comments": []}
-    m = re.search(r'"mrsf_version"\s*:\s*"([0-9]+\.[0-9]+)"', body)
-    if m:
-        data["mrsf_version"] = m.group(1)
-    m = re.search(r'"document"\s*:\s*("(?:[^"\\]|\\.)*")', body)
-    if m:
-        try:
-            data["document"] = json.loads(m.group(1)) or document
-        except ValueError:
-            pass
-    dropped: list[dict] = []
-    m = re.search(r'"comments"\s*:\s*\[', body)
-    if m is None:
-        return Sidecar(fmt="json", data=data), dropped, 0
-    pos, depth, start, in_string, escaped = m.end(), 0, None, False, False
-    index = 0
-    while pos < len(body):
-        ch = body[pos]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            if depth == 0:
-                start = pos
-            depth += 1
-        elif ch == "}" and depth > 0:
-            depth -= 1
-            if depth == 0 and start is not None:
-                chunk = body[start:pos + 1]
-                line = body.count("\n", 0, start) + 1
-                try:
-                    item = json.loads(chunk)
-                    data["comments"].append(item)
-                except ValueError as exc:
-                    dropped.append({"index": index, "line": line, "reason": f"malformed JSON: {exc}"})
-                index += 1
-                start = None
-        elif ch == "]" and depth == 0:
-            break
-        pos += 1
-    if start is not None:
-        dropped.append({"index": index, "line": body.count("\n", 0, start) + 1, "reason": "unterminated object"})
-    return Sidecar(fmt="json", data=data), dropped, len(data["comments"])

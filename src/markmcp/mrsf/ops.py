@@ -101,7 +101,7 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
 ``format_list(result)`` -> str: the compact text form of a ``list_comments`` result.
 ``status(targets=None, *, root=None, cwd=None, config=None, use_git=True)``
     -> ``results`` (``{id, document, sidecar, health, reason}``; health is
-    ``fresh|stale|orphaned|unknown``, see ``edits.assess_status``), ``counts``,
+    ``fresh|stale|orphaned|unknown``, see ``health.assess_status``), ``counts``,
     ``versions``, ``errors``.
 ``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None, config=None)``
     -> ``valid`` (bool), ``files`` (``{sidecar, document, valid, errors, warnings}``),
@@ -141,7 +141,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import edits, git, store
+from . import edits, git, health, salvage, store
 from .discovery import (
     Location, base_dirs, config_file_path, document_rel_for, has_marker, inside, inside_or_root,
     is_sidecar_name, load_config, load_config_file, sidecar_rel_for,
@@ -496,7 +496,7 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
 
         items = loaded.data.get("comments") if isinstance(loaded.data, dict) else None
         plain = list(items) if isinstance(items, list) else []
-        for r in edits.assess_status(plain, text, changed_since=changed):
+        for r in health.assess_status(plain, text, changed_since=changed):
             results.append({**r, "document": loc.document, "sidecar": loc.sidecar})
     counts = {k: sum(1 for r in results if r["health"] == k) for k in ("fresh", "stale", "orphaned", "unknown")}
     return {"status": "ok", "root": str(root_path), "results": results, "counts": counts, "versions": versions,
@@ -621,9 +621,9 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
             report["salvaged"] = len(fresh.comments or [])
         else:
             if loc.format == "json":
-                fresh, dropped, salvaged = edits.salvage_json(text, loc.document)
+                fresh, dropped, salvaged = salvage.salvage_json(text, loc.document)
             else:
-                fresh, dropped, salvaged = edits.salvage(text, loc.document)
+                fresh, dropped, salvaged = salvage.salvage(text, loc.document)
             report["dropped"], report["salvaged"] = dropped, salvaged
         backup = loc.sidecar_path.with_name(loc.sidecar_path.name + ".bak")
         store.atomic_write(backup, raw)
