@@ -216,8 +216,8 @@ def add_comments(sc: Sidecar, specs: list[dict], *, document_text: str | None = 
         built.append(comment)
     known = existing
     for comment in built:
-        if "reply_to" in comment and comment["reply_to"] not in known:
-            raise _bad(f"`reply_to` {comment['reply_to']!r} names no comment in this sidecar")
+        if "reply_to" in comment and (comment["reply_to"] not in known or comment["reply_to"] == comment["id"]):
+            raise _bad(f"`reply_to` {comment['reply_to']!r} must name another comment in this sidecar")
     sc.require_comments()
     for comment in built:
         sc.append_comment(comment)
