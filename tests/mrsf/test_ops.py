@@ -578,3 +578,17 @@ def test_json_sidecar_edits_change_only_their_lines(ws):
     data = json.loads(path.read_text())
     assert [c["id"] for c in data["comments"]] == ["r"] and data["comments"][0]["line"] == 3
     assert "reply_to" not in data["comments"][0]
+
+
+def test_reply_loops_are_refused(ws):
+    ops.add_batch("docs/a.md", [{"author": "a", "text": "p", "id": "p"},
+                                {"author": "a", "text": "r", "id": "r", "reply_to": "p"}], root=ws)
+    with pytest.raises(MrsfError) as info:
+        ops.update("docs/a.md", "p", {"reply_to": "r"}, root=ws)
+    assert info.value.code == "invalid-argument" and "loop" in info.value.message
+    with pytest.raises(MrsfError):
+        ops.add_batch("docs/a.md", [{"author": "a", "text": "x", "id": "x", "reply_to": "y"},
+                                    {"author": "a", "text": "y", "id": "y", "reply_to": "x"}], root=ws)
+    with pytest.raises(MrsfError):
+        ops.add("docs/a.md", author="a", text="self", id="s", reply_to="s", root=ws)
+    assert ops.validate("docs/a.md", root=ws, strict=True)["valid"]

@@ -31,6 +31,7 @@ step = st.one_of(
                   "reply_to": ids, "severity": st.sampled_from(["low", "bad"]), "type": text,
                   "selected_text": text, "extensions": st.dictionaries(st.sampled_from(["x_a", "b"]), text, max_size=1)})),
     st.tuples(st.just("update"), st.sampled_from(["c1", "c1", "c2"]), st.one_of(
+        st.fixed_dictionaries({"reply_to": st.sampled_from(["c1", "c2", "c3"])}),
         st.fixed_dictionaries({"text": text}), st.fixed_dictionaries({"line": st.integers(1, 7)}),
         st.fixed_dictionaries({"resolved": st.booleans()}), st.fixed_dictionaries({"x_k": text}),
         st.fixed_dictionaries({"line": st.integers(1, 4), "start_column": st.integers(0, 3)}))),

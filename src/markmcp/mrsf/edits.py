@@ -215,13 +215,37 @@ def add_comments(sc: Sidecar, specs: list[dict], *, document_text: str | None = 
         existing.add(comment["id"])
         built.append(comment)
     known = existing
+    parents = _parents(sc)
     for comment in built:
-        if "reply_to" in comment and (comment["reply_to"] not in known or comment["reply_to"] == comment["id"]):
-            raise _bad(f"`reply_to` {comment['reply_to']!r} must name another comment in this sidecar")
+        if "reply_to" in comment:
+            if comment["reply_to"] not in known or comment["reply_to"] == comment["id"]:
+                raise _bad(f"`reply_to` {comment['reply_to']!r} must name another comment in this sidecar")
+            parents[comment["id"]] = comment["reply_to"]
+    for comment in built:
+        if "reply_to" in comment and _in_cycle(parents, comment["id"]):
+            raise _bad(f"`reply_to` of {comment['id']!r} would make a reply loop")
     sc.require_comments()
     for comment in built:
         sc.append_comment(comment)
     return built
+
+
+def _parents(sc: Sidecar) -> dict[str, str]:
+    """id -> reply_to of the comments in a sidecar."""
+    return {c["id"]: c["reply_to"] for c in sc.comments or ()
+            if isinstance(c, dict) and isinstance(c.get("id"), str) and isinstance(c.get("reply_to"), str)}
+
+
+def _in_cycle(parents: dict[str, str], start: str) -> bool:
+    """True when following reply_to from ``start`` comes back to it."""
+    seen = set()
+    node = parents.get(start)
+    while node is not None and node not in seen:
+        if node == start:
+            return True
+        seen.add(node)
+        node = parents.get(node)
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -270,6 +294,10 @@ def update_comment(sc: Sidecar, comment_id: str, changes: dict, *, document_text
             _str_arg(key, value)
             if value == comment_id or sc.index_of(value) is None:
                 raise _bad(f"`reply_to` {value!r} must name another comment in this sidecar")
+            parents = _parents(sc)
+            parents[comment_id] = value
+            if _in_cycle(parents, comment_id):
+                raise _bad(f"`reply_to` {value!r} would make a reply loop")
         elif key in ("selected_text", "anchored_text", "type", "commit", "selected_text_hash"):
             _str_arg(key, value)
         elif not _json_value(value):
