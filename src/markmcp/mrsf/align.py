@@ -14,10 +14,18 @@ target line:
    A line is not treated as moved when the place it came from now holds a similar
    line (that reads as an edit in place, and the distant copy as new text).
 
+3. finally every mapped run is grown over equal neighbouring lines.
+
 Lines that are not mapped were changed, deleted (source side) or inserted (target
-side).  :meth:`LineAlignment.region` gives, for a run of source lines, the target
-lines that now sit between its nearest surviving neighbours: where an edited
-version of the text should be looked for.
+side).  Queries used by the re-anchoring engine:
+
+* :meth:`~LineAlignment.region` - the target lines that now sit between a source
+  run's nearest surviving neighbours: where an edited version should be;
+* :meth:`~LineAlignment.counterpart` - the line-for-line counterpart of a source
+  line when that passage was rewritten but kept its shape;
+* :meth:`~LineAlignment.supported` / :meth:`~LineAlignment.slides` - whether a
+  pairing is trustworthy, or a guess the diff had to make (short repetitive
+  lines, or a copy right next to an inserted or deleted identical line).
 """
 
 from __future__ import annotations
@@ -171,17 +179,19 @@ class LineAlignment:
             last_on_diagonal[t - s] = index
         return reach
 
+    def _line_counts(self) -> tuple[Counter[str], Counter[str]]:
+        """How often each line text occurs in the source and in the target."""
+        if self._counts is None:
+            self._counts = (Counter(self.source), Counter(self.target))
+        return self._counts
+
     def _pair(self, s: int, t: int) -> None:
         self.forward[s] = t
         self.backward[t] = s
 
     def _recover_moves(self) -> None:
-        source_counts = Counter(self.source)
-        target_at: dict[str, int] = {}
-        target_counts: Counter[str] = Counter()
-        for t, text in enumerate(self.target):
-            target_counts[text] += 1
-            target_at[text] = t
+        source_counts, target_counts = self._line_counts()
+        target_at = {text: t for t, text in enumerate(self.target)}
         for s, text in enumerate(self.source):
             if self.forward[s] != -1 or not text.strip():
                 continue
@@ -239,9 +249,7 @@ class LineAlignment:
         t = self.forward[s]
         if t == -1:
             return False
-        if self._counts is None:
-            self._counts = (Counter(self.source), Counter(self.target))
-        source_counts, target_counts = self._counts
+        source_counts, target_counts = self._line_counts()
         shift = t - s
         for step in (-1, 1):
             i = s + step
