@@ -68,7 +68,8 @@ def score(folder: Path, verbose: bool) -> bool:
     """Score both modes, print per-comment verdicts and totals; True if targets are met."""
     cases = load_cases(folder)
     if not cases:
-        print(f"no cases found under {folder}")
+        print(f"no re-anchoring cases found under {folder} "
+              "(point MARKMCP_SHARED at the shared corpus, or pass --cases DIR)")
         return False
     ok = True
     for mode, use_source in (("with source", True), ("text only", False)):

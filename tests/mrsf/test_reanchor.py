@@ -316,6 +316,23 @@ def test_unrelated_replacement_is_orphaned():
         assert placement.status == "orphaned" and placement.line is None
 
 
+def test_anchor_past_the_end_still_finds_its_text():
+    placement = one(Anchor(line=500, end_line=501, selected_text="Tail one.\nTail two."),
+                    "Head.\nTail one.\nTail two.\n")
+    assert (placement.status, placement.line, placement.end_line) == ("anchored", 2, 3)
+    gone = one(Anchor(line=500, selected_text="Vanished sentence here."), "Head.\n")
+    assert gone.status == "orphaned"
+
+
+def test_loose_match_when_lower_casing_changes_lengths():
+    doc = TextIndex("İstanbul notes\nHello    World again\n")  # "İ".lower() is two characters
+    loose = LooseIndex(doc)
+    assert loose.lowered is None
+    assert loose.find_all("hello world") == [(15, 29)]
+    placement = one(Anchor(line=2, selected_text="hello world again"), doc.text)
+    assert (placement.status, placement.line) == ("fuzzy", 2)
+
+
 def test_empty_document():
     assert one(Anchor(line=1, selected_text="Gone text here."), "").status == "orphaned"
     assert one(Anchor(line=1), "").status == "anchored"  # the empty document has line 1
