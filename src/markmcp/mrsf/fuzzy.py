@@ -104,7 +104,7 @@ class LooseIndex:
         if len(hits) > self.MAX_PROBES:
             spans = [m.span() for m in pattern.finditer(self.text)]
         else:
-            reach = 2 * len(selection) + 16
+            reach = 4 * len(selection) + 64  # room for longer whitespace runs in the text
             found: set[tuple[int, int]] = set()
             for at in hits:
                 lo = max(0, at - reach)
