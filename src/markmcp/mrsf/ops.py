@@ -69,7 +69,8 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     uncommitted edits the line numbers would not match that commit, so none is recorded).  With ``line`` (1-based) and no
     ``selected_text``, ``selected_text`` is the text of document line ``line`` (through
     ``end_line``, cut at ``start_column``/``end_column``) and ``selected_text_hash`` its
-    SHA-256.  ``extensions`` are ``x_*`` keys.
+    SHA-256.  ``extensions`` are ``x_*`` keys.  ``reply_to`` must name another comment of
+    the sidecar (or of the same batch); reply loops are refused.
 ``add_batch(target, comments, *, expected_version=None, document_text=None, root=None, cwd=None, config=None)``
     ``comments`` is a list of dicts with ``add``'s keyword names; one atomic write; all
     are checked first (a bad one raises with ``batchIndex`` in the error details).
