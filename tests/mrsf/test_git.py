@@ -4,6 +4,7 @@ outside a repository, for unknown commits, or when git hangs."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -76,11 +77,13 @@ def test_hanging_git_is_killed_by_the_timeout(tmp_path, monkeypatch):
     fake.mkdir()
     pidfile = tmp_path / "pid"
     script = fake / "git"
-    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 600\n")
+    sleep = shutil.which("sleep")
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec {sleep} 600\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", str(fake))
     monkeypatch.setattr(git, "GIT_TIMEOUT", 2.0)
     assert git.repo_root(tmp_path) is None
     pid = int(pidfile.read_text())
+    assert git._run(["--version"], tmp_path, timeout=0.5) is None  # killed, not a failed exit
     with pytest.raises(ProcessLookupError):  # the hanging git was killed and reaped
         os.kill(pid, 0)
