@@ -27,7 +27,7 @@ from .display import (
     nbsp_render,
 )
 from .findings import Finding
-from .locate import NO_FORMULAS_MARKER, Anchor
+from .locate import NO_FORMULAS_MARKER, Anchor, plain_text
 from .model import Model, Node, Sheet
 from .suggest import closest
 from .units import DIMENSIONLESS, UnitMap, UnitSyntaxError, combine, format_unit, parse_unit, power
@@ -351,8 +351,8 @@ class Checker:
         kind, width = "?", None
         widths = []
         saw_date = saw_text = False
-        for row in sheet.table.rows:
-            t = row[idx].text
+        for row in sheet.table.texts:
+            t = row[idx]
             if not t:
                 continue
             num = parse_cell_number(t)
@@ -379,16 +379,17 @@ class Checker:
         assert sheet.table is not None
         col = sheet.columns[column]
         forms: list[tuple[Decoration | None, int]] = []
-        for r, row in enumerate(sheet.table.rows):
-            t = row[col.index].text
+        for r, row in enumerate(sheet.table.texts):
+            t = row[col.index]
             if not t:
                 continue
             num = parse_cell_number(t)
             if num == "both":
                 self.unit_conflict.add(key)
+                cell = sheet.table.cell(r, col.index)
                 self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, r), raw=t,
                                   message=f"`{t}` is decorated on both sides; a unit sits before the number or after it, not both",
-                                  span=(row[col.index].start, row[col.index].end)))
+                                  span=(cell.start, cell.end)))
                 self.col_decoration[key] = None
                 return None
             if isinstance(num, CellNumber):
@@ -402,8 +403,8 @@ class Checker:
                 self.col_decoration[key] = None
                 return None
         if col.unit is not None:
-            for r, row in enumerate(sheet.table.rows):
-                cell = row[col.index]
+            for r in range(sheet.table.height):
+                cell = sheet.table.cell(r, col.index)
                 problem = self.decoration_problem(cell.text, col.unit, "cell", "the column declares",
                                                   "a column with a unit forbids")
                 if problem is not None:
@@ -424,7 +425,7 @@ class Checker:
                     s = d.text.strip() if d else "(none)"
                     if s not in shown:
                         shown.append(s)
-                cell = sheet.table.rows[deviant][col.index]
+                cell = sheet.table.cell(deviant, col.index)
                 self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, deviant), raw=cell.text,
                                   message="column mixes units: " + " and ".join(shown),
                                   span=(cell.start, cell.end)))
@@ -468,14 +469,14 @@ class Checker:
 
     def row_label(self, sheet: Sheet, row: int) -> str:
         assert sheet.table is not None
-        cells = sheet.table.rows[row]
-        return cells[0].plain if cells and cells[0].plain else f"row {row + 1}"
+        texts = sheet.table.texts[row]
+        return (plain_text(texts[0]) if texts else "") or f"row {row + 1}"
 
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
         assert sheet.table is not None
         if (sheet.id, column) in self.unit_conflict:
             raise Unevaluable("UNIT")  # already reported
-        cell = sheet.table.rows[row][sheet.columns[column].index]
+        cell = sheet.table.cell(row, sheet.columns[column].index)
         t = cell.text
         num = parse_cell_number(t)
         if isinstance(num, CellNumber):
@@ -919,15 +920,17 @@ class Checker:
     def eval_column(self, node: Node) -> None:
         sheet = self.sheet_of(node)
         assert sheet is not None and sheet.table is not None and node.column is not None
-        col = sheet.columns[node.column]
+        table = sheet.table
+        idx = sheet.columns[node.column].index
         key = (sheet.id, node.column)
         deco = self.col_decoration.get(key)
         conflicted = key in self.unit_conflict
+        prec = self.prec.get(node.id)
         formula = self.m.source[node.expr.start:node.expr.end]
         out: list[object | None] = []
         upstream = 0
         causes: set[str | None] = set()
-        for r, row in enumerate(sheet.table.rows):
+        for r, row in enumerate(table.texts):
             try:
                 v = self.bind(node, self.ev(node.expr, node, sheet, r))
             except Unevaluable as e:
@@ -941,20 +944,22 @@ class Checker:
                 if e.message == BOOLEAN_BINDING:
                     self.emit(Finding("TYPE", sheet.id, node.name, BOOLEAN_BINDING, span=(node.stmt.start, node.stmt.end)))
                     self.unevaluable.add(node.id)
-                    self.cells[node.id] = out + [None] * (len(sheet.table.rows) - len(out))
+                    self.cells[node.id] = out + [None] * (table.height - len(out))
                     return
+                cell = table.cell(r, idx)
                 self.emit(Finding(e.code, sheet.id, node.name, e.message, row_label=self.row_label(sheet, r),
-                                  span=(row[col.index].start, row[col.index].end)))
+                                  span=(cell.start, cell.end)))
                 continue
             out.append(v)
-            cell = row[col.index]
-            text = render(v, self.prec.get(node.id))
+            stored = row[idx]
+            text = render(v, prec)
             if deco is not None and isinstance(v, Decimal):
                 text = deco.apply(text)
-            if conflicted or cell_matches(cell.text, text, v):
+            if conflicted or cell_matches(stored, text, v):
                 continue
+            cell = table.cell(r, idx)
             self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
-                              stored=cell.text, computed=text, formula=formula, is_cell=True,
+                              stored=stored, computed=text, formula=formula, is_cell=True,
                               span=(cell.start, cell.end)))
             self.edits.append(Edit(cell.start, cell.end, text, "cell"))
         self.cells[node.id] = out
@@ -1114,7 +1119,7 @@ class Checker:
                 raise Unevaluable()
             return list(col)  # type: ignore[arg-type]
         if r.kind == "input" and r.sheet is not None and r.column is not None and r.sheet.table is not None:
-            return [self.input_value(r.sheet, r.column, i) for i in range(len(r.sheet.table.rows))]
+            return [self.input_value(r.sheet, r.column, i) for i in range(r.sheet.table.height)]
         raise Unevaluable()
 
     def lookup(self, ref: lang.Ref, node: Node, sheet: Sheet | None, row: int | None) -> object:

@@ -11,8 +11,10 @@ Lines end at ``\\n``, ``\\r\\n`` or a bare ``\\r`` — the three CommonMark line
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 NO_FORMULAS_MARKER = "<!--vmark:no-formulas-->"
 ANCHOR_PREFIX = "<!--vmark="
@@ -21,35 +23,29 @@ ANCHOR_RE = re.compile(
     r"(?:\|(?P<rule>[A-Za-z_][A-Za-z0-9_]*))?-->"
 )
 FENCE_OPEN_RE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+FENCE_CLOSE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
 DELIM_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
-LINE_END_RE = re.compile(r"\r\n|\n|\r")
+LINE_SPLIT_RE = re.compile(r"(\r\n|\n|\r)")
 LIST_MARKER_RE = re.compile(r"^\s{0,3}([-+*]|\d{1,9}[.)])(\s|$)")
+ESCAPE_RE = re.compile(r"\\.", re.DOTALL)
+STRONG_RE = re.compile(r"(\*\*|__)(.+?)\1")
+EMPHASIS_RE = re.compile(r"(?<![\w*])([*_])(?!\s)(.+?)(?<!\s)\1(?![\w*])")
+CODE_SPAN_RE = re.compile(r"`+([^`]*)`+")
 
 
-@dataclass
-class Line:
-    """One source line: ``start``/``end`` exclude the line ending, ``next`` is past it."""
-
-    start: int
-    end: int
-    next: int
-    text: str
-
-
-def split_lines(src: str) -> list[Line]:
-    """Split on the CommonMark line endings, keeping every offset."""
-    lines: list[Line] = []
-    pos = 0
-    for m in LINE_END_RE.finditer(src):
-        lines.append(Line(pos, m.start(), m.end(), src[pos : m.start()]))
-        pos = m.end()
-    if pos < len(src) or not lines:
-        lines.append(Line(pos, len(src), len(src), src[pos:]))
-    return lines
+def split_lines(src: str) -> tuple[list[str], list[int]]:
+    """Split on the CommonMark line endings: every line's text (ending excluded) and start
+    offset.  A final line ending does not begin another line; an empty text is one line."""
+    parts = LINE_SPLIT_RE.split(src)  # text, ending, text, ending, ..., text
+    texts = parts[0::2]
+    if len(texts) > 1 and not texts[-1]:
+        texts.pop()
+    starts = [0]
+    starts += accumulate(map(len, parts))
+    return texts, starts[0 : 2 * len(texts) : 2]
 
 
-@dataclass
-class Cell:
+class Cell(NamedTuple):
     """A table cell: ``text`` is its trimmed source, ``plain`` with inline markup resolved."""
 
     text: str
@@ -63,11 +59,35 @@ class Cell:
 
 @dataclass
 class Table:
-    header: list[Cell]
-    rows: list[list[Cell]]
+    """A top-level GFM table.
+
+    The body is kept as plain tuples, one of cell texts and one of cell start offsets per
+    row (a cell ends at its start plus its text's length), every row cut or padded to the
+    header's width.  Tuples of strings and ints are invisible to the garbage collector, so
+    a table of many rows costs memory, not collection time; ``cell`` makes one ``Cell``.
+    """
+
+    header: tuple[Cell, ...]
+    texts: list[tuple[str, ...]]
+    starts: list[tuple[int, ...]]
     start: int
     end: int
     line: int  # 1-based line of the header row
+
+    @property
+    def height(self) -> int:
+        """The number of body rows."""
+        return len(self.texts)
+
+    def cell(self, row: int, col: int) -> Cell:
+        """Body cell ``col`` (0-based) of row ``row`` (0-based)."""
+        text = self.texts[row][col]
+        start = self.starts[row][col]
+        return Cell(text, start, start + len(text))
+
+    def column(self, col: int) -> list[str]:
+        """The texts of body column ``col``, top to bottom."""
+        return [row[col] for row in self.texts]
 
 
 @dataclass
@@ -126,67 +146,113 @@ class Located:
     no_formulas: tuple[int, int] | None = None
 
 
-def _split_row(line: Line) -> list[Cell]:
-    """Split a table row on unescaped pipes; leading/trailing pipes are optional."""
-    text = line.text
-    bounds: list[int] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "|":
-            bounds.append(i)
-        i += 1
-    pieces: list[tuple[int, int]] = []
-    stripped_start = len(text) - len(text.lstrip())
-    stripped_end = len(text.rstrip())
-    cuts = [b for b in bounds]
-    starts = [0] + [b + 1 for b in cuts]
-    ends = cuts + [len(text)]
-    for s, e in zip(starts, ends):
-        pieces.append((s, e))
-    # drop the empty piece before a leading pipe and after a trailing pipe
-    if bounds and bounds[0] == stripped_start:
-        pieces = pieces[1:]
-    if bounds and bounds[-1] == stripped_end - 1:
-        pieces = pieces[:-1]
-    cells = []
-    for s, e in pieces:
-        raw = text[s:e]
-        lead = len(raw) - len(raw.lstrip())
-        content = raw.strip()
-        cs = line.start + s + lead
-        content = content.replace("\\|", "|") if False else content
-        cells.append(Cell(content, cs, cs + len(content)))
-    return cells
+def split_row(text: str, base: int) -> tuple[list[str], list[int]]:
+    """Split a table row's text on its unescaped pipes: the cells' trimmed texts and
+    their start offsets (``base`` is the text's offset in the document).
+
+    A backslash escapes the character after it, so ``\\|`` stays inside its cell (and
+    in its text); a bare pipe splits even inside a code span, as in GFM.  The pipes
+    before the first cell and after the last are optional.
+    """
+    # Escape pairs become two non-pipe characters, so the masked text splits only on
+    # real separators and has the same length: its pieces' offsets are the text's.
+    masked = ESCAPE_RE.sub("\0\0", text) if "\\" in text else text
+    pieces = masked.split("|")
+    first, stop = 0, len(pieces)
+    if stop > 1:
+        if not pieces[0].strip():
+            first = 1  # a leading pipe
+        if not pieces[-1].strip():
+            stop -= 1  # a trailing pipe
+    texts: list[str] = []
+    starts: list[int] = []
+    start = 0
+    for i, piece in enumerate(pieces):
+        end = start + len(piece)
+        if first <= i < stop:
+            raw = text[start:end]
+            texts.append(raw.strip())
+            starts.append(base + end - len(raw.lstrip()))
+        start = end + 1
+    return texts, starts
 
 
-@lru_cache(maxsize=4096)
+MARKUP_CHARS = frozenset("*_`\\")
+
+
 def plain_text(src: str) -> str:
     """Resolve the inline markup that matters for names and labels (emphasis, code)."""
-    out = re.sub(r"(\*\*|__)(.+?)\1", r"\2", src)
-    out = re.sub(r"(?<![\w*])([*_])(?!\s)(.+?)(?<!\s)\1(?![\w*])", r"\2", out)
-    out = re.sub(r"`+([^`]*)`+", r"\1", out)
+    if MARKUP_CHARS.isdisjoint(src):
+        return src.strip()
+    out = STRONG_RE.sub(r"\2", src)
+    out = EMPHASIS_RE.sub(r"\2", out)
+    out = CODE_SPAN_RE.sub(r"\1", out)
     out = out.replace("\\|", "|")
     return out.strip()
 
 
 def _is_delimiter_row(text: str) -> list[str] | None:
+    """The cells of a table's delimiter row (``|---|:--:|``), or None when it is not one."""
     t = text.strip()
-    if "-" not in t or (t.count("|") == 0 and not DELIM_CELL_RE.match(t)):
+    if "-" not in t or ("|" not in t and not DELIM_CELL_RE.match(t)):
         return None
-    parts = t.strip("|").split("|") if t.startswith("|") or t.endswith("|") else t.split("|")
-    if t.startswith("|") and t.endswith("|") and len(t) > 1:
-        parts = t[1:-1].split("|")
+    if len(t) > 1 and t.startswith("|") and t.endswith("|"):
+        t = t[1:-1]
     elif t.startswith("|"):
-        parts = t[1:].split("|")
+        t = t[1:]
     elif t.endswith("|"):
-        parts = t[:-1].split("|")
+        t = t[:-1]
+    parts = t.split("|")
     if all(DELIM_CELL_RE.match(p) for p in parts):
         return parts
     return None
+
+
+def _table_body(
+    texts: list[str], starts: list[int], j: int, width: int
+) -> tuple[list[tuple[str, ...]], list[tuple[int, ...]], int]:
+    """The body of a table whose first body line is ``j``: (cell texts, cell starts) per
+    row, each row cut or padded to ``width`` (a missing cell is empty, at the end of its
+    line), and the index of the first line after the table."""
+    rows: list[tuple[str, ...]] = []
+    offsets: list[tuple[int, ...]] = []
+    n = len(texts)
+    while j < n:
+        t = texts[j]
+        if not t.strip() or FENCE_OPEN_RE.match(t) or t.lstrip().startswith(("#", ">")):
+            break
+        row, row_starts = split_row(t, starts[j])
+        missing = width - len(row)
+        if missing > 0:
+            row += [""] * missing
+            row_starts += [starts[j] + len(t)] * missing
+        rows.append(tuple(row[:width]))
+        offsets.append(tuple(row_starts[:width]))
+        j += 1
+    return rows, offsets, j
+
+
+def _table_at(texts: list[str], starts: list[int], i: int) -> tuple[Table, int] | None:
+    """The table whose header is line ``i`` (a delimiter row follows with as many cells),
+    and the index of the first line after it; None when no table starts there."""
+    text = texts[i]
+    if (
+        "|" not in text
+        or i + 1 >= len(texts)
+        or _indent(text) > 3
+        or text.lstrip().startswith(">")
+        or LIST_MARKER_RE.match(text)
+    ):
+        return None
+    delim = _is_delimiter_row(texts[i + 1])
+    if delim is None:
+        return None
+    head, head_starts = split_row(text, starts[i])
+    if len(head) != len(delim):
+        return None
+    header = tuple(Cell(t, s, s + len(t)) for t, s in zip(head, head_starts))
+    rows, offsets, j = _table_body(texts, starts, i + 2, len(header))
+    return Table(header, rows, offsets, starts[i], starts[j - 1] + len(texts[j - 1]), i + 1), j
 
 
 def _indent(text: str) -> int:
@@ -195,13 +261,13 @@ def _indent(text: str) -> int:
 
 def locate(src: str) -> Located:
     """Scan a document once and return everything VisiMark reads or writes."""
-    lines = split_lines(src)
+    texts, starts = split_lines(src)
     out = Located()
     prose: list[list[int]] = []  # paragraphs as lists of line indices
     para: list[int] = []
     last_block: str | None = None  # 'table' when the previous non-blank block was a table
     i = 0
-    n = len(lines)
+    n = len(texts)
 
     def end_para() -> None:
         nonlocal para
@@ -210,80 +276,66 @@ def locate(src: str) -> Located:
             para = []
 
     while i < n:
-        line = lines[i]
-        text = line.text
+        text = texts[i]
         m = FENCE_OPEN_RE.match(text)
         if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             end_para()
-            marker = m.group(2)
-            info = m.group(3).strip()
-            body: list[tuple[str, int]] = []
-            j = i + 1
-            closed_at = None
-            while j < n:
-                t = lines[j].text
-                cm = re.match(r"^ {0,3}(`{3,}|~{3,})\s*$", t)
-                if cm and cm.group(1)[0] == marker[0] and len(cm.group(1)) >= len(marker):
-                    closed_at = j
-                    break
-                body.append((t, lines[j].start))
-                j += 1
-            end_line = closed_at if closed_at is not None else n - 1
-            lang, _, meta = info.partition(" ")
-            info_start = line.start + m.end(2) + (len(m.group(3)) - len(m.group(3).lstrip()))
-            fence = Fence(
-                lang=lang,
-                meta=meta.strip(),
-                start=line.start,
-                end=lines[end_line].end,
-                line=i + 1,
-                info_span=(info_start, info_start + len(info)),
-                lines=body,
-                table=len(out.tables) - 1 if last_block == "table" else None,
-            )
+            fence, i = _fence_at(texts, starts, i, m)
+            fence.table = len(out.tables) - 1 if last_block == "table" else None
             out.fences.append(fence)
             last_block = "fence"
-            i = end_line + 1
             continue
         if not text.strip():
             end_para()
             i += 1
             continue
-        if (
-            "|" in text
-            and i + 1 < n
-            and _indent(text) <= 3
-            and not text.lstrip().startswith(">")
-            and not LIST_MARKER_RE.match(text)
-        ):
-            delim = _is_delimiter_row(lines[i + 1].text)
-            header = _split_row(line) if delim is not None else []
-            if delim is not None and len(header) == len(delim):
-                end_para()
-                rows: list[list[Cell]] = []
-                j = i + 2
-                while j < n:
-                    t = lines[j].text
-                    if not t.strip() or FENCE_OPEN_RE.match(t) or t.lstrip().startswith(("#", ">")):
-                        break
-                    cells = _split_row(lines[j])
-                    width = len(header)
-                    if len(cells) < width:
-                        cells += [Cell("", lines[j].end, lines[j].end) for _ in range(width - len(cells))]
-                    rows.append(cells[:width])
-                    j += 1
-                out.tables.append(Table(header, rows, line.start, lines[j - 1].end, i + 1))
-                last_block = "table"
-                i = j
-                continue
+        found = _table_at(texts, starts, i)
+        if found is not None:
+            end_para()
+            table, i = found
+            out.tables.append(table)
+            last_block = "table"
+            continue
         para.append(i)
         last_block = "prose"
         i += 1
     end_para()
 
     for p in prose:
-        _scan_paragraph(src, lines, p, out)
+        _scan_paragraph(src, texts, starts, p, out)
     return out
+
+
+def _fence_at(texts: list[str], starts: list[int], i: int, m: re.Match[str]) -> tuple[Fence, int]:
+    """The fenced block opened on line ``i`` (``m`` is its FENCE_OPEN_RE match) and the
+    index of the line after its closing fence; an unclosed fence runs to the end."""
+    marker = m.group(2)
+    info = m.group(3).strip()
+    body: list[tuple[str, int]] = []
+    n = len(texts)
+    j = i + 1
+    closed_at = None
+    while j < n:
+        t = texts[j]
+        cm = FENCE_CLOSE_RE.match(t)
+        if cm and cm.group(1)[0] == marker[0] and len(cm.group(1)) >= len(marker):
+            closed_at = j
+            break
+        body.append((t, starts[j]))
+        j += 1
+    end_line = closed_at if closed_at is not None else n - 1
+    lang, _, meta = info.partition(" ")
+    info_start = starts[i] + m.end(2) + (len(m.group(3)) - len(m.group(3).lstrip()))
+    fence = Fence(
+        lang=lang,
+        meta=meta.strip(),
+        start=starts[i],
+        end=starts[end_line] + len(texts[end_line]),
+        line=i + 1,
+        info_span=(info_start, info_start + len(info)),
+        lines=body,
+    )
+    return fence, end_line + 1
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
@@ -321,9 +373,9 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _scan_paragraph(src: str, lines: list[Line], idx: list[int], out: Located) -> None:
-    start = lines[idx[0]].start
-    end = lines[idx[-1]].end
+def _scan_paragraph(src: str, texts: list[str], starts: list[int], idx: list[int], out: Located) -> None:
+    start = starts[idx[0]]
+    end = starts[idx[-1]] + len(texts[idx[-1]])
     text = src[start:end]
     codes = _code_spans(text)
 
@@ -343,7 +395,7 @@ def _scan_paragraph(src: str, lines: list[Line], idx: list[int], out: Located) -
             break
         comment = text[k : close + 3]
         abs_k = start + k
-        line_no = _line_of(lines, abs_k)
+        line_no = bisect_right(starts, abs_k)  # 1-based: the lines starting at or before it
         if comment == NO_FORMULAS_MARKER:
             out.no_formulas = (abs_k, abs_k + len(comment))
         elif comment.startswith(ANCHOR_PREFIX):
@@ -357,17 +409,6 @@ def _scan_paragraph(src: str, lines: list[Line], idx: list[int], out: Located) -
                            abs_k + len(comment), kind, span, url, line_no)
                 )
         pos = close + 3
-
-
-def _line_of(lines: list[Line], offset: int) -> int:
-    lo, hi = 0, len(lines) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if lines[mid].start <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo + 1
 
 
 VALUE_TOKEN_RE = re.compile(r"(\S+)$")

@@ -1,0 +1,153 @@
+"""The locator's line and row splitting: cell texts and exact offsets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from markmcp.visimark.locate import locate, plain_text, split_lines, split_row
+
+
+def cells(text: str, base: int = 0) -> list[tuple[str, int]]:
+    texts, starts = split_row(text, base)
+    return list(zip(texts, starts))
+
+
+def reference_split(text: str) -> list[tuple[str, int]]:
+    """An independent character-by-character statement of the row grammar, as the oracle:
+    a backslash escapes the next character, every other pipe separates, the pipes before
+    the first non-blank and after the last non-blank character are optional, cells trim."""
+    bounds = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == "|":
+            bounds.append(i)
+        i += 1
+    edges = [-1, *bounds, len(text)]
+    pieces = [(a + 1, b) for a, b in zip(edges, edges[1:])]
+    if bounds and not text[: bounds[0]].strip():
+        pieces = pieces[1:]
+    if bounds and not text[bounds[-1] + 1 :].strip():
+        pieces = pieces[:-1]
+    out = []
+    for a, b in pieces:
+        raw = text[a:b]
+        out.append((raw.strip(), a + len(raw) - len(raw.lstrip())))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("| a | b |", [("a", 2), ("b", 6)]),
+        ("a | b", [("a", 0), ("b", 4)]),  # no outer pipes
+        ("| a | b", [("a", 2), ("b", 6)]),  # leading only
+        ("a | b |", [("a", 0), ("b", 4)]),  # trailing only
+        ("  |a|  ", [("a", 3)]),  # outer pipes after and before blanks
+        ("|", []),
+        (" | ", []),
+        ("||", [("", 1)]),  # one empty cell, placed where its content would start
+        ("| a |   | b |", [("a", 2), ("", 8), ("b", 10)]),
+        ("no pipes here", [("no pipes here", 0)]),
+    ],
+)
+def test_split_row_pipes_and_offsets(row: str, expected: list[tuple[str, int]]) -> None:
+    assert cells(row) == expected
+
+
+def test_escaped_pipe_stays_in_its_cell_with_its_backslash() -> None:
+    assert cells(r"| a \| b | c |") == [(r"a \| b", 2), ("c", 11)]
+    assert cells(r"\|x|y") == [(r"\|x", 0), ("y", 4)]  # an escaped first pipe is not a leading pipe
+    assert cells(r"x|y\|") == [("x", 0), (r"y\|", 2)]  # nor an escaped last pipe a trailing one
+
+
+def test_a_backslash_escapes_one_character_only() -> None:
+    # `\\` is an escaped backslash, so the pipe after it separates
+    assert cells(r"| a\\| b |") == [(r"a\\", 2), ("b", 7)]
+    assert cells(r"| a\\\| b |") == [(r"a\\\| b", 2)]
+    # a backslash at the very end escapes nothing
+    assert cells("| a | b\\") == [("a", 2), ("b\\", 6)]
+
+
+def test_pipes_split_inside_code_spans_unless_escaped() -> None:
+    # GFM splits a row before inline parsing: only an escaped pipe stays in a code span
+    assert cells("| `a|b` | c |") == [("`a", 2), ("b`", 5), ("c", 10)]
+    assert cells(r"| `a\|b` | c |") == [(r"`a\|b`", 2), ("c", 11)]
+
+
+def test_unicode_offsets_count_characters() -> None:
+    row = "| ząb | 日本語 | 🙂 x |"
+    for text, start in cells(row, base=100):
+        assert row[start - 100 : start - 100 + len(text)] == text
+    assert [t for t, _ in cells(row)] == ["ząb", "日本語", "🙂 x"]
+    # Unicode blanks trim like spaces (no-break space, ideographic space)
+    assert cells("|\u00a0x\u00a0|\u3000y|") == [("x", 2), ("y", 6)]
+
+
+def test_offsets_are_absolute() -> None:
+    assert cells("| a | b |", base=40) == [("a", 42), ("b", 46)]
+
+
+@given(st.text(alphabet="ab |\\`\t\u00a0é日", max_size=30), st.integers(0, 1000))
+def test_split_row_matches_the_character_grammar(row: str, base: int) -> None:
+    got = cells(row, base)
+    assert got == [(t, s + base) for t, s in reference_split(row)]
+    for text, start in got:
+        assert row[start - base : start - base + len(text)] == text
+
+
+@pytest.mark.parametrize(
+    ("src", "texts", "starts"),
+    [
+        ("", [""], [0]),
+        ("a", ["a"], [0]),
+        ("a\n", ["a"], [0]),
+        ("a\nb", ["a", "b"], [0, 2]),
+        ("a\r\nb\rc\n\n", ["a", "b", "c", ""], [0, 3, 5, 7]),
+        ("\n", [""], [0]),
+        ("\n\n", ["", ""], [0, 1]),
+        ("x\r\n", ["x"], [0]),
+    ],
+)
+def test_split_lines_on_the_three_line_endings(src: str, texts: list[str], starts: list[int]) -> None:
+    assert split_lines(src) == (texts, starts)
+
+
+def test_table_rows_are_padded_and_cut_to_the_header() -> None:
+    src = "intro\n\n| A | B | C |\r\n|---|:-:|--:|\r\n| 1 | 2 |\r\n| 4 | 5 | 6 | 7 |\r\n| x \\| y |\r\n\r\nafter\n"
+    (table,) = locate(src).tables
+    assert [c.text for c in table.header] == ["A", "B", "C"]
+    assert table.texts == [("1", "2", ""), ("4", "5", "6"), ("x \\| y", "", "")]
+    assert table.height == 3
+    assert table.column(1) == ["2", "5", ""]
+    assert table.line == 3
+    for r in range(table.height):
+        for c in range(3):
+            cell = table.cell(r, c)
+            assert src[cell.start : cell.end] == cell.text
+    # a missing cell is empty and sits at the end of its line, before the line ending
+    line_end = src.index("| 1 | 2 |") + len("| 1 | 2 |")
+    assert table.cell(0, 2) == ("", line_end, line_end)
+    assert src[table.start : table.end].endswith("| x \\| y |")
+
+
+def test_a_row_without_pipes_continues_the_table_until_a_blank_line() -> None:
+    (table,) = locate("| A | B |\n|---|---|\n| 1 | 2 |\nloose text\n\nprose\n").tables
+    assert table.texts == [("1", "2"), ("loose text", "")]
+
+
+def test_anchor_lines_count_every_line_ending() -> None:
+    src = "a\r\nb\rc\n\nNet **5**<!--vmark=t.x-->\n"
+    (anchor,) = locate(src).anchors
+    assert anchor.line == 5
+
+
+def test_plain_text_resolves_markup_and_escaped_pipes() -> None:
+    assert plain_text("  **Net** total ") == "Net total"
+    assert plain_text("`code` and _em_") == "code and em"
+    assert plain_text(r"a \| b") == "a | b"
+    assert plain_text("plain words") == "plain words"
