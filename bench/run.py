@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 # (script, arguments): the order is the order of the report.
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("mrsf_reanchor.py", []),
+    ("mrsf_write.py", []),
     ("mcp_latency.py", ["--", sys.executable, "-m", "markmcp.mrsf.server"]),
     ("figdown_bench.py", []),
     ("visimark_bench.py", []),
