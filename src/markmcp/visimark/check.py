@@ -8,6 +8,8 @@ the decidable date fixes ``--fix-dates`` opts into).
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow, localcontext
@@ -41,6 +43,7 @@ from .values import (
     fixed,
     parse_cell_number,
     parse_iso,
+    quantum,
     render,
 )
 
@@ -51,6 +54,12 @@ CODE_RANK = {
     "CYCLE": 2, "ASSERT": 2, "ANCHOR": 3, "WARN": 4,
 }
 MAX_FN_SUGGESTION = 2
+DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul,
+}
+
+#: A compiled expression: its value for a table row (None outside a table).
+Evaluator = Callable[[int | None], object]
 
 
 class Unevaluable(Exception):
@@ -378,22 +387,25 @@ class Checker:
             return self.col_decoration[key]
         assert sheet.table is not None
         col = sheet.columns[column]
-        forms: list[tuple[Decoration | None, int]] = []
-        for r, row in enumerate(sheet.table.texts):
+        table = sheet.table
+        # each distinct decoration of a numeric cell, with the first row that has it
+        forms: dict[Decoration | None, int] = {}
+        for r, row in enumerate(table.texts):
             t = row[col.index]
             if not t:
                 continue
             num = parse_cell_number(t)
-            if num == "both":
+            if isinstance(num, CellNumber):
+                if num.decoration not in forms:
+                    forms[num.decoration] = r
+            elif num == "both":
                 self.unit_conflict.add(key)
-                cell = sheet.table.cell(r, col.index)
+                cell = table.cell(r, col.index)
                 self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, r), raw=t,
                                   message=f"`{t}` is decorated on both sides; a unit sits before the number or after it, not both",
                                   span=(cell.start, cell.end)))
                 self.col_decoration[key] = None
                 return None
-            if isinstance(num, CellNumber):
-                forms.append((num.decoration, r))
         if col.unit is not None and column not in sheet.rules:
             kind, _ = self.input_info(sheet, column)
             if kind in ("date", "str"):
@@ -403,34 +415,34 @@ class Checker:
                 self.col_decoration[key] = None
                 return None
         if col.unit is not None:
-            for r in range(sheet.table.height):
-                cell = sheet.table.cell(r, col.index)
-                problem = self.decoration_problem(cell.text, col.unit, "cell", "the column declares",
+            for r, row in enumerate(table.texts):
+                problem = self.decoration_problem(row[col.index], col.unit, "cell", "the column declares",
                                                   "a column with a unit forbids")
                 if problem is not None:
                     self.unit_conflict.add(key)
+                    cell = table.cell(r, col.index)
                     self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, r), raw=cell.text,
                                       message=problem, span=(cell.start, cell.end)))
                     self.col_decoration[key] = None
                     return None
         deco: Decoration | None = None
         if forms:
-            seen = {self.decoration_key(d) for d, _ in forms}
-            if len(seen) > 1:
-                first = self.decoration_key(forms[0][0])
-                deviant = next(r for d, r in forms if self.decoration_key(d) != first)
+            keys = {d: self.decoration_key(d) for d in forms}
+            first = next(iter(forms))
+            if len(set(keys.values())) > 1:
+                deviant = min(r for d, r in forms.items() if keys[d] != keys[first])
                 self.unit_conflict.add(key)
                 shown = []
-                for d, _ in forms:
+                for d in forms:  # in order of first appearance
                     s = d.text.strip() if d else "(none)"
                     if s not in shown:
                         shown.append(s)
-                cell = sheet.table.cell(deviant, col.index)
+                cell = table.cell(deviant, col.index)
                 self.emit(Finding("UNIT", sheet.id, column, row_label=self.row_label(sheet, deviant), raw=cell.text,
                                   message="column mixes units: " + " and ".join(shown),
                                   span=(cell.start, cell.end)))
             else:
-                deco = forms[0][0]
+                deco = first
         self.col_decoration[key] = deco
         return deco
 
@@ -476,8 +488,8 @@ class Checker:
         assert sheet.table is not None
         if (sheet.id, column) in self.unit_conflict:
             raise Unevaluable("UNIT")  # already reported
-        cell = sheet.table.cell(row, sheet.columns[column].index)
-        t = cell.text
+        idx = sheet.columns[column].index
+        t = sheet.table.texts[row][idx]
         num = parse_cell_number(t)
         if isinstance(num, CellNumber):
             return num.value
@@ -489,6 +501,7 @@ class Checker:
             key = (sheet.id, column, row)
             if key not in self.date_rows:
                 self.date_rows.add(key)
+                cell = sheet.table.cell(row, idx)
                 self.emit(Finding("DATE", sheet.id, column, row_label=self.row_label(sheet, row), raw=problem.raw,
                                   iso_fix=problem.iso_fix, alt_a=problem.alt_a, alt_b=problem.alt_b,
                                   days_apart=problem.days_apart, span=(cell.start, cell.end)))
@@ -914,7 +927,7 @@ class Checker:
             if p is not None:
                 if v.adjusted() + 1 + p > WORKING_DIGITS:
                     raise EvalError(f"{canonical(v)} is too large to carry {p} decimals", "PRECISION")
-                return v.quantize(Decimal(1).scaleb(-p), rounding=ROUND_HALF_UP)
+                return v.quantize(quantum(p), rounding=ROUND_HALF_UP)
         return v
 
     def eval_column(self, node: Node) -> None:
@@ -930,9 +943,10 @@ class Checker:
         out: list[object | None] = []
         upstream = 0
         causes: set[str | None] = set()
+        fn = self.compile(node.expr, node)
         for r, row in enumerate(table.texts):
             try:
-                v = self.bind(node, self.ev(node.expr, node, sheet, r))
+                v = self.bind(node, self.ev(fn, r))
             except Unevaluable as e:
                 out.append(None)
                 upstream += 1
@@ -970,7 +984,7 @@ class Checker:
 
     def eval_scalar(self, node: Node) -> None:
         try:
-            v = self.bind(node, self.ev(node.expr, node, None, None))
+            v = self.bind(node, self.ev(self.compile(node.expr, node), None))
         except Unevaluable:
             self.unevaluable.add(node.id)
             return
@@ -1001,7 +1015,7 @@ class Checker:
             self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
             return
         try:
-            v = self.ev(node.expr, node, None, None)
+            v = self.ev(self.compile(node.expr, node), None)
         except Unevaluable:
             self.assertions[node.id] = AssertionResult(node.sheet, src, None, {}, payload)
             self.assert_suppressed[node.sheet] = self.assert_suppressed.get(node.sheet, 0) + 1
@@ -1047,67 +1061,154 @@ class Checker:
             text = text[:a] + s + text[b:]
         return operands, text
 
-    def ev(self, e: lang.Node, node: Node, sheet: Sheet | None, row: int | None) -> object:
+    def ev(self, fn: Evaluator, row: int | None) -> object:
+        """Run a compiled expression for one row, decimal traps reported as evaluation errors."""
         try:
-            return self._ev(e, node, sheet, row)
+            return fn(row)
         except (InvalidOperation, Overflow):
             raise EvalError("result is not a finite decimal") from None
         except DivisionByZero:
             raise EvalError("division by zero") from None
 
-    def _ev(self, e: lang.Node, node: Node, sheet: Sheet | None, row: int | None) -> object:
-        if isinstance(e, lang.Num):
-            return e.value
-        if isinstance(e, lang.DateLit):
-            return e.value
-        if isinstance(e, lang.Str):
-            return e.value
+    def compile(self, e: lang.Node, node: Node) -> Evaluator:
+        """``e``, part of ``node``'s expression, as a function of the table row it is
+        evaluated for (None for a scalar or an assertion).
+
+        Names are resolved and operators dispatched here, once per expression rather than
+        once per cell; values are read when the function runs.  Operands are evaluated left
+        to right, ``and``/``or`` short-circuit and ``IF`` evaluates only the branch taken.
+        """
+        if isinstance(e, (lang.Num, lang.DateLit, lang.Str)):
+            value = e.value
+            return lambda row: value
         if isinstance(e, lang.Ref):
-            return self.lookup(e, node, sheet, row)
+            return self._compile_ref(e, node)
         if isinstance(e, lang.Unary):
-            v = self._ev(e.operand, node, sheet, row)
-            if e.op == "not":
+            return self._compile_unary(e, node)
+        if isinstance(e, lang.Binary):
+            return self._compile_binary(e, node)
+        if isinstance(e, lang.Call):
+            return self._compile_call(e, node)
+
+        def unknown(row: int | None) -> object:
+            raise EvalError("unknown expression")
+
+        return unknown
+
+    def _compile_ref(self, ref: lang.Ref, node: Node) -> Evaluator:
+        r = self.resolve(node.sheet, ref)
+        values, cells, unevaluable = self.values, self.cells, self.unevaluable
+        if r.kind == "scalar" and r.node is not None:
+            scalar_id = r.node.id
+
+            def scalar(row: int | None) -> object:
+                if scalar_id in unevaluable or scalar_id not in values:
+                    raise Unevaluable()
+                return values[scalar_id]
+
+            return scalar
+        if r.kind == "column" and r.node is not None:
+            column_id = r.node.id
+
+            def computed_cell(row: int | None) -> object:
+                if row is None:
+                    raise Unevaluable()
+                col = cells.get(column_id)
+                v = col[row] if col is not None else None
+                if v is None:
+                    raise Unevaluable(self.row_cause.get((column_id, row)))
+                return v
+
+            return computed_cell
+        if r.kind == "input" and r.sheet is not None and r.column is not None:
+            sheet, column = r.sheet, r.column
+
+            def input_cell(row: int | None) -> object:
+                if row is None:
+                    raise Unevaluable()
+                return self.input_value(sheet, column, row)
+
+            return input_cell
+
+        def unresolved(row: int | None) -> object:
+            raise Unevaluable()
+
+        return unresolved
+
+    def _compile_unary(self, e: lang.Unary, node: Node) -> Evaluator:
+        operand = self.compile(e.operand, node)
+        if e.op == "not":
+            def negation(row: int | None) -> object:
+                v = operand(row)
                 if not isinstance(v, bool):
                     raise EvalError(f"`not` needs a boolean, not {type_word(v)}")
                 return not v
+
+            return negation
+
+        def minus(row: int | None) -> object:
+            v = operand(row)
             if isinstance(v, bool) or not isinstance(v, Decimal):
                 raise EvalError(f"cannot negate {type_word(v)}")
             return -v
-        if isinstance(e, lang.Binary):
-            if e.op in ("and", "or"):
-                a = self._ev(e.left, node, sheet, row)
-                if not isinstance(a, bool):
-                    raise EvalError(f"`{e.op}` needs booleans, not {type_word(a)}")
-                if e.op == "and" and not a:
-                    return False
-                if e.op == "or" and a:
-                    return True
-                b = self._ev(e.right, node, sheet, row)
-                if not isinstance(b, bool):
-                    raise EvalError(f"`{e.op}` needs booleans, not {type_word(b)}")
-                return b
-            a = self._ev(e.left, node, sheet, row)
-            b = self._ev(e.right, node, sheet, row)
-            return binary(e.op, a, b)
-        if isinstance(e, lang.Call):
-            return self.call(e, node, sheet, row)
-        raise EvalError("unknown expression")
 
-    def call(self, e: lang.Call, node: Node, sheet: Sheet | None, row: int | None) -> object:
-        spec = REGISTRY[e.name]
-        if spec.kind == "reduce":
+        return minus
+
+    def _compile_binary(self, e: lang.Binary, node: Node) -> Evaluator:
+        left, right = self.compile(e.left, node), self.compile(e.right, node)
+        op = e.op
+        if op in ("and", "or"):
+            decisive = op == "or"  # the left value that settles the result on its own
+
+            def logic(row: int | None) -> object:
+                a = left(row)
+                if not isinstance(a, bool):
+                    raise EvalError(f"`{op}` needs booleans, not {type_word(a)}")
+                if a is decisive:
+                    return a
+                b = right(row)
+                if not isinstance(b, bool):
+                    raise EvalError(f"`{op}` needs booleans, not {type_word(b)}")
+                return b
+
+            return logic
+        plain = DECIMAL_OPS.get(op)
+        if plain is None:
+            return lambda row: binary(op, left(row), right(row))
+
+        def arithmetic(row: int | None) -> object:
+            a = left(row)
+            b = right(row)
+            if type(a) is Decimal and type(b) is Decimal:
+                return plain(a, b)  # the common case, without binary()'s type checks
+            return binary(op, a, b)
+
+        return arithmetic
+
+    def _compile_call(self, e: lang.Call, node: Node) -> Evaluator:
+        name = e.name
+        if REGISTRY[name].kind == "reduce":
             col_ref = e.args[-1]
             assert isinstance(col_ref, lang.Ref)
-            values = self.vector(col_ref, node)
-            extra = [self._ev(a, node, sheet, row) for a in e.args[:-1]]
-            return reduce_call(e.name, values, extra)
-        if e.name == "IF":
-            cond = self._ev(e.args[0], node, sheet, row)
-            if not isinstance(cond, bool):
-                raise EvalError(f"IF needs a boolean condition, not {type_word(cond)}")
-            return self._ev(e.args[1] if cond else e.args[2], node, sheet, row)
-        args = [self._ev(a, node, sheet, row) for a in e.args]
-        return map_call(e.name, args)
+            extra = [self.compile(a, node) for a in e.args[:-1]]
+
+            def reduce(row: int | None) -> object:
+                values = self.vector(col_ref, node)
+                return reduce_call(name, values, [f(row) for f in extra])
+
+            return reduce
+        args = [self.compile(a, node) for a in e.args]
+        if name == "IF":
+            cond, then, otherwise = args
+
+            def choose(row: int | None) -> object:
+                c = cond(row)
+                if not isinstance(c, bool):
+                    raise EvalError(f"IF needs a boolean condition, not {type_word(c)}")
+                return then(row) if c else otherwise(row)
+
+            return choose
+        return lambda row: map_call(name, [f(row) for f in args])
 
     def vector(self, ref: lang.Ref, node: Node) -> list[object]:
         r = self.resolve(node.sheet, ref)
@@ -1120,24 +1221,6 @@ class Checker:
             return list(col)  # type: ignore[arg-type]
         if r.kind == "input" and r.sheet is not None and r.column is not None and r.sheet.table is not None:
             return [self.input_value(r.sheet, r.column, i) for i in range(r.sheet.table.height)]
-        raise Unevaluable()
-
-    def lookup(self, ref: lang.Ref, node: Node, sheet: Sheet | None, row: int | None) -> object:
-        r = self.resolve(node.sheet, ref)
-        if r.kind == "scalar" and r.node is not None:
-            if r.node.id in self.unevaluable or r.node.id not in self.values:
-                raise Unevaluable()
-            return self.values[r.node.id]
-        if row is None or sheet is None:
-            raise Unevaluable()
-        if r.kind == "column" and r.node is not None:
-            col = self.cells.get(r.node.id)
-            v = col[row] if col is not None else None
-            if v is None:
-                raise Unevaluable(self.row_cause.get((r.node.id, row)))
-            return v
-        if r.kind == "input" and r.sheet is not None and r.column is not None:
-            return self.input_value(r.sheet, r.column, row)
         raise Unevaluable()
 
     # ----------------------------------------------------------------- anchors

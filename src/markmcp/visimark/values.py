@@ -153,9 +153,15 @@ def diagnose_date(text: str) -> DateProblem | None:
     return DateProblem(t)
 
 
+@lru_cache(maxsize=64)
+def quantum(places: int) -> Decimal:
+    """``10**-places``: the exponent a value rounded to ``places`` decimals takes."""
+    return Decimal(1).scaleb(-places)
+
+
 def fixed(value: Decimal, places: int) -> str:
     """The value rounded half-up and written with exactly ``places`` decimals."""
-    q = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=CONTEXT)
+    q = value.quantize(quantum(places), rounding=ROUND_HALF_UP, context=CONTEXT)
     text = f"{q:f}"
     if text.startswith("-") and q == 0:
         text = text[1:]
