@@ -6,12 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from markmcp.visimark.locate import locate, plain_text, split_lines, split_row
+from markmcp.visimark.locate import locate, plain_text, row_texts, split_lines, split_row
 
 
 def cells(text: str, base: int = 0) -> list[tuple[str, int]]:
     texts, starts = split_row(text, base)
     return list(zip(texts, starts))
+
+
+def rows(table) -> list[tuple[str, ...]]:
+    return [tuple(table.text(r, c) for c in range(table.width)) for r in range(table.height)]
 
 
 def reference_split(text: str) -> list[tuple[str, int]]:
@@ -100,6 +104,33 @@ def test_split_row_matches_the_character_grammar(row: str, base: int) -> None:
         assert row[start - base : start - base + len(text)] == text
 
 
+@given(st.text(alphabet="ab |\\`\t\u00a0é日", max_size=30))
+def test_row_texts_are_split_row_texts(row: str) -> None:
+    assert row_texts(row) == split_row(row, 0)[0]
+
+
+ROW = st.text(alphabet="ab |\\`é", min_size=1, max_size=20).filter(
+    lambda r: r.strip() and r.lstrip()[0] not in "#>" and "```" not in r  # lines that would end the table
+)
+
+
+@given(st.integers(1, 4), st.lists(ROW, max_size=6), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_every_body_cell_reads_back_at_its_offsets(width: int, body: list[str], eol: str) -> None:
+    header = "|" + "|".join(f" h{c} " for c in range(width)) + "|"
+    delimiter = "|" + "---|" * width
+    src = eol.join(["text", "", header, delimiter, *body]) + eol
+    (table,) = locate(src).tables
+    assert table.height == len(body) and table.width == width
+    for r, line in enumerate(body):
+        expected = (row_texts(line) + [""] * width)[:width]
+        for c in range(width):
+            cell = table.cell(r, c)
+            assert cell.text == table.text(r, c) == expected[c]
+            assert src[cell.start : cell.end] == cell.text
+            if c >= len(row_texts(line)):  # padded: at the end of its line
+                assert src[: cell.start].endswith(line)
+
+
 @pytest.mark.parametrize(
     ("src", "texts", "starts"),
     [
@@ -121,7 +152,7 @@ def test_table_rows_are_padded_and_cut_to_the_header() -> None:
     src = "intro\n\n| A | B | C |\r\n|---|:-:|--:|\r\n| 1 | 2 |\r\n| 4 | 5 | 6 | 7 |\r\n| x \\| y |\r\n\r\nafter\n"
     (table,) = locate(src).tables
     assert [c.text for c in table.header] == ["A", "B", "C"]
-    assert table.texts == [("1", "2", ""), ("4", "5", "6"), ("x \\| y", "", "")]
+    assert rows(table) == [("1", "2", ""), ("4", "5", "6"), ("x \\| y", "", "")]
     assert table.height == 3
     assert table.column(1) == ["2", "5", ""]
     assert table.line == 3
@@ -137,7 +168,7 @@ def test_table_rows_are_padded_and_cut_to_the_header() -> None:
 
 def test_a_row_without_pipes_continues_the_table_until_a_blank_line() -> None:
     (table,) = locate("| A | B |\n|---|---|\n| 1 | 2 |\nloose text\n\nprose\n").tables
-    assert table.texts == [("1", "2"), ("loose text", "")]
+    assert rows(table) == [("1", "2"), ("loose text", "")]
 
 
 def test_anchor_lines_count_every_line_ending() -> None:

@@ -30,7 +30,7 @@ from .display import (
 )
 from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor, plain_text
-from .model import Model, Node, Sheet
+from .model import IDENT_RE, Model, Node, Sheet
 from .suggest import closest
 from .units import DIMENSIONLESS, UnitMap, UnitSyntaxError, combine, format_unit, parse_unit, power
 from .values import (
@@ -360,8 +360,7 @@ class Checker:
         kind, width = "?", None
         widths = []
         saw_date = saw_text = False
-        for row in sheet.table.texts:
-            t = row[idx]
+        for t in sheet.table.column(idx):
             if not t:
                 continue
             num = parse_cell_number(t)
@@ -390,8 +389,7 @@ class Checker:
         table = sheet.table
         # each distinct decoration of a numeric cell, with the first row that has it
         forms: dict[Decoration | None, int] = {}
-        for r, row in enumerate(table.texts):
-            t = row[col.index]
+        for r, t in enumerate(table.column(col.index)):
             if not t:
                 continue
             num = parse_cell_number(t)
@@ -415,8 +413,8 @@ class Checker:
                 self.col_decoration[key] = None
                 return None
         if col.unit is not None:
-            for r, row in enumerate(table.texts):
-                problem = self.decoration_problem(row[col.index], col.unit, "cell", "the column declares",
+            for r, t in enumerate(table.column(col.index)):
+                problem = self.decoration_problem(t, col.unit, "cell", "the column declares",
                                                   "a column with a unit forbids")
                 if problem is not None:
                     self.unit_conflict.add(key)
@@ -481,15 +479,14 @@ class Checker:
 
     def row_label(self, sheet: Sheet, row: int) -> str:
         assert sheet.table is not None
-        texts = sheet.table.texts[row]
-        return (plain_text(texts[0]) if texts else "") or f"row {row + 1}"
+        return plain_text(sheet.table.text(row, 0)) or f"row {row + 1}"
 
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
         assert sheet.table is not None
         if (sheet.id, column) in self.unit_conflict:
             raise Unevaluable("UNIT")  # already reported
         idx = sheet.columns[column].index
-        t = sheet.table.texts[row][idx]
+        t = sheet.table.text(row, idx)
         num = parse_cell_number(t)
         if isinstance(num, CellNumber):
             return num.value
@@ -510,7 +507,7 @@ class Checker:
             raise Unevaluable("DATE")
         if num == "both":
             raise Unevaluable("UNIT")
-        return plain_cell(t)
+        return plain_text(t)
 
     # ------------------------------------------------------- static derivation
 
@@ -944,7 +941,7 @@ class Checker:
         upstream = 0
         causes: set[str | None] = set()
         fn = self.compile(node.expr, node)
-        for r, row in enumerate(table.texts):
+        for r, stored in enumerate(table.column(idx)):
             try:
                 v = self.bind(node, self.ev(fn, r))
             except Unevaluable as e:
@@ -965,11 +962,10 @@ class Checker:
                                   span=(cell.start, cell.end)))
                 continue
             out.append(v)
-            stored = row[idx]
             text = render(v, prec)
             if deco is not None and isinstance(v, Decimal):
                 text = deco.apply(text)
-            if conflicted or cell_matches(stored, text, v):
+            if conflicted or stored == text or cell_matches(stored, text, v):
                 continue
             cell = table.cell(r, idx)
             self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
@@ -1410,9 +1406,7 @@ class Checker:
 
 
 def lang_ident(name: str) -> bool:
-    import re
-
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+    return IDENT_RE.fullmatch(name) is not None
 
 
 def children(e: lang.Node) -> list[lang.Node]:
@@ -1431,12 +1425,6 @@ def is_zero(e: lang.Node) -> bool:
 
 def strip_assert(source: str) -> str:
     return source[len("assert"):].strip() if source.startswith("assert") else source
-
-
-def plain_cell(text: str) -> str:
-    from .locate import plain_text
-
-    return plain_text(text)
 
 
 def cell_matches(stored: str, text: str, value: object) -> bool:

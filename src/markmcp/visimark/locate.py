@@ -11,6 +11,7 @@ Lines end at ``\\n``, ``\\r\\n`` or a bare ``\\r`` — the three CommonMark line
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass, field
@@ -61,33 +62,54 @@ class Cell(NamedTuple):
 class Table:
     """A top-level GFM table.
 
-    The body is kept as plain tuples, one of cell texts and one of cell start offsets per
-    row (a cell ends at its start plus its text's length), every row cut or padded to the
-    header's width.  Tuples of strings and ints are invisible to the garbage collector, so
-    a table of many rows costs memory, not collection time; ``cell`` makes one ``Cell``.
+    Its body is stored flat: ``texts`` holds every body cell's trimmed text, row after
+    row, each row cut or padded to the header's width; ``row_spans`` holds each body row's
+    line as a (start, end) pair of offsets into ``source``.  A large table thus costs one
+    list of strings and one machine-int array, not an object per row or cell, which keeps
+    its memory small and the garbage collector out of the way.  A cell's offsets are
+    needed only to report or rewrite it, so ``cell`` finds them when asked, by splitting
+    that one row's line again.
     """
 
     header: tuple[Cell, ...]
-    texts: list[tuple[str, ...]]
-    starts: list[tuple[int, ...]]
+    texts: list[str]
+    row_spans: array[int]
+    source: str = field(repr=False)
     start: int
     end: int
     line: int  # 1-based line of the header row
 
     @property
+    def width(self) -> int:
+        """The number of columns (at least one)."""
+        return len(self.header)
+
+    @property
     def height(self) -> int:
         """The number of body rows."""
-        return len(self.texts)
+        return len(self.texts) // len(self.header)
 
-    def cell(self, row: int, col: int) -> Cell:
-        """Body cell ``col`` (0-based) of row ``row`` (0-based)."""
-        text = self.texts[row][col]
-        start = self.starts[row][col]
-        return Cell(text, start, start + len(text))
+    def text(self, row: int, col: int) -> str:
+        """The text of body cell ``col`` of row ``row`` (both 0-based)."""
+        return self.texts[row * len(self.header) + col]
 
     def column(self, col: int) -> list[str]:
         """The texts of body column ``col``, top to bottom."""
-        return [row[col] for row in self.texts]
+        return self.texts[col :: len(self.header)]
+
+    def cell(self, row: int, col: int) -> Cell:
+        """Body cell ``col`` of row ``row`` (both 0-based) with its offsets; a cell the
+        row's line lacks is empty and sits at the end of the line."""
+        start, end = self.row_spans[2 * row], self.row_spans[2 * row + 1]
+        pieces, offset = _row_pieces(self.source[start:end])
+        if col >= len(pieces):
+            return Cell("", end, end)
+        piece = pieces[col]
+        content = piece.lstrip()
+        # the pieces before it, each with the pipe after it
+        cell_start = start + offset + sum(map(len, pieces[:col])) + col + len(piece) - len(content)
+        text = content.rstrip()
+        return Cell(text, cell_start, cell_start + len(text))
 
 
 @dataclass
@@ -146,34 +168,50 @@ class Located:
     no_formulas: tuple[int, int] | None = None
 
 
-def split_row(text: str, base: int) -> tuple[list[str], list[int]]:
-    """Split a table row's text on its unescaped pipes: the cells' trimmed texts and
-    their start offsets (``base`` is the text's offset in the document).
+def _row_pieces(text: str) -> tuple[list[str], int]:
+    """A table row's raw text between its separating pipes, and the first piece's offset.
 
-    A backslash escapes the character after it, so ``\\|`` stays inside its cell (and
-    in its text); a bare pipe splits even inside a code span, as in GFM.  The pipes
-    before the first cell and after the last are optional.
+    A backslash escapes the character after it, so ``\\|`` does not separate; a bare pipe
+    separates even inside a code span, as in GFM.  The pipes before the first cell and
+    after the last are optional: the blank piece outside each is dropped.
     """
-    # Escape pairs become two non-pipe characters, so the masked text splits only on
-    # real separators and has the same length: its pieces' offsets are the text's.
-    masked = ESCAPE_RE.sub("\0\0", text) if "\\" in text else text
-    pieces = masked.split("|")
-    first, stop = 0, len(pieces)
-    if stop > 1:
-        if not pieces[0].strip():
-            first = 1  # a leading pipe
-        if not pieces[-1].strip():
-            stop -= 1  # a trailing pipe
+    if "\\" in text:
+        # Escape pairs become two non-pipe characters, so the masked text splits only on
+        # real separators and has the same length: its pieces' offsets are the text's.
+        pieces = []
+        pos = 0
+        for masked in ESCAPE_RE.sub("\0\0", text).split("|"):
+            pieces.append(text[pos : pos + len(masked)])
+            pos += len(masked) + 1
+    else:
+        pieces = text.split("|")
+    offset = 0
+    if len(pieces) > 1:
+        leading, trailing = not pieces[0].strip(), not pieces[-1].strip()
+        if trailing:
+            del pieces[-1]
+        if leading:
+            offset = len(pieces[0]) + 1
+            del pieces[0]
+    return pieces, offset
+
+
+def row_texts(text: str) -> list[str]:
+    """The trimmed texts of a table row's cells (see ``split_row``)."""
+    return [piece.strip() for piece in _row_pieces(text)[0]]
+
+
+def split_row(text: str, base: int) -> tuple[list[str], list[int]]:
+    """Split a table row's text on its unescaped pipes: the cells' trimmed texts (escapes
+    kept) and their start offsets, ``base`` being the text's offset in the document."""
+    pieces, pos = _row_pieces(text)
     texts: list[str] = []
     starts: list[int] = []
-    start = 0
-    for i, piece in enumerate(pieces):
-        end = start + len(piece)
-        if first <= i < stop:
-            raw = text[start:end]
-            texts.append(raw.strip())
-            starts.append(base + end - len(raw.lstrip()))
-        start = end + 1
+    for piece in pieces:
+        content = piece.lstrip()
+        texts.append(content.rstrip())
+        starts.append(base + pos + len(piece) - len(content))
+        pos += len(piece) + 1
     return texts, starts
 
 
@@ -208,31 +246,31 @@ def _is_delimiter_row(text: str) -> list[str] | None:
     return None
 
 
-def _table_body(
-    texts: list[str], starts: list[int], j: int, width: int
-) -> tuple[list[tuple[str, ...]], list[tuple[int, ...]], int]:
-    """The body of a table whose first body line is ``j``: (cell texts, cell starts) per
-    row, each row cut or padded to ``width`` (a missing cell is empty, at the end of its
-    line), and the index of the first line after the table."""
-    rows: list[tuple[str, ...]] = []
-    offsets: list[tuple[int, ...]] = []
+def _table_body(texts: list[str], starts: list[int], j: int, width: int) -> tuple[list[str], array[int], int]:
+    """The body of a table whose first body line is ``j``: its cell texts row after row,
+    each row cut or padded to ``width`` with empty cells; each row's line as a (start,
+    end) pair; and the index of the first line after the table."""
+    cells: list[str] = []
+    spans: array[int] = array("q")
     n = len(texts)
     while j < n:
         t = texts[j]
         if not t.strip() or FENCE_OPEN_RE.match(t) or t.lstrip().startswith(("#", ">")):
             break
-        row, row_starts = split_row(t, starts[j])
+        row = row_texts(t)
         missing = width - len(row)
         if missing > 0:
             row += [""] * missing
-            row_starts += [starts[j] + len(t)] * missing
-        rows.append(tuple(row[:width]))
-        offsets.append(tuple(row_starts[:width]))
+        elif missing < 0:
+            del row[width:]
+        cells += row
+        spans.append(starts[j])
+        spans.append(starts[j] + len(t))
         j += 1
-    return rows, offsets, j
+    return cells, spans, j
 
 
-def _table_at(texts: list[str], starts: list[int], i: int) -> tuple[Table, int] | None:
+def _table_at(src: str, texts: list[str], starts: list[int], i: int) -> tuple[Table, int] | None:
     """The table whose header is line ``i`` (a delimiter row follows with as many cells),
     and the index of the first line after it; None when no table starts there."""
     text = texts[i]
@@ -251,8 +289,8 @@ def _table_at(texts: list[str], starts: list[int], i: int) -> tuple[Table, int] 
     if len(head) != len(delim):
         return None
     header = tuple(Cell(t, s, s + len(t)) for t, s in zip(head, head_starts))
-    rows, offsets, j = _table_body(texts, starts, i + 2, len(header))
-    return Table(header, rows, offsets, starts[i], starts[j - 1] + len(texts[j - 1]), i + 1), j
+    cells, spans, j = _table_body(texts, starts, i + 2, len(header))
+    return Table(header, cells, spans, src, starts[i], starts[j - 1] + len(texts[j - 1]), i + 1), j
 
 
 def _indent(text: str) -> int:
@@ -289,7 +327,7 @@ def locate(src: str) -> Located:
             end_para()
             i += 1
             continue
-        found = _table_at(texts, starts, i)
+        found = _table_at(src, texts, starts, i)
         if found is not None:
             end_para()
             table, i = found

@@ -134,7 +134,7 @@ def unit_header_hint(text: str, sheet: "Sheet") -> str | None:
     stem, unit, _, err = header_unit(text)
     if unit is None or err is not None:
         return None
-    col = sheet.columns.get(_plain(stem))
+    col = sheet.columns.get(plain_text(stem))
     if col is None or col.unit_text is None:
         return None
     return f"the header's name is {col.name}; [{unit}] is its unit"
@@ -204,7 +204,7 @@ def _detached(located: Located, fence) -> bool:
     if not above or above[-1] in claimed:
         return False
     headers = {plain_text(c.text) for c in located.tables[above[-1]].header}
-    headers |= {_plain(header_unit(c.text)[0]) for c in located.tables[above[-1]].header}
+    headers |= {plain_text(header_unit(c.text)[0]) for c in located.tables[above[-1]].header}
     for text, _ in fence.lines:
         m = re.match(r'\s*(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_]*))\s*(?:\[[^\]]*\]\s*)?(?:precision\s+\d+\s*)?=(?!=)', text)
         if m and (m.group(1) or m.group(2)) in headers:
@@ -222,7 +222,7 @@ def _read_header(model: Model, sheet: Sheet, emit) -> None:
     seen: dict[str, int] = {}
     for idx, cell in enumerate(sheet.table.header):
         stem, unit_text, span, err = header_unit(cell.text)
-        name = cell.plain if unit_text is None else _plain(stem)
+        name = cell.plain if unit_text is None else plain_text(stem)
         col = Column(name, idx, cell)
         if err:
             emit(Finding("UNIT", sheet.id, name or cell.text, err, span=(cell.start, cell.end)))
@@ -243,12 +243,6 @@ def _read_header(model: Model, sheet: Sheet, emit) -> None:
                          span=(cell.start, cell.end)))
         seen[name] = idx
         sheet.columns[name] = col
-
-
-def _plain(stem: str) -> str:
-    from .locate import plain_text
-
-    return plain_text(stem)
 
 
 def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.Statement, order: int, emit) -> None:
