@@ -10,7 +10,10 @@ from the parsed positions, quotes are preserved, the line width is unlimited, CR
 ends, a byte-order mark, a leading ``---`` and a missing final newline are restored on
 dump.  For every sidecar written by the common tools (all upstream examples) loading and
 dumping with no change is byte-identical; ``Sidecar.faithful`` says whether that holds
-for a given text.
+for a given text.  Comments appended to a ``comments`` list that ends the file are
+written without serialising the rest again (:meth:`Sidecar.fast_append`), and a model can
+catch up with items another process appended by parsing only those
+(:meth:`Sidecar.extend`).
 
 Editing keeps YAML comments with the entries they belong to: ruamel attaches the comment
 lines that follow an entry to that entry, so when a field or a comment that carries such
@@ -106,6 +109,8 @@ class Sidecar:
     _baseline: str | None = None   # serialisation of the unchanged data
     _prepared: bool = False
     _faithful: bool = True
+    _appended: list = field(default_factory=list)  # comments appended since the text was read
+    _other_edit: bool = False      # any edit other than appending to a block `comments` list
 
     @property
     def faithful(self) -> bool:
@@ -200,6 +205,7 @@ class Sidecar:
     def set_top(self, key: str, value: Any) -> None:
         """Set a top-level field (keeping its position and quoting when it exists)."""
         self._prepare()
+        self._other_edit = True
         _set_entry(self.data, key, value, self.fmt)
 
     def set_field(self, comment: dict, key: str, value: Any) -> bool:
@@ -207,6 +213,7 @@ class Sidecar:
         self._prepare()
         if key in comment and _same(comment[key], value):
             return False
+        self._other_edit = True
         _set_entry(comment, key, value, self.fmt)
         return True
 
@@ -215,6 +222,7 @@ class Sidecar:
         self._prepare()
         if key not in comment:
             return False
+        self._other_edit = True
         if self.fmt == "yaml" and isinstance(comment, CommentedMap):
             delete_map_key(comment, key, indent=self._item_indent())
         else:
@@ -227,6 +235,10 @@ class Sidecar:
         seq = self.require_comments()
         node = to_node(comment, self.fmt)
         if self.fmt == "yaml":
+            if isinstance(seq, CommentedSeq) and len(seq) and not seq.fa.flow_style():
+                self._appended.append(node)
+            else:
+                self._other_edit = True
             if isinstance(seq, CommentedSeq):
                 seq.fa.set_block_style()
             else:  # a plain list cannot hold comments; replace it in place
@@ -237,6 +249,7 @@ class Sidecar:
     def remove_comment(self, index: int) -> None:
         """Remove the comment at ``index``; YAML comment lines after it move up."""
         self._prepare()
+        self._other_edit = True
         seq = self.require_comments()
         if self.fmt == "yaml" and isinstance(seq, CommentedSeq):
             remove_item(self.data, seq, index, self._dash_indent())
@@ -245,13 +258,22 @@ class Sidecar:
 
     # -- writing ----------------------------------------------------------
 
-    def dump(self) -> str:
+    def dump(self, *, fast: bool = True) -> str:
         """Serialise back to text in the file's own style.
 
         When the serialiser cannot reproduce the original text exactly (unusual spacing,
         mixed indentation...), only the lines that really changed are carried over into
         the original text (see :func:`_transfer`), so untouched lines stay as they were.
+
+        When the only change is comments appended to a ``comments`` list that ends the
+        file (see :meth:`fast_append`), the text is the original plus the new items,
+        without serialising the rest again; ``fast=False`` always serialises everything
+        (the two give the same text: tests compare them).
         """
+        if fast:
+            append = self.fast_append()
+            if append is not None:
+                return append.text
         self._prepare()
         text = self._serialise()
         if not self._faithful and self._baseline is not None and self._source is not None:
@@ -283,6 +305,130 @@ class Sidecar:
             text = "\ufeff" + text
         return text
 
+    # -- appending without serialising the whole file ------------------------
+
+    def fast_append(self) -> "Append | None":
+        """The new text as the original text plus the appended comments, or None when
+        that shortcut does not apply.
+
+        It applies to a YAML sidecar whose only change is comments appended to its
+        block ``comments`` list, when that list is the last entry of the file (nothing
+        but comment lines and blank lines after it), the serialiser is known to
+        reproduce the original text exactly, and the list's items sit where the
+        serialiser puts them.  The serialiser writes a block list item by item, each
+        one the same wherever it stands, so the whole file dumped again would be the
+        original text followed by exactly these lines.
+        """
+        if self.fmt != "yaml" or not self._appended or self._other_edit:
+            return None
+        if not (self._prepared and self._faithful) or self._source is None:
+            return None
+        seq = self._tail_seq(len(self._appended))
+        if seq is None:
+            return None
+        fresh = CommentedMap()
+        fresh["comments"] = CommentedSeq(self._appended)
+        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        head, _, fragment = _yaml_dump(fresh, style).partition("\n")
+        if head != "comments:" or not fragment.startswith(" " * style.offset + "-"):
+            return None
+        prefix = self._source if self._source.endswith("\n") else self._source + "\n"
+        return Append(prefix, fragment, list(self._appended), self._finish(prefix + fragment))
+
+    def _tail_seq(self, appended: int) -> CommentedSeq | None:
+        """The ``comments`` list when it ends the file, holds ``appended`` new items
+        after at least one read from the text, and those sit at the serialiser's column."""
+        data = self.data
+        if not isinstance(data, CommentedMap) or not len(data) or next(reversed(data)) != "comments":
+            return None
+        seq = data["comments"]
+        if not isinstance(seq, CommentedSeq) or seq.fa.flow_style() or len(seq) <= appended:
+            return None
+        if any(a is not b for a, b in zip(seq[len(seq) - appended:], self._appended[-appended:] if appended else ())):
+            return None
+        try:
+            if data.lc.key("comments")[1] != 0:
+                return None
+            line, column = seq.lc.item(0)
+        except Exception:
+            return None
+        text = self._source or ""
+        start = _line_start(text, line)
+        if start is None or text[start:start + column].strip() != "-" or \
+                text[start:start + column].index("-") != self.yaml_style.offset:
+            return None
+        if _DOC_END.search(text):
+            return None
+        if not self.final_newline and _ends_in_block_scalar(seq[len(seq) - appended - 1]):
+            return None  # the added line break would become part of that scalar
+        return seq
+
+    def commit_append(self, append: "Append", items: CommentedSeq) -> None:
+        """After ``append.text`` was written: make this the model of that text, the
+        appended nodes replaced by ``items`` (the fragment as parsed back, with their
+        line numbers moved to where the fragment sits in the file)."""
+        seq = self.data["comments"]
+        first = len(seq) - len(append.nodes)
+        delta = append.prefix.count("\n") - 1  # the fragment was parsed after one line
+        for k, item in enumerate(items):
+            _shift_lines(item, delta)
+            seq[first + k] = item
+            seq.lc.add_idx_line_col(first + k, [items.lc.item(k)[0] + delta, items.lc.item(k)[1]])
+        source = append.prefix + append.fragment
+        if not self.final_newline:
+            source = source.rstrip("\n")
+        self._synced(source, append.text)
+
+    def extend(self, text: str) -> bool:
+        """Bring this model up to ``text`` when ``text`` is the original text followed by
+        more items of the ``comments`` list (another process appended them): only the
+        new part is parsed.  False, and nothing changed, when that does not hold (the
+        caller then parses ``text`` in full)."""
+        if self.fmt != "yaml" or self._appended or self._other_edit or self._source is None:
+            return False
+        if not (self._prepared and self._faithful) or not self.final_newline:
+            return False
+        if not text.startswith(self.original) or len(text) == len(self.original):
+            return False
+        rest = text[len(self.original):]
+        if self.newline == "\r\n":
+            if not rest.count("\r\n") == rest.count("\n") == rest.count("\r"):
+                return False
+            rest = rest.replace("\r\n", "\n")
+        elif "\r" in rest:
+            return False
+        if not rest.endswith("\n") or not rest.startswith(" " * self.yaml_style.offset + "- "):
+            return False
+        if self._tail_seq(0) is None or _DOC_END.search(rest):
+            return False
+        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        try:
+            items = parse_fragment(rest, style)
+        except MrsfError:
+            return False
+        if _has_yaml_comments(items):
+            return False
+        fresh = CommentedMap()
+        fresh["comments"] = items
+        if _yaml_dump(fresh, style) != "comments:\n" + rest:
+            return False  # not in the serialiser's own layout: faithfulness unknown
+        seq = self.data["comments"]
+        first = len(seq)
+        delta = self._source.count("\n") - 1
+        for k, item in enumerate(items):
+            _shift_lines(item, delta)
+            seq.append(item)
+            seq.lc.add_idx_line_col(first + k, [items.lc.item(k)[0] + delta, items.lc.item(k)[1]])
+        self._synced(self._source + rest, text)
+        return True
+
+    def _synced(self, source: str, text: str) -> None:
+        """The model now is the parse of ``text`` (``source``: normalised), which the
+        serialiser reproduces exactly."""
+        self.original, self._source = text, source
+        self._prepared, self._baseline, self._faithful = True, source, True
+        self._appended, self._other_edit = [], False
+
     # -- helpers ------------------------------------------------------------
 
     def _item_indent(self) -> int:
@@ -295,6 +441,85 @@ class Sidecar:
         seq = CommentedSeq(self.data["comments"])
         self.data["comments"] = seq
         return seq
+
+
+@dataclass
+class Append:
+    """A write that appends comments to the end of a sidecar's text (see
+    :meth:`Sidecar.fast_append`): ``text`` is the whole new text, ``prefix`` the
+    normalised original text ending in a line break, ``fragment`` the new items' lines."""
+
+    prefix: str
+    fragment: str
+    nodes: list
+    text: str
+
+
+#: A YAML document end marker line (after it the comments list no longer ends the file).
+_DOC_END = re.compile(r"(?m)^\.\.\.(?:[ \t]|$)")
+
+
+def _line_start(text: str, line: int) -> int | None:
+    """Offset in ``text`` of the start of 0-based line ``line``."""
+    pos = 0
+    for _ in range(line):
+        pos = text.find("\n", pos) + 1
+        if pos == 0:
+            return None
+    return pos
+
+
+def _ends_in_block_scalar(node: Any) -> bool:
+    """True when the last value written inside ``node`` is a literal/folded scalar."""
+    while isinstance(node, (CommentedMap, CommentedSeq)) and len(node):
+        node = node[next(reversed(node))] if isinstance(node, CommentedMap) else node[-1]
+    return isinstance(node, (LiteralScalarString, FoldedScalarString))
+
+
+def _shift_lines(node: Any, delta: int) -> None:
+    """Move the recorded line numbers of ``node`` and everything in it by ``delta``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, (CommentedMap, CommentedSeq)):
+            continue
+        if n.lc.line is not None:
+            n.lc.line += delta
+        for pos in (n.lc.data or {}).values():
+            pos[0] += delta
+            if len(pos) > 2:
+                pos[2] += delta
+        stack.extend(n.values() if isinstance(n, CommentedMap) else n)
+
+
+def _has_yaml_comments(node: Any) -> bool:
+    """True when a comment or blank line is attached anywhere in ``node``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, (CommentedMap, CommentedSeq)):
+            continue
+        if n.ca.items or (n.ca.comment and any(n.ca.comment)) or n.ca.end:
+            return True
+        stack.extend(n.values() if isinstance(n, CommentedMap) else n)
+    return False
+
+
+def parse_fragment(fragment: str, style: YamlStyle) -> CommentedSeq:
+    """Parse the lines of ``comments`` list items (as written after ``comments:`` at the
+    top level of a sidecar, in ``style``); MrsfError unless they are exactly that: one
+    or more block list items starting in the style's dash column, nothing else."""
+    text = "comments:\n" + fragment
+    data = _parse_yaml(text, "fragment").data
+    items = data.get("comments") if isinstance(data, CommentedMap) else None
+    if (not isinstance(items, CommentedSeq) or list(data) != ["comments"] or not len(items)
+            or items.fa.flow_style()):
+        raise MrsfError("invalid-sidecar", "fragment: not a block list of comments")
+    if not fragment.startswith(" " * style.offset + "-"):
+        raise MrsfError("invalid-sidecar", "fragment: items not in the list's column")
+    if _depth_over(items, MAX_DEPTH - 1):
+        raise MrsfError("invalid-sidecar", f"fragment: values are nested more than {MAX_DEPTH} levels deep")
+    return items
 
 
 # ---------------------------------------------------------------------------

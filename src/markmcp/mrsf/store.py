@@ -8,7 +8,10 @@
   ``.<sidecar name>.lock`` beside the sidecar, across processes) it reads the current
   bytes, checks ``expected_version`` (mismatch: :class:`MrsfConflict`, nothing written),
   lets the caller change the parsed :class:`Sidecar`, dumps it, re-parses the new text to
-  prove it round-trips to the same data, and replaces the file atomically.
+  prove it round-trips to the same data, and replaces the file atomically.  Comments
+  appended to the end of a YAML sidecar are written as the old text plus the new items'
+  lines, and only those lines are parsed back (:meth:`Sidecar.fast_append`); a write
+  costs the size of the change, not of the file.
 * Atomic replace: a temporary file in the same directory is written, flushed and
   fsync'ed, given the old file's permission bits, renamed over the sidecar, and the
   directory is fsync'ed.  A writer killed at any moment leaves the old or the new file,
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import MrsfConflict, MrsfError
-from .sidecar import Sidecar, parse_sidecar, to_plain
+from .sidecar import Sidecar, parse_fragment, parse_sidecar, to_plain
 
 MAX_SIDECAR_BYTES = 10 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
@@ -112,7 +115,9 @@ class LoadedPlain:
 # per-process caches avoid repeating it:
 # * plain data for readers (list/status/read), handed out as deep copies;
 # * the parsed Sidecar of the text a writer just wrote, handed to the next writer of the
-#   same file (taken out of the cache, under the file's lock: one owner at a time).
+#   same file (taken out of the cache, under the file's lock: one owner at a time).  When
+#   the file has meanwhile only grown by comments appended at its end (another process
+#   added them), only the new part is parsed (:meth:`Sidecar.extend`).
 
 CACHE_SIZE = 32
 _cache_lock = threading.Lock()
@@ -162,14 +167,18 @@ def load_plain(path: Path) -> LoadedPlain:
     return LoadedPlain(copy.deepcopy(data), version, text, sc.fmt)
 
 
-def _take_parsed(path: Path, version: str) -> Sidecar | None:
-    """The Sidecar a previous write left for exactly these bytes, removed from the cache."""
+def _take_parsed(path: Path, version: str, text: str) -> Sidecar | None:
+    """The Sidecar a previous write left for exactly these bytes, removed from the cache;
+    or, when the file has only grown by comments appended at its end since then (another
+    process wrote), that Sidecar brought up to date by parsing just the new part."""
     key = _key(path)
     with _cache_lock:
         hit = _writer_cache.pop(key, None)
-    if hit is not None and hit[0] == version:
+    if hit is None:
+        return None
+    if hit[0] == version:
         return hit[1]
-    return None
+    return hit[1] if hit[1].extend(text) else None
 
 
 def current_version(path: Path) -> str | None:
@@ -301,8 +310,28 @@ def verified_bytes(sc: Sidecar) -> bytes:
     return _verified(sc)[0]
 
 
-def _verified(sc: Sidecar) -> tuple[bytes, Sidecar]:
-    """(bytes to write, the Sidecar parsed back from them)."""
+def _verified(sc: Sidecar) -> tuple[bytes, Callable[[], Sidecar]]:
+    """(bytes to write, a function giving the Sidecar of those bytes once written).
+
+    Comments appended at the end of a YAML sidecar (:meth:`Sidecar.fast_append`): only
+    the new items are parsed back and compared with what was meant; ``sc`` itself
+    becomes the model of the new text.  Any other change: the whole new text is parsed
+    back and compared.
+    """
+    append = sc.fast_append()
+    if append is not None:
+        try:
+            items = parse_fragment(append.fragment, sc.yaml_style)
+        except MrsfError as exc:
+            raise MrsfError("internal-error", f"refusing to write: the new comments would not parse ({exc.message})") from None
+        if to_plain(items) != to_plain(append.nodes):
+            raise MrsfError("internal-error", "refusing to write: the new comments would not read back as written")
+
+        def adopt() -> Sidecar:
+            sc.commit_append(append, items)
+            return sc
+
+        return append.text.encode("utf-8"), adopt
     text = sc.dump()
     try:
         again = parse_sidecar(text, fmt=sc.fmt)
@@ -310,8 +339,9 @@ def _verified(sc: Sidecar) -> tuple[bytes, Sidecar]:
         raise MrsfError("internal-error", f"refusing to write: the new sidecar would not parse ({exc.message})") from None
     if to_plain(again.data) != to_plain(sc.data):
         raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
-    again.assume_faithful()
-    return text.encode("utf-8"), again
+    if sc.faithful:  # the text is the serialiser's own output (not carried into odd lines)
+        again.assume_faithful()
+    return text.encode("utf-8"), lambda: again
 
 
 # ---------------------------------------------------------------------------
@@ -362,7 +392,11 @@ def transact(
         current = version_of(raw) if raw is not None else None
         if expected_version is not None and expected_version != current:
             raise MrsfConflict(current, expected_version, str(path))
-        sc = _take_parsed(path, current) if current is not None else None
+        try:
+            text = decode(raw, path, "sidecar") if raw is not None else None
+        except MrsfError:
+            text = None  # reported by the parse below (or handed over as None when lenient)
+        sc = _take_parsed(path, current, text) if text is not None else None
         if raw is not None and sc is None:
             try:
                 sc = parse_sidecar(decode(raw, path, "sidecar"), name=str(path))
@@ -375,12 +409,12 @@ def transact(
         new_sc, result = change(sc)
         if new_sc is None:
             return Outcome(result, current, current, False)
-        data, again = _verified(new_sc)
+        data, adopt = _verified(new_sc)
         if raw is not None and data == raw:
             return Outcome(result, current, current, False)
         atomic_write(path, data)
         version = version_of(data)
-        _remember(_writer_cache, _key(path), (version, again))
+        _remember(_writer_cache, _key(path), (version, adopt()))
         return Outcome(result, current, version, True)
 
 
