@@ -255,8 +255,9 @@ def _table_body(texts: list[str], starts: list[int], j: int, width: int) -> tupl
     n = len(texts)
     while j < n:
         t = texts[j]
-        if not t.strip() or FENCE_OPEN_RE.match(t) or t.lstrip().startswith(("#", ">")):
-            break
+        content = t.lstrip()
+        if not content or content[0] in "#>" or FENCE_OPEN_RE.match(t):
+            break  # a blank line, a heading, a block quote or a fence ends the table
         row = row_texts(t)
         missing = width - len(row)
         if missing > 0:
