@@ -8,14 +8,13 @@ the ``expectedVersion`` they last saw and retrying on a ``version-mismatch`` con
 * eight separate ``mrsf-mcp`` processes over stdio, one client each.
 
 Afterwards all 400 comments must be in the sidecar exactly once, each client's comments
-in the order it added them, and the sidecar must validate.  Each set-up runs on a JSON
-sidecar and (opt-in, see ``FORMATS``) on a YAML sidecar.  The clients are the MCP SDK's
+in the order it added them, and the sidecar must validate.  Each set-up runs on a YAML
+and on a JSON sidecar.  The clients are the MCP SDK's
 own ``ClientSession``.  The numbers (time, conflicts retried) are printed (run with -s).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -38,20 +37,8 @@ MAX_ATTEMPTS = CLIENTS * PER_CLIENT + 1
 #: Seconds any single request may take before the test fails instead of hanging.
 READ_TIMEOUT = 120.0
 
-#: Both sidecar formats are exercised.  A YAML write dumps and re-parses the whole sidecar
-#: with pure-Python ruamel.yaml (≈0.6 s per write at 400 comments on the 2-core reference
-#: machine), so the YAML runs take minutes (measured 11:30 UTC on a busy machine: 187 s
-#: over HTTP, 365 s over 8 stdio servers; both passed) and are opt-in; the skip says so.
-RUN_YAML = os.environ.get("MARKMCP_LOAD_YAML", "") in ("1", "true", "yes")
-FORMATS = [
-    "json",
-    pytest.param(
-        "yaml",
-        marks=pytest.mark.skipif(
-            not RUN_YAML, reason="YAML load run takes 3-6 minutes (pure-Python YAML); set MARKMCP_LOAD_YAML=1 to run it"
-        ),
-    ),
-]
+#: Both sidecar formats are exercised (YAML, the format of every upstream example, and JSON).
+FORMATS = ["yaml", "json"]
 
 
 def make_workspace(root: Path, fmt: str) -> Path:
