@@ -61,6 +61,19 @@ def test_settings_from_argv(tmp_path: Path) -> None:
         assert stop.value.code == 2
 
 
+def test_servers_without_roots_or_write_gate_do_not_offer_those_options(capsys) -> None:
+    spec = ServerSpec(name="x", version="1", instructions="", tools=(), uses_roots=False, write_gate=False)
+    settings = parse_settings(spec, [])
+    assert settings.roots == () and settings.allow_write is False
+    for option in ("--root", "--allow-write"):
+        with pytest.raises(SystemExit) as stop:
+            parse_settings(spec, [option] if option == "--allow-write" else [option, "."])
+        assert stop.value.code == 2
+        assert f"unrecognized arguments: {option}" in capsys.readouterr().err
+    reads_only = ServerSpec(name="y", version="1", instructions="", tools=(), write_gate=False)
+    assert parse_settings(reads_only, ["--root", "."]).roots == (Path(".").resolve(),)
+
+
 def test_dns_rebinding_settings_per_host() -> None:
     from markmcp.mcpcore.transports import security_settings
 

@@ -121,6 +121,12 @@ class ServerSpec:
     default_port: int = 3001
     prog: str = ""
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    uses_roots: bool = True
+    """Whether tools look at roots (``--root`` and the client's MCP roots).  A server whose
+    tools only work inside ``--cwd`` says False, and ``--root`` is not offered."""
+    write_gate: bool = True
+    """Whether tools write through :func:`check_write_path`.  A server that never writes
+    through the gate says False, and ``--allow-write`` is not offered."""
 
     def __post_init__(self) -> None:
         names = [tool.name for tool in self.tools]
@@ -163,11 +169,13 @@ def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
         "--port", type=_port, default=spec.default_port,
         help=f"port for http/sse (default {spec.default_port}; 0 picks a free one)",
     )
-    group.add_argument(
-        "--root", action="append", default=[], metavar="DIR",
-        help="a folder tools may write in (repeatable); clients may add MCP roots",
-    )
-    group.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
+    if spec.uses_roots:
+        group.add_argument(
+            "--root", action="append", default=[], metavar="DIR",
+            help="a folder the tools may use (repeatable); clients may add MCP roots",
+        )
+    if spec.write_gate:
+        group.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
     group.add_argument("--cwd", metavar="DIR", help="working directory for relative paths (default: current)")
     group.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error"),
@@ -196,7 +204,7 @@ def parse_settings(spec: ServerSpec, argv: Sequence[str] | None) -> Settings:
     if not cwd.is_dir():
         parser.error(f"--cwd {namespace.cwd}: not a directory")
     roots = []
-    for root in namespace.root:
+    for root in getattr(namespace, "root", ()):
         path = (cwd / root).resolve()
         if not path.is_dir():
             parser.error(f"--root {root}: not a directory")
@@ -207,7 +215,7 @@ def parse_settings(spec: ServerSpec, argv: Sequence[str] | None) -> Settings:
         host=namespace.host,
         port=namespace.port,
         roots=tuple(roots),
-        allow_write=namespace.allow_write,
+        allow_write=getattr(namespace, "allow_write", False),
         cwd=cwd,
         log_level=namespace.log_level,
         options=types.MappingProxyType(extra),

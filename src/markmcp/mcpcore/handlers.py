@@ -298,7 +298,7 @@ class Handlers:
 
     async def call_context(self, ctx: ServerRequestContext[Any]) -> CallContext:
         """The :class:`CallContext` of one request: settings plus the client's roots."""
-        client_roots = await self.client_roots(ctx)
+        client_roots = await self.client_roots(ctx) if self.spec.uses_roots else ()
         roots = self.settings.roots + tuple(root for root in client_roots if root not in self.settings.roots)
         return CallContext(
             roots=roots, cwd=self.settings.cwd, allow_write=self.settings.allow_write, options=self.settings.options
