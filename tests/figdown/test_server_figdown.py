@@ -224,8 +224,8 @@ def test_check_writes_nothing(server: Server, workspace: Path) -> None:
 
 @pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
 def test_malformed_requests_are_is_error(server: Server, tool: str) -> None:
-    refused(server.call(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "not both")
-    refused(server.call(tool, {}), "one of `source` or `path` is required")
+    refused(server.call(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "both given")
+    refused(server.call(tool, {}), "neither `source` nor `path`")
     refused(server.call(tool, {"path": "figs/missing.fd"}), "no such file")
     refused(server.call(tool, {"path": "../outside.fd"}), "outside the server's folders")
     refused(server.call(tool, {"path": "figs/latin.bin"}), "is not UTF-8 text")

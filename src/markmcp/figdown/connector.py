@@ -71,10 +71,10 @@ def parse_label(src: str, pos: int) -> tuple[int, str]:
             out.append(src[pos])
             pos += 1
         if pos >= len(src):
-            raise LexError("unterminated string in [label]", pos)
+            raise LexError("the quoted text inside [label] never closes — add the closing quote", pos)
         pos += 1
         if pos >= len(src) or src[pos] != "]":
-            raise LexError("expected ] after quoted label", pos)
+            raise LexError("a quoted [label] must close with ] straight after its closing quote", pos)
         text = "".join(out)
         if not text:
             raise LexError("empty [label]", pos)

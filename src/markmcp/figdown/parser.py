@@ -301,7 +301,7 @@ def directive(ctx: Context, n: int, kw: str, sp) -> None:
         return scene.directive_node(ctx, n, sp, kw)
     if kw in CHILD_KEYWORDS:
         return ctx.err(n, f'"{kw}" is a typed-block child — it needs a bitfield/table/timing block above it')
-    return ctx.err(n, f'unrecognized line (unknown keyword "{kw}")')
+    return ctx.err(n, f'"{kw}" is not a FigDown keyword, so this line means nothing')
 
 
 DIRECTIVES = {

@@ -305,7 +305,7 @@ def _merges(ctx: Context, block: dict) -> None:
         for r, row in enumerate(grid):
             for c, (merge, at) in enumerate(row):
                 if merge and not covered[r][c]:
-                    problem = (at, "merge marker does not attach to a rectangular span")
+                    problem = (at, "merge marker has no rectangle to join — the cells it merges must form a rectangular block")
                     break
             if problem:
                 break

@@ -228,9 +228,9 @@ REFERENCE_OUTPUT = {
 
 def _one_of(args: dict[str, Any]) -> None:
     if "source" in args and "path" in args:
-        raise ToolError("give either `source` or `path`, not both")
+        raise ToolError("`source` and `path` were both given — send exactly one")
     if "source" not in args and "path" not in args:
-        raise ToolError("one of `source` or `path` is required")
+        raise ToolError("neither `source` nor `path` was given — send exactly one")
 
 
 def _resolve(ctx: CallContext, value: str) -> Path:

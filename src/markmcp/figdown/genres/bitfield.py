@@ -160,7 +160,7 @@ def field_line(ctx: Context, n: int, sp: Split) -> None:
 def _classic_field(ctx: Context, n: int, sp: Split, block: dict, name: str, width: str) -> None:
     if not sp.argq(1):
         return ctx.err(n, M.must_quote("field name", f'field "{name}" {width}')
-                       .replace(" must be quoted:", " must be quoted in the classic form:", 1))
+                       .replace(" must be quoted:", " must be quoted (classic field form):", 1))
     extra = sp.arg(3)
     if extra == "optional":
         return ctx.err(n, M.RETIRED_FIELD_OPTIONAL)

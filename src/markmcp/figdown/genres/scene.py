@@ -287,8 +287,8 @@ def _extent(ctx: Context, n: int, key: str, value: str | None) -> tuple[bool, fl
         ctx.err(n, "percentage sizes are not in v0.1 — use px")
         return False, None
     if value == "auto":
-        ctx.err(n, f"{key}=auto is the default — omit the key (a node with no width=/height= is "
-                   "already auto-sized)")
+        ctx.err(n, f"{key}=auto says nothing — drop {key}= altogether; without width=/height= a node "
+                   "is sized to fit its content anyway")
         return False, None
     if not DECIMAL_RE.match(value) or float(value) <= 0 or float(value) == float("inf"):
         ctx.err(n, f"{key} must be a positive number (px)")
@@ -365,8 +365,8 @@ def connector_line(ctx: Context, n: int, line: str, kw: str, indent: int = 0) ->
             if not sp.posq[0]:
                 return ctx.err(n, M.must_quote("message label", f'message {c.a} {c.op} {c.b} "{sp.pos[0]}"'))
             if c.mid is not None:
-                return ctx.err(n, f"message has two labels — the inline -[{c.mid}]-> mid-label and the "
-                                  f'trailing "{sp.pos[0]}". Write one')
+                return ctx.err(n, f"message carries a label twice, inline as -[{c.mid}]-> and again as "
+                                  f'"{sp.pos[0]}" at the end — keep just one of them')
             trailing_label = sp.pos[0]
     elif sp.pos:
         return ctx.err(n, f'unexpected argument "{sp.pos[0]}"')

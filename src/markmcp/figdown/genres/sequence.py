@@ -40,7 +40,7 @@ def directive(ctx: Context, kw: str, n: int, sp: Split) -> None:
     """lifeline / state / fragment / operand under ``sequence``."""
     if kw == "lifeline":
         ident = sp.arg(1)
-        e = id_error(ident, sp.argq(1), 'lifeline needs <id> ["label"]')
+        e = id_error(ident, sp.argq(1), 'lifeline is written: lifeline <id> ["label"]')
         if e:
             return ctx.err(n, e)
         if ctx.taken(ident):
@@ -57,13 +57,12 @@ def directive(ctx: Context, kw: str, n: int, sp: Split) -> None:
         return None
     if kw == "state":
         ref = sp.arg(1)
-        e = id_error(ref, sp.argq(1), 'state needs <lifeline-id> "<state name>"')
+        e = id_error(ref, sp.argq(1), 'state is written: state <lifeline-id> "<state name>"')
         if e:
             return ctx.err(n, e)
         if sp.arg(2) is None:
-            return ctx.err(n, f'state needs a quoted state name: state {ref} "LISTEN" — under sequence a '
-                              "state occurrence names the lifeline it is ON and the state it is IN, and a "
-                              "state with no name asserts nothing")
+            return ctx.err(n, f'state has no state name — write it quoted after the lifeline, e.g. state {ref} '
+                              '"LISTEN"; in a sequence figure the name is the whole content of a state mark')
         if not sp.argq(2):
             return ctx.err(n, M.must_quote("state name", f'state {ref} "{sp.pos[2]}"'))
         if len(sp.pos) > 3:
@@ -75,7 +74,7 @@ def directive(ctx: Context, kw: str, n: int, sp: Split) -> None:
         return None
     if kw == "fragment":
         ident = sp.arg(1)
-        e = id_error(ident, sp.argq(1), 'fragment needs <id> ["label"] type=<operator>')
+        e = id_error(ident, sp.argq(1), 'fragment is written: fragment <id> ["label"] type=<operator>')
         if e:
             return ctx.err(n, e)
         if _container_taken(ctx, ident):
@@ -102,7 +101,7 @@ def directive(ctx: Context, kw: str, n: int, sp: Split) -> None:
         return None
     # operand
     ident = sp.arg(1)
-    e = id_error(ident, sp.argq(1), 'operand needs <id> ["guard"] in=<fragment-id>')
+    e = id_error(ident, sp.argq(1), 'operand is written: operand <id> ["guard"] in=<fragment-id>')
     if e:
         return ctx.err(n, e)
     if _container_taken(ctx, ident):
@@ -179,9 +178,8 @@ def check(ctx: Context) -> None:
         in_check(m, "message")
     for s in doc.states:
         if s["lifeline"] not in lifelines:
-            ctx.err(s["line"], f'unknown lifeline "{s["lifeline"]}" — state slot 1 REFERENCES a lifeline '
-                               "(it does not declare one: nothing in this genre refers to a state "
-                               "occurrence, so it takes no id of its own)")
+            ctx.err(s["line"], f'unknown lifeline "{s["lifeline"]}" — the first word after state must be the '
+                               "id of a declared lifeline; a state mark never introduces an id of its own")
         in_check(s, "state")
     for f in doc.fragments:
         in_check(f, "fragment")
@@ -348,8 +346,8 @@ def _check_containment(ctx: Context) -> None:
     cycles = _cycle_members(cont)
     for ident in cycles:
         el = cont[ident]
-        ctx.err(el["line"], f'{el["_kind"]} "{ident}" is inside itself — in= containment is a tree, and a '
-                            "cycle denotes nothing at all")
+        ctx.err(el["line"], f'{el["_kind"]} "{ident}" ends up containing itself through in= — containers '
+                            "must nest without loops")
     if cycles:
         return
     tree = _Ancestry(cont)

@@ -145,7 +145,7 @@ def _width_value(v: str) -> tuple[object, str | None]:
     if m:
         return {"pct": to_number(m.group(1))}, None
     if WIDTH_UNIT_PX_RE.match(v):
-        return None, f'bad width "{v}" — write the number without a unit: {v[:-2]} (auto | <px> | <n>%)'
+        return None, f'bad width "{v}" — drop the px suffix and write {v[:-2]} (auto | <px> | <n>%)'
     return None, f'bad width "{v}" (auto | <px> | <n>%)'
 
 
@@ -177,8 +177,8 @@ def cell_line(ctx: Context, n: int, sp: Split) -> None:
     assert block is not None
     address = sp.arg(1) or ""
     if BARE_ADDRESS_RE.match(address):
-        return ctx.err(n, f"cell address is now a paren point: cell ({address}) — a bare comma pair is "
-                          "a list of two numbers, not an address (MIGRATIONS 0.1)")
+        return ctx.err(n, f"cell address needs parentheses: cell ({address}) — without them the pair "
+                          "reads as a list of two numbers (MIGRATIONS 0.1)")
     rc = CELL_ADDRESS_RE.match(address) or ROW_ADDRESS_RE.match(address)
     hl_at = sp.pos.index("highlight") if "highlight" in sp.pos else -1
     if hl_at > 0 and sp.posq[hl_at]:
