@@ -255,7 +255,7 @@ def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str,
     data = normal(server.call("figdown_read", {"source": CLEAN + SEQUENCE}), schemas["figdown_read"])
     extra = data["contract"].split("\n")
     assert extra[:-1] == plain.split("\n")
-    assert "a message is not an edge" in extra[-1] and "array order" in extra[-1]
+    assert "messages are not edges" in extra[-1] and "listed order" in extra[-1]
     assert [s["genre"] for s in data["sections"]] == ["block", "sequence"]
     assert data["sections"][1]["counts"] == {"lifelines": 2, "messages": 2, "states": 1}
     # §12: model lines count from the first line of their own section; startLine maps them back.

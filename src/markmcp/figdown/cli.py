@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser(
-        "check", help="check documents (files or directories, walked recursively)",
+        "check", help="check documents (files, or every .fd below a directory)",
         description="Check FigDown documents. Exit 0 when all are clean, 1 when any has "
                     "diagnostics, 2 on a usage error or a path that cannot be read.",
     )
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("path", metavar="PATH", help="a .fd file, or - for stdin")
     reference = commands.add_parser("reference", help="print our FigDown reference (index without NAME)")
     reference.add_argument(
-        "name", nargs="?", metavar="NAME", help="a genre, a task (reading, transcribe) or skill",
+        "name", nargs="?", metavar="NAME", help="a genre name, reading, transcribe, or skill",
     )
     reference.add_argument(
         "--experimental", action="store_true", help="add the genre's experimental reference files",

@@ -3,9 +3,9 @@
 Three tools (``figdown_build`` arrives with the renderer):
 
 ``figdown_check``
-    ``source`` or ``path`` (a file, or a directory walked recursively for ``*.fd``
-    files, skipping ``.git`` and ``node_modules``).  Renders and writes nothing;
-    says how many documents it looked at.
+    ``source`` or ``path`` (a file, or a folder whose ``*.fd`` files are all
+    checked at any depth, except under ``.git`` and ``node_modules``).  Draws and
+    saves nothing; the result counts the documents it covered.
 ``figdown_read``
     ``source`` or ``path`` (one file).  The sections' shape (each with the document
     line it starts at), the reading contract (short form; one extra line when a
@@ -13,8 +13,8 @@ Three tools (``figdown_build`` arrives with the renderer):
     its line (§12 counts lines from the start of the element's own section, so
     document line = ``startLine`` + line - 1).
 ``figdown_reference``
-    ``name``: a genre, a task (``reading``, ``transcribe``) or ``skill``; none gives
-    the index.  ``experimental: true`` adds a genre's experimental files.  The genre
+    ``name``: a genre, ``reading``, ``transcribe`` or ``skill``; without it, the
+    list of all of them.  ``experimental: true`` adds a genre's experimental files.  The genre
     list comes from the router table of our ``SKILL.md``, read at call time.
 
 Three channels, kept apart:
@@ -26,7 +26,7 @@ Three channels, kept apart:
   document is needed, a file that is not UTF-8, an ``.svg`` given
   to ``figdown_read`` (reading a built figure's embedded source comes with the
   renderer), a path outside the server's folders, an unknown reference name;
-* a normal result for a document that does not parse.  Its first text line reads
+* a normal result when the document itself has errors.  Its first text line reads
   ``PARSE FAILED — N diagnostic(s) in <label>`` and the engine's diagnostics follow
   verbatim; ``structuredContent`` says the same with ``ok: false``.
 
@@ -67,24 +67,24 @@ INLINE_LABEL = "<source>"
 _UNCOUNTED = frozenset({"planes"})
 
 CONTRACT = "\n".join([
-    "READING CONTRACT (short form; the full text: figdown_reference name=reading)",
-    "- Nodes are the participants. An edge is a relationship; its operator gives the direction",
-    "  (-> and <- point one way, <-> both ways, -- states a relationship with no direction).",
-    "- A category comes only from a class reference together with that class's stated meaning.",
-    "  A class whose meaning is \"\" claims nothing. Colour or shape alone means nothing.",
-    "- A missing label and an empty label \"\" are different facts; do not fill either in.",
-    "- description= and note= are authored prose: quote them, never mine them for structure.",
-    "- The order of an array is not a ranking or a priority.",
-    "- pin (the layout namespace) is geometry wherever it appears: skip it when reading.",
+    "READING CONTRACT (summary; figdown_reference name=reading has it in full)",
+    "- Who takes part: the nodes. How they relate: the edges, each directed by its operator",
+    "  (-> and <- one way, <-> both ways, -- related with no direction given).",
+    "- An element belongs to a category only through class=, and only as far as that class's",
+    "  meaning text says; an empty meaning \"\" says nothing. Colours and shapes say nothing.",
+    "- No label and the empty label \"\" differ; never supply a label the author left out.",
+    "- description= and note= are the author's prose: quote them, do not extract structure.",
+    "- Arrays are listed in writing order, which ranks nothing.",
+    "- pin lines (the layout namespace) only place things: ignore them for meaning.",
 ])
 SEQUENCE_LINE = (
-    "- This document has a sequence section: there a message is not an edge (edges stay empty), "
-    "and the array order of messages and states is the meaning: it is the order of the exchange."
+    "- Exception for sequence sections (present here): messages are not edges, so edges stays "
+    "empty, and the listed order of messages and states is the meaning, namely the order of the exchange."
 )
 
 # --- schemas ---------------------------------------------------------------------------
 
-SOURCE = {"type": "string", "description": "FigDown source text. Give this or `path`, not both."}
+SOURCE = {"type": "string", "description": "The document itself, as FigDown text. Use this or `path`."}
 DIAGNOSTIC = {
     "type": "object",
     "properties": {
@@ -102,8 +102,8 @@ CHECK_INPUT = {
         "source": SOURCE,
         "path": {
             "type": "string",
-            "description": "A FigDown file, or a directory walked recursively for *.fd files "
-                           "(.git and node_modules skipped). Give this or `source`, not both.",
+            "description": "A FigDown file, or a folder: every *.fd below it is checked "
+                           "(.git and node_modules are left out). Use this or `source`.",
         },
     },
     "additionalProperties": False,
@@ -131,7 +131,7 @@ READ_INPUT = {
     "type": "object",
     "properties": {
         "source": SOURCE,
-        "path": {"type": "string", "description": "One FigDown file. Give this or `source`, not both."},
+        "path": {"type": "string", "description": "A single FigDown file. Use this or `source`."},
     },
     "additionalProperties": False,
 }
@@ -177,10 +177,11 @@ REFERENCE_INPUT = {
     "properties": {
         "name": {
             "type": "string",
-            "description": "A genre (block, bitfield, table, topology, flowchart, statechart, timing, "
-                           "sequence), a task (reading, transcribe) or skill. Omit it for the index.",
+            "description": "What to fetch: a genre name (block, bitfield, table, topology, flowchart, "
+                           "statechart, timing, sequence), reading, transcribe, or skill. Leave it out "
+                           "to get the list of everything.",
         },
-        "experimental": {"type": "boolean", "description": "Add the genre's experimental files."},
+        "experimental": {"type": "boolean", "description": "Also send the genre's experimental pages."},
     },
     "additionalProperties": False,
 }
@@ -389,10 +390,10 @@ TOOLS = [
         name="figdown_check",
         title="Check FigDown documents",
         description=(
-            "Parse one FigDown document (`source`) or a file or whole directory tree (`path`) and report "
-            "every diagnostic with its line. Renders nothing, writes nothing, and says how many documents "
-            "it looked at. A document that does not parse is a normal result whose text starts with "
-            "PARSE FAILED; fix the lines it names and check again until it is clean."
+            "Validate FigDown: text in `source`, or a file or folder tree in `path`. Every problem comes "
+            "back with its line; nothing is drawn or saved, and the result counts the documents seen. "
+            "Problems in the document are an ordinary result beginning PARSE FAILED, not a tool error: "
+            "correct the named lines and run the check again until none are left."
         ),
         input_schema=CHECK_INPUT,
         output_schema=CHECK_OUTPUT,
@@ -403,12 +404,12 @@ TOOLS = [
     ),
     Tool(
         name="figdown_read",
-        title="Read a figure's meaning",
+        title="Read what a FigDown figure says",
         description=(
-            "The meaning of a FigDown figure: the shape of its sections, the reading contract (what you may "
-            "and may not conclude) and the §12 model with every element's source line. Read this instead "
-            "of looking at a rendered picture. A document that does not parse is a normal result whose "
-            "text starts with PARSE FAILED."
+            "Returns a summary of each section, the reading contract (the rules for drawing conclusions "
+            "from a figure) and the §12 model, each element tagged with its source line. Use it rather "
+            "than interpreting any rendered image. Problems in the document are an ordinary result "
+            "beginning PARSE FAILED."
         ),
         input_schema=READ_INPUT,
         output_schema=READ_OUTPUT,
@@ -419,12 +420,12 @@ TOOLS = [
     ),
     Tool(
         name="figdown_reference",
-        title="FigDown reference",
+        title="FigDown language pages",
         description=(
-            "Our FigDown reference: a genre's vocabulary, a task guide (reading, transcribe) or the skill "
-            "(authoring discipline). The grammar is closed, an unknown line is an error, so read the "
-            "genre's reference before writing its second line. No name gives the index; experimental: "
-            "true adds the genre's experimental files."
+            "Serves our FigDown pages: the words of one genre, a task guide (reading, transcribe) or the "
+            "skill with the authoring rules. FigDown accepts only the words it defines and rejects any "
+            "other line, so fetch the genre page before you start writing a figure. Called without a name "
+            "it lists what exists; experimental: true also sends a genre's experimental pages."
         ),
         input_schema=REFERENCE_INPUT,
         output_schema=REFERENCE_OUTPUT,
@@ -436,10 +437,10 @@ TOOLS = [
 ]
 
 INSTRUCTIONS = (
-    "FigDown keeps a figure as text (.fd); any picture is built from it. Read the .fd (figdown_read) for "
-    "meaning, never the picture. To author: consult figdown_reference for the genre first (the grammar "
-    "is closed), write the .fd, then run figdown_check until it is clean. A result starting with "
-    "PARSE FAILED is the document's diagnostics, not a tool failure."
+    "A FigDown figure is a .fd text file, and that text is the source of truth; pictures are derived. "
+    "Get a figure's meaning with figdown_read, not from an image. To write one, fetch the genre's page "
+    "with figdown_reference (only defined words parse), write the .fd and repeat figdown_check until "
+    "it reports no problems. PARSE FAILED in a result lists problems in the document; the tool worked."
 )
 
 SPEC = ServerSpec(

@@ -7,7 +7,7 @@ genre list is written down; :func:`router` parses it at call time, so a genre
 without a router row, or a row naming a file that is not here, shows up in the
 docs tests instead of as an agent silently receiving nothing.
 
-Two task files answer a job rather than a genre (:data:`TASKS`), and ``skill``
+Two task files serve a purpose instead of a genre (:data:`TASKS`), and ``skill``
 names ``SKILL.md`` itself.  ``figdown reference`` and the ``figdown_reference``
 MCP tool both answer through :func:`lookup`; :func:`render` is the text form and
 :func:`as_dict` the structured one.
@@ -24,7 +24,7 @@ SKILL = "SKILL.md"
 ROUTER_MARKER = "<!-- figdown-router -->"
 #: Task name -> (file, what it is for).
 TASKS: dict[str, tuple[str, str]] = {
-    "reading": ("reading.md", "what a reader may and may not conclude from a figure"),
+    "reading": ("reading.md", "which conclusions a figure supports and which it does not"),
     "transcribe": ("transcribe.md", "turning an existing drawing into FigDown"),
 }
 SKILL_NAME = "skill"
