@@ -251,7 +251,7 @@ def test_help_is_generated_from_the_live_schemas(server: Server) -> None:
 
 def test_help_unknown_tool(server: Server) -> None:
     text, data = server.fail("mrsf_help", tool="mrsf_nope")
-    assert "Unknown tool 'mrsf_nope'" in text
+    assert "There is no tool called 'mrsf_nope'" in text
     assert "mrsf_add" in text
 
 
@@ -266,7 +266,7 @@ def test_discover(server: Server, work: Path) -> None:
     assert found["documentPath"] == str(work / "doc.md")
     assert found["version"] == sha(work / "doc.md.review.yaml")
     text, _ = server.fail("mrsf_discover", document="other.md")
-    assert text.startswith("No sidecar found")
+    assert text.startswith("This document has no sidecar yet")
 
 
 def test_validate(server: Server, work: Path) -> None:
@@ -429,7 +429,7 @@ def test_resolve_variants(server: Server, work: Path) -> None:
     result = server.ok("mrsf_resolve", document="doc.md", author="Bob")
     assert result["changed"] == ["c2"]
     text, _ = server.fail("mrsf_resolve", document="doc.md")
-    assert "Provide id, ids, or a filter" in text
+    assert "Nothing selected: give id, ids, or at least one of author, type, severity" in text
 
 
 def test_delete_promotes_or_cascades(server: Server, work: Path) -> None:

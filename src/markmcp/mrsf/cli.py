@@ -70,9 +70,9 @@ def _integer(minimum: int, what: str) -> Callable[[str], int]:
         try:
             value = int(text, 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{what} wants a whole number, not {text!r}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"{what} is {value}, but the smallest allowed is {minimum}")
         return value
 
     return parse
@@ -99,9 +99,9 @@ def parse_extension(flag: str) -> tuple[str, Any]:
     key, sep, raw = flag.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise UsageError(f"invalid --ext value {flag!r}: expected key=value")
+        raise UsageError(f"--ext {flag!r}: write it as x_name=value")
     if not key.startswith("x_"):
-        raise UsageError(f"comment extension key {key!r} must start with 'x_'")
+        raise UsageError(f"--ext key {key!r} is not allowed: extension keys begin with 'x_'")
     trimmed = raw.strip()
     if trimmed in ("true", "false", "null") or _NUMBER.fullmatch(trimmed):
         return key, json.loads(trimmed)
@@ -109,7 +109,7 @@ def parse_extension(flag: str) -> tuple[str, Any]:
         try:
             return key, json.loads(trimmed)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"invalid JSON extension value {raw!r}: {exc.msg}") from None
+            raise UsageError(f"--ext value {raw!r} looks like JSON but does not parse: {exc.msg}") from None
     return key, raw
 
 
@@ -121,16 +121,16 @@ def parse_extension(flag: str) -> tuple[str, Any]:
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     """The global options; on subcommands they default to SUPPRESS so the main values stay."""
     default = {"default": argparse.SUPPRESS} if suppress else {}
-    parser.add_argument("--cwd", metavar="DIR", help="working directory", **default)
-    parser.add_argument("--config", metavar="PATH", help="path to .mrsf.yaml", **default)
-    parser.add_argument("--no-color", action="store_true", help="disable colour output", **default)
-    parser.add_argument("-q", "--quiet", action="store_true", help="suppress non-essential output", **default)
-    parser.add_argument("-v", "--verbose", action="store_true", help="show detailed output", **default)
+    parser.add_argument("--cwd", metavar="DIR", help="resolve relative paths from DIR instead of the current directory", **default)
+    parser.add_argument("--config", metavar="PATH", help="use this .mrsf.yaml rather than the one at the workspace root", **default)
+    parser.add_argument("--no-color", action="store_true", help="plain text without ANSI colours", **default)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only results and errors", **default)
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print per-comment details (sidecar, selected text, scores)", **default)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mrsf`` argument parser."""
-    parser = _Parser(prog=PROG, description="Markdown Review Sidecar Format (Sidemark): CLI", allow_abbrev=False)
+    parser = _Parser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", allow_abbrev=False)
     parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__} (Python)")
     _global_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
@@ -138,61 +138,61 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
         _global_options(p, suppress=True)
-        p.add_argument("--json", action="store_true", help="output as JSON")
+        p.add_argument("--json", action="store_true", help="print one JSON value on stdout instead of text")
         return p
 
-    p = command("validate", "Validate MRSF sidecar files against the schema and spec rules")
-    p.add_argument("files", nargs="*", help="sidecars or Markdown documents (default: all in the workspace)")
-    p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
+    p = command("validate", "check sidecars for schema and MRSF rule violations (exit 1 if any is invalid)")
+    p.add_argument("files", nargs="*", help="sidecars, or the Markdown files they belong to; none given means every sidecar in the workspace")
+    p.add_argument("-s", "--strict", action="store_true", help="a warning makes the file invalid too")
 
-    p = command("add", "Add a review comment to a document's sidecar")
+    p = command("add", "write a new comment into a Markdown file's sidecar (created if missing)")
     p.add_argument("document")
-    p.add_argument("-a", "--author", required=True, help="comment author")
-    p.add_argument("-t", "--text", required=True, help="comment text")
-    p.add_argument("-l", "--line", type=_integer(1, "--line"), help="line number (1-based)")
-    p.add_argument("--end-line", type=_integer(1, "--end-line"), help="end line (inclusive)")
-    p.add_argument("--start-column", type=_integer(0, "--start-column"), help="start column (0-based)")
-    p.add_argument("--end-column", type=_integer(0, "--end-column"), help="end column (0-based, exclusive)")
-    p.add_argument("--type", help="comment type (e.g. suggestion, issue)")
-    p.add_argument("--severity", type=_severity, help="severity: low | medium | high")
-    p.add_argument("--reply-to", metavar="ID", help="reply to an existing comment")
-    p.add_argument("--selected-text", metavar="TEXT", help="selected text to attach")
-    p.add_argument("--ext", action="append", default=[], metavar="KEY=VALUE", help="x_* extension field (repeatable)")
+    p.add_argument("-a", "--author", required=True, help="who writes the comment")
+    p.add_argument("-t", "--text", required=True, help="the body of the comment")
+    p.add_argument("-l", "--line", type=_integer(1, "--line"), help="1-based line the comment is about; its text becomes selected_text")
+    p.add_argument("--end-line", type=_integer(1, "--end-line"), help="last line of the span, 1-based and included")
+    p.add_argument("--start-column", type=_integer(0, "--start-column"), help="0-based column where the span begins")
+    p.add_argument("--end-column", type=_integer(0, "--end-column"), help="0-based column where the span stops (exclusive)")
+    p.add_argument("--type", help="kind of comment, e.g. issue, question, suggestion")
+    p.add_argument("--severity", type=_severity, help="one of low, medium, high")
+    p.add_argument("--reply-to", metavar="ID", help="id of the comment this one answers")
+    p.add_argument("--selected-text", metavar="TEXT", help="store this as selected_text instead of taking it from the document")
+    p.add_argument("--ext", action="append", default=[], metavar="KEY=VALUE", help="set an x_* field; VALUE may be JSON (number, true, [..], {..}) or plain text; may repeat")
 
-    p = command("resolve", "Resolve a comment by ID")
-    p.add_argument("sidecar", help="the sidecar (or its Markdown document)")
+    p = command("resolve", "mark one comment (picked by id) as resolved, or as open again with --undo")
+    p.add_argument("sidecar", help="sidecar file, or the Markdown file it belongs to")
     p.add_argument("id")
-    p.add_argument("--cascade", action="store_true", help="also resolve direct replies")
-    p.add_argument("-u", "--undo", action="store_true", help="unresolve instead")
+    p.add_argument("--cascade", action="store_true", help="apply the same change to its direct replies")
+    p.add_argument("-u", "--undo", action="store_true", help="reopen the comment instead of resolving it")
 
-    p = command("list", "List comments across sidecar files")
+    p = command("list", "print the comments of one or more sidecars, optionally filtered")
     p.add_argument("files", nargs="*")
-    p.add_argument("--open", action="store_true", help="only open (unresolved) comments")
-    p.add_argument("--resolved", action="store_true", help="only resolved comments")
-    p.add_argument("--orphaned", action="store_true", help="only orphaned comments")
-    p.add_argument("--author", help="filter by author")
-    p.add_argument("--type", help="filter by type")
-    p.add_argument("--severity", type=_severity, help="filter by severity")
-    p.add_argument("--summary", action="store_true", help="show a summary instead of individual comments")
+    p.add_argument("--open", action="store_true", help="show open ones only")
+    p.add_argument("--resolved", action="store_true", help="show resolved ones only")
+    p.add_argument("--orphaned", action="store_true", help="show those whose x_reanchor_status is orphaned")
+    p.add_argument("--author", help="show those whose author is exactly this")
+    p.add_argument("--type", help="show those of this kind")
+    p.add_argument("--severity", type=_severity, help="show those rated at this severity")
+    p.add_argument("--summary", action="store_true", help="print counts only (by state, type, severity)")
 
-    p = command("reanchor", "Re-anchor comments to current document content")
+    p = command("reanchor", "move comments to where their text now is in the edited document (exit 1 if any is orphaned)")
     p.add_argument("files", nargs="*")
-    p.add_argument("-n", "--dry-run", action="store_true", help="report without modifying files")
-    p.add_argument("-t", "--threshold", type=_threshold, default=0.6, help="fuzzy threshold 0.0-1.0 (default 0.6)")
-    p.add_argument("--staged", action="store_true", help="only sidecars of git-staged Markdown files")
-    p.add_argument("--no-git", dest="git", action="store_false", help="disable git integration")
-    p.add_argument("--from", dest="from_commit", metavar="COMMIT", help="override from-commit for all comments")
-    p.add_argument("--update-text", action="store_true", help="also update selected_text to the current text")
-    p.add_argument("-f", "--force", action="store_true", help="firmly anchor high-confidence results")
+    p.add_argument("-n", "--dry-run", action="store_true", help="show what would change; write nothing")
+    p.add_argument("-t", "--threshold", type=_threshold, default=0.6, help="similarity (0 to 1) a fuzzy match must reach (default 0.6)")
+    p.add_argument("--staged", action="store_true", help="work on the sidecars of the Markdown files in the git index")
+    p.add_argument("--no-git", dest="git", action="store_false", help="do not ask git for HEAD or older document versions")
+    p.add_argument("--from", dest="from_commit", metavar="COMMIT", help="take the document as of COMMIT as every comment's starting point (instead of each comment's commit)")
+    p.add_argument("--update-text", action="store_true", help="write the text found into selected_text instead of anchored_text")
+    p.add_argument("-f", "--force", action="store_true", help="for matches scoring 0.8 or more, set commit to HEAD and drop x_reanchor_* fields")
 
-    p = command("status", "Show anchor health for comments")
+    p = command("status", "rate each comment fresh, stale, orphaned or unknown against the current document")
     p.add_argument("files", nargs="*")
 
-    p = command("init", "Create a new sidecar file for a Markdown document")
+    p = command("init", "create an empty sidecar for a Markdown file (beside it, or under the configured sidecar_root)")
     p.add_argument("document")
-    p.add_argument("-f", "--force", action="store_true", help="overwrite an existing sidecar")
+    p.add_argument("-f", "--force", action="store_true", help="replace a sidecar that is already there")
 
-    p = command("rename", "Update a sidecar after its document has been renamed or moved")
+    p = command("rename", "after moving a Markdown file, move its sidecar along and fix the document field")
     p.add_argument("old_document", metavar="old-document")
     p.add_argument("new_document", metavar="new-document")
     return parser
@@ -281,7 +281,7 @@ def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
 def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("No sidecar files found.")
+        out.info("Nothing to do: no sidecars here.")
         if out.as_json:
             out.json({"valid": True, "files": []})
         return EXIT_OK
@@ -312,7 +312,7 @@ def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
                 out.line(f"  ERROR: {diag['message']}{_where(diag)}")
             for diag in entry["warnings"]:
                 out.line(f"  {'ERROR' if args.strict else 'WARN'}: {diag['message']}{_where(diag)}")
-            out.detail(f"{len(entry['errors'])} error(s), {len(entry['warnings'])} warning(s)")
+            out.detail(f"errors: {len(entry['errors'])}, warnings: {len(entry['warnings'])}")
     if out.as_json:
         out.json({"valid": not failed, "files": files})
     return EXIT_PROBLEMS if failed else EXIT_OK
@@ -345,7 +345,7 @@ def cmd_add(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         out.json(result)
         return EXIT_OK
     where = f" at line {comment['line']}" if comment.get("line") else ""
-    out.info(f"Added comment {comment['id']}{where} → {ctx.path(result)}")
+    out.info(f"New comment {comment['id']}{where} saved in {ctx.path(result)}")
     out.detail(f"sidecar: {ctx.path(result)}")
     if comment.get("selected_text"):
         out.detail(f"selected_text: {comment['selected_text'][:80]}")
@@ -358,14 +358,14 @@ def cmd_resolve(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         result = operation(str(ctx.cwd / args.sidecar), [args.id], cascade=args.cascade, **ctx.kwargs())
     except MrsfError as error:
         if error.code == "comment-not-found":
-            raise MrsfError(error.code, f"Comment {args.id} not found in {args.sidecar}.") from None
+            raise MrsfError(error.code, f"{args.sidecar} has no comment with id {args.id}.") from None
         raise
     if not result.get("matched", [args.id]):
-        raise MrsfError("comment-not-found", f"Comment {args.id} not found in {args.sidecar}.")
+        raise MrsfError("comment-not-found", f"{args.sidecar} has no comment with id {args.id}.")
     if out.as_json:
         out.json(result)
     else:
-        out.info(f"{'Unresolved' if args.undo else 'Resolved'} {args.id} in {args.sidecar}.")
+        out.info(f"{args.id} is now {'open' if args.undo else 'resolved'} ({args.sidecar}).")
     return EXIT_OK
 
 
@@ -374,7 +374,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     filters.update({k: getattr(args, k) for k in ("author", "type", "severity") if getattr(args, k)})
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("No sidecar files found.")
+        out.info("Nothing to do: no sidecars here.")
         if out.as_json:
             out.json([])
         return EXIT_OK
@@ -395,15 +395,15 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         out.json(summary if args.summary else rows)
     elif args.summary:
         out.line(
-            f"Total: {summary['total']}  Open: {summary['open']}  Resolved: {summary['resolved']}  "
-            f"Orphaned: {summary['orphaned']}  Threads: {summary['threads']}"
+            f"{summary['total']} comments: {summary['open']} open, {summary['resolved']} resolved, "
+            f"{summary['orphaned']} orphaned, {summary['threads']} threads"
         )
         if summary.get("byType"):
-            out.line("By type: " + ", ".join(f"{k}({v})" for k, v in summary["byType"].items()))
+            out.line("per type: " + ", ".join(f"{k} {v}" for k, v in summary["byType"].items()))
         if summary.get("bySeverity"):
-            out.line("By severity: " + ", ".join(f"{k}({v})" for k, v in summary["bySeverity"].items()))
+            out.line("per severity: " + ", ".join(f"{k} {v}" for k, v in summary["bySeverity"].items()))
     elif not rows:
-        out.line("No matching comments.")
+        out.line("No comment passes these filters.")
     else:
         for row in rows:
             c = row["comment"]
@@ -414,8 +414,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             out.line(f"{state} {c.get('id')} {row['document']}{loc}{sev}{kind}")
             out.line(f"  {c.get('author')}: {c.get('text')}")
             if c.get("reply_to"):
-                out.line(f"  ↳ reply to {c['reply_to']}")
-        out.line(f"\n{len(rows)} comment(s).")
+                out.line(f"  ↳ answers {c['reply_to']}")
+        out.line(f"\n{len(rows)} shown.")
     return EXIT_USAGE if result.get("errors") else EXIT_OK
 
 
@@ -428,7 +428,7 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     else:
         targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("No sidecar files found.")
+        out.info("Nothing to do: no sidecars here.")
         if out.as_json:
             out.json({"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
         return EXIT_OK
@@ -474,7 +474,7 @@ def _staged_sidecars(ctx: Context) -> list[str]:
             cwd=top, capture_output=True, text=True, check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError):
-        raise UsageError("Not in a git repository.") from None
+        raise UsageError("--staged needs a git work tree, and this directory is not in one.") from None
     sidecars = []
     for name in staged.split("\0"):
         if not name.endswith(".md"):
@@ -491,7 +491,7 @@ _HEALTH_ICONS = {"fresh": "●", "stale": "◐", "orphaned": "✗", "unknown": "
 def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("No sidecar files found.")
+        out.info("Nothing to do: no sidecars here.")
         if out.as_json:
             out.json([])
         return EXIT_OK
@@ -515,17 +515,17 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     document = ctx.cwd / args.document
     if not document.is_file():
-        raise MrsfError("not-found", f"Document not found: {document}")
+        raise MrsfError("not-found", f"{document}: no such Markdown file")
     try:
         result = ops.init(str(document), force=args.force, **ctx.kwargs())
     except MrsfError as error:
         if error.code == "sidecar-exists":
-            raise MrsfError(error.code, f"{error.message}\nUse --force to overwrite.") from None
+            raise MrsfError(error.code, f"{error.message}\nAdd --force to replace it.") from None
         raise
     if out.as_json:
         out.json(result)
     else:
-        out.info(f"Created {ctx.path(result)}")
+        out.info(f"New sidecar: {ctx.path(result)}")
     return EXIT_OK
 
 
@@ -534,7 +534,7 @@ def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     if out.as_json:
         out.json(result)
     else:
-        out.info(f"Renamed: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
+        out.info(f"Sidecar moved: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
     return EXIT_OK
 
 

@@ -72,31 +72,34 @@ def _severity(description: str) -> dict[str, Any]:
 
 
 CWD = _string("Working directory for relative paths (default: the server's working directory; must lie inside it)")
-FILES = _strings("Sidecar or Markdown file paths. If omitted, discovers all sidecars in the working directory.")
+FILES = _strings(
+    "Which sidecars to work on, named by the sidecar or by its Markdown document; "
+    "leave out to take every sidecar found below the working directory"
+)
 EXTENSIONS = {
     "type": "object",
     "additionalProperties": True,
-    "description": "Tool-specific extension fields keyed by x_* (stored as flat x_* fields on the comment)",
+    "description": "Extra x_* fields of your own; each key must begin with x_ and lands as a top-level field of the comment",
 }
 DOCUMENT_TEXT = _string(
-    "Current text of the Markdown document (e.g. an unsaved editor buffer); used instead of reading the file"
+    "Markdown text to anchor against in place of the file on disk, e.g. an editor buffer not yet saved"
 )
 EXPECTED_VERSION = _string(
-    "Version (SHA-256 of the sidecar bytes) the change was based on; if the sidecar changed since, "
-    "nothing is written and a version-mismatch conflict is returned"
+    "The version you last read (SHA-256 of the sidecar bytes). If the file no longer has it, the write "
+    "is refused with a version-mismatch conflict and the file stays as it was"
 )
 
 #: The fields of one new comment (mrsf_add, and each item of mrsf_add_batch).
 COMMENT_FIELDS: dict[str, Any] = {
-    "text": _string("Comment text"),
-    "author": _string("Author identifier (e.g. 'Name (handle)')"),
-    "line": _integer("Starting line number (1-based)", 1),
-    "end_line": _integer("Ending line number (inclusive)", 1),
-    "start_column": _integer("Starting column (0-based)", 0),
-    "end_column": _integer("Ending column (0-based, exclusive)", 0),
-    "type": _string(f"Comment type: {COMMENT_TYPES}"),
-    "severity": _severity("Severity level"),
-    "reply_to": _string("Parent comment ID for threading"),
+    "text": _string("The body of the comment"),
+    "author": _string("Who writes it, for instance 'Ada Lovelace (ada)'"),
+    "line": _integer("First document line the comment is about, 1-based; its text is stored as selected_text", 1),
+    "end_line": _integer("Last line covered, 1-based and included (default: same as line)", 1),
+    "start_column": _integer("Column where the anchored span begins on line, 0-based", 0),
+    "end_column": _integer("Column where the span stops on end_line, 0-based, exclusive", 0),
+    "type": _string(f"Kind of comment, usually one of: {COMMENT_TYPES}"),
+    "severity": _severity("How much it matters"),
+    "reply_to": _string("id of the comment this one answers (makes it a reply in that thread)"),
     "extensions": EXTENSIONS,
 }
 
@@ -114,9 +117,9 @@ def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[st
 
 VERSION_OUT = {
     "type": ["string", "null"],
-    "description": "SHA-256 (hex) of the sidecar file's bytes; null when the sidecar does not exist",
+    "description": "Hex SHA-256 of the sidecar file as it is now; null if there is no sidecar",
 }
-COMMENT_OUT = {"type": "object", "description": "A comment's fields as stored in the sidecar"}
+COMMENT_OUT = {"type": "object", "description": "The comment exactly as the sidecar now holds it"}
 DIAGNOSTIC_OUT = {
     "type": "object",
     "properties": {
@@ -216,7 +219,7 @@ def discover(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     sidecar = Path(found["sidecarPath"])
     _inside(ctx, workdir, str(sidecar), "sidecar")
     if not found["exists"]:
-        message = f"No sidecar found: {sidecar} does not exist"
+        message = f"This document has no sidecar yet ({sidecar} does not exist)"
         raise ToolError(message, data=_error("not-found", message, sidecarPath=str(sidecar)))
     return {"sidecarPath": str(sidecar), "documentPath": found["documentPath"], "version": found.get("version")}
 
@@ -297,7 +300,7 @@ def _extensions(value: dict[str, Any]) -> dict[str, Any]:
     """Check an ``extensions`` map: every key must start with ``x_`` (stored as flat fields)."""
     for key in value:
         if not key.startswith("x_"):
-            message = f"Comment extension key '{key}' must start with 'x_'."
+            message = f"extensions key '{key}' is not allowed: extension keys begin with 'x_'."
             raise ToolError(message, data=_error("invalid-argument", message, key=key))
     return value
 
@@ -387,7 +390,7 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     elif any(args.get(k) for k in ("author", "type", "severity")):
         filters = {k: args[k] for k in ("author", "type", "severity") if args.get(k)}
     else:
-        message = "Provide id, ids, or a filter (author/type/severity)."
+        message = "Nothing selected: give id, ids, or at least one of author, type, severity."
         raise ToolError(message, data=_error("invalid-argument", message))
     unresolve = bool(args.get("unresolve", False))
     operation = ops.unresolve if unresolve else ops.resolve
@@ -555,9 +558,9 @@ def repair(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     strategy = args.get("strategy", "salvage")
     result = _engine(ops.repair, target, reset=strategy == "reset", **_write_kwargs(args, workdir))
     if strategy == "reset":
-        summary = "Sidecar reset to empty."
+        summary = "Comments cleared; the sidecar now holds none."
     elif not result.get("changed"):
-        summary = "File was already valid."
+        summary = "Nothing to repair: the sidecar parsed cleanly."
     else:
         summary = f"Salvaged {result.get('salvaged', 0)} comment(s); dropped {len(result.get('dropped', []))}."
     output = {
@@ -580,7 +583,7 @@ def help_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         tool = next((t for t in TOOLS if t.name == name), None)
         if tool is None:
             available = ", ".join(t.name for t in TOOLS)
-            message = f"Unknown tool '{name}'. Available tools: {available}"
+            message = f"There is no tool called '{name}'; the tools are: {available}"
             raise ToolError(message, data=_error("invalid-argument", message))
         return tool_help.tool_help(tool)
     return {"tools": tool_help.overview(TOOLS)}
@@ -595,13 +598,13 @@ _RESULT_VERSION = {"version": VERSION_OUT, "previousVersion": VERSION_OUT}
 TOOLS: list[Tool] = [
     Tool(
         name="mrsf_discover",
-        title="Discover Markdown Sidecar",
+        title="Locate a Document's Review Sidecar",
         description=(
-            "Find the Sidemark (MRSF) review sidecar for a Markdown document before listing comments, "
-            "adding review feedback, or validating anchors. Returns the absolute path to the sidecar, "
-            "or an error if none exists."
+            "Look up where the review sidecar of a Markdown file lives (MRSF section 3 rules, including "
+            ".mrsf.yaml sidecar_root). Gives both absolute paths and the sidecar's current version; fails "
+            "when that sidecar has not been created yet. Reads nothing else and writes nothing."
         ),
-        input_schema=_object({"document": _string("Path to the Markdown document"), "cwd": CWD}, ["document"]),
+        input_schema=_object({"document": _string("The Markdown file, relative to cwd"), "cwd": CWD}, ["document"]),
         output_schema=_out(
             {"sidecarPath": {"type": "string"}, "documentPath": {"type": "string"}, "version": VERSION_OUT},
             ["sidecarPath", "documentPath", "version"],
@@ -613,13 +616,15 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_validate",
-        title="Validate Markdown Review Sidecars",
+        title="Check Sidecars Against the MRSF Rules",
         description=(
-            "Validate one or more Sidemark (MRSF) sidecars for Markdown review workflows against the schema "
-            "and specification rules. Returns validation diagnostics (each with a code) before you trust or "
-            "edit review comments."
+            "Check sidecar files against the MRSF JSON schema and the spec's semantic rules (unique ids, "
+            "reply targets, line ranges, ...). Each file gets its own errors and warnings, every one with a "
+            "code. Read-only; run it when a sidecar may have been hand-edited or another tool fails on it."
         ),
-        input_schema=_object({"files": FILES, "strict": _boolean("Treat warnings as errors"), "cwd": CWD}),
+        input_schema=_object(
+            {"files": FILES, "strict": _boolean("Count warnings as failures too"), "cwd": CWD}
+        ),
         output_schema=_out(
             {
                 "valid": {"type": "boolean"},
@@ -652,28 +657,29 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_reanchor",
-        title="Re-anchor Markdown Review Comments",
+        title="Move Comments to Their Text's New Place",
         description=(
-            "Re-anchor Markdown review comments in Sidemark (MRSF) sidecars after a Markdown document has been "
-            "edited. Updates line numbers and populates anchored_text when the text at the new position differs "
-            "from selected_text. Pass documentText to re-anchor against an unsaved buffer."
+            "After the Markdown changed, find where each comment's text now sits and rewrite its lines and "
+            "columns to match. When the text found there differs from selected_text it is kept in "
+            "anchored_text (selected_text itself is left alone unless updateText); comments that cannot be "
+            "placed are marked with x_reanchor_status instead of being moved. dryRun reports without writing."
         ),
         input_schema=_object(
             {
-                "files": _strings("Sidecar or Markdown file paths. If omitted, discovers all sidecars."),
-                "dryRun": _boolean("Report without modifying files"),
+                "files": FILES,
+                "dryRun": _boolean("Compute and return the results but leave every file untouched"),
                 "threshold": {
                     "type": "number",
                     "minimum": 0,
                     "maximum": 1,
-                    "description": "Fuzzy match threshold 0.0–1.0 (default 0.6)",
+                    "description": "Lowest similarity, 0 to 1, a fuzzy match needs to be accepted (default 0.6)",
                 },
-                "updateText": _boolean("Also replace selected_text with current document text"),
+                "updateText": _boolean("Overwrite selected_text with the text found (hash recomputed) rather than filling anchored_text"),
                 "force": _boolean(
-                    "Firmly anchor high-confidence results: update commit to HEAD and clear audit fields"
+                    "For matches scoring 0.8 or more, set commit to git HEAD and drop the x_reanchor_* fields"
                 ),
-                "documentText": {**DOCUMENT_TEXT, "description": DOCUMENT_TEXT["description"] + " (one file only)"},
-                "expectedVersion": {**EXPECTED_VERSION, "description": EXPECTED_VERSION["description"] + " (one file only)"},
+                "documentText": {**DOCUMENT_TEXT, "description": DOCUMENT_TEXT["description"] + "; only with a single file"},
+                "expectedVersion": {**EXPECTED_VERSION, "description": EXPECTED_VERSION["description"] + "; only with a single file"},
                 "cwd": CWD,
             }
         ),
@@ -704,15 +710,16 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_add",
-        title="Add Markdown Review Comment",
+        title="Comment on a Markdown Document",
         description=(
-            "Add a review comment to a Markdown document's Sidemark (MRSF) sidecar. Creates the sidecar if it "
-            "does not exist. Automatically populates selected_text from the document (or from documentText) "
-            "and the current git commit."
+            "Write one new comment into the document's sidecar, making the sidecar first if needed. Given "
+            "line, the text of that line (or line..end_line, cut at the columns) is stored as selected_text; "
+            "commit is set to git HEAD when the file has no uncommitted edits. Returns the new id. For "
+            "several comments use mrsf_add_batch."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document"),
+                "document": _string("The Markdown file being reviewed, relative to cwd"),
                 **COMMENT_FIELDS,
                 "documentText": DOCUMENT_TEXT,
                 "expectedVersion": EXPECTED_VERSION,
@@ -737,19 +744,19 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_add_batch",
-        title="Add Multiple Markdown Review Comments",
+        title="Comment on a Document in One Write",
         description=(
-            "Add multiple review comments to a Markdown document's Sidemark (MRSF) sidecar in a single atomic "
-            "operation. Prefer this over calling mrsf_add multiple times to avoid race conditions when adding "
-            "comments in parallel."
+            "Like mrsf_add for a whole list: every comment is checked first, then all are written together "
+            "or, if one is bad, none is (the error names its index). Use it instead of repeated mrsf_add "
+            "calls; a reply may point at a comment earlier in the same list."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document"),
+                "document": _string("The Markdown file being reviewed, relative to cwd"),
                 "comments": {
                     "type": "array",
                     "items": _object(COMMENT_FIELDS, ["text", "author"]),
-                    "description": "Array of comments to add",
+                    "description": "The new comments, each with the same fields as mrsf_add",
                 },
                 "documentText": DOCUMENT_TEXT,
                 "expectedVersion": EXPECTED_VERSION,
@@ -774,23 +781,24 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_update",
-        title="Update Markdown Review Comment",
+        title="Edit One Comment",
         description=(
-            "Update fields of an existing comment by ID. Only the supplied fields are changed; omitted fields are "
-            "left as-is. Moving the anchor re-captures selected_text from the document (or documentText)."
+            "Change some fields of a comment picked by id; fields you leave out keep their values. Changing "
+            "line, end_line or a column takes selected_text afresh from the document (or documentText). "
+            "The result lists which fields actually changed."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document or its sidecar"),
-                "id": _string("Comment ID to update"),
-                "text": _string("New comment text"),
-                "type": _string(f"New type: {COMMENT_TYPES}"),
-                "severity": _severity("New severity level"),
-                "line": _integer("New starting line number (1-based)", 1),
-                "end_line": _integer("New ending line number (inclusive)", 1),
-                "start_column": _integer("New starting column (0-based)", 0),
-                "end_column": _integer("New ending column", 0),
-                "extensions": {**EXTENSIONS, "description": "Merge tool-specific x_* fields into the comment"},
+                "document": _string("The Markdown file or its sidecar, relative to cwd"),
+                "id": _string("id of the comment to edit"),
+                "text": _string("Replacement body"),
+                "type": _string(f"Replacement kind, usually one of: {COMMENT_TYPES}"),
+                "severity": _severity("Replacement severity"),
+                "line": _integer("New first line, 1-based", 1),
+                "end_line": _integer("New last line, 1-based and included", 1),
+                "start_column": _integer("Column where the new span begins, 0-based", 0),
+                "end_column": _integer("Column just past the new span's end, 0-based", 0),
+                "extensions": {**EXTENSIONS, "description": "x_* fields to set on the comment; others stay as they are"},
                 "documentText": DOCUMENT_TEXT,
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
@@ -812,20 +820,21 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_resolve",
-        title="Resolve Markdown Review Comments",
+        title="Mark Comments Done or Open",
         description=(
-            "Resolve or unresolve one or more comments in a Sidemark (MRSF) sidecar. Supply a single id, an array "
-            "of ids, or use filter fields (author, type, severity) to bulk-resolve matching comments."
+            "Set resolved on comments, or clear it with unresolve. Pick them by id, by ids, or (with neither) "
+            "by author/type/severity, which match exactly and combine. Ids not in the sidecar come back in "
+            "notFound while the rest are still changed; changed lists the ids that were picked."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document or its sidecar"),
-                "id": _string("Single comment ID to resolve/unresolve"),
-                "ids": _strings("Array of comment IDs to resolve/unresolve"),
-                "author": _string("Resolve all comments by this author"),
-                "type": _string("Resolve all comments of this type"),
-                "severity": _severity("Resolve all comments of this severity"),
-                "unresolve": _boolean("Set to true to unresolve instead"),
+                "document": _string("The Markdown file or its sidecar, relative to cwd"),
+                "id": _string("One comment to mark"),
+                "ids": _strings("Several comments to mark"),
+                "author": _string("Pick every comment whose author is exactly this"),
+                "type": _string("Pick every comment of this kind"),
+                "severity": _severity("Pick every comment with this severity"),
+                "unresolve": _boolean("Reopen the picked comments rather than resolve them"),
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
             },
@@ -846,26 +855,26 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_list",
-        title="List Markdown Review Comments",
+        title="Read Review Comments",
         description=(
-            "List and filter Markdown review comments across one or more Sidemark (MRSF) sidecars. Supports "
-            "filtering by status, author, type, and severity, a summary, and a compact text table."
+            "Return the comments of one or more sidecars, grouped per file with each file's version. Narrow "
+            "them by open/resolved, author, type or severity; ask for summary to get only counts, or "
+            "format 'compact' for a short text table instead of JSON. Read-only."
         ),
         input_schema=_object(
             {
-                "files": _strings("Sidecar or Markdown file paths. If omitted, discovers all sidecars."),
-                "open": _boolean("Only show unresolved comments"),
-                "resolved": _boolean("Only show resolved comments"),
-                "author": _string("Filter by author"),
-                "type": _string("Filter by type"),
-                "severity": _severity("Filter by severity"),
+                "files": FILES,
+                "open": _boolean("Return just the comments still open"),
+                "resolved": _boolean("Return just the resolved comments"),
+                "author": _string("Keep only this author's comments"),
+                "type": _string("Keep only comments of this kind"),
+                "severity": _severity("Return just comments rated at this severity"),
                 "format": {
                     "type": "string",
                     "enum": ["full", "compact"],
-                    "description": "Output format: 'full' (default) returns complete JSON; 'compact' returns a "
-                    "scannable text table",
+                    "description": "'full' (default): every field as JSON; 'compact': one text line per comment",
                 },
-                "summary": _boolean("Return summary statistics instead of full comments"),
+                "summary": _boolean("Give totals (open, resolved, by type, by severity ...) in place of the comments"),
                 "cwd": CWD,
             }
         ),
@@ -897,13 +906,14 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_status",
-        title="Check Markdown Comment Anchor Health",
+        title="Are the Comments Still in Place?",
         description=(
-            "Check the anchor health of all comments in one or more Sidemark (MRSF) sidecars. Reports whether "
-            "each comment is fresh, stale, orphaned or unknown."
+            "Compare every comment's anchor with the document as it is now and rate it fresh (text still "
+            "there), stale (moved or changed), orphaned (gone) or unknown (nothing to compare), with a reason "
+            "and per-health counts. Read-only: run mrsf_reanchor to actually move stale comments."
         ),
         input_schema=_object(
-            {"files": _strings("Sidecar or Markdown file paths. If omitted, discovers all sidecars."), "cwd": CWD}
+            {"files": FILES, "cwd": CWD}
         ),
         output_schema=_out(
             {
@@ -938,15 +948,16 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_rename",
-        title="Rename Markdown Review Document",
+        title="Follow a Renamed Document",
         description=(
-            "Update a Sidemark (MRSF) sidecar after its Markdown document has been renamed or moved. Moves the "
-            "sidecar file and updates the document reference inside it."
+            "Call this once you have moved or renamed a Markdown file: its sidecar is moved to where the new "
+            "name expects it and the sidecar's document field is rewritten. The Markdown file itself is not "
+            "touched; comments and their anchors stay as they are."
         ),
         input_schema=_object(
             {
-                "oldDocument": _string("Old path to the Markdown document"),
-                "newDocument": _string("New path to the Markdown document"),
+                "oldDocument": _string("Where the Markdown file used to be, relative to cwd"),
+                "newDocument": _string("Where it is now, relative to cwd"),
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
             },
@@ -966,18 +977,18 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_delete",
-        title="Delete Markdown Review Comment",
+        title="Remove a Comment",
         description=(
-            "Delete a comment by ID from a Sidemark (MRSF) sidecar. By default, direct replies are promoted: they "
-            "inherit the parent's anchor and their reply_to is re-pointed to the grandparent. Use cascade to "
-            "delete direct replies along with the parent instead."
+            "Take one comment out of its sidecar for good. Its direct replies survive unless cascade is set: "
+            "each one without an anchor of its own gets the removed comment's anchor, and its reply_to moves "
+            "up to the removed comment's parent (or is dropped). promoted lists those replies."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document or its sidecar"),
-                "id": _string("Comment ID to delete"),
+                "document": _string("The Markdown file or its sidecar, relative to cwd"),
+                "id": _string("id of the comment to remove"),
                 "cascade": _boolean(
-                    "When true, also remove direct replies instead of promoting them (default: false)"
+                    "Remove its direct replies with it; by default (false) they are kept and take its place"
                 ),
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
@@ -1001,20 +1012,19 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_repair",
-        title="Repair Markdown Review Sidecar",
+        title="Fix a Broken Sidecar",
         description=(
-            "Repair or reset a corrupted Sidemark (MRSF) sidecar for a Markdown review workflow. Use 'salvage' "
-            "strategy to attempt to recover parseable comments from a corrupted sidecar (rewrites it cleanly). "
-            "Use 'reset' strategy to start fresh with an empty comment list. The damaged file is kept as .bak."
+            "For a sidecar that no longer parses or misses required fields. 'salvage' keeps every comment "
+            "block that still reads and writes a clean file; 'reset' leaves an empty comment list. Either "
+            "way the old bytes are saved beside it as <sidecar>.bak first, and dropped parts are reported."
         ),
         input_schema=_object(
             {
-                "document": _string("Path to the Markdown document or its sidecar"),
+                "document": _string("The Markdown file or its sidecar, relative to cwd"),
                 "strategy": {
                     "type": "string",
                     "enum": ["salvage", "reset"],
-                    "description": "Repair strategy: 'salvage' (default) attempts to recover comments; "
-                    "'reset' starts fresh",
+                    "description": "'salvage' (default) keeps what can be read; 'reset' empties the comment list",
                 },
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
@@ -1040,14 +1050,14 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_help",
-        title="Help For Markdown Review Tools",
+        title="Describe These Tools",
         description=(
-            "List all available Sidemark (MRSF) MCP tools for reviewing and commenting on Markdown documents, "
-            "together with their parameter schemas. Optionally filter to a specific tool for detailed "
-            "parameter info."
+            "Without arguments: one entry per tool of this server, with its required and optional "
+            "parameters. With tool: that tool's description and full parameter schema. Built from the "
+            "live schemas, so it always matches what the server accepts."
         ),
         input_schema=_object(
-            {"tool": _string("Tool name to get detailed help for (e.g. 'mrsf_add'). Omit to list all tools.")}
+            {"tool": _string("Name of one tool, such as 'mrsf_add'; leave out for the overview")}
         ),
         output_schema=_out(
             {
@@ -1103,7 +1113,7 @@ def comment_resource(params: dict[str, str], ctx: CallContext) -> str:
     for comment in comments if isinstance(comments, list) else []:
         if isinstance(comment, dict) and comment.get("id") == params["id"]:
             return json.dumps(comment, ensure_ascii=False, indent=2)
-    raise ToolError(f"Comment '{params['id']}' not found in {params['path']}")
+    raise ToolError(f"The sidecar of {params['path']} holds no comment with id '{params['id']}'")
 
 
 def anchors_resource(params: dict[str, str], ctx: CallContext) -> str:
@@ -1124,21 +1134,21 @@ RESOURCE_TEMPLATES = [
     ResourceTemplate(
         uri_template="mrsf://sidecar/{+path}",
         name="sidecar",
-        description="Full parsed Sidemark (MRSF) sidecar document as JSON",
+        description="The whole sidecar of the Markdown file at path, read and returned as JSON",
         mime_type="application/json",
         handler=sidecar_resource,
     ),
     ResourceTemplate(
         uri_template="mrsf://comment/{+path}/{id}",
         name="comment",
-        description="A single review comment from a Sidemark sidecar file",
+        description="One comment, chosen by id, from the sidecar of the Markdown file at path",
         mime_type="application/json",
         handler=comment_resource,
     ),
     ResourceTemplate(
         uri_template="mrsf://anchors/{+path}",
         name="anchors",
-        description="All comments for a document with their anchor health status",
+        description="Per comment of the file at path: id, health (fresh, stale, orphaned, unknown) and why",
         mime_type="application/json",
         handler=anchors_resource,
     ),
@@ -1160,6 +1170,9 @@ SPEC = ServerSpec(
     resource_templates=RESOURCE_TEMPLATES,
     default_port=3001,
     prog="mrsf-mcp",
+    # Like upstream, every MRSF tool reads and writes inside --cwd only: no roots, no write gate.
+    uses_roots=False,
+    write_gate=False,
 )
 
 
