@@ -661,8 +661,9 @@ TOOLS: list[Tool] = [
         description=(
             "After the Markdown changed, find where each comment's text now sits and rewrite its lines and "
             "columns to match. When the text found there differs from selected_text it is kept in "
-            "anchored_text (selected_text itself is left alone unless updateText); comments that cannot be "
-            "placed are marked with x_reanchor_status instead of being moved. dryRun reports without writing."
+            "anchored_text (selected_text itself is left alone unless updateText). Any outcome short of a "
+            "clean match is recorded in x_reanchor_status/x_reanchor_score; orphaned comments keep their old "
+            "position. dryRun returns the same report without writing."
         ),
         input_schema=_object(
             {
@@ -710,7 +711,7 @@ TOOLS: list[Tool] = [
     ),
     Tool(
         name="mrsf_add",
-        title="Comment on a Markdown Document",
+        title="Leave a Review Comment",
         description=(
             "Write one new comment into the document's sidecar, making the sidecar first if needed. Given "
             "line, the text of that line (or line..end_line, cut at the columns) is stored as selected_text; "
@@ -748,7 +749,7 @@ TOOLS: list[Tool] = [
         description=(
             "Like mrsf_add for a whole list: every comment is checked first, then all are written together "
             "or, if one is bad, none is (the error names its index). Use it instead of repeated mrsf_add "
-            "calls; a reply may point at a comment earlier in the same list."
+            "calls; reply_to may name another comment of the same list."
         ),
         input_schema=_object(
             {
@@ -858,8 +859,9 @@ TOOLS: list[Tool] = [
         title="Read Review Comments",
         description=(
             "Return the comments of one or more sidecars, grouped per file with each file's version. Narrow "
-            "them by open/resolved, author, type or severity; ask for summary to get only counts, or "
-            "format 'compact' for a short text table instead of JSON. Read-only."
+            "them by open/resolved, author, type or severity. summary swaps the comments for totals; "
+            "format 'compact' adds a one-line-per-comment text table, which then becomes the text reply. "
+            "Read-only."
         ),
         input_schema=_object(
             {
@@ -1015,8 +1017,9 @@ TOOLS: list[Tool] = [
         title="Fix a Broken Sidecar",
         description=(
             "For a sidecar that no longer parses or misses required fields. 'salvage' keeps every comment "
-            "block that still reads and writes a clean file; 'reset' leaves an empty comment list. Either "
-            "way the old bytes are saved beside it as <sidecar>.bak first, and dropped parts are reported."
+            "block that still reads and writes a clean file; 'reset' leaves an empty comment list. Before "
+            "rewriting, the old bytes are saved beside it as <sidecar>.bak; dropped parts are reported. A "
+            "sidecar that is already sound is left untouched by 'salvage'."
         ),
         input_schema=_object(
             {
