@@ -13,12 +13,22 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 # (script, arguments): the order is the order of the report.
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("mrsf_reanchor.py", []),
     ("mrsf_write.py", []),
-    ("mcp_latency.py", ["--", sys.executable, "-m", "markmcp.mrsf.server"]),
+    # protocol overhead alone (mrsf_help answers from memory), then a call that reads a
+    # sidecar and its document from disk (the bundled sample; paths are relative to ROOT)
+    ("mcp_latency.py", ["--tool", "mrsf_help", "--args", '{"tool": "mrsf_add"}',
+                        "--", sys.executable, "-m", "markmcp.mrsf.server"]),
+    ("mcp_latency.py", ["--runs", "3", "--tool", "mrsf_status",
+                        "--args", '{"files": ["samples/docs/garden-handbook.md"]}',
+                        "--", sys.executable, "-m", "markmcp.mrsf.server"]),
+    ("mcp_latency.py", ["--runs", "3", "--tool", "figdown_check",
+                        "--args", '{"source": "figdown 0.5 block\\nnode a \\"A\\"\\nnode b \\"B\\"\\nedge a -> b\\n"}',
+                        "--", sys.executable, "-m", "markmcp.figdown.server"]),
     ("figdown_bench.py", []),
     ("visimark_bench.py", []),
 ]
@@ -33,7 +43,7 @@ def main() -> int:
             continue
         print(f"== {script} {' '.join(args)}".rstrip(), flush=True)
         start = time.perf_counter()
-        code = subprocess.call([sys.executable, str(path), *args])
+        code = subprocess.call([sys.executable, str(path), *args], cwd=ROOT)
         print(f"== {script}: exit {code} after {time.perf_counter() - start:.1f} s\n", flush=True)
         if code:
             failed.append(script)
