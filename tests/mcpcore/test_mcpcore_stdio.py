@@ -33,7 +33,7 @@ def test_initialize_reports_server_and_capabilities() -> None:
         result = answer["result"]
         assert result["serverInfo"] == {"name": "markmcp-demo", "version": "0.0.1"}
         assert result["protocolVersion"] == "2025-11-25"
-        assert {"tools", "resources", "logging"} <= set(result["capabilities"])
+        assert {"tools", "resources", "logging", "prompts"} <= set(result["capabilities"])
         assert result["instructions"].startswith("A test server")
         code, stderr = c.finish()
         assert code == 0, stderr
@@ -108,6 +108,12 @@ def test_unknown_tool_is_a_json_rpc_error(client: StdioClient) -> None:
     answer = client.call("tools/call", {"name": "no_such_tool", "arguments": {}})
     assert answer["error"]["code"] == -32602
     assert "no_such_tool" in answer["error"]["message"]
+
+
+def test_prompts_are_listed_empty_and_an_unknown_prompt_is_a_json_rpc_error(client: StdioClient) -> None:
+    assert client.call("prompts/list")["result"]["prompts"] == []
+    answer = client.call("prompts/get", {"name": "review"})
+    assert answer["error"]["code"] == -32602 and "review" in answer["error"]["message"]
 
 
 def test_tool_error_carries_message_and_data(client: StdioClient) -> None:

@@ -153,6 +153,8 @@ class Handlers:
             on_list_resources=self.list_resources,
             on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
             on_completion=self.complete if any(t.complete for _, t in self.templates) else None,
         )
         server.add_notification_handler(
@@ -217,6 +219,18 @@ class Handlers:
             return [encoded]
         text = tool.text(result)
         return [text] if isinstance(text, str) else list(text)
+
+    # prompts -----------------------------------------------------------------------
+
+    async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:
+        """No server of ours offers prompts yet; the listing answers that plainly (an empty
+        list) rather than with "method not found", so generic clients can ask."""
+        return types.ListPromptsResult(prompts=[])
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
 
     # resources ---------------------------------------------------------------------
 
