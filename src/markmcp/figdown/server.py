@@ -356,7 +356,7 @@ def read_text(result: dict[str, Any]) -> list[str]:
         lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
                      f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
-    model_head = ("MODEL (§12; each element's "line" counts from the first line of its own "
+    model_head = ("MODEL (§12; each element's line number counts from the first line of its own "
                   "section: document line = the section's first line + line - 1)")
     return ["\n".join(lines), result["contract"], f"{model_head}\n{model}"]
 
