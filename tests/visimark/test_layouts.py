@@ -99,7 +99,7 @@ def test_ref_round_states_its_tie_rule() -> None:
     p = run("ref", "ROUND")
     assert "  precision  the value of `places`" in p.stdout
     assert "  rounding   a tie rounds away from zero (half-up)" in p.stdout
-    assert p.stdout.startswith("ROUND(x, places) — map, 2 arguments\n\n  Half-up to `places` decimals.\n")
+    assert p.stdout.startswith("ROUND(x, places) — map, 2 arguments\n\n  Rounds `x` to `places` decimal places, halves going up.\n")
     assert "rounding" not in run("ref", "AVG").stdout
     assert "  precision  must be declared" in run("ref", "AVG").stdout
 
@@ -208,10 +208,10 @@ def test_ref_entry_layout() -> None:
     assert p.stdout.split("\n")[:12] == [
         "FLOOR(x, s) — map, 2 arguments",
         "",
-        "  Greatest multiple of `s` that does not exceed `x`, toward −∞.",
+        "  Rounds `x` down (towards −∞) to a whole number of steps `s`.",
         "",
-        "  x        number   the value to round down",
-        "  s        number   the positive step",
+        "  x        number   the number being rounded down",
+        "  s        number   the step, greater than zero",
         "",
         "  returns    number",
         "  precision  the width of `s`",
@@ -237,6 +237,6 @@ def test_ref_json_entry_shape() -> None:
     f = json.loads(run("ref", "FLOOR", "--json").stdout)["function"]
     assert list(f) == ["name", "kind", "arity", "signature", "summary", "params", "returns", "precision", "units",
                        "errors", "examples", "see"]
-    assert f["params"][0] == {"name": "x", "type": "number", "note": "the value to round down"}
+    assert f["params"][0] == {"name": "x", "type": "number", "note": "the number being rounded down"}
     assert f["examples"][1] == {"expr": "FLOOR(-7, 3)", "is": "-9"}
     assert f["errors"] == [{"when": "a non-positive `s`", "code": "TYPE"}]
