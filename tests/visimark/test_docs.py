@@ -56,11 +56,11 @@ def test_invoice_is_clean_and_fmt_stable() -> None:
     assert result.findings == []
     assert result.exit_code == 0
     v = result.values
-    assert (v["lines.net_total"], v["lines.vat_total"], v["lines.gross_total"]) == (
+    assert (v["order.subtotal"], v["order.tax_total"], v["order.due"]) == (
         Decimal("9230.00"), Decimal("1938.30"), Decimal("11168.30"))
-    assert v["terms.late_fee"] == Decimal("167.52")
-    assert v["terms.usd_total"] == Decimal("12139.94")
-    assert v["recon.variance"] == 0
+    assert v["extras.late_fee"] == Decimal("167.52")
+    assert v["extras.in_usd"] == Decimal("12139.94")
+    assert v["balance.unplanned"] == 0
     assert [a.holds for a in result.assertions] == [True]
     once = fmt(src)
     assert once.output == src and not once.changed
@@ -89,7 +89,7 @@ def test_drift_fmt_repairs_every_stale_value_and_keeps_the_errors() -> None:
     assert sorted(f.code for f in before.findings if f.is_problem and f.code != "STALE") == [
         "CYCLE", "DATE", "DATE", "UNDEF", "VECTOR"]
     assert after.exit_code == 1
-    assert "**11277.20 EUR**<!--vmark=lines.gross_total|unit-->" in out.output
+    assert "**11277.20 EUR**<!--vmark=order.due|unit-->" in out.output
     assert "|       70.00 |   1260.00 |    264.60 |     1524.60 |" in out.output
     assert "|    499.80 |" in out.output
     assert fmt(out.output).output == out.output
