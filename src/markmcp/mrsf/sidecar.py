@@ -110,7 +110,8 @@ class Sidecar:
     _prepared: bool = False
     _faithful: bool = True
     _appended: list = field(default_factory=list)  # comments appended since the text was read
-    _other_edit: bool = False      # any edit other than appending to a block `comments` list
+    _replaced: dict = field(default_factory=dict)  # (id(mapping), key) -> (mapping, key, old value)
+    _other_edit: bool = False      # any edit other than the two above
 
     @property
     def faithful(self) -> bool:
@@ -213,7 +214,11 @@ class Sidecar:
         self._prepare()
         if key in comment and _same(comment[key], value):
             return False
-        self._other_edit = True
+        if (self.fmt == "yaml" and key in comment and isinstance(comment, CommentedMap)
+                and _is_scalar(comment[key]) and _is_scalar(value)):
+            self._replaced.setdefault((id(comment), key), (comment, key, comment[key]))
+        else:
+            self._other_edit = True
         _set_entry(comment, key, value, self.fmt)
         return True
 
@@ -271,9 +276,9 @@ class Sidecar:
         (the two give the same text: tests compare them).
         """
         if fast:
-            append = self.fast_append()
-            if append is not None:
-                return append.text
+            shortcut = self.fast_append() or self.fast_replace()
+            if shortcut is not None:
+                return shortcut.text
         self._prepare()
         text = self._serialise()
         if not self._faithful and self._baseline is not None and self._source is not None:
@@ -319,7 +324,7 @@ class Sidecar:
         one the same wherever it stands, so the whole file dumped again would be the
         original text followed by exactly these lines.
         """
-        if self.fmt != "yaml" or not self._appended or self._other_edit:
+        if self.fmt != "yaml" or not self._appended or self._other_edit or self._replaced:
             return None
         if not (self._prepared and self._faithful) or self._source is None:
             return None
@@ -367,6 +372,10 @@ class Sidecar:
         """After ``append.text`` was written: make this the model of that text, the
         appended nodes replaced by ``items`` (the fragment as parsed back, with their
         line numbers moved to where the fragment sits in the file)."""
+        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        fresh = CommentedMap()
+        fresh["comments"] = items
+        stable = _yaml_dump(fresh, style) == "comments:\n" + append.fragment
         seq = self.data["comments"]
         first = len(seq) - len(append.nodes)
         delta = append.prefix.count("\n") - 1  # the fragment was parsed after one line
@@ -377,14 +386,14 @@ class Sidecar:
         source = append.prefix + append.fragment
         if not self.final_newline:
             source = source.rstrip("\n")
-        self._synced(source, append.text)
+        self._synced(source, append.text, faithful=stable)
 
     def extend(self, text: str) -> bool:
         """Bring this model up to ``text`` when ``text`` is the original text followed by
         more items of the ``comments`` list (another process appended them): only the
         new part is parsed.  False, and nothing changed, when that does not hold (the
         caller then parses ``text`` in full)."""
-        if self.fmt != "yaml" or self._appended or self._other_edit or self._source is None:
+        if self.fmt != "yaml" or self._appended or self._replaced or self._other_edit or self._source is None:
             return False
         if not (self._prepared and self._faithful) or not self.final_newline:
             return False
@@ -422,12 +431,67 @@ class Sidecar:
         self._synced(self._source + rest, text)
         return True
 
-    def _synced(self, source: str, text: str) -> None:
-        """The model now is the parse of ``text`` (``source``: normalised), which the
-        serialiser reproduces exactly."""
+    def fast_replace(self) -> "Replace | None":
+        """The new text as the original text with only the lines of changed scalar values
+        rewritten, or None when that shortcut does not apply.
+
+        It applies to a YAML sidecar whose only changes are existing keys given new
+        single-line scalar values (``resolved``, ``text``...), when the serialiser is
+        known to reproduce the original text exactly and each old value is written as
+        ``key: value`` alone on its line (no end-of-line comment, not a block or
+        multi-line scalar, not inside a flow collection).  A single-line scalar is
+        written the same wherever it stands, so the whole file dumped again would differ
+        from the original in exactly these lines.
+        """
+        if self.fmt != "yaml" or not self._replaced or self._appended or self._other_edit:
+            return None
+        if not (self._prepared and self._faithful) or self._source is None:
+            return None
+        lines = self._source.split("\n")
+        edits: list[tuple[int, str, CommentedMap, str, str]] = []
+        done: set[int] = set()
+        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        for mapping, key, old in self._replaced.values():
+            try:
+                key_line, key_col, value_line, _ = mapping.lc.data[key]
+            except Exception:  # a node made in memory: no position
+                return None
+            slot = mapping.ca.items.get(key)
+            if slot and len(slot) > 2 and slot[2] is not None and _token_head(slot[2]).strip():
+                return None  # an end-of-line comment: its column could move
+            if key_line != value_line or key_line in done or not 0 <= key_line < len(lines):
+                return None
+            if _anchored(old):
+                return None  # an alias elsewhere would now carry the anchor
+            old_line = _entry_line(key, old, style)
+            new_line = _entry_line(key, mapping[key], style)
+            if old_line is None or new_line is None or lines[key_line][key_col:] != old_line:
+                return None
+            done.add(key_line)
+            edits.append((key_line, lines[key_line][:key_col] + new_line, mapping, key, new_line))
+        for line, text, *_ in edits:
+            lines[line] = text
+        source = "\n".join(lines)
+        return Replace(source, edits, self._finish(source))
+
+    def commit_replace(self, replace: "Replace", values: list[Any]) -> None:
+        """After ``replace.text`` was written: make this the model of that text, each
+        changed value replaced by the value parsed back from its new line."""
+        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        stable = True
+        for (_, _, mapping, key, line), value in zip(replace.edits, values):
+            mapping[key] = value
+            stable = stable and _entry_line(key, value, style) == line
+        self._synced(replace.source, replace.text, faithful=stable)
+
+    def _synced(self, source: str, text: str, *, faithful: bool = True) -> None:
+        """The model now is the parse of ``text`` (``source``: normalised).  ``faithful``:
+        the serialiser is known to reproduce it exactly (the new parts re-serialise to
+        themselves; a few values, such as some floats, do not), else that is worked out
+        again before the next edit."""
         self.original, self._source = text, source
-        self._prepared, self._baseline, self._faithful = True, source, True
-        self._appended, self._other_edit = [], False
+        self._prepared, self._baseline, self._faithful = faithful, source if faithful else None, faithful
+        self._appended, self._replaced, self._other_edit = [], {}, False
 
     # -- helpers ------------------------------------------------------------
 
@@ -455,6 +519,53 @@ class Append:
     text: str
 
 
+@dataclass
+class Replace:
+    """A write that rewrites only the lines of changed scalar values (see
+    :meth:`Sidecar.fast_replace`): ``text`` is the whole new text, ``source`` the same
+    normalised, ``edits`` (line index, new line, mapping, key, ``key: value`` text)."""
+
+    source: str
+    edits: list
+    text: str
+
+
+def _is_scalar(value: Any) -> bool:
+    return not isinstance(value, (dict, list, tuple, set))
+
+
+def _anchored(value: Any) -> bool:
+    anchor = getattr(value, "yaml_anchor", None)
+    try:
+        return callable(anchor) and anchor() is not None
+    except Exception:
+        return True
+
+
+def _token_head(token: Any) -> str:
+    """The end-of-line part of a comment token (before its first line break)."""
+    value = getattr(token, "value", "")
+    return value.partition("\n")[0] if isinstance(value, str) else ""
+
+
+def _entry_line(key: str, value: Any, style: YamlStyle) -> str | None:
+    """How the serialiser writes ``key: value`` in a block mapping, when that is one line."""
+    mapping = CommentedMap()
+    mapping[key] = value
+    out = _yaml_dump(mapping, style)
+    if out.count("\n") != 1 or not out.endswith("\n"):
+        return None
+    return out[:-1]
+
+
+def parse_entry_line(line: str, key: str) -> Any:
+    """The value of a one-line ``key: value`` entry; MrsfError unless it is exactly that."""
+    data = _parse_yaml(line + "\n", "entry").data
+    if not isinstance(data, CommentedMap) or list(data) != [key]:
+        raise MrsfError("invalid-sidecar", f"entry: not a single {key!r} entry")
+    return data[key]
+
+
 #: A YAML document end marker line (after it the comments list no longer ends the file).
 _DOC_END = re.compile(r"(?m)^\.\.\.(?:[ \t]|$)")
 
@@ -479,10 +590,12 @@ def _ends_in_block_scalar(node: Any) -> bool:
 def _shift_lines(node: Any, delta: int) -> None:
     """Move the recorded line numbers of ``node`` and everything in it by ``delta``."""
     stack = [node]
+    seen: set[int] = set()
     while stack:
         n = stack.pop()
-        if not isinstance(n, (CommentedMap, CommentedSeq)):
-            continue
+        if not isinstance(n, (CommentedMap, CommentedSeq)) or id(n) in seen:
+            continue  # an aliased node is shifted once
+        seen.add(id(n))
         if n.lc.line is not None:
             n.lc.line += delta
         for pos in (n.lc.data or {}).values():

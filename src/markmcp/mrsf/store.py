@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import MrsfConflict, MrsfError
-from .sidecar import Sidecar, parse_fragment, parse_sidecar, to_plain
+from .sidecar import Sidecar, parse_entry_line, parse_fragment, parse_sidecar, to_plain
 
 MAX_SIDECAR_BYTES = 10 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
@@ -314,9 +314,10 @@ def _verified(sc: Sidecar) -> tuple[bytes, Callable[[], Sidecar]]:
     """(bytes to write, a function giving the Sidecar of those bytes once written).
 
     Comments appended at the end of a YAML sidecar (:meth:`Sidecar.fast_append`): only
-    the new items are parsed back and compared with what was meant; ``sc`` itself
-    becomes the model of the new text.  Any other change: the whole new text is parsed
-    back and compared.
+    the new items are parsed back and compared with what was meant; scalar values set in
+    place (:meth:`Sidecar.fast_replace`): only the rewritten lines are.  Then ``sc``
+    itself becomes the model of the new text.  Any other change: the whole new text is
+    parsed back and compared.
     """
     append = sc.fast_append()
     if append is not None:
@@ -332,7 +333,24 @@ def _verified(sc: Sidecar) -> tuple[bytes, Callable[[], Sidecar]]:
             return sc
 
         return append.text.encode("utf-8"), adopt
-    text = sc.dump()
+    replace = sc.fast_replace()
+    if replace is not None:
+        values = []
+        for _, _, mapping, key, line in replace.edits:
+            try:
+                value = parse_entry_line(line, key)
+            except MrsfError as exc:
+                raise MrsfError("internal-error", f"refusing to write: a changed value would not parse ({exc.message})") from None
+            if to_plain(value) != to_plain(mapping[key]):
+                raise MrsfError("internal-error", "refusing to write: a changed value would not read back as written")
+            values.append(value)
+
+        def adopt_replace() -> Sidecar:
+            sc.commit_replace(replace, values)
+            return sc
+
+        return replace.text.encode("utf-8"), adopt_replace
+    text = sc.dump(fast=False)
     try:
         again = parse_sidecar(text, fmt=sc.fmt)
     except MrsfError as exc:
