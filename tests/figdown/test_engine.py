@@ -69,6 +69,15 @@ def test_comma_lists_split_only_on_unquoted_commas() -> None:
     assert [(i.v, i.q) for i in split_list(tok)] == [("a,b", True), ("c", False), ("", False), ("d", False)]
 
 
+def test_comma_list_items_know_empty_quotes_and_mixed_quoting() -> None:
+    """An empty quoted item counts as quoted; a half-quoted item is not quoted but has a quote."""
+    tok = tokenize('data="",x"y",z')[0]
+    items = split_list(tok, len("data="))
+    assert [(i.v, i.q, i.h) for i in items] == [("", True, True), ("xy", False, True), ("z", False, False)]
+    assert not tok.q and tokenize('""')[0].q and tokenize('"a"" b"')[0].q
+    assert tok.slice_quoted(5, 5) and not tok.slice_quoted(6, 6)
+
+
 # --- lines and sections ------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ Grammar of one directive line (after the comment is cut off)::
     comment  = '#' ...                        ; only after whitespace or at 0,
                                               ; outside quotes and [labels]
 
-Every token remembers which of its characters came from inside quotes, so a
+Every token remembers which stretches of it were written inside quotes, so a
 later rule can ask "was this value quoted?" of any slice of it — ids must be
 bare, closed-set values must be bare, prose values must be quoted.
 """
@@ -22,7 +22,6 @@ bare, closed-set values must be bare, prose values must be quoted.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 # --- character sets (named after the grammar) ------------------------------
@@ -164,39 +163,67 @@ def strip_comment(src: str) -> str:
 # --- tokens ----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of a token's value that was written either inside quotes or bare.
+
+    ``start``/``end`` index the token's resolved value.  A quoted segment may be
+    empty (``""``): it still marks that quoting happened at ``start``."""
+
+    start: int
+    end: int
+    quoted: bool
+
+    def overlaps(self, a: int, b: int) -> bool:
+        """Does this segment share at least one character with ``v[a:b]``?"""
+        return self.start < b and a < self.end
+
+
 @dataclass
 class Token:
-    """One whitespace-delimited token.
+    """One whitespace-delimited token: its value and how it was written.
 
-    ``v`` is the value with quotes removed and escapes resolved; ``mask`` is
-    index-aligned with ``v`` ('q' = the character came from inside quotes);
-    ``opens`` lists the offsets in ``v`` where a quoted region began, so an
-    empty ``""`` is still visible.  ``q`` means "the token is one string
-    literal" (it has quoting and no bare character)."""
+    ``v`` is the value with quotes removed and escapes resolved.  ``segments``
+    cover ``v`` from left to right, alternating as the source switched between
+    bare text and quoted strings, so a rule can ask whether any slice of the
+    value was written in quotes."""
 
     v: str
-    mask: str
-    opens: list[int] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
 
     @property
     def q(self) -> bool:
-        return bool(self.opens) and "." not in self.mask
+        """The token is one string literal: some quoting and no bare character."""
+        return any(s.quoted for s in self.segments) and not self._bare_in(0, len(self.v))
+
+    def _bare_in(self, a: int, b: int) -> bool:
+        return any(not s.quoted and s.overlaps(a, b) for s in self.segments)
+
+    def _quote_opens_in(self, a: int, b: int) -> bool:
+        return any(s.quoted and a <= s.start <= b for s in self.segments)
 
     def slice_quoted(self, a: int, b: int) -> bool:
-        """Was every character of ``v[a:b]`` quoted (empty slice: did a quote open there)?"""
-        if b > a:
-            return "." not in self.mask[a:b]
-        return self._opens_between(a, b)
+        """Was all of ``v[a:b]`` written in quotes?  An empty slice counts as
+        quoted when a quoted string began at that very offset (``key=""``)."""
+        if a < b:
+            return not self._bare_in(a, b)
+        return self._quote_opens_in(a, b)
 
     def slice_has_quote(self, a: int, b: int) -> bool:
-        """Did ``v[a:b]`` contain any quoting at all?"""
-        if "q" in self.mask[a:b]:
-            return True
-        return self._opens_between(a, b)
+        """Was any part of ``v[a:b]`` quoted, or did a quoted string begin inside it?"""
+        return any(s.quoted and s.overlaps(a, b) for s in self.segments) or self._quote_opens_in(a, b)
 
-    def _opens_between(self, a: int, b: int) -> bool:
-        i = bisect_left(self.opens, a)
-        return i < len(self.opens) and self.opens[i] <= b
+    def bare_commas(self, a: int = 0) -> list[int]:
+        """Offsets from ``a`` on of the commas that were written outside quotes."""
+        found: list[int] = []
+        for s in self.segments:
+            if s.quoted or s.end <= a:
+                continue
+            at = self.v.find(",", max(a, s.start), s.end)
+            while at >= 0:
+                found.append(at)
+                at = self.v.find(",", at + 1, s.end)
+        return found
 
 
 def parse_quoted(src: str, pos: int) -> tuple[int, str]:
@@ -221,26 +248,20 @@ def parse_quoted(src: str, pos: int) -> tuple[int, str]:
 
 def parse_token(src: str, pos: int) -> tuple[int, Token]:
     """token = (bare-char | quoted)+ up to the next whitespace."""
-    value: list[str] = []
-    mask: list[str] = []
-    opens: list[int] = []
+    pieces: list[str] = []
+    segments: list[Segment] = []
     length = 0
     while pos < len(src) and src[pos] not in WS_CHARS:
-        if src[pos] == QUOTE:
-            opens.append(length)
+        quoted = src[pos] == QUOTE
+        if quoted:
             pos, text = parse_quoted(src, pos)
-            value.append(text)
-            mask.append("q" * len(text))
-            length += len(text)
-            continue
-        # a bare run: everything up to whitespace or a quote
-        start = pos
-        pos = _BARE_RUN.match(src, pos).end()
-        run = src[start:pos]
-        value.append(run)
-        mask.append("." * len(run))
-        length += len(run)
-    return pos, Token("".join(value), "".join(mask), opens)
+        else:  # a bare run: everything up to whitespace or a quote
+            run_end = _BARE_RUN.match(src, pos).end()
+            text, pos = src[pos:run_end], run_end
+        pieces.append(text)
+        segments.append(Segment(length, length + len(text), quoted))
+        length += len(text)
+    return pos, Token("".join(pieces), segments)
 
 
 def tokenize(src: str) -> list[Token]:
@@ -266,12 +287,13 @@ class ListItem:
 
 
 def split_list(tok: Token, off: int = 0) -> list[ListItem]:
-    """comma-list = item (',' item)*  — split ``tok.v[off:]`` on unquoted commas."""
-    v, items, a = tok.v, [], off
-    for i in range(off, len(v) + 1):
-        if i == len(v) or (v[i] == "," and tok.mask[i] == "."):
-            items.append(ListItem(v[a:i], tok.slice_quoted(a, i), tok.slice_has_quote(a, i)))
-            a = i + 1
+    """comma-list = item (',' item)*  — ``tok.v[off:]`` cut at the commas written
+    outside quotes (a quoted comma belongs to its item)."""
+    bounds = [off - 1, *tok.bare_commas(off), len(tok.v)]
+    items = []
+    for left, right in zip(bounds, bounds[1:]):
+        a = left + 1
+        items.append(ListItem(tok.v[a:right], tok.slice_quoted(a, right), tok.slice_has_quote(a, right)))
     return items
 
 
