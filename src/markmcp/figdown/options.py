@@ -1,16 +1,14 @@
 """The closed option registry (core §5, §10) and the generic option checks.
 
-Option keys are a CLOSED set on two levels:
+Two questions are asked of every ``key=value`` token, in this order.  Is the
+key one the language knows at all?  If not, it is an ``unknown option``.  If
+it is, may this directive carry it?  :data:`DIRECTIVE_OPTIONS` answers that
+(``node does not take numbering=``).
 
-* a ``key=value`` token whose key is registered is an option; whether the
-  directive accepts it is then checked against :data:`DIRECTIVE_OPTIONS`
-  (``node does not take numbering=``);
-* a ``key=value`` token with an unregistered key is ``unknown option``.
-
-Retired spellings stay registered so that they can be named with their
-migration text (:data:`messages.RETIRED_OPTION_KEYS`) rather than reported
-as unknown.  An option may stand anywhere on a line; positional arguments
-close up behind it.
+Keys the language has retired are still known, so a line that uses one gets
+its migration message (:data:`messages.RETIRED_OPTION_KEYS`) instead of the
+generic unknown-option error.  Options may appear anywhere on a line;
+positional arguments are read as if the options were not there.
 """
 
 from __future__ import annotations
@@ -23,11 +21,12 @@ from .lexer import ID_RE, ListItem, Token, split_list
 
 # --- the registry ----------------------------------------------------------
 
+#: Every option key the language knows, retired ones included (a set: order is irrelevant).
 OPTION_KEYS = frozenset(
-    "id kind type shape fill color stroke text in plane layer label style z z-index at offset "
-    "w h width height unit word note description present index labels data numbering from to "
-    "gap dir extend level taillabel headlabel class via points routing src dst tailport "
-    "headport".split()
+    "at class color data description dir dst extend fill from gap h headlabel headport "
+    "height id in index kind label labels layer level note numbering offset plane points "
+    "present routing shape src stroke style taillabel tailport text to type unit via w width "
+    "word z z-index ".split()
 )
 
 _NODE_OPTS = ("shape", "fill", "stroke", "style", "class", "in", "width", "height", "note")
