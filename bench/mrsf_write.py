@@ -13,7 +13,9 @@ that many comments) and ``ops.add`` is timed in three situations:
 * ``foreign``: two worker processes take turns, so every add finds a sidecar another
   process has just appended to (the load test's eight stdio servers);
 * ``cold``: every cache is dropped before each add (a fresh process, or a file edited
-  by some other program).
+  by some other program);
+
+plus ``resolve (warm)``: ``ops.resolve``/``ops.unresolve`` of one comment in turn.
 
 Figures are the median (and max) wall time per add in milliseconds.  It prints numbers
 only; timings depend on the machine, so it never fails on them.
@@ -64,6 +66,18 @@ def one_add(folder: Path, n: int) -> float:
 def warm(folder: Path, adds: int) -> list[float]:
     one_add(folder, -1)  # the first add in a process parses the file
     return [one_add(folder, n) for n in range(adds)]
+
+
+def resolves(folder: Path, count: int) -> list[float]:
+    """Warm: resolve / unresolve one existing comment in turn (a one-line change)."""
+    target = ops.list_comments(root=folder)["comments"][5]["id"]
+    times = []
+    for n in range(count + 1):
+        start = time.perf_counter()
+        (ops.unresolve if n % 2 else ops.resolve)("doc.md", target, root=folder)
+        if n:  # the first call may parse the file
+            times.append((time.perf_counter() - start) * 1000)
+    return times
 
 
 def cold(folder: Path, adds: int) -> list[float]:
@@ -117,7 +131,7 @@ def main() -> int:
     parser.add_argument("--adds", type=int, default=10, help="adds timed per size and situation")
     parser.add_argument("--formats", nargs="+", default=["yaml", "json"], choices=["yaml", "json"])
     args = parser.parse_args()
-    print("ops.add, milliseconds per add (median, max)")
+    print("ops.add (and ops.resolve), milliseconds per call (median, max)")
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in args.formats:
             for size in args.sizes:
@@ -125,7 +139,8 @@ def main() -> int:
                 kib = (folder / f"doc.md.review.{fmt}").stat().st_size / 1024
                 row = [show("warm", warm(folder, args.adds)),
                        show("foreign", foreign(folder, args.adds)),
-                       show("cold", cold(folder, max(3, args.adds // 3)))]
+                       show("cold", cold(folder, max(3, args.adds // 3))),
+                       show("resolve (warm)", resolves(folder, args.adds))]
                 print(f"{fmt:4} {size:5} comments ({kib:6.1f} KiB): " + " | ".join(row), flush=True)
     return 0
 
