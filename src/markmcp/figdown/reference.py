@@ -173,43 +173,53 @@ def _elements_with_classes(ctx: Context):
             yield "cell", mark
 
 
+PAINT_KEYS = ("fill", "stroke", "style")
+
+
+def _unreachable_paint(cid: str, painted: list[str], has: tuple[str, ...], a_kind: str) -> str | None:
+    """Why class ``cid``'s paint cannot reach an element that only has the ``has`` channels.
+
+    A class that fills but has no stroke cannot colour an element without an
+    interior (0.1 rule); a class none of whose keys the element has paints
+    nothing on it (0.4 rule).  ``None`` when some of the paint lands."""
+    the_kind = "the " + a_kind.split(" ", 1)[1]
+    if "fill" in painted and "stroke" not in painted and "fill" not in has:
+        return (f'class "{cid}" sets fill= but no stroke=, and {a_kind} has no '
+                f"interior — add stroke= to the class (it paints {the_kind}; fill= "
+                "keeps painting members that have an interior) (MIGRATIONS 0.1)")
+    if set(painted).isdisjoint(has):
+        return (f'class "{cid}" declares only {" and ".join(k + "=" for k in painted)}, and {a_kind} has no '
+                f'such channel — add {" or ".join(k + "=" for k in has)} to the '
+                f"class (they paint {the_kind}; the key it declares keeps painting "
+                "members that have that channel) (MIGRATIONS 0.4)")
+    return None
+
+
 def _class_channels(ctx: Context) -> None:
-    classes = {}
+    """Each paint channel of an element may be set by at most one of the classes it carries."""
+    by_id: dict[str, dict] = {}
     for c in ctx.doc.classes:
-        classes.setdefault(c["id"], c)
+        by_id.setdefault(c["id"], c)
     for kind, element in _elements_with_classes(ctx):
         has, a_kind = CLASS_CHANNELS[kind]
-        the_kind = "the " + a_kind.split(" ", 1)[1]
-        claimed: dict[str, str] = {}
+        channel_owner: dict[str, str] = {}
         for cid in element.get("class") or ():
-            c = classes.get(cid)
-            if c is None:
+            declared = by_id.get(cid)
+            painted = [k for k in PAINT_KEYS if declared is not None and declared.get(k) is not None]
+            if not painted:
+                continue  # an unknown class is reported elsewhere; a meaning-only class is fine
+            problem = _unreachable_paint(cid, painted, has, a_kind)
+            if problem is not None:
+                ctx.err(element["line"], problem)
                 continue
-            declared = [k for k in ("fill", "stroke", "style") if c.get(k) is not None]
-            if not declared:
-                continue
-            if "fill" not in has and c.get("fill") is not None and c.get("stroke") is None:
-                ctx.err(element["line"], f'class "{cid}" sets fill= but no stroke=, and {a_kind} has no '
-                                         f"interior — add stroke= to the class (it paints {the_kind}; fill= "
-                                         "keeps painting members that have an interior) (MIGRATIONS 0.1)")
-                continue
-            if not any(k in has for k in declared):
-                ctx.err(element["line"], f'class "{cid}" declares only '
-                                         f'{" and ".join(k + "=" for k in declared)}, and {a_kind} has no '
-                                         f'such channel — add {" or ".join(k + "=" for k in has)} to the '
-                                         f"class (they paint {the_kind}; the key it declares keeps painting "
-                                         "members that have that channel) (MIGRATIONS 0.4)")
-                continue
-            for k in has:
-                if c.get(k) is None:
+            for channel in (k for k in has if k in painted):
+                if channel not in channel_owner:
+                    channel_owner[channel] = cid
                     continue
-                if k in claimed:
-                    other = "/".join(o + "=" for o in has if o != k)
-                    ctx.err(element["line"], f'classes "{claimed[k]}" and "{cid}" both set {k}= on this '
-                                             "element — one channel, one class: move one class's paint to a "
-                                             f"different channel ({other}), or carry only one of them")
-                else:
-                    claimed[k] = cid
+                others = "/".join(k + "=" for k in has if k != channel)
+                ctx.err(element["line"], f'classes "{channel_owner[channel]}" and "{cid}" both set {channel}= '
+                                         "on this element — one channel, one class: move one class's paint to "
+                                         f"a different channel ({others}), or carry only one of them")
 
 
 def _class_references(ctx: Context) -> None:
