@@ -65,53 +65,59 @@ def resolve(ctx: Context) -> None:
 
 
 def _bundles(ctx: Context) -> None:
-    doc = ctx.doc
-    by_pair: dict[tuple[str, str], list[dict]] = {}
-    by_id: dict[str, list[dict]] = {}
-    for edge in doc.edges:
-        by_pair.setdefault(tuple(sorted((edge["a"], edge["b"]))), []).append(edge)  # type: ignore[arg-type]
-        if edge["id"] is not None:
-            by_id.setdefault(edge["id"], []).append(edge)
-    for bundle in doc.bundles:
-        line, seen = bundle["line"], set()
+    """Every bundle member must name exactly one connector of this section, once."""
+    links = _LinkIndex(ctx.doc.edges)
+    for bundle in ctx.doc.bundles:
+        used: set[int] = set()
         for member in bundle["_members"]:
-            if "id" in member:
-                ident = member["id"]
-                spelled = ident
-                named = by_id.get(ident, [])
-                if len(named) == 1:
-                    hit = named[0]
-                else:
-                    kind = _kind_of(ctx, ident)
-                    if kind:
-                        ctx.err(line, f'bundle member "{ident}" is {kind}, not a connector — a bundle '
-                                      "collects LINKS, so write the pair A--B or give the connector you "
-                                      "mean an id= and name that")
-                    else:
-                        ctx.err(line, f'bundle member "{ident}" is not a declared connector in this section '
-                                      "(ids are unique per section, and a bare member names a connector by "
-                                      "its id=)")
-                    continue
+            edge, problem = _bundle_member(ctx, member, links)
+            if problem is not None:
+                ctx.err(bundle["line"], problem)
+            elif id(edge) in used:
+                written = member["id"] if "id" in member else f'{member["a"]}--{member["b"]}'
+                ctx.err(bundle["line"], f'duplicate bundle member "{written}" — each member is stated once')
             else:
-                a, b = member["a"], member["b"]
-                spelled = f"{a}--{b}"
-                if not _is_endpoint(ctx, a) or not _is_endpoint(ctx, b):
-                    ctx.err(line, f'unknown endpoint in "{a}--{b}"')
-                    continue
-                matches = by_pair.get(tuple(sorted((a, b))), [])  # type: ignore[arg-type]
-                if not matches:
-                    ctx.err(line, f'no edge between "{a}" and "{b}" for bundle member')
-                    continue
-                if len(matches) > 1:
-                    ctx.err(line, f'"{a}--{b}" matches {len(matches)} edges — the pair form addresses a '
-                                  "connector only where ONE runs between the two nodes. Give the connector "
-                                  "you mean an id= and write that id as the member (figdown 0.5)")
-                    continue
-                hit = matches[0]
-            if id(hit) in seen:
-                ctx.err(line, f'duplicate bundle member "{spelled}" — each member is stated once')
-            else:
-                seen.add(id(hit))
+                used.add(id(edge))
+
+
+class _LinkIndex:
+    """The section's connectors, looked up by their unordered end pair or by their id=."""
+
+    def __init__(self, edges: list[dict]) -> None:
+        self.pairs: dict[frozenset[str], list[dict]] = {}
+        self.ids: dict[str, list[dict]] = {}
+        for edge in edges:
+            self.pairs.setdefault(frozenset((edge["a"], edge["b"])), []).append(edge)
+            if edge["id"] is not None:
+                self.ids.setdefault(edge["id"], []).append(edge)
+
+
+def _bundle_member(ctx: Context, member: dict, links: _LinkIndex) -> tuple[dict | None, str | None]:
+    """The connector a member names, or the diagnostic saying why it names none."""
+    if "id" in member:
+        ident = member["id"]
+        named = links.ids.get(ident, [])
+        if len(named) == 1:
+            return named[0], None
+        kind = _kind_of(ctx, ident)
+        if kind:
+            return None, (f'bundle member "{ident}" is {kind}, not a connector — a bundle '
+                          "collects LINKS, so write the pair A--B or give the connector you "
+                          "mean an id= and name that")
+        return None, (f'bundle member "{ident}" is not a declared connector in this section '
+                      "(ids are unique per section, and a bare member names a connector by "
+                      "its id=)")
+    a, b = member["a"], member["b"]
+    if not (_is_endpoint(ctx, a) and _is_endpoint(ctx, b)):
+        return None, f'unknown endpoint in "{a}--{b}"'
+    between = links.pairs.get(frozenset((a, b)), [])
+    if len(between) == 1:
+        return between[0], None
+    if not between:
+        return None, f'no edge between "{a}" and "{b}" for bundle member'
+    return None, (f'"{a}--{b}" matches {len(between)} edges — the pair form addresses a '
+                  "connector only where ONE runs between the two nodes. Give the connector "
+                  "you mean an id= and write that id as the member (figdown 0.5)")
 
 
 def _is_endpoint(ctx: Context, ident: str) -> bool:
