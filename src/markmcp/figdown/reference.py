@@ -282,51 +282,59 @@ def _block(ctx: Context, block: dict) -> None:
                     break
 
 
+#: A table cell as the merge check sees it: its merge marker ("left", "up" or None) and its line.
+_Cell = tuple[str | None, int]
+UNATTACHED_MERGE = "merge marker has no rectangle to join — the cells it merges must form a rectangular block"
+
+
 def _merges(ctx: Context, block: dict) -> None:
     """Every ``^^``/empty-cell span must form a rectangle anchored on a real cell."""
-    grid = [[(c.get("merge"), block["line"]) for c in row] for row in block["heads"]]
+    grid: list[list[_Cell]] = [[(c.get("merge"), block["line"]) for c in row] for row in block["heads"]]
     grid += [[(c.get("merge"), r["line"]) for c in r["cells"]] for r in block["rows"]]
-    covered = [[False] * len(row) for row in grid]
-    problem = None
+    joined: set[tuple[int, int]] = set()
+    problem = _broken_span(grid, joined)
+    if problem is None:
+        problem = next(((at, UNATTACHED_MERGE) for r, row in enumerate(grid)
+                        for c, (merge, at) in enumerate(row) if merge and (r, c) not in joined), None)
+    if problem is not None:
+        ctx.err(*problem)
+
+
+def _span_size(grid: list[list[_Cell]], r: int, c: int) -> tuple[int, int]:
+    """(rows, columns) an anchor at (r, c) claims: the "up" markers below it, the "left" markers after it."""
+    cols = 1
+    while c + cols < len(grid[r]) and grid[r][c + cols][0] == "left":
+        cols += 1
+    rows = 1
+    while r + rows < len(grid) and c < len(grid[r + rows]) and grid[r + rows][c][0] == "up":
+        rows += 1
+    return rows, cols
+
+
+def _broken_span(grid: list[list[_Cell]], joined: set[tuple[int, int]]) -> tuple[int, str] | None:
+    """The first cell (in reading order) that keeps an anchor's span from being a rectangle.
+
+    Along the anchor's row every other cell must say "left", down its column
+    "up", and inside the rectangle any merge marker will do.  Cells that do
+    belong to a span are added to ``joined``."""
     for r, row in enumerate(grid):
         for c, (merge, _) in enumerate(row):
-            if problem:
-                break
             if merge:
                 continue
-            cs = 1
-            while c + cs < len(row) and row[c + cs][0] == "left":
-                cs += 1
-            rs = 1
-            while r + rs < len(grid) and c < len(grid[r + rs]) and grid[r + rs][c][0] == "up":
-                rs += 1
-            for i in range(rs):
-                for j in range(cs):
-                    if problem:
-                        break
-                    if i == 0 and j == 0:
-                        covered[r][c] = True
+            rows, cols = _span_size(grid, r, c)
+            joined.add((r, c))
+            for rr in range(r, r + rows):
+                for cc in range(c, c + cols):
+                    if (rr, cc) == (r, c):
                         continue
-                    if c + j >= len(grid[r + i]):
-                        problem = (grid[r + i][0][1], NOT_RECTANGULAR)
-                        break
-                    m, at = grid[r + i][c + j]
-                    if not m or (i == 0 and m != "left") or (j == 0 and m != "up"):
-                        problem = (at, NOT_RECTANGULAR)
-                    else:
-                        covered[r + i][c + j] = True
-        if problem:
-            break
-    if not problem:
-        for r, row in enumerate(grid):
-            for c, (merge, at) in enumerate(row):
-                if merge and not covered[r][c]:
-                    problem = (at, "merge marker has no rectangle to join — the cells it merges must form a rectangular block")
-                    break
-            if problem:
-                break
-    if problem:
-        ctx.err(*problem)
+                    if cc >= len(grid[rr]):
+                        return grid[rr][0][1], NOT_RECTANGULAR
+                    marker, at = grid[rr][cc]
+                    wanted = "left" if rr == r else "up" if cc == c else None
+                    if not marker or (wanted is not None and marker != wanted):
+                        return at, NOT_RECTANGULAR
+                    joined.add((rr, cc))
+    return None
 
 
 def _table_marks(ctx: Context, block: dict) -> None:
