@@ -349,8 +349,10 @@ class Sidecar:
         seq = data["comments"]
         if not isinstance(seq, CommentedSeq) or seq.fa.flow_style() or len(seq) <= appended:
             return None
-        if any(a is not b for a, b in zip(seq[len(seq) - appended:], self._appended[-appended:] if appended else ())):
-            return None
+        tail = list(seq)[len(seq) - appended:]
+        if len(tail) != len(self._appended[len(self._appended) - appended:]) or any(
+                a is not b for a, b in zip(tail, self._appended[len(self._appended) - appended:])):
+            return None  # the new nodes must be exactly the last items
         try:
             if data.lc.key("comments")[1] != 0:
                 return None
