@@ -59,20 +59,37 @@ def open_block(ctx: Context, n: int, sp: Split) -> None:
     ctx.current = block
 
 
+def _range_ends(value: str) -> tuple[str, str] | None:
+    """The two trimmed ends of ``<first>..<last>``; ``None`` unless there is exactly one
+    ``..`` (and no ``...``) with text on both sides."""
+    if "..." in value or value.count("..") != 1:
+        return None
+    first, _, last = value.partition("..")
+    first, last = trim(first), trim(last)
+    return (first, last) if first and last else None
+
+
+def _beyond_exact(which: str, text: str, extra: str = "") -> str | None:
+    """The error for an index literal too large for a double to hold exactly, or ``None``."""
+    if int(text) <= MAX_SAFE_INTEGER:
+        return None
+    return (f'index= {which} index "{text}" is above {MAX_SAFE_INTEGER}, the largest integer a FigDown '
+            "number carries exactly (core §12.5 binds a number to an ECMAScript double) — a reader "
+            f"would get {js_number(float(text))} back, not what you wrote{extra}")
+
+
 def parse_index(value: str | None) -> tuple[dict | None, str | None]:
-    """index= range: ``<digits>..<last>`` (last may be prose), or "" (unstated)."""
+    """index= range: ``<digits>..<last>`` (last may be prose), or "" (unstated).
+
+    Returns (range, None) or (None, error)."""
     if value is None:
         return None, None
     if value == "":
         return {}, None
-    if "..." in value:
+    ends = _range_ends(value)
+    if ends is None:
         return None, M.IDX_SHAPE
-    parts = value.split("..")
-    if len(parts) != 2:
-        return None, M.IDX_SHAPE
-    first, last = (trim(p) for p in parts)
-    if not first or not last:
-        return None, M.IDX_SHAPE
+    first, last = ends
     if not DIGITS_RE.match(first):
         return None, (f'index= needs a LITERAL first index, and "{first}" is not one: a FigDown number '
                       "is a run of DIGITS — no sign, no decimal point, no separators. Only the LAST "
@@ -80,26 +97,17 @@ def parse_index(value: str | None) -> tuple[dict | None, str | None]:
                       "what lets a reader place the run without resolving any name. Write "
                       f'index=<digits>..<last>: index=0..7, or index="0..{first}" if the run really '
                       f'starts at 0 and ends where "{first}" says')
-    a = int(first)
-    if a > MAX_SAFE_INTEGER:
-        return None, (f'index= first index "{first}" is above {MAX_SAFE_INTEGER}, the largest integer a '
-                      "FigDown number carries exactly (core §12.5 binds a number to an ECMAScript "
-                      f"double) — a reader would get {js_number(float(first))} back, not what you wrote")
-    if DIGITS_RE.match(last):
-        b = int(last)
-        if b > MAX_SAFE_INTEGER:
-            return None, (f'index= last index "{last}" is above {MAX_SAFE_INTEGER}, the largest integer '
-                          "a FigDown number carries exactly (core §12.5 binds a number to an ECMAScript "
-                          f"double) — a reader would get {js_number(float(last))} back, not what you wrote, "
-                          "and the element count with it")
-        if a == b:
-            return None, (f"index={first}..{last} is a range of ONE element, which is not repetition — "
-                          "drop index= (an absent key claims nothing), or write the range the run "
-                          "really covers")
-        return {"first": a, "last": b}, None
-    if STEP_RE.search(last):
-        return None, M.IDX_STEP
-    return {"first": a, "last": last}, None
+    problem = _beyond_exact("first", first)
+    if problem is None and DIGITS_RE.match(last):
+        problem = _beyond_exact("last", last, ", and the element count with it")
+        if problem is None and int(first) == int(last):
+            problem = (f"index={first}..{last} is a range of ONE element, which is not repetition — "
+                       "drop index= (an absent key claims nothing), or write the range the run "
+                       "really covers")
+        return (None, problem) if problem else ({"first": int(first), "last": int(last)}, None)
+    if problem is None and STEP_RE.search(last):
+        problem = M.IDX_STEP
+    return (None, problem) if problem else ({"first": int(first), "last": last}, None)
 
 
 def field_line(ctx: Context, n: int, sp: Split) -> None:
