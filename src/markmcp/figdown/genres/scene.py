@@ -42,7 +42,7 @@ BAND_HYPHEN_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?-[0-9]+(?:\.[0-9]+)?%\Z")
 BARE_PAIR_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?,-?[0-9]+(?:\.[0-9]+)?\Z")
 PAREN_POINT_RE = re.compile(r"\((-?[0-9]+(?:\.[0-9]+)?),(-?[0-9]+(?:\.[0-9]+)?)\)\Z")
 
-PIN_SHAPE = "pin needs <id> and at=(<x>,<y>) and/or width=<px> and/or height=<px>"
+PIN_USAGE = "pin needs <id> and at=(<x>,<y>) and/or width=<px> and/or height=<px>"
 
 
 def _bare_label_error(kw: str, ident: str, sp: Split) -> str | None:
@@ -296,34 +296,39 @@ def _extent(ctx: Context, n: int, key: str, value: str | None) -> tuple[bool, fl
     return True, to_number(value)
 
 
+def _pin_point(at: str | None) -> tuple[tuple[str, str] | None, str | None]:
+    """The (x, y) texts of a pin's ``at=``, or the error for a malformed one."""
+    if at is None:
+        return None, None
+    paren = PAREN_POINT_RE.match(at)
+    if paren:
+        return (paren.group(1), paren.group(2)), None
+    if BARE_PAIR_RE.match(at):
+        return None, (f"pin at= now takes a paren point: at=({at}) — a bare comma pair is a list "
+                      "of two numbers, not a point (MIGRATIONS 0.1)")
+    return None, "pin at= needs a paren point: at=(<x>,<y>)"
+
+
 def directive_pin(ctx: Context, n: int, sp: Split) -> None:
-    ident, at = sp.arg(1), sp.get("at")
+    """``pin <id> [at=(x,y)] [width=] [height=]``: fixed geometry for one element."""
     if len(sp.pos) > 2:
         return ctx.err(n, f'unexpected argument "{sp.pos[2]}"')
-    e = id_error(ident, sp.argq(1), None)
-    if e:
-        return ctx.err(n, e)
-    if not ident:
-        return ctx.err(n, PIN_SHAPE)
-    if at is not None and BARE_PAIR_RE.match(at):
-        return ctx.err(n, f"pin at= now takes a paren point: at=({at}) — a bare comma pair is a list "
-                          "of two numbers, not a point (MIGRATIONS 0.1)")
-    point = None if at is None else PAREN_POINT_RE.match(at)
-    if at is not None and not point:
-        return ctx.err(n, "pin at= needs a paren point: at=(<x>,<y>)")
-    ok_w, width = _extent(ctx, n, "width", sp.get("width"))
-    ok_h, height = _extent(ctx, n, "height", sp.get("height"))
-    if not (ok_w and ok_h):
+    target = sp.arg(1)
+    problem = id_error(target, sp.argq(1), None) or (None if target else PIN_USAGE)
+    if problem is None:
+        point, problem = _pin_point(sp.get("at"))
+    if problem is not None:
+        return ctx.err(n, problem)
+    sizes = [_extent(ctx, n, key, sp.get(key)) for key in ("width", "height")]
+    if not all(ok for ok, _ in sizes):
         return None
-    if not point and width is None and height is None:
-        return ctx.err(n, PIN_SHAPE)
-    if ident in ctx.doc.pins:
-        return ctx.err(n, f'duplicate pin for "{ident}"')
-    ctx.doc.pins[ident] = {
-        "x": to_number(point.group(1)) if point else None,
-        "y": to_number(point.group(2)) if point else None,
-        "width": width, "height": height, "line": n,
-    }
+    (_, width), (_, height) = sizes
+    if point is None and width is None and height is None:
+        return ctx.err(n, PIN_USAGE)
+    if target in ctx.doc.pins:
+        return ctx.err(n, f'duplicate pin for "{target}"')
+    x, y = (to_number(point[0]), to_number(point[1])) if point else (None, None)
+    ctx.doc.pins[target] = {"x": x, "y": y, "width": width, "height": height, "line": n}
 
 
 def directive_layout(ctx: Context, n: int, sp: Split) -> None:
