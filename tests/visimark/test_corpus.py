@@ -87,6 +87,28 @@ def test_documented_outcome(rel: str, codes: list[str], exit_code: int) -> None:
     assert result.exit_code == exit_code
 
 
+# EXPECTED.md: "exactly one finding" (advice included)
+EXACTLY = [
+    ("docs/example-quote-plain.md", "COVERAGE"),
+    ("fixtures/column-alias-undef.md", "UNDEF"),
+    ("fixtures/column-alias-unused.md", "WARN"),
+]
+
+
+@pytest.mark.parametrize("rel,code", EXACTLY)
+def test_exactly_one_finding(rel: str, code: str) -> None:
+    result = check(build(read(rel)))
+    assert [f.code for f in result.findings] == [code], format_check(rel, result.findings)
+
+
+def test_undef_alias_names_the_raw_header_and_the_near_miss() -> None:
+    result = check(build(read("fixtures/column-alias-undef.md")))
+    (finding,) = result.findings
+    assert (finding.sheet, finding.name) == ("network", "bpu")
+    text = format_check("x.md", result.findings)
+    assert "Bandwidth per Unyt (TB/s)" in text and "Bandwidth per Unit (TB/s, full-duplex)" in text
+
+
 @pytest.mark.parametrize("rel", WAITING)
 def test_waiting_documents_never_pass_silently(rel: str) -> None:
     result = check(build(read(rel)))

@@ -800,7 +800,10 @@ class Checker:
             self.emit(Finding("COVERAGE", message=f"marked `{NO_FORMULAS_MARKER}`, but the document has {rules} rule{'s' if rules != 1 else ''}",
                               suggestion="delete the marker — those rules are checked either way",
                               span=m.located.no_formulas))
-        elif not marked and rules == 0 and m.located.tables and not m.unit_defs:
+        elif (not marked and rules == 0 and m.located.tables and not m.unit_defs
+              and not any(fence.lang == "vmark" for fence in m.located.fences)):
+            # a document with a `vmark` block (aliases only, say) has started on its
+            # rules: its other findings say what is wrong, not "there are no rules"
             self.emit(Finding("COVERAGE", message="a table with no `vmark` rules — nothing in this document is checked",
                               suggestion=f"run `visimark infer` to derive them, or mark it `{NO_FORMULAS_MARKER}`"))
 
