@@ -39,7 +39,9 @@ GENRE_KEYWORDS: dict[str, frozenset[str]] = {
 #: Typed-block children: legal only under an open bitfield/table/timing block.
 CHILD_KEYWORDS = frozenset({"field", "break", "cell", "width", "signal", "gap"})
 
-ROLE_SHAPE = {"process": "box", "decision": "diamond", "terminator": "rounded"}
+#: The shape a node keyword draws when the line gives no shape=.
+KEYWORD_SHAPE = {"node": "box", "state": "rounded", "process": "box", "decision": "diamond",
+                 "terminator": "rounded"}
 
 GENRE_NODE_WORD = {"block": "node", "topology": "node", "flowchart": "node",
                    "statechart": "state", "sequence": "lifeline"}
