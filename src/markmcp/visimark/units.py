@@ -1,9 +1,9 @@
-"""Algebraic unit maps: parsing ``[kg⋅m²/s²]`` brackets, arithmetic and printing.
+"""Units as algebra: reading ``[kg⋅m²/s²]`` brackets, combining them, printing them.
 
-A unit map is a mapping from an opaque atom (``kg``, ``PLN``) to a non-zero integer
-exponent.  Maps are immutable tuples of ``(atom, exponent)`` pairs sorted by atom, so
-they compare and hash by value.  Nothing here knows that ``m`` is a metre: the only
-relation between atoms is a document's own scale-1 definitions (``[J] = [N⋅m]``).
+We represent a unit as a sorted tuple of ``(name, power)`` pairs with every power a
+non-zero integer, so two units are equal exactly when their tuples are.  Unit names
+carry no built-in meaning (there is no table of physical units): names are related only
+through the definitions a document writes itself, such as ``[J] = [N⋅m]``.
 """
 
 from __future__ import annotations
