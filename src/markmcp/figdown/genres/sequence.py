@@ -17,126 +17,166 @@ lifeline's state is never restated on a path where it cannot have changed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from .. import messages as M
 from ..connector import Connector
 from ..context import Context
 from ..options import Split, id_error, parse_class_list
 
+#: UML's InteractionOperatorKind, in the order the spec lists it.
 OPERATORS = ("alt", "opt", "loop", "par", "strict", "seq", "critical", "neg", "assert",
              "ignore", "consider", "break")
 UML_CLAUSE = "UML 2.5.1 §17.12.15.3"
-IN_ACCEPTORS = "message, operand, lifeline, state and fragment"
+#: The lines that may carry in= under sequence, as the in= error names them.
+IN_HOLDERS = "message, operand, lifeline, state and fragment"
+MESSAGE_ARROWS = ("->", "<-", "<->")
 
 
 def _classes(sp: Split) -> list[str] | None:
     return parse_class_list(sp.opts.get("class"))[0]
 
 
+def _decorations(sp: Split) -> dict:
+    """The stroke/style/class/prose every sequence element carries."""
+    return {"stroke": sp.get("stroke"), "style": sp.get("style"), "class": _classes(sp),
+            "note": sp.get("note"), "description": sp.get("description")}
+
+
 def _container_taken(ctx: Context, ident: str) -> bool:
     return ctx.taken(ident) or ident in ctx.sequence_ids
 
 
+def _operator_problem(sp: Split) -> str | None:
+    kind = sp.get("type")
+    if kind is None:
+        return ("fragment needs type=<operator> — a fragment with no interaction operator asserts "
+                f"nothing ({'|'.join(OPERATORS)}, {UML_CLAUSE}). UML defaults the attribute to seq and "
+                "FigDown does not: a default would draw a frame that looks like an assertion and is not one")
+    if kind in OPERATORS:
+        return None
+    return (f'unknown interaction operator "{kind}" — write one of {"|".join(OPERATORS)} '
+            f"({UML_CLAUSE} InteractionOperatorKind, taken whole)")
+
+
+def _operand_parent_problem(sp: Split) -> str | None:
+    if "in" in sp.opts:
+        return None
+    return ("operand needs in=<fragment-id> — an operand is a compartment OF a fragment and has no "
+            "meaning apart from one (UML 2.5.1 §17.12.14)")
+
+
+def _add_lifeline(ctx: Context, sp: Split, n: int) -> None:
+    ctx.node_ids.add(sp.pos[1])
+    ctx.doc.lifelines.append({"id": sp.pos[1], "label": sp.arg(2), "in": sp.get("in") or None,
+                              "fill": sp.get("fill"), **_decorations(sp), "line": n})
+
+
+def _add_state(ctx: Context, sp: Split, n: int) -> None:
+    ctx.doc.states.append({"lifeline": sp.pos[1], "name": sp.pos[2], "in": sp.get("in") or None,
+                           "fill": sp.get("fill"), **_decorations(sp), "line": n})
+
+
+def _add_fragment(ctx: Context, sp: Split, n: int) -> None:
+    ctx.sequence_ids.add(sp.pos[1])
+    ctx.doc.fragments.append({"id": sp.pos[1], "label": sp.arg(2), "type": sp.get("type"),
+                              "in": sp.get("in") or None, **_decorations(sp), "line": n,
+                              "_kind": "fragment"})
+
+
+def _add_operand(ctx: Context, sp: Split, n: int) -> None:
+    ctx.sequence_ids.add(sp.pos[1])
+    ctx.doc.operands.append({"id": sp.pos[1], "label": sp.arg(2), "in": sp.get("in"),
+                             **_decorations(sp), "line": n, "_kind": "operand"})
+
+
+@dataclass(frozen=True)
+class LineForm:
+    """How one sequence keyword's line is written and what it records.
+
+    ``<keyword> <slot1> ["slot2"] …``: slot 1 is an id (``declares`` says in
+    which id space it must be fresh, or ``None`` when it refers to a lifeline);
+    slot 2 is quoted text named ``slot2``; ``missing_slot2`` is the error when
+    slot 2 is required and absent; ``then`` are the keyword's own checks."""
+
+    usage: str
+    declares: Callable[[Context, str], bool] | None
+    slot2: str
+    missing_slot2: Callable[[str], str] | None
+    then: tuple[Callable[[Split], str | None], ...]
+    record: Callable[[Context, Split, int], None]
+
+
+LINE_FORMS: dict[str, LineForm] = {
+    "lifeline": LineForm('lifeline is written: lifeline <id> ["label"]',
+                         lambda ctx, ident: ctx.taken(ident), "lifeline label", None, (), _add_lifeline),
+    "state": LineForm('state is written: state <lifeline-id> "<state name>"', None, "state name",
+                      lambda ref: (f'state has no state name — write it quoted after the lifeline, e.g. '
+                                   f'state {ref} "LISTEN"; in a sequence figure the name is the whole '
+                                   "content of a state mark"),
+                      (), _add_state),
+    "fragment": LineForm('fragment is written: fragment <id> ["label"] type=<operator>', _container_taken,
+                         "fragment label", None, (_operator_problem,), _add_fragment),
+    "operand": LineForm('operand is written: operand <id> ["guard"] in=<fragment-id>', _container_taken,
+                        "operand label", None, (_operand_parent_problem,), _add_operand),
+}
+
+
+def _line_problem(ctx: Context, kw: str, form: LineForm, sp: Split) -> str | None:
+    first = sp.arg(1)
+    problem = id_error(first, sp.argq(1), form.usage)
+    if problem:
+        return problem
+    if form.declares is not None and form.declares(ctx, first):
+        return f'duplicate id "{first}"'
+    second = sp.arg(2)
+    if second is None and form.missing_slot2 is not None:
+        return form.missing_slot2(first)
+    if second is not None and not sp.argq(2):
+        return M.must_quote(form.slot2, f'{kw} {first} "{second}"')
+    if len(sp.pos) > 3:
+        return f'unexpected argument "{sp.pos[3]}"'
+    for check in form.then:
+        problem = check(sp)
+        if problem:
+            return problem
+    return None
+
+
 def directive(ctx: Context, kw: str, n: int, sp: Split) -> None:
     """lifeline / state / fragment / operand under ``sequence``."""
-    if kw == "lifeline":
-        ident = sp.arg(1)
-        e = id_error(ident, sp.argq(1), 'lifeline is written: lifeline <id> ["label"]')
-        if e:
-            return ctx.err(n, e)
-        if ctx.taken(ident):
-            return ctx.err(n, f'duplicate id "{ident}"')
-        if sp.arg(2) is not None and not sp.argq(2):
-            return ctx.err(n, M.must_quote("lifeline label", f'lifeline {ident} "{sp.pos[2]}"'))
-        if len(sp.pos) > 3:
-            return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-        ctx.node_ids.add(ident)
-        ctx.doc.lifelines.append({
-            "id": ident, "label": sp.arg(2), "in": sp.get("in") or None, "fill": sp.get("fill"),
-            "stroke": sp.get("stroke"), "style": sp.get("style"), "class": _classes(sp),
-            "note": sp.get("note"), "description": sp.get("description"), "line": n})
-        return None
-    if kw == "state":
-        ref = sp.arg(1)
-        e = id_error(ref, sp.argq(1), 'state is written: state <lifeline-id> "<state name>"')
-        if e:
-            return ctx.err(n, e)
-        if sp.arg(2) is None:
-            return ctx.err(n, f'state has no state name — write it quoted after the lifeline, e.g. state {ref} '
-                              '"LISTEN"; in a sequence figure the name is the whole content of a state mark')
-        if not sp.argq(2):
-            return ctx.err(n, M.must_quote("state name", f'state {ref} "{sp.pos[2]}"'))
-        if len(sp.pos) > 3:
-            return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-        ctx.doc.states.append({
-            "lifeline": ref, "name": sp.pos[2], "in": sp.get("in") or None, "fill": sp.get("fill"),
-            "stroke": sp.get("stroke"), "style": sp.get("style"), "class": _classes(sp),
-            "note": sp.get("note"), "description": sp.get("description"), "line": n})
-        return None
-    if kw == "fragment":
-        ident = sp.arg(1)
-        e = id_error(ident, sp.argq(1), 'fragment is written: fragment <id> ["label"] type=<operator>')
-        if e:
-            return ctx.err(n, e)
-        if _container_taken(ctx, ident):
-            return ctx.err(n, f'duplicate id "{ident}"')
-        if sp.arg(2) is not None and not sp.argq(2):
-            return ctx.err(n, M.must_quote("fragment label", f'fragment {ident} "{sp.pos[2]}"'))
-        if len(sp.pos) > 3:
-            return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-        kind = sp.get("type")
-        if kind is None:
-            return ctx.err(n, "fragment needs type=<operator> — a fragment with no interaction operator "
-                              f"asserts nothing ({'|'.join(OPERATORS)}, {UML_CLAUSE}). UML defaults the "
-                              "attribute to seq and FigDown does not: a default would draw a frame that "
-                              "looks like an assertion and is not one")
-        if kind not in OPERATORS:
-            return ctx.err(n, f'unknown interaction operator "{kind}" — write one of {"|".join(OPERATORS)} '
-                              f"({UML_CLAUSE} InteractionOperatorKind, taken whole)")
-        ctx.sequence_ids.add(ident)
-        ctx.doc.fragments.append({
-            "id": ident, "label": sp.arg(2), "type": kind, "in": sp.get("in") or None,
-            "stroke": sp.get("stroke"), "style": sp.get("style"), "class": _classes(sp),
-            "note": sp.get("note"), "description": sp.get("description"), "line": n,
-            "_kind": "fragment"})
-        return None
-    # operand
-    ident = sp.arg(1)
-    e = id_error(ident, sp.argq(1), 'operand is written: operand <id> ["guard"] in=<fragment-id>')
-    if e:
-        return ctx.err(n, e)
-    if _container_taken(ctx, ident):
-        return ctx.err(n, f'duplicate id "{ident}"')
-    if sp.arg(2) is not None and not sp.argq(2):
-        return ctx.err(n, M.must_quote("operand label", f'operand {ident} "{sp.pos[2]}"'))
-    if len(sp.pos) > 3:
-        return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-    if "in" not in sp.opts:
-        return ctx.err(n, "operand needs in=<fragment-id> — an operand is a compartment OF a fragment "
-                          "and has no meaning apart from one (UML 2.5.1 §17.12.14)")
-    ctx.sequence_ids.add(ident)
-    ctx.doc.operands.append({
-        "id": ident, "label": sp.arg(2), "in": sp.get("in"), "stroke": sp.get("stroke"),
-        "style": sp.get("style"), "class": _classes(sp), "note": sp.get("note"),
-        "description": sp.get("description"), "line": n, "_kind": "operand"})
+    form = LINE_FORMS[kw]
+    problem = _line_problem(ctx, kw, form, sp)
+    if problem:
+        ctx.err(n, problem)
+    else:
+        form.record(ctx, sp, n)
+
+
+def _message_problem(sp: Split, c: Connector) -> str | None:
+    if c.op not in MESSAGE_ARROWS:
+        return M.MESSAGE_NEEDS_DIRECTION
+    if "in" in sp.opts:
+        problem = id_error(sp.get("in"), sp.opts["in"].has_quote, None)
+        if problem:
+            return problem
+    if "description" in sp.opts and not sp.opts["description"].quoted:
+        return M.must_quote("description=", f'description="{sp.get("description")}"')
     return None
 
 
 def message(ctx: Context, n: int, sp: Split, c: Connector, eid: str | None,
             classes: list[str] | None, trailing_label: str | None) -> None:
     """The sequence-only half of a ``message`` line (the scan is shared with edges)."""
-    if c.op not in ("->", "<-", "<->"):
-        return ctx.err(n, M.SEQ_NO_DIRECTION)
-    if "in" in sp.opts:
-        e = id_error(sp.get("in"), sp.opts["in"].has_quote, None)
-        if e:
-            return ctx.err(n, e)
-    if "description" in sp.opts and not sp.opts["description"].quoted:
-        return ctx.err(n, M.must_quote("description=", f'description="{sp.get("description")}"'))
+    problem = _message_problem(sp, c)
+    if problem:
+        return ctx.err(n, problem)
     if eid is not None:
         ctx.edge_ids.add(eid)
     ctx.doc.messages.append({
         "id": eid, "a": c.a, "op": c.op, "b": c.b,
-        "label": trailing_label if trailing_label is not None else c.mid,
+        "label": c.mid if trailing_label is None else trailing_label,
         "tail": c.tail, "head": c.head, "in": sp.get("in") or None, "stroke": sp.get("stroke"),
         "style": sp.get("style"), "class": classes, "note": sp.get("note"),
         "description": sp.get("description"), "line": n})
@@ -151,7 +191,7 @@ def _in_error(val: str, what: str, lifeline: bool) -> str:
             "endpoints; a state names its lifeline in slot 1. in= is containment, not participation"
             if lifeline else "")
     return (f'unknown fragment or operand "{val}" — in= on a {what} names the fragment or operand this '
-            f"{what} occurs inside{told}. Under sequence in= is accepted on {IN_ACCEPTORS} — five "
+            f"{what} occurs inside{told}. Under sequence in= is accepted on {IN_HOLDERS} — five "
             "acceptors, all sense 1 (UML 2.5.1 §17.12.13: a StateInvariant and a CombinedFragment are "
             "both InteractionFragments, so an InteractionOperand contains them both) — and its value is "
             "always a fragment or an operand id (draft §33.7)")
