@@ -358,23 +358,18 @@ def extract_text(lines: list[str], line: int, end_line: int | None = None,
     ``line``/``end_line`` are 1-based and inclusive; ``start_column`` cuts the first line,
     ``end_column`` (exclusive) cuts the last line; columns are UTF-16 code units.
     """
-    end = end_line if end_line is not None else line
-    if line < 1 or end < line or end > len(lines):
+    last = end_line if end_line is not None else line
+    if line < 1 or last < line or last > len(lines):
         return None
-    if line == end:
-        text = lines[line - 1]
-        start = utf16_to_index(text, start_column) if start_column is not None else 0
-        stop = utf16_to_index(text, end_column) if end_column is not None else len(text)
-        return text[start:stop]
-    parts = []
-    for number in range(line, end + 1):
-        text = lines[number - 1]
-        if number == end and end_column is not None:
-            text = text[:utf16_to_index(text, end_column)]
-        if number == line and start_column is not None:
-            text = text[utf16_to_index(text, start_column):]
-        parts.append(text)
-    return "\n".join(parts)
+    # Join the spanned lines, then cut the joined text once: from the start column of the
+    # first line to the end column of the last (both converted from UTF-16 units).
+    span = lines[line - 1 : last]
+    joined = "\n".join(span)
+    head = utf16_to_index(span[0], start_column) if start_column is not None else 0
+    tail = len(joined)
+    if end_column is not None:
+        tail -= len(span[-1]) - utf16_to_index(span[-1], end_column)
+    return joined[head:tail]
 
 
 def _check_against_document(comments: list, document_text: str, report: _Report) -> None:
