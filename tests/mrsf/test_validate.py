@@ -179,3 +179,16 @@ def test_extract_text_uses_utf16_columns():
     assert extract_text(lines, 1, None, 3, 4) == "b"
     assert extract_text(lines, 1, 2, 3, 1) == "b😀c\nx"
     assert extract_text(lines, 1, None, 0, 99) == "a😀b😀c"
+
+
+def test_extract_text_cuts_first_and_last_line_in_utf16_units_and_clamps():
+    from markmcp.mrsf.validate import extract_text
+
+    lines = ["a😀bc", "middle", "xy😀z", ""]
+    assert extract_text(lines, 1, start_column=1, end_column=3) == "😀"  # the emoji is 2 units
+    assert extract_text(lines, 1, 3, start_column=3, end_column=4) == "bc\nmiddle\nxy😀"
+    # a start column past the end of the first line keeps nothing of it, never the next line
+    assert extract_text(lines, 1, 2, start_column=40) == "\nmiddle"
+    assert extract_text(lines, 2, 3, end_column=40) == "middle\nxy😀z"
+    assert extract_text(lines, 4) == ""
+    assert extract_text(lines, 0) is None and extract_text(lines, 2, 5) is None and extract_text(lines, 3, 2) is None

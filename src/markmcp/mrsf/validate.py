@@ -365,10 +365,11 @@ def extract_text(lines: list[str], line: int, end_line: int | None = None,
     # first line to the end column of the last (both converted from UTF-16 units).
     span = lines[line - 1 : last]
     joined = "\n".join(span)
-    head = utf16_to_index(span[0], start_column) if start_column is not None else 0
+    first, final = span[0], span[-1]
+    head = min(utf16_to_index(first, start_column), len(first)) if start_column is not None else 0
     tail = len(joined)
     if end_column is not None:
-        tail -= len(span[-1]) - utf16_to_index(span[-1], end_column)
+        tail -= len(final) - min(utf16_to_index(final, end_column), len(final))
     return joined[head:tail]
 
 
