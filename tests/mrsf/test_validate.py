@@ -182,8 +182,6 @@ def test_extract_text_uses_utf16_columns():
 
 
 def test_extract_text_cuts_first_and_last_line_in_utf16_units_and_clamps():
-    from markmcp.mrsf.validate import extract_text
-
     lines = ["a😀bc", "middle", "xy😀z", ""]
     assert extract_text(lines, 1, start_column=1, end_column=3) == "😀"  # the emoji is 2 units
     assert extract_text(lines, 1, 3, start_column=3, end_column=4) == "bc\nmiddle\nxy😀"
