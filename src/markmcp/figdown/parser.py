@@ -76,9 +76,13 @@ from .vocabulary import (
     keyword_error,
 )
 
+# connector-line = connector-word ws …   (scanned by connector.py, not the tokenizer)
 CONNECTOR_LINE_RE = re.compile("(" + "|".join(CONNECTOR_SPELLINGS) + f")(?:{WS}|\\Z)")
+# header-line = 'figdown' ws …   (each one starts a section)
 HEADER_LINE_RE = re.compile(f"figdown(?:{WS}|\\Z)")
-FIRST_LINE = 'first line must be "figdown 0.1 <genre>"'
+HEADER_WORD = "figdown"
+PIPE = "|"
+HEADER_EXPECTED = 'first line must be "figdown 0.1 <genre>"'
 
 
 @dataclass
@@ -160,6 +164,7 @@ def model_json(result: ParseResult) -> str:
 
 
 def parse_section(lines: list[str]) -> Context:
+    """Read one section's lines in order, then resolve its references."""
     ctx = Context()
     for index, raw in enumerate(lines):
         statement(ctx, index + 1, raw)
@@ -167,144 +172,159 @@ def parse_section(lines: list[str]) -> Context:
     return ctx
 
 
-def statement(ctx: Context, n: int, raw: str) -> None:
-    """Read one line.  The statement grammar, in the order it is tried:
+def _indent(text: str) -> int:
+    return len(text) - len(trim_start(text))
 
-    1. a pipe row ``| … |`` (comments are not cut: ``#`` is cell text);
-    2. otherwise cut the comment; blank lines are skipped;
-    3. a ``;`` outside strings and labels is reserved — reject the line;
-    4. a connector line (edge/flowline/transition/message) has its own scanner;
-    5. tokenize; the first significant line must be the header;
-    6. retired keywords are named with their migration text;
-    7. a typed-block child under its open block;
-    8. any other keyword closes the open block; vocabulary and option checks;
-    9. nothing but ``pin`` after ``layout``;
-    10. the directive rule itself.
-    """
-    # 1. pipe rows
-    if trim_start(raw).startswith("|"):
+
+def _report_all(ctx: Context, n: int, problems: list[str]) -> bool:
+    """Report every problem; ``True`` when there were none."""
+    for problem in problems:
+        ctx.err(n, problem)
+    return not problems
+
+
+def _before_layout_zone(kw: str) -> str:
+    return (f'"{kw}" is a semantic directive — it must appear before the layout zone '
+            "(`CONTENT-LAYOUT-ZONE-SPLIT`)")
+
+
+def statement(ctx: Context, n: int, raw: str) -> None:
+    """Read one line.  A line is, tried in this order: a pipe row (read whole:
+    ``#`` is cell text there), blank or comment, a line using the reserved
+    ``;``, a connector line (its own scanner), or a tokenized directive line
+    (:func:`directive_line`)."""
+    if trim_start(raw).startswith(PIPE):
         return table.pipe_row(ctx, n, raw)
-    # 2. comments and blank lines
-    cut = find_comment(raw)
-    if cut >= 0:
-        raw = raw[:cut]
-    line = trim(raw)
+    comment_at = find_comment(raw)
+    code = raw if comment_at < 0 else raw[:comment_at]
+    line = trim(code)
     if not line:
         return None
-    # 3. the reserved statement separator
-    if find_reserved_semicolon(raw) >= 0:
+    if find_reserved_semicolon(code) >= 0:
         return ctx.err(n, M.RESERVED_SEMI)
-    # 4. connector lines
-    m = CONNECTOR_LINE_RE.match(line)
-    if m:
-        return connector(ctx, n, line, m.group(1), len(raw) - len(trim_start(raw)))
-    # 5. tokens and the header
+    link = CONNECTOR_LINE_RE.match(line)
+    if link:
+        return connector(ctx, n, line, link.group(1), _indent(code))
     try:
         tokens = tokenize(line)
     except LexError as exc:
-        return ctx.err(n, exc.message, len(raw) - len(trim_start(raw)) + exc.col + 1)
-    lead = tokens[0].v if tokens and not tokens[0].q else ""
-    sp = split_options(tokens, lane_mode=lead == "signal")
+        return ctx.err(n, exc.message, _indent(code) + exc.col + 1)
+    lane_line = bool(tokens) and not tokens[0].q and tokens[0].v == "signal"
+    return directive_line(ctx, n, split_options(tokens, lane_mode=lane_line))
+
+
+def _header_gate(ctx: Context, n: int, kw: str | None, sp) -> bool:
+    """The header comes first and only once; ``False`` when the line is used up here.
+
+    A missing header is reported and the line still read as a directive."""
+    if not ctx.first_content:
+        if kw == HEADER_WORD:
+            ctx.err(n, "duplicate version header")
+            return False
+        return True
+    ctx.first_content = False
+    if kw != HEADER_WORD:
+        ctx.err(n, HEADER_EXPECTED)
+        return True
+    directive_header(ctx, n, sp)
+    _report_all(ctx, n, check_options(HEADER_WORD, sp, ctx.genre, ctx.version))
+    return False
+
+
+def _keyword_problem(ctx: Context, kw: str) -> str | None:
+    """Whether ``kw`` may open a line here, by the dynamic reservation and the genre's vocabulary."""
+    if kw in DYNAMIC_RESERVED:
+        return f'"{kw}" is reserved for the dynamic profile (not in v0.1)'
+    genre = ctx.genre
+    if not (ctx.saw_header and genre):
+        return None
+    if kw in CHILD_KEYWORDS:
+        return M.refused_in_genre(kw, genre) if (genre, kw) in M.GENRE_REFUSED else None
+    return keyword_error(kw, genre) if genre in GENRE_KEYWORDS else None
+
+
+def directive_line(ctx: Context, n: int, sp) -> None:
+    """A tokenized line: header gate, retired words, typed-block children, then a directive.
+
+    Any line that is not a child of the open typed block closes it."""
     kw = sp.arg(0)
-    if ctx.first_content:
-        ctx.first_content = False
-        if kw == "figdown":
-            directive_header(ctx, n, sp)
-            for e in check_options("figdown", sp, ctx.genre, ctx.version):
-                ctx.err(n, e)
-            return None
-        ctx.err(n, FIRST_LINE)
-    elif kw == "figdown":
-        return ctx.err(n, "duplicate version header")
+    if not _header_gate(ctx, n, kw, sp):
+        return None
     if kw is None:
-        ctx.current = None  # not a child line, so it closes an open typed block like any other
+        ctx.current = None
         shown = " ".join(f"{k}=" for k in sp.opts) or " ".join(f"{k}=" for k in sp.unknown)
         return ctx.err(n, f"a directive line starts with its keyword, and this one has only options "
                           f"({shown}) — write the keyword first: node <id> \"label\" fill=…")
-    # 6. retired keywords
     if kw in RETIRED_KEYWORDS:
         return ctx.err(n, RETIRED_KEYWORDS[kw])
-    # 7. typed-block children
     if ctx.current is not None and kw in CHILD_KEYWORDS:
         return child(ctx, n, kw, sp)
-    # 8. a new directive closes the open block
     ctx.current = None
-    if kw in DYNAMIC_RESERVED:
-        return ctx.err(n, f'"{kw}" is reserved for the dynamic profile (not in v0.1)')
-    genre = ctx.genre
-    if ctx.saw_header and genre:
-        if kw in CHILD_KEYWORDS and (genre, kw) in M.GENRE_REFUSED:
-            return ctx.err(n, M.refused_in_genre(kw, genre))
-        if kw not in CHILD_KEYWORDS and genre in GENRE_KEYWORDS:
-            e = keyword_error(kw, genre)
-            if e:
-                return ctx.err(n, e)
-    problems = check_options(kw, sp, genre, ctx.version)
-    if problems:
-        for e in problems:
-            ctx.err(n, e)
+    problem = _keyword_problem(ctx, kw)
+    if problem:
+        return ctx.err(n, problem)
+    if not _report_all(ctx, n, check_options(kw, sp, ctx.genre, ctx.version)):
         return None
-    # 9. the layout zone
-    if ctx.saw_layout and kw not in ("pin", "layout"):
-        return ctx.err(n, f'"{kw}" is a semantic directive — it must appear before the layout zone '
-                          "(`CONTENT-LAYOUT-ZONE-SPLIT`)")
-    # 10. the directive
+    if ctx.saw_layout and kw not in LAYOUT_ZONE_KEYWORDS:
+        return ctx.err(n, _before_layout_zone(kw))
     return directive(ctx, n, kw, sp)
 
 
 def connector(ctx: Context, n: int, line: str, kw: str, indent: int) -> None:
+    """A connector line: it too must follow the header, closes an open block and
+    belongs before the layout zone; its word must be the genre's own."""
     if ctx.first_content:
         ctx.first_content = False
-        ctx.err(n, FIRST_LINE)
+        ctx.err(n, HEADER_EXPECTED)
     ctx.current = None
-    if ctx.saw_layout:
-        return ctx.err(n, f'"{kw}" is a semantic directive — it must appear before the layout zone '
-                          "(`CONTENT-LAYOUT-ZONE-SPLIT`)")
-    if ctx.saw_header and ctx.genre:
-        e = connector_word_error(kw, ctx.genre, ctx.version)
-        if e:
-            return ctx.err(n, e)
+    problem = _before_layout_zone(kw) if ctx.saw_layout else None
+    if problem is None and ctx.saw_header and ctx.genre:
+        problem = connector_word_error(kw, ctx.genre, ctx.version)
+    if problem:
+        return ctx.err(n, problem)
     return scene.connector_line(ctx, n, line, kw, indent)
 
 
+#: (open block's genre, child keyword) → the rule that reads the child line.
+CHILD_RULES = {
+    ("bitfield", "field"): bitfield.field_line,
+    ("bitfield", "break"): bitfield.break_line,
+    ("table", "width"): table.width_line,
+    ("table", "cell"): table.cell_line,
+    ("timing", "signal"): timing.signal_line,
+    ("timing", "gap"): timing.gap_line,
+}
+
+
 def child(ctx: Context, n: int, kw: str, sp) -> None:
-    problems = check_options(kw, sp, ctx.genre, ctx.version)
-    if problems:
-        for e in problems:
-            ctx.err(n, e)
+    """A typed-block child line under the open block."""
+    if not _report_all(ctx, n, check_options(kw, sp, ctx.genre, ctx.version)):
         return None
     block = ctx.current
     assert block is not None
-    kind = block["genre"]
-    if kind == "bitfield" and kw == "field":
-        return bitfield.field_line(ctx, n, sp)
-    if kind == "bitfield" and kw == "break":
-        return bitfield.break_line(ctx, n, sp)
-    if kind == "table" and kw == "width":
-        return table.width_line(ctx, n, sp)
-    if kind == "table" and kw == "cell":
-        return table.cell_line(ctx, n, sp)
-    if kind == "timing" and kw == "signal":
-        return timing.signal_line(ctx, n, sp)
-    if kind == "timing" and kw == "gap":
-        return timing.gap_line(ctx, n, sp)
-    return ctx.err(n, f'"{kw}" not valid inside {kind}')
+    rule = CHILD_RULES.get((block["genre"], kw))
+    if rule is None:
+        return ctx.err(n, f'"{kw}" not valid inside {block["genre"]}')
+    return rule(ctx, n, sp)
 
 
-def directive(ctx: Context, n: int, kw: str, sp) -> None:
-    if ctx.genre == "sequence" and kw in ("lifeline", "state", "fragment", "operand"):
-        return sequence.directive(ctx, kw, n, sp)
-    handler = DIRECTIVES.get(kw)
-    if handler is not None:
-        return handler(ctx, n, sp)
-    if kw in ("process", "decision", "terminator", "state", "node"):
+def _node_rule(kw: str):
+    def rule(ctx: Context, n: int, sp) -> None:
         return scene.directive_node(ctx, n, sp, kw)
-    if kw in CHILD_KEYWORDS:
-        return ctx.err(n, f'"{kw}" is a typed-block child — it needs a bitfield/table/timing block above it')
-    return ctx.err(n, f'"{kw}" is not a FigDown keyword, so this line means nothing')
+    return rule
 
 
-DIRECTIVES = {
+def _sequence_rule(kw: str):
+    def rule(ctx: Context, n: int, sp) -> None:
+        return sequence.directive(ctx, kw, n, sp)
+    return rule
+
+
+LAYOUT_ZONE_KEYWORDS = ("pin", "layout")
+NODE_KEYWORDS = ("node", "state", "process", "decision", "terminator")
+
+#: keyword → directive rule, for every genre; sequence replaces some (below).
+DIRECTIVE_RULES = {
     "title": scene.directive_title,
     "class": scene.directive_class,
     "group": scene.directive_group,
@@ -320,6 +340,21 @@ DIRECTIVES = {
     "bitfield": bitfield.open_block,
     "table": table.open_block,
     "timing": timing.open_block,
+    **{kw: _node_rule(kw) for kw in NODE_KEYWORDS},
 }
+#: Under ``sequence`` these keywords read as sequence lines.
+SEQUENCE_RULES = {kw: _sequence_rule(kw) for kw in sequence.LINE_FORMS}
+
+
+def directive(ctx: Context, n: int, kw: str, sp) -> None:
+    """Run the directive rule for ``kw``, or say why there is none."""
+    rule = (SEQUENCE_RULES if ctx.genre == "sequence" else {}).get(kw) or DIRECTIVE_RULES.get(kw)
+    if rule is not None:
+        return rule(ctx, n, sp)
+    if kw in CHILD_KEYWORDS:
+        return ctx.err(n, f'"{kw}" is a typed-block child — it needs a bitfield/table/timing block above it')
+    return ctx.err(n, f'"{kw}" is not a FigDown keyword, so this line means nothing')
+
+
 
 __all__ = ["ParseResult", "parse", "model_json", "split_sections"]
