@@ -97,12 +97,12 @@ def parse_label(src: str, pos: int) -> tuple[int, str]:
 
 def parse_endpoint(src: str, pos: int, missing: str) -> tuple[int, str]:
     if pos < len(src) and src[pos] == '"':
-        raise LexError(M.ID_RULE, pos)
+        raise LexError(M.ID_SPELLING, pos)
     end, ident = parse_id(src, pos)
     if ident is None:
-        raise LexError(M.ID_RULE if id_continues(src, pos) else missing, pos)
+        raise LexError(M.ID_SPELLING if id_continues(src, pos) else missing, pos)
     if id_continues(src, end):
-        raise LexError(M.ID_RULE, end)
+        raise LexError(M.ID_SPELLING, end)
     return end, ident
 
 

@@ -34,7 +34,7 @@ def directive_header(ctx: Context, n: int, sp: Split) -> None:
     elif genre_quoted:
         pass  # the quoting error above is this token's one error
     elif genre == "wave":
-        ctx.err(n, M.RETIRED_WAVE)
+        ctx.err(n, M.WAVE_NOW_TIMING)
     elif genre not in genres:
         later = next((v for v in LANG_VERSIONS if v > version and genre in GENRES_BY_VERSION[v]), None)
         if later:

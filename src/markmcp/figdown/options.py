@@ -6,7 +6,7 @@ it is, may this directive carry it?  :data:`DIRECTIVE_OPTIONS` answers that
 (``node does not take numbering=``).
 
 Keys the language has retired are still known, so a line that uses one gets
-its migration message (:data:`messages.RETIRED_OPTION_KEYS`) instead of the
+its migration message (:data:`messages.OPTION_KEY_MIGRATIONS`) instead of the
 generic unknown-option error.  Options may appear anywhere on a line;
 positional arguments are read as if the options were not there.
 """
@@ -80,13 +80,13 @@ OPTION_MIN_VERSION = {"note": "0.3", "id": "0.5"}
 
 STYLES = ("solid", "dashed", "dotted")
 #: Keys whose values come from a closed set and so must be written bare.
-ENUM_OPTION_KEYS = ("shape", "style", "numbering", "extend", "type")
+CLOSED_SET_KEYS = ("shape", "style", "numbering", "extend", "type")
 #: Directives without an interior: fill= would be a second spelling of stroke=.
-NO_INTERIOR = frozenset({"edge", "flowline", "transition", "threshold", "bundle"})
+LINE_ONLY_DIRECTIVES = frozenset({"edge", "flowline", "transition", "threshold", "bundle"})
 #: Typed-block items that lost style=.
-NO_ITEM_STYLE = frozenset({"field", "cell", "signal"})
+STYLELESS_CHILDREN = frozenset({"field", "cell", "signal"})
 #: Values that must be quoted prose.
-PROSE_KEYS = ("description", "present", "note")
+TEXT_VALUED_KEYS = ("description", "present", "note")
 
 CSS_COLOR_NAMES = frozenset("""
 aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue
@@ -135,13 +135,13 @@ def below_option_version(key: str, version: str | None) -> bool:
 def id_error(value: str | None, quoted: bool, missing: str | None) -> str | None:
     """The diagnostic for a bad id position, or None when ``value`` is a bare id."""
     if value is None or value == "":
-        return M.ID_RULE if quoted else missing
+        return M.ID_SPELLING if quoted else missing
     if quoted:
-        return M.ID_RULE
+        return M.ID_SPELLING
     if ID_RE.match(value) and "--" in value:
-        return M.DOUBLE_DASH_ID
+        return M.ID_HAS_LINK_OPERATOR
     if not ID_RE.match(value):
-        return M.ID_RULE
+        return M.ID_SPELLING
     return None
 
 
@@ -253,36 +253,36 @@ def check_options(keyword: str, sp: Split, genre: str | None, version: str | Non
     if sp.duplicate:
         errs.append(f'duplicate option "{sp.duplicate}=" on one line')
     for key in sp.unknown:
-        if genre and (genre, key) in M.GENRE_REFUSED_OPTION:
+        if genre and (genre, key) in M.OPTION_REFUSED_IN_GENRE:
             errs.append(M.refused_option(key, genre))
         else:
             errs.append(f'unknown option "{key}="')
     withdrawn_hit = set()
     for key in opts:
-        if genre and (genre, key) in M.GENRE_WITHDRAWN_OPTION and key in allowed:
+        if genre and (genre, key) in M.OPTION_WITHDRAWN_IN_GENRE and key in allowed:
             errs.append(M.withdrawn_option(key, genre))
             withdrawn_hit.add(key)
-    if "fill" in opts and keyword in NO_INTERIOR:
+    if "fill" in opts and keyword in LINE_ONLY_DIRECTIVES:
         errs.append(M.fill_no_interior(keyword))
-    if "style" in opts and keyword in NO_ITEM_STYLE:
+    if "style" in opts and keyword in STYLELESS_CHILDREN:
         errs.append(M.style_not_on_item(keyword))
-    for key, text in M.RETIRED_OPTION_KEYS.items():
+    for key, text in M.OPTION_KEY_MIGRATIONS.items():
         if key in opts:
             errs.append(text)
     if "note" in opts and "note" in allowed:
         if keyword == "field":
-            errs.append(M.NOTE_ON_FIELD)
+            errs.append(M.FIELD_TAKES_DESCRIPTION_NOT_NOTE)
         elif below_option_version("note", version):
             errs.append(M.note_version(version or ""))
     enum_quoted = set()
-    for key in ENUM_OPTION_KEYS:
+    for key in CLOSED_SET_KEYS:
         if key in opts and key in allowed and opts[key].has_quote:
             errs.append(M.enum_bare(f"{key}={opts[key].value}"))
             enum_quoted.add(key)
     for key in opts:
-        if key in M.RETIRED_OPTION_KEYS:
+        if key in M.OPTION_KEY_MIGRATIONS:
             continue
-        if key == "style" and keyword in NO_ITEM_STYLE:
+        if key == "style" and keyword in STYLELESS_CHILDREN:
             continue
         if key in allowed:
             continue
@@ -300,7 +300,7 @@ def check_options(keyword: str, sp: Split, genre: str | None, version: str | Non
         _, e = parse_class_list(opts["class"])
         if e:
             errs.append(e)
-    for key in PROSE_KEYS:
+    for key in TEXT_VALUED_KEYS:
         if key in opts and key in allowed and not opts[key].quoted:
             errs.append(M.must_quote(f"{key}=", f'{key}="{opts[key].value}"'))
     for key in ("in", "plane"):

@@ -69,9 +69,9 @@ from .reference import resolve
 from .vocabulary import (
     CHILD_KEYWORDS,
     CONNECTOR_SPELLINGS,
-    DYNAMIC_RESERVED,
+    DYNAMIC_PROFILE_WORDS,
     GENRE_KEYWORDS,
-    RETIRED_KEYWORDS,
+    KEYWORD_MIGRATIONS,
     connector_word_error,
     keyword_error,
 )
@@ -201,7 +201,7 @@ def statement(ctx: Context, n: int, raw: str) -> None:
     if not line:
         return None
     if find_reserved_semicolon(code) >= 0:
-        return ctx.err(n, M.RESERVED_SEMI)
+        return ctx.err(n, M.SEMICOLON_RESERVED)
     link = CONNECTOR_LINE_RE.match(line)
     if link:
         return connector(ctx, n, line, link.group(1), _indent(code))
@@ -233,13 +233,13 @@ def _header_gate(ctx: Context, n: int, kw: str | None, sp) -> bool:
 
 def _keyword_problem(ctx: Context, kw: str) -> str | None:
     """Whether ``kw`` may open a line here, by the dynamic reservation and the genre's vocabulary."""
-    if kw in DYNAMIC_RESERVED:
+    if kw in DYNAMIC_PROFILE_WORDS:
         return f'"{kw}" is reserved for the dynamic profile (not in v0.1)'
     genre = ctx.genre
     if not (ctx.saw_header and genre):
         return None
     if kw in CHILD_KEYWORDS:
-        return M.refused_in_genre(kw, genre) if (genre, kw) in M.GENRE_REFUSED else None
+        return M.refused_in_genre(kw, genre) if (genre, kw) in M.KEYWORD_REFUSED_IN_GENRE else None
     return keyword_error(kw, genre) if genre in GENRE_KEYWORDS else None
 
 
@@ -255,8 +255,8 @@ def directive_line(ctx: Context, n: int, sp) -> None:
         shown = " ".join(f"{k}=" for k in sp.opts) or " ".join(f"{k}=" for k in sp.unknown)
         return ctx.err(n, f"a directive line starts with its keyword, and this one has only options "
                           f"({shown}) — write the keyword first: node <id> \"label\" fill=…")
-    if kw in RETIRED_KEYWORDS:
-        return ctx.err(n, RETIRED_KEYWORDS[kw])
+    if kw in KEYWORD_MIGRATIONS:
+        return ctx.err(n, KEYWORD_MIGRATIONS[kw])
     if ctx.current is not None and kw in CHILD_KEYWORDS:
         return child(ctx, n, kw, sp)
     ctx.current = None

@@ -53,24 +53,24 @@ CONNECTOR_MIN_VERSION = {"flowline": "0.2", "transition": "0.2"}
 NODE_SPELLINGS = frozenset({"node", "state", "lifeline"})
 CONNECTOR_SPELLINGS = ("edge", "flowline", "transition", "message")
 
-RETIRED_KEYWORDS = {
-    "colw": M.RETIRED_COLW,
-    "line": M.RETIRED_LINE,
-    "fill": M.RETIRED_FILL_KW,
-    "route": M.RETIRED_ROUTE,
-    "path": M.RETIRED_PATH,
-    "routing": M.RETIRED_ROUTING,
-    "render": M.RETIRED_RENDER,
-    "wrap": M.RETIRED_WRAP,
-    "boundary": M.RETIRED_BOUNDARY,
-    "layer": M.RETIRED_LAYER,
-    "plane": M.RETIRED_PLANE,
-    "guide": M.RETIRED_GUIDE,
-    "wave": M.RETIRED_WAVE,
-    "size": M.RETIRED_SIZE,
-    "plot": M.RETIRED_PLOT,
+KEYWORD_MIGRATIONS = {
+    "colw": M.COLW_NOW_WIDTH,
+    "line": M.LINE_NOW_THRESHOLD,
+    "fill": M.FILL_KEYWORD_NOW_BAND,
+    "route": M.ROUTE_WITHDRAWN,
+    "path": M.PATH_WITHDRAWN,
+    "routing": M.ROUTING_WITHDRAWN,
+    "render": M.RENDER_NOW_LAYOUT,
+    "wrap": M.WRAP_NOW_BREAK,
+    "boundary": M.BOUNDARY_NOW_EXTERNAL,
+    "layer": M.LAYER_WITHDRAWN,
+    "plane": M.PLANE_WITHDRAWN,
+    "guide": M.GUIDE_NOW_THRESHOLD,
+    "wave": M.WAVE_NOW_TIMING,
+    "size": M.SIZE_MOVED_TO_PIN,
+    "plot": M.PLOT_NOW_CHART,
 }
-DYNAMIC_RESERVED = frozenset({"page", "set", "pulse"})
+DYNAMIC_PROFILE_WORDS = frozenset({"page", "set", "pulse"})
 
 
 def connector_word(genre: str, version: str | None) -> str | None:
@@ -98,8 +98,8 @@ def keyword_error(keyword: str, genre: str) -> str | None:
         return None
     if keyword in NODE_SPELLINGS and genre in GENRE_NODE_WORD:
         return M.wrong_word(keyword, GENRE_NODE_WORD[genre], genre)
-    if (genre, keyword) in M.GENRE_WITHDRAWN:
+    if (genre, keyword) in M.KEYWORD_WITHDRAWN_IN_GENRE:
         return M.withdrawn_from_genre(keyword, genre)
-    if (genre, keyword) in M.GENRE_REFUSED:
+    if (genre, keyword) in M.KEYWORD_REFUSED_IN_GENRE:
         return M.refused_in_genre(keyword, genre)
     return f'"{keyword}" is not allowed in genre {genre}'

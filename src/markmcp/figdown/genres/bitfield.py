@@ -217,8 +217,8 @@ def _classic_problem(sp: Split) -> str | None:
     if not sp.argq(1):
         return M.must_quote("field name", f'field "{name}" {width}').replace(
             " must be quoted:", " must be quoted (classic field form):", 1)
-    retired_flag = {"optional": M.RETIRED_FIELD_OPTIONAL,
-                    "conditional": M.RETIRED_FIELD_CONDITIONAL}.get(extra or "")
+    retired_flag = {"optional": M.OPTIONAL_FLAG_GONE,
+                    "conditional": M.CONDITIONAL_FLAG_GONE}.get(extra or "")
     if retired_flag:
         return retired_flag
     if extra is not None:

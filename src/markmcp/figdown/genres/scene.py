@@ -37,7 +37,7 @@ from . import sequence
 SHAPES = ("box", "rounded", "circle", "ellipse", "diamond", "cylinder")
 FLOW_DIRECTIONS = ("right", "down", "left", "up")
 BAND_SIDES = ("up", "down", "left", "right")
-SHAPES_RETIRED = {"cloud": M.RETIRED_SHAPE_CLOUD}
+SHAPES_RETIRED = {"cloud": M.CLOUD_SHAPE_GONE}
 # keywords that declare a plain node (no flowchart role)
 ROLELESS_NODE_WORDS = ("node", "state")
 INLINE_LABEL_KEYS = ("label", "taillabel", "headlabel")
@@ -268,7 +268,7 @@ def directive_rank(ctx: Context, n: int, sp: Split) -> None:
 def bundle_member(text: str, quoted: bool, ids_allowed: bool) -> dict | str:
     """member = id '--' id | connector-id  → the member, or the problem with it."""
     if quoted:
-        return M.ID_RULE
+        return M.ID_SPELLING
     ends = text.split("--")
     if len(ends) == 1:
         if not ids_allowed:
@@ -361,7 +361,7 @@ def _band_spelling_problem(sp: Split) -> str | None:
         return ('from=/to= retired — write the range positionally: band "<label>" 15% or '
                 'band "<label>" 15..35%')
     if not sp.argq(1):
-        return M.BAND_NEEDS_LABEL
+        return M.BAND_LABEL_FIRST
     if not sp.get("in"):
         return "band needs in=<node-or-group-id>"
     written = sp.arg(2) or ""
@@ -471,7 +471,7 @@ def _unknown_key_problem(ctx: Context, sp: Split) -> str | None:
     if not sp.unknown:
         return None
     key = sp.unknown[0]
-    if ctx.genre and (ctx.genre, key) in M.GENRE_REFUSED_OPTION:
+    if ctx.genre and (ctx.genre, key) in M.OPTION_REFUSED_IN_GENRE:
         return M.refused_option(key, ctx.genre)
     return f'unknown option "{key}="'
 
@@ -493,7 +493,7 @@ def _message_label(sp: Split, head) -> tuple[str | None, str | None]:
 
 def _key_set_problem(kw: str, ctx: Context, sp: Split) -> str | None:
     """Which option keys a connector line may carry at all."""
-    retired = next((text for key, text in M.RETIRED_OPTION_KEYS.items() if key in sp.opts), None)
+    retired = next((text for key, text in M.OPTION_KEY_MIGRATIONS.items() if key in sp.opts), None)
     if retired:
         return retired
     accepted = directive_options(kw, ctx.genre) or ()

@@ -21,7 +21,7 @@ from ..numbers import DIGITS_RE, to_number
 from ..options import Split, id_error, parse_class_list
 
 LANE_RE = re.compile(r"[01pnx=.]+\Z")
-RETIRED_DIGIT_RE = re.compile(r"[2-9]")
+LEGACY_LANE_DIGIT_RE = re.compile(r"[2-9]")
 
 
 def open_block(ctx: Context, n: int, sp: Split) -> None:
@@ -53,8 +53,8 @@ def signal_line(ctx: Context, n: int, sp: Split) -> None:
         return ctx.err(n, "signal needs <name> <lane>")
     if len(sp.pos) > 3:
         return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-    if RETIRED_DIGIT_RE.search(lane):
-        return ctx.err(n, M.RETIRED_LANE_DIGIT)
+    if LEGACY_LANE_DIGIT_RE.search(lane):
+        return ctx.err(n, M.LANE_DIGIT_GONE)
     if not LANE_RE.match(lane):
         return ctx.err(n, "lane may contain only 0 1 p n x = .")
     labels = None
