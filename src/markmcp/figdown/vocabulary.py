@@ -20,19 +20,19 @@ GENRES_BY_VERSION: dict[str, tuple[str, ...]] = {
     "0.5": _BASE_GENRES + ("statechart", "sequence"),
 }
 
-GENRE_FREE = ("figdown", "title", "layout", "pin")
-SCENE_HOST = GENRE_FREE + ("class", "flow", "rank", "bitfield", "table", "timing", "chart")
+CORE_WORDS = ("figdown", "title", "layout", "pin")
+SCENE_SHARED_WORDS = CORE_WORDS + ("class", "flow", "rank", "bitfield", "table", "timing", "chart")
 
 GENRE_KEYWORDS: dict[str, frozenset[str]] = {
-    "block": frozenset(SCENE_HOST + ("group", "external", "threshold", "band", "node", "edge")),
-    "topology": frozenset(SCENE_HOST + ("group", "external", "bundle", "node", "edge")),
-    "flowchart": frozenset(SCENE_HOST + ("external", "node", "flowline",
+    "block": frozenset(SCENE_SHARED_WORDS + ("group", "external", "threshold", "band", "node", "edge")),
+    "topology": frozenset(SCENE_SHARED_WORDS + ("group", "external", "bundle", "node", "edge")),
+    "flowchart": frozenset(SCENE_SHARED_WORDS + ("external", "node", "flowline",
                                          "process", "decision", "terminator")),
-    "statechart": frozenset(SCENE_HOST + ("state", "transition")),
-    "bitfield": frozenset(GENRE_FREE + ("class", "bitfield")),
-    "table": frozenset(GENRE_FREE + ("class", "table", "chart")),
-    "timing": frozenset(GENRE_FREE + ("class", "timing")),
-    "sequence": frozenset(GENRE_FREE + ("class", "state", "fragment", "operand",
+    "statechart": frozenset(SCENE_SHARED_WORDS + ("state", "transition")),
+    "bitfield": frozenset(CORE_WORDS + ("class", "bitfield")),
+    "table": frozenset(CORE_WORDS + ("class", "table", "chart")),
+    "timing": frozenset(CORE_WORDS + ("class", "timing")),
+    "sequence": frozenset(CORE_WORDS + ("class", "state", "fragment", "operand",
                                         "lifeline", "message")),
 }
 

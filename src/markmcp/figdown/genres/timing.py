@@ -18,30 +18,22 @@ import re
 from .. import messages as M
 from ..context import Context
 from ..numbers import DIGITS_RE, to_number
-from ..options import Split, id_error, parse_class_list
+from ..options import Split, parse_class_list
+from .blockhead import claim_block
 
 LANE_RE = re.compile(r"[01pnx=.]+\Z")
 LEGACY_LANE_DIGIT_RE = re.compile(r"[2-9]")
 
 
 def open_block(ctx: Context, n: int, sp: Split) -> None:
-    ident = sp.arg(1)
-    e = id_error(ident, sp.argq(1), "timing needs an id")
-    if e:
-        return ctx.err(n, e)
-    if ctx.taken(ident):
-        return ctx.err(n, f'duplicate id "{ident}"')
-    if sp.arg(2) is not None and not sp.argq(2):
-        return ctx.err(n, M.must_quote("timing label", f'timing {ident} "{sp.pos[2]}"'))
-    if len(sp.pos) > 3:
-        return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-    ctx.block_ids.add(ident)
-    classes, _ = parse_class_list(sp.opts.get("class"))
-    block = {"genre": "timing", "id": ident, "label": sp.arg(2), "fill": sp.get("fill"),
-             "stroke": sp.get("stroke"), "class": classes, "signals": [], "gaps": [], "line": n,
-             "_gap_cycles": set()}
-    ctx.doc.regions.append(block)
-    ctx.current = block
+    """``timing <id> ["label"]`` opens a block of signal lanes."""
+    ident = claim_block(ctx, n, sp, "timing")
+    if ident is None:
+        return None
+    ctx.current = {"genre": "timing", "id": ident, "label": sp.arg(2), "fill": sp.get("fill"),
+                   "stroke": sp.get("stroke"), "class": parse_class_list(sp.opts.get("class"))[0],
+                   "signals": [], "gaps": [], "line": n, "_gap_cycles": set()}
+    ctx.doc.regions.append(ctx.current)
     return None
 
 
