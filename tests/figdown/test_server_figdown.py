@@ -12,17 +12,16 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from mcpwire import StdioClient, module_command
 
 from markmcp.figdown import model_json, parse
 
@@ -35,63 +34,11 @@ SEQUENCE = (
 )
 
 
-class Server:
+class Server(StdioClient):
     """``python -m markmcp.figdown.server`` on stdio, one JSON-RPC message per line."""
 
     def __init__(self, cwd: Path, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "markmcp.figdown.server", *args],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-        )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.next_id = 0
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        while True:
-            line = self.lines.get(timeout=TIMEOUT)
-            assert line is not None, "server closed its output"
-            answer = json.loads(line)
-            if answer.get("id") == self.next_id:
-                return answer
-
-    def initialize(self) -> dict[str, Any]:
-        answer = self.request("initialize", {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "figdown-tests", "version": "1"},
-        })
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return answer["result"]
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        answer = self.request("tools/call", {"name": tool, "arguments": arguments})
-        assert "result" in answer, answer
-        return answer["result"]
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            return self.proc.wait(timeout=TIMEOUT)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
+        super().__init__(module_command("markmcp.figdown.server", *args), cwd=cwd, timeout=TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -116,15 +63,15 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(workspace: Path) -> Iterator[Server]:
-    running = Server(workspace)
-    running.initialize()
-    yield running
-    assert running.close() == 0
+    with Server(workspace) as running:
+        assert "result" in running.initialize(client="figdown-tests")
+        yield running
+        assert running.finish()[0] == 0
 
 
 @pytest.fixture(scope="module")
 def schemas(server: Server) -> dict[str, dict[str, Any]]:
-    listing = server.request("tools/list")["result"]["tools"]
+    listing = server.call("tools/list")["result"]["tools"]
     return {tool["name"]: tool for tool in listing}
 
 
@@ -160,26 +107,26 @@ def test_three_tools_with_schemas_and_read_only_annotations(schemas: dict[str, d
 
 
 def test_unknown_tool_is_a_jsonrpc_error(server: Server) -> None:
-    answer = server.request("tools/call", {"name": "figdown_build", "arguments": {"source": CLEAN}})
+    answer = server.call("tools/call", {"name": "figdown_build", "arguments": {"source": CLEAN}})
     assert "result" not in answer
     assert answer["error"]["code"] == -32602
 
 
 def test_unknown_method_is_a_jsonrpc_error(server: Server) -> None:
-    answer = server.request("figdown/whatever", {})
+    answer = server.call("figdown/whatever", {})
     assert answer["error"]["code"] == -32601
 
 
 def test_wrong_argument_type_is_is_error(server: Server) -> None:
-    refused(server.call("figdown_check", {"source": 42}), "source")
-    refused(server.call("figdown_read", {"source": CLEAN, "extra": 1}), "extra")
+    refused(server.call_tool("figdown_check", {"source": 42}), "source")
+    refused(server.call_tool("figdown_read", {"source": CLEAN, "extra": 1}), "extra")
 
 
 # --- figdown_check ----------------------------------------------------------------------------
 
 
 def test_check_clean_source(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    result = server.call("figdown_check", {"source": CLEAN})
+    result = server.call_tool("figdown_check", {"source": CLEAN})
     data = normal(result, schemas["figdown_check"])
     assert (data["ok"], data["checked"], data["clean"], data["withDiagnostics"]) == (True, 1, 1, 0)
     assert texts(result) == ["checked 1 document(s), 1 clean, 0 with diagnostics"]
@@ -188,7 +135,7 @@ def test_check_clean_source(server: Server, schemas: dict[str, dict[str, Any]]) 
 def test_check_broken_source_is_a_normal_parse_failed_result(
     server: Server, schemas: dict[str, dict[str, Any]],
 ) -> None:
-    result = server.call("figdown_check", {"source": BROKEN})
+    result = server.call_tool("figdown_check", {"source": BROKEN})
     data = normal(result, schemas["figdown_check"])
     assert data["ok"] is False and data["withDiagnostics"] == 1
     first = texts(result)[0].split("\n")
@@ -199,7 +146,7 @@ def test_check_broken_source_is_a_normal_parse_failed_result(
 
 
 def test_check_walks_a_directory(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    result = server.call("figdown_check", {"path": "figs"})
+    result = server.call_tool("figdown_check", {"path": "figs"})
     data = normal(result, schemas["figdown_check"])
     assert [doc["label"] for doc in data["documents"]] == ["figs/clean.fd", "figs/ladder.fd", "figs/sub/broken.fd"]
     assert (data["checked"], data["clean"], data["withDiagnostics"]) == (3, 2, 1)
@@ -208,9 +155,9 @@ def test_check_walks_a_directory(server: Server, schemas: dict[str, dict[str, An
 
 
 def test_check_a_single_file_and_an_empty_directory(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    data = normal(server.call("figdown_check", {"path": "figs/clean.fd"}), schemas["figdown_check"])
+    data = normal(server.call_tool("figdown_check", {"path": "figs/clean.fd"}), schemas["figdown_check"])
     assert data["checked"] == 1 and data["documents"][0]["label"] == "figs/clean.fd"
-    result = server.call("figdown_check", {"path": "empty"})
+    result = server.call_tool("figdown_check", {"path": "empty"})
     data = normal(result, schemas["figdown_check"])
     assert data["checked"] == 0 and data["ok"] is True
     assert texts(result) == ["checked 0 document(s), 0 clean, 0 with diagnostics (no .fd file found)"]
@@ -218,24 +165,24 @@ def test_check_a_single_file_and_an_empty_directory(server: Server, schemas: dic
 
 def test_check_writes_nothing(server: Server, workspace: Path) -> None:
     before = sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*"))
-    server.call("figdown_check", {"path": "figs"})
+    server.call_tool("figdown_check", {"path": "figs"})
     assert sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*")) == before
 
 
 @pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
 def test_malformed_requests_are_is_error(server: Server, tool: str) -> None:
-    refused(server.call(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "both given")
-    refused(server.call(tool, {}), "neither `source` nor `path`")
-    refused(server.call(tool, {"path": "figs/missing.fd"}), "no such file")
-    refused(server.call(tool, {"path": "../outside.fd"}), "outside the server's folders")
-    refused(server.call(tool, {"path": "figs/latin.bin"}), "is not UTF-8 text")
+    refused(server.call_tool(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "both given")
+    refused(server.call_tool(tool, {}), "neither `source` nor `path`")
+    refused(server.call_tool(tool, {"path": "figs/missing.fd"}), "no such file")
+    refused(server.call_tool(tool, {"path": "../outside.fd"}), "outside the server's folders")
+    refused(server.call_tool(tool, {"path": "figs/latin.bin"}), "is not UTF-8 text")
 
 
 # --- figdown_read -----------------------------------------------------------------------------
 
 
 def test_read_returns_shape_contract_and_model(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    result = server.call("figdown_read", {"path": "figs/clean.fd"})
+    result = server.call_tool("figdown_read", {"path": "figs/clean.fd"})
     data = normal(result, schemas["figdown_read"])
     assert data["ok"] is True and data["label"] == "figs/clean.fd"
     assert data["sections"] == [{"section": 1, "startLine": 1, "version": "0.1", "genre": "block", "title": "Pair",
@@ -251,8 +198,8 @@ def test_read_returns_shape_contract_and_model(server: Server, schemas: dict[str
 
 
 def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    plain = normal(server.call("figdown_read", {"source": CLEAN}), schemas["figdown_read"])["contract"]
-    data = normal(server.call("figdown_read", {"source": CLEAN + SEQUENCE}), schemas["figdown_read"])
+    plain = normal(server.call_tool("figdown_read", {"source": CLEAN}), schemas["figdown_read"])["contract"]
+    data = normal(server.call_tool("figdown_read", {"source": CLEAN + SEQUENCE}), schemas["figdown_read"])
     extra = data["contract"].split("\n")
     assert extra[:-1] == plain.split("\n")
     assert "messages are not edges" in extra[-1] and "listed order" in extra[-1]
@@ -264,7 +211,7 @@ def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str,
     assert [s["startLine"] for s in data["sections"]] == [1, start]
     document = (CLEAN + SEQUENCE).split("\n")
     assert document[start + 4 - 2].startswith("message c -> s")
-    head = texts(server.call("figdown_read", {"source": CLEAN + SEQUENCE}))[0].split("\n")
+    head = texts(server.call_tool("figdown_read", {"source": CLEAN + SEQUENCE}))[0].split("\n")
     assert head[1].startswith("  section 1 (from line 1): figdown 0.1 block")
     assert head[2].startswith(f"  section 2 (from line {start}): figdown 0.4 sequence")
 
@@ -272,7 +219,7 @@ def test_read_sequence_adds_one_contract_line(server: Server, schemas: dict[str,
 def test_read_broken_document_is_a_normal_parse_failed_result(
     server: Server, schemas: dict[str, dict[str, Any]],
 ) -> None:
-    result = server.call("figdown_read", {"path": "figs/sub/broken.fd"})
+    result = server.call_tool("figdown_read", {"path": "figs/sub/broken.fd"})
     data = normal(result, schemas["figdown_read"])
     assert data["ok"] is False and data["model"] is None and data["sections"] == []
     lines = texts(result)[0].split("\n")
@@ -282,10 +229,10 @@ def test_read_broken_document_is_a_normal_parse_failed_result(
 
 
 def test_read_refuses_a_directory_and_a_picture(server: Server, workspace: Path) -> None:
-    refused(server.call("figdown_read", {"path": "figs"}), "is a directory")
+    refused(server.call_tool("figdown_read", {"path": "figs"}), "is a directory")
     (workspace / "figs" / "picture.svg").write_text("<svg/>", encoding="utf-8")
     try:
-        refused(server.call("figdown_read", {"path": "figs/picture.svg"}), "is an SVG")
+        refused(server.call_tool("figdown_read", {"path": "figs/picture.svg"}), "is an SVG")
     finally:
         (workspace / "figs" / "picture.svg").unlink()
 
@@ -294,7 +241,7 @@ def test_read_refuses_a_directory_and_a_picture(server: Server, workspace: Path)
 
 
 def test_reference_index(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    result = server.call("figdown_reference", {})
+    result = server.call_tool("figdown_reference", {})
     data = normal(result, schemas["figdown_reference"])
     assert data["kind"] == "index" and data["files"] == []
     assert [g["name"] for g in data["genres"]] == [
@@ -306,7 +253,7 @@ def test_reference_index(server: Server, schemas: dict[str, dict[str, Any]]) -> 
 
 @pytest.mark.parametrize("genre", ["block", "bitfield", "table", "topology", "flowchart", "statechart"])
 def test_reference_genre_loads_its_file(server: Server, schemas: dict[str, dict[str, Any]], genre: str) -> None:
-    result = server.call("figdown_reference", {"name": genre})
+    result = server.call_tool("figdown_reference", {"name": genre})
     data = normal(result, schemas["figdown_reference"])
     assert data["kind"] == "genre" and data["name"] == genre
     assert data["files"][0]["file"] == f"{genre}.md"
@@ -314,24 +261,24 @@ def test_reference_genre_loads_its_file(server: Server, schemas: dict[str, dict[
 
 
 def test_reference_experimental_adds_files(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    plain = normal(server.call("figdown_reference", {"name": "sequence"}), schemas["figdown_reference"])
+    plain = normal(server.call_tool("figdown_reference", {"name": "sequence"}), schemas["figdown_reference"])
     assert plain["files"] == [] and plain["heldBack"] == ["sequence.md"] and "experimental" in plain["note"]
-    full = normal(server.call("figdown_reference", {"name": "sequence", "experimental": True}),
+    full = normal(server.call_tool("figdown_reference", {"name": "sequence", "experimental": True}),
                   schemas["figdown_reference"])
     assert [f["file"] for f in full["files"]] == ["sequence.md"] and full["heldBack"] == []
-    block = normal(server.call("figdown_reference", {"name": "block", "experimental": True}),
+    block = normal(server.call_tool("figdown_reference", {"name": "block", "experimental": True}),
                    schemas["figdown_reference"])
     assert [f["file"] for f in block["files"]] == ["block.md", "layout.md", "experimental.md"]
 
 
 def test_reference_tasks_and_skill(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
     for name, file in (("reading", "reading.md"), ("transcribe", "transcribe.md"), ("skill", "SKILL.md")):
-        data = normal(server.call("figdown_reference", {"name": name}), schemas["figdown_reference"])
+        data = normal(server.call_tool("figdown_reference", {"name": name}), schemas["figdown_reference"])
         assert [f["file"] for f in data["files"]] == [file]
 
 
 def test_reference_unknown_name_is_is_error(server: Server) -> None:
-    refused(server.call("figdown_reference", {"name": "pie"}), "unknown reference 'pie'")
+    refused(server.call_tool("figdown_reference", {"name": "pie"}), "unknown reference 'pie'")
 
 
 # --- the server's command line ------------------------------------------------------------------
@@ -341,13 +288,11 @@ def test_roots_widen_the_readable_folders(workspace: Path, tmp_path: Path) -> No
     other = tmp_path / "other"
     other.mkdir()
     (other / "x.fd").write_text(CLEAN, encoding="utf-8")
-    running = Server(workspace, "--root", str(other))
-    try:
-        running.initialize()
-        data = running.call("figdown_check", {"path": str(other / "x.fd")})["structuredContent"]
+    with Server(workspace, "--root", str(other)) as running:
+        assert "result" in running.initialize(client="figdown-tests")
+        data = running.call_tool("figdown_check", {"path": str(other / "x.fd")})["structuredContent"]
         assert data["checked"] == 1 and data["ok"] is True
-    finally:
-        assert running.close() == 0
+        assert running.finish()[0] == 0
 
 
 def test_help_names_the_default_port(workspace: Path) -> None:
@@ -414,13 +359,13 @@ def test_http_transport_serves_the_same_tools(workspace: Path) -> None:
 
 @pytest.mark.parametrize("tool", ["figdown_check", "figdown_read"])
 def test_an_empty_path_is_refused(server: Server, tool: str) -> None:
-    refused(server.call(tool, {"path": ""}), "`path` is empty")
-    refused(server.call(tool, {"path": "  "}), "`path` is empty")
+    refused(server.call_tool(tool, {"path": ""}), "`path` is empty")
+    refused(server.call_tool(tool, {"path": "  "}), "`path` is empty")
 
 
 def test_an_empty_document_reads_as_one_empty_section(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
     for source in ("", "\ufeff", "# a comment only\n"):
-        result = server.call("figdown_read", {"source": source})
+        result = server.call_tool("figdown_read", {"source": source})
         data = normal(result, schemas["figdown_read"])
         assert data["ok"] is True and data["sections"][0]["genre"] is None
         assert data["sections"][0]["startLine"] == 1
@@ -434,13 +379,13 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
     odd = workspace / "odd"
     odd.mkdir()
     (odd / os.fsdecode(b"caf\xe9.fd")).write_text(BROKEN, encoding="utf-8")
-    data = normal(server.call("figdown_check", {"path": "odd"}), schemas["figdown_check"])
+    data = normal(server.call_tool("figdown_check", {"path": "odd"}), schemas["figdown_check"])
     assert [doc["label"] for doc in data["documents"]] == ["odd/caf\\xe9.fd"]
     (odd / os.fsdecode(b"caf\xe9.fd")).unlink()
     (odd / os.fsdecode(b"l\xe9gacy.fd")).write_bytes(b'figdown 0.1 block\nnode a "\xe9"\n')
-    refused(server.call("figdown_check", {"path": "odd"}), "odd/l\\xe9gacy.fd is not UTF-8 text: byte 0xe9 on line 2")
+    refused(server.call_tool("figdown_check", {"path": "odd"}), "odd/l\\xe9gacy.fd is not UTF-8 text: byte 0xe9 on line 2")
     # the server is still there
-    normal(server.call("figdown_check", {"source": CLEAN}), schemas["figdown_check"])
+    normal(server.call_tool("figdown_check", {"source": CLEAN}), schemas["figdown_check"])
 
 
 @pytest.mark.parametrize("source", [
@@ -451,7 +396,7 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
 ])
 def test_nasty_sources_give_a_normal_result(server: Server, schemas: dict[str, dict[str, Any]], source: str) -> None:
     for tool in ("figdown_check", "figdown_read"):
-        normal(server.call(tool, {"source": source}), schemas[tool])
+        normal(server.call_tool(tool, {"source": source}), schemas[tool])
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
@@ -461,6 +406,6 @@ def test_a_named_pipe_is_refused_not_read(server: Server, workspace: Path, tool:
     pipe = workspace / f"pipe-{tool}.fd"
     os.mkfifo(pipe)
     try:
-        refused(server.call(tool, {"path": pipe.name}), "is not a regular file")
+        refused(server.call_tool(tool, {"path": pipe.name}), "is not a regular file")
     finally:
         pipe.unlink()

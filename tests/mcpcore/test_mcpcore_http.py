@@ -8,7 +8,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from mcpwire import HttpClient, HttpServer, SseClient
+from mcpwire import HttpClient, SseClient, demo_http
 
 
 def session(client: HttpClient | SseClient, worker: int) -> list[dict]:
@@ -34,7 +34,7 @@ def expected(worker: int) -> list[dict]:
 
 
 def test_two_concurrent_http_clients() -> None:
-    with HttpServer("http") as server:
+    with demo_http("http") as server:
         clients = [HttpClient(server.port), HttpClient(server.port)]
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(session, clients, [10, 20]))
@@ -52,7 +52,7 @@ def test_two_concurrent_http_clients() -> None:
 
 
 def test_integers_stay_integers_over_http() -> None:
-    with HttpServer("http") as server:
+    with demo_http("http") as server:
         client = HttpClient(server.port)
         client.initialize()
         result = client.call("tools/call", {"name": "echo", "arguments": {"count": 3, "ratio": 1.5}})["result"]
@@ -61,7 +61,7 @@ def test_integers_stay_integers_over_http() -> None:
 
 
 def test_dns_rebinding_protection_refuses_foreign_host() -> None:
-    with HttpServer("http") as server:
+    with demo_http("http") as server:
         evil = HttpClient(server.port, host_header="evil.example:80")
         status, _ = evil.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
         assert 400 <= status < 500
@@ -70,7 +70,7 @@ def test_dns_rebinding_protection_refuses_foreign_host() -> None:
 
 
 def test_two_concurrent_sse_clients() -> None:
-    with HttpServer("sse", "--log-level", "debug") as server:
+    with demo_http("sse", "--log-level", "debug") as server:
         clients = [SseClient(server.port), SseClient(server.port)]
         assert clients[0].endpoint != clients[1].endpoint
         with ThreadPoolExecutor(2) as pool:
@@ -93,7 +93,7 @@ def test_two_concurrent_sse_clients() -> None:
 
 
 def test_sse_refuses_foreign_host() -> None:
-    with HttpServer("sse") as server:
+    with demo_http("sse") as server:
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
         conn.request("GET", "/sse", headers={"Host": "evil.example", "Accept": "text/event-stream"})
         assert 400 <= conn.getresponse().status < 500
@@ -102,7 +102,7 @@ def test_sse_refuses_foreign_host() -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
-    with HttpServer("http") as server:
+    with demo_http("http") as server:
         HttpClient(server.port).initialize()
         stuck = HttpClient(server.port)
         stuck.initialize()
@@ -139,7 +139,7 @@ def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
             added = await s.call_tool("add", {"a": 20, "b": 22})
             return roots.structured_content, added.structured_content
 
-    with HttpServer(transport) as server:
+    with demo_http(transport) as server:
         roots, added = anyio.run(conversation, server.port)
     assert roots == {"roots": [str(tmp_path.resolve())], "greeting": "hello"}
     assert added == {"sum": 42} and type(added["sum"]) is int
@@ -150,7 +150,7 @@ def test_port_in_use_is_reported_on_stderr() -> None:
 
     from mcpwire import demo_command
 
-    with HttpServer("http") as server:
+    with demo_http("http") as server:
         done = subprocess.run(
             demo_command("--transport", "http", "--port", str(server.port)), capture_output=True, timeout=60
         )

@@ -8,27 +8,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from mcpwire import StdioClient, demo_command, initialize_params
+from mcpwire import StdioClient, demo_client, demo_command, initialize_params
 
 
 @pytest.fixture
 def client() -> StdioClient:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
         yield c
 
 
-def call_tool(client: StdioClient, name: str, arguments: dict | None = None) -> dict:
-    params: dict = {"name": name}
-    if arguments is not None:
-        params["arguments"] = arguments
-    answer = client.call("tools/call", params)
-    assert "result" in answer, answer
-    return answer["result"]
-
-
 def test_initialize_reports_server_and_capabilities() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         answer = c.initialize()
         result = answer["result"]
         assert result["serverInfo"] == {"name": "markmcp-demo", "version": "0.0.1"}
@@ -63,7 +54,7 @@ def test_tools_list_has_schemas_and_annotations(client: StdioClient) -> None:
 
 
 def test_call_returns_structured_content_and_json_text(client: StdioClient) -> None:
-    result = call_tool(client, "add", {"a": 2, "b": 40})
+    result = client.call_tool("add", {"a": 2, "b": 40})
     assert result["isError"] is False
     assert result["structuredContent"] == {"sum": 42}
     assert type(result["structuredContent"]["sum"]) is int
@@ -73,7 +64,7 @@ def test_call_returns_structured_content_and_json_text(client: StdioClient) -> N
 def test_numbers_keep_their_json_types(client: StdioClient) -> None:
     big = 2**70 + 1
     args = {"count": 7, "ratio": 0.5, "exact": "0.10", "lines": [1, big], "anchor": {"line": 3}}
-    result = call_tool(client, "echo", args)
+    result = client.call_tool("echo", args)
     assert result["isError"] is False
     assert result["structuredContent"]["types"] == {
         "count": "integer", "ratio": "number", "exact": "string", "lines": "array", "anchor": "object",
@@ -98,7 +89,7 @@ def test_numbers_keep_their_json_types(client: StdioClient) -> None:
     ],
 )
 def test_strict_argument_errors_name_the_argument(client: StdioClient, name: str, arguments, message: str) -> None:
-    result = call_tool(client, name, arguments)
+    result = client.call_tool(name, arguments)
     assert result["isError"] is True
     assert message in result["content"][0]["text"]
     assert "structuredContent" not in result
@@ -117,16 +108,16 @@ def test_prompts_are_listed_empty_and_an_unknown_prompt_is_a_json_rpc_error(clie
 
 
 def test_tool_error_carries_message_and_data(client: StdioClient) -> None:
-    result = call_tool(client, "fail", {})
+    result = client.call_tool("fail", {})
     assert result["isError"] is True
     assert result["content"] == [{"type": "text", "text": "version conflict: the sidecar changed"}]
     assert result["structuredContent"] == {"expected": 3, "actual": 4}
 
 
 def test_unexpected_exception_is_one_line_without_traceback() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
-        result = call_tool(c, "crash", {})
+        result = c.call_tool("crash", {})
         text = result["content"][0]["text"]
         assert result["isError"] is True
         assert text == "tool 'crash' failed: RuntimeError: boom second line of the message"
@@ -136,7 +127,7 @@ def test_unexpected_exception_is_one_line_without_traceback() -> None:
 
 
 def test_result_breaking_its_output_schema_is_an_error(client: StdioClient) -> None:
-    result = call_tool(client, "bad_output", {})
+    result = client.call_tool("bad_output", {})
     assert result["isError"] is True
     assert "outputSchema" in result["content"][0]["text"]
 
@@ -145,14 +136,14 @@ def test_result_breaking_its_output_schema_is_an_error(client: StdioClient) -> N
 def test_result_that_is_not_json_is_an_error_and_the_server_lives_on(
     client: StdioClient, arguments: dict
 ) -> None:
-    result = call_tool(client, "not_json", arguments)
+    result = client.call_tool("not_json", arguments)
     assert result["isError"] is True
     assert "could not be rendered" in result["content"][0]["text"]
-    assert call_tool(client, "summary", {})["structuredContent"] == {"n": 2}
+    assert client.call_tool("summary", {})["structuredContent"] == {"n": 2}
 
 
 def test_tool_supplied_text(client: StdioClient) -> None:
-    result = call_tool(client, "summary", {})
+    result = client.call_tool("summary", {})
     assert [block["text"] for block in result["content"]] == ["2 items", "done"]
     assert result["structuredContent"] == {"n": 2}
 
@@ -161,7 +152,7 @@ def test_resource_templates_list_and_read_with_slashes(tmp_path: Path) -> None:
     (tmp_path / "docs" / "deep").mkdir(parents=True)
     (tmp_path / "docs" / "deep" / "note.md").write_text("# Note\nhello\n", encoding="utf-8")
     (tmp_path / "secret.txt").write_text("no", encoding="utf-8")
-    with StdioClient("--cwd", str(tmp_path / "docs")) as c:
+    with demo_client("--cwd", str(tmp_path / "docs")) as c:
         c.initialize()
         templates = c.call("resources/templates/list")["result"]["resourceTemplates"]
         assert {t["uriTemplate"] for t in templates} == {"demo://file/{+path}", "test://template/{id}/data"}
@@ -194,7 +185,7 @@ def test_bad_option_value_exits_2() -> None:
 
 
 def test_stdin_eof_answers_the_request_in_flight() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
         first = c.request("tools/call", {"name": "slow", "arguments": {"ms": 400}})
         second = c.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
@@ -211,9 +202,9 @@ def test_stdin_eof_answers_the_request_in_flight() -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_stops_cleanly(sig: signal.Signals) -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
-        assert call_tool(c, "add", {"a": 1, "b": 2})["isError"] is False
+        assert c.call_tool("add", {"a": 1, "b": 2})["isError"] is False
         c.proc.send_signal(sig)
         code = c.proc.wait(timeout=20)
         stderr = c.proc.stderr.read().decode()
@@ -223,7 +214,7 @@ def test_signal_stops_cleanly(sig: signal.Signals) -> None:
 
 
 def test_signal_stops_even_with_a_stuck_handler() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
         c.request("tools/call", {"name": "slow", "arguments": {"ms": 600_000}})
         c.call("ping")  # the server is still responsive while the handler sleeps
@@ -239,22 +230,22 @@ def test_parse_error_is_answered_and_the_server_goes_on(client: StdioClient) -> 
     assert client.receive() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
     client.send(json.dumps({"jsonrpc": "2.0", "method": 5}))
     assert client.receive()["error"]["code"] == -32600
-    assert call_tool(client, "add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
+    assert client.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
 
 
 def test_write_gate_over_the_wire(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    with StdioClient("--allow-write", "--root", str(root), "--cwd", str(root)) as c:
+    with demo_client("--allow-write", "--root", str(root), "--cwd", str(root)) as c:
         c.initialize()
-        ok = call_tool(c, "write_text", {"path": "sub.md", "text": "hi"})
+        ok = c.call_tool("write_text", {"path": "sub.md", "text": "hi"})
         assert ok["isError"] is False and (root / "sub.md").read_text() == "hi"
-        refused = call_tool(c, "write_text", {"path": "../escape.md", "text": "x"})
+        refused = c.call_tool("write_text", {"path": "../escape.md", "text": "x"})
         assert refused["isError"] is True and "outside the roots" in refused["content"][0]["text"]
     assert not (tmp_path / "escape.md").exists()
-    with StdioClient("--root", str(root), "--cwd", str(root)) as c:
+    with demo_client("--root", str(root), "--cwd", str(root)) as c:
         c.initialize()
-        refused = call_tool(c, "write_text", {"path": "other.md", "text": "x"})
+        refused = c.call_tool("write_text", {"path": "other.md", "text": "x"})
         assert refused["isError"] is True and "--allow-write" in refused["content"][0]["text"]
     assert not (root / "other.md").exists()
 
@@ -262,7 +253,7 @@ def test_write_gate_over_the_wire(tmp_path: Path) -> None:
 def test_client_roots_are_asked_and_used(tmp_path: Path) -> None:
     client_root = tmp_path / "client root"
     client_root.mkdir()
-    with StdioClient("--allow-write", "--greeting", "hi") as c:
+    with demo_client("--allow-write", "--greeting", "hi") as c:
         c.initialize({"roots": {"listChanged": True}})
         request_id = c.request("tools/call", {"name": "roots", "arguments": {}})
         ask = c.receive()
@@ -270,15 +261,15 @@ def test_client_roots_are_asked_and_used(tmp_path: Path) -> None:
         c.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": client_root.as_uri()}]}})
         result = c.response(request_id)["result"]["structuredContent"]
         assert result == {"roots": [str(client_root.resolve())], "greeting": "hi"}
-        written = call_tool(c, "write_text", {"path": str(client_root / "a.md"), "text": "ok"})
+        written = c.call_tool("write_text", {"path": str(client_root / "a.md"), "text": "ok"})
         assert written["isError"] is False, written
         assert (client_root / "a.md").read_text() == "ok"
-        outside = call_tool(c, "write_text", {"path": str(tmp_path / "b.md"), "text": "no"})
+        outside = c.call_tool("write_text", {"path": str(tmp_path / "b.md"), "text": "no"})
         assert outside["isError"] is True
 
 
 def test_roots_request_pending_at_eof_does_not_hang() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize({"roots": {}})
         request_id = c.request("tools/call", {"name": "roots", "arguments": {}})
         assert c.receive()["method"] == "roots/list"
@@ -291,7 +282,7 @@ def test_roots_request_pending_at_eof_does_not_hang() -> None:
 
 
 def test_tool_logs_reach_the_client_after_set_level() -> None:
-    with StdioClient() as c:
+    with demo_client() as c:
         c.initialize()
         request_id = c.request("tools/call", {"name": "chatty", "arguments": {}})
         assert c.receive()["id"] == request_id  # no level set: no log notifications
@@ -344,7 +335,7 @@ def test_2026_envelope_requests_without_handshake() -> None:
         "io.modelcontextprotocol/clientInfo": {"name": "modern", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {},
     }
-    with StdioClient() as c:
+    with demo_client() as c:
         added = c.call("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta})["result"]
         assert added["structuredContent"] == {"sum": 5} and added["resultType"] == "complete"
         bad = c.call("tools/call", {"name": "add", "arguments": {"a": 2}, "_meta": meta})["result"]
@@ -362,7 +353,7 @@ def test_completion_of_template_variables(tmp_path: Path) -> None:
     (tmp_path / "docs" / "deep").mkdir(parents=True)
     (tmp_path / "docs" / "a.md").write_text("a")
     (tmp_path / "docs" / "deep" / "b.md").write_text("b")
-    with StdioClient("--cwd", str(tmp_path)) as c:
+    with demo_client("--cwd", str(tmp_path)) as c:
         assert "completions" in c.initialize()["result"]["capabilities"]
         ref = {"type": "ref/resource", "uri": "demo://file/{+path}"}
 

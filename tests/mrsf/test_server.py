@@ -11,15 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpwire import StdioClient, module_command
 
 TIMEOUT = 30.0
 
@@ -97,84 +95,27 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     }
 
 
-class Server:
-    """An ``mrsf-mcp`` subprocess spoken to with newline-delimited JSON-RPC on stdin/stdout."""
+class Server(StdioClient):
+    """An ``mrsf-mcp`` subprocess on stdio, initialized, with helpers for tool calls."""
 
     def __init__(self, cwd: Path, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "markmcp.mrsf.server", *args],
-            cwd=cwd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.next_id = 0
-        answer = self.request(
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mrsf-tests", "version": "1"}},
-        )
+        super().__init__(module_command("markmcp.mrsf.server", *args), cwd=cwd, timeout=TIMEOUT)
+        answer = self.initialize(client="mrsf-tests")
         assert "result" in answer, answer
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        wanted = self.next_id
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": wanted, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            assert line is not None, "server closed stdout before answering"
-            answer = json.loads(line)
-            if answer.get("id") == wanted and "method" not in answer:
-                return answer
-
-    def call(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
-        """tools/call; returns the result (``isError``, ``structuredContent``, ``content``)."""
-        answer = self.request("tools/call", {"name": tool, "arguments": arguments})
-        assert "result" in answer, answer
-        return answer["result"]
+    def tool(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
+        """tools/call with keyword arguments; returns the result."""
+        return self.call_tool(tool, arguments)
 
     def ok(self, tool: str, /, **arguments: Any) -> dict[str, Any]:
-        result = self.call(tool, **arguments)
+        result = self.tool(tool, **arguments)
         assert result["isError"] is False, result["content"][0]["text"]
         return result["structuredContent"]
 
     def fail(self, tool: str, /, **arguments: Any) -> tuple[str, dict[str, Any] | None]:
-        result = self.call(tool, **arguments)
+        result = self.tool(tool, **arguments)
         assert result["isError"] is True, result
         return result["content"][0]["text"], result.get("structuredContent")
-
-    def close(self) -> str:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=TIMEOUT)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-        assert self.proc.stderr is not None
-        err = self.proc.stderr.read().decode()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
-        return err
 
 
 @pytest.fixture
@@ -190,7 +131,7 @@ def work(tmp_path: Path) -> Path:
 def server(work: Path):
     srv = Server(work)
     yield srv
-    stderr = srv.close()
+    _, stderr = srv.finish()
     assert "Traceback" not in stderr, stderr
 
 
@@ -206,7 +147,7 @@ def comments_of(path: Path) -> list[dict[str, Any]]:
 
 
 def test_tools_list_has_every_upstream_tool_and_parameter(server: Server) -> None:
-    tools = {t["name"]: t for t in server.request("tools/list")["result"]["tools"]}
+    tools = {t["name"]: t for t in server.call("tools/list")["result"]["tools"]}
     assert set(tools) == TOOL_NAMES
     for name, tool in tools.items():
         assert set(tool["inputSchema"]["properties"]) == PARAMETERS[name], name
@@ -215,7 +156,7 @@ def test_tools_list_has_every_upstream_tool_and_parameter(server: Server) -> Non
 
 
 def test_annotations(server: Server) -> None:
-    tools = {t["name"]: t["annotations"] for t in server.request("tools/list")["result"]["tools"]}
+    tools = {t["name"]: t["annotations"] for t in server.call("tools/list")["result"]["tools"]}
     for name in ("mrsf_discover", "mrsf_validate", "mrsf_list", "mrsf_status", "mrsf_help"):
         assert tools[name]["readOnlyHint"] is True and tools[name]["idempotentHint"] is True, name
         assert tools[name]["destructiveHint"] is False
@@ -226,7 +167,7 @@ def test_annotations(server: Server) -> None:
 
 
 def test_help_is_generated_from_the_live_schemas(server: Server) -> None:
-    listing = {t["name"]: t for t in server.request("tools/list")["result"]["tools"]}
+    listing = {t["name"]: t for t in server.call("tools/list")["result"]["tools"]}
     overview = server.ok("mrsf_help")["tools"]
     assert {row["tool"] for row in overview} == TOOL_NAMES
     for row in overview:
@@ -292,7 +233,7 @@ def test_list_full_compact_summary(server: Server, work: Path) -> None:
     full = server.ok("mrsf_list", files=["doc.md.review.yaml"])
     assert [c["id"] for c in full["files"][0]["comments"]] == ["c1", "c2", "c3"]
     assert full["version"] == sha(work / "doc.md.review.yaml")
-    compact = server.call("mrsf_list", files=["doc.md.review.yaml"], format="compact")
+    compact = server.tool("mrsf_list", files=["doc.md.review.yaml"], format="compact")
     text = compact["content"][0]["text"]
     assert "doc.md.review.yaml" in text and "Parent comment" in text and "○" in text
     with pytest.raises(json.JSONDecodeError):
@@ -333,7 +274,7 @@ def test_stale_expected_version_is_a_conflict_and_writes_nothing(server: Server,
     server.ok("mrsf_add", document="doc.md", text="first", author="A", expectedVersion=stale)
     current = sha(work / "doc.md.review.yaml")
     before = snapshot(work)
-    result = server.call("mrsf_add", document="doc.md", text="second", author="B", expectedVersion=stale)
+    result = server.tool("mrsf_add", document="doc.md", text="second", author="B", expectedVersion=stale)
     assert result["isError"] is True
     assert result["structuredContent"] == {
         "status": "conflict",
@@ -351,7 +292,7 @@ def test_stale_expected_version_is_a_conflict_and_writes_nothing(server: Server,
         ("mrsf_reanchor", {"files": ["doc.md"]}),
         ("mrsf_rename", {"oldDocument": "doc.md", "newDocument": "moved.md"}),
     ):
-        result = server.call(tool, **args, expectedVersion=stale)
+        result = server.tool(tool, **args, expectedVersion=stale)
         assert result["isError"] is True, tool
         assert result["structuredContent"]["code"] == "version-mismatch", tool
         assert result["structuredContent"]["currentVersion"] == current, tool
@@ -527,7 +468,7 @@ def test_path_escape_with_symlink(server: Server, work: Path) -> None:
 
 
 def test_resource_path_escape(server: Server, work: Path) -> None:
-    answer = server.request("resources/read", {"uri": "mrsf://sidecar/../outside.md.review.yaml"})
+    answer = server.call("resources/read", {"uri": "mrsf://sidecar/../outside.md.review.yaml"})
     assert "error" in answer
 
 
@@ -555,21 +496,21 @@ def test_wrong_argument_types(server: Server, work: Path, arguments: dict[str, A
 
 
 def test_resource_templates_and_reads(server: Server, work: Path) -> None:
-    templates = server.request("resources/templates/list")["result"]["resourceTemplates"]
+    templates = server.call("resources/templates/list")["result"]["resourceTemplates"]
     assert {t["uriTemplate"] for t in templates} == {
         "mrsf://sidecar/{+path}",
         "mrsf://comment/{+path}/{id}",
         "mrsf://anchors/{+path}",
     }
-    sidecar = server.request("resources/read", {"uri": "mrsf://sidecar/doc.md.review.yaml"})["result"]
+    sidecar = server.call("resources/read", {"uri": "mrsf://sidecar/doc.md.review.yaml"})["result"]
     data = json.loads(sidecar["contents"][0]["text"])
     assert [c["id"] for c in data["comments"]] == ["c1", "c2", "c3"]
-    comment = server.request("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/c3"})["result"]
+    comment = server.call("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/c3"})["result"]
     assert json.loads(comment["contents"][0]["text"])["selected_text"] == "target phrase"
-    anchors = server.request("resources/read", {"uri": "mrsf://anchors/doc.md"})["result"]
+    anchors = server.call("resources/read", {"uri": "mrsf://anchors/doc.md"})["result"]
     rows = json.loads(anchors["contents"][0]["text"])
     assert {r["commentId"]: r["health"] for r in rows} == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}
-    missing = server.request("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/ghost"})
+    missing = server.call("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/ghost"})
     assert "error" in missing and "ghost" in missing["error"]["message"]
 
 
@@ -598,7 +539,7 @@ def test_upstream_examples_over_mcp(tmp_path: Path) -> None:
         threads = srv.ok("mrsf_list", files=["data-model.md"])["files"][0]["comments"]
         assert any(c.get("reply_to") for c in threads)
     finally:
-        assert "Traceback" not in srv.close()
+        assert "Traceback" not in srv.finish()[1]
     assert snapshot(workspace) == before
 
 
@@ -654,7 +595,7 @@ def test_symlinked_sidecar_leaving_the_working_directory_is_refused(tmp_path: Pa
             assert "outside the working directory" in text, (tool, text)
             assert data is not None and data["code"] == "path-escape"
     finally:
-        assert "Traceback" not in srv.close()
+        assert "Traceback" not in srv.finish()[1]
     assert snapshot(repo / "elsewhere") == before
 
 
@@ -686,7 +627,7 @@ def test_validate_strict_and_reanchor_of_every_sidecar(server: Server, work: Pat
 def test_schemas_are_valid_json_schema(server: Server) -> None:
     from jsonschema import Draft202012Validator
 
-    for tool in server.request("tools/list")["result"]["tools"]:
+    for tool in server.call("tools/list")["result"]["tools"]:
         Draft202012Validator.check_schema(tool["inputSchema"])
         Draft202012Validator.check_schema(tool["outputSchema"])
 

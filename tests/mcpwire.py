@@ -1,10 +1,13 @@
-"""Minimal MCP clients for the mcpcore tests: raw JSON-RPC over a real subprocess.
+"""Minimal MCP clients for every server test: raw JSON-RPC over a real subprocess.
+
+Shared by tests/mcpcore (the demo server), tests/mrsf (``mrsf-mcp``) and tests/figdown
+(``figdown-mcp``); ``tests/`` is on ``sys.path`` for all of them, so ``import mcpwire``.
 
 Three clients, each as plain as possible so the tests see the wire: ``StdioClient``
 (JSON lines on the child's stdin/stdout), ``HttpClient`` (streamable HTTP POSTs to
 /mcp, answers as JSON or SSE) and ``SseClient`` (GET /sse plus POSTs to the
-announced endpoint).  Every read has a timeout so a broken server fails a test
-instead of hanging it.
+announced endpoint); ``HttpServer`` starts a server on an HTTP transport and reads its
+port.  Every read has a timeout so a broken server fails a test instead of hanging it.
 """
 
 from __future__ import annotations
@@ -21,29 +24,39 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEMO = HERE / "mcpcore_demo.py"
+DEMO = HERE / "mcpcore" / "mcpcore_demo.py"
 TIMEOUT = 20.0
 PROTOCOL = "2025-11-25"
 
 
 def demo_command(*args: str) -> list[str]:
+    """The command line of the mcpcore demo server (tests/mcpcore/mcpcore_demo.py)."""
     return [sys.executable, str(DEMO), *args]
 
 
-def initialize_params(capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+def module_command(module: str, *args: str) -> list[str]:
+    """The command line of ``python -m <module>`` in this interpreter."""
+    return [sys.executable, "-m", module, *args]
+
+
+def initialize_params(capabilities: dict[str, Any] | None = None, client: str = "markmcp-tests") -> dict[str, Any]:
     return {
         "protocolVersion": PROTOCOL,
         "capabilities": capabilities or {},
-        "clientInfo": {"name": "mcpcore-tests", "version": "1"},
+        "clientInfo": {"name": client, "version": "1"},
     }
 
 
 class StdioClient:
-    """A server subprocess spoken to over stdin/stdout, one JSON-RPC message per line."""
+    """A server subprocess spoken to over stdin/stdout, one JSON-RPC message per line.
 
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+    ``command`` is the full command line; ``timeout`` bounds every wait for an answer.
+    """
+
+    def __init__(self, command: list[str], *, cwd: Path | None = None, timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
         self.proc = subprocess.Popen(
-            demo_command(*args),
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -74,14 +87,14 @@ class StdioClient:
         self.send(message)
         return self.next_id
 
-    def receive(self, timeout: float = TIMEOUT) -> dict[str, Any] | None:
+    def receive(self, timeout: float | None = None) -> dict[str, Any] | None:
         """The next message from the server (None at end of output)."""
-        line = self.lines.get(timeout=timeout)
+        line = self.lines.get(timeout=self.timeout if timeout is None else timeout)
         return None if line is None else json.loads(line)
 
-    def response(self, request_id: int, timeout: float = TIMEOUT) -> dict[str, Any]:
+    def response(self, request_id: int, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the response to ``request_id`` (other messages are skipped)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while True:
             message = self.receive(max(0.1, deadline - time.monotonic()))
             assert message is not None, "server closed stdout before answering"
@@ -89,10 +102,22 @@ class StdioClient:
                 return message
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a request and wait for its answer (the whole JSON-RPC response)."""
         return self.response(self.request(method, params))
 
-    def initialize(self, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-        answer = self.call("initialize", initialize_params(capabilities))
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """tools/call (no ``arguments`` key when None); returns the result
+        (``isError``, ``structuredContent``, ``content``)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        answer = self.call("tools/call", params)
+        assert "result" in answer, answer
+        return answer["result"]
+
+    def initialize(self, capabilities: dict[str, Any] | None = None, client: str = "markmcp-tests") -> dict[str, Any]:
+        """The initialize handshake (request, then the initialized notification); returns the answer."""
+        answer = self.call("initialize", initialize_params(capabilities, client))
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return answer
 
@@ -100,17 +125,22 @@ class StdioClient:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
 
-    def finish(self, timeout: float = TIMEOUT) -> tuple[int, str]:
-        """Close stdin, wait for exit; return (exit code, stderr)."""
+    def finish(self, timeout: float | None = None) -> tuple[int, str]:
+        """Close stdin, wait for exit, release the pipes; return (exit code, stderr)."""
         if self.proc.stdin and not self.proc.stdin.closed:
             self.proc.stdin.close()
         try:
-            code = self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=self.timeout if timeout is None else timeout)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+                self.proc.wait()
         assert self.proc.stderr is not None
-        return code, self.proc.stderr.read().decode()
+        stderr = self.proc.stderr.read().decode()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        return code, stderr
 
     def __enter__(self) -> StdioClient:
         return self
@@ -124,15 +154,29 @@ class StdioClient:
                 stream.close()
 
 
-class HttpServer:
-    """A server subprocess on ``--transport http|sse --port 0``; the port is read from stderr."""
+def demo_client(*args: str, cwd: Path | None = None) -> StdioClient:
+    """The mcpcore demo server on stdio, started with ``args``."""
+    return StdioClient(demo_command(*args), cwd=cwd)
 
-    def __init__(self, transport: str, *args: str) -> None:
+
+def demo_http(transport: str, *args: str) -> HttpServer:
+    """The mcpcore demo server on ``--transport <transport> --port 0``, started with ``args``."""
+    return HttpServer(demo_command("--transport", transport, "--port", "0", *args))
+
+
+class HttpServer:
+    """A server subprocess on an HTTP transport; the port is read from its stderr banner.
+
+    ``command`` is the full command line, normally ending ``--transport http|sse --port 0``.
+    """
+
+    def __init__(self, command: list[str], *, cwd: Path | None = None) -> None:
         self.proc = subprocess.Popen(
-            demo_command("--transport", transport, "--port", "0", *args),
+            command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            cwd=cwd,
         )
         assert self.proc.stderr is not None
         seen = []
