@@ -37,47 +37,63 @@ def open_block(ctx: Context, n: int, sp: Split) -> None:
     return None
 
 
+def _lane_problem(lane: str) -> str | None:
+    """lane = ( '0' | '1' | 'p' | 'n' | 'x' | '=' | '.' )+ ; the retired digits are named."""
+    if LEGACY_LANE_DIGIT_RE.search(lane):
+        return M.LANE_DIGIT_GONE
+    return None if LANE_RE.match(lane) else "lane may contain only 0 1 p n x = ."
+
+
+def data_labels(sp: Split, lane: str) -> tuple[list[str] | None, str | None]:
+    """data= as one label per ``=`` cell of the lane: (labels, None) or (None, problem)."""
+    if "data" not in sp.opts:
+        return None, None
+    if sp.get("data") == "":
+        return None, "data= must not be empty"
+    labels = [item.v for item in sp.opts["data"].items()]
+    if "" in labels:
+        return None, "data= must not contain empty members"
+    wanted = lane.count("=")
+    if len(labels) == wanted:
+        return labels, None
+    noun = "label" if len(labels) == 1 else "labels"
+    return None, f"data= has {len(labels)} {noun}, expected {wanted} (one per = in the lane)"
+
+
 def signal_line(ctx: Context, n: int, sp: Split) -> None:
+    """``signal <name> <lane> [data=…]`` — one waveform row."""
     block = ctx.current
     assert block is not None
     name, lane = sp.arg(1), sp.arg(2)
-    if not name or not lane:
-        return ctx.err(n, "signal needs <name> <lane>")
-    if len(sp.pos) > 3:
-        return ctx.err(n, f'unexpected argument "{sp.pos[3]}"')
-    if LEGACY_LANE_DIGIT_RE.search(lane):
-        return ctx.err(n, M.LANE_DIGIT_GONE)
-    if not LANE_RE.match(lane):
-        return ctx.err(n, "lane may contain only 0 1 p n x = .")
+    if not (name and lane):
+        problem = "signal needs <name> <lane>"
+    elif len(sp.pos) > 3:
+        problem = f'unexpected argument "{sp.pos[3]}"'
+    else:
+        problem = _lane_problem(lane)
     labels = None
-    if "data" in sp.opts:
-        if sp.get("data") == "":
-            return ctx.err(n, "data= must not be empty")
-        parts = [i.v for i in sp.opts["data"].items()]
-        if any(p == "" for p in parts):
-            return ctx.err(n, "data= must not contain empty members")
-        cells = lane.count("=")
-        if len(parts) != cells:
-            plural = "" if len(parts) == 1 else "s"
-            return ctx.err(n, f"data= has {len(parts)} label{plural}, expected {cells} "
-                              "(one per = in the lane)")
-        labels = parts
+    if problem is None:
+        labels, problem = data_labels(sp, lane)
+    if problem:
+        return ctx.err(n, problem)
     block["signals"].append({"name": name, "lane": lane, "data": labels, "fill": sp.get("fill"),
                              "stroke": sp.get("stroke")})
     return None
 
 
 def gap_line(ctx: Context, n: int, sp: Split) -> None:
+    """``gap <cycle>`` — a break drawn across every lane at one cycle, once per cycle."""
     block = ctx.current
     assert block is not None
-    raw = sp.arg(1)
-    if raw is None or not DIGITS_RE.match(raw):
+    written = sp.arg(1)
+    if written is None or DIGITS_RE.match(written) is None:
         return ctx.err(n, "gap needs a non-negative integer cycle")
     if len(sp.pos) > 2:
         return ctx.err(n, f'unexpected argument "{sp.pos[2]}"')
-    cycle = to_number(raw)
-    if cycle in block["_gap_cycles"]:
+    cycle = to_number(written)
+    seen = block["_gap_cycles"]
+    if cycle in seen:
         return ctx.err(n, f"duplicate gap at cycle {cycle}")
-    block["_gap_cycles"].add(cycle)
+    seen.add(cycle)
     block["gaps"].append({"t": cycle, "line": n})
     return None
