@@ -450,6 +450,7 @@ SPEC = ServerSpec(
     tools=TOOLS,
     default_port=DEFAULT_PORT,
     prog="figdown-mcp",
+    write_gate=False,  # figdown-mcp reads (inside --cwd and the roots) and never writes
 )
 
 
