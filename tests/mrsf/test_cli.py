@@ -17,44 +17,7 @@ import pytest
 
 from conftest import shared_dir
 
-DOC = """# Title
-
-First paragraph line one.
-Second line with a target phrase in it.
-
-## Section
-
-Last line.
-"""
-
-SIDECAR = """mrsf_version: "1.0"
-document: doc.md
-comments:
-  - id: c1
-    author: Alice
-    timestamp: "2026-01-01T00:00:00Z"
-    text: Parent comment
-    resolved: false
-    line: 3
-    selected_text: "First paragraph line one."
-  - id: c2
-    author: Bob
-    timestamp: "2026-01-01T00:01:00Z"
-    text: A reply
-    resolved: false
-    reply_to: c1
-  - id: c3
-    author: Carol
-    timestamp: "2026-01-01T00:02:00Z"
-    text: About the phrase
-    type: issue
-    severity: high
-    resolved: false
-    line: 4
-    start_column: 19
-    end_column: 32
-    selected_text: "target phrase"
-"""
+from .fixtures import DOC, SIDECAR, sidecar_data, snapshot, write_pair
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -73,9 +36,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
     """A folder with doc.md and its sidecar (3 comments)."""
-    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
-    (tmp_path / "doc.md.review.yaml").write_text(SIDECAR, encoding="utf-8")
-    return tmp_path
+    return write_pair(tmp_path)
 
 
 @pytest.fixture
@@ -84,21 +45,6 @@ def examples(tmp_path: Path) -> Path:
     target = tmp_path / "examples"
     shutil.copytree(shared_dir("mrsf", "examples"), target)
     return target
-
-
-def sidecar_data(path: Path) -> dict:
-    from ruamel.yaml import YAML
-
-    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file's bytes, except the engine's (empty) ``.<sidecar>.lock`` lock files."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not (p.name.startswith(".") and p.name.endswith(".lock"))
-    }
 
 
 # ---------------------------------------------------------------------------

@@ -19,39 +19,9 @@ from typing import Any
 import pytest
 from mcpwire import StdioClient, module_command
 
+from .fixtures import DOC, SIDECAR, sidecar_data, snapshot, write_pair
+
 TIMEOUT = 30.0
-
-
-DOC = "# Title\n\nFirst paragraph line one.\nSecond line with a target phrase in it.\n\n## Section\n\nLast line.\n"
-
-SIDECAR = """mrsf_version: "1.0"
-document: doc.md
-comments:
-  - id: c1
-    author: Alice
-    timestamp: "2026-01-01T00:00:00Z"
-    text: Parent comment
-    resolved: false
-    line: 3
-    selected_text: "First paragraph line one."
-  - id: c2
-    author: Bob
-    timestamp: "2026-01-01T00:01:00Z"
-    text: A reply
-    resolved: false
-    reply_to: c1
-  - id: c3
-    author: Carol
-    timestamp: "2026-01-01T00:02:00Z"
-    text: About the phrase
-    type: issue
-    severity: high
-    resolved: false
-    line: 4
-    start_column: 19
-    end_column: 32
-    selected_text: "target phrase"
-"""
 
 TOOL_NAMES = {
     "mrsf_discover", "mrsf_validate", "mrsf_reanchor", "mrsf_add", "mrsf_add_batch", "mrsf_update",
@@ -86,15 +56,6 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file's bytes, except the engine's (empty) ``.<sidecar>.lock`` lock files."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not (p.name.startswith(".") and p.name.endswith(".lock"))
-    }
-
-
 class Server(StdioClient):
     """An ``mrsf-mcp`` subprocess on stdio, initialized, with helpers for tool calls."""
 
@@ -122,9 +83,7 @@ class Server(StdioClient):
 def work(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
-    (root / "doc.md").write_text(DOC, encoding="utf-8")
-    (root / "doc.md.review.yaml").write_text(SIDECAR, encoding="utf-8")
-    return root
+    return write_pair(root)
 
 
 @pytest.fixture
@@ -136,9 +95,7 @@ def server(work: Path):
 
 
 def comments_of(path: Path) -> list[dict[str, Any]]:
-    from ruamel.yaml import YAML
-
-    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))["comments"]
+    return sidecar_data(path)["comments"]
 
 
 # ---------------------------------------------------------------------------
