@@ -8,26 +8,29 @@ characters.
 Grammar of one directive line (after the comment is cut off)::
 
     line     = ws* token (ws+ token)* ws*
-    token    = (bare-char | quoted)+          ; a maximal run of non-space
-    quoted   = '"' (char | escape)* '"'       ; may contain whitespace
+    token    = (bare-run | quoted)+         ; a maximal run of non-space
+    bare-run = (any char but ws and '"')+
+    quoted   = '"' (char | escape)* '"'     ; may contain whitespace
     escape   = '\\n' | '\\"' | '\\\\'
-    comment  = '#' ...                        ; only after whitespace or at 0,
-                                              ; outside quotes and [labels]
+    comment  = '#' ...                      ; at column 0 or after ws,
+                                            ; outside quotes and [labels]
 
-Every token remembers which stretches of it were written inside quotes, so a
-later rule can ask "was this value quoted?" of any slice of it — ids must be
-bare, closed-set values must be bare, prose values must be quoted.
+Design: a token is its resolved text plus a *provenance mask*, one letter per
+character of the text (``Q`` written inside quotes, ``B`` written bare), and
+the offsets where a quoted string opened (so an empty ``""`` is still seen).
+Every "was this part quoted?" question a later rule asks is a question about
+a slice of that mask.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # --- character sets (named after the grammar) ------------------------------
 
-#: Whitespace as the language defines it (the ECMAScript ``\s`` class, which
-#: the reference grammar is written against — *not* Python's ``str.isspace``).
+#: Whitespace as the language defines it (the ECMAScript ``\s`` class the
+#: specification's grammar is written against — *not* ``str.isspace``).
 WS_CHARS = frozenset(
     "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -39,13 +42,25 @@ WS = "[" + WS_CLASS + "]"
 NOT_EOL = "[^\\n\\r\\u2028\\u2029]"
 QUOTE = '"'
 BACKSLASH = "\\"
+#: escape = '\n' | '\"' | '\\' — the letter after the backslash, and what it stands for.
 ESCAPES = {"n": "\n", '"': '"', "\\": "\\"}
 #: A bare id: ``[A-Za-z_][A-Za-z0-9_-]*`` (ASCII only, no ``--`` inside).
 ID_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
 NEWLINE = "\n"
+LABEL_OPEN, LABEL_CLOSE = "[", "]"
+COMMENT_MARK = "#"
+RESERVED_SEPARATOR = ";"
 
-# Characters XML 1.0 cannot carry (below U+0020 only TAB, LF, CR are legal).
-_XML_ILLEGAL_BELOW_SPACE = frozenset(chr(c) for c in range(0x20)) - {"\t", "\n", "\r"}
+#: Provenance letters of a token's mask.
+IN_QUOTES, BARE = "Q", "B"
+
+#: Code points XML 1.0 cannot carry, as one class.
+XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+#: A bare run ends at whitespace or at a quote.
+_BARE_RUN = re.compile('[^"' + WS_CLASS + "]+")
+#: Inside a string only a quote or a backslash changes anything.
+_STRING_SPECIAL = re.compile(r'["\\]')
 
 
 class LexError(Exception):
@@ -57,89 +72,111 @@ class LexError(Exception):
         self.col = col
 
 
+# --- whitespace and lines --------------------------------------------------
+
+
 def is_ws(ch: str) -> bool:
     return ch in WS_CHARS
 
 
-def trim(s: str) -> str:
-    """Strip language whitespace from both ends."""
-    start, end = 0, len(s)
-    while start < end and s[start] in WS_CHARS:
-        start += 1
-    while end > start and s[end - 1] in WS_CHARS:
-        end -= 1
-    return s[start:end]
+def skip_ws(src: str, pos: int) -> int:
+    """ws* — the first position at or after ``pos`` that is not whitespace."""
+    end = len(src)
+    while pos < end and src[pos] in WS_CHARS:
+        pos += 1
+    return pos
 
 
 def trim_start(s: str) -> str:
-    start = 0
-    while start < len(s) and s[start] in WS_CHARS:
-        start += 1
-    return s[start:]
+    """Strip language whitespace from the left."""
+    return s[skip_ws(s, 0):]
+
+
+def trim(s: str) -> str:
+    """Strip language whitespace from both ends."""
+    body = trim_start(s)
+    cut = len(body)
+    while cut and body[cut - 1] in WS_CHARS:
+        cut -= 1
+    return body[:cut]
 
 
 def split_lines(text: str) -> list[str]:
-    """Split a document into lines at its line ends (core §1: ``eol = CRLF / LF``).
+    """document = line (eol line)*, eol = CRLF / LF (core §1).
 
     A bare CR is not a line end (it stays in the line, where it is
     whitespace), and neither are form feed, NEL or U+2028."""
     lines = text.split(NEWLINE)
-    for i in range(len(lines) - 1):
-        if lines[i].endswith("\r"):
-            lines[i] = lines[i][:-1]
-    return lines
+    return [line[:-1] if line.endswith("\r") else line for line in lines[:-1]] + lines[-1:]
 
 
 def is_bare_id(value: str | None) -> bool:
-    return value is not None and bool(ID_RE.match(value)) and "--" not in value
+    return value is not None and ID_RE.match(value) is not None and "--" not in value
+
+
+# --- strings ---------------------------------------------------------------
+
+
+def skip_string(src: str, pos: int) -> int:
+    """quoted, skimmed: at an opening quote, the position just past its closing
+    quote (``len(src)`` when it never closes).  Any backslash takes the next
+    character with it, so ``"a \\" # b"`` is one string; escapes are judged
+    later by :func:`parse_quoted`."""
+    while True:
+        hit = _STRING_SPECIAL.search(src, pos + 1)
+        if hit is None:
+            return len(src)
+        if src[hit.start()] == QUOTE:
+            return hit.start() + 1
+        pos = hit.start() + 1  # the backslash; the search resumes past its partner
+        if pos >= len(src):
+            return len(src)
+
+
+def parse_quoted(src: str, pos: int) -> tuple[int, str]:
+    """quoted = '"' (char | escape)* '"'  — at the opening quote; returns the
+    position past the closing quote and the text with escapes resolved."""
+    text: list[str] = []
+    cursor = pos + 1
+    while True:
+        hit = _STRING_SPECIAL.search(src, cursor)
+        if hit is None:
+            raise LexError("unterminated string", len(src))
+        text.append(src[cursor:hit.start()])
+        if src[hit.start()] == QUOTE:
+            return hit.start() + 1, "".join(text)
+        letter = src[hit.start() + 1:hit.start() + 2]
+        if letter not in ESCAPES:
+            raise LexError(f'unknown escape "\\{letter}" (allowed: \\n \\" \\\\)', hit.start())
+        text.append(ESCAPES[letter])
+        cursor = hit.start() + 2
 
 
 # --- comments and the reserved ';' ----------------------------------------
 
 
-_BARE_RUN = re.compile('[^"' + WS_CLASS + ']*')
-_STRING_STOP = re.compile(r'["\\]')
-_COMMENT_STOP = re.compile(r'["\[\]#]')
-_SEMICOLON_STOP = re.compile(r'["\[\];]')
+def _first_free(src: str, mark: str, needs_space_before: bool) -> int:
+    """Column of the first ``mark`` that stands outside strings and outside
+    ``[label]`` brackets (optionally only at column 0 or after whitespace), or -1.
 
-
-def skip_string(src: str, pos: int) -> int:
-    """At an opening quote: return the position just past its closing quote
-    (or ``len(src)`` when the string never closes).  Honours the escapes, so
-    ``"a \\" # b"`` is one string."""
-    pos += 1
-    while True:
-        m = _STRING_STOP.search(src, pos)
-        if m is None:
-            return len(src)
-        pos = m.start()
-        if src[pos] == QUOTE:
-            return pos + 1
-        if pos + 1 >= len(src):  # a backslash at the very end
-            return len(src)
-        pos += 2
-
-
-def _scan_outside_strings(src: str, stops: re.Pattern, target: str, after_ws: bool) -> int:
-    """First ``target`` outside strings and [labels] (optionally only after whitespace)."""
-    pos, depth = 0, 0
-    while True:
-        m = stops.search(src, pos)
-        if m is None:
-            return -1
-        pos = m.start()
+    A stray ``]`` with no open bracket is ignored."""
+    depth = 0
+    pos = 0
+    end = len(src)
+    while pos < end:
         ch = src[pos]
         if ch == QUOTE:
             pos = skip_string(src, pos)
             continue
-        if ch == "[":
+        if ch == LABEL_OPEN:
             depth += 1
-        elif ch == "]":
-            if depth:
-                depth -= 1
-        elif not depth and (not after_ws or pos == 0 or src[pos - 1] in WS_CHARS):
-            return pos
+        elif ch == LABEL_CLOSE:
+            depth = max(depth - 1, 0)
+        elif ch == mark and depth == 0:
+            if not needs_space_before or pos == 0 or src[pos - 1] in WS_CHARS:
+                return pos
         pos += 1
+    return -1
 
 
 def find_comment(src: str) -> int:
@@ -147,12 +184,12 @@ def find_comment(src: str) -> int:
 
     A ``#`` opens a comment only at column 0 or after whitespace, and never
     inside a quoted string or an ``[edge label]``."""
-    return _scan_outside_strings(src, _COMMENT_STOP, "#", after_ws=True)
+    return _first_free(src, COMMENT_MARK, needs_space_before=True)
 
 
 def find_reserved_semicolon(src: str) -> int:
     """Column of a ``;`` outside strings and ``[labels]``, or -1 (RULE 1.3)."""
-    return _scan_outside_strings(src, _SEMICOLON_STOP, ";", after_ws=False)
+    return _first_free(src, RESERVED_SEPARATOR, needs_space_before=False)
 
 
 def strip_comment(src: str) -> str:
@@ -164,117 +201,85 @@ def strip_comment(src: str) -> str:
 
 
 @dataclass(frozen=True)
-class Segment:
-    """A stretch of a token's value that was written either inside quotes or bare.
-
-    ``start``/``end`` index the token's resolved value.  A quoted segment may be
-    empty (``""``): it still marks that quoting happened at ``start``."""
-
-    start: int
-    end: int
-    quoted: bool
-
-    def overlaps(self, a: int, b: int) -> bool:
-        """Does this segment share at least one character with ``v[a:b]``?"""
-        return self.start < b and a < self.end
-
-
-@dataclass
 class Token:
-    """One whitespace-delimited token: its value and how it was written.
+    """One whitespace-delimited token.
 
-    ``v`` is the value with quotes removed and escapes resolved.  ``segments``
-    cover ``v`` from left to right, alternating as the source switched between
-    bare text and quoted strings, so a rule can ask whether any slice of the
-    value was written in quotes."""
+    ``v`` is the text with quotes removed and escapes resolved.  ``mask`` has
+    one provenance letter per character of ``v`` (``Q`` quoted, ``B`` bare);
+    ``opens`` lists the offsets in ``v`` where a quoted string began, so an
+    empty string (``key=""``) leaves a trace too."""
 
     v: str
-    segments: list[Segment] = field(default_factory=list)
+    mask: str = ""
+    opens: tuple[int, ...] = ()
+
+    def _opened_within(self, a: int, b: int) -> bool:
+        return any(a <= at <= b for at in self.opens)
 
     @property
     def q(self) -> bool:
         """The token is one string literal: some quoting and no bare character."""
-        return any(s.quoted for s in self.segments) and not self._bare_in(0, len(self.v))
-
-    def _bare_in(self, a: int, b: int) -> bool:
-        return any(not s.quoted and s.overlaps(a, b) for s in self.segments)
-
-    def _quote_opens_in(self, a: int, b: int) -> bool:
-        return any(s.quoted and a <= s.start <= b for s in self.segments)
+        return bool(self.opens) and BARE not in self.mask
 
     def slice_quoted(self, a: int, b: int) -> bool:
         """Was all of ``v[a:b]`` written in quotes?  An empty slice counts as
         quoted when a quoted string began at that very offset (``key=""``)."""
         if a < b:
-            return not self._bare_in(a, b)
-        return self._quote_opens_in(a, b)
+            return BARE not in self.mask[a:b]
+        return self._opened_within(a, b)
+
+    def _one_string_spans(self, first: int, last: int) -> bool:
+        """Were characters ``first`` through ``last`` written inside one and
+        the same quoted string?"""
+        if first < 0 or last >= len(self.v):
+            return False
+        return BARE not in self.mask[first:last + 1] and not any(first < at <= last for at in self.opens)
 
     def slice_has_quote(self, a: int, b: int) -> bool:
-        """Was any part of ``v[a:b]`` quoted, or did a quoted string begin inside it?"""
-        return any(s.quoted and s.overlaps(a, b) for s in self.segments) or self._quote_opens_in(a, b)
+        """Was any part of ``v[a:b]`` quoted, or did a quoted string begin inside it?
+        An empty slice counts when it sits inside a quoted string."""
+        if a < b:
+            return IN_QUOTES in self.mask[a:b] or self._opened_within(a, b)
+        return self._opened_within(a, b) or self._one_string_spans(b - 1, a)
 
     def bare_commas(self, a: int = 0) -> list[int]:
         """Offsets from ``a`` on of the commas that were written outside quotes."""
-        found: list[int] = []
-        for s in self.segments:
-            if s.quoted or s.end <= a:
-                continue
-            at = self.v.find(",", max(a, s.start), s.end)
-            while at >= 0:
-                found.append(at)
-                at = self.v.find(",", at + 1, s.end)
-        return found
-
-
-def parse_quoted(src: str, pos: int) -> tuple[int, str]:
-    """quoted = '"' (char | escape)* '"'  — at the opening quote."""
-    pos += 1
-    out: list[str] = []
-    while pos < len(src) and src[pos] != QUOTE:
-        ch = src[pos]
-        if ch == BACKSLASH:
-            esc = src[pos + 1] if pos + 1 < len(src) else ""
-            if esc not in ESCAPES:
-                raise LexError(f'unknown escape "\\{esc}" (allowed: \\n \\" \\\\)', pos)
-            out.append(ESCAPES[esc])
-            pos += 2
-            continue
-        out.append(ch)
-        pos += 1
-    if pos >= len(src):
-        raise LexError("unterminated string", pos)
-    return pos + 1, "".join(out)
+        return [i for i in range(max(a, 0), len(self.v)) if self.v[i] == "," and self.mask[i] == BARE]
 
 
 def parse_token(src: str, pos: int) -> tuple[int, Token]:
-    """token = (bare-char | quoted)+ up to the next whitespace."""
-    pieces: list[str] = []
-    segments: list[Segment] = []
-    length = 0
+    """token = (bare-run | quoted)+ — up to the next whitespace."""
+    text: list[str] = []
+    mask: list[str] = []
+    opens: list[int] = []
+    size = 0
     while pos < len(src) and src[pos] not in WS_CHARS:
-        quoted = src[pos] == QUOTE
-        if quoted:
-            pos, text = parse_quoted(src, pos)
-        else:  # a bare run: everything up to whitespace or a quote
-            run_end = _BARE_RUN.match(src, pos).end()
-            text, pos = src[pos:run_end], run_end
-        pieces.append(text)
-        segments.append(Segment(length, length + len(text), quoted))
-        length += len(text)
-    return pos, Token("".join(pieces), segments)
+        if src[pos] == QUOTE:
+            opens.append(size)
+            pos, piece = parse_quoted(src, pos)
+            letter = IN_QUOTES
+        else:
+            run = _BARE_RUN.match(src, pos)
+            pos, piece = run.end(), run.group()
+            letter = BARE
+        text.append(piece)
+        mask.append(letter * len(piece))
+        size += len(piece)
+    return pos, Token("".join(text), "".join(mask), tuple(opens))
 
 
 def tokenize(src: str) -> list[Token]:
     """line = ws* token (ws+ token)* ws*   — raises LexError on a bad string."""
     tokens: list[Token] = []
-    pos = 0
-    while True:
-        while pos < len(src) and src[pos] in WS_CHARS:
-            pos += 1
-        if pos >= len(src):
-            return tokens
-        pos, tok = parse_token(src, pos)
-        tokens.append(tok)
+    pos = skip_ws(src, 0)
+    while pos < len(src):
+        pos, token = parse_token(src, pos)
+        tokens.append(token)
+        pos = skip_ws(src, pos)
+    return tokens
+
+
+# --- comma lists -----------------------------------------------------------
 
 
 @dataclass
@@ -289,39 +294,38 @@ class ListItem:
 def split_list(tok: Token, off: int = 0) -> list[ListItem]:
     """comma-list = item (',' item)*  — ``tok.v[off:]`` cut at the commas written
     outside quotes (a quoted comma belongs to its item)."""
-    bounds = [off - 1, *tok.bare_commas(off), len(tok.v)]
-    items = []
-    for left, right in zip(bounds, bounds[1:]):
-        a = left + 1
-        items.append(ListItem(tok.v[a:right], tok.slice_quoted(a, right), tok.slice_has_quote(a, right)))
+    items: list[ListItem] = []
+    start = off
+    for comma in [*tok.bare_commas(off), len(tok.v)]:
+        items.append(ListItem(tok.v[start:comma], tok.slice_quoted(start, comma),
+                              tok.slice_has_quote(start, comma)))
+        start = comma + 1
     return items
 
 
 # --- characters XML cannot carry -------------------------------------------
 
 
-_XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+def _xml_illegal_reason(ch: str) -> str:
+    if ch < " ":
+        return " (below U+0020 only tab, newline and carriage return are allowed)"
+    return " (U+FFFE, U+FFFF and unpaired surrogates are not characters — no escape writes one)"
 
 
 def xml_illegal_errors(text: str) -> list[tuple[int, str, int]]:
-    """(line, message, column): one per distinct illegal code point per line."""
-    out: list[tuple[int, str, int]] = []
-    if not _XML_ILLEGAL_RE.search(text):
-        return out
-    for index, line in enumerate(split_lines(text)):
-        seen: set[int] = set()
-        for col, ch in enumerate(line):
-            cp = ord(ch)
-            if ch in _XML_ILLEGAL_BELOW_SPACE:
-                tail = " (below U+0020 only tab, newline and carriage return are allowed)"
-            elif cp in (0xFFFE, 0xFFFF) or 0xD800 <= cp <= 0xDFFF:
-                tail = (" (U+FFFE, U+FFFF and unpaired surrogates are not characters"
-                        " — no escape writes one)")
-            else:
+    """(line, message, column): one per distinct illegal code point per line,
+    both 1-based, in reading order."""
+    found: list[tuple[int, str, int]] = []
+    if XML_ILLEGAL.search(text) is None:
+        return found
+    for number, line in enumerate(split_lines(text), start=1):
+        reported: set[str] = set()
+        for hit in XML_ILLEGAL.finditer(line):
+            ch = hit.group()
+            if ch in reported:
                 continue
-            if cp in seen:
-                continue
-            seen.add(cp)
-            out.append((index + 1, f"illegal character U+{cp:04X} — XML forbids it, so the "
-                                   f"artifact could not be well-formed{tail}", col + 1))
-    return out
+            reported.add(ch)
+            found.append((number, f"illegal character U+{ord(ch):04X} — XML forbids it, so the "
+                                  f"artifact could not be well-formed{_xml_illegal_reason(ch)}",
+                          hit.start() + 1))
+    return found
