@@ -15,11 +15,9 @@ own ``ClientSession``.  The numbers (time, conflicts retried) are printed (run w
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcpwire import HttpServer, module_command
 
 CLIENTS = 8
 PER_CLIENT = 50
@@ -107,77 +106,11 @@ def report(label: str, fmt: str, seconds: float, stats: dict[str, Any]) -> None:
     )
 
 
-def _drain(stream: Any) -> None:
-    for _ in stream:
-        pass
-
-
-def start_http_server(workspace: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """``mrsf-mcp --transport http --port 0``; the port is read from its stderr banner."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "markmcp.mrsf.server", "--transport", "http", "--port", "0", "--cwd", str(workspace)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stderr is not None
-    seen = []
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline().decode()
-        seen.append(line)
-        match = re.search(r"serving .* on http://\S+:(\d+)/", line)
-        if match:
-            threading.Thread(target=_drain, args=(proc.stderr,), daemon=True).start()
-            return proc, int(match.group(1))
-        if not line:
-            break
-    proc.kill()
-    raise AssertionError(f"mrsf-mcp did not start: {''.join(seen)}")
-
-
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_eight_http_clients_through_one_server(tmp_path: Path, fmt: str) -> None:
-    workspace = tmp_path / "ws"
-    sidecar = make_workspace(workspace, fmt)
-    proc, port = start_http_server(workspace)
-    stats = {"added": 0, "conflicts": 0}
+def run_writers(connect: Callable[[], Any], stats: dict[str, Any]) -> float:
+    """Run CLIENTS writers at once, each in its own session over ``connect()``; return the seconds."""
 
     async def one_client(client: int) -> None:
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
-                await session.initialize()
-                await writer(session, client, stats)
-
-    async def main() -> None:
-        async with anyio.create_task_group() as group:
-            for client in range(CLIENTS):
-                group.start_soon(one_client, client)
-
-    try:
-        started = time.perf_counter()
-        anyio.run(main)
-        seconds = time.perf_counter() - started
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    report("http, 1 server", fmt, seconds, stats)
-    check_sidecar(sidecar, workspace)
-
-
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_eight_stdio_servers_on_one_sidecar(tmp_path: Path, fmt: str) -> None:
-    workspace = tmp_path / "ws"
-    sidecar = make_workspace(workspace, fmt)
-    stats = {"added": 0, "conflicts": 0}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "markmcp.mrsf.server"], cwd=str(workspace))
-
-    async def one_client(client: int) -> None:
-        async with stdio_client(params, errlog=sys.stderr) as (read, write):
+        async with connect() as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 await writer(session, client, stats)
@@ -189,7 +122,32 @@ def test_eight_stdio_servers_on_one_sidecar(tmp_path: Path, fmt: str) -> None:
 
     started = time.perf_counter()
     anyio.run(main)
-    seconds = time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_eight_http_clients_through_one_server(tmp_path: Path, fmt: str) -> None:
+    workspace = tmp_path / "ws"
+    sidecar = make_workspace(workspace, fmt)
+    stats = {"added": 0, "conflicts": 0}
+    command = module_command("markmcp.mrsf.server", "--transport", "http", "--port", "0", "--cwd", str(workspace))
+    with HttpServer(command) as server:
+        url = f"http://127.0.0.1:{server.port}/mcp"
+        try:
+            seconds = run_writers(lambda: streamable_http_client(url), stats)
+        finally:
+            server.stop()
+    report("http, 1 server", fmt, seconds, stats)
+    check_sidecar(sidecar, workspace)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_eight_stdio_servers_on_one_sidecar(tmp_path: Path, fmt: str) -> None:
+    workspace = tmp_path / "ws"
+    sidecar = make_workspace(workspace, fmt)
+    stats = {"added": 0, "conflicts": 0}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "markmcp.mrsf.server"], cwd=str(workspace))
+    seconds = run_writers(lambda: stdio_client(params, errlog=sys.stderr), stats)
     report("stdio, 8 servers", fmt, seconds, stats)
     check_sidecar(sidecar, workspace)
 
