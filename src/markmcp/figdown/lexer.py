@@ -72,6 +72,10 @@ class LexError(Exception):
         self.col = col
 
 
+class UnterminatedString(LexError):
+    """A quoted string that reaches the end of the line without its closing quote."""
+
+
 # --- whitespace and lines --------------------------------------------------
 
 
@@ -141,7 +145,7 @@ def parse_quoted(src: str, pos: int) -> tuple[int, str]:
     while True:
         hit = _STRING_SPECIAL.search(src, cursor)
         if hit is None:
-            raise LexError("unterminated string", len(src))
+            raise UnterminatedString("unterminated string", len(src))
         text.append(src[cursor:hit.start()])
         if src[hit.start()] == QUOTE:
             return hit.start() + 1, "".join(text)
