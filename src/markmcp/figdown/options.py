@@ -109,7 +109,6 @@ thistle tomato turquoise violet wheat white whitesmoke yellow yellowgreen transp
 """.split())
 
 HEX_COLOR_RE = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})\Z")
-OPTION_TOKEN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)=(.*)\Z", re.S)
 
 LANG_VERSIONS = ("0.1", "0.2", "0.3", "0.4", "0.5")
 
@@ -190,26 +189,36 @@ class Split:
         return self.posq[i] if i < len(self.posq) else False
 
 
+def option_key(tok: Token) -> str | None:
+    """option = key '=' value — the key when ``tok`` is spelled as an option.
+
+    A token written wholly as a string literal is never an option, and the
+    key is everything before the first ``=``, so it must be a bare id shape."""
+    if tok.q:
+        return None
+    key, equals, _ = tok.v.partition("=")
+    return key if equals and ID_RE.match(key) else None
+
+
 def split_options(tokens: list[Token], lane_mode: bool = False) -> Split:
     """Registered ``key=value`` tokens become options; the rest stay positional.
 
     In ``lane_mode`` (a timing ``signal`` line) an unregistered ``key=`` is
     kept positional, because lane characters include ``=``."""
-    out = Split()
+    line = Split()
     for tok in tokens:
-        m = None if tok.q else OPTION_TOKEN_RE.match(tok.v)
-        if m and m.group(1) in OPTION_KEYS:
-            key = m.group(1)
-            if key in out.opts and out.duplicate is None:
-                out.duplicate = key
-            out.opts[key] = OptionValue(m.group(2), tok, len(key) + 1)
-        elif m and not lane_mode:
-            out.unknown.append(m.group(1))
+        key = option_key(tok)
+        if key in OPTION_KEYS:
+            if key in line.opts and line.duplicate is None:
+                line.duplicate = key
+            line.opts[key] = OptionValue(tok.v[len(key) + 1:], tok, len(key) + 1)
+        elif key is not None and not lane_mode:
+            line.unknown.append(key)
         else:
-            out.pos.append(tok.v)
-            out.posq.append(tok.q)
-            out.post.append(tok)
-    return out
+            line.pos.append(tok.v)
+            line.posq.append(tok.q)
+            line.post.append(tok)
+    return line
 
 
 def join_list_form(values: list[str]) -> str:
@@ -221,22 +230,144 @@ def join_list_form(values: list[str]) -> str:
 
 
 def parse_class_list(opt: OptionValue | None) -> tuple[list[str] | None, str | None]:
-    """class= is a comma list of bare class ids.  Returns (ids, error)."""
+    """class-list = class-id (',' class-id)* — returns (ids, error), both None
+    when there is no class= at all."""
     if opt is None:
         return None, None
-    if opt.value == "":
+    if not opt.value:
         return None, "class= must not be empty"
-    items = opt.items()
-    if any(i.v == "" for i in items):
+    members = opt.items()
+    if not all(member.v for member in members):
         return None, "class= must not contain empty members"
-    for item in items:
-        e = id_error(item.v, item.h, f'bad class id "{item.v}"')
-        if e:
-            return None, e
-    return [i.v for i in items], None
+    problems = (id_error(m.v, m.h, f'bad class id "{m.v}"') for m in members)
+    first = next((p for p in problems if p), None)
+    if first:
+        return None, first
+    return [m.v for m in members], None
 
 
 # --- the generic per-line option checks ---------------------------------------
+
+
+@dataclass
+class OptionLine:
+    """What the per-line checks look at: the directive, its options and the
+    registry row that says which keys it may carry."""
+
+    keyword: str
+    opts: dict[str, OptionValue]
+    unknown: list[str]
+    duplicate: str | None
+    allowed: tuple[str, ...]
+    genre: str | None
+    version: str | None
+
+    def offers(self, key: str) -> bool:
+        """The line carries ``key=`` and the directive may carry it."""
+        return key in self.opts and key in self.allowed
+
+    def withdrawn(self) -> list[str]:
+        """Allowed keys on this line that the genre has withdrawn, in line order."""
+        return [k for k in self.opts if self.genre and (self.genre, k) in M.OPTION_WITHDRAWN_IN_GENRE
+                and k in self.allowed]
+
+    def quoted_closed_set(self) -> list[str]:
+        """Closed-set keys whose value was (partly) quoted."""
+        return [k for k in CLOSED_SET_KEYS if self.offers(k) and self.opts[k].has_quote]
+
+
+def _duplicate_key(line: OptionLine) -> list[str]:
+    return [f'duplicate option "{line.duplicate}=" on one line'] if line.duplicate else []
+
+
+def _unknown_keys(line: OptionLine) -> list[str]:
+    return [M.refused_option(k, line.genre) if line.genre and (line.genre, k) in M.OPTION_REFUSED_IN_GENRE
+            else f'unknown option "{k}="' for k in line.unknown]
+
+
+def _withdrawn_keys(line: OptionLine) -> list[str]:
+    return [M.withdrawn_option(k, line.genre or "") for k in line.withdrawn()]
+
+
+def _paint_on_wrong_shape(line: OptionLine) -> list[str]:
+    found = []
+    if "fill" in line.opts and line.keyword in LINE_ONLY_DIRECTIVES:
+        found.append(M.fill_no_interior(line.keyword))
+    if "style" in line.opts and line.keyword in STYLELESS_CHILDREN:
+        found.append(M.style_not_on_item(line.keyword))
+    return found
+
+
+def _retired_keys(line: OptionLine) -> list[str]:
+    return [text for key, text in M.OPTION_KEY_MIGRATIONS.items() if key in line.opts]
+
+
+def _note_key(line: OptionLine) -> list[str]:
+    if not line.offers("note"):
+        return []
+    if line.keyword == "field":
+        return [M.FIELD_TAKES_DESCRIPTION_NOT_NOTE]
+    if below_option_version("note", line.version):
+        return [M.note_version(line.version or "")]
+    return []
+
+
+def _closed_set_quoted(line: OptionLine) -> list[str]:
+    return [M.enum_bare(f"{k}={line.opts[k].value}") for k in line.quoted_closed_set()]
+
+
+def _keys_not_taken(line: OptionLine) -> list[str]:
+    found = []
+    for key in line.opts:
+        excused = (key in M.OPTION_KEY_MIGRATIONS or key in line.allowed
+                   or (key == "style" and line.keyword in STYLELESS_CHILDREN))
+        if excused:
+            continue
+        if line.keyword == "group" and key == "in":
+            found.append("group does not take in= — nesting is one level (node in=group) in v0.1")
+        else:
+            found.append(f"{line.keyword} does not take {key}=")
+    return found
+
+
+def _paint_values(line: OptionLine) -> list[str]:
+    found = [f'unknown color "{line.opts[k].value}" (#hex or CSS color name)'
+             for k in ("fill", "stroke") if line.offers(k) and not is_color(line.opts[k].value)]
+    if (line.offers("style") and "style" not in line.quoted_closed_set()
+            and line.opts["style"].value not in STYLES):
+        found.append("style must be solid|dashed|dotted")
+    return found
+
+
+def _class_value(line: OptionLine) -> list[str]:
+    if not line.offers("class"):
+        return []
+    _, problem = parse_class_list(line.opts["class"])
+    return [problem] if problem else []
+
+
+def _prose_unquoted(line: OptionLine) -> list[str]:
+    return [M.must_quote(f"{k}=", f'{k}="{line.opts[k].value}"')
+            for k in TEXT_VALUED_KEYS if line.offers(k) and not line.opts[k].quoted]
+
+
+def _reference_values(line: OptionLine) -> list[str]:
+    withdrawn = line.withdrawn()
+    found = []
+    for key in ("in", "plane"):
+        if line.offers(key) and key not in withdrawn:
+            problem = id_error(line.opts[key].value, line.opts[key].has_quote, None)
+            if problem:
+                found.append(problem)
+    return found
+
+
+#: The generic checks, in the order their messages are reported.
+OPTION_CHECKS = (
+    _duplicate_key, _unknown_keys, _withdrawn_keys, _paint_on_wrong_shape, _retired_keys,
+    _note_key, _closed_set_quoted, _keys_not_taken, _paint_values, _class_value,
+    _prose_unquoted, _reference_values,
+)
 
 
 def check_options(keyword: str, sp: Split, genre: str | None, version: str | None) -> list[str]:
@@ -248,64 +379,5 @@ def check_options(keyword: str, sp: Split, genre: str | None, version: str | Non
     allowed = directive_options(keyword, genre)
     if allowed is None:
         return []
-    errs: list[str] = []
-    opts = sp.opts
-    if sp.duplicate:
-        errs.append(f'duplicate option "{sp.duplicate}=" on one line')
-    for key in sp.unknown:
-        if genre and (genre, key) in M.OPTION_REFUSED_IN_GENRE:
-            errs.append(M.refused_option(key, genre))
-        else:
-            errs.append(f'unknown option "{key}="')
-    withdrawn_hit = set()
-    for key in opts:
-        if genre and (genre, key) in M.OPTION_WITHDRAWN_IN_GENRE and key in allowed:
-            errs.append(M.withdrawn_option(key, genre))
-            withdrawn_hit.add(key)
-    if "fill" in opts and keyword in LINE_ONLY_DIRECTIVES:
-        errs.append(M.fill_no_interior(keyword))
-    if "style" in opts and keyword in STYLELESS_CHILDREN:
-        errs.append(M.style_not_on_item(keyword))
-    for key, text in M.OPTION_KEY_MIGRATIONS.items():
-        if key in opts:
-            errs.append(text)
-    if "note" in opts and "note" in allowed:
-        if keyword == "field":
-            errs.append(M.FIELD_TAKES_DESCRIPTION_NOT_NOTE)
-        elif below_option_version("note", version):
-            errs.append(M.note_version(version or ""))
-    enum_quoted = set()
-    for key in CLOSED_SET_KEYS:
-        if key in opts and key in allowed and opts[key].has_quote:
-            errs.append(M.enum_bare(f"{key}={opts[key].value}"))
-            enum_quoted.add(key)
-    for key in opts:
-        if key in M.OPTION_KEY_MIGRATIONS:
-            continue
-        if key == "style" and keyword in STYLELESS_CHILDREN:
-            continue
-        if key in allowed:
-            continue
-        if keyword == "group" and key == "in":
-            errs.append("group does not take in= — nesting is one level (node in=group) in v0.1")
-        else:
-            errs.append(f"{keyword} does not take {key}=")
-    for key in ("fill", "stroke"):
-        if key in opts and key in allowed and not is_color(opts[key].value):
-            errs.append(f'unknown color "{opts[key].value}" (#hex or CSS color name)')
-    if ("style" in opts and "style" in allowed and "style" not in enum_quoted
-            and opts["style"].value not in STYLES):
-        errs.append("style must be solid|dashed|dotted")
-    if "class" in opts and "class" in allowed:
-        _, e = parse_class_list(opts["class"])
-        if e:
-            errs.append(e)
-    for key in TEXT_VALUED_KEYS:
-        if key in opts and key in allowed and not opts[key].quoted:
-            errs.append(M.must_quote(f"{key}=", f'{key}="{opts[key].value}"'))
-    for key in ("in", "plane"):
-        if key in opts and key in allowed and key not in withdrawn_hit:
-            e = id_error(opts[key].value, opts[key].has_quote, None)
-            if e:
-                errs.append(e)
-    return errs
+    line = OptionLine(keyword, sp.opts, sp.unknown, sp.duplicate, allowed, genre, version)
+    return [message for check in OPTION_CHECKS for message in check(line)]
