@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mcpwire import StdioClient, module_command
+from mcpwire import HttpServer, StdioClient, module_command
 
 from markmcp.figdown import model_json, parse
 
@@ -307,18 +306,9 @@ def test_help_names_the_default_port(workspace: Path) -> None:
 
 def test_http_transport_serves_the_same_tools(workspace: Path) -> None:
     """One round trip over streamable HTTP: the transport is the shared layer's, the answer ours."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "markmcp.figdown.server", "--transport", "http", "--port", "0"],
-        cwd=workspace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    try:
-        assert proc.stderr is not None
-        banner = ""
-        while not re.search(r"on http://\S+:(\d+)/", banner):
-            line = proc.stderr.readline().decode()
-            assert line, f"no listening banner: {banner!r}"
-            banner += line
-        port = int(re.search(r"on http://\S+:(\d+)/", banner).group(1))  # type: ignore[union-attr]
+    command = module_command("markmcp.figdown.server", "--transport", "http", "--port", "0")
+    with HttpServer(command, cwd=workspace) as served:
+        port = served.port
         session: dict[str, str] = {}
 
         def post(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -345,13 +335,7 @@ def test_http_transport_serves_the_same_tools(workspace: Path) -> None:
         assert result["isError"] is False
         assert result["content"][0]["text"].startswith("PARSE FAILED — 2 diagnostic(s) in <source>")
         assert result["structuredContent"]["withDiagnostics"] == 1
-    finally:
-        proc.terminate()
-        try:
-            proc.communicate(timeout=TIMEOUT)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        served.stop()
 
 
 # --- nasty inputs: a report or a clear refusal, and the server keeps serving --------------------
