@@ -32,36 +32,67 @@ CLASS_CHANNELS: dict[str, tuple[tuple[str, ...], str]] = {
 NOT_RECTANGULAR = "merge region is not rectangular (L-shaped or overlapping spans)"
 
 
+def _known(ctx: Context, ident: str, *kinds: str) -> bool:
+    """Was ``ident`` declared in this section as one of ``kinds``
+    (``node``, ``group``, ``external``, ``block``)?"""
+    tables = {"node": ctx.node_ids, "group": ctx.group_ids, "external": ctx.external_ids,
+              "block": ctx.block_ids}
+    return any(ident in tables[kind] for kind in kinds)
+
+
+def _node_groups(ctx: Context) -> None:
+    """node in=<group> names a declared group."""
+    for node in ctx.doc.nodes:
+        if node["group"] and not _known(ctx, node["group"], "group"):
+            ctx.err(node["line"], f'unknown group "{node["group"]}"')
+
+
+def _edge_endpoint_problem(ctx: Context, end: str) -> str | None:
+    if not _known(ctx, end, "node", "group", "external"):
+        return f'unknown endpoint "{end}"'
+    if _known(ctx, end, "group"):
+        return f'edge endpoint "{end}" is a group — connect to a member node (group edges are not in v0.1)'
+    return None
+
+
+def _edge_endpoints(ctx: Context) -> None:
+    """Both ends of every connector are a node or an external endpoint."""
+    for edge in ctx.doc.edges:
+        for end in (edge["a"], edge["b"]):
+            problem = _edge_endpoint_problem(ctx, end)
+            if problem:
+                ctx.err(edge["line"], problem)
+
+
+def _sequence_rules(ctx: Context) -> None:
+    if ctx.doc.genre == "sequence":
+        sequence.check(ctx)
+
+
+def _rank_members(ctx: Context) -> None:
+    for rank in ctx.doc.ranks:
+        for ident in rank["ids"]:
+            if not _known(ctx, ident, "node"):
+                ctx.err(rank["line"], f'unknown node "{ident}" in rank')
+
+
+def _overlay_targets(ctx: Context) -> None:
+    """threshold in= and band in= name a group, a node or a typed block."""
+    for kind, items in (("threshold", ctx.doc.thresholds), ("band", ctx.doc.bands)):
+        for item in items:
+            if not _known(ctx, item["in"], "group", "node", "block"):
+                ctx.err(item["line"], f'unknown target "{item["in"]}" for {kind}')
+
+
+def _typed_blocks(ctx: Context) -> None:
+    for block in ctx.doc.regions:
+        BLOCK_CHECKS.get(block["genre"], _no_block_check)(ctx, block)
+
+
 def resolve(ctx: Context) -> None:
     """Run every whole-section check, appending diagnostics to ``ctx``."""
-    doc = ctx.doc
-    for node in doc.nodes:
-        if node["group"] and node["group"] not in ctx.group_ids:
-            ctx.err(node["line"], f'unknown group "{node["group"]}"')
-    for edge in doc.edges:
-        for end in (edge["a"], edge["b"]):
-            if end not in ctx.node_ids and end not in ctx.group_ids and end not in ctx.external_ids:
-                ctx.err(edge["line"], f'unknown endpoint "{end}"')
-            elif end in ctx.group_ids:
-                ctx.err(edge["line"], f'edge endpoint "{end}" is a group — connect to a member node '
-                                      "(group edges are not in v0.1)")
-    if doc.genre == "sequence":
-        sequence.check(ctx)
-    for rank in doc.ranks:
-        for ident in rank["ids"]:
-            if ident not in ctx.node_ids:
-                ctx.err(rank["line"], f'unknown node "{ident}" in rank')
-    for kind, items in (("threshold", doc.thresholds), ("band", doc.bands)):
-        for item in items:
-            target = item["in"]
-            if target not in ctx.group_ids and target not in ctx.node_ids and target not in ctx.block_ids:
-                ctx.err(item["line"], f'unknown target "{target}" for {kind}')
-    _bundles(ctx)
-    _pins(ctx)
-    _class_channels(ctx)
-    _class_references(ctx)
-    for block in doc.regions:
-        _block(ctx, block)
+    for check in SECTION_CHECKS:
+        check(ctx)
 
 
 def _bundles(ctx: Context) -> None:
@@ -140,28 +171,33 @@ def _kind_of(ctx: Context, ident: str) -> str | None:
     return None
 
 
+def _pin_sizing_refusal(ctx: Context, ident: str, blocks: dict[str, dict]) -> str | None:
+    """Why a pin may not give ``ident`` a width=/height= (its size is not the
+    author's to set), or None."""
+    if _known(ctx, ident, "group"):
+        return f'pin width=/height= do not apply to group "{ident}" — groups size to their members'
+    if _known(ctx, ident, "external"):
+        return (f'pin width=/height= do not apply to external endpoint "{ident}" — its '
+                "geometry derives from its content")
+    if ident in blocks:
+        return (f'pin width=/height= do not apply to the {blocks[ident]["genre"]} block '
+                f'"{ident}" — its geometry derives from its content')
+    return None
+
+
 def _pins(ctx: Context) -> None:
-    blocks = {}
+    """A pin names a node, group or external endpoint, and sizes only nodes."""
+    blocks: dict[str, dict] = {}
     for block in ctx.doc.regions:
-        if "id" in block:
-            blocks.setdefault(block["id"], block)
+        if "id" in block and block["id"] not in blocks:
+            blocks[block["id"]] = block
     for ident, pin in ctx.doc.pins.items():
-        line = pin["line"]
-        if pin["width"] is not None or pin["height"] is not None:
-            if ident in ctx.group_ids:
-                ctx.err(line, f'pin width=/height= do not apply to group "{ident}" — groups size to their '
-                              "members")
-                continue
-            if ident in ctx.external_ids:
-                ctx.err(line, f'pin width=/height= do not apply to external endpoint "{ident}" — its '
-                              "geometry derives from its content")
-                continue
-            if ident in blocks:
-                ctx.err(line, f'pin width=/height= do not apply to the {blocks[ident]["genre"]} block '
-                              f'"{ident}" — its geometry derives from its content')
-                continue
-        if ident not in ctx.node_ids and ident not in ctx.group_ids and ident not in ctx.external_ids:
-            ctx.err(line, f'pin of unknown id "{ident}"')
+        sized = pin["width"] is not None or pin["height"] is not None
+        refusal = _pin_sizing_refusal(ctx, ident, blocks) if sized else None
+        if refusal:
+            ctx.err(pin["line"], refusal)
+        elif not _known(ctx, ident, "node", "group", "external"):
+            ctx.err(pin["line"], f'pin of unknown id "{ident}"')
 
 
 def _elements_with_classes(ctx: Context):
@@ -228,58 +264,65 @@ def _class_channels(ctx: Context) -> None:
                                          f"a different channel ({others}), or carry only one of them")
 
 
-def _class_references(ctx: Context) -> None:
+def _class_carriers(ctx: Context):
+    """(class list, line) of everything whose class= is checked against the
+    section's class declarations, in reporting order."""
     doc = ctx.doc
+    for items in (doc.nodes, doc.groups, doc.edges):
+        for item in items:
+            yield item.get("class"), item["line"]
+    for block in doc.regions:
+        for carrier in (*block.get("fields", ()), *block.get("marks", ()), block):
+            yield carrier.get("class"), carrier["line"]
 
-    def check(classes, line: int) -> None:
+
+def _class_references(ctx: Context) -> None:
+    """Every class= member names a declared class."""
+    for classes, line in _class_carriers(ctx):
         for cid in classes or ():
             if cid not in ctx.class_ids:
                 ctx.err(line, f'unknown class "{cid}"')
 
-    for items in (doc.nodes, doc.groups, doc.edges):
-        for item in items:
-            check(item.get("class"), item["line"])
-    for block in doc.regions:
-        for f in block.get("fields", ()):
-            check(f.get("class"), f["line"])
-        for mark in block.get("marks", ()):
-            check(mark.get("class"), mark["line"])
-        check(block.get("class"), block["line"])
+
+def _no_block_check(ctx: Context, block: dict) -> None:
+    """Blocks of other genres have no whole-section structure to check."""
 
 
-def _block(ctx: Context, block: dict) -> None:
-    kind, line = block["genre"], block["line"]
-    if kind == "table":
-        if not block["heads"]:
-            ctx.err(line, "table has no header row")
-        elif not block["_sep"]:
-            ctx.err(line, "table has no |---| delimiter row")
-        if block["heads"] or block["rows"]:
-            _merges(ctx, block)
-        _table_marks(ctx, block)
-    elif kind == "bitfield":
-        if not any(not f.get("break") for f in block["fields"]):
-            ctx.err(line, "bitfield has no fields")
-    elif kind == "timing":
-        if not block["signals"]:
-            ctx.err(line, "timing has no signals")
-        if block["gaps"]:
-            longest = max((len(s["lane"]) for s in block["signals"]), default=0)
-            for gap in block["gaps"]:
-                if gap["t"] > longest:
-                    ctx.err(gap["line"], f'gap cycle {gap["t"]} is past the end of the timing lane '
-                                         f"(length {longest})")
-    elif kind == "chart":
-        table = next((b for b in ctx.doc.regions if b["genre"] == "table" and b["id"] == block["table"]),
-                     None)
-        if table is None:
-            ctx.err(line, f'chart references unknown table "{block["table"]}"')
-            return
-        for row in table["rows"]:
-            for cell in row["cells"][1:]:
-                if "merge" not in cell and not is_numeric(cell["v"]):
-                    ctx.err(line, f'chart data must be numeric (row value "{cell["v"]}")')
-                    break
+def _table_block(ctx: Context, block: dict) -> None:
+    if not block["heads"]:
+        ctx.err(block["line"], "table has no header row")
+    elif not block["_sep"]:
+        ctx.err(block["line"], "table has no |---| delimiter row")
+    if block["heads"] or block["rows"]:
+        _merges(ctx, block)
+    _table_marks(ctx, block)
+
+
+def _bitfield_block(ctx: Context, block: dict) -> None:
+    if all(f.get("break") for f in block["fields"]):
+        ctx.err(block["line"], "bitfield has no fields")
+
+
+def _timing_block(ctx: Context, block: dict) -> None:
+    if not block["signals"]:
+        ctx.err(block["line"], "timing has no signals")
+    longest = max((len(s["lane"]) for s in block["signals"]), default=0)
+    for gap in block["gaps"]:
+        if gap["t"] > longest:
+            ctx.err(gap["line"], f'gap cycle {gap["t"]} is past the end of the timing lane (length {longest})')
+
+
+def _chart_block(ctx: Context, block: dict) -> None:
+    """A chart names a table of this section whose data cells are numbers."""
+    source = next((b for b in ctx.doc.regions if b["genre"] == "table" and b["id"] == block["table"]), None)
+    if source is None:
+        ctx.err(block["line"], f'chart references unknown table "{block["table"]}"')
+        return
+    for row in source["rows"]:
+        bad = next((cell for cell in row["cells"][1:] if "merge" not in cell and not is_numeric(cell["v"])),
+                   None)
+        if bad is not None:
+            ctx.err(block["line"], f'chart data must be numeric (row value "{bad["v"]}")')
 
 
 #: A table cell as the merge check sees it: its merge marker ("left", "up" or None) and its line.
@@ -337,34 +380,54 @@ def _broken_span(grid: list[list[_Cell]], joined: set[tuple[int, int]]) -> tuple
     return None
 
 
+def _mark_problem(block: dict, mark: dict) -> str | None:
+    """Why a cell mark's address does not name a visible cell, or None."""
+    header, r, c = bool(mark["header"]), mark["row"], mark["col"]
+    address = f'{"h" if header else ""}{r},{c}'
+    rows = block["heads"] if header else [row["cells"] for row in block["rows"]]
+    if not 1 <= r <= len(rows) or not 1 <= c <= block["_cols"]:
+        return f"cell {address} out of range"
+    cells = rows[r - 1]
+    if c > len(cells) or cells[c - 1].get("merge"):
+        return f"cell {address} is merged away — annotate the anchor cell"
+    return None
+
+
+def _mark_fills(mark: dict, classes: dict[str, dict]) -> bool:
+    """Does the mark paint a fill, itself or through one of its classes?"""
+    if mark["fill"] is not None:
+        return True
+    return any(cid in classes and classes[cid].get("fill") is not None for cid in mark["class"] or ())
+
+
 def _table_marks(ctx: Context, block: dict) -> None:
-    heads, rows, cols = block["heads"], block["rows"], block["_cols"]
+    """width, cell and highlight lines address the table's real shape, and a
+    cell fill does not fight a row highlight."""
     width = block["width"]
-    if width is not None and len(width["widths"]) != cols:
-        ctx.err(width["line"], f'width has {len(width["widths"])} values, expected {cols}')
+    if width is not None and len(width["widths"]) != block["_cols"]:
+        ctx.err(width["line"], f'width has {len(width["widths"])} values, expected {block["_cols"]}')
     for mark in block["marks"]:
-        is_head, r, c = bool(mark["header"]), mark["row"], mark["col"]
-        in_range = (1 <= r <= len(heads)) if is_head else (1 <= r <= len(rows))
-        tag = "h" if is_head else ""
-        if not in_range or c < 1 or c > cols:
-            ctx.err(mark["line"], f"cell {tag}{r},{c} out of range")
-            continue
-        cells = heads[r - 1] if is_head else rows[r - 1]["cells"]
-        if c - 1 >= len(cells) or cells[c - 1].get("merge"):
-            ctx.err(mark["line"], f"cell {tag}{r},{c} is merged away — annotate the anchor cell")
+        problem = _mark_problem(block, mark)
+        if problem:
+            ctx.err(mark["line"], problem)
     for hl in block["highlights"]:
-        if hl["row"] < 1 or hl["row"] > len(rows):
+        if not 1 <= hl["row"] <= len(block["rows"]):
             ctx.err(hl["line"], f'row {hl["row"]} out of range')
-    if block["marks"] and block["highlights"]:
-        tinted = {hl["row"] for hl in block["highlights"]}
-        classes = {}
-        for c in ctx.doc.classes:
-            classes.setdefault(c["id"], c)
-        for mark in block["marks"]:
-            if mark["header"] or mark["row"] not in tinted:
-                continue
-            fills = mark["fill"] is not None or any(
-                classes.get(cid) is not None and classes[cid].get("fill") is not None
-                for cid in mark["class"] or ())
-            if fills:
-                ctx.err(mark["line"], M.cell_highlight_conflict(mark["row"], mark["col"]))
+    if not (block["marks"] and block["highlights"]):
+        return
+    tinted = {hl["row"] for hl in block["highlights"]}
+    classes: dict[str, dict] = {}
+    for declared in ctx.doc.classes:
+        classes.setdefault(declared["id"], declared)
+    for mark in block["marks"]:
+        if not mark["header"] and mark["row"] in tinted and _mark_fills(mark, classes):
+            ctx.err(mark["line"], M.cell_highlight_conflict(mark["row"], mark["col"]))
+
+
+#: Whole-block checks by block genre.
+BLOCK_CHECKS = {"table": _table_block, "bitfield": _bitfield_block, "timing": _timing_block,
+                "chart": _chart_block}
+
+#: The whole-section checks, in the order their diagnostics are reported.
+SECTION_CHECKS = (_node_groups, _edge_endpoints, _sequence_rules, _rank_members, _overlay_targets,
+                  _bundles, _pins, _class_channels, _class_references, _typed_blocks)
