@@ -229,6 +229,17 @@ def locked(path: Path) -> Iterator[None]:
 # ---------------------------------------------------------------------------
 
 
+def _read_umask() -> int:
+    """The process umask.  Reading it means setting it, which is not thread-safe, so it is
+    read once, at import, before any server thread runs."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_UMASK = _read_umask()
+
+
 def _temp_prefix(path: Path) -> str:
     return f".{path.name}."
 
@@ -256,9 +267,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
         try:
             mode = stat.S_IMODE(os.stat(target).st_mode)
         except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = 0o666 & ~_UMASK
     tmp = directory / f"{_temp_prefix(target)}{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
