@@ -294,3 +294,13 @@ def test_cache_never_serves_stale_or_shared_data(ws):
     assert [c["text"] for c in ops.list_comments(root=ws)["comments"]] == ["u"]
     ops.resolve("doc.md", "x", root=ws)  # the writer must start from the edited bytes
     assert "text: u" in path.read_text() and "resolved: true" in path.read_text()
+
+
+def test_a_new_file_gets_the_umask_mode_and_the_umask_is_left_alone(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    store.atomic_write(tmp_path / "new.review.yaml", b"comments: []\n")
+    assert ((tmp_path / "new.review.yaml").stat().st_mode & 0o777) == 0o666 & ~umask
+    after = os.umask(0o022)
+    os.umask(after)
+    assert after == umask
