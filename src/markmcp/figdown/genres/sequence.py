@@ -17,7 +17,7 @@ lifeline's state is never restated on a path where it cannot have changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import messages as M
@@ -197,44 +197,73 @@ def _in_error(val: str, what: str, lifeline: bool) -> str:
             "always a fragment or an operand id (draft §33.7)")
 
 
-def check(ctx: Context) -> None:
+@dataclass
+class _Declared:
+    """The ids a sequence section declared, by what they are."""
+
+    lifelines: set[str]
+    fragments: set[str]
+    operands: set[str]
+    containers: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.containers = self.fragments | self.operands
+
+
+def _container_ref_problem(declared: _Declared, el: dict, what: str) -> str | None:
+    """in= on a lifeline, message, state or fragment names a fragment or operand."""
+    target = el.get("in")
+    if target and target not in declared.containers:
+        return _in_error(target, what, target in declared.lifelines)
+    return None
+
+
+def _operand_parent_ref_problem(declared: _Declared, target: str) -> str | None:
+    """An operand's in= names a fragment — not an operand, not a lifeline."""
+    if target in declared.fragments:
+        return None
+    if target in declared.operands:
+        why = (", not another operand: an operand is a compartment of a fragment, and a "
+               "compartment has no compartments of its own (UML 2.5.1 §17.12.3: a "
+               "CombinedFragment owns its operands)")
+    elif target in declared.lifelines:
+        why = (", not a lifeline: an operand is a compartment of a fragment, and a fragment "
+               "spans lifelines rather than belonging to one")
+    else:
+        why = ""
+    return f'unknown fragment "{target}" — operand in= names a FRAGMENT{why}'
+
+
+def _reference_problems(ctx: Context, declared: _Declared):
+    """(line, message) for every unresolved id, in reporting order."""
     doc = ctx.doc
-    lifelines = {x["id"] for x in doc.lifelines}
-    fragments = {x["id"] for x in doc.fragments}
-    operands = {x["id"] for x in doc.operands}
-    containers = fragments | operands
+    for lifeline in doc.lifelines:
+        yield lifeline["line"], _container_ref_problem(declared, lifeline, "lifeline")
+    for msg in doc.messages:
+        for end in (msg["a"], msg["b"]):
+            if end not in declared.lifelines:
+                yield msg["line"], f'unknown lifeline "{end}"'
+        yield msg["line"], _container_ref_problem(declared, msg, "message")
+    for state in doc.states:
+        if state["lifeline"] not in declared.lifelines:
+            yield state["line"], (f'unknown lifeline "{state["lifeline"]}" — the first word after state must '
+                                  "be the id of a declared lifeline; a state mark never introduces an id of "
+                                  "its own")
+        yield state["line"], _container_ref_problem(declared, state, "state")
+    for fragment in doc.fragments:
+        yield fragment["line"], _container_ref_problem(declared, fragment, "fragment")
+    for operand in doc.operands:
+        yield operand["line"], _operand_parent_ref_problem(declared, operand["in"])
 
-    def in_check(el: dict, what: str) -> None:
-        val = el.get("in")
-        if val and val not in containers:
-            ctx.err(el["line"], _in_error(val, what, val in lifelines))
 
-    for x in doc.lifelines:
-        in_check(x, "lifeline")
-    for m in doc.messages:
-        for end in (m["a"], m["b"]):
-            if end not in lifelines:
-                ctx.err(m["line"], f'unknown lifeline "{end}"')
-        in_check(m, "message")
-    for s in doc.states:
-        if s["lifeline"] not in lifelines:
-            ctx.err(s["line"], f'unknown lifeline "{s["lifeline"]}" — the first word after state must be the '
-                               "id of a declared lifeline; a state mark never introduces an id of its own")
-        in_check(s, "state")
-    for f in doc.fragments:
-        in_check(f, "fragment")
-    for o in doc.operands:
-        if o["in"] not in fragments:
-            if o["in"] in operands:
-                why = (", not another operand: an operand is a compartment of a fragment, and a "
-                       "compartment has no compartments of its own (UML 2.5.1 §17.12.3: a "
-                       "CombinedFragment owns its operands)")
-            elif o["in"] in lifelines:
-                why = (", not a lifeline: an operand is a compartment of a fragment, and a fragment "
-                       "spans lifelines rather than belonging to one")
-            else:
-                why = ""
-            ctx.err(o["line"], f'unknown fragment "{o["in"]}" — operand in= names a FRAGMENT{why}')
+def check(ctx: Context) -> None:
+    """The sequence post-pass: references, restated states, then containment."""
+    doc = ctx.doc
+    declared = _Declared({x["id"] for x in doc.lifelines}, {x["id"] for x in doc.fragments},
+                         {x["id"] for x in doc.operands})
+    for line, problem in _reference_problems(ctx, declared):
+        if problem:
+            ctx.err(line, problem)
     _check_restatement(ctx)
     _check_containment(ctx)
 
@@ -244,42 +273,45 @@ def check(ctx: Context) -> None:
 #: deeper chains are already refused by the one-level nesting rule, and the cap
 #: keeps the check linear on adversarial input.
 MAX_SCOPE_WALK = 64
+#: The scope of a state written with no in=: the whole interaction.
+TOP_SCOPE = ""
+
+
+def _enclosing_scopes(parent_of: dict[str, str], start: str | None) -> list[str]:
+    """``start`` and the containers around it, innermost first, ending with
+    the top scope (at most :data:`MAX_SCOPE_WALK` containers; a loop stops it)."""
+    scopes: list[str] = []
+    here = start or TOP_SCOPE
+    while here != TOP_SCOPE and here not in scopes and len(scopes) < MAX_SCOPE_WALK:
+        scopes.append(here)
+        here = parent_of.get(here) or TOP_SCOPE
+    return scopes + [TOP_SCOPE]
 
 
 def _check_restatement(ctx: Context) -> None:
+    """A state may not repeat the state its lifeline is already visibly in.
+
+    Each lifeline keeps, per scope, the state last written there.  The state
+    "already in force" for a new mark is the latest of those records among
+    the scopes that enclose the mark — a sibling operand's record is not
+    visible, because operands are alternatives."""
     doc = ctx.doc
-    owner: dict[str, str] = {}
-    for o in doc.operands:
-        owner[o["id"]] = o["in"] or ""
-    for f in doc.fragments:
-        owner[f["id"]] = f["in"] or ""
-
-    def scope_chain(ident: str | None) -> list[str]:
-        out, seen, cur = [], set(), ident or ""
-        while cur and cur not in seen and len(out) < MAX_SCOPE_WALK:
-            seen.add(cur)
-            out.append(cur)
-            cur = owner.get(cur) or ""
-        out.append("")
-        return out
-
-    last: dict[str, dict[str, tuple[str, int]]] = {}
+    parent_of = {o["id"]: o["in"] or TOP_SCOPE for o in doc.operands}
+    parent_of.update((f["id"], f["in"] or TOP_SCOPE) for f in doc.fragments)
     tail = (". Occurrences in DIFFERENT operands of one fragment are exclusive and do not restate each "
             "other; this pair is not that") if doc.operands else ""
-    for st in sorted(doc.states, key=lambda s: s["line"]):
-        chain = scope_chain(st["in"])
-        seen = last.setdefault(st["lifeline"], {})
-        prev = None
-        for scope in chain:
-            rec = seen.get(scope)
-            if rec and (prev is None or rec[1] > prev[1]):
-                prev = rec
-        if prev and prev[0] == st["name"]:
-            ctx.err(st["line"], f'lifeline "{st["lifeline"]}" is already in state "{st["name"]}" — a state '
-                                "that has not changed is never restated, and a transition is derived from "
-                                "the adjacent pair, so a restatement would assert a transition that did not "
-                                f"happen (draft §23.2){tail}")
-        seen[chain[0]] = (st["name"], st["line"])
+    written: dict[str, dict[str, tuple[str, int]]] = {}  # lifeline -> scope -> (state, line)
+    for state in sorted(doc.states, key=lambda s: s["line"]):
+        scopes = _enclosing_scopes(parent_of, state["in"])
+        by_scope = written.setdefault(state["lifeline"], {})
+        visible = [by_scope[scope] for scope in scopes if scope in by_scope]
+        in_force = max(visible, key=lambda record: record[1], default=None)
+        if in_force is not None and in_force[0] == state["name"]:
+            ctx.err(state["line"], f'lifeline "{state["lifeline"]}" is already in state "{state["name"]}" — '
+                                   "a state that has not changed is never restated, and a transition is "
+                                   "derived from the adjacent pair, so a restatement would assert a "
+                                   f"transition that did not happen (draft §23.2){tail}")
+        by_scope[scopes[0]] = (state["name"], state["line"])
 
 
 def _cycle_members(cont: dict[str, dict]) -> list[str]:
@@ -301,149 +333,160 @@ def _cycle_members(cont: dict[str, dict]) -> list[str]:
     return [ident for ident in cont if ident in on_cycle]
 
 
-class _Ancestry:
-    """Per container (containment is a forest here): depth, fragments on the
-    chain to the root (nearest and outermost), and an Euler-tour interval."""
+@dataclass
+class _Nesting:
+    """The container forest (no loops by now), measured.
 
-    def __init__(self, cont: dict[str, dict]) -> None:
-        self.depth: dict[str, int] = {}
-        self.fragments: dict[str, tuple[int, str | None, str | None]] = {}
-        children: dict[str, list[str]] = {ident: [] for ident in cont}
-        roots = []
-        for ident, el in cont.items():
-            parent = el["in"]
-            if parent in cont:
-                children[parent].append(ident)
-            else:
-                roots.append(ident)
-        self.tin: dict[str, int] = {}
-        self.tout: dict[str, int] = {}
-        clock = 0
-        for root in roots:
-            stack = [(root, False)]
-            while stack:
-                ident, done = stack.pop()
-                if done:
-                    self.tout[ident] = clock - 1
-                    continue
-                el, parent = cont[ident], cont[ident]["in"]
-                is_fragment = el["_kind"] == "fragment"
-                if parent in cont:
-                    self.depth[ident] = self.depth[parent] + 1
-                    count, near, far = self.fragments[parent]
-                else:
-                    self.depth[ident] = 1
-                    count, near, far = 0, None, None
-                if is_fragment:
-                    count, near, far = count + 1, ident, far or ident
-                self.fragments[ident] = (count, near, far)
-                self.tin[ident] = clock
-                clock += 1
-                stack.append((ident, True))
-                stack.extend((child, False) for child in reversed(children[ident]))
+    ``depth``: 1 for a top-level container.  ``fragment_chain``: how many
+    fragments enclose-or-are the container, the nearest and the outermost.
+    ``span``: the container's first and last number in a preorder walk, so a
+    container lies inside X exactly when its number falls in X's span."""
+
+    depth: dict[str, int]
+    fragment_chain: dict[str, tuple[int, str | None, str | None]]
+    preorder: list[str]
+    span: dict[str, tuple[int, int]]
 
 
-class _FirstOutside:
-    """Segment tree over row slots holding each row's container tin (-1: none);
-    answers "first slot in [lo, hi] whose key lies outside [a, b]"."""
+NO_FRAGMENTS: tuple[int, str | None, str | None] = (0, None, None)
+
+
+def _measure_nesting(cont: dict[str, dict]) -> _Nesting:
+    depth: dict[str, int] = {}
+    chain: dict[str, tuple[int, str | None, str | None]] = {}
+    for ident in cont:
+        pending, here = [], ident
+        while here in cont and here not in depth:
+            pending.append(here)
+            here = cont[here]["in"]
+        level, around = (depth[here], chain[here]) if here in cont else (0, NO_FRAGMENTS)
+        for inner in reversed(pending):
+            level += 1
+            if cont[inner]["_kind"] == "fragment":
+                around = (around[0] + 1, inner, around[2] or inner)
+            depth[inner], chain[inner] = level, around
+    children: dict[str, list[str]] = {ident: [] for ident in cont}
+    for ident, el in cont.items():
+        if el["in"] in cont:
+            children[el["in"]].append(ident)
+    preorder: list[str] = []
+    todo = [ident for ident in reversed(list(cont)) if cont[ident]["in"] not in cont]
+    while todo:
+        ident = todo.pop()
+        preorder.append(ident)
+        todo.extend(reversed(children[ident]))
+    size = {ident: 1 for ident in cont}
+    for ident in reversed(preorder):
+        if cont[ident]["in"] in cont:
+            size[cont[ident]["in"]] += size[ident]
+    span = {ident: (at, at + size[ident] - 1) for at, ident in enumerate(preorder)}
+    return _Nesting(depth, chain, preorder, span)
+
+
+#: Rows per summary block of :class:`_RowKeys`.
+ROW_BLOCK = 64
+
+
+class _RowKeys:
+    """Each row's container number (-1: none), with per-block minimum and
+    maximum so a run of rows that all lie inside a span is skipped whole."""
 
     def __init__(self, keys: list[int]) -> None:
-        size = 1
-        while size < max(1, len(keys)):
-            size *= 2
-        self.size = size
-        self.lo = [10**18] * (2 * size)
-        self.hi = [-(10**18)] * (2 * size)
-        for i, k in enumerate(keys):
-            self.lo[size + i] = self.hi[size + i] = k
-        for i in range(size - 1, 0, -1):
-            self.lo[i] = min(self.lo[2 * i], self.lo[2 * i + 1])
-            self.hi[i] = max(self.hi[2 * i], self.hi[2 * i + 1])
+        self.keys = keys
+        blocks = [keys[i:i + ROW_BLOCK] for i in range(0, len(keys), ROW_BLOCK)]
+        self.low = [min(block) for block in blocks]
+        self.high = [max(block) for block in blocks]
 
-    def first(self, lo: int, hi: int, a: int, b: int) -> int | None:
-        stack = [(1, 0, self.size - 1)]
-        while stack:
-            node, left, right = stack.pop()
-            if right < lo or left > hi or (self.lo[node] >= a and self.hi[node] <= b):
+    def first_outside(self, lo: int, hi: int, span: tuple[int, int]) -> int | None:
+        """The first row in ``lo..hi`` whose number is not inside ``span``."""
+        first, last = span
+        slot = lo
+        while slot <= hi:
+            block = slot // ROW_BLOCK
+            if (slot % ROW_BLOCK == 0 and slot + ROW_BLOCK - 1 <= hi
+                    and self.low[block] >= first and self.high[block] <= last):
+                slot += ROW_BLOCK
                 continue
-            if left == right:
-                return left
-            mid = (left + right) // 2
-            stack.append((2 * node + 1, mid + 1, right))
-            stack.append((2 * node, left, mid))
+            if not first <= self.keys[slot] <= last:
+                return slot
+            slot += 1
         return None
 
 
-def _check_containment(ctx: Context) -> None:
-    doc = ctx.doc
-    rows = sorted(doc.messages + doc.states, key=lambda r: r["line"])
-    kinds = {id(m): "message" for m in doc.messages}
-    cont: dict[str, dict] = {}
-    for f in doc.fragments:
-        cont[f["id"]] = f
-    for o in doc.operands:
-        cont[o["id"]] = o
-    cycles = _cycle_members(cont)
-    for ident in cycles:
-        el = cont[ident]
-        ctx.err(el["line"], f'{el["_kind"]} "{ident}" ends up containing itself through in= — containers '
-                            "must nest without loops")
-    if cycles:
-        return
-    tree = _Ancestry(cont)
-    for f in doc.fragments:
-        parent = f["in"]
-        count, near, far = tree.fragments[parent] if parent in cont else (0, None, None)
-        if count > 1:
-            ctx.err(f["line"], f'fragment "{f["id"]}" nests {count} levels deep (inside '
-                               f'"{near}", inside "{far}") — fragment nesting is capped at '
-                               "ONE level in v1: a fragment may sit in an operand of one enclosing fragment "
-                               "and no deeper. This is the v0.1 `group` precedent, where one level is the "
-                               "whole of the language's containment, and it is a scope decision rather than "
-                               "a principle — a second level lands on measured need (draft §33.7). Write "
-                               "the inner interaction as a sibling fragment, or state it in description=")
-    # the extent of each container: first/last/count of the rows inside it (its subtree)
-    keys = [tree.tin[r["in"]] if r.get("in") in cont else -1 for r in rows]
-    first: dict[str, int] = {}
-    last: dict[str, int] = {}
-    count: dict[str, int] = {ident: 0 for ident in cont}
+def _nesting_problem(fragment: dict, count: int, near: str | None, far: str | None) -> str:
+    return (f'fragment "{fragment["id"]}" nests {count} levels deep (inside '
+            f'"{near}", inside "{far}") — fragment nesting is capped at '
+            "ONE level in v1: a fragment may sit in an operand of one enclosing fragment "
+            "and no deeper. This is the v0.1 `group` precedent, where one level is the "
+            "whole of the language's containment, and it is a scope decision rather than "
+            "a principle — a second level lands on measured need (draft §33.7). Write "
+            "the inner interaction as a sibling fragment, or state it in description=")
+
+
+def _extents(cont: dict[str, dict], nesting: _Nesting, rows: list[dict]) -> dict[str, tuple[int, int, int]]:
+    """Container -> (first row, last row, how many rows) over its whole subtree;
+    containers with no rows are left out."""
+    extent: dict[str, tuple[int, int, int]] = {}
     for slot, row in enumerate(rows):
         ident = row.get("in")
         if ident in cont:
-            first.setdefault(ident, slot)
-            last[ident] = slot
-            count[ident] += 1
-    for ident in sorted(cont, key=lambda i: -tree.depth[i]):
+            lo, _, count = extent.get(ident, (slot, slot, 0))
+            extent[ident] = (lo, slot, count + 1)
+    for ident in reversed(nesting.preorder):  # children before their parent
         parent = cont[ident]["in"]
-        if parent in cont and count[ident]:
-            count[parent] += count[ident]
-            first[parent] = min(first.get(parent, first[ident]), first[ident])
-            last[parent] = max(last.get(parent, last[ident]), last[ident])
-    finder = _FirstOutside(keys)
-    split: dict[int, str] = {}
+        if parent in cont and ident in extent:
+            lo, hi, count = extent[ident]
+            if parent in extent:
+                plo, phi, pcount = extent[parent]
+                lo, hi, count = min(lo, plo), max(hi, phi), count + pcount
+            extent[parent] = (lo, hi, count)
+    return extent
+
+
+def _check_containment(ctx: Context) -> None:
+    """Containers nest without loops, fragments at most one level; every
+    container has rows, and its rows form one unbroken run."""
+    doc = ctx.doc
+    rows = sorted(doc.messages + doc.states, key=lambda r: r["line"])
+    message_rows = {id(m) for m in doc.messages}
+    cont: dict[str, dict] = {f["id"]: f for f in doc.fragments}
+    cont.update((o["id"], o) for o in doc.operands)
+    looped = _cycle_members(cont)
+    for ident in looped:
+        ctx.err(cont[ident]["line"], f'{cont[ident]["_kind"]} "{ident}" ends up containing itself through in= '
+                                     "— containers must nest without loops")
+    if looped:
+        return
+    nesting = _measure_nesting(cont)
+    for fragment in doc.fragments:
+        count, near, far = nesting.fragment_chain.get(fragment["in"], NO_FRAGMENTS)
+        if count > 1:
+            ctx.err(fragment["line"], _nesting_problem(fragment, count, near, far))
+    extent = _extents(cont, nesting, rows)
+    row_keys = _RowKeys([nesting.span[r["in"]][0] if r.get("in") in cont else -1 for r in rows])
+    splitter: dict[int, str] = {}  # row slot -> the deepest container it splits
     for ident, el in cont.items():
-        kind = el["_kind"]
-        if not count[ident]:
+        if ident not in extent:
+            kind = el["_kind"]
             article = "an" if kind == "operand" else "a"
             ctx.err(el["line"], f'{kind} "{ident}" has no members — {article} {kind}\'s extent is the span '
                                 f"of the lines carrying in={ident}, and a container with no extent asserts "
                                 "nothing")
             continue
-        lo, hi = first[ident], last[ident]
-        if hi - lo + 1 == count[ident]:
+        lo, hi, count = extent[ident]
+        if hi - lo + 1 == count:
             continue
-        gap = finder.first(lo, hi, tree.tin[ident], tree.tout[ident])
-        if gap is None:  # pragma: no cover - a short count always leaves a gap
+        slot = row_keys.first_outside(lo, hi, nesting.span[ident])
+        if slot is None:  # pragma: no cover - a short count always leaves a gap
             continue
-        prev = split.get(gap)
-        if prev is None or tree.depth[ident] > tree.depth[prev]:
-            split[gap] = ident
-    for slot in sorted(split):
-        ident = split[slot]
-        row = rows[slot]
-        what = kinds.get(id(row), "state")
+        if slot not in splitter or nesting.depth[ident] > nesting.depth[splitter[slot]]:
+            splitter[slot] = ident
+    for slot in sorted(splitter):
+        ident, row = splitter[slot], rows[slot]
+        lo, hi, _ = extent[ident]
+        what = "message" if id(row) in message_rows else "state"
         ctx.err(row["line"], f'this {what} line splits {cont[ident]["_kind"]} "{ident}" (lines '
-                             f'{rows[first[ident]]["line"]}–{rows[last[ident]]["line"]}) — members must be '
+                             f'{rows[lo]["line"]}–{rows[hi]["line"]}) — members must be '
                              "CONTIGUOUS in declaration order. An operand denotes the ordered run of the "
                              "occurrences it contains, so an occurrence that is not in it cannot happen "
                              "between two that are (UML 2.5.1 §17.6; draft §28.1). Write "
