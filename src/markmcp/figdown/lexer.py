@@ -159,15 +159,22 @@ def parse_quoted(src: str, pos: int) -> tuple[int, str]:
 # --- comments and the reserved ';' ----------------------------------------
 
 
+#: For each mark searched for outside strings and labels: the characters the
+#: scan has to stop at (everything else is skipped in one regex step).
+_SCAN_STOPS = {mark: re.compile('["' + re.escape(LABEL_OPEN + LABEL_CLOSE + mark) + "]")
+               for mark in (COMMENT_MARK, RESERVED_SEPARATOR)}
+
+
 def _first_free(src: str, mark: str, needs_space_before: bool) -> int:
     """Column of the first ``mark`` that stands outside strings and outside
     ``[label]`` brackets (optionally only at column 0 or after whitespace), or -1.
 
     A stray ``]`` with no open bracket is ignored."""
+    stops = _SCAN_STOPS[mark]
     depth = 0
     pos = 0
-    end = len(src)
-    while pos < end:
+    while (hit := stops.search(src, pos)) is not None:
+        pos = hit.start()
         ch = src[pos]
         if ch == QUOTE:
             pos = skip_string(src, pos)
@@ -176,9 +183,8 @@ def _first_free(src: str, mark: str, needs_space_before: bool) -> int:
             depth += 1
         elif ch == LABEL_CLOSE:
             depth = max(depth - 1, 0)
-        elif ch == mark and depth == 0:
-            if not needs_space_before or pos == 0 or src[pos - 1] in WS_CHARS:
-                return pos
+        elif depth == 0 and (not needs_space_before or pos == 0 or src[pos - 1] in WS_CHARS):
+            return pos
         pos += 1
     return -1
 
