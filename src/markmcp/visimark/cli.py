@@ -175,6 +175,20 @@ class Runner:
                                                   "stale": totals[1], "errors": totals[2]}))
         return exit_code
 
+    def read_single(self, a: Args, as_json: bool) -> tuple[str, str] | int:
+        """The one FILE of ``eval``/``explain`` and its text, or the exit code after
+        reporting a missing argument (usage) or an unreadable file (READ, exit 2)."""
+        if not a.files:
+            return self.usage(a.command, as_json)
+        path = a.files[0]
+        src = self.read(path)
+        if src is None:
+            self.err(self.last_read_error)
+            if as_json:
+                self.emit_json(self.error_envelope(a.command, "READ", self.last_read_error))
+            return 2
+        return path, src
+
     def usage(self, command: str, as_json: bool) -> int:
         self.err(USAGE[command])
         if as_json:
@@ -249,15 +263,10 @@ class Runner:
 
     def eval(self, a: Args) -> int:
         as_json = "--json" in a.flags
-        if not a.files:
-            return self.usage(a.command, as_json)
-        path = a.files[0]
-        src = self.read(path)
-        if src is None:
-            self.err(self.last_read_error)
-            if as_json:
-                self.emit_json(self.error_envelope("eval", "READ", self.last_read_error))
-            return 2
+        opened = self.read_single(a, as_json)
+        if isinstance(opened, int):
+            return opened
+        path, src = opened
         model = build(src)
         scenario_info = None
         if "--scenario" in a.options:
@@ -354,15 +363,10 @@ class Runner:
 
     def explain(self, a: Args) -> int:
         as_json = "--json" in a.flags
-        if not a.files:
-            return self.usage(a.command, as_json)
-        path = a.files[0]
-        src = self.read(path)
-        if src is None:
-            self.err(self.last_read_error)
-            if as_json:
-                self.emit_json(self.error_envelope("explain", "READ", self.last_read_error))
-            return 2
+        opened = self.read_single(a, as_json)
+        if isinstance(opened, int):
+            return opened
+        path, src = opened
         model = build(src)
         for s in a.sheets:
             if s not in model.sheets:
