@@ -7,10 +7,13 @@ package does not import the MCP SDK; :func:`serve` does, after parsing argv.
 """
 
 from markmcp.mcpcore.app import CallContext, ResourceTemplate, ServerSpec, Tool, ToolError, serve
+from markmcp.mcpcore.files import FileAccessError, Places
 from markmcp.mcpcore.writegate import check_write_path, resolve_inside
 
 __all__ = [
     "CallContext",
+    "FileAccessError",
+    "Places",
     "ResourceTemplate",
     "ServerSpec",
     "Tool",

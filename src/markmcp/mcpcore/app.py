@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from markmcp.mcpcore.args import unsupported_keywords
+from markmcp.mcpcore.files import Places
 
 TRANSPORTS = ("stdio", "http", "sse")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -52,6 +53,13 @@ class CallContext:
     """The write gate's explicit opt-in (``--allow-write``)."""
     options: Mapping[str, Any]
     """Server-specific parsed options (those added by ``ServerSpec.add_arguments``)."""
+
+    def places(self) -> Places:
+        """The folders tools may read: the working directory and every root."""
+        return Places.of(
+            (self.cwd, *self.roots),
+            hint="start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it",
+        )
 
 
 @dataclass(frozen=True)

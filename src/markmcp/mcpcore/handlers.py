@@ -47,6 +47,7 @@ from mcp.shared.uri_template import UriTemplate
 from markmcp.mcpcore import clientlog
 from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
 from markmcp.mcpcore.args import check_arguments, check_value, strict_schema
+from markmcp.mcpcore.files import FileAccessError
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -188,6 +189,8 @@ class Handlers:
         await self.forward_logs(ctx, records)
         if isinstance(result, ToolError):
             return error_result(one_line(result.message), result.data)
+        if isinstance(result, FileAccessError):
+            return error_result(one_line(result.message))
         if isinstance(result, Exception):
             logger.error("tool %r failed", tool.name, exc_info=result)
             return error_result(one_line(f"tool '{tool.name}' failed: {type(result).__name__}: {result}"))
@@ -266,6 +269,10 @@ class Handlers:
                 text = await in_worker(template.handler, flat, call_ctx)
             except FileNotFoundError:
                 raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+            except FileAccessError as error:
+                if error.code == "not-found":
+                    raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+                raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
             except ToolError as error:
                 raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
             except Exception as error:
