@@ -1,0 +1,31 @@
+"""Escaping what a repository could use to forge terminal output."""
+
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from markmcp.textsafe import escape_controls, for_terminal
+
+
+def test_escape_sequences_and_line_forgery_are_inert():
+    hostile = "ok\x1b[2J\x1b]0;title\x07\r\nFORGED LINE\u202egnp.exe\x9b31m"
+    shown = escape_controls(hostile)
+    assert shown == "ok\\x1b[2J\\x1b]0;title\\x07\\r\\nFORGED LINE\\u202egnp.exe\\x9b31m"
+    assert all(ch.isprintable() for ch in shown)
+
+
+def test_keep_leaves_structural_newlines():
+    assert escape_controls("a\nb\x1bc", keep="\n") == "a\nb\\x1bc"
+
+
+def test_printable_text_is_unchanged():
+    assert escape_controls("Zürich — 東京 ✓ 🙂") == "Zürich — 東京 ✓ 🙂"
+    assert for_terminal(None) == "None"
+    assert for_terminal(3) == "3"
+
+
+@given(st.text())
+def test_output_is_printable_and_escaping_is_idempotent(text):
+    once = escape_controls(text)
+    assert escape_controls(once) == once
+    assert not any(ch in once for ch in "\x1b\r\n\x00\x9b\u202e")
