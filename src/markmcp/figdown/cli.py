@@ -16,8 +16,9 @@ are not UTF-8 are shown with ``\\xNN`` escapes, and output that the terminal's
 encoding cannot carry is escaped rather than refused.
 
 This module is an edge: it reads files and prints.  The engine
-(:func:`markmcp.figdown.parse`) never touches the filesystem.  The walking and
-report helpers here are shared with ``figdown-mcp`` (:mod:`.server`).
+(:func:`markmcp.figdown.parse`) never touches the filesystem.  Finding and reading
+documents (:mod:`.sources`) and the report text (:mod:`.report`) are shared with
+``figdown-mcp``.
 """
 
 from __future__ import annotations
@@ -26,130 +27,17 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
-from markmcp.figdown import ParseResult, model_json, parse
-from markmcp.figdown import docs
+from markmcp.figdown import docs, model_json, parse
+from markmcp.figdown.report import check_report, diagnostics, parse_failed, tally, tally_line
+from markmcp.figdown.sources import SourceError, decode, read_document, shown, walk
 
 PROG = "figdown"
-SKIPPED_DIRS = frozenset({".git", "node_modules"})
-SUFFIX = ".fd"
 STDIN = "-"
-
-
-class SourceError(Exception):
-    """A path that cannot be read as a FigDown document (missing, unreadable, not UTF-8)."""
-
-
-def shown(path: str | os.PathLike[str]) -> str:
-    """A path as text any output can carry: file-name bytes that are not UTF-8 (which Python
-    keeps as lone surrogates) appear as ``\\xNN`` instead of breaking the JSON or the terminal."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def decode(data: bytes, label: str) -> str:
-    """The UTF-8 text of a document; :class:`SourceError` naming ``label`` and the byte otherwise."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise SourceError(f"{label} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line}") from None
-
-
-# --- finding and reading documents --------------------------------------------------
-
-
-def _name_order(name: str) -> bytes:
-    """Names compared by UTF-16 code units, the order the reference tools sort a listing in."""
-    return name.encode("utf-16-be", "surrogatepass")
-
-
-def _listing(directory: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(directory) as scan:
-            return sorted(scan, key=lambda entry: _name_order(entry.name))
-    except OSError as error:
-        raise SourceError(f"cannot read directory {shown(directory)}: {error.strerror or error}") from None
-
-
-def walk(directory: Path) -> list[Path]:
-    """Every ``*.fd`` file below ``directory``, in the reference tools' order: a directory's
-    entries sorted by name, and a subdirectory walked where its name falls (``a.fd``,
-    ``b/x.fd``, ``c.fd``); ``.git`` and ``node_modules`` skipped.  Symlinked directories are
-    not followed (no cycles); an explicit stack instead of recursion."""
-    found: list[Path] = []
-    stack = [iter(_listing(directory))]
-    while stack:
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-        elif entry.is_dir(follow_symlinks=False):
-            if entry.name not in SKIPPED_DIRS:
-                stack.append(iter(_listing(Path(entry.path))))
-        elif entry.name.endswith(SUFFIX) and entry.is_file():
-            found.append(Path(entry.path))
-    return found
-
-
-def read_document(path: Path) -> str:
-    """The text of one document (UTF-8); :class:`SourceError` naming the path otherwise."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SourceError(f"no such file: {shown(path)}") from None
-    except IsADirectoryError:
-        raise SourceError(f"{shown(path)} is a directory") from None
-    except OSError as error:
-        raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") from None
-    return decode(data, shown(path))
-
-
-# --- diagnostics and reports (shared with figdown-mcp) --------------------------------
-
-
-def diagnostics(result: ParseResult) -> list[dict[str, Any]]:
-    """The result's diagnostics as ``{"line", "column", "message"}``, in line order."""
-    items = sorted(result.diagnostics, key=lambda d: (d.line, d.col or 0, d.message))
-    return [{"line": d.line, "column": d.col, "message": d.message} for d in items]
-
-
-def diagnostic_lines(items: Iterable[dict[str, Any]]) -> list[str]:
-    """The engine's ``Line N: message`` text of each diagnostic."""
-    return [f"Line {d['line']}: {d['message']}" for d in items]
-
-
-def parse_failed(label: str, items: list[dict[str, Any]]) -> str:
-    """The report of a document that does not parse: a headline, then the diagnostics verbatim."""
-    head = f"PARSE FAILED — {len(items)} diagnostic(s) in {label}"
-    return "\n".join([head, *diagnostic_lines(items)])
-
-
-def check_report(label: str, text: str) -> dict[str, Any]:
-    """``{"label", "ok", "diagnostics"}`` for one document."""
-    items = diagnostics(parse(text))
-    return {"label": label, "ok": not items, "diagnostics": items}
-
-
-def tally(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The summary of a check run: counts plus the per-document reports."""
-    failing = sum(1 for report in reports if not report["ok"])
-    return {
-        "ok": failing == 0,
-        "checked": len(reports),
-        "clean": len(reports) - failing,
-        "withDiagnostics": failing,
-        "documents": list(reports),
-    }
-
-
-def tally_line(summary: dict[str, Any]) -> str:
-    return (
-        f"checked {summary['checked']} document(s), {summary['clean']} clean, "
-        f"{summary['withDiagnostics']} with diagnostics"
-    )
 
 
 # --- commands ------------------------------------------------------------------------

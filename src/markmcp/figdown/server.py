@@ -46,17 +46,8 @@ from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.figdown import docs, model_json, parse
-from markmcp.figdown.cli import (
-    SourceError,
-    check_report,
-    diagnostics,
-    parse_failed,
-    read_document,
-    shown,
-    tally,
-    tally_line,
-    walk,
-)
+from markmcp.figdown.report import check_report, diagnostics, parse_failed, tally, tally_line
+from markmcp.figdown.sources import SourceError, read_document, shown, walk
 from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, serve
 
 SERVER_NAME = "markmcp-figdown"
