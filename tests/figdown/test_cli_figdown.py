@@ -128,14 +128,14 @@ def test_missing_path_exits_2_and_checks_nothing(tmp_path: Path) -> None:
     run = figdown("check", "bad.fd", "missing.fd", cwd=tmp_path)
     assert run.returncode == 2
     assert run.stdout == ""
-    assert run.stderr == "figdown: no such file or directory: missing.fd\n"
+    assert run.stderr == "figdown: missing.fd: no such file or directory\n"
 
 
 def test_undecodable_file_exits_2_naming_it(tmp_path: Path) -> None:
     (tmp_path / "latin.fd").write_bytes(b"figdown 0.1 block\nnode a \"caf\xe9\"\n")
     run = figdown("check", "latin.fd", cwd=tmp_path)
     assert run.returncode == 2
-    assert run.stderr == "figdown: latin.fd is not UTF-8 text: byte 0xe9 on line 2\n"
+    assert run.stderr == "figdown: latin.fd: the document is not UTF-8 text (byte 0xe9 at offset 29, line 2)\n"
     assert "Traceback" not in run.stderr
 
 
@@ -148,11 +148,11 @@ def test_unreadable_file_exits_2(tmp_path: Path) -> None:
     finally:
         locked.chmod(0o644)
     assert run.returncode == 2
-    assert run.stderr.startswith("figdown: cannot read locked.fd")
+    assert run.stderr.startswith("figdown: locked.fd: cannot read: ")
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
-def test_unreadable_directory_in_a_walk_exits_2(tmp_path: Path) -> None:
+def test_unreadable_directory_in_a_walk_is_reported_and_the_walk_goes_on(tmp_path: Path) -> None:
     write(tmp_path / "d" / "ok.fd", CLEAN)
     locked = tmp_path / "d" / "locked"
     write(locked / "x.fd", CLEAN)
@@ -161,8 +161,9 @@ def test_unreadable_directory_in_a_walk_exits_2(tmp_path: Path) -> None:
         run = figdown("check", "d", cwd=tmp_path)
     finally:
         locked.chmod(0o755)
-    assert run.returncode == 2
-    assert "cannot read directory" in run.stderr
+    assert run.returncode == 1
+    assert run.stdout.startswith("NOT READ — d/locked\nd/locked: cannot list: ")
+    assert run.stdout.endswith("checked 2 document(s), 1 clean, 0 with diagnostics, 1 not read\n")
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -205,7 +206,7 @@ def test_read_refuses_a_directory_and_a_missing_file(tmp_path: Path) -> None:
     run = figdown("read", ".", cwd=tmp_path)
     assert run.returncode == 2 and "is a directory" in run.stderr
     run = figdown("read", "nope.fd", cwd=tmp_path)
-    assert run.returncode == 2 and "no such file: nope.fd" in run.stderr
+    assert run.returncode == 2 and run.stderr == "figdown: nope.fd: no such file or directory\n"
     write(tmp_path / "figure.svg", "<svg/>")
     run = figdown("read", "figure.svg", cwd=tmp_path)
     assert run.returncode == 2 and run.stderr.startswith("figdown: figure.svg is an SVG: ")
@@ -269,7 +270,7 @@ def test_stdin_is_read_as_bytes_like_a_file(tmp_path: Path) -> None:
     latin = subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", "check", "-"], cwd=tmp_path,
                            input=b'figdown 0.1 block\nnode a "caf\xe9"\n', capture_output=True, timeout=60)
     assert latin.returncode == 2 and latin.stdout == b""
-    assert latin.stderr == b"figdown: <stdin> is not UTF-8 text: byte 0xe9 on line 2\n"
+    assert latin.stderr == b"figdown: <stdin>: the document is not UTF-8 text (byte 0xe9 at offset 29, line 2)\n"
     # a lone CR is not a line end (core §1): stdin and a file give the same diagnostics
     lone_cr = b'figdown 0.1 block\rnode a "A"\r\n'
     (tmp_path / "cr.fd").write_bytes(lone_cr)
@@ -331,30 +332,46 @@ def test_a_reader_that_leaves_early_ends_the_run_quietly(tmp_path: Path) -> None
     assert run.stderr.read() == b""
 
 
-def test_a_path_that_cannot_be_read_checks_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_named_path_that_cannot_be_read_checks_nothing(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     """Exit 2 and nothing on stdout, even when readable documents come first (works as root too)."""
     from markmcp.figdown import cli
 
-    write(tmp_path / "d" / "a.fd", BROKEN)
-    write(tmp_path / "d" / "b.fd", CLEAN)
-    real = Path.read_bytes
-
-    def refuse(path: Path) -> bytes:
-        if path.name == "b.fd":
-            raise PermissionError(13, "Permission denied")
-        return real(path)
-
-    monkeypatch.setattr(Path, "read_bytes", refuse)
-    assert cli.main(["check", str(tmp_path / "d")]) == 2
+    write(tmp_path / "a.fd", BROKEN)
+    os.mkfifo(tmp_path / "b.fd")
+    assert cli.main(["check", str(tmp_path / "a.fd"), str(tmp_path / "b.fd")]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == f"figdown: cannot read {tmp_path / 'd' / 'b.fd'}: Permission denied\n"
+    assert err == f"figdown: {tmp_path / 'b.fd'} is a FIFO (named pipe), not a regular file; it is never read\n"
 
-    def no_listing(path: object) -> None:
+
+def test_a_walk_reports_what_it_cannot_read_and_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Only a folder that cannot be listed at all stops the run (works as root too)."""
+    from markmcp.figdown import cli
+
+    write(tmp_path / "d" / "a.fd", BROKEN)
+    write(tmp_path / "d" / "b" / "x.fd", CLEAN)
+    write(tmp_path / "d" / "c.fd", CLEAN)
+    real = os.scandir
+
+    def refuse(path: object) -> object:
+        if os.fspath(path).endswith("b"):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied")
+        return real(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    assert cli.main(["check", "--json", str(tmp_path / "d")]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [doc["label"] for doc in report["documents"]] == [str(tmp_path / "d" / name) for name in ("a.fd", "b", "c.fd")]
+    assert report["documents"][1]["problem"] == {
+        "code": "io-error", "message": f"{tmp_path / 'd' / 'b'}: cannot list: Permission denied"}
+    assert (report["checked"], report["clean"], report["withDiagnostics"], report["unreadable"]) == (3, 1, 1, 1)
+
+    def refuse_all(path: object) -> object:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(cli.os, "scandir", no_listing)
+    monkeypatch.setattr(os, "scandir", refuse_all)
     assert cli.main(["check", str(tmp_path / "d")]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith("figdown: cannot read directory ")
+    assert out == "" and err == f"figdown: {tmp_path / 'd'}: cannot list: Permission denied\n"

@@ -173,7 +173,7 @@ def test_malformed_requests_are_is_error(server: Server, tool: str) -> None:
     refused(server.call_tool(tool, {"source": CLEAN, "path": "figs/clean.fd"}), "both given")
     refused(server.call_tool(tool, {}), "neither `source` nor `path`")
     refused(server.call_tool(tool, {"path": "figs/missing.fd"}), "no such file")
-    refused(server.call_tool(tool, {"path": "../outside.fd"}), "outside the server's folders")
+    refused(server.call_tool(tool, {"path": "../outside.fd"}), "outside the allowed folders")
     refused(server.call_tool(tool, {"path": "figs/latin.bin"}), "is not UTF-8 text")
 
 
@@ -367,7 +367,11 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(
     assert [doc["label"] for doc in data["documents"]] == ["odd/caf\\xe9.fd"]
     (odd / os.fsdecode(b"caf\xe9.fd")).unlink()
     (odd / os.fsdecode(b"l\xe9gacy.fd")).write_bytes(b'figdown 0.1 block\nnode a "\xe9"\n')
-    refused(server.call_tool("figdown_check", {"path": "odd"}), "odd/l\\xe9gacy.fd is not UTF-8 text: byte 0xe9 on line 2")
+    data = normal(server.call_tool("figdown_check", {"path": "odd"}), schemas["figdown_check"])
+    assert data["documents"][0]["label"] == "odd/l\\xe9gacy.fd"
+    assert data["documents"][0]["problem"] == {
+        "code": "not-utf8",
+        "message": "odd/l\\xe9gacy.fd: the document is not UTF-8 text (byte 0xe9 at offset 26, line 2)"}
     # the server is still there
     normal(server.call_tool("figdown_check", {"source": CLEAN}), schemas["figdown_check"])
 
@@ -390,6 +394,6 @@ def test_a_named_pipe_is_refused_not_read(server: Server, workspace: Path, tool:
     pipe = workspace / f"pipe-{tool}.fd"
     os.mkfifo(pipe)
     try:
-        refused(server.call_tool(tool, {"path": pipe.name}), "is not a regular file")
+        refused(server.call_tool(tool, {"path": pipe.name}), "is a FIFO (named pipe), not a regular file")
     finally:
         pipe.unlink()

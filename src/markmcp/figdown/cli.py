@@ -8,12 +8,22 @@ Commands::
 
 ``check`` walks directories in name order (a subdirectory where its name falls),
 skipping ``.git`` and ``node_modules``, and looks at every ``*.fd`` file; a file
-named directly is checked whatever its extension.  ``-`` reads standard input (as bytes, like a
-file: UTF-8, line ends untouched).  Exit codes: 0 all clean, 1 some document has
-diagnostics, 2 usage error or a path that cannot be read (nothing is checked
-then), 130 interrupted.  No input makes it print a traceback: paths whose bytes
-are not UTF-8 are shown with ``\\xNN`` escapes, and output that the terminal's
-encoding cannot carry is escaped rather than refused.
+named directly is checked whatever its extension.  ``-`` reads standard input (as
+bytes, like a file: UTF-8, line ends untouched).
+
+Files are read through :mod:`markmcp.mcpcore.files`, like the server reads them: a
+FIFO, a device or a socket is refused before anything could block, and no document
+(file, walked file or standard input) may exceed 10 MiB.  A walk reads nothing
+outside the directory it walks: a ``*.fd`` symlink leading out of it, a FIFO, a file
+over the limit or one that is not UTF-8 is reported as ``NOT READ`` (with
+``"problem"`` in ``--json``) and the walk goes on.
+
+Exit codes: 0 all clean, 1 some document has diagnostics or was not read, 2 usage
+error or a named path that cannot be read (nothing is checked then), 130
+interrupted.  No input makes it print a traceback: paths whose bytes are not UTF-8
+are shown with ``\\xNN`` escapes, control characters from documents and file names
+are escaped in the text report (``--json`` keeps them exact), and output that the
+terminal's encoding cannot carry is escaped rather than refused.
 
 This module is an edge: it reads files and prints.  The engine
 (:func:`markmcp.figdown.parse`) never touches the filesystem.  Finding and reading
@@ -28,25 +38,30 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from markmcp.figdown import docs, model_json, parse
-from markmcp.figdown.report import check_report, diagnostics, parse_failed, tally, tally_line
-from markmcp.figdown.sources import SourceError, decode, read_document, shown, walk
+from markmcp.figdown.report import (
+    check_report,
+    diagnostics,
+    failing_blocks,
+    parse_failed,
+    tally,
+    tally_line,
+    unread_report,
+)
+from markmcp.figdown.sources import documents_below, read_document, read_stream, shown
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError
+from markmcp.textsafe import escape_controls
 
 PROG = "figdown"
 STDIN = "-"
+STDIN_LABEL = "<stdin>"
 
 
 # --- commands ------------------------------------------------------------------------
-
-
-@dataclass
-class Document:
-    label: str
-    text: str
 
 
 def _label(path: Path) -> str:
@@ -57,54 +72,53 @@ def _label(path: Path) -> str:
         return shown(path)
 
 
-def read_stdin(stdin: BinaryIO) -> Document:
-    """Standard input as one document, decoded like a file."""
-    return Document("<stdin>", decode(stdin.read(), "<stdin>"))
+class CommandError(Exception):
+    """A request the command cannot carry out (a directory or a picture given to ``read``)."""
 
 
-def collect(arguments: Sequence[str], stdin: BinaryIO) -> list[Document]:
-    """The documents named by ``arguments`` (files, directories, ``-``), in order.
-    Everything is read before anything is checked, so a path that cannot be read
-    stops the run with nothing reported."""
-    documents: list[Document] = []
+def collect(arguments: Sequence[str], stdin: BinaryIO) -> list[dict[str, Any]]:
+    """The report of every document named by ``arguments`` (files, directories, ``-``), in
+    order.  A file or ``-`` that cannot be read stops the run (nothing is printed then); a
+    document found in a directory that cannot be read is reported, and the walk goes on.
+    Each document is checked as it is read, so only the reports are held."""
+    reports: list[dict[str, Any]] = []
     for argument in arguments:
         if argument == STDIN:
-            documents.append(read_stdin(stdin))
-            continue
-        path = Path(argument)
-        if path.is_dir():
-            documents.extend(Document(_label(found), read_document(found)) for found in walk(path))
-        elif path.exists():
-            documents.append(Document(shown(argument), read_document(path)))
+            reports.append(check_report(STDIN_LABEL, read_stream(stdin, STDIN_LABEL)))
+        elif files.kind_of(argument) == "dir":
+            for source in documents_below(Path(argument), label=_label):
+                if source.problem is not None:
+                    reports.append(unread_report(source.label, source.problem))
+                else:
+                    reports.append(check_report(source.label, source.text or ""))
         else:
-            raise SourceError(f"no such file or directory: {shown(argument)}")
-    return documents
+            label = shown(argument)
+            reports.append(check_report(label, read_document(argument, label=label)))
+    return reports
 
 
 def command_check(options: argparse.Namespace, out: TextIO, stdin: BinaryIO) -> int:
-    documents = collect(options.paths, stdin)
-    summary = tally([check_report(doc.label, doc.text) for doc in documents])
+    summary = tally(collect(options.paths, stdin))
     if options.json:
         out.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     else:
-        for report in summary["documents"]:
-            if not report["ok"]:
-                out.write(parse_failed(report["label"], report["diagnostics"]) + "\n\n")
+        for block in failing_blocks(summary):
+            out.write(block + "\n\n")
         out.write(tally_line(summary) + "\n")
     return 0 if summary["ok"] else 1
 
 
 def command_read(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) -> int:
     if options.path == STDIN:
-        label, text = "<stdin>", read_stdin(stdin).text
+        label, text = STDIN_LABEL, read_stream(stdin, STDIN_LABEL)
     else:
-        path = Path(options.path)
-        if path.is_dir():
-            raise SourceError(f"{shown(options.path)} is a directory (read takes one document)")
-        if path.suffix.lower() == ".svg":
-            raise SourceError(f"{shown(options.path)} is an SVG: recovering the source from a built figure "
-                              "is not supported yet; read the .fd it was built from (never the picture)")
-        label, text = shown(options.path), read_document(path)
+        label = shown(options.path)
+        if files.kind_of(options.path) == "dir":
+            raise CommandError(f"{files.shown(options.path)} is a directory (read takes one document)")
+        if Path(options.path).suffix.lower() == ".svg":
+            raise CommandError(f"{files.shown(options.path)} is an SVG: recovering the source from a built "
+                               "figure is not supported yet; read the .fd it was built from (never the picture)")
+        text = read_document(options.path, label=label)
     result = parse(text)
     if result.diagnostics:
         err.write(parse_failed(label, diagnostics(result)) + "\n")
@@ -129,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check", help="check documents (files, or every .fd below a directory)",
         description="Check FigDown documents. Exit 0 when all are clean, 1 when any has "
-                    "diagnostics, 2 on a usage error or a path that cannot be read.",
+                    "diagnostics or could not be read, 2 on a usage error or a named path that "
+                    "cannot be read. Nothing outside a walked directory is read; no document may "
+                    "exceed 10 MiB.",
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="a .fd file, a directory, or - for stdin")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -172,8 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.command == "read":
             return command_read(options, out, err, _stdin_bytes())
         return command_reference(options, out)
-    except (SourceError, docs.DocsError) as error:
-        err.write(f"{PROG}: {error}\n")
+    except (FileAccessError, CommandError, docs.DocsError) as error:
+        err.write(f"{PROG}: {escape_controls(str(error))}\n")
         return 2
     except BrokenPipeError:  # e.g. `figdown reference | head`: the reader left; stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -23,17 +23,24 @@ Three channels, kept apart:
   unknown method, bad JSON);
 * ``isError: true`` when the request itself is wrong: both ``source`` and ``path``,
   neither, an empty path, no such file, a device or pipe, a directory where one
-  document is needed, a file that is not UTF-8, an ``.svg`` given
-  to ``figdown_read`` (reading a built figure's embedded source comes with the
-  renderer), a path outside the server's folders, an unknown reference name;
+  document is needed, a file that is not UTF-8, a document (file or ``source``)
+  over the size limit, an ``.svg`` given to ``figdown_read`` (reading a built
+  figure's embedded source comes with the renderer), a path outside the server's
+  folders, an unknown reference name;
 * a normal result when the document itself has errors.  Its first text line reads
   ``PARSE FAILED — N diagnostic(s) in <label>`` and the engine's diagnostics follow
-  verbatim; ``structuredContent`` says the same with ``ok: false``.
+  verbatim (control characters escaped in the text; ``structuredContent`` keeps them
+  exact and says the same with ``ok: false``).
 
-Files are read only when a ``path`` is given.  Relative paths are taken from the
-server's working directory (``--cwd``); a path must lie inside that directory or
-inside a root (``--root DIR`` or the client's MCP roots), symlinks followed.
-Default port for ``--transport http|sse``: 3002.
+Files are read only when a ``path`` is given, and only through
+:mod:`markmcp.mcpcore.files`.  Relative paths are taken from the server's working
+directory (``--cwd``); a path must lie inside that directory or inside a root
+(``--root DIR`` or the client's MCP roots), symlinks followed.  A folder check
+resolves every ``*.fd`` it finds: one that leads outside those folders (a planted
+symlink), a FIFO or device, a file over the limit or one that is not UTF-8 is never
+read but reported in the result (``problem`` on its document, counted in
+``unreadable``), and the check goes on.  Every document, found, named or inline,
+is limited to 10 MiB.  Default port for ``--transport http|sse``: 3002.
 """
 
 from __future__ import annotations
@@ -46,9 +53,18 @@ from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.figdown import docs, model_json, parse
-from markmcp.figdown.report import check_report, diagnostics, parse_failed, tally, tally_line
-from markmcp.figdown.sources import SourceError, read_document, shown, walk
-from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, serve
+from markmcp.figdown.report import (
+    check_report,
+    diagnostics,
+    failing_blocks,
+    parse_failed,
+    tally,
+    tally_line,
+    unread_report,
+)
+from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, shown
+from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve
+from markmcp.textsafe import escape_controls
 
 SERVER_NAME = "markmcp-figdown"
 DEFAULT_PORT = 3002
@@ -75,7 +91,8 @@ SEQUENCE_LINE = (
 
 # --- schemas ---------------------------------------------------------------------------
 
-SOURCE = {"type": "string", "description": "The document itself, as FigDown text. Use this or `path`."}
+SOURCE = {"type": "string", "description": "The document itself, as FigDown text (at most 10 MiB as UTF-8). "
+                                           "Use this or `path`."}
 DIAGNOSTIC = {
     "type": "object",
     "properties": {
@@ -103,19 +120,32 @@ CHECK_OUTPUT = {
     "type": "object",
     "properties": {
         "ok": {"type": "boolean", "description": "true when every document is clean"},
-        "checked": {"type": "integer", "description": "how many documents were looked at"},
+        "checked": {"type": "integer", "description": "how many documents were found (read or not)"},
         "clean": {"type": "integer"},
         "withDiagnostics": {"type": "integer"},
+        "unreadable": {"type": "integer", "description": "documents found but not read (see their `problem`)"},
         "documents": {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"label": {"type": "string"}, "ok": {"type": "boolean"}, "diagnostics": DIAGNOSTICS},
+                "properties": {
+                    "label": {"type": "string"},
+                    "ok": {"type": "boolean"},
+                    "diagnostics": DIAGNOSTICS,
+                    "problem": {
+                        "type": "object",
+                        "description": "why the document was not read: a symlink leading outside the server's "
+                                       f"folders, a FIFO or device, over {LIMIT} bytes, not UTF-8...",
+                        "properties": {"code": {"type": "string", "enum": list(files.CODES)},
+                                       "message": {"type": "string"}},
+                        "required": ["code", "message"],
+                    },
+                },
                 "required": ["label", "ok", "diagnostics"],
             },
         },
     },
-    "required": ["ok", "checked", "clean", "withDiagnostics", "documents"],
+    "required": ["ok", "checked", "clean", "withDiagnostics", "unreadable", "documents"],
 }
 
 READ_INPUT = {
@@ -226,19 +256,11 @@ def _one_of(args: dict[str, Any]) -> None:
 
 
 def _resolve(ctx: CallContext, value: str) -> Path:
-    """``value`` resolved from the server's working directory; refused outside its folders."""
+    """``value`` resolved from the server's working directory (symlinks followed); a
+    FileAccessError (an ``isError`` result) when it leaves the server's folders."""
     if not value.strip():
         raise ToolError("`path` is empty: name a file or a directory (\".\" for the working directory)")
-    if "\x00" in value:
-        raise ToolError(f"path {value!r} contains a NUL character")
-    resolved = (ctx.cwd / value).resolve()
-    allowed = (ctx.cwd.resolve(), *(root.resolve() for root in ctx.roots))
-    if not any(resolved.is_relative_to(base) for base in allowed):
-        raise ToolError(
-            f"path '{value}' is outside the server's folders ({', '.join(str(b) for b in allowed)}); "
-            "start the server with --cwd or --root to widen them"
-        )
-    return resolved
+    return ctx.places().resolve(value, ctx.cwd)
 
 
 def _label(ctx: CallContext, path: Path) -> str:
@@ -248,48 +270,34 @@ def _label(ctx: CallContext, path: Path) -> str:
         return shown(path)
 
 
-def _regular(path: Path, given: str) -> None:
-    """Refuse a device, pipe or socket: reading one could block the server forever."""
-    if not path.is_file():
-        raise ToolError(f"{given} is not a regular file (a device, pipe or socket is never read)")
-
-
-def _read(path: Path, label: str) -> str:
-    """The document at ``path``; a read failure is a ToolError naming it as ``label``."""
-    try:
-        return read_document(path)
-    except SourceError as error:
-        raise ToolError(str(error).replace(shown(path), label)) from None
-
-
 # --- figdown_check -----------------------------------------------------------------------
 
 
 def check(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _one_of(args)
     if "source" in args:
-        return tally([check_report(INLINE_LABEL, args["source"])])
+        return tally([check_report(INLINE_LABEL, check_inline(args["source"], INLINE_LABEL))])
     given = args["path"]
     path = _resolve(ctx, given)
-    if path.is_dir():
-        try:
-            files = walk(path)
-        except SourceError as error:
-            raise ToolError(str(error)) from None
-        return tally([check_report(_label(ctx, file), _read(file, _label(ctx, file))) for file in files])
-    if not path.exists():
-        raise ToolError(f"no such file or directory: {given}")
-    _regular(path, given)
-    return tally([check_report(given, _read(path, given))])
+    places = ctx.places()
+    if files.kind_of(path) == "dir":
+        reports = []
+        for source in documents_below(path, places=places, label=lambda found: _label(ctx, found)):
+            if source.problem is not None:
+                reports.append(unread_report(source.label, source.problem))
+            else:
+                reports.append(check_report(source.label, source.text or ""))
+        return tally(reports)
+    label = shown(given)
+    return tally([check_report(label, read_document(path, places=places, label=label))])
 
 
 def check_text(result: dict[str, Any]) -> list[str]:
-    """Failing documents first (each a PARSE FAILED block), then the tally."""
-    blocks = [parse_failed(doc["label"], doc["diagnostics"]) for doc in result["documents"] if not doc["ok"]]
+    """Failing documents first (each a PARSE FAILED or NOT READ block), then the tally."""
     summary = tally_line(result)
     if result["checked"] == 0:
         summary += " (no .fd file found)"
-    return [*blocks, summary]
+    return [*failing_blocks(result), summary]
 
 
 # --- figdown_read ------------------------------------------------------------------------
@@ -298,20 +306,18 @@ def check_text(result: dict[str, Any]) -> list[str]:
 def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _one_of(args)
     if "source" in args:
-        label, text = INLINE_LABEL, args["source"]
+        label, text = INLINE_LABEL, check_inline(args["source"], INLINE_LABEL)
     else:
         given = args["path"]
         path = _resolve(ctx, given)
-        if path.is_dir():
-            raise ToolError(f"{given} is a directory: figdown_read reads one document "
+        label = shown(given)
+        if files.kind_of(path) == "dir":
+            raise ToolError(f"{files.shown(given)} is a directory: figdown_read reads one document "
                             "(figdown_check walks directories)")
-        if not path.exists():
-            raise ToolError(f"no such file: {given}")
-        _regular(path, given)
         if path.suffix.lower() == ".svg":
-            raise ToolError(f"{given} is an SVG: recovering the source from a built figure is not supported yet; "
-                            "read the .fd it was built from (never the picture)")
-        label, text = given, _read(path, given)
+            raise ToolError(f"{files.shown(given)} is an SVG: recovering the source from a built figure is not "
+                            "supported yet; read the .fd it was built from (never the picture)")
+        text = read_document(path, places=ctx.places(), label=label)
     result = parse(text)
     if result.diagnostics:
         return {"ok": False, "label": label, "sections": [], "contract": None, "model": None,
@@ -336,7 +342,7 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def read_text(result: dict[str, Any]) -> list[str]:
     if not result["ok"]:
         return [parse_failed(result["label"], result["diagnostics"])]
-    lines = [f"{len(result['sections'])} section(s) in {result['label']}"]
+    lines = [f"{len(result['sections'])} section(s) in {escape_controls(result['label'])}"]
     for shape in result["sections"]:
         title = f"  title {json.dumps(shape['title'], ensure_ascii=False)}" if "title" in shape else ""
         counts = ", ".join(f"{n} {key}" for key, n in shape["counts"].items()) or "empty"
@@ -344,8 +350,8 @@ def read_text(result: dict[str, Any]) -> list[str]:
             lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
                          "empty: no header and nothing declared")
             continue
-        lines.append(f"  section {shape['section']} (from line {shape['startLine']}): "
-                     f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]")
+        lines.append(escape_controls(f"  section {shape['section']} (from line {shape['startLine']}): "
+                                     f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]"))
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
     model_head = ("MODEL (§12; each element's line number counts from the first line of its own "
                   "section: document line = the section's first line + line - 1)")

@@ -1,76 +1,118 @@
-"""Where FigDown documents come from: finding them below a folder and reading them.
+"""Where FigDown documents come from: found below a folder, read from a file, from a
+stream (standard input) or given inline.
 
 Shared by both edges (``figdown`` and ``figdown-mcp``); neither edge imports the other.
+Every read goes through :mod:`markmcp.mcpcore.files`: regular files only (a FIFO or a
+device is refused before anything could block), at most :data:`LIMIT` bytes, strict
+UTF-8, and, when ``places`` are given, nowhere outside them (symlinks resolved).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError, Places
 
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
 SUFFIX = ".fd"
+LIMIT = files.MAX_FILE_BYTES
+"""The size limit of every document: a file, a walked file, standard input, an inline source."""
 
-
-class SourceError(Exception):
-    """A path that cannot be read as a FigDown document (missing, unreadable, not UTF-8)."""
+WHAT = "document"
 
 
 def shown(path: str | os.PathLike[str]) -> str:
-    """A path as text any output can carry: file-name bytes that are not UTF-8 (which Python
-    keeps as lone surrogates) appear as ``\\xNN`` instead of breaking the JSON or the terminal."""
+    """A path as a label any output can carry: file-name bytes that are not UTF-8 (which
+    Python keeps as lone surrogates) appear as ``\\xNN``; nothing else changes (JSON output
+    keeps it exact, human output escapes control characters when it prints it)."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-def decode(data: bytes, label: str) -> str:
-    """The UTF-8 text of a document; :class:`SourceError` naming ``label`` and the byte otherwise."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise SourceError(f"{label} is not UTF-8 text: byte 0x{data[error.start]:02x} on line {line}") from None
+def is_document(name: str) -> bool:
+    """Whether a walk looks at a file of this name."""
+    return name.endswith(SUFFIX)
 
 
-def _name_order(name: str) -> bytes:
-    """Names compared by UTF-16 code units, the order the reference tools sort a listing in."""
-    return name.encode("utf-16-be", "surrogatepass")
+def read_document(path: str | os.PathLike[str], *, places: Places | None = None, label: str | None = None) -> str:
+    """The text of the document at ``path``: a regular file of at most :data:`LIMIT` bytes,
+    UTF-8, inside ``places`` when given; :class:`FileAccessError` naming it as ``label``."""
+    return files.read_text(path, places=places, limit=LIMIT, what=WHAT, label=label)
 
 
-def _listing(directory: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(directory) as scan:
-            return sorted(scan, key=lambda entry: _name_order(entry.name))
-    except OSError as error:
-        raise SourceError(f"cannot read directory {shown(directory)}: {error.strerror or error}") from None
+def read_stream(stream: BinaryIO, label: str) -> str:
+    """A document from a stream (standard input): at most :data:`LIMIT` bytes are taken,
+    so an endless stream (``< /dev/zero``) is refused instead of filling memory."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= LIMIT:
+        chunk = stream.read(min(files.CHUNK, LIMIT + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > LIMIT:
+        raise FileAccessError(
+            "too-large", f"{label}: the {WHAT} is over the {LIMIT}-byte limit; the rest was not read", label
+        )
+    return files.decode_utf8(b"".join(chunks), label, WHAT)
 
 
-def walk(directory: Path) -> list[Path]:
-    """Every ``*.fd`` file below ``directory``, in the reference tools' order: a directory's
-    entries sorted by name, and a subdirectory walked where its name falls (``a.fd``,
-    ``b/x.fd``, ``c.fd``); ``.git`` and ``node_modules`` skipped.  Symlinked directories are
-    not followed (no cycles); an explicit stack instead of recursion."""
-    found: list[Path] = []
-    stack = [iter(_listing(directory))]
-    while stack:
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-        elif entry.is_dir(follow_symlinks=False):
-            if entry.name not in SKIPPED_DIRS:
-                stack.append(iter(_listing(Path(entry.path))))
-        elif entry.name.endswith(SUFFIX) and entry.is_file():
-            found.append(Path(entry.path))
-    return found
+def check_inline(text: str, label: str) -> str:
+    """An inline document (``source``), refused over :data:`LIMIT` bytes of UTF-8 like a file."""
+    if len(text) > LIMIT // 4:  # four UTF-8 bytes per character at most: shorter texts fit unmeasured
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > LIMIT:
+            raise FileAccessError(
+                "too-large", f"{label}: the {WHAT} is {size} bytes, over the {LIMIT}-byte limit; it was not parsed",
+                label,
+            )
+    return text
 
 
-def read_document(path: Path) -> str:
-    """The text of one document (UTF-8); :class:`SourceError` naming the path otherwise."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SourceError(f"no such file: {shown(path)}") from None
-    except IsADirectoryError:
-        raise SourceError(f"{shown(path)} is a directory") from None
-    except OSError as error:
-        raise SourceError(f"cannot read {shown(path)}: {error.strerror or error}") from None
-    return decode(data, shown(path))
+@dataclass(frozen=True)
+class Source:
+    """One document a walk found: its ``text``, or the ``problem`` that kept it unread."""
+
+    label: str
+    text: str | None = None
+    problem: FileAccessError | None = None
+
+
+def documents_below(
+    folder: Path,
+    *,
+    places: Places | None = None,
+    label: Callable[[Path], str] = shown,
+) -> Iterator[Source]:
+    """Every ``*.fd`` below ``folder``, read one at a time, in the reference tools' order
+    (a folder's entries by UTF-16 name order, a subfolder walked where its name falls;
+    ``.git`` and ``node_modules`` left out).
+
+    Nothing that leaves ``places`` (default: ``folder`` itself) is read: a symlink leading
+    out, a FIFO, a device, a file over the limit or one that is not UTF-8 comes back as a
+    :class:`Source` with its ``problem``, and the walk goes on.  Symlinked folders are not
+    entered.  A ``folder`` that cannot be listed at all raises :class:`FileAccessError`.
+    """
+    allowed = places if places is not None else Places.of([folder])
+    for found in files.walk(folder, accept=is_document, places=allowed, skip_dirs=SKIPPED_DIRS):
+        name = label(found.path)
+        if found.problem is not None:
+            yield Source(name, problem=_relabelled(found.problem, found.path, name))
+            continue
+        try:
+            yield Source(name, text=read_document(found.path, places=allowed, label=name))
+        except FileAccessError as error:
+            yield Source(name, problem=error)
+
+
+def _relabelled(problem: FileAccessError, path: Path, label: str) -> FileAccessError:
+    """The walk names a file by its full path; the report names it by its label."""
+    full, short = files.shown(path), files.shown(label)
+    if full == short:
+        return problem
+    return FileAccessError(problem.code, problem.message.replace(full, short), problem.path)
