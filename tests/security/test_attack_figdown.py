@@ -485,3 +485,11 @@ def test_stdio_round_trips(repo: Hostile, monkeypatch: pytest.MonkeyPatch) -> No
         code, stderr = stdio.finish()
     assert code == 0 and "Traceback" not in stderr and not leaks(stderr)
     repo.assert_untouched()
+
+
+def test_a_label_is_made_of_any_name_without_failing() -> None:
+    from markmcp.figdown.sources import shown
+
+    assert shown(os.fsdecode(b"caf\xe9.fd")) == "caf\\xe9.fd"  # name bytes that are not UTF-8
+    assert shown("figs/\ud800.fd") == "figs/\\ud800.fd"  # a lone surrogate (only an argument can hold one)
+    assert shown(f"figs/{ESC_NAME}") == f"figs/{ESC_NAME}"  # exact: human output escapes it when printing
