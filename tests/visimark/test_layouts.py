@@ -157,7 +157,7 @@ def test_explain_lists_params_with_width_default_and_domain(tmp_path: Path) -> N
         "#levers  (no table)",
         "  scalars:",
         "    max_extra_hours = 80   precision 0 (derived)",
-        "    max_prepay = 40%       precision 1 (derived)",
+        "    max_prepay = 40%       precision 2 (derived)",
         "  params:",
         "    extra_hours    precision 0   default 40   domain integer in [0, 80]",
         "    prepay_share   precision 2   default 30%   domain { 30%, 40%, 45%, 50% }",
@@ -199,7 +199,7 @@ def test_scenario_block_and_assert_verdict(tmp_path: Path) -> None:
     ]
     assert p.stderr.split("\n")[:2] == [
         "  ASSERT  #levers   levers.prepay_share <= max_prepay",
-        "          0.50 <= 0.4   is false under scenario (holds on defaults)",
+        "          0.50 <= 0.40   is false under scenario (holds on defaults)",
     ]
 
 

@@ -329,21 +329,26 @@ class Checker:
         for c in feeds:
             feeds[c].sort(key=lambda x: by_id[x].order)
         best: list[str] = []
-        budget = [5000]
-
-        def dfs(path: list[str]) -> None:
-            nonlocal best
-            if budget[0] <= 0:
-                return
-            budget[0] -= 1
-            for nxt in feeds[path[-1]]:
-                if nxt == start:
-                    if len(path) > len(best):
-                        best = list(path)
-                elif nxt not in path:
-                    dfs(path + [nxt])
-
-        dfs([start])
+        budget = 5000
+        # depth-first over simple paths from `start`, with an explicit stack (a cycle of
+        # thousands of bindings must not exhaust the interpreter's recursion limit)
+        path = [start]
+        on_path = {start}
+        stack = [iter(feeds[start])]
+        while stack and budget > 0:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                stack.pop()
+                on_path.discard(path.pop())
+                continue
+            if nxt == start:
+                if len(path) > len(best):
+                    best = list(path)
+            elif nxt not in on_path:
+                budget -= 1
+                path.append(nxt)
+                on_path.add(nxt)
+                stack.append(iter(feeds[nxt]))
         if not best:
             best = [start]
         return [by_id[c] for c in best] + [by_id[best[0]]]

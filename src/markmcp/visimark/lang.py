@@ -368,9 +368,8 @@ class Parser:
             self.advance()
             value = Decimal(t.text)
             places = len(t.text.split(".")[1]) if "." in t.text else 0
-            if t.value:  # percent: the folded value's own decimals (`40%` is 0.4, width 1)
-                folded = value / 100
-                node = Num(t.start, t.end, folded, max(0, -folded.normalize().as_tuple().exponent), percent=True)
+            if t.value:  # percent: exactly the written number / 100, its decimals + 2 (`40%` is 0.40)
+                node = Num(t.start, t.end, value.scaleb(-2), places + 2, percent=True)
             else:
                 node = Num(t.start, t.end, value, places)
             if self.tok.kind == "BRACKET":

@@ -17,11 +17,14 @@ from itertools import accumulate
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+BOM = "\ufeff"
 NO_FORMULAS_MARKER = "<!--vmark:no-formulas-->"
-ANCHOR_PREFIX = "<!--vmark="
+NO_FORMULAS_RE = re.compile(r"<!--\s*vmark\s*:\s*no-formulas\s*-->")
+# a comment announcing itself as an anchor (blanks allowed after `<!--` and around `=`)
+ANCHOR_PREFIX_RE = re.compile(r"<!--\s*vmark\s*=")
 ANCHOR_RE = re.compile(
-    r"<!--vmark=(?P<sheet>[A-Za-z_][A-Za-z0-9_]*)\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"(?:\|(?P<rule>[A-Za-z_][A-Za-z0-9_]*))?-->"
+    r"<!--\s*vmark\s*=\s*(?P<sheet>[A-Za-z_][A-Za-z0-9_]*)\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?:\|(?P<rule>[A-Za-z_][A-Za-z0-9_]*))?\s*-->"
 )
 FENCE_OPEN_RE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 FENCE_CLOSE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*$")
@@ -301,6 +304,10 @@ def _indent(text: str) -> int:
 def locate(src: str) -> Located:
     """Scan a document once and return everything VisiMark reads or writes."""
     texts, starts = split_lines(src)
+    if texts and texts[0].startswith(BOM):
+        # a byte-order mark is not content: the first line starts after it
+        texts[0] = texts[0][1:]
+        starts[0] = 1
     out = Located()
     prose: list[list[int]] = []  # paragraphs as lists of line indices
     para: list[int] = []
@@ -435,9 +442,9 @@ def _scan_paragraph(src: str, texts: list[str], starts: list[int], idx: list[int
         comment = text[k : close + 3]
         abs_k = start + k
         line_no = bisect_right(starts, abs_k)  # 1-based: the lines starting at or before it
-        if comment == NO_FORMULAS_MARKER:
+        if NO_FORMULAS_RE.fullmatch(comment):
             out.no_formulas = (abs_k, abs_k + len(comment))
-        elif comment.startswith(ANCHOR_PREFIX):
+        elif ANCHOR_PREFIX_RE.match(comment):
             m = ANCHOR_RE.fullmatch(comment)
             if not m:
                 out.bad_comments.append(BadComment(comment, abs_k, abs_k + len(comment), line_no))

@@ -43,6 +43,10 @@ def stale_line(f: Finding) -> str:
 
 def group_lines(f: Finding) -> list[str]:
     code = f.code
+    if code == "DATE" and f.raw is None:
+        # a date the document writes in a formula (`2026-02-30`) or one a formula
+        # produces (`EOMONTH` past 9999): no cell, so the message says it all
+        return [prefix("DATE") + _label(f).ljust(ID_FIELD) + "  " + (f.message or "not a calendar date")]
     if code == "DATE":
         label = f.row_label or ""
         label = label + " " if len(label) >= LABEL_FIELD else label.ljust(LABEL_FIELD)
@@ -147,6 +151,8 @@ def finding_json(f: Finding, file: str) -> dict:
             details["computed"] = f.computed
             if f.formula:
                 details["formula"] = f.formula
+    elif f.code == "DATE" and f.raw is None:
+        details["message"] = f.message or "not a calendar date"
     elif f.code == "DATE":
         details["raw"] = f.raw
         if f.iso_fix:

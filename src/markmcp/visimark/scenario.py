@@ -24,6 +24,10 @@ class ScenarioError(Exception):
     """A scenario that cannot be applied; the message is the stderr line."""
 
 
+class _Pairs(list):
+    """A JSON object kept as its (key, value) pairs in written order."""
+
+
 def params_of(model: Model) -> list[Node]:
     return [n for n in model.nodes if n.kind == "scalar" and n.binding.param is not None]
 
@@ -54,21 +58,30 @@ def _unknown_key(model: Model, key: str, params: list[Node]) -> str:
 def apply_scenario(model: Model, text: str, file: str) -> dict:
     """Validate and apply a scenario; returns {"file", "params": {id: (value, default, source)}}."""
     try:
-        data = json.loads(text)
+        # pairs, not a dict: a key written twice must be seen, not silently overwritten
+        data = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as e:
         raise ScenarioError(f"visimark: scenario {file} is not JSON ({e.msg} at line {e.lineno})") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, _Pairs):
         raise ScenarioError(f"visimark: scenario {file} must be a JSON object of param names to strings")
     params = params_of(model)
     by_id = {p.id: p for p in params}
     supplied: dict[str, Decimal] = {}
-    for key, raw in data.items():
+    seen: set[str] = set()
+    for key, raw in data:
+        if key in seen:
+            raise ScenarioError(f"visimark: scenario key {key} is given twice")
+        seen.add(key)
         node = by_id.get(key)
-        if node is None:
+        if node is None and "." not in key:
             hits = [p for p in params if p.name == key]
-            node = hits[0] if len(hits) == 1 else None
+            if len(hits) > 1:
+                raise ScenarioError(f"visimark: scenario key {key} is ambiguous: {', '.join(p.id for p in hits)}")
+            node = hits[0] if hits else None
         if node is None:
             raise ScenarioError(_unknown_key(model, key, params))
+        if node.id in supplied:
+            raise ScenarioError(f"visimark: scenario key {node.name} is given twice")
         if not isinstance(raw, str):
             shown = json.dumps(raw) if not isinstance(raw, (int, float)) or isinstance(raw, bool) else str(raw)
             raise ScenarioError(f"visimark: scenario value for {key} must be a string: write \"{shown.strip(chr(34))}\"")
@@ -80,13 +93,12 @@ def apply_scenario(model: Model, text: str, file: str) -> dict:
         percent = lit.endswith("%")
         if b.param.percent and not percent:
             raise ScenarioError(f"visimark: {key} is a percent; write \"{lit}%\"")
-        if percent and not b.param.percent:
-            raise ScenarioError(f"visimark: {key} is not a percent; write \"{lit[:-1]}\"")
-        value = Decimal(lit.rstrip("%")) / (100 if percent else 1)
-        places = max(0, -value.normalize().as_tuple().exponent) if percent else (
-            len(lit.split(".")[1]) if "." in lit else 0)
+        # a percent is a way of writing a ratio: `12.5%` is 0.125 wherever a value fits
+        value = Decimal(lit.rstrip("%")).scaleb(-2 if percent else 0)
+        # trailing zeros are not decimals: "44.0" fits a whole-number param
+        places = max(0, -value.normalize().as_tuple().exponent) if value else 0
         if places > b.precision:
-            raise ScenarioError(f"visimark: scenario value for {key} has {places} decimals; "
+            raise ScenarioError(f"visimark: scenario value for {key} has {places} decimal{'s' if places != 1 else ''}; "
                                 f"{node.name} declares {b.precision}")
         fault = domain_fault(b.param.clause, value)
         if fault:

@@ -72,7 +72,8 @@ def parse_cell_number(text: str) -> CellNumber | str | None:
     if pre and any(ch.isalpha() for ch in pre) and not re.match(re.escape(pre) + r"\s", t.lstrip("-")):
         return None  # letters glued to a number are a word (`e2e-checkout`), not a unit
     if m.group("pre") and m.group("pre2"):
-        return "both"
+        # two runs before the number (`search x3`): a decoration is one run, so this is text
+        return None
     suf = m.group("suf")
     if suf and not _suffix_ok(suf.strip()):
         return None  # `25 to 39`, `55 and over`: words after a number, not a unit
