@@ -11,7 +11,8 @@ from decimal import Decimal
 import pytest
 
 from conftest import shared_dir
-from markmcp.visimark.check import check
+from markmcp.visimark.check import CheckResult, check
+from markmcp.visimark.disk import DocumentFolder
 from markmcp.visimark.model import build
 from markmcp.visimark.report import format_check
 from markmcp.visimark.write import fmt
@@ -31,6 +32,7 @@ CLEAN = [
     "fixtures/column-alias-unused.md",
     "fixtures/display-rule-nbsp.md",
     "fixtures/domain/levers.md",
+    "docs/example-charts.md",
 ]
 # (document, codes that must appear, exit code)
 OUTCOMES = [
@@ -50,38 +52,50 @@ OUTCOMES = [
     ("fixtures/display-rule-nbsp-errors.md", ["ANCHOR", "TYPE"], 1),
     ("fixtures/display-rule-unit-errors.md", ["ANCHOR", "TYPE"], 1),
     ("fixtures/anchor-placeholder-acceptance.md", ["ANCHOR", "STALE"], 1),
+    ("fixtures/chart-fail.md", ["ARTIFACT"], 1),
+    # copies older than the `among` clause (required on `best` and `deltas` since #351):
+    # a bare `report deltas` now fails with the deltas synopsis, as the among spec says
+    ("fixtures/simulation/bare-deltas.md", ["TYPE"], 1),
+    ("fixtures/simulation/levers.md", ["TYPE"], 1),
 ]
 WAITING = [  # need charts, CSV imports, or report statements and lattices (simulate)
-    "docs/example-charts.md",
     "docs/example-invoice-csv-import.md",
-    "fixtures/chart-fail.md",
     "fixtures/import/benchmark.md",
     "fixtures/import/benchmark-headerless.md",
     "fixtures/bakeoff-price-only/bakeoff.md",
     "fixtures/simulation/among.md",
-    "fixtures/simulation/bare-deltas.md",
-    "fixtures/simulation/levers.md",
     "fixtures/simulation/simulate.md",
 ]
 
 
-def read(rel: str) -> str:
+def path_of(rel: str):
     parts = rel.split("/")
-    return (shared_dir("visimark", *parts[:-1]) / parts[-1]).read_bytes().decode("utf-8")
+    return shared_dir("visimark", *parts[:-1]) / parts[-1]
+
+
+def read(rel: str) -> str:
+    return path_of(rel).read_bytes().decode("utf-8")
+
+
+def check_doc(rel: str) -> CheckResult:
+    """Check a corpus document with its folder (charts, imports) as the user's CLI would."""
+    return check(build(read(rel)), DocumentFolder(path_of(rel)))
 
 
 @pytest.mark.parametrize("rel", CLEAN)
 def test_clean_and_fmt_stable(rel: str) -> None:
     src = read(rel)
-    result = check(build(src))
+    result = check_doc(rel)
     assert [f for f in result.findings if f.is_problem] == [], format_check(rel, result.findings)
     assert result.exit_code == 0
-    assert fmt(src).output == src
+    # nothing to write: the corpus folder is read-only, so a write attempt would show
+    again = fmt(src, files=DocumentFolder(path_of(rel)))
+    assert (again.output, again.artifacts, again.artifacts_skipped, again.write_error) == (src, [], 0, None)
 
 
 @pytest.mark.parametrize("rel,codes,exit_code", OUTCOMES)
 def test_documented_outcome(rel: str, codes: list[str], exit_code: int) -> None:
-    result = check(build(read(rel)))
+    result = check_doc(rel)
     seen = {f.code for f in result.findings}
     assert set(codes) <= seen, format_check(rel, result.findings)
     assert result.exit_code == exit_code
@@ -97,7 +111,7 @@ EXACTLY = [
 
 @pytest.mark.parametrize("rel,code", EXACTLY)
 def test_exactly_one_finding(rel: str, code: str) -> None:
-    result = check(build(read(rel)))
+    result = check_doc(rel)
     assert [f.code for f in result.findings] == [code], format_check(rel, result.findings)
 
 
@@ -111,7 +125,7 @@ def test_undef_alias_names_the_raw_header_and_the_near_miss() -> None:
 
 @pytest.mark.parametrize("rel", WAITING)
 def test_waiting_documents_never_pass_silently(rel: str) -> None:
-    result = check(build(read(rel)))
+    result = check_doc(rel)
     assert result.exit_code == 1
     # the unsupported lines are the only problems: everything the engine does check is clean
     assert {f.code for f in result.findings if f.is_problem} == {"UNSUPPORTED"}, format_check(rel, result.findings)

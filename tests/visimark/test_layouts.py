@@ -121,10 +121,11 @@ def test_ref_json_structures_the_precision_rule(name: str, rule: dict) -> None:
 def test_fmt_json_keys(tmp_path: Path) -> None:
     path = doc(tmp_path, ORDER)
     plain = json.loads(run("fmt", path, "--json").stdout)
-    keys = ["path", "changed", "cellsUpdated", "anchorsUpdated", "datesFixed", "artifacts", "findings"]
+    keys = ["path", "changed", "cellsUpdated", "anchorsUpdated", "datesFixed", "artifacts", "artifactsSkipped",
+            "findings"]
     assert list(plain["files"][0]) == keys
     assert list(plain["summary"]) == ["files", "filesChanged", "cellsUpdated", "anchorsUpdated", "datesFixed",
-                                      "artifacts", "problems", "stale", "errors"]
+                                      "artifacts", "artifactsSkipped", "problems", "stale", "errors"]
     units = json.loads(run("fmt", path, "--json", "--fix-units").stdout)
     assert units["files"][0]["unitsFixed"] == 0 and units["summary"]["unitsFixed"] == 0
 

@@ -30,7 +30,9 @@ from .display import (
 )
 from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor, plain_text
+from .charts import ChartResult, check_charts
 from .model import IDENT_RE, Model, Node, Sheet
+from .port import Files
 from .suggest import closest
 from .units import DIMENSIONLESS, UnitMap, UnitSyntaxError, combine, format_unit, parse_unit, power
 from .values import (
@@ -117,21 +119,24 @@ class CheckResult:
     edits: list[Edit]
     order: list[Node]
     unevaluable: set[str] = field(default_factory=set)
+    charts: list[ChartResult] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
         return 1 if any(f.is_problem for f in self.findings) else 0
 
 
-def check(model: Model) -> CheckResult:
-    """Check a built model."""
+def check(model: Model, files: Files | None = None) -> CheckResult:
+    """Check a built model; ``files`` reaches the document's folder (charts, imports)."""
     with localcontext(CONTEXT):
-        return Checker(model).run()
+        return Checker(model, files).run()
 
 
 class Checker:
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, files: Files | None = None) -> None:
         self.m = model
+        self.files = files
+        self.charts: list[ChartResult] = []
         self.entries: list[Finding] = []
         self.det = 0
         self.values: dict[str, object] = {}
@@ -184,6 +189,10 @@ class Checker:
             candidates |= self._sheet_names(m.sheets[sheet_id])
         return Resolved("unknown", suggestion=closest(ref.name, candidates))
 
+    def chart_named(self, sheet_id: str, ref: lang.Ref) -> bool:
+        sheet = self.m.sheets.get(ref.qualifier or sheet_id)
+        return sheet is not None and any(c.name == ref.name for c in sheet.charts)
+
     def _sheet_names(self, sheet: Sheet) -> set[str]:
         names = set(sheet.scalars) | set(sheet.aliases)
         names |= {c for c in sheet.columns if lang_ident(c)}
@@ -217,6 +226,9 @@ class Checker:
         def walk(e: lang.Node, reduce_arg: bool = False) -> None:
             if isinstance(e, lang.Ref):
                 r = self.resolve(node.sheet, e)
+                if r.kind == "unknown" and self.chart_named(node.sheet, e):
+                    call_errors.append(base("TYPE", message="a chart is not a value", span=(e.start, e.end)))
+                    return
                 if r.kind == "unknown":
                     undef.append(base("UNDEF", raw=e.text, suggestion=r.suggestion, span=(e.start, e.end)))
                     return
@@ -742,6 +754,7 @@ class Checker:
         for sheet_id, n in self.assert_suppressed.items():
             self.emit(Finding("NOTE", sheet_id, None, assertion_scoped=True, suppressed_count=n,
                               message=f"{n} assertion{'s' if n != 1 else ''} not verified (upstream errors)"))
+        self.charts = check_charts(self, self.files)
         self.check_anchors()
         self.warn_unused()
         findings = order_findings(self.entries, self.sheet_seen)
@@ -752,7 +765,7 @@ class Checker:
                 if col.unit and col.name not in sheet.rules:
                     input_units[f"{sheet.id}.{col.name}"] = col.unit
         return CheckResult(findings, self.values, self.cells, self.prec, self.units, input_units,
-                           assertions, self.edits, order, self.unevaluable)
+                           assertions, self.edits, order, self.unevaluable, self.charts)
 
     def check_unit_definitions(self) -> None:
         """CYCLE for a definition that expands back to itself, WARN for one nothing uses."""
@@ -1239,6 +1252,11 @@ class Checker:
             node = sheet.scalars.get(a.name) if sheet else None
             def anchor_finding(msg: str, code: str = "ANCHOR") -> None:
                 self.emit(Finding(code, a.sheet, a.name, msg, span=(a.comment_start, a.comment_end)))
+            chart = next((c for c in sheet.charts if c.name == a.name), None) if sheet else None
+            if chart is not None:
+                if a.kind != "image":
+                    anchor_finding(f"a chart anchor follows its image: `![...](path)<!--vmark={a.id}-->`")
+                continue  # an image anchor names the chart's file; it is never rewritten
             if node is None:
                 if sheet is not None and sheet.column_name(a.name) is not None:
                     anchor_finding("an anchor names a scalar; a column is written in its table")
@@ -1254,7 +1272,7 @@ class Checker:
                 anchor_finding(f"unknown display rule `{a.rule}`")
                 continue
             if a.kind == "image":
-                anchor_finding("an image anchor must name a chart (charts are not supported by this engine)")
+                anchor_finding("an image anchor must name a chart")
                 continue
             if a.kind in ("bad", "empty"):
                 anchor_finding(NO_VALUE_MESSAGE)

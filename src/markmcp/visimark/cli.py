@@ -17,6 +17,7 @@ from markmcp import __version__
 
 from .builtins import REGISTRY
 from .check import CheckResult, check
+from .disk import DocumentFolder
 from .findings import count
 from .model import build
 from .report import finding_json, format_check
@@ -29,7 +30,7 @@ COMMANDS = ("check", "fmt", "eval", "explain", "ref")
 OUT_OF_SCOPE = ("infer", "simulate", "lattice", "report")
 FLAGS = {
     "check": {"--json"},
-    "fmt": {"--json", "--fix-dates", "--fix-units"},
+    "fmt": {"--json", "--fix-dates", "--fix-units", "--no-artifacts"},
     "eval": {"--json"},
     "explain": {"--json"},
     "ref": {"--json"},
@@ -39,7 +40,7 @@ ALL_OPTIONS = {"--json": "check", "--fix-dates": "fmt", "--fix-units": "fmt", "-
                "--scenario": "eval", "--write": "infer", "--no-artifacts": "fmt"}
 USAGE = {
     "check": "usage: visimark check FILE... [--json]",
-    "fmt": "usage: visimark fmt FILE... [--fix-dates] [--fix-units] [--json]",
+    "fmt": "usage: visimark fmt FILE... [--fix-dates] [--fix-units] [--no-artifacts] [--json]",
     "eval": "usage: visimark eval FILE [--get NAME] [--scenario FILE|-] [--json]",
     "explain": "usage: visimark explain FILE [#sheet...] [--json]",
     "ref": "usage: visimark ref [NAME] [--json]",
@@ -48,8 +49,9 @@ HELP = """visimark — Markdown whose numbers are proven
 
 usage:
   visimark check   FILE... [--json]                  recompute everything; exit 1 on any problem
-  visimark fmt     FILE... [--fix-dates] [--fix-units] [--json]
-                                                     splice recomputed values back in place
+  visimark fmt     FILE... [--fix-dates] [--fix-units] [--no-artifacts] [--json]
+                                                     splice recomputed values back in place,
+                                                     write stale chart artifacts
   visimark eval    FILE [--get NAME] [--scenario FILE|-] [--json]
                                                      print computed values
   visimark explain FILE [#sheet...] [--json]         show each sheet's inputs, rules and order
@@ -159,7 +161,7 @@ class Runner:
                 entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
                 exit_code = 2
                 continue
-            result = check(build(src))
+            result = check(build(src), DocumentFolder(path))
             if as_json:
                 stale, errors = count(result.findings)
                 entries.append({"path": path, "findings": [finding_json(f, path) for f in result.findings],
@@ -208,7 +210,7 @@ class Runner:
         # plain `fmt` keeps exactly the keys of the structured-output spec
         summary: dict = {"files": len(a.files), "filesChanged": 0, "cellsUpdated": 0, "anchorsUpdated": 0,
                          "datesFixed": 0, **({"unitsFixed": 0} if fix_units else {}), "artifacts": 0,
-                         "problems": 0, "stale": 0, "errors": 0}
+                         "artifactsSkipped": 0, "problems": 0, "stale": 0, "errors": 0}
         for path in a.files:
             src = self.read(path)
             if src is None:
@@ -216,7 +218,14 @@ class Runner:
                 entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
                 exit_code = 2
                 continue
-            r = fmt(src, fix_dates="--fix-dates" in a.flags, fix_units=fix_units)
+            r = fmt(src, fix_dates="--fix-dates" in a.flags, fix_units=fix_units, files=DocumentFolder(path),
+                    artifacts="--no-artifacts" not in a.flags)
+            if r.write_error is not None:
+                msg = f"visimark: cannot write {r.write_error[0]} ({r.write_error[1]})"
+                self.err(msg)
+                entries.append({"path": path, "error": {"code": "WRITE", "message": msg}})
+                exit_code = 2
+                continue
             if r.changed:
                 try:
                     _write_atomic(Path(path), r.output)
@@ -235,24 +244,29 @@ class Runner:
                          "anchorsUpdated": r.anchors_updated, "datesFixed": r.dates_fixed}
                 if fix_units:
                     entry["unitsFixed"] = r.units_fixed
-                entry.update(artifacts=[], findings=[finding_json(f, path) for f in r.unfixable])
+                entry.update(artifacts=[{"path": x} for x in r.artifacts], artifactsSkipped=r.artifacts_skipped,
+                             findings=[finding_json(f, path) for f in r.unfixable])
                 entries.append(entry)
                 summary["filesChanged"] += int(r.changed)
                 summary["cellsUpdated"] += r.cells_updated
                 summary["anchorsUpdated"] += r.anchors_updated
                 summary["datesFixed"] += r.dates_fixed
+                summary["artifacts"] += len(r.artifacts)
+                summary["artifactsSkipped"] += r.artifacts_skipped
                 if fix_units:
                     summary["unitsFixed"] += r.units_fixed
                 summary["problems"] += stale + errors
                 summary["stale"] += stale
                 summary["errors"] += errors
             else:
-                if r.changed:
+                skipped = f"{_plural(r.artifacts_skipped, 'artifact')} skipped" if r.artifacts_skipped else ""
+                if r.changed or r.artifacts:
                     bits = [_plural(r.cells_updated, "cell"), _plural(r.anchors_updated, "anchor"),
-                            _plural(r.dates_fixed, "date"), _plural(r.units_fixed, "unit")]
+                            _plural(r.dates_fixed, "date"), _plural(r.units_fixed, "unit"),
+                            _plural(len(r.artifacts), "artifact"), skipped]
                     self.out(f"{path}: updated {', '.join(b for b in bits if b)}")
                 else:
-                    self.out(f"{path}: unchanged")
+                    self.out(f"{path}: unchanged" + (f", {skipped}" if skipped else ""))
                 if r.unfixable:
                     self.out(format_check(path, r.unfixable))
         if as_json:
@@ -291,13 +305,13 @@ class Runner:
                 if as_json:
                     self.emit_json(self.error_envelope("eval", "SCENARIO", str(e)))
                 return 2
-        result = check(model)
+        result = check(model, DocumentFolder(path))
         values = eval_values(result)
         failed = [x for x in result.assertions if x.holds is False]
         exit_code = 1 if failed else 0
         defaults_holds: list[bool | None] | None = None
         if scenario_info is not None and failed:
-            base = check(build(src))
+            base = check(build(src), DocumentFolder(path))
             defaults_holds = [x.holds for x in base.assertions]
         get = a.options.get("--get")
         if get is not None:
@@ -327,7 +341,7 @@ class Runner:
                     entry["defaults"] = "pass" if d is True else "fail" if d is False else "unverified"
                 assertions.append(entry)
             body["assertions"] = assertions
-            body["charts"] = []
+            body["charts"] = [c.json(with_state=scenario_info is None) for c in result.charts]
             self.emit_json(self.envelope("eval", self.status(exit_code), **body))
             return exit_code
         units = eval_units(result)
@@ -376,7 +390,7 @@ class Runner:
                 if as_json:
                     self.emit_json(self.error_envelope("explain", "USAGE", msg))
                 return 2
-        result = check(model)
+        result = check(model, DocumentFolder(path))
         from .explain import explain_json, explain_text
 
         if as_json:

@@ -87,7 +87,7 @@ def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
                         if n.kind == "scalar" and n.binding.param is None],
             "order": [n.name for n in result.order if n.sheet == sheet.id and n.kind != "assert"],
             "assertions": [n.stmt.source[len("assert"):].strip() for n in sheet.assertions],
-            "charts": [],
+            "charts": [c.json() for c in result.charts if c.sheet == sheet.id],
         }
         if params:
             entry["params"] = [_param(n) for n in params]
@@ -162,5 +162,10 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
             lines.append("  assertions:")
             for n in sheet.assertions:
                 lines.append("    " + n.stmt.source[len("assert"):].strip())
+        charts = [c for c in result.charts if c.sheet == sheet.id]
+        if charts:
+            lines.append("  charts:")
+            lines += _aligned([[c.name, f"{c.engine} of {', '.join(c.series)} labelled {c.labels}",
+                                c.path or "(no image line)", c.state] for c in charts], "    ")
         lines.append("")
     return "\n".join(lines).rstrip("\n")

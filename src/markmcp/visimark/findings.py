@@ -43,6 +43,7 @@ class Finding:
     span: tuple[int, int] | None = None
     det: int = 0
     binding_order: int = 0  # a stale scalar's place among its sheet's bindings
+    artifact: str | None = None  # a STALE file: a chart's path, or an import's CSV
 
     @property
     def is_problem(self) -> bool:

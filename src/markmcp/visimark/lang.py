@@ -34,7 +34,6 @@ GLYPH_CALLS = {"Σ": "SUM", "∑": "SUM", "√": "SQRT"}
 SIMPLE_OPS = {"+", "-", "*", "/", "^", "(", ")", ",", ".", "|", "⌊", "⌋", "⌈", "⌉", "<", ">", "="}
 TWO_CHAR_OPS = {"==", "!=", "<=", ">="}
 COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
-UNSUPPORTED_STATEMENTS = {"chart", "report", "lattice"}
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -521,8 +520,15 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
 
     first = re.match(r"[A-Za-z_][A-Za-z0-9_]*", stripped)
     word = first.group(0) if first else ""
-    if word in UNSUPPORTED_STATEMENTS and not re.match(rf"{word}\s*(=|\[|precision\b)", stripped):
-        return Unsupported(start, end, source, word)
+    if word == "chart" and not re.match(r"chart\s*(=|\[|precision\b)", stripped):
+        from .statements import parse_chart
+
+        return parse_chart(src[:text_end], base, start, end, source)
+    if word == "report":
+        from .statements import is_report_line, parse_report
+
+        if is_report_line(src[:text_end].strip()):
+            return parse_report(src[lead:text_end], base + lead, start, end, source)
     if stripped.startswith("["):
         return _unit_definition(src, base, start, end, source)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from . import lang
 from .findings import Finding
 from .locate import Cell, Located, Table, locate, plain_text
+from .statements import ChartStmt, ReportStmt
 from .units import UnitDefinitions, UnitMap, UnitSyntaxError, parse_unit
 
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -53,6 +54,23 @@ class Node:
 
 
 @dataclass
+class Chart:
+    """A ``chart`` declaration of a sheet; ``order`` is its statement's place in the document."""
+
+    sheet: str
+    stmt: ChartStmt
+    order: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.stmt.name
+
+    @property
+    def id(self) -> str:
+        return f"{self.sheet}.{self.stmt.name}"
+
+
+@dataclass
 class Sheet:
     id: str
     table: Table | None = None
@@ -61,7 +79,8 @@ class Sheet:
     rules: dict[str, Node] = field(default_factory=dict)  # keyed by column name
     scalars: dict[str, Node] = field(default_factory=dict)
     assertions: list[Node] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)
+    charts: list["Chart"] = field(default_factory=list)
+    reports: list[ReportStmt] = field(default_factory=list)
     imported: bool = False
 
     def column_name(self, name: str) -> str | None:
@@ -213,6 +232,12 @@ def _detached(located: Located, fence) -> bool:
 
 
 def _head_name(text: str) -> str | None:
+    """The name a line that does not parse was about: a binding's, a chart's, or none (a report)."""
+    if re.match(r"\s*report(?![A-Za-z0-9_])", text) and "=" not in text:
+        return None
+    chart = re.match(r"\s*chart\s+([A-Za-z_][A-Za-z0-9_]*)", text)
+    if chart:
+        return None if chart.group(1) == "as" else chart.group(1)
     m = re.match(r"\s*(?:param\s+)?([A-Za-z_][A-Za-z0-9_]*)", text)
     return m.group(1) if m else None
 
@@ -247,12 +272,19 @@ def _read_header(model: Model, sheet: Sheet, emit) -> None:
 
 def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.Statement, order: int, emit) -> None:
     prefix = f"{sheet_id}." if sheet_id else ""
-    if isinstance(stmt, lang.Unsupported):
-        if sheet is not None:
-            sheet.unsupported.append(stmt.keyword)
-        emit(Finding("UNSUPPORTED", sheet_id or None, None,
-                     f"`{stmt.keyword}` statements are not supported by this engine; the line was skipped",
-                     span=(stmt.start, stmt.end)))
+    if isinstance(stmt, ChartStmt):
+        _add_chart(sheet, sheet_id, stmt, order, emit)
+        return
+    if isinstance(stmt, ReportStmt):
+        if sheet is None:
+            emit(Finding("SHEET", None, None, "`report` must be in a `#id` sheet block", span=(stmt.start, stmt.end)))
+            return
+        for other in sheet.reports:
+            if other.normalized == stmt.normalized:
+                emit(Finding("DUP", sheet_id, None, f"{stmt.normalized} is declared twice in sheet {sheet_id}",
+                             assertion_scoped=True, span=(stmt.start, stmt.end)))
+                return
+        sheet.reports.append(stmt)
         return
     if isinstance(stmt, lang.UnitDef):
         if sheet is not None:
@@ -335,9 +367,25 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         model.nodes.append(node)
         return
     scope = model.doc if sheet is None else sheet.scalars
-    if b.name in scope or (sheet is not None and b.name in sheet.aliases):
+    if b.name in scope or (sheet is not None and (b.name in sheet.aliases
+                                                  or any(c.name == b.name for c in sheet.charts))):
         emit(Finding("DUP", sheet_id or None, b.name, span=(b.start, b.end)))
         return
     node = Node(f"{prefix}{b.name}", sheet_id, b.name, "scalar", b, order=order)
     scope[b.name] = node
     model.nodes.append(node)
+
+
+def _add_chart(sheet: Sheet | None, sheet_id: str, stmt: ChartStmt, order: int, emit) -> None:
+    span = (stmt.start, stmt.end)
+    if sheet is None:
+        emit(Finding("SHEET", None, stmt.name, "`chart` must be in a `#id` sheet block", span=span))
+        return
+    if sheet.table is None and not sheet.imported:
+        emit(Finding("SHEET", sheet_id, stmt.name, "a chart needs a table", span=span))
+        return
+    taken = set(sheet.columns) | set(sheet.scalars) | set(sheet.aliases) | {c.name for c in sheet.charts}
+    if stmt.name in taken:
+        emit(Finding("DUP", sheet_id, stmt.name, span=span))
+        return
+    sheet.charts.append(Chart(sheet_id, stmt, order))

@@ -29,6 +29,9 @@ def _label(f: Finding) -> str:
 
 
 def stale_line(f: Finding) -> str:
+    if f.artifact is not None:
+        # a file has no stored-against-computed pair: the message names it and the fix
+        return prefix("STALE") + f.ident.ljust(ID_FIELD) + "  " + (f.message or "")
     if f.anchor_group:
         return prefix("STALE") + f"{f.suppressed_count} prose anchors bound to the values above"
     left = f.ident.ljust(ID_FIELD) + "· " + f.row_label if f.row_label is not None else f.ident
@@ -85,6 +88,10 @@ def group_lines(f: Finding) -> list[str]:
                 CONT + f"Wrap it in an aggregate: SUM({f.raw})"]
     if code == "CYCLE":
         return [prefix("CYCLE") + " → ".join(f.cycle_path)]
+    if code == "ARTIFACT":
+        head = prefix("ARTIFACT")
+        lines = [head + f.ident.ljust(ID_FIELD) + "  " + (f.message or "")]
+        return lines + ([" " * len(head) + f"did you mean `{f.suggestion}`?"] if f.suggestion else [])
     if code == "COVERAGE":
         head = prefix("COVERAGE")
         return [head + (f.message or "")] + ([" " * len(head) + f.suggestion] if f.suggestion else [])
@@ -143,7 +150,10 @@ def finding_json(f: Finding, file: str) -> dict:
     if f.row_label is not None:
         location["row"] = f.row_label
     details: dict[str, object] = {}
-    if f.code == "STALE":
+    if f.code == "STALE" and f.artifact is not None:
+        details["message"] = f.message
+        details["artifact"] = f.artifact
+    elif f.code == "STALE":
         if f.anchor_group:
             details["suppressedCount"] = f.suppressed_count
         else:
@@ -168,7 +178,7 @@ def finding_json(f: Finding, file: str) -> dict:
         details["message"] = text_message(f)
         if f.suppressed_count is not None and f.code == "NOTE":
             details["suppressedCount"] = f.suppressed_count
-        if f.suggestion and f.code in ("UNDEF", "TYPE", "WARN", "COVERAGE", "PRECISION"):
+        if f.suggestion and f.code in ("UNDEF", "TYPE", "WARN", "COVERAGE", "PRECISION", "ARTIFACT"):
             details["suggestion"] = f.suggestion
         if f.hint:
             details["hint"] = f.hint

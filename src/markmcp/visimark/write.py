@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass, field
 
 from . import lang
+from .charts import owner
 from .check import CheckResult, Edit, check, children
 from .findings import Finding
 from .model import Model, build
+from .port import Files, PortError
 from .units import format_unit
 
 MAX_PASSES = 4
@@ -42,6 +44,27 @@ class FmtResult:
     units_fixed: int = 0
     unfixable: list[Finding] = field(default_factory=list)
     result: CheckResult | None = None
+    artifacts: list[str] = field(default_factory=list)  # paths written, as the document names them
+    artifacts_skipped: int = 0  # stale or missing, not written (--no-artifacts)
+    write_error: tuple[str, str] | None = None  # (path, message) of an artifact that could not be written
+
+
+class _ReadOnce:
+    """The port, each file read once per ``fmt`` run (it checks the document up to
+    MAX_PASSES times; a CSV or an SVG does not change in between)."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.cache: dict[str, bytes | None] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        if rel not in self.cache:
+            self.cache[rel] = self.files.read(rel)
+        return self.cache[rel]
+
+    def write(self, rel: str, data: bytes) -> None:
+        self.files.write(rel, data)
+        self.cache[rel] = bytes(data)
 
 
 def unit_edits(model: Model) -> list[Edit]:
@@ -83,8 +106,15 @@ def unit_edits(model: Model) -> list[Edit]:
     return edits
 
 
-def fmt(src: str, fix_dates: bool = False, fix_units: bool = False) -> FmtResult:
-    """Repair every STALE value (and, when asked, dates and unit spellings)."""
+def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files | None = None,
+        artifacts: bool = True) -> FmtResult:
+    """Repair every STALE value (and, when asked, dates and unit spellings).
+
+    With ``files``, stale or missing chart artifacts are written through it (unless
+    ``artifacts`` is False) before the caller writes the document; a refused write is
+    ``write_error`` and the caller then leaves the document as it was.
+    """
+    port = _ReadOnce(files) if files is not None else None
     out = src
     res = FmtResult(src, False)
     if fix_units:
@@ -94,7 +124,7 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False) -> FmtResult
             res.units_fixed = len(edits)
     result: CheckResult | None = None
     for _ in range(MAX_PASSES):
-        result = check(build(out))
+        result = check(build(out), port)
         edits = [e for e in result.edits if e.kind in ("cell", "anchor") or (fix_dates and e.kind == "date")]
         if not edits:
             break
@@ -103,10 +133,34 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False) -> FmtResult
         res.dates_fixed += sum(1 for e in edits if e.kind == "date")
         out = apply_edits(out, edits)
     else:
-        result = check(build(out))
+        result = check(build(out), port)
     assert result is not None
     res.output = out
     res.changed = out != src
     res.result = result
-    res.unfixable = result.findings
+    # a stale or missing artifact is fmt's to repair, written here or declined by the caller
+    res.unfixable = [f for f in result.findings if not (f.code == "STALE" and f.artifact is not None)]
+    if port is not None:
+        _write_artifacts(res, result, port, artifacts)
     return res
+
+
+def _write_artifacts(res: FmtResult, result: CheckResult, port: _ReadOnce, allowed: bool) -> None:
+    for chart in result.charts:
+        if chart.state not in ("stale", "missing") or chart.svg is None or chart.path is None:
+            continue
+        if not allowed:
+            res.artifacts_skipped += 1
+            continue
+        try:
+            # prove ownership again at the moment of writing: the file may have changed since
+            now = port.files.read(chart.path)
+            if now is not None and owner(now) != (chart.sheet, chart.name):
+                res.write_error = (chart.path, f"`{chart.path}` changed since it was checked and is not ours "
+                                               "to overwrite; nothing was written")
+                return
+            port.write(chart.path, chart.svg)
+        except PortError as e:
+            res.write_error = (chart.path, e.message)
+            return
+        res.artifacts.append(chart.path)
