@@ -118,7 +118,7 @@ def test_cli_reference_covers_every_command_option_and_code() -> None:
         for option in options:
             assert f"`{option}" in text
     listed = set(re.findall(r"^\| `([A-Z]+)` \| (?:problem|advice) \|", text, re.M))
-    assert listed == (ERROR_CODES | ADVICE_CODES | {"STALE"}) - {"IMPORT"}
+    assert listed == ERROR_CODES | ADVICE_CODES | {"STALE"}
 
 
 def test_skill_names_every_display_rule_and_the_function_count() -> None:

@@ -31,6 +31,7 @@ from .display import (
 from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor, plain_text
 from .charts import ChartResult, check_charts
+from .imports import resolve_imports
 from .model import IDENT_RE, Model, Node, Sheet
 from .port import Files
 from .suggest import closest
@@ -49,6 +50,7 @@ from .values import (
     render,
 )
 
+IMPORT_FAILED = "#import-failed"  # a dependency standing for a sheet whose CSV could not be read
 BOOLEAN_BINDING = "a boolean cannot be stored; wrap it in `IF()` to produce a number or a string"
 CODE_RANK = {
     "COVERAGE": 0, "SHEET": 0, "TYPE": 0, "IMPORT": 0, "PRECISION": 0, "UNSUPPORTED": 0,
@@ -154,6 +156,7 @@ class Checker:
         self.col_decoration: dict[tuple[str, str], Decoration | None] = {}
         self.unit_conflict: set[tuple[str, str]] = set()
         self.row_cause: dict[tuple[str, int], str | None] = {}
+        self.unevaluable.add(IMPORT_FAILED)
         self.anchors_by_id: dict[str, list[Anchor]] = {}
         for a in model.located.anchors:
             self.anchors_by_id.setdefault(a.id, []).append(a)
@@ -188,6 +191,10 @@ class Checker:
         if sheet_id:
             candidates |= self._sheet_names(m.sheets[sheet_id])
         return Resolved("unknown", suggestion=closest(ref.name, candidates))
+
+    def import_failed(self, sheet_id: str, ref: lang.Ref) -> bool:
+        sheet = self.m.sheets.get(ref.qualifier or sheet_id)
+        return sheet is not None and sheet.import_failed
 
     def chart_named(self, sheet_id: str, ref: lang.Ref) -> bool:
         sheet = self.m.sheets.get(ref.qualifier or sheet_id)
@@ -226,6 +233,9 @@ class Checker:
         def walk(e: lang.Node, reduce_arg: bool = False) -> None:
             if isinstance(e, lang.Ref):
                 r = self.resolve(node.sheet, e)
+                if r.kind == "unknown" and self.import_failed(node.sheet, e):
+                    deps.add(IMPORT_FAILED)  # the import's own finding says why; this value waits on it
+                    return
                 if r.kind == "unknown" and self.chart_named(node.sheet, e):
                     call_errors.append(base("TYPE", message="a chart is not a value", span=(e.start, e.end)))
                     return
@@ -283,7 +293,7 @@ class Checker:
         """Topological order (document order, dependencies first) and the cycles."""
         info = {n.id: self.analyse(n) for n in self.m.nodes}
         by_id = {n.id: n for n in self.m.nodes}
-        graph = {nid: [d for d in sorted(deps, key=lambda d: by_id[d].order) if d in by_id]
+        graph = {nid: sorted((d for d in deps if d in by_id), key=lambda d: by_id[d].order)
                  for nid, (deps, _) in info.items()}
         # dependencies in the order they are written in the expression
         for n in self.m.nodes:
@@ -383,7 +393,7 @@ class Checker:
             num = parse_cell_number(t)
             if isinstance(num, CellNumber):
                 widths.append(num.places)
-            elif diagnose_date(t) is not None or parse_iso(t):
+            elif (not sheet.imported and diagnose_date(t) is not None) or parse_iso(t):
                 saw_date = True
             else:
                 saw_text = True
@@ -510,7 +520,7 @@ class Checker:
         iso = parse_iso(t)
         if iso is not None:
             return iso
-        problem = diagnose_date(t)
+        problem = None if sheet.imported else diagnose_date(t)  # an imported field is only ever text
         if problem is not None:
             key = (sheet.id, column, row)
             if key not in self.date_rows:
@@ -709,6 +719,7 @@ class Checker:
         m = self.m
         for f in m.findings:
             self.emit(f)
+        resolve_imports(self, self.files)
         self.coverage()
         for sheet in m.sheets.values():
             if sheet.table is not None:

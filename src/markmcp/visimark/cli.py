@@ -263,6 +263,7 @@ class Runner:
                 if r.changed or r.artifacts:
                     bits = [_plural(r.cells_updated, "cell"), _plural(r.anchors_updated, "anchor"),
                             _plural(r.dates_fixed, "date"), _plural(r.units_fixed, "unit"),
+                            _plural(r.stamps_updated, "stamp"),
                             _plural(len(r.artifacts), "artifact"), skipped]
                     self.out(f"{path}: updated {', '.join(b for b in bits if b)}")
                 else:

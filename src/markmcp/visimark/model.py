@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from . import lang
 from .findings import Finding
 from .locate import Cell, Located, Table, locate, plain_text
+from .imports import ImportDecl, ImportSyntaxError, parse_import
 from .statements import ChartStmt, ReportStmt
 from .units import UnitDefinitions, UnitMap, UnitSyntaxError, parse_unit
 
@@ -81,7 +82,12 @@ class Sheet:
     assertions: list[Node] = field(default_factory=list)
     charts: list["Chart"] = field(default_factory=list)
     reports: list[ReportStmt] = field(default_factory=list)
-    imported: bool = False
+    import_decl: ImportDecl | None = None
+    import_failed: bool = False
+
+    @property
+    def imported(self) -> bool:
+        return self.import_decl is not None
 
     def column_name(self, name: str) -> str | None:
         """The header name a symbol denotes (an alias or the header's own name)."""
@@ -171,31 +177,35 @@ def build(src: str) -> Model:
     for fence in located.fences:
         if fence.lang != "vmark":
             continue
-        meta = fence.meta
         sheet_id = ""
-        words = meta.split()
-        if words and words[0].startswith("#"):
-            sheet_id = words[0][1:]
+        info = src[fence.info_span[0]:fence.info_span[1]]
+        head = re.match(r"\S+\s+#(\S+)", info)
+        decl: ImportDecl | None = None
+        if head:
+            sheet_id = head.group(1)
             if not IDENT_RE.fullmatch(sheet_id):
                 emit(Finding("SHEET", sheet_id, None, invalid_sheet_id(sheet_id), span=fence.info_span))
-            words = words[1:]
-        if words:
-            emit(Finding("UNSUPPORTED", sheet_id or None, None,
-                         f"`{' '.join(words)}` in the fence info string (imports) is not supported by this engine; the sheet was skipped",
-                         span=fence.info_span))
-            if sheet_id:
-                model.sheets.setdefault(sheet_id, Sheet(sheet_id)).imported = True
-            continue
+            try:
+                decl = parse_import(info[head.end():], fence.info_span[0] + head.end())
+            except ImportSyntaxError as e:
+                emit(Finding("TYPE", sheet_id, None, e.message, assertion_scoped=True, span=e.span))
+                continue  # a declaration that does not parse: the block's rules are not read
         sheet: Sheet | None = None
         if sheet_id:
             sheet = model.sheets.get(sheet_id)
             if sheet is None:
                 sheet = Sheet(sheet_id)
                 model.sheets[sheet_id] = sheet
-            if fence.table is not None and sheet.table is None:
+            if decl is not None:
+                if fence.table is not None:
+                    emit(Finding("SHEET", sheet_id, None, "an imported sheet may not also own an inline table",
+                                 span=fence.info_span))
+                if sheet.import_decl is None and sheet.table is None:
+                    sheet.import_decl = decl
+            elif fence.table is not None and sheet.table is None and sheet.import_decl is None:
                 sheet.table = located.tables[fence.table]
                 _read_header(model, sheet, emit)
-        if sheet is not None and sheet.table is None and _detached(located, fence):
+        if sheet is not None and sheet.table is None and decl is None and _detached(located, fence):
             emit(Finding("SHEET", sheet_id, None,
                          "this block declares column rules but no table immediately precedes it",
                          span=(fence.start, fence.end)))

@@ -42,6 +42,7 @@ class FmtResult:
     anchors_updated: int = 0
     dates_fixed: int = 0
     units_fixed: int = 0
+    stamps_updated: int = 0
     unfixable: list[Finding] = field(default_factory=list)
     result: CheckResult | None = None
     artifacts: list[str] = field(default_factory=list)  # paths written, as the document names them
@@ -125,12 +126,13 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files
     result: CheckResult | None = None
     for _ in range(MAX_PASSES):
         result = check(build(out), port)
-        edits = [e for e in result.edits if e.kind in ("cell", "anchor") or (fix_dates and e.kind == "date")]
+        edits = [e for e in result.edits if e.kind in ("cell", "anchor", "stamp") or (fix_dates and e.kind == "date")]
         if not edits:
             break
         res.cells_updated += sum(1 for e in edits if e.kind == "cell")
         res.anchors_updated += sum(1 for e in edits if e.kind == "anchor")
         res.dates_fixed += sum(1 for e in edits if e.kind == "date")
+        res.stamps_updated += sum(1 for e in edits if e.kind == "stamp")
         out = apply_edits(out, edits)
     else:
         result = check(build(out), port)

@@ -1,0 +1,288 @@
+"""Declared local imports: a sheet whose table is a CSV file beside the document.
+
+    vmark #id from PATH [delimited C] [labelled A, B, … | unlabelled A, B, …] [at sha256:DIGEST]
+
+The fence info is parsed when the model is built (:func:`parse_import`); the file is
+resolved when the document is checked (:func:`resolve_imports`), before any binding is
+analysed, in a fixed order that stops at the first failure: path gate, file present,
+stamp well-formed, stamp matches, CSV parses, header names distinct and identifiers,
+``labelled`` matches (``unlabelled``: every row as wide as the declared names).
+
+A stamp that does not match is ``STALE``, and ``fmt`` rewrites only the digest; a
+missing stamp is ``IMPORT`` and ``fmt`` adds it; every other failure is ``IMPORT``.
+The CSV is read through the file port and never written.  Its fields are read with
+the table-cell literal grammar (a date-shaped string is a string here, not a DATE).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+from array import array
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .findings import Finding
+from .locate import Cell, Table
+from .port import Files, PortError, gate, port_problem
+
+if TYPE_CHECKING:
+    from .check import Checker
+    from .model import Sheet
+
+WHAT = "imported file path"
+DIGEST_RE = re.compile(r"[0-9a-f]{64}")
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CLAUSE_WORDS = ("delimited", "labelled", "unlabelled", "at")
+BAD_DELIMITERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\".-")
+FIELD_LIMIT = 16 * 1024 * 1024
+
+csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
+
+
+class ImportSyntaxError(Exception):
+    def __init__(self, message: str, span: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+@dataclass
+class ImportDecl:
+    path: str
+    path_span: tuple[int, int]
+    decl_span: tuple[int, int]
+    delimiter: str = ","
+    labels: list[str] | None = None
+    labels_span: tuple[int, int] | None = None
+    mode: str | None = None  # labelled | unlabelled | None
+    stamp_prefix: str | None = None
+    stamp_digest: str | None = None
+    stamp_span: tuple[int, int] | None = None  # `at …`
+    digest_span: tuple[int, int] | None = None  # the digest alone
+    # filled in by resolve_imports
+    state: str = "error"  # ok | stale | unstamped | error | skipped
+    digest: str | None = None
+
+
+class ImportedTable(Table):
+    """A table read from a CSV file: its cells have no place in the document, so every
+    cell reports the import declaration's span."""
+
+    def cell(self, row: int, col: int) -> Cell:
+        return Cell(self.text(row, col), self.start, self.end)
+
+
+# ------------------------------------------------------------------ fence info
+
+
+def parse_import(info: str, base: int) -> ImportDecl | None:
+    """The import clause of a fence info tail (``info`` starts after ``#id``, at
+    offset ``base``); None when the tail does not open with ``from``."""
+    words = [(m.group(0), base + m.start(), base + m.end()) for m in re.finditer(r"\S+", info)]
+    if not words or words[0][0] != "from":
+        return None
+    if len(words) < 2:
+        raise ImportSyntaxError("`from` needs a path", (words[0][1], words[0][2]))
+    path, p0, p1 = words[1]
+    decl = ImportDecl(path, (p0, p1), (words[0][1], words[-1][2]))
+    stage, i = 0, 2
+    while i < len(words):
+        word, w0, w1 = words[i]
+        if word == "delimited":
+            if stage >= 1:
+                raise ImportSyntaxError("`delimited` is out of order or repeated", (w0, w1))
+            stage = 1
+            if i + 1 >= len(words):
+                raise ImportSyntaxError("`delimited` needs a character", (w0, w1))
+            char, c0, c1 = words[i + 1]
+            if len(char) != 1:
+                raise ImportSyntaxError(f"`delimited` takes exactly one character, got `{char}`", (c0, c1))
+            if char in BAD_DELIMITERS:
+                raise ImportSyntaxError(f"`delimited {char}` is not allowed — a delimiter may not be a letter, "
+                                        "digit, quote, `.`, `-`, or whitespace", (c0, c1))
+            decl.delimiter = char
+            i += 2
+            continue
+        if word in ("labelled", "unlabelled"):
+            if stage >= 2:
+                raise ImportSyntaxError(f"`{word}` is out of order or repeated", (w0, w1))
+            stage = 2
+            j = i + 1
+            while j < len(words) and words[j][0] not in CLAUSE_WORDS:
+                j += 1
+            listed = info[w1 - base:(words[j][1] - base) if j < len(words) else len(info)]
+            names = [n.strip() for n in listed.split(",") if n.strip()]
+            if not names:
+                raise ImportSyntaxError(f"`{word}` needs at least one column name", (w0, w1))
+            decl.labels, decl.mode = names, word
+            decl.labels_span = (w0, words[j - 1][2])
+            i = j
+            continue
+        if word == "at":
+            if stage >= 3:
+                raise ImportSyntaxError("`at` is out of order or repeated", (w0, w1))
+            stage = 3
+            if i + 1 >= len(words):
+                raise ImportSyntaxError("`at` needs a stamp", (w0, w1))
+            stamp, s0, s1 = words[i + 1]
+            prefix, colon, digest = stamp.partition(":")
+            decl.stamp_prefix = prefix
+            decl.stamp_digest = digest if colon else None
+            decl.stamp_span = (w0, s1)
+            decl.digest_span = (s0 + len(prefix) + 1, s1) if colon else None
+            i += 2
+            continue
+        raise ImportSyntaxError(f"unrecognised token `{word}` in import declaration", (w0, w1))
+    return decl
+
+
+# -------------------------------------------------------------------- the CSV
+
+
+def read_csv(text: str, delimiter: str) -> list[list[str]]:
+    """Rows of fields (RFC 4180 through the standard ``csv`` module); ValueError with the
+    IMPORT message when the text is not a CSV this grammar accepts."""
+    if not text:
+        raise ValueError("empty file (not even a header row)")
+    crlf = "\r\n" in text
+    rest = text.replace("\r\n", "")
+    if crlf and ("\n" in rest or "\r" in rest):
+        raise ValueError("mixed line endings — the file mixes CRLF and bare LF/CR")
+    try:
+        rows = [row or [""] for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)]
+    except csv.Error as e:
+        raise ValueError("unterminated quoted field" if "end of data" in str(e) else f"malformed CSV: {e}") from None
+    if not rows:
+        raise ValueError("empty file (not even a header row)")
+    return rows
+
+
+# ------------------------------------------------------------------ resolution
+
+
+def resolve_imports(ck: Checker, files: Files | None) -> None:
+    """Give every imported sheet its table, or report why it has none."""
+    for sheet in ck.m.sheets.values():
+        decl = sheet.import_decl
+        if decl is not None:
+            _resolve(ck, files, sheet, decl)
+
+
+def _fail(ck: Checker, sheet: Sheet, message: str, span: tuple[int, int]) -> None:
+    assert sheet.import_decl is not None
+    sheet.import_decl.state = "error"
+    sheet.import_failed = True
+    ck.emit(Finding("IMPORT", sheet.id, None, message, assertion_scoped=True, span=span))
+
+
+def _resolve(ck: Checker, files: Files | None, sheet: Sheet, decl: ImportDecl) -> None:
+    if files is None:
+        decl.state = "skipped"  # no folder to read from: nothing can be verified, nothing is claimed
+        sheet.import_failed = True
+        return
+    refused = gate(decl.path, WHAT, ".csv")
+    if refused:
+        _fail(ck, sheet, refused, decl.path_span)
+        return
+    try:
+        raw = files.read(decl.path)
+    except PortError as e:
+        _fail(ck, sheet, port_problem(e, WHAT) if e.code == "outside" else f"cannot read `{decl.path}`: {e.message}",
+              decl.path_span)
+        return
+    if raw is None:
+        _fail(ck, sheet, f"imported file not found: `{decl.path}`", decl.path_span)
+        return
+    digest = hashlib.sha256(raw).hexdigest()
+    decl.digest = digest
+    if decl.stamp_span is not None:
+        if decl.stamp_prefix != "sha256":
+            _fail(ck, sheet, f"unrecognised stamp prefix `{decl.stamp_prefix or ''}` — only `sha256:` is supported",
+                  decl.stamp_span)
+            return
+        stamp = decl.stamp_digest or ""
+        if not DIGEST_RE.fullmatch(stamp):
+            reason = ("wrong length" if len(stamp) != 64 else
+                      "uppercase hex" if re.search(r"[A-F]", stamp) else "non-hex character")
+            _fail(ck, sheet, f"malformed digest ({reason})", decl.stamp_span)
+            return
+    state = "ok"
+    if decl.stamp_span is not None and decl.stamp_digest != digest:
+        state = "stale"
+        ck.emit(Finding("STALE", sheet.id, None, f"`{decl.path}` does not match its recorded stamp — "
+                        f"expected sha256:{decl.stamp_digest}, got sha256:{digest}", artifact=decl.path,
+                        span=decl.stamp_span))
+        assert decl.digest_span is not None
+        ck.edits.append(_edit(decl.digest_span, digest))
+    elif decl.stamp_span is None:
+        state = "unstamped"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        _fail(ck, sheet, f"`{decl.path}` is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start})",
+              decl.decl_span)
+        return
+    try:
+        rows = read_csv(text.removeprefix("\ufeff"), decl.delimiter)
+    except ValueError as e:
+        _fail(ck, sheet, str(e), decl.decl_span)
+        return
+    unlabelled = decl.mode == "unlabelled"
+    names = list(decl.labels or []) if unlabelled else rows[0]
+    body = rows if unlabelled else rows[1:]
+    where = decl.labels_span or decl.decl_span if unlabelled else decl.decl_span
+    dupes = [n for i, n in enumerate(names) if n in names[:i]]
+    if dupes:
+        listed = ", ".join(f"`{d}`" for d in dict.fromkeys(dupes))
+        _fail(ck, sheet, f"duplicate column {listed} " + ("in `unlabelled` declaration" if unlabelled
+                                                          else "in imported header"), where)
+        return
+    bad = next((n for n in names if not IDENT_RE.fullmatch(n)), None)
+    if bad is not None:
+        _fail(ck, sheet, f"{'declared' if unlabelled else 'imported'} column `{bad}` is not a valid identifier", where)
+        return
+    if decl.mode == "labelled" and decl.labels != names:
+        _fail(ck, sheet, f"labelled header does not match: expected [{', '.join(decl.labels or [])}], "
+                         f"got [{', '.join(names)}]", decl.labels_span or decl.decl_span)
+        return
+    if unlabelled:
+        for r, row in enumerate(body, 1):
+            if len(row) != len(names):
+                word = "too few" if len(names) < len(row) else "too many"
+                _fail(ck, sheet, f"{word} names: declared {len(names)}, row {r} has {len(row)} fields", where)
+                return
+    _attach(ck, sheet, decl, names, body)
+    decl.state = state
+    if state == "unstamped":
+        ck.emit(Finding("IMPORT", sheet.id, None, "unstamped import", assertion_scoped=True, span=decl.decl_span))
+        ck.edits.append(_edit((decl.decl_span[1], decl.decl_span[1]), f" at sha256:{digest}"))
+
+
+def _edit(span: tuple[int, int], text: str):
+    from .check import Edit
+
+    return Edit(span[0], span[1], text, "stamp")
+
+
+def _attach(ck: Checker, sheet: Sheet, decl: ImportDecl, names: list[str], body: list[list[str]]) -> None:
+    from .model import Column
+
+    start, end = decl.decl_span
+    width = len(names)
+    texts: list[str] = []
+    for row in body:
+        texts += row[:width] + [""] * (width - len(row))
+    header = tuple(Cell(n, start, end) for n in names)
+    sheet.table = ImportedTable(header, texts, array("q", [start, end] * len(body)), ck.m.source, start, end, 0)
+    sheet.columns = {n: Column(n, i, header[i]) for i, n in enumerate(names)}
+    # a binding named like an imported column would be a column rule, and there is no cell to write
+    for name in names:
+        node = sheet.scalars.pop(name, None)
+        if node is None:
+            continue
+        ck.m.nodes.remove(node)
+        ck.emit(Finding("IMPORT", sheet.id, name, f"column rule on an imported sheet: `{name}` is a read-only "
+                        "imported column", assertion_scoped=True, span=(node.stmt.start, node.stmt.end)))
