@@ -32,6 +32,8 @@ from .findings import Finding
 from .locate import NO_FORMULAS_MARKER, Anchor, plain_text
 from .charts import ChartResult, check_charts
 from .imports import resolve_imports
+from .lattice import LatticeFault
+from .lattice import points as lattice_points
 from .model import IDENT_RE, Model, Node, Sheet
 from .port import Files
 from .suggest import closest
@@ -53,7 +55,7 @@ from .values import (
 IMPORT_FAILED = "#import-failed"  # a dependency standing for a sheet whose CSV could not be read
 BOOLEAN_BINDING = "a boolean cannot be stored; wrap it in `IF()` to produce a number or a string"
 CODE_RANK = {
-    "COVERAGE": 0, "SHEET": 0, "TYPE": 0, "IMPORT": 0, "PRECISION": 0, "UNSUPPORTED": 0,
+    "COVERAGE": 0, "SHEET": 0, "TYPE": 0, "IMPORT": 0, "PRECISION": 0,
     "DATE": 1, "UNIT": 1, "NOTE": 1, "UNDEF": 1, "DUP": 1, "VECTOR": 1, "DOMAIN": 1,
     "CYCLE": 2, "ASSERT": 2, "ANCHOR": 3, "WARN": 4,
 }
@@ -128,16 +130,20 @@ class CheckResult:
         return 1 if any(f.is_problem for f in self.findings) else 0
 
 
-def check(model: Model, files: Files | None = None) -> CheckResult:
-    """Check a built model; ``files`` reaches the document's folder (charts, imports)."""
+def check(model: Model, files: Files | None = None, full: bool = True) -> CheckResult:
+    """Check a built model; ``files`` reaches the document's folder (charts, imports).
+
+    ``full=False`` evaluates only (values and assertions): no charts, reports, anchors
+    or unused-name advice, for callers that ask many questions of one document."""
     with localcontext(CONTEXT):
-        return Checker(model, files).run()
+        return Checker(model, files, full).run()
 
 
 class Checker:
-    def __init__(self, model: Model, files: Files | None = None) -> None:
+    def __init__(self, model: Model, files: Files | None = None, full: bool = True) -> None:
         self.m = model
         self.files = files
+        self.full = full
         self.charts: list[ChartResult] = []
         self.entries: list[Finding] = []
         self.det = 0
@@ -765,9 +771,11 @@ class Checker:
         for sheet_id, n in self.assert_suppressed.items():
             self.emit(Finding("NOTE", sheet_id, None, assertion_scoped=True, suppressed_count=n,
                               message=f"{n} assertion{'s' if n != 1 else ''} not verified (upstream errors)"))
-        self.charts = check_charts(self, self.files)
-        self.check_anchors()
-        self.warn_unused()
+        if self.full:
+            self.charts = check_charts(self, self.files)
+            self.check_reports()
+            self.check_anchors()
+            self.warn_unused()
         findings = order_findings(self.entries, self.sheet_seen)
         assertions = [self.assertions[n.id] for n in m.nodes if n.kind == "assert" and n.id in self.assertions]
         input_units: dict[str, UnitMap] = {}
@@ -933,16 +941,17 @@ class Checker:
                                       f"param {node.name} "
                                       f"declares {b.precision}", span=(b.start, b.end)))
                     return False
-        if clause.lattice is not None:
-            # a lattice only guides `simulate`, which this engine does not have; say so once
-            self.emit(Finding("UNSUPPORTED", node.sheet or None, node.name,
-                              f"`lattice {clause.lattice}` is for `simulate`, which this engine does not support; "
-                              "the param is checked at its default", span=(b.start, b.end)))
         if not in_domain(clause, value):
             self.emit(Finding("DOMAIN", node.sheet or None, node.name,
                               f"default {b.param.default_text} is not in the domain of {node.name}: {clause.shown}",
                               span=(b.start, b.end)))
             return False
+        if clause.lattice is not None:
+            # an impossible lattice is a finding on the declaration only: the default still evaluates
+            try:
+                lattice_points(node.name, clause, clause.lattice, b.param.percent, b.precision)
+            except LatticeFault as e:
+                self.emit(Finding(e.code, node.sheet or None, node.name, e.message, span=(b.start, b.end)))
         return True
 
     # -------------------------------------------------------------- evaluation
@@ -1350,6 +1359,25 @@ class Checker:
             bound = sum(len(self.anchors_by_id[i]) for i in stale_ids)
             self.emit(Finding("STALE", anchor_group=True, suppressed_count=bound))
 
+    def check_reports(self) -> None:
+        """A report's names must be scalars; `check` never runs a report."""
+        for sheet in self.m.sheets.values():
+            for stmt in sheet.reports:
+                for ref in stmt.refs:
+                    r = self.resolve(sheet.id, ref)
+                    span = (ref.start, ref.end)
+                    if r.kind == "unknown":
+                        self.emit(Finding("UNDEF", sheet.id, None, raw=ref.text, suggestion=r.suggestion,
+                                          assertion_scoped=True, span=span))
+                    elif r.kind in ("column", "input"):
+                        self.emit(Finding("TYPE", sheet.id, None, f"a report reads a scalar; {ref.text} is a column",
+                                          assertion_scoped=True, span=span))
+                if stmt.name == "deltas" and not stmt.on and not any(
+                        n.binding.param is None for n in sheet.scalars.values()):
+                    self.emit(Finding("TYPE", sheet.id, None, "`report deltas` has nothing to read: this sheet has "
+                                      "no scalar that is not a param; name the values with `deltas on REF, …`",
+                                      assertion_scoped=True, span=(stmt.start, stmt.end)))
+
     def rule_type_problem(self, node: Node, rule: str, value: object) -> str | None:
         """The TYPE message when ``rule`` cannot render this scalar's value, else None."""
         unit = self.units.get(node.id)
@@ -1423,6 +1451,12 @@ class Checker:
             walk(n.expr)
             if n.kind == "column" and not n.binding.quoted and n.name != n.binding.name:
                 used_aliases.add((n.sheet, n.binding.name))
+        for sheet in self.m.sheets.values():  # a report's names count as reads
+            for stmt in sheet.reports:
+                for ref in stmt.refs:
+                    r = self.resolve(sheet.id, ref)
+                    if r.node is not None:
+                        referenced.add(r.node.id)
         anchored = set(self.anchors_by_id)
         reported = {(f.sheet or "", f.name) for f in self.entries}
         for n in self.m.nodes:

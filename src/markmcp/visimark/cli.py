@@ -26,24 +26,27 @@ from .units import format_unit, map_to_json
 from .values import canonical
 from .write import fmt
 
-COMMANDS = ("check", "fmt", "eval", "explain", "ref")
-OUT_OF_SCOPE = ("infer", "simulate", "lattice", "report")
+COMMANDS = ("check", "fmt", "eval", "explain", "ref", "simulate")
+OUT_OF_SCOPE = ("infer",)
 FLAGS = {
     "check": {"--json"},
     "fmt": {"--json", "--fix-dates", "--fix-units", "--no-artifacts"},
     "eval": {"--json"},
     "explain": {"--json"},
     "ref": {"--json"},
+    "simulate": {"--json", "--fail-on-fault", "--progress"},
 }
 VALUED = {"eval": {"--get", "--scenario"}}
 ALL_OPTIONS = {"--json": "check", "--fix-dates": "fmt", "--fix-units": "fmt", "--get": "eval",
-               "--scenario": "eval", "--write": "infer", "--no-artifacts": "fmt"}
+               "--scenario": "eval", "--write": "infer", "--no-artifacts": "fmt", "--fail-on-fault": "simulate",
+               "--progress": "simulate"}
 USAGE = {
     "check": "usage: visimark check FILE... [--json]",
     "fmt": "usage: visimark fmt FILE... [--fix-dates] [--fix-units] [--no-artifacts] [--json]",
     "eval": "usage: visimark eval FILE [--get NAME] [--scenario FILE|-] [--json]",
     "explain": "usage: visimark explain FILE [#sheet...] [--json]",
     "ref": "usage: visimark ref [NAME] [--json]",
+    "simulate": "usage: visimark simulate FILE... [--fail-on-fault] [--progress] [--json]",
 }
 HELP = """visimark — Markdown whose numbers are proven
 
@@ -56,6 +59,8 @@ usage:
                                                      print computed values
   visimark explain FILE [#sheet...] [--json]         show each sheet's inputs, rules and order
   visimark ref     [NAME] [--json]                   describe a builtin function
+  visimark simulate FILE... [--fail-on-fault] [--progress] [--json]
+                                                     ask every question the lattices declare; print the reports
   visimark --version | --help
 
 exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could not run"""
@@ -428,6 +433,28 @@ class Runner:
         else:
             self.out(describe(spec))
         return 0
+
+
+    # -------------------------------------------------------------- simulate
+
+    def simulate(self, a: Args) -> int:
+        from .simulate import run_simulate
+
+        as_json = "--json" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        code, body = run_simulate(a.files, self.read_for_simulate, DocumentFolder, self.out, self.err,
+                                  fail_on_fault="--fail-on-fault" in a.flags, progress="--progress" in a.flags,
+                                  as_json=as_json)
+        if as_json:
+            self.emit_json(self.envelope("simulate", self.status(code), **body))
+        return code
+
+    def read_for_simulate(self, path: str) -> str | None:
+        src = self.read(path)
+        if src is None:
+            self.err(f"visimark: cannot read {path}")
+        return src
 
 
 def _plural(n: int, word: str) -> str:

@@ -86,7 +86,7 @@ class Clause:
     domain: Domain | None = None
     presets: list[str] = field(default_factory=list)
     preset_text: str | None = None
-    lattice: str | None = None  # the step as written; parsed, but no command here uses it
+    lattice: str | None = None  # the step as written; `simulate` sweeps its points
 
     @property
     def shown(self) -> str:
@@ -209,7 +209,11 @@ def parse_clause(src: str) -> Clause:
         pos, out.domain = parse_domain(src, pos)
         pos = _skip(src, pos)
     if _at_lattice(src, pos):
-        pos, step = parse_literal(src, _skip(src, pos + len("lattice")))
+        at = _skip(src, pos + len("lattice"))
+        try:
+            pos, step = parse_literal(src, at)
+        except DomainSyntaxError:
+            raise DomainSyntaxError("a lattice step must be a number literal", at) from None
         out.lattice = step.text
         pos = _skip(src, pos)
     if pos < len(src):

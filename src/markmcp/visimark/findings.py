@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 ERROR_CODES = frozenset(
     {
         "DATE", "UNIT", "UNDEF", "DUP", "VECTOR", "CYCLE", "TYPE", "SHEET", "ANCHOR",
-        "PRECISION", "DOMAIN", "ASSERT", "ARTIFACT", "IMPORT", "COVERAGE", "UNSUPPORTED",
+        "PRECISION", "DOMAIN", "ASSERT", "ARTIFACT", "IMPORT", "COVERAGE",
     }
 )
 ADVICE_CODES = frozenset({"WARN", "NOTE"})

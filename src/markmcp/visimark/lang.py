@@ -165,11 +165,6 @@ class UnitDef(Statement):
     atom_span: tuple[int, int]
 
 
-@dataclass
-class Unsupported(Statement):
-    keyword: str
-
-
 # ---------------------------------------------------------------------------
 # Lexer
 

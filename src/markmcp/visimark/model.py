@@ -214,7 +214,9 @@ def build(src: str) -> Model:
                 stmt = lang.parse_statement(text, offset)
             except lang.LangError as e:
                 name = _head_name(text)
-                emit(Finding(e.code, sheet_id or None, name, e.message, span=(e.offset, e.offset + 1)))
+                report = name is None and re.match(r"\s*report(?![A-Za-z0-9_])", text) is not None
+                emit(Finding(e.code, sheet_id or None, name, e.message, assertion_scoped=report,
+                             span=(e.offset, e.offset + 1)))
                 continue
             if stmt is None:
                 continue
