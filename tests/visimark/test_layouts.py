@@ -192,10 +192,13 @@ def test_scenario_faults_are_one_line_and_exit_2(tmp_path: Path, text: str, mess
 def test_scenario_block_and_assert_verdict(tmp_path: Path) -> None:
     p = scenario(tmp_path, '{ "prepay_share": "50%" }')
     assert p.returncode == 1
-    assert p.stdout.split("\n")[-4:] == [
+    assert p.stdout.split("\n")[-7:] == [
         "scenario: -",
         "  levers.extra_hours   40   default",
         "  levers.prepay_share  0.5  scenario  (default 0.3)",
+        "params:",
+        "  levers.extra_hours   integer in [0, 80]",
+        "  levers.prepay_share  { 30%, 40%, 45%, 50% }",
         "",
     ]
     assert p.stderr.split("\n")[:2] == [
@@ -241,3 +244,28 @@ def test_ref_json_entry_shape() -> None:
     assert f["params"][0] == {"name": "x", "type": "number", "note": "the number being rounded down"}
     assert f["examples"][1] == {"expr": "FLOOR(-7, 3)", "is": "-9"}
     assert f["errors"] == [{"when": "a non-positive `s`", "code": "TYPE"}]
+
+
+def test_eval_params_and_explain_json_domain_shape(tmp_path: Path) -> None:
+    path = doc(tmp_path, LEVERS.replace("= default 40", "lattice 20 = default 40"))
+    env = json.loads(run("eval", path, "--json").stdout)
+    hours = env["params"]["levers.extra_hours"]
+    assert hours["domain"]["clauses"] == ["integer", "[0, 80]"]
+    assert hours["domain"]["fold"] == [str(i) for i in range(81)]
+    assert hours["lattice"] == {"step": "20"} and (hours["value"], hours["source"]) == ("40", "default")
+    share = env["params"]["levers.prepay_share"]
+    assert share["domain"] == {"clauses": ["{ 30%, 40%, 45%, 50% }"], "fold": ["0.30", "0.40", "0.45", "0.50"]}
+    assert "lattice" not in share
+    explain = json.loads(run("explain", path, "--json").stdout)
+    params = {p["name"]: p for p in explain["sheets"][0]["params"]}
+    assert params["extra_hours"]["domain"] == hours["domain"] and params["extra_hours"]["lattice"] == {"step": "20"}
+    plain = json.loads(run("eval", doc(tmp_path, "```vmark #s\nx = 1\n```\n"), "--json").stdout)
+    assert "params" not in plain
+
+
+def test_ref_json_unit_signature_is_data() -> None:
+    env = json.loads(run("ref", "SQRT", "--json").stdout)
+    assert env["function"]["units"] == {"params": {"x": "U²"}, "result": "U", "text": "SQRT(x: U²) → U"}
+    for b in REGISTRY.values():
+        units = json.loads(run("ref", b.name, "--json").stdout)["function"]["units"]
+        assert list(units["params"]) == [p.name for p in b.params]

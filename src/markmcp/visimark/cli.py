@@ -348,6 +348,9 @@ class Runner:
                 assertions.append(entry)
             body["assertions"] = assertions
             body["charts"] = [c.json(with_state=scenario_info is None) for c in result.charts]
+            params = params_json(model, scenario_info)
+            if params:
+                body["params"] = params
             self.emit_json(self.envelope("eval", self.status(exit_code), **body))
             return exit_code
         units = eval_units(result)
@@ -368,6 +371,8 @@ class Runner:
                 for pid, (value, default, source) in rows.items():
                     tail = f"scenario  (default {default})" if source == "scenario" else "default"
                     self.out(f"  {pid.ljust(name_w)}  {value.ljust(value_w)}  {tail}")
+            for line in params_block(model):
+                self.out(line)
         for i, x in enumerate(result.assertions):
             if x.holds is not False:
                 continue
@@ -493,6 +498,38 @@ def eval_units(result: CheckResult) -> dict:
             out[node.id] = u
     for k, u in result.input_units.items():
         out.setdefault(k, u)
+    return out
+
+
+def _domain_params(model) -> list:
+    return [n for n in model.nodes if n.kind == "scalar" and n.binding.param is not None
+            and n.binding.param.clause.shown]
+
+
+def params_block(model) -> list[str]:
+    """``params:``: every param that declares a domain, with its lattice (nothing when none does)."""
+    rows = _domain_params(model)
+    if not rows:
+        return []
+    width = max(len(n.id) for n in rows)
+    out = ["params:"]
+    for n in rows:
+        clause = n.binding.param.clause
+        out.append(f"  {n.id.ljust(width)}  {clause.shown}" + (f" lattice {clause.lattice}" if clause.lattice else ""))
+    return out
+
+
+def params_json(model, scenario_info: dict | None) -> dict:
+    from .explain import param_domain_json
+    from .scenario import default_of
+
+    out = {}
+    for n in _domain_params(model):
+        default = canonical(default_of(n))
+        value, source = default, "default"
+        if scenario_info is not None and n.id in scenario_info["params"]:
+            value, _, source = scenario_info["params"][n.id]
+        out[n.id] = {"value": value, "default": default, "source": source, **param_domain_json(n)}
     return out
 
 

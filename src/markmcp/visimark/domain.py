@@ -111,7 +111,7 @@ def parse_literal(src: str, pos: int) -> tuple[int, Literal]:
     text = m.group(0)
     value = Decimal(text.rstrip("%"))
     if text.endswith("%"):
-        value /= 100
+        value = value.scaleb(-2)  # exactly: `30%` is 0.30
     return end, Literal(text, value)
 
 
@@ -292,3 +292,41 @@ def _ceil_int(x: Decimal, closed: bool) -> int:
 def _floor_int(x: Decimal, closed: bool) -> int:
     n = int(x.to_integral_value(rounding="ROUND_FLOOR"))
     return n - 1 if (not closed and n == x) else n
+
+
+# ---------------------------------------------------------------- reporting
+
+FOLD_LIMIT = 10_000  # a domain with more members than this is described, not listed
+
+
+def clauses(clause: Clause) -> list[str]:
+    """The clause's parts as written, in source order: ``["integer", "[0, 80]"]``."""
+    return [x for x in (clause.preset_text, clause.domain.text if clause.domain else None) if x]
+
+
+def fold(clause: Clause) -> list[Decimal] | None:
+    """Every member, when the domain is a finite list known exactly (a set, or an integer
+    preset over a bounded range); None otherwise."""
+    d = clause.domain
+    if d is not None and d.members is not None:
+        return sorted({m.value: m.value for m in d.members if in_domain(Clause(preset=clause.preset), m.value)}.values())
+    if clause.preset not in ("integer", "natural", "positive integer") or d is None or d.lo is None and \
+            clause.preset == "integer" or d.hi is None:
+        return None
+    low = _ceil_int(d.lo.value, d.lo_closed) if d.lo is not None else 0
+    if clause.preset == "natural":
+        low = max(low, 0)
+    if clause.preset == "positive integer":
+        low = max(low, 1)
+    high = _floor_int(d.hi.value, d.hi_closed)
+    if high - low + 1 > FOLD_LIMIT:
+        return None
+    return [Decimal(i) for i in range(low, high + 1)]
+
+
+def domain_json(clause: Clause) -> dict:
+    out: dict = {"clauses": clauses(clause)}
+    members = fold(clause)
+    if members is not None:
+        out["fold"] = [f"{v:f}" for v in members]
+    return out

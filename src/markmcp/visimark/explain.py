@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .check import CheckResult
 from .model import Model, Node
+from .domain import domain_json, parse_literal
 from .units import format_unit, map_to_json
+from .values import canonical
 
 
 def _rule(model: Model, node: Node) -> str:
@@ -99,9 +101,22 @@ def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
 def _param(n: Node) -> dict:
     b = n.binding
     assert b.param is not None
-    out = {"name": n.name, "precision": b.precision, "default": b.param.default_text}
-    if b.param.clause.shown:
-        out["domain"] = b.param.clause.shown
+    out: dict = {"name": n.name, "precision": b.precision, "default": b.param.default_text}
+    out.update(param_domain_json(n))
+    return out
+
+
+def param_domain_json(n: Node) -> dict:
+    """``domain`` (clauses, and the fold when finite) and ``lattice`` (its step as a
+    decimal), each present only when the param declares it."""
+    b = n.binding
+    assert b.param is not None
+    out: dict = {}
+    clause = b.param.clause
+    if clause.shown:
+        out["domain"] = domain_json(clause)
+    if clause.lattice is not None:
+        out["lattice"] = {"step": canonical(parse_literal(clause.lattice, 0)[1].value)}
     return out
 
 
@@ -146,6 +161,8 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
                 assert b.param is not None
                 width = f"precision {b.precision}" if b.precision is not None else "precision ?"
                 domain = f"domain {b.param.clause.shown}" if b.param.clause.shown else ""
+                if b.param.clause.lattice is not None:
+                    domain += f"   lattice {b.param.clause.lattice}"
                 rows.append([n.name, width, f"default {b.param.default_text}", domain])
             name_w = max(len(r[0]) for r in rows)
             prec_w = max(len(r[1]) for r in rows)

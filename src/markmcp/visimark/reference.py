@@ -73,12 +73,24 @@ def entry_json(b: Builtin) -> dict:
     if b.rounding:
         out["rounding"] = b.rounding
     out.update({
-        "units": b.units,
+        "units": units_json(b.units),
         "errors": [{"when": when, "code": code} for when, code in b.errors],
         "examples": [{"expr": expr, "is": value} for expr, value in b.examples],
         "see": list(b.see),
     })
     return out
+
+
+def units_json(text: str) -> dict:
+    """A unit signature as data: ``SQRT(x: U²) → U`` is ``{"params": {"x": "U²"}, "result":
+    "U", "text": …}``; ``1`` is dimensionless, ``U`` any unit, ``any`` anything at all."""
+    head, _, result = text.partition(" → ")
+    inner = head[head.index("(") + 1:head.rindex(")")]
+    params = {}
+    for part in inner.split(", "):
+        name, _, unit = part.partition(": ")
+        params[name] = unit
+    return {"params": params, "result": result, "text": text}
 
 
 def function_reference() -> str:

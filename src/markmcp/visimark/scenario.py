@@ -32,6 +32,12 @@ def params_of(model: Model) -> list[Node]:
     return [n for n in model.nodes if n.kind == "scalar" and n.binding.param is not None]
 
 
+def default_of(node: Node) -> Decimal:
+    """A param's default, as declared (a scenario may since have replaced its expression)."""
+    assert node.binding.param is not None
+    return Decimal(node.binding.param.default_text.rstrip("%")).scaleb(-2 if node.binding.param.percent else 0)
+
+
 def _value(node: Node) -> Decimal:
     e = node.expr
     if isinstance(e, lang.Unary):
