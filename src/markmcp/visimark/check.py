@@ -9,6 +9,7 @@ the decidable date fixes ``--fix-dates`` opts into).
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -40,6 +41,7 @@ from .suggest import closest
 from .units import DIMENSIONLESS, UnitMap, UnitSyntaxError, combine, format_unit, parse_unit, power
 from .values import (
     CONTEXT,
+    PLAIN_RE,
     WORKING_DIGITS,
     CellNumber,
     Decoration,
@@ -66,6 +68,13 @@ DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
 
 #: A compiled expression: its value for a table row (None outside a table).
 Evaluator = Callable[[int | None], object]
+
+
+_PENDING = object()  # an input cell not read yet
+_NUMBER = r"-?\d+(?:\.\d+)?"
+ALL_PLAIN_RE = re.compile(rf"(?:(?:{_NUMBER})?\x00)*(?:{_NUMBER})?")  # cells joined by NUL
+ALL_WORDS_RE = re.compile(r"(?:(?:[A-Za-z_][A-Za-z0-9_]*)?\x00)*(?:[A-Za-z_][A-Za-z0-9_]*)?")
+DECIMALS_RE = re.compile(r"\.(\d+)")
 
 
 class Unevaluable(Exception):
@@ -159,6 +168,7 @@ class Checker:
         self.assertions: dict[str, AssertionResult] = {}
         self.assert_suppressed: dict[str, int] = {}
         self.input_cache: dict[tuple[str, str], tuple[str, int | None]] = {}
+        self.input_values: dict[tuple[str, str], list[object]] = {}
         self.col_decoration: dict[tuple[str, str], Decoration | None] = {}
         self.unit_conflict: set[tuple[str, str]] = set()
         self.row_cause: dict[tuple[str, int], str | None] = {}
@@ -393,8 +403,19 @@ class Checker:
         kind, width = "?", None
         widths = []
         saw_date = saw_text = False
-        for t in sheet.table.column(idx):
+        cells = sheet.table.column(idx)
+        if cells and ALL_PLAIN_RE.fullmatch("\x00".join(cells)) and any(cells):
+            # every cell a bare number (or empty): the width is the most decimals written
+            kind, width = "num", max((len(d) for d in DECIMALS_RE.findall("\x00".join(cells))), default=0)
+            self.input_cache[key] = (kind, width)
+            return kind, width
+        plain = PLAIN_RE.fullmatch
+        for t in cells:
             if not t:
+                continue
+            m = plain(t)
+            if m is not None:  # a bare number: its width is its decimals
+                widths.append(len(m.group(3) or ""))
                 continue
             num = parse_cell_number(t)
             if isinstance(num, CellNumber):
@@ -422,8 +443,22 @@ class Checker:
         table = sheet.table
         # each distinct decoration of a numeric cell, with the first row that has it
         forms: dict[Decoration | None, int] = {}
-        for r, t in enumerate(table.column(col.index)):
+        plain = PLAIN_RE.fullmatch
+        cells = table.column(col.index)
+        joined = "\x00".join(cells)
+        if ALL_PLAIN_RE.fullmatch(joined):  # bare numbers (or empty cells) only: one form, none
+            first = next((r for r, t in enumerate(cells) if t), None)
+            if first is not None:
+                forms[None] = first
+            cells = []
+        elif ALL_WORDS_RE.fullmatch(joined):  # plain words only: no number at all
+            cells = []
+        for r, t in enumerate(cells):
             if not t:
+                continue
+            if plain(t) is not None:  # a bare number: no decoration
+                if None not in forms:
+                    forms[None] = r
                 continue
             num = parse_cell_number(t)
             if isinstance(num, CellNumber):
@@ -515,11 +550,33 @@ class Checker:
         return plain_text(sheet.table.text(row, 0)) or f"row {row + 1}"
 
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
+        """An input cell's value (number, date, text); the column's cells are read once."""
+        key = (sheet.id, column)
+        values = self.input_values.get(key)
+        if values is None:
+            assert sheet.table is not None
+            values = self.input_values[key] = [_PENDING] * sheet.table.height
+        v = values[row]
+        if v is _PENDING:
+            v = values[row] = self._read_input(sheet, column, row)
+        if isinstance(v, Unevaluable):
+            raise v
+        return v
+
+    def _read_input(self, sheet: Sheet, column: str, row: int) -> object:
+        try:
+            return self._input_cell(sheet, column, row)
+        except Unevaluable as e:
+            return e
+
+    def _input_cell(self, sheet: Sheet, column: str, row: int) -> object:
         assert sheet.table is not None
         if (sheet.id, column) in self.unit_conflict:
             raise Unevaluable("UNIT")  # already reported
         idx = sheet.columns[column].index
         t = sheet.table.text(row, idx)
+        if PLAIN_RE.fullmatch(t) is not None:
+            return Decimal(t)
         num = parse_cell_number(t)
         if isinstance(num, CellNumber):
             return num.value
@@ -982,9 +1039,32 @@ class Checker:
         upstream = 0
         causes: set[str | None] = set()
         fn = self.compile(node.expr, node)
+        q = quantum(prec) if prec is not None else None
+        limit = WORKING_DIGITS - 1 - (prec or 0)
         for r, stored in enumerate(table.column(idx)):
+            rounded = False
             try:
-                v = self.bind(node, self.ev(fn, r))
+                v = fn(r)
+                if type(v) is Decimal and q is not None:
+                    # the common case of bind(), inline: round at the column's width
+                    if v.adjusted() > limit:
+                        raise EvalError(f"{canonical(v)} is too large to carry {prec} decimals", "PRECISION")
+                    v = v.quantize(q, rounding=ROUND_HALF_UP)
+                    rounded = True
+                else:
+                    v = self.bind(node, v)
+            except (InvalidOperation, Overflow):
+                out.append(None)
+                cell = table.cell(r, idx)
+                self.emit(Finding("TYPE", sheet.id, node.name, "result is not a finite decimal",
+                                  row_label=self.row_label(sheet, r), span=(cell.start, cell.end)))
+                continue
+            except DivisionByZero:
+                out.append(None)
+                cell = table.cell(r, idx)
+                self.emit(Finding("TYPE", sheet.id, node.name, "division by zero",
+                                  row_label=self.row_label(sheet, r), span=(cell.start, cell.end)))
+                continue
             except Unevaluable as e:
                 out.append(None)
                 upstream += 1
@@ -1003,7 +1083,8 @@ class Checker:
                                   span=(cell.start, cell.end)))
                 continue
             out.append(v)
-            text = render(v, prec)
+            # a value just rounded to the width already has its exponent: write it as it is
+            text = f"{v:f}" if rounded and v else render(v, prec)
             if deco is not None and isinstance(v, Decimal):
                 text = deco.apply(text)
             if conflicted or stored == text or cell_matches(stored, text, v):
@@ -1157,13 +1238,23 @@ class Checker:
                 return v
 
             return computed_cell
-        if r.kind == "input" and r.sheet is not None and r.column is not None:
+        if r.kind == "input" and r.sheet is not None and r.column is not None and r.sheet.table is not None:
             sheet, column = r.sheet, r.column
+            key = (sheet.id, column)
+            values = self.input_values.get(key)
+            if values is None:
+                values = self.input_values[key] = [_PENDING] * sheet.table.height
+            read = self._read_input
 
             def input_cell(row: int | None) -> object:
                 if row is None:
                     raise Unevaluable()
-                return self.input_value(sheet, column, row)
+                v = values[row]
+                if v is _PENDING:
+                    v = values[row] = read(sheet, column, row)
+                if type(v) is Unevaluable:
+                    raise v
+                return v
 
             return input_cell
 

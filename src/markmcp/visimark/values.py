@@ -58,10 +58,19 @@ def _suffix_ok(suffix: str) -> bool:
     return True
 
 
+PLAIN_RE = re.compile(r"(-?)(\d+)(?:\.(\d+))?")
+WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 @lru_cache(maxsize=65536)
 def parse_cell_number(text: str) -> CellNumber | str | None:
     """Read a written number: ``None`` when the text is not one, ``"both"`` when it is
     decorated on both sides."""
+    plain = PLAIN_RE.fullmatch(text)
+    if plain is not None:  # the common case: a bare number, no decoration
+        return CellNumber(Decimal(text), len(plain.group(3) or ""), False, None, text)
+    if WORD_RE.fullmatch(text):  # a word (`r12`, `e2e`): letters glued to digits are never a number
+        return None
     t = text.strip()
     if not t or DATEISH_RE.fullmatch(t) or ISO_RE.fullmatch(t):
         return None
@@ -69,8 +78,10 @@ def parse_cell_number(text: str) -> CellNumber | str | None:
     if not m:
         return None
     pre = m.group("pre") or m.group("pre2")
-    if pre and any(ch.isalpha() for ch in pre) and not re.match(re.escape(pre) + r"\s", t.lstrip("-")):
-        return None  # letters glued to a number are a word (`e2e-checkout`), not a unit
+    if pre and any(ch.isalpha() for ch in pre):
+        rest = t.lstrip("-")
+        if not (rest.startswith(pre) and len(rest) > len(pre) and rest[len(pre)].isspace()):
+            return None  # letters glued to a number are a word (`e2e-checkout`), not a unit
     if m.group("pre") and m.group("pre2"):
         # two runs before the number (`search x3`): a decoration is one run, so this is text
         return None
