@@ -182,3 +182,33 @@ def test_plain_text_resolves_markup_and_escaped_pipes() -> None:
     assert plain_text("`code` and _em_") == "code and em"
     assert plain_text(r"a \| b") == "a | b"
     assert plain_text("plain words") == "plain words"
+
+
+# ---- the bounded look-back in front of an anchor gives the same answer as the whole paragraph
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from markmcp.visimark.locate import _code_spans, _value_before, _window  # noqa: E402
+
+_pieces = st.sampled_from(["**5**", "*7*", "`3`", "``a`b``", "__x__", "_y_", "word", " ", "  ", "\n", "12.5",
+                           "![c](x.svg)", "**", "*", "`", "\\*", "a_b", "—", "€5"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_pieces, max_size=12))
+def test_anchor_lookback_window_matches_the_whole_paragraph(parts: list[str]) -> None:
+    text = "".join(parts).strip("\n").replace("\n\n", "\n") + "<!--vmark=s.v-->"
+    k = text.index("<!--vmark=")
+    codes = _code_spans(text)
+    ending = {b: a for a, b in codes}
+    assert _value_before(text, k, 0, ending, _window(text, k, 0)) == _value_before(text, k, 0, ending, 0)
+
+
+def test_anchors_in_one_long_paragraph() -> None:
+    from markmcp.visimark.locate import locate
+
+    para = " ".join(f"**{i}**<!--vmark=s.v-->" for i in range(3000))
+    found = locate(para + "\n").anchors
+    assert len(found) == 3000 and all(a.kind == "strong" for a in found)
+    assert para[found[-1].value_span[0]:found[-1].value_span[1]] == "2999"

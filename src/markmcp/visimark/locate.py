@@ -384,11 +384,19 @@ def _fence_at(texts: list[str], starts: list[int], i: int, m: re.Match[str]) -> 
     return fence, end_line + 1
 
 
+TICK_OR_ESCAPE_RE = re.compile(r"[`\\]")
+
+
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """Spans of inline code in a paragraph (matched backtick runs of equal length)."""
     spans = []
     i = 0
-    while i < len(text):
+    n = len(text)
+    while i < n:
+        hit = TICK_OR_ESCAPE_RE.search(text, i)  # jump to the next backtick or backslash
+        if hit is None:
+            break
+        i = hit.start()
         if text[i] == "\\":
             i += 2
             continue
@@ -424,11 +432,15 @@ def _scan_paragraph(src: str, texts: list[str], starts: list[int], idx: list[int
     end = starts[idx[-1]] + len(texts[idx[-1]])
     text = src[start:end]
     codes = _code_spans(text)
+    code_starts = [a for a, _ in codes]
+    code_ending_at = {b: a for a, b in codes}
 
     def in_code(pos: int) -> bool:
-        return any(a <= pos < b for a, b in codes)
+        i = bisect_right(code_starts, pos) - 1
+        return i >= 0 and pos < codes[i][1]
 
     pos = 0
+    floor = 0  # where the text an anchor may bind to can begin: after the previous comment
     while True:
         k = text.find("<!--", pos)
         if k == -1:
@@ -449,20 +461,37 @@ def _scan_paragraph(src: str, texts: list[str], starts: list[int], idx: list[int
             if not m:
                 out.bad_comments.append(BadComment(comment, abs_k, abs_k + len(comment), line_no))
             else:
-                kind, span, url = _value_before(text, k, start, codes)
+                kind, span, url = _value_before(text, k, start, code_ending_at, _window(text, k, floor))
                 out.anchors.append(
                     Anchor(m.group("sheet"), m.group("name"), m.group("rule"), abs_k,
                            abs_k + len(comment), kind, span, url, line_no)
                 )
         pos = close + 3
+        floor = pos
+
+
+def _window(text: str, k: int, floor: int) -> int:
+    """Where the inline node in front of offset ``k`` can start: no earlier than the start
+    of the line before ``k``'s (a bare token may sit at the end of the previous line), and
+    never before the end of the previous comment.  Bounding the look-back keeps the scan of
+    a paragraph with thousands of anchors linear."""
+    line = max(text.rfind("\n", 0, k), text.rfind("\r", 0, k))
+    if line > floor:
+        previous = max(text.rfind("\n", 0, line), text.rfind("\r", 0, line))
+        line = previous
+    return max(line + 1, floor)
 
 
 VALUE_TOKEN_RE = re.compile(r"(\S+)$")
 
 
-def _value_before(text: str, k: int, base: int, codes: list[tuple[int, int]]) -> tuple[str, tuple[int, int] | None, str | None]:
-    """Classify the inline node that ends right where the anchor comment begins."""
-    before = text[:k]
+def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
+                  lo: int = 0) -> tuple[str, tuple[int, int] | None, str | None]:
+    """Classify the inline node that ends right where the anchor comment begins; only
+    ``text[lo:k]`` is looked at (offsets below are relative to ``lo``)."""
+    before = text[lo:k]
+    base += lo
+    k -= lo
     if not before.strip():
         return "empty", None, None
     if before[-1] in " \t\r\n":
@@ -472,12 +501,13 @@ def _value_before(text: str, k: int, base: int, codes: list[tuple[int, int]]) ->
             return "bad", None, None
         return "text", (base + tok.start(1), base + tok.end(1)), None
     # inline code
-    for a, b in codes:
-        if b == k:
-            ticks = 0
-            while text[a + ticks] == "`":
-                ticks += 1
-            return "code", (base + a + ticks, base + b - ticks), None
+    a = code_ending_at.get(k + lo)
+    if a is not None and a >= lo:
+        a -= lo
+        ticks = 0
+        while before[a + ticks] == "`":
+            ticks += 1
+        return "code", (base + a + ticks, base + k - ticks), None
     img = re.search(r"!\[[^\]]*\]\(([^)\s]*)\)$", before)
     if img:
         return "image", (base + img.start(), base + k), img.group(1)
