@@ -31,6 +31,7 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
                         "--", sys.executable, "-m", "markmcp.figdown.server"]),
     ("figdown_bench.py", []),
     ("visimark_bench.py", []),
+    ("visimark_scale.py", []),
 ]
 
 

@@ -475,11 +475,11 @@ def _window(text: str, k: int, floor: int) -> int:
     of the line before ``k``'s (a bare token may sit at the end of the previous line), and
     never before the end of the previous comment.  Bounding the look-back keeps the scan of
     a paragraph with thousands of anchors linear."""
-    line = max(text.rfind("\n", 0, k), text.rfind("\r", 0, k))
-    if line > floor:
-        previous = max(text.rfind("\n", 0, line), text.rfind("\r", 0, line))
-        line = previous
-    return max(line + 1, floor)
+    line = max(text.rfind("\n", floor, k), text.rfind("\r", floor, k))
+    if line == -1:
+        return floor
+    previous = max(text.rfind("\n", floor, line), text.rfind("\r", floor, line))
+    return previous + 1 if previous != -1 else floor
 
 
 VALUE_TOKEN_RE = re.compile(r"(\S+)$")
