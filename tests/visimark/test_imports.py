@@ -204,3 +204,17 @@ def test_random_csv_round_trips_through_an_import(rows, delimiter: str, newline:
     assert result.values["t.n"] == len(rows)
     out = fmt(src, files=files).output
     assert check(build(out), files).exit_code == 0 and files.files["t.csv"] == data and files.writes == []
+
+
+def test_explain_shows_the_import(tmp_path: Path) -> None:
+    (tmp_path / "benchmark.csv").write_bytes(CSV)
+    path = tmp_path / "b.md"
+    path.write_text(doc(f"from benchmark.csv labelled Id, Time at sha256:{'0' * 64}"), encoding="utf-8")
+    run = [sys.executable, "-m", "markmcp.visimark.cli", "explain", str(path)]
+    text = subprocess.run(run, capture_output=True, text=True).stdout
+    assert "  import:  from benchmark.csv (delimited `,`, labelled Id, Time), stamp stale" in text
+    import json
+
+    env = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True).stdout)
+    assert env["sheets"][0]["import"] == {"path": "benchmark.csv", "delimiter": ",", "labels": ["Id", "Time"],
+                                          "mode": "labelled", "stamp": "sha256:" + "0" * 64, "stampStatus": "stale"}

@@ -93,9 +93,21 @@ def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
         }
         if params:
             entry["params"] = [_param(n) for n in params]
+        if sheet.import_decl is not None:
+            entry["import"] = _import_json(sheet.import_decl)
         sheets.append(entry)
     body["sheets"] = sheets
     return body
+
+
+STAMP_STATES = {"ok": "matching", "stale": "stale", "unstamped": "unstamped", "error": "error",
+                "skipped": "not checked"}
+
+
+def _import_json(decl) -> dict:
+    return {"path": decl.path, "delimiter": decl.delimiter, "labels": decl.labels, "mode": decl.mode,
+            "stamp": f"{decl.stamp_prefix}:{decl.stamp_digest}" if decl.stamp_prefix else None,
+            "stampStatus": STAMP_STATES.get(decl.state, decl.state)}
 
 
 def _param(n: Node) -> dict:
@@ -136,6 +148,11 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
             continue
         nodes = [n for n in model.nodes if n.sheet == sheet.id]
         lines.append(f"#{sheet.id}" + ("" if sheet.table is not None else "  (no table)"))
+        decl = sheet.import_decl
+        if decl is not None:
+            labels = f", {decl.mode} {', '.join(decl.labels or [])}" if decl.mode else ""
+            lines.append(f"  import:  from {decl.path} (delimited `{decl.delimiter}`{labels}), "
+                         f"stamp {STAMP_STATES.get(decl.state, decl.state)}")
         inputs = []
         for name, col in sheet.columns.items():
             if name not in sheet.rules:
