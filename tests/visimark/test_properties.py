@@ -63,3 +63,36 @@ def test_random_documents_never_raise(doc: str) -> None:
     result = check(build(doc))
     assert result.exit_code in (0, 1)
     fmt(doc)
+
+
+# ---- a column rule evaluated column-at-once gives exactly what row-by-row gives
+
+from hypothesis import given as _given  # noqa: E402
+from hypothesis import settings as _settings  # noqa: E402
+from hypothesis import strategies as _st  # noqa: E402
+
+_cell = _st.one_of(_st.decimals(min_value=-10**6, max_value=10**6, places=2, allow_nan=False,
+                                allow_infinity=False).map(str),
+                   _st.sampled_from(["", "$5.00", "x", "2026-01-01", "1e5", "7"]))
+_rule = _st.sampled_from(["A * B", "A + B - k", "-(A - B) * k", "A * 2.5% + B", "C * A", "A / B", "ROUND(A * B, 1)"])
+
+
+@_settings(max_examples=150, deadline=None)
+@_given(_st.lists(_st.tuples(_cell, _cell), min_size=0, max_size=8), _rule)
+def test_column_at_once_matches_row_by_row(rows, rule) -> None:
+    from markmcp.visimark.check import Checker, check
+    from markmcp.visimark.model import build
+
+    table = "| K | A | B | C | Out |\n|---|---|---|---|---|\n" + "".join(
+        f"| r{i} | {a} | {b} | 0 | 0 |\n" for i, (a, b) in enumerate(rows))
+    src = table + f"\n```vmark #t\nC precision 2 = A + 1\nOut precision 3 = {rule}\nk = 3\n```\n"
+    fast = check(build(src))
+    original = Checker.column_at_once
+    Checker.column_at_once = lambda self, e, node, height: None
+    try:
+        slow = check(build(src))
+    finally:
+        Checker.column_at_once = original
+    assert fast.cells == slow.cells
+    assert [(f.code, f.name, f.row_label, f.message, f.stored, f.computed) for f in fast.findings] == [
+        (f.code, f.name, f.row_label, f.message, f.stored, f.computed) for f in slow.findings]

@@ -24,6 +24,10 @@ from .results import BOOLEAN_BINDING, AssertionResult, Edit, Unevaluable, UnitEr
 from .values import WORKING_DIGITS, CellNumber, canonical, parse_cell_number, quantum, render
 
 
+class _NotAtOnce(Exception):
+    """A rule that must be evaluated row by row."""
+
+
 DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul,
 }
@@ -62,7 +66,8 @@ class Evaluation:
         out: list[object | None] = []
         upstream = 0
         causes: set[str | None] = set()
-        fn = self.compile(node.expr, node)
+        whole = self.column_at_once(node.expr, node, table.height)
+        fn = whole.__getitem__ if isinstance(whole, list) else self.compile(node.expr, node)
         q = quantum(prec) if prec is not None else None
         limit = WORKING_DIGITS - 1 - (prec or 0)
         for r, stored in enumerate(table.column(idx)):
@@ -123,6 +128,50 @@ class Evaluation:
             self.emit(Finding("NOTE", sheet.id, node.name, suppressed_count=upstream,
                               message=f"{upstream} row{'s' if upstream != 1 else ''} not verified "
                                       f"(upstream {next(iter(causes)) + ' ' if len(causes) == 1 and None not in causes else ''}errors)"))
+
+    def column_at_once(self, e: lang.Node, node: Node, height: int) -> list[Decimal] | Decimal | None:
+        """The rule's value for every row at once, when it is sums, differences and
+        products of numbers only (bare-number input cells, computed cells that all have a
+        value, numeric scalars and literals); None otherwise, and the rule is evaluated
+        row by row.  The arithmetic is the same operations in the same order, so the
+        values are the same; only the per-row calls are saved."""
+        try:
+            return self._at_once(e, node, height)
+        except (ArithmeticError, _NotAtOnce):
+            return None
+
+    def _at_once(self, e: lang.Node, node: Node, height: int) -> list[Decimal] | Decimal:
+        if isinstance(e, lang.Num):
+            return e.value
+        if isinstance(e, lang.Ref):
+            r = self.resolve(node.sheet, e)
+            if r.kind == "scalar" and r.node is not None:
+                v = self.values.get(r.node.id)
+                if r.node.id in self.unevaluable or type(v) is not Decimal:
+                    raise _NotAtOnce()
+                return v
+            if r.kind == "column" and r.node is not None and r.sheet is not None and r.sheet.id == node.sheet:
+                col = self.cells.get(r.node.id)
+                if r.node.id in self.unevaluable or col is None or any(type(v) is not Decimal for v in col):
+                    raise _NotAtOnce()
+                return col  # type: ignore[return-value]
+            if r.kind == "input" and r.sheet is not None and r.sheet.id == node.sheet and r.column is not None:
+                return self.plain_input(r.sheet, r.column)
+            raise _NotAtOnce()
+        if isinstance(e, lang.Unary) and e.op == "-":
+            v = self._at_once(e.operand, node, height)
+            return [-x for x in v] if isinstance(v, list) else -v
+        if isinstance(e, lang.Binary) and e.op in DECIMAL_OPS:
+            op = DECIMAL_OPS[e.op]
+            a, b = self._at_once(e.left, node, height), self._at_once(e.right, node, height)
+            if isinstance(a, list) and isinstance(b, list):
+                return list(map(op, a, b))
+            if isinstance(a, list):
+                return [op(x, b) for x in a]
+            if isinstance(b, list):
+                return [op(a, y) for y in b]
+            return op(a, b)
+        raise _NotAtOnce()
 
     def eval_scalar(self, node: Node) -> None:
         try:

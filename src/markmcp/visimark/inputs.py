@@ -194,6 +194,22 @@ class InputColumns:
         assert sheet.table is not None
         return plain_text(sheet.table.text(row, 0)) or f"row {row + 1}"
 
+    def plain_input(self, sheet: Sheet, column: str) -> list[Decimal]:
+        """Every cell of an input column as a number, when every one is a bare number
+        (no empty cell, no decoration, no date); raises otherwise.  Read once."""
+        from .evaluate import _NotAtOnce
+
+        key = (sheet.id, column)
+        cached = self.plain_columns.get(key)
+        if cached is not None:
+            return cached
+        assert sheet.table is not None
+        cells = sheet.table.column(sheet.columns[column].index)
+        if key in self.unit_conflict or not all(cells) or not ALL_PLAIN_RE.fullmatch("\x00".join(cells)):
+            raise _NotAtOnce()
+        values = self.plain_columns[key] = list(map(Decimal, cells))
+        return values
+
     def input_value(self, sheet: Sheet, column: str, row: int) -> object:
         """An input cell's value (number, date, text); the column's cells are read once."""
         key = (sheet.id, column)
