@@ -3,7 +3,7 @@
 Each figure is the whole command (``python -m markmcp.visimark.cli …``: process start,
 read, work, result on disk), the median of several runs in wall-clock seconds, with the
 work alone beside it (the same call made in this process, CPU seconds, best of three),
-labelled as such.
+labelled as such.  (The work alone is the best of five, which steadies the small sizes.)
 
 * ``fmt`` on a table with three rule columns and a stale cell every 17th row (~5,900
   stale cells at 100,000 rows): 10,000 and 100,000 rows.  Targets: linear (the
@@ -80,9 +80,9 @@ def median_command(runs: int, prepare, *args: str) -> tuple[float, int]:
 
 
 def work(fn) -> float:
-    """Best CPU seconds of three in-process runs of ``fn``."""
+    """Best CPU seconds of five in-process runs of ``fn``."""
     best = float("inf")
-    for _ in range(3):
+    for _ in range(5):
         start = time.process_time()
         fn()
         best = min(best, time.process_time() - start)
