@@ -21,10 +21,9 @@ from decimal import Decimal
 from . import lang
 from .check import Checker, CheckResult, check
 from .findings import Finding
-from .lattice import LatticeFault
 from .lattice import points as lattice_points
 from .model import Model, Node, build
-from .port import Files
+from .port import Files, PortError
 from .report import text_message
 from .statements import ReportStmt
 from .units import format_unit
@@ -112,6 +111,8 @@ def simulate(src: str, files: Files | None = None,
              on_plan: Callable[[Simulation], None] | None = None) -> Simulation:
     model = build(src)
     sim = Simulation()
+    if files is not None:
+        files = _ReadOnce(files)  # every question reads the same CSV: read it once
     for sheet in model.sheets.values():
         if sheet.reports:
             sim.sheets.append(sheet.id)
@@ -166,6 +167,22 @@ def simulate(src: str, files: Files | None = None,
         if on_question is not None:
             on_question(i + 1, total)
     return sim
+
+
+class _ReadOnce:
+    """A read-only view of the port that reads each file once per run (nothing is written)."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.cache: dict[str, bytes | None] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        if rel not in self.cache:
+            self.cache[rel] = self.files.read(rel)
+        return self.cache[rel]
+
+    def write(self, rel: str, data: bytes) -> None:
+        raise PortError("io-error", f"{rel}: simulate writes nothing")
 
 
 def _lever_fault(f: Finding, nodes: list[Node]) -> bool:
