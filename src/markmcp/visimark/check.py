@@ -86,6 +86,7 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
         self.input_cache: dict[tuple[str, str], tuple[str, int | None]] = {}
         self.input_values: dict[tuple[str, str], list[object]] = {}
         self.plain_columns: dict[tuple[str, str], list] = {}
+        self.bare_columns: dict[tuple[str, str], bool] = {}
         self.col_decoration: dict[tuple[str, str], Decoration | None] = {}
         self.unit_conflict: set[tuple[str, str]] = set()
         self.row_cause: dict[tuple[str, int], str | None] = {}

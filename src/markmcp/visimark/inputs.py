@@ -49,7 +49,7 @@ class InputColumns:
         widths = []
         saw_date = saw_text = False
         cells = sheet.table.column(idx)
-        if cells and ALL_PLAIN_RE.fullmatch("\x00".join(cells)) and any(cells):
+        if cells and self.bare_numbers(sheet, column) and any(cells):
             # every cell a bare number (or empty): the width is the most decimals written
             kind, width = "num", max((len(d) for d in DECIMALS_RE.findall("\x00".join(cells))), default=0)
             self.input_cache[key] = (kind, width)
@@ -90,13 +90,12 @@ class InputColumns:
         forms: dict[Decoration | None, int] = {}
         plain = PLAIN_RE.fullmatch
         cells = table.column(col.index)
-        joined = "\x00".join(cells)
-        if ALL_PLAIN_RE.fullmatch(joined):  # bare numbers (or empty cells) only: one form, none
+        if self.bare_numbers(sheet, column):  # bare numbers (or empty cells) only: one form, none
             first = next((r for r, t in enumerate(cells) if t), None)
             if first is not None:
                 forms[None] = first
             cells = []
-        elif ALL_WORDS_RE.fullmatch(joined):  # plain words only: no number at all
+        elif ALL_WORDS_RE.fullmatch("\x00".join(cells)):  # plain words only: no number at all
             cells = []
         for r, t in enumerate(cells):
             if not t:
@@ -194,6 +193,16 @@ class InputColumns:
         assert sheet.table is not None
         return plain_text(sheet.table.text(row, 0)) or f"row {row + 1}"
 
+    def bare_numbers(self, sheet: Sheet, column: str) -> bool:
+        """Whether every cell of the column is a bare number or empty (decided once)."""
+        key = (sheet.id, column)
+        known = self.bare_columns.get(key)
+        if known is None:
+            assert sheet.table is not None
+            cells = sheet.table.column(sheet.columns[column].index)
+            known = self.bare_columns[key] = ALL_PLAIN_RE.fullmatch("\x00".join(cells)) is not None
+        return known
+
     def plain_input(self, sheet: Sheet, column: str) -> list[Decimal]:
         """Every cell of an input column as a number, when every one is a bare number
         (no empty cell, no decoration, no date); raises otherwise.  Read once."""
@@ -205,7 +214,7 @@ class InputColumns:
             return cached
         assert sheet.table is not None
         cells = sheet.table.column(sheet.columns[column].index)
-        if key in self.unit_conflict or not all(cells) or not ALL_PLAIN_RE.fullmatch("\x00".join(cells)):
+        if key in self.unit_conflict or not all(cells) or not self.bare_numbers(sheet, column):
             raise _NotAtOnce()
         values = self.plain_columns[key] = list(map(Decimal, cells))
         return values
