@@ -11,9 +11,9 @@ For every ``<corpus>/NNN-name.fd``:
 
 A clean case that also has ``NNN-name.geometry.txt`` pins diagnostics that
 only the RENDERER produces (geometry-time checks; upstream compares them after
-the model).  The renderer is a later issue, so those cases must pass their
-model check here and are then marked xfail, visibly — a geometry case whose
-model is wrong fails like any other.
+the model): rendering it must give exactly those ``Line N: message`` lines.
+Every other clean case must render with no diagnostic at all — a geometry
+refusal the corpus does not pin is a false positive.
 
 ``cases/`` is the normative corpus, ``experimental/`` the experimental one;
 the tally line at the end of the run reports each separately, with the cases
@@ -27,12 +27,12 @@ from pathlib import Path
 import pytest
 
 from markmcp.figdown import model_json, parse
+from markmcp.figdown.render import render
 from conftest import SHARED, shared_dir
 
 CORPORA = ("cases", "experimental")
-RENDERER_REASON = "needs the FigDown renderer (geometry-time diagnostics, a later issue)"
 
-#: corpus -> [passed, run, waiting for the renderer (model passed, geometry unchecked)]
+#: corpus -> [passed, run, of which geometry cases]
 TALLY: dict[str, list[int]] = {"cases": [0, 0, 0], "experimental": [0, 0, 0]}
 
 
@@ -66,7 +66,22 @@ def judge(fd: Path) -> tuple[bool, str]:
     if not model_path.exists():
         return False, f"missing golden {model_path.name}"
     expected = model_path.read_text(encoding="utf-8")
-    return expected == actual, f"--- expected\n{expected}--- actual\n{actual}"
+    if expected != actual:
+        return False, f"--- expected\n{expected}--- actual\n{actual}"
+    return judge_geometry(fd, result)
+
+
+def judge_geometry(fd: Path, result) -> tuple[bool, str]:
+    """The renderer's verdict: the pinned geometry diagnostics, or none at all."""
+    picture = render(result)
+    actual = "".join(line + "\n" for line in picture.error_lines())
+    geometry_path = fd.with_suffix(".geometry.txt")
+    expected = geometry_path.read_text(encoding="utf-8") if geometry_path.exists() else ""
+    if expected != actual:
+        return False, f"--- expected geometry\n{expected}--- actual geometry\n{actual}"
+    if not expected and picture.svg is None:
+        return False, "a clean case drew nothing"
+    return True, ""
 
 
 @pytest.mark.parametrize("case", ALL_CASES)
@@ -78,14 +93,13 @@ def test_case(case: str) -> None:
     TALLY[corpus][1] += 1
     passed, why = judge(fd)
     assert passed, why
-    if fd.with_suffix(".model.json").exists() and fd.with_suffix(".geometry.txt").exists():
+    if fd.with_suffix(".geometry.txt").exists():
         TALLY[corpus][2] += 1
-        pytest.xfail(RENDERER_REASON)
     TALLY[corpus][0] += 1
 
 
-def test_the_cases_waiting_for_the_renderer_are_exactly_the_geometry_cases() -> None:
-    """Only geometry goldens are left to the renderer, and each of those parses clean."""
+def test_the_geometry_cases_are_the_three_refusals() -> None:
+    """The geometry goldens are exactly the three renderer refusals, each parsing clean."""
     waiting = []
     for corpus in CORPORA:
         for geometry in sorted(shared_dir("figdown", "conformance", corpus).glob("*.geometry.txt")):
@@ -107,13 +121,13 @@ def test_corpus_is_complete() -> None:
 
 
 def tally_line() -> str:
-    """``normative P/N, experimental P/N`` over the cases run, plus those waiting for the renderer."""
+    """``normative P/N, experimental P/N`` over the cases run (geometry cases among them)."""
     parts = []
     for corpus, name in (("cases", "normative"), ("experimental", "experimental")):
-        passed, run, waiting = TALLY[corpus]
+        passed, run, geometry = TALLY[corpus]
         part = f"{name} {passed}/{run}"
-        if waiting:
-            part += f" (+{waiting} with model passing, geometry waiting for the renderer: xfail)"
+        if geometry:
+            part += f" ({geometry} judged on geometry)"
         parts.append(part)
     return "FigDown conformance: " + ", ".join(parts)
 

@@ -1,0 +1,319 @@
+"""The scene genres — block, topology, flowchart, statechart.
+
+Pipeline: size the boxes (:mod:`.graph`), rank them (:mod:`.ranks`), order the
+ranks (:mod:`.order`), place them across the flow (:mod:`.place`), route the
+connectors (:mod:`.route`, and :mod:`.free` where the author placed boxes),
+apply pins, check what the drawing would state (:mod:`.checks`), place the
+text (:mod:`.labels`) and the annotations (:mod:`.marks`), then write the
+markup (:mod:`.draw`).
+"""
+
+from __future__ import annotations
+
+from ..page import Block
+from . import checks, draw, marks
+from .free import Ink, path_hits, route_free
+from .graph import Box, Scene, build_scene
+from .labels import Board, Label, measure, place_end, place_mid
+from .layout import Frame, main_axis, place_boxes, plan_layout
+from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
+                    plan_jogs, same_rank_line, straight_link)
+from ..text import END_FS, LABEL_FS
+
+ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
+AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
+
+
+def render(model: dict, classes: dict, y0: float) -> Block:
+    scene = build_scene(model, classes)
+    frame = _auto_layout(scene)
+    paths = _auto_routes(scene, frame)
+    _translate_auto(scene, paths, y0)
+    moved = _apply_pins(scene, y0)
+    _seat_externals(scene, moved)
+    diags: list[tuple[int, str]] = []
+    _reroute(scene, frame, paths, moved)
+    for link in scene.links:
+        link.points = paths[link.index]
+    checks.bands(scene)
+    diags += checks.band_enclosures(scene)
+    diags += checks.complete_covers(scene)
+    board = _labels(scene)
+    rings = marks.bundles(scene, model, board)
+    diags += checks.lasso_enclosures(scene, rings)
+    annotations = marks.annotations(scene, model, board)
+    svg, box = draw.scene_svg(scene, model, board, rings, annotations)
+    shift_x = -box[0] if box[0] < 0 else 0.0
+    shift_y = (y0 - box[1]) if box[1] < y0 else 0.0
+    if shift_x or shift_y:
+        _shift_everything(scene, rings, annotations, board, shift_x, shift_y)
+        svg, box = draw.scene_svg(scene, model, board, rings, annotations)
+    return Block(svg, box[3] + 10, box[2] + 2, None, diags)
+
+
+# --- auto layout ----------------------------------------------------------------------
+
+
+def _auto_layout(scene: Scene) -> Frame | None:
+    if not scene.nodes:
+        return None
+    frame = plan_layout(scene)
+    routing = Routing()
+    assign_ports(scene, frame, routing)
+    plan_jogs(scene, frame, routing)
+    main_axis(frame, channel_need(scene, frame, routing))
+    place_boxes(scene, frame)
+    frame.routing = routing
+    return frame
+
+
+def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
+    paths: dict[int, list] = {}
+    if frame is None:
+        return paths
+    routing = frame.routing
+    loop_count: dict[str, int] = {}
+    same_pairs: dict[tuple[str, str], int] = {}
+    pair_total: dict[tuple[str, str], int] = {}
+    for link in scene.links:
+        if frame.plans[link.index].kind == "same":
+            key = tuple(sorted((link.a, link.b)))
+            pair_total[key] = pair_total.get(key, 0) + 1
+    straight_genre = scene.genre == "topology"
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        if plan.kind == "loop":
+            k = loop_count.get(link.a, 0)
+            loop_count[link.a] = k + 1
+            paths[link.index] = loop_polyline(frame, a, k)
+            continue
+        if plan.kind == "same":
+            from .route import _adjacent
+            if _adjacent(frame, link):
+                key = tuple(sorted((link.a, link.b)))
+                k = same_pairs.get(key, 0)
+                same_pairs[key] = k + 1
+                slot = (k - (pair_total[key] - 1) / 2) * 14
+                paths[link.index] = same_rank_line(scene, frame, link, slot)
+                continue
+        if straight_genre and plan.kind == "chain" and len(plan.items) == 2:
+            paths[link.index] = straight_link(a, b)
+            continue
+        pts = flow_polyline(scene, frame, routing, link)
+        paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
+    _spread_parallel(scene, paths, straight_genre)
+    return paths
+
+
+def _spread_parallel(scene: Scene, paths: dict[int, list], straight_genre: bool) -> None:
+    """Several straight links between one pair of boxes: side by side, never on top."""
+    if not straight_genre:
+        return
+    pairs: dict[tuple[str, str], list] = {}
+    for link in scene.links:
+        pts = paths.get(link.index)
+        if pts is not None and len(pts) == 2 and link.a != link.b:
+            pairs.setdefault(tuple(sorted((link.a, link.b))), []).append(link)
+    for (p, q), links in pairs.items():
+        if len(links) < 2:
+            continue
+        a, b = scene.nodes[p], scene.nodes[q]
+        for i, link in enumerate(links):
+            off = (i - (len(links) - 1) / 2) * 10
+            pts = straight_link(a, b, off)
+            paths[link.index] = pts if link.a == p else pts[::-1]
+
+
+def _translate_auto(scene: Scene, paths: dict[int, list], y0: float) -> None:
+    if not scene.nodes:
+        return
+    lo_y = min(b.y for b in scene.nodes.values())
+    lo_x = min(b.x for b in scene.nodes.values())
+    for g in scene.groups.values():
+        members = [scene.nodes[m] for m in g.members]
+        if members:
+            lo_y = min(lo_y, min(m.y for m in members) - 26)
+            lo_x = min(lo_x, min(m.x for m in members) - 14)
+    for pts in paths.values():
+        for x, y in pts:
+            lo_x, lo_y = min(lo_x, x), min(lo_y, y)
+    dx, dy = -lo_x, y0 + AUTO_TOP - lo_y
+    for b in scene.nodes.values():
+        b.x += dx
+        b.y += dy
+    for k, pts in paths.items():
+        paths[k] = [(x + dx, y + dy) for x, y in pts]
+
+
+# --- pins -------------------------------------------------------------------------------
+
+
+def _apply_pins(scene: Scene, y0: float) -> set[str]:
+    """Move pinned groups and boxes to the author's coordinates; the moved ids."""
+    moved: set[str] = set()
+    ox, oy = 0.0, y0 + ORIGIN_Y
+    origins: dict[str, tuple[float, float]] = {}
+    for gid, g in scene.groups.items():
+        members = [scene.nodes[m] for m in g.members]
+        if not members:
+            continue
+        gx, gy = min(m.x for m in members), min(m.y for m in members)
+        pin = g.pin
+        if pin and pin.get("x") is not None:
+            tx, ty = ox + pin["x"], oy + pin["y"]
+            for m in members:
+                m.x += tx - gx
+                m.y += ty - gy
+                moved.add(m.id)
+            gx, gy = tx, ty
+        origins[gid] = (gx, gy)
+    for nid, box in scene.nodes.items():
+        pin = scene.pins.get(nid)
+        if not pin or pin.get("x") is None:
+            continue
+        if box.group is not None and box.group in origins:
+            bx, by = origins[box.group]
+        else:
+            bx, by = ox, oy
+        box.x, box.y = bx + pin["x"], by + pin["y"]
+        moved.add(nid)
+    for gid, g in scene.groups.items():
+        g.origin = origins.get(gid)
+    return moved
+
+
+def _seat_externals(scene: Scene, moved: set[str]) -> None:
+    """An external joined to an author-placed box sits just outside it, along the flow."""
+    real = [b for b in scene.nodes.values() if not b.external]
+    pinned_real = sum(1 for b in real if b.pinned)
+    mostly = bool(real) and pinned_real * 2 >= len(real)
+    for box in scene.nodes.values():
+        if not box.external or box.pinned:
+            continue
+        node, downstream = None, True
+        for link in scene.links:
+            if link.a == box.id and link.b != box.id:
+                node, downstream = scene.nodes[link.b], False
+                break
+            if link.b == box.id and link.a != box.id:
+                node, downstream = scene.nodes[link.a], True
+                break
+        if node is None or not (node.id in moved or mostly):
+            continue
+        gap = 30.0
+        sign = 1 if downstream else -1
+        if scene.flow in ("left", "up"):
+            sign = -sign
+        if scene.horizontal:
+            box.x = (node.x + node.w + gap) if sign > 0 else (node.x - gap - box.w)
+            box.y = node.cy - box.h / 2
+        else:
+            box.y = (node.y + node.h + gap) if sign > 0 else (node.y - gap - box.h)
+            box.x = node.cx - box.w / 2
+        moved.add(box.id)
+
+
+def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> None:
+    """Connectors touching a moved box, or crossing one, are routed afresh."""
+    if not moved:
+        return
+    ink = Ink()
+    todo = []
+    for link in scene.links:
+        if link.a in moved or link.b in moved:
+            todo.append(link)
+            continue
+        obstacles = [b.rect() for b in scene.nodes.values()
+                     if b.id not in (link.a, link.b) and not b.external]
+        if path_hits(paths[link.index], obstacles):
+            todo.append(link)
+        else:
+            ink.add(paths[link.index])
+    loops: dict[str, int] = {}
+    for link in todo:
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        if link.a == link.b:
+            k = loops.get(link.a, 0)
+            loops[link.a] = k + 1
+            paths[link.index] = loop_polyline(frame, a, k)
+            continue
+        obstacles = [n.rect() for n in scene.nodes.values()
+                     if n.id not in (link.a, link.b) and not n.external]
+        paths[link.index] = route_free(a, b, obstacles, ink)
+        ink.add(paths[link.index])
+    _spread_free_pairs(scene, paths, todo)
+
+
+def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo) -> None:
+    pairs: dict[tuple[str, str], list] = {}
+    for link in todo:
+        pts = paths[link.index]
+        if len(pts) == 2 and link.a != link.b:
+            pairs.setdefault(tuple(sorted((link.a, link.b))), []).append(link)
+    for (p, q), links in pairs.items():
+        if len(links) < 2:
+            continue
+        a, b = scene.nodes[p], scene.nodes[q]
+        for i, link in enumerate(links):
+            off = (i - (len(links) - 1) / 2) * 10
+            pts = straight_link(a, b, off)
+            paths[link.index] = pts if link.a == p else pts[::-1]
+
+
+# --- text ----------------------------------------------------------------------------------
+
+
+def _labels(scene: Scene) -> Board:
+    boxes = [b.rect() for b in scene.nodes.values() if not b.external]
+    soft = []
+    for g in scene.groups.values():
+        if g.box is not None and g.label:
+            w, h = measure(g.label, 11.5)
+            soft.append((g.box[0] + 10, g.box[1] + 4, g.box[0] + 10 + w, g.box[1] + 4 + h))
+    board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft)
+    scene.labels = []
+    topology = scene.genre == "topology"
+    for link in scene.links:
+        pts = link.points
+        if len(pts) < 2:
+            continue
+        colour = link.stroke or "#555"
+        for text, at_start in ((link.tail, True), (link.head, False)):
+            if not text:
+                continue
+            lab = Label(text, END_FS, colour="#555")
+            lab.w, lab.h = measure(text, END_FS)
+            end = pts[0] if at_start else pts[-1]
+            node = scene.nodes[link.a if at_start else link.b]
+            if topology and not node.external:
+                lab.port = f"{end[0]:.2f},{end[1]:.2f}"
+            place_end(board, lab, pts, link.index, at_start, 9.0 if lab.port else 6.0)
+            scene.labels.append(lab)
+        if link.mid:
+            lab = Label(link.mid, LABEL_FS, colour=colour)
+            lab.w, lab.h = measure(link.mid, LABEL_FS)
+            place_mid(board, lab, pts, link.index)
+            scene.labels.append(lab)
+    return board
+
+
+def _shift_everything(scene: Scene, rings, annotations, board: Board, dx: float, dy: float) -> None:
+    for b in scene.nodes.values():
+        b.x += dx
+        b.y += dy
+    for g in scene.groups.values():
+        if g.box is not None:
+            x0, y0, x1, y1 = g.box
+            g.box = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+        if getattr(g, "origin", None) is not None:
+            g.origin = (g.origin[0] + dx, g.origin[1] + dy)
+    for link in scene.links:
+        link.points = [(x + dx, y + dy) for x, y in link.points]
+    for lab in scene.labels:
+        lab.cx += dx
+        lab.cy += dy
+        if lab.port is not None:
+            px, py = (float(v) for v in lab.port.split(","))
+            lab.port = f"{px + dx:.2f},{py + dy:.2f}"
+    marks.shift(rings, annotations, dx, dy)

@@ -1,0 +1,134 @@
+"""Geometry refusals: what a drawing would state that its source does not.
+
+``parse`` cannot see a coordinate, so three defects exist only in the final
+geometry, and each refuses the figure instead of drawing it:
+
+* a box drawn completely over another, unless the author placed both (then
+  document order is paint order and the cover is the author's statement);
+* a group band (the bounding box of its members) meeting a non-member;
+* a bundle lasso (the drawn extent of its member links) wholly enclosing a
+  non-member.
+
+Whoever chose the position answers for it: when a pin is involved the message
+names the pin, otherwise it says the layout could not separate them.  The
+wording is FigDown's, pinned by its conformance files.
+"""
+
+from __future__ import annotations
+
+from .graph import Scene
+from .layout import BAND
+
+
+def bands(scene: Scene) -> None:
+    """Each group's band: its members' bounding box plus the band padding."""
+    for g in scene.groups.values():
+        members = [scene.nodes[m] for m in g.members]
+        if not members:
+            g.box = None
+            continue
+        g.box = (min(m.x for m in members) - BAND["l"], min(m.y for m in members) - BAND["t"],
+                 max(m.x + m.w for m in members) + BAND["r"], max(m.y + m.h for m in members) + BAND["b"])
+
+
+def _pin_line(scene: Scene, ident: str) -> int | None:
+    pin = scene.pins.get(ident)
+    return None if pin is None else pin.get("line")
+
+
+def _positioned(scene: Scene, ident: str) -> bool:
+    pin = scene.pins.get(ident)
+    return bool(pin and pin.get("x") is not None)
+
+
+def band_enclosures(scene: Scene) -> list[tuple[int, str]]:
+    out = []
+    for gid, g in scene.groups.items():
+        if g.box is None:
+            continue
+        x0, y0, x1, y1 = g.box
+        members = set(g.members)
+        for n in scene.nodes.values():
+            if n.external or n.id in members:
+                continue
+            if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
+                continue
+            who = None
+            if _positioned(scene, n.id):
+                who = n.id
+            elif n.group is not None and _positioned(scene, n.group):
+                who = n.group
+            elif _positioned(scene, gid):
+                who = gid
+            else:
+                who = next((m for m in g.members if _positioned(scene, m)), None)
+            if who is not None:
+                line = _pin_line(scene, who) or g.line
+                out.append((line, f'pin puts "{n.id}" inside the band of group "{gid}" — a band is '
+                                  "the bounding box of the group's members, so this draws "
+                                  f'"{n.id}" as one of them. Move the pin clear of the group\'s '
+                                  f"extent, or say what the drawing says with in={gid}."))
+            else:
+                out.append((g.line, f'group "{gid}" would enclose non-member "{n.id}" and the '
+                                    "layout pass could not separate them; the figure is not drawn "
+                                    f'rather than drawn wrongly. Give "{n.id}" a pin outside the '
+                                    f"group, or add it with in={gid}."))
+    return out
+
+
+def complete_covers(scene: Scene) -> list[tuple[int, str]]:
+    real = [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+    out = []
+    for a in real:
+        for b in real:
+            if a is b:
+                continue
+            if not (a.x >= b.x - 0.01 and a.y >= b.y - 0.01 and a.x + a.w <= b.x + b.w + 0.01
+                    and a.y + a.h <= b.y + b.h + 0.01):
+                continue
+            pa, pb = _positioned(scene, a.id), _positioned(scene, b.id)
+            if pa and pb:
+                continue
+            who = b.id if pb else (a.id if pa else None)
+            line = _pin_line(scene, who) if who is not None else a.line
+            head = "pin puts" if who is not None else "the layout puts"
+            advice = (f'Move the pin off "{a.id}", or pin "{a.id}" too if the cover is deliberate — '
+                      "document order is paint order (`PAINT-ORDER-CONSTRUCT`), so two author-placed "
+                      "boxes may overlap however the author says."
+                      if who is not None else "Pin one of them clear of the other.")
+            out.append((line, f'{head} "{b.id}" completely over "{a.id}" — a node drawn entirely '
+                              f'inside another is invisible, so the figure states that "{a.id}" is '
+                              f"not there. {advice} Partial overlap is not this error; only a "
+                              "complete cover is."))
+    return out
+
+
+def lasso_enclosures(scene: Scene, rings: list) -> list[tuple[int, str]]:
+    out = []
+    real = [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+    for ring in rings:
+        if ring.solo:
+            continue
+        members = ring.members
+        member_pinned = any(_positioned(scene, m) for m in members)
+        for n in real:
+            if n.id in members:
+                continue
+            corners = ((n.x, n.y), (n.x + n.w, n.y), (n.x, n.y + n.h), (n.x + n.w, n.y + n.h))
+            if not all(ring.inside(px, py) for px, py in corners):
+                continue
+            bid = ring.id
+            if _positioned(scene, n.id) or member_pinned:
+                out.append((ring.line, f'the lasso for bundle "{bid}" would enclose non-member '
+                                       f'"{n.id}" — a lasso is the drawn extent of the bundle\'s '
+                                       f'members, so this draws "{n.id}" as one of them. Move the '
+                                       f'pin clear of the bundle\'s extent, or change what "{bid}" '
+                                       "collects so the lasso is its members' own. The figure is not "
+                                       "drawn rather than drawn wrongly."))
+            else:
+                out.append((ring.line, f'the lasso for bundle "{bid}" would enclose non-member '
+                                       f'"{n.id}" and the layout pass could not separate them; the '
+                                       "figure is not drawn rather than drawn wrongly. Give "
+                                       f'"{n.id}" a pin outside the bundle\'s extent, or add its '
+                                       f'link to "{bid}".'))
+    return out

@@ -1,0 +1,291 @@
+"""The scene's markup, in paint order.
+
+Group bands, group-scope bands, connectors, boxes (each in a
+``<g data-node>`` wrapper carrying its position and, for bundle members,
+``data-lasso``), lassos and their captions, thresholds, port fittings, then
+every piece of connector text, the arrowheads and the notes.  The attribute
+order of connectors and boxes is the one FigDown's own tools read
+(``data-edge`` first, then the geometry), so they find every node and edge.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..page import band_edge, band_rect
+from ..notes import leader_svg, note_svg
+from ..svg import dash, num, open_tag, points, rounded_path, tag, text
+from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, widest
+from .graph import Box, Scene, inscribed_half
+from .labels import Board, measure
+
+NODE_FILL, NODE_STROKE = "#fff", "#8a8880"
+GROUP_FILL, GROUP_STROKE, GROUP_INK = "#f6f5ef", "#d6d4cc", "#6f6e69"
+ARROW_LEN, ARROW_HALF = 10.08, 5.6
+PORT = 7.0
+
+
+class Extent:
+    def __init__(self):
+        self.x0 = self.y0 = math.inf
+        self.x1 = self.y1 = -math.inf
+
+    def add(self, x0, y0, x1, y1):
+        self.x0, self.y0 = min(self.x0, x0), min(self.y0, y0)
+        self.x1, self.y1 = max(self.x1, x1), max(self.y1, y1)
+
+    def point(self, x, y):
+        self.add(x, y, x, y)
+
+    def box(self):
+        if self.x0 == math.inf:
+            return (0.0, 0.0, 0.0, 0.0)
+        return (self.x0, self.y0, self.x1, self.y1)
+
+
+def _shape(n: Box, fill: str, stroke: str) -> str:
+    d = dash(n.style)
+    if n.shape == "diamond":
+        cx, cy = n.cx, n.cy
+        pts = [(cx, n.y), (n.x + n.w, cy), (cx, n.y + n.h), (n.x, cy)]
+        return tag("polygon", [("points", points(pts)), ("fill", fill), ("stroke", stroke),
+                               ("stroke-dasharray", d)])
+    if n.shape == "rounded":
+        return tag("rect", [("x", n.x), ("y", n.y), ("width", n.w), ("height", n.h),
+                            ("rx", min(14.0, n.h / 2)), ("fill", fill), ("stroke", stroke),
+                            ("stroke-dasharray", d), ("stroke-width", 1.8)])
+    if n.shape in ("ellipse", "circle"):
+        ry = n.w / 2 if n.shape == "circle" else n.h / 2
+        return tag("ellipse", [("cx", n.cx), ("cy", n.cy), ("rx", n.w / 2), ("ry", ry),
+                               ("fill", fill), ("stroke", stroke), ("stroke-dasharray", d)])
+    if n.shape == "cylinder":
+        return (tag("rect", [("x", n.x), ("y", n.y), ("width", n.w), ("height", n.h), ("rx", 3),
+                             ("fill", fill), ("stroke", stroke), ("stroke-dasharray", d)])
+                + tag("line", [("x1", n.x), ("y1", n.y + 7), ("x2", n.x + n.w), ("y2", n.y + 7),
+                               ("stroke", stroke)]))
+    return tag("rect", [("x", n.x), ("y", n.y), ("width", n.w), ("height", n.h), ("fill", fill),
+                        ("stroke", stroke), ("stroke-dasharray", d)])
+
+
+def _node_label(n: Box, fill: str) -> str:
+    if n.label == "":
+        return ""
+    size = float(FONT)
+    lines = n.label.split("\n")
+    need = widest(n.label) * CH
+    avail = 2 * inscribed_half(n, len(lines) * 8) - 16
+    if n.rigid and need > avail:
+        size = max(8.0, FONT * avail / need) if need > 0 else size
+    return text(n.cx, n.cy + size * 0.35, round(size, 3), n.label, anchor="middle",
+                fill=label_ink(fill, INK_DARK))
+
+
+def _arrow(tip, back, colour: str) -> str:
+    dx, dy = tip[0] - back[0], tip[1] - back[1]
+    length = math.sqrt(dx * dx + dy * dy)
+    if length < 1e-9:
+        return ""
+    ux, uy = dx / length, dy / length
+    bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
+    px, py = -uy * ARROW_HALF, ux * ARROW_HALF
+    d = (f"M{num(tip[0])} {num(tip[1])} L{num(bx - px)} {num(by - py)} "
+         f"L{num(bx + px)} {num(by + py)} z")
+    return tag("path", [("d", d), ("fill", colour), ("stroke", "none")])
+
+
+def _label_svg(lab, extra=()) -> str:
+    return text(lab.x, lab.y, lab.size, lab.text, anchor=lab.anchor, fill=lab.colour,
+                extra=extra, halo=True)
+
+
+def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
+    ext = Extent()
+    gsvg, esvg, nsvg, tsvg, sqsvg, lsvg = [], [], [], [], [], []
+    nodes = scene.nodes
+    # group bands
+    for g in scene.groups.values():
+        if g.box is None:
+            continue
+        x0, y0, x1, y1 = g.box
+        origin = getattr(g, "origin", None) or (x0 + 14, y0 + 26)
+        body = tag("rect", [("x", x0), ("y", y0), ("width", x1 - x0), ("height", y1 - y0), ("rx", 10),
+                            ("fill", g.fill or GROUP_FILL), ("stroke", g.stroke or GROUP_STROKE),
+                            ("stroke-dasharray", dash(g.style))])
+        if g.label:
+            body += text(x0 + 10, y0 + 16, 11.5, g.label, fill=label_ink(g.fill or GROUP_FILL, GROUP_INK))
+        gsvg.append(tag("g", [("data-group", g.id), ("data-gx", origin[0]), ("data-gy", origin[1]),
+                              ("style", "cursor:move")], body))
+        ext.add(x0, y0, x1, y1)
+    # bands over groups (under the boxes) and over nodes (with them)
+    node_bands: dict[str, list] = {}
+    for band in model.get("bands", ()):
+        target = band.get("in")
+        if target in scene.groups and scene.groups[target].box is not None:
+            x0, y0, x1, y1 = scene.groups[target].box
+            bx, by, bw, bh = band_rect(band, x0, y0, x1, y1)
+            gsvg.append(tag("rect", [("x", bx), ("y", by), ("width", bw), ("height", bh),
+                                     ("fill", band.get("fill")), ("opacity", 0.9), *band_edge(band)]))
+            tsvg.append(text(bx + bw / 2, by + bh / 2 + 4, 11, band["label"], anchor="middle",
+                             fill=label_ink(band.get("fill"), "#334155"), halo=True))
+        elif target in nodes and not nodes[target].external:
+            node_bands.setdefault(target, []).append(band)
+    # connectors
+    arrows = []
+    for link in scene.links:
+        pts = link.points
+        if len(pts) < 2:
+            continue
+        colour = link.stroke or EDGE_INK
+        d = dash(link.style)
+        if len(pts) == 2:
+            (x1, y1), (x2, y2) = pts
+            esvg.append(tag("line", [("data-edge", link.key), ("x1", x1), ("y1", y1), ("x2", x2),
+                                     ("y2", y2), ("stroke", colour), ("stroke-width", 1.6),
+                                     ("stroke-dasharray", d)]))
+        else:
+            esvg.append(tag("path", [("data-edge", link.key), ("d", rounded_path(pts)), ("fill", "none"),
+                                     ("stroke", colour), ("stroke-width", 1.6), ("stroke-dasharray", d),
+                                     ("data-bus", link.bus)]))
+        for x, y in pts:
+            ext.point(x, y)
+        if link.arrow_b and not nodes[link.b].external:
+            arrows.append(_arrow(pts[-1], pts[-2], colour))
+        elif link.arrow_b:
+            arrows.append(_arrow(pts[-1], pts[-2], colour))
+        if link.arrow_a:
+            arrows.append(_arrow(pts[0], pts[1], colour))
+    # boxes
+    lasso_of: dict[str, list[str]] = {}
+    for ring in rings:
+        if ring.solo:
+            continue
+        for m in sorted(ring.members, key=lambda i: nodes[i].order):
+            lasso_of.setdefault(m, []).append(ring.id)
+    for nid in scene.order:
+        n = nodes[nid]
+        if n.external:
+            continue
+        fill, stroke = n.fill or NODE_FILL, n.stroke or NODE_STROKE
+        body = [_shape(n, fill, stroke)]
+        for band in node_bands.get(nid, ()):
+            bx, by, bw, bh = band_rect(band, n.x, n.y, n.x + n.w, n.y + n.h)
+            body.append(tag("rect", [("x", bx), ("y", by), ("width", bw), ("height", bh),
+                                     ("fill", band.get("fill")), ("opacity", 0.9), *band_edge(band)]))
+        body.append(_node_label(n, fill))
+        wrap = [("data-node", n.id), ("data-x", n.x), ("data-y", n.y)]
+        if nid in lasso_of:
+            wrap.append(("data-lasso", " ".join(lasso_of[nid])))
+        wrap.append(("style", "cursor:move"))
+        nsvg.append(tag("g", wrap, "".join(body)))
+        ext.add(n.x, n.y, n.x + n.w, n.y + n.h)
+        for band in node_bands.get(nid, ()):
+            bx, by, bw, bh = band_rect(band, n.x, n.y, n.x + n.w, n.y + n.h)
+            tsvg.append(text(bx + bw / 2, by + bh / 2 + 4, 11, band["label"], anchor="middle",
+                             fill=label_ink(band.get("fill"), "#334155"), halo=True))
+    # lassos
+    for ring in rings:
+        if not ring.solo:
+            deg = ring.degrees
+            rot = None if abs(deg) < 0.05 else \
+                f"rotate({num(deg, 3)} {num(ring.cx, 3)} {num(ring.cy, 3)})"
+            tsvg.append(tag("ellipse", [("cx", ring.cx), ("cy", ring.cy), ("rx", ring.r_along),
+                                        ("ry", ring.r_across), ("data-lasso", ring.id),
+                                        ("fill", "transparent"), ("stroke", ring.colour),
+                                        ("stroke-dasharray", dash(ring.style, "6 4")),
+                                        ("stroke-width", 1.6), ("transform", rot)]))
+            hw, hh = ring.half_extent()
+            ext.add(ring.cx - hw, ring.cy - hh, ring.cx + hw, ring.cy + hh)
+        if ring.label is not None:
+            tsvg.append(_label_svg(ring.label))
+            ext.add(*ring.label.rect)
+    # thresholds over a node or a group
+    for mark in model.get("thresholds", ()):
+        target = mark.get("in")
+        if target in scene.groups and scene.groups[target].box is not None:
+            x0, y0, x1, y1 = scene.groups[target].box
+        elif target in nodes and not nodes[target].external:
+            x0, y0, x1, y1 = nodes[target].rect()
+        else:
+            continue
+        ly = y1 - (y1 - y0) * mark["offset"] / 100
+        colour = mark.get("stroke") or "#ef4444"
+        body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),
+                             ("stroke-width", 4 if mark["offset"] >= 100 else 2),
+                             ("stroke-dasharray", dash(mark.get("style"), "7 4"))])
+                + tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly),
+                               ("stroke", "transparent"), ("stroke-width", 12)])
+                + text(x1 + 8, ly + 4, 11, mark["label"], anchor="start", fill=colour, halo=True))
+        tsvg.append(tag("g", [("data-gline", mark.get("line", 0)), ("data-gtop", y0), ("data-gbot", y1),
+                              ("style", "cursor:ns-resize")], body))
+        w, _ = measure(mark["label"], 11)
+        ext.add(x0, y0, x1 + 8 + w, y1)
+    # port fittings and connector text
+    squares = {}
+    for lab in scene.labels:
+        if lab.port is not None and lab.port not in squares:
+            squares[lab.port] = lab
+    for key, lab in squares.items():
+        px, py = (float(v) for v in key.split(","))
+        owner = _port_owner(scene, px, py)
+        fill = (owner.fill if owner else None) or NODE_FILL
+        stroke = (owner.stroke if owner else None) or NODE_STROKE
+        sqsvg.append(tag("rect", [("x", px - PORT / 2), ("y", py - PORT / 2), ("width", PORT),
+                                  ("height", PORT), ("fill", fill), ("stroke", stroke),
+                                  ("data-port-sq", key)]))
+    for lab in scene.labels:
+        extra = (("data-port-sq", lab.port),) if lab.port is not None else ()
+        lsvg.append(_label_svg(lab, extra))
+        ext.add(*lab.rect)
+    lsvg.extend(arrows)
+    # external names, beyond the open end
+    for nid in scene.order:
+        n = nodes[nid]
+        if not n.external or not n.label:
+            continue
+        lsvg.append(_external_label(scene, n, ext))
+    for note in notes:
+        lsvg.append(note_svg(note.x, note.y, note.w, note.h, note.wrapped, note.kind, note.ref))
+        ext.add(note.x, note.y, note.x + note.w, note.y + note.h)
+        if note.leader is not None:
+            lsvg.append(leader_svg(*note.leader))
+    svg = "".join(gsvg + esvg + nsvg + tsvg + sqsvg + lsvg)
+    return svg, ext.box()
+
+
+def _port_owner(scene: Scene, px: float, py: float):
+    best, dist = None, math.inf
+    for n in scene.nodes.values():
+        if n.external:
+            continue
+        dx = max(n.x - px, 0.0, px - (n.x + n.w))
+        dy = max(n.y - py, 0.0, py - (n.y + n.h))
+        d = dx * dx + dy * dy
+        if d < dist:
+            best, dist = n, d
+    return best
+
+
+def _external_label(scene: Scene, n: Box, ext: Extent) -> str:
+    """An external's name sits just beyond its anchor, on the side away from the figure."""
+    cx, cy = n.cx, n.cy
+    dx = dy = 0.0
+    for link in scene.links:
+        if link.a == n.id and len(link.points) >= 2:
+            dx, dy = link.points[1][0] - link.points[0][0], link.points[1][1] - link.points[0][1]
+            break
+        if link.b == n.id and len(link.points) >= 2:
+            dx, dy = link.points[-2][0] - link.points[-1][0], link.points[-2][1] - link.points[-1][1]
+            break
+    w, h = measure(n.label, 10)
+    lines = n.label.count("\n")
+    if abs(dx) >= abs(dy):
+        if dx <= 0:   # the figure is to the left: write to the right
+            ext.add(cx + 10, cy - h / 2, cx + 12 + w, cy + h / 2)
+            return text(cx + 10, cy + 3.5, 10, n.label, anchor="start", fill=EDGE_INK, halo=True)
+        ext.add(cx - 12 - w, cy - h / 2, cx - 10, cy + h / 2)
+        return text(cx - 10, cy + 3.5, 10, n.label, anchor="end", fill=EDGE_INK, halo=True)
+    if dy <= 0:
+        ext.add(cx - w / 2, cy + 10, cx + w / 2, cy + 21 + lines * 13)
+        return text(cx, cy + 17 + lines * 6.5, 10, n.label, anchor="middle", fill=EDGE_INK, halo=True)
+    ext.add(cx - w / 2, cy - 21 - lines * 13, cx + w / 2, cy - 10)
+    return text(cx, cy - 10 - lines * 6.5, 10, n.label, anchor="middle", fill=EDGE_INK, halo=True)

@@ -1,0 +1,210 @@
+"""Routing where there is no rank structure to follow (author-placed boxes).
+
+``route_free`` draws a connector between two boxes: the straight line between
+their outlines when it meets no other box, otherwise the cheapest orthogonal
+path on a sparse grid made of the obstacles' own edges (offset by a margin),
+found by A* over (point, heading) states with a penalty per bend and per
+stretch of ink already laid by another connector.  Ties are broken by a
+counter, never by hashing, so the path is the same on every run.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from .graph import Box, border_point
+
+MARGIN = 10.0
+BEND = 24.0
+SHARED = 60.0
+EPS = 2.0
+
+Rect = tuple[float, float, float, float]
+
+
+def seg_hits_rect(p, q, r: Rect, shrink: float = EPS) -> bool:
+    """Does segment p–q pass through the interior of r (shrunk by ``shrink``)?"""
+    x0, y0, x1, y1 = r[0] + shrink, r[1] + shrink, r[2] - shrink, r[3] - shrink
+    if x0 >= x1 or y0 >= y1:
+        return False
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for den, num in ((-dx, p[0] - x0), (dx, x1 - p[0]), (-dy, p[1] - y0), (dy, y1 - p[1])):
+        if den == 0:
+            if num < 0:
+                return False
+            continue
+        t = num / den
+        if den < 0:
+            if t > t1:
+                return False
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return False
+            t1 = min(t1, t)
+    return t0 < t1
+
+
+def path_hits(points, obstacles: list[Rect]) -> bool:
+    for p, q in zip(points, points[1:]):
+        for r in obstacles:
+            if seg_hits_rect(p, q, r):
+                return True
+    return False
+
+
+class Ink:
+    """Segments already drawn, indexed for the overlap penalty."""
+
+    def __init__(self):
+        self.h: dict[float, list[tuple[float, float]]] = {}
+        self.v: dict[float, list[tuple[float, float]]] = {}
+
+    def add(self, points) -> None:
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            if abs(y0 - y1) < 0.5:
+                self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
+            elif abs(x0 - x1) < 0.5:
+                self.v.setdefault(round(x0), []).append((min(y0, y1), max(y0, y1)))
+
+    def overlap(self, p, q) -> float:
+        if abs(p[1] - q[1]) < 0.5:
+            spans, lo, hi = self.h.get(round(p[1]), ()), min(p[0], q[0]), max(p[0], q[0])
+        elif abs(p[0] - q[0]) < 0.5:
+            spans, lo, hi = self.v.get(round(p[0]), ()), min(p[1], q[1]), max(p[1], q[1])
+        else:
+            return 0.0
+        total = 0.0
+        for a, b in spans:
+            total += max(0.0, min(hi, b) - max(lo, a))
+        return total
+
+
+def _inside(pt, r: Rect, pad: float) -> bool:
+    return r[0] - pad < pt[0] < r[2] + pad and r[1] - pad < pt[1] < r[3] + pad
+
+
+def straight(a: Box, b: Box) -> list[tuple[float, float]]:
+    return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
+
+
+def _ports(box: Box):
+    """(border point, first grid point outside, heading) for each side."""
+    x0, y0, x1, y1 = box.rect()
+    cx, cy = box.cx, box.cy
+    return [((x1, cy), (x1 + MARGIN, cy), 0), ((cx, y1), (cx, y1 + MARGIN), 1),
+            ((x0, cy), (x0 - MARGIN, cy), 2), ((cx, y0), (cx, y0 - MARGIN), 3)]
+
+
+def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
+    """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None."""
+    starts, ends = _ports(a), _ports(b)
+    xs = {p[1][0] for p in starts + ends}
+    ys = {p[1][1] for p in starts + ends}
+    for r in obstacles + [a.rect(), b.rect()]:
+        xs.update((r[0] - MARGIN, r[2] + MARGIN))
+        ys.update((r[1] - MARGIN, r[3] + MARGIN))
+    xs, ys = sorted(xs), sorted(ys)
+    blocked = obstacles + [a.rect(), b.rect()]
+    ok = {}
+
+    def free(pt) -> bool:
+        v = ok.get(pt)
+        if v is None:
+            v = not any(_inside(pt, r, MARGIN - 1) for r in blocked)
+            ok[pt] = v
+        return v
+
+    xi = {x: i for i, x in enumerate(xs)}
+    yi = {y: i for i, y in enumerate(ys)}
+    goal = {e[1]: e for e in ends}
+    tx, ty = b.cx, b.cy
+    heap: list = []
+    counter = 0
+    best: dict = {}
+    came: dict = {}
+    for border, first, heading in starts:
+        if not free(first):
+            continue
+        state = (first, heading)
+        cost = MARGIN
+        best[state] = cost
+        came[state] = None
+        h = abs(first[0] - tx) + abs(first[1] - ty)
+        heapq.heappush(heap, (cost + h, counter, cost, state))
+        counter += 1
+    start_border = {s[1]: s[0] for s in starts}
+    found = None
+    while heap:
+        _, _, cost, state = heapq.heappop(heap)
+        if best.get(state, math.inf) < cost:
+            continue
+        pt, heading = state
+        if pt in goal:
+            g = goal[pt]
+            # the last leg must enter the target head-on
+            if (heading + 2) % 4 == g[2]:
+                found = state
+                break
+        i, j = xi[pt[0]], yi[pt[1]]
+        for nh, (di, dj) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))):
+            if (nh + 2) % 4 == heading:
+                continue
+            ni, nj = i + di, j + dj
+            if not (0 <= ni < len(xs) and 0 <= nj < len(ys)):
+                continue
+            nxt = (xs[ni], ys[nj])
+            if not free(nxt):
+                continue
+            if any(seg_hits_rect(pt, nxt, r, 1.0) for r in blocked):
+                continue
+            step = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
+            c = cost + step + (BEND if nh != heading else 0.0)
+            if ink is not None:
+                c += SHARED * ink.overlap(pt, nxt) / max(step, 1.0)
+            ns = (nxt, nh)
+            if c < best.get(ns, math.inf) - 1e-9:
+                best[ns] = c
+                came[ns] = state
+                h = abs(nxt[0] - tx) + abs(nxt[1] - ty)
+                heapq.heappush(heap, (c + h, counter, c, ns))
+                counter += 1
+    if found is None:
+        return None
+    pts = []
+    s = found
+    while s is not None:
+        pts.append(s[0])
+        s = came[s]
+    pts.reverse()
+    path = [start_border[pts[0]], *pts, goal[found[0]][0]]
+    return simplify(path)
+
+
+def simplify(pts):
+    """Drop repeated and collinear interior points."""
+    out = [pts[0]]
+    for p in pts[1:]:
+        if abs(p[0] - out[-1][0]) < 1e-6 and abs(p[1] - out[-1][1]) < 1e-6:
+            continue
+        if len(out) >= 2:
+            a, b = out[-2], out[-1]
+            cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+            dot = (b[0] - a[0]) * (p[0] - b[0]) + (b[1] - a[1]) * (p[1] - b[1])
+            if abs(cross) < 1e-6 and dot >= 0:
+                out[-1] = p
+                continue
+        out.append(p)
+    return out
+
+
+def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
+               prefer_straight: bool = True):
+    """A connector between two author-placed boxes that meets no other box."""
+    line = straight(a, b)
+    if prefer_straight and not path_hits(line, obstacles):
+        return line
+    path = orthogonal(a, b, obstacles, ink)
+    return path if path is not None else line

@@ -1,0 +1,254 @@
+"""The scene as the layout sees it: sized boxes, connectors, groups.
+
+Built once from a §12 model.  Sizes follow FigDown's published numbers: a
+box is the widest label line at 7.2 px per unit plus 14 px padding each side
+(never under 30 px) and 36 px tall plus 16 px per extra line; a diamond gains
+20 px of width (at least 70 × 48); a circle is square; a curved or angled
+outline grows until the label's text box fits inside it.  A pin's
+``width``/``height`` is the author's word: the box keeps it (the label shrinks
+instead).  An ``external`` is a 12 × 12 anchor that is never drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..style import display_label, paint
+from ..text import CH, FONT, node_height, node_width, widest
+
+LBL_PADX, LBL_PADY = 6, 4
+ANCHOR = 12.0
+
+
+@dataclass
+class Box:
+    id: str
+    label: str
+    shape: str = "box"
+    w: float = 0.0
+    h: float = 0.0
+    x: float = 0.0
+    y: float = 0.0
+    group: str | None = None
+    fill: str | None = None
+    stroke: str | None = None
+    style: str | None = None
+    external: bool = False
+    rigid: bool = False          # author-given extent
+    pinned: bool = False         # author-given position
+    note: str | None = None
+    line: int = 0
+    order: int = 0               # declaration order
+    rank: int = 0
+
+    @property
+    def cx(self) -> float:
+        return self.x + self.w / 2
+
+    @property
+    def cy(self) -> float:
+        return self.y + self.h / 2
+
+    def rect(self) -> tuple[float, float, float, float]:
+        return self.x, self.y, self.x + self.w, self.y + self.h
+
+
+@dataclass
+class Link:
+    """One connector (edge / flowline / transition)."""
+
+    index: int
+    a: str
+    b: str
+    op: str
+    key: str                     # data-edge: authored id, else the source line
+    mid: str | None = None
+    tail: str | None = None
+    head: str | None = None
+    stroke: str | None = None
+    style: str | None = None
+    note: str | None = None
+    line: int = 0
+    points: list = field(default_factory=list)   # the drawn polyline, a → b
+    bus: str | None = None
+
+    @property
+    def arrow_b(self) -> bool:
+        return self.op in ("->", "<->")
+
+    @property
+    def arrow_a(self) -> bool:
+        return self.op in ("<-", "<->")
+
+
+@dataclass
+class Group:
+    id: str
+    label: str
+    members: list[str]
+    fill: str | None = None
+    stroke: str | None = None
+    style: str | None = None
+    gap: float | None = None
+    note: str | None = None
+    line: int = 0
+    pin: dict | None = None
+    box: tuple[float, float, float, float] | None = None   # drawn band x0, y0, x1, y1
+
+
+# --- outline geometry -----------------------------------------------------------------
+
+
+def axes(n: Box) -> tuple[float, float, float]:
+    """Half-extents (a, b) and exponent p of the drawn outline |dx/a|^p + |dy/b|^p = 1."""
+    if n.shape == "diamond":
+        return n.w / 2, n.h / 2, 1.0
+    if n.shape == "circle":
+        return n.w / 2, n.w / 2, 2.0
+    if n.shape == "ellipse":
+        return n.w / 2, n.h / 2, 2.0
+    return n.w / 2, n.h / 2, math.inf
+
+
+def outline_norm(a: float, b: float, p: float, dx: float, dy: float) -> float:
+    u = abs(dx) / (a or 1e-9)
+    v = abs(dy) / (b or 1e-9)
+    if p == 1.0:
+        return u + v
+    if p == 2.0:
+        return math.sqrt(u * u + v * v)
+    return max(u, v)
+
+
+def border_point(n: Box, tx: float, ty: float) -> tuple[float, float]:
+    """Where the ray from the centre of ``n`` toward (tx, ty) leaves the drawn outline."""
+    cx, cy = n.cx, n.cy
+    dx, dy = tx - cx, ty - cy
+    if dx == 0 and dy == 0:
+        return cx, cy
+    a, b, p = axes(n)
+    if p == math.inf:
+        s = min(a / (abs(dx) or 1e-9), b / (abs(dy) or 1e-9))
+    else:
+        s = 1 / outline_norm(a, b, p, dx, dy)
+    return cx + dx * s, cy + dy * s
+
+
+def inscribed_half(n: Box, v: float) -> float:
+    """Half-width the outline offers at height offset ``v`` from the centre."""
+    a, b, p = axes(n)
+    t = min(1.0, abs(v) / (b or 1e-9))
+    if p == 1.0:
+        return a * (1 - t)
+    if p == 2.0:
+        return a * math.sqrt(max(0.0, 1 - t * t))
+    return a
+
+
+def side_point(n: Box, horizontal: bool, sign: int, offset: float) -> tuple[float, float]:
+    """The outline point on the side facing ``sign`` along an axis, ``offset`` across it."""
+    if horizontal:
+        a, b, p = axes(n)
+        half = _outline_extent(a, b, p, offset)
+        return n.cx + sign * half, n.cy + offset
+    a, b, p = axes(n)
+    half = _outline_extent(b, a, p, offset)
+    return n.cx + offset, n.cy + sign * half
+
+
+def _outline_extent(a: float, b: float, p: float, v: float) -> float:
+    """How far along the a-axis the outline reaches at offset v on the b-axis."""
+    if p == math.inf:
+        return a
+    t = min(1.0, abs(v) / (b or 1e-9))
+    if p == 1.0:
+        return a * (1 - t)
+    return a * math.sqrt(max(0.0, 1 - t * t))
+
+
+def _fit_outline(n: Box) -> None:
+    lines = n.label.split("\n")
+    iw = widest(n.label) * CH + 2 * LBL_PADX
+    ih = ((len(lines) - 1) * 1.3 + 1.2) * FONT + 2 * LBL_PADY
+    a, b, p = axes(n)
+    k = outline_norm(a, b, p, iw / 2, ih / 2)
+    if k <= 1:
+        return
+    n.w = max(n.w, 2 * k * a)
+    n.h = max(n.h, 2 * k * b)
+    if n.shape == "circle":
+        n.w = n.h = max(n.w, n.h)
+
+
+# --- building the scene ---------------------------------------------------------------
+
+
+@dataclass
+class Scene:
+    flow: str
+    genre: str
+    nodes: dict[str, Box]
+    order: list[str]              # node ids in declaration order (externals after)
+    links: list[Link]
+    groups: dict[str, Group]
+    ranks: list[list[str]]
+    pins: dict[str, dict]
+    classes: dict[str, dict]
+
+    @property
+    def horizontal(self) -> bool:
+        return self.flow in ("right", "left")
+
+
+def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
+    pins = {p["id"]: p for p in model.get("pins", ())}
+    nodes: dict[str, Box] = {}
+    order: list[str] = []
+    for i, n in enumerate(model.get("nodes", ())):
+        ink = paint(n, classes)
+        box = Box(n["id"], display_label(n), n.get("shape") or "box", group=n.get("group"),
+                  fill=ink["fill"], stroke=ink["stroke"], style=ink["style"], note=n.get("note"),
+                  line=n.get("line", 0), order=i)
+        box.w, box.h = node_width(box.label), node_height(box.label)
+        pin = pins.get(box.id)
+        if pin and (pin.get("width") is not None or pin.get("height") is not None):
+            box.w = float(pin.get("width") or box.w)
+            box.h = float(pin.get("height") or box.h)
+            box.rigid = True
+        if box.shape == "diamond" and not box.rigid:
+            box.w, box.h = max(box.w + 20, 70.0), max(box.h, 48.0)
+        if box.shape == "circle" and not box.rigid:
+            box.w = box.h = max(box.w, box.h)
+        if not box.rigid:
+            _fit_outline(box)
+        box.pinned = bool(pin and pin.get("x") is not None)
+        nodes[box.id] = box
+        order.append(box.id)
+    base = len(order)
+    for j, x in enumerate(model.get("externals", ())):
+        label = x.get("label")
+        box = Box(x["id"], "" if label is None else label, "box", w=ANCHOR, h=ANCHOR,
+                  external=True, line=x.get("line", 0), order=base + j)
+        box.pinned = bool(pins.get(box.id) and pins[box.id].get("x") is not None)
+        nodes[box.id] = box
+        order.append(box.id)
+    links = []
+    for i, e in enumerate(model.get("edges", ())):
+        if e["a"] not in nodes or e["b"] not in nodes:
+            continue
+        ink = paint(e, classes, ("stroke", "style"))
+        key = e["id"] if e.get("id") is not None else str(e.get("line", 0))
+        links.append(Link(i, e["a"], e["b"], e.get("op", "->"), key, e.get("mid"), e.get("tail"),
+                          e.get("head"), ink["stroke"], ink["style"], e.get("note"),
+                          e.get("line", 0)))
+    groups: dict[str, Group] = {}
+    for g in model.get("groups", ()):
+        ink = paint(g, classes)
+        members = [nid for nid in order if nodes[nid].group == g["id"]]
+        groups[g["id"]] = Group(g["id"], display_label(g), members, ink["fill"], ink["stroke"],
+                                ink["style"], g.get("gap"), g.get("note"), g.get("line", 0),
+                                pins.get(g["id"]))
+    ranks = [[i for i in r["ids"] if i in nodes] for r in model.get("ranks", ())]
+    genre = model["header"].get("genre") or "block"
+    return Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)

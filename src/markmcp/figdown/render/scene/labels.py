@@ -1,0 +1,170 @@
+"""Where connector text goes: mid labels, end labels, external names.
+
+Every label is placed by trying a short, fixed list of candidate boxes beside
+its own connector and keeping the cheapest: a box over a node, another label
+or a connector costs a lot; a box whose centre is nearly as close to another
+connector as to its own (so a reader cannot tell which line it names) costs
+too; otherwise nearer the middle of its run is better.  The list order breaks
+ties, so placement is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..text import label_px
+from .free import seg_hits_rect
+
+Rect = tuple[float, float, float, float]
+
+
+@dataclass
+class Label:
+    text: str
+    size: float
+    cx: float = 0.0
+    cy: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
+    anchor: str = "middle"
+    colour: str = "#555"
+    port: str | None = None     # data-port-sq key of the fitting it names
+
+    @property
+    def rect(self) -> Rect:
+        return (self.cx - self.w / 2, self.cy - self.h / 2, self.cx + self.w / 2, self.cy + self.h / 2)
+
+    @property
+    def x(self) -> float:
+        if self.anchor == "start":
+            return self.cx - self.w / 2
+        if self.anchor == "end":
+            return self.cx + self.w / 2
+        return self.cx
+
+    @property
+    def y(self) -> float:
+        """The text baseline reference (multi-line text is centred on it)."""
+        return self.cy + 0.3 * self.size
+
+
+def measure(text: str, size: float) -> tuple[float, float]:
+    n = text.count("\n") + 1
+    return label_px(text, size), (n - 1) * size * 1.3 + size * 1.1
+
+
+def overlap(a: Rect, b: Rect, eps: float = 1.0) -> bool:
+    return a[0] + eps < b[2] and b[0] + eps < a[2] and a[1] + eps < b[3] and b[1] + eps < a[3]
+
+
+def seg_dist(px: float, py: float, a, b) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    l2 = dx * dx + dy * dy
+    if l2 < 1e-9:
+        return math.sqrt((px - a[0]) ** 2 + (py - a[1]) ** 2)
+    t = max(0.0, min(1.0, ((px - a[0]) * dx + (py - a[1]) * dy) / l2))
+    qx, qy = a[0] + t * dx - px, a[1] + t * dy - py
+    return math.sqrt(qx * qx + qy * qy)
+
+
+def poly_dist(px: float, py: float, pts) -> float:
+    return min(seg_dist(px, py, a, b) for a, b in zip(pts, pts[1:]))
+
+
+class Board:
+    """What is already on the canvas, for the label costs."""
+
+    def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None):
+        self.boxes = boxes
+        self.paths = paths
+        self.labels: list[Rect] = []
+        self.soft = soft or []
+
+    def cost(self, r: Rect, own: int | None, anchor: tuple[float, float]) -> float:
+        c = 0.0
+        for b in self.boxes:
+            if overlap(r, b):
+                c += 1000
+        for b in self.labels:
+            if overlap(r, b):
+                c += 800
+        for b in self.soft:
+            if overlap(r, b):
+                c += 300
+        band = (r[0] + 2, r[1] + (r[3] - r[1]) * 0.3, r[2] - 2, r[1] + (r[3] - r[1]) * 0.7)
+        cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+        own_d, other_d = math.inf, math.inf
+        for key, pts in self.paths.items():
+            hit = False
+            for p, q in zip(pts, pts[1:]):
+                if seg_hits_rect(p, q, band, 0.0):
+                    hit = True
+                    break
+            if hit:
+                c += 500
+            d = poly_dist(cx, cy, pts)
+            if key == own:
+                own_d = d
+            else:
+                other_d = min(other_d, d)
+        if own is not None and other_d - own_d < 6:
+            c += 150
+        c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
+        return c
+
+    def take(self, r: Rect) -> None:
+        self.labels.append(r)
+
+
+def _segments_by_length(pts):
+    segs = [(i, pts[i], pts[i + 1]) for i in range(len(pts) - 1)]
+    return sorted(segs, key=lambda s: (-math.hypot(s[2][0] - s[1][0], s[2][1] - s[1][1]), s[0]))
+
+
+def place_mid(board: Board, label: Label, pts, own: int) -> None:
+    w, h = label.w, label.h
+    cands = []
+    for _, a, b in _segments_by_length(pts)[:3]:
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        length = math.sqrt(dx * dx + dy * dy) or 1.0
+        nx, ny = -dy / length, dx / length
+        reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
+        for t in (0.5, 0.35, 0.65, 0.2, 0.8):
+            px, py = a[0] + dx * t, a[1] + dy * t
+            for s in (-1, 1):
+                cands.append((px + nx * reach * s, py + ny * reach * s, (px, py)))
+    best = None
+    for cx, cy, anchor in cands:
+        r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        c = board.cost(r, own, anchor)
+        if best is None or c < best[0] - 1e-9:
+            best = (c, cx, cy)
+    label.cx, label.cy = best[1], best[2]
+    board.take(label.rect)
+
+
+def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
+    """A label near one end of a connector (tail near a, head near b)."""
+    p, q = (pts[0], pts[1]) if at_start else (pts[-1], pts[-2])
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = math.sqrt(dx * dx + dy * dy) or 1.0
+    ux, uy = dx / length, dy / length
+    nx, ny = -uy, ux
+    w, h = label.w, label.h
+    along = abs(ux) * w / 2 + abs(uy) * h / 2 + away
+    across = abs(nx) * w / 2 + abs(ny) * h / 2 + 3
+    cands = []
+    for extra in (0.0, 8.0, 18.0):
+        for s in (-1, 1):
+            cx = p[0] + ux * (along + extra) + nx * across * s
+            cy = p[1] + uy * (along + extra) + ny * across * s
+            cands.append((cx, cy))
+    best = None
+    for cx, cy in cands:
+        r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        c = board.cost(r, None, p)
+        if best is None or c < best[0] - 1e-9:
+            best = (c, cx, cy)
+    label.cx, label.cy = best[1], best[2]
+    board.take(label.rect)

@@ -1,0 +1,168 @@
+"""Auto layout of a scene: ranks, order, cross positions, then the main axis.
+
+Coordinates are worked out in a flow-neutral frame — ``main`` runs along
+``flow``, ``cross`` across it — and turned into x/y at the end (``left`` and
+``up`` mirror the main axis).  Rank gaps are FigDown's: 56 px between
+columns and 44 px between rows; a gap widens for the connector tracks and
+edge labels it has to carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .graph import Box, Link, Scene
+from .order import Item, order_ranks
+from .place import Lane, Placer, Spacing
+from .ranks import assign_ranks
+
+GAPX, GAPY = 56.0, 44.0
+BAND = {"l": 14.0, "r": 14.0, "t": 26.0, "b": 12.0}
+LOOP_ROOM = 24.0
+
+
+@dataclass
+class Plan:
+    """How a connector is routed in the flow frame."""
+
+    kind: str                     # "chain" | "same" | "loop" | "lane"
+    items: list[Item] = field(default_factory=list)   # chain: first → last in flow order
+    flipped: bool = False         # the chain runs b → a
+    side: int = 0                 # lane: -1 before the drawing, +1 after it
+
+
+@dataclass
+class Frame:
+    """The auto layout, flow-neutral, plus what the router needs."""
+
+    horizontal: bool
+    mirror: bool
+    ranks: list[list[Item]]
+    lanes: dict[str, Lane]
+    plans: dict[int, Plan]
+    rank_of: dict[str, int]
+    item_of: dict[str, Item]
+    rank_start: list[float] = field(default_factory=list)
+    rank_size: list[float] = field(default_factory=list)
+    main_total: float = 0.0
+    cross_lo: float = 0.0
+    cross_hi: float = 0.0
+
+    def to_xy(self, main: float, cross: float) -> tuple[float, float]:
+        if self.mirror:
+            main = self.main_total - main
+        return (main, cross) if self.horizontal else (cross, main)
+
+    def to_main_cross(self, x: float, y: float) -> tuple[float, float]:
+        main, cross = (x, y) if self.horizontal else (y, x)
+        if self.mirror:
+            main = self.main_total - main
+        return main, cross
+
+
+def _spacing(horizontal: bool) -> Spacing:
+    if horizontal:   # cross axis is y: top pad holds the band name
+        return Spacing(node_gap=GAPY, pad_before=BAND["t"], pad_after=BAND["b"])
+    return Spacing(node_gap=GAPX, pad_before=BAND["l"], pad_after=BAND["r"])
+
+
+def plan_layout(scene: Scene) -> Frame:
+    horizontal = scene.horizontal
+    rank_of = assign_ranks(scene)
+    n_ranks = (max(rank_of.values()) + 1) if rank_of else 0
+    items: dict[str, Item] = {}
+    ranks: list[list[Item]] = [[] for _ in range(n_ranks)]
+    for nid in scene.order:
+        box = scene.nodes[nid]
+        box.rank = rank_of[nid]
+        it = Item(nid, box.rank, box.group, box, seq=float(box.order))
+        it.size = box.h if horizontal else box.w
+        it.main = box.w if horizontal else box.h
+        items[nid] = it
+        ranks[box.rank].append(it)
+    plans: dict[int, Plan] = {}
+    loops: dict[str, int] = {}
+    for link in scene.links:
+        ra, rb = rank_of[link.a], rank_of[link.b]
+        if link.a == link.b:
+            plans[link.index] = Plan("loop")
+            loops[link.a] = loops.get(link.a, 0) + 1
+        elif ra == rb:
+            plans[link.index] = Plan("same")
+        elif ra > rb + 1:
+            plans[link.index] = Plan("lane")
+        else:
+            flipped = ra > rb
+            first, last = (link.b, link.a) if flipped else (link.a, link.b)
+            chain = [items[first]]
+            lo, hi = min(ra, rb), max(ra, rb)
+            ga, gb = scene.nodes[first].group, scene.nodes[last].group
+            inner = ga if ga is not None and ga == gb else None
+            for r in range(lo + 1, hi):
+                d = Item(f"~{link.index}.{r}", r, inner, None, seq=items[first].seq + 0.5)
+                d.size = 0.0
+                ranks[r].append(d)
+                chain.append(d)
+            chain.append(items[last])
+            for u, v in zip(chain, chain[1:]):
+                u.downs.append(v)
+                v.ups.append(u)
+            plans[link.index] = Plan("chain", chain, flipped)
+    for nid, count in loops.items():
+        items[nid].lead = LOOP_ROOM + 8.0 * (count - 1)
+    # group lanes: a placeholder in every rank of the span that has no member
+    lanes: dict[str, Lane] = {}
+    for gid, group in scene.groups.items():
+        if not group.members:
+            continue
+        lanes[gid] = Lane(gid, group.gap)
+        rs = [rank_of[m] for m in group.members]
+        for r in range(min(rs), max(rs) + 1):
+            if not any(it.group == gid for it in ranks[r]):
+                ph = Item(f"~g{gid}.{r}", r, gid, None, seq=min(scene.nodes[m].order for m in group.members))
+                ph.size = 0.0
+                ranks[r].append(ph)
+    group_ids = [g for g in scene.groups if g in lanes]
+    ordered = order_ranks(ranks, group_ids)
+    placer = Placer(ordered, lanes, _spacing(horizontal))
+    placer.pack()
+    placer.improve()
+    lo, hi = placer.extent()
+    placer.shift(-lo)
+    frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
+    frame.cross_lo, frame.cross_hi = 0.0, hi - lo
+    return frame
+
+
+def main_axis(frame: Frame, channel_need: dict[int, float]) -> None:
+    """Rank positions along the flow; ``channel_need[k]`` is the room the gap
+    after rank k must give (tracks, labels); k = -1 is the margin before rank 0."""
+    base = GAPX if frame.horizontal else GAPY
+    sizes = [max((it.main for it in rank if it.node is not None), default=0.0) for rank in frame.ranks]
+    start = []
+    m = channel_need.get(-1, 0.0)
+    for k, size in enumerate(sizes):
+        start.append(m)
+        gap = max(base, channel_need.get(k, 0.0))
+        m += size + (gap if k + 1 < len(sizes) else channel_need.get(k, 0.0))
+    frame.rank_start, frame.rank_size = start, sizes
+    frame.main_total = m
+
+
+def place_boxes(scene: Scene, frame: Frame) -> None:
+    """Write x/y into every box from the frame (auto positions, before pins)."""
+    for nid, it in frame.item_of.items():
+        box: Box = scene.nodes[nid]
+        r = it.rank
+        m0 = frame.rank_start[r] + (frame.rank_size[r] - it.main) / 2
+        c0 = it.pos - it.size / 2
+        if frame.horizontal:
+            x0 = frame.main_total - (m0 + it.main) if frame.mirror else m0
+            box.x, box.y = x0, c0
+        else:
+            y0 = frame.main_total - (m0 + it.main) if frame.mirror else m0
+            box.x, box.y = c0, y0
+
+
+def chain_links(scene: Scene, frame: Frame) -> list[Link]:
+    return [lk for lk in scene.links if frame.plans[lk.index].kind == "chain"]

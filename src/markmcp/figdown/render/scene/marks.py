@@ -1,0 +1,286 @@
+"""Bundles (lassos), notes, and the shift that keeps all ink on the canvas.
+
+A bundle's *lasso* is a ring the member links run through: it sits where the
+members share their run, narrow along the links and long across them, and is
+shrunk (or, as a last resort, drawn axis-aligned round the members'
+midpoints) so it touches no box.  A one-member bundle draws no ring, only its
+caption beside the link.  Orientation uses only square roots: the half-angle
+of the members' mean doubled direction is taken by the half-angle identities,
+and the printed rotation is rounded to 1/1000 degree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..text import note_size
+from .graph import Scene
+from .labels import Board, Label, measure, overlap
+
+RING_ALONG, RING_ACROSS, RING_LONG, RING_FAN, RING_FLOOR = 15.0, 20.0, 34.0, 2.0, 7.0
+
+
+@dataclass
+class Ring:
+    id: str
+    line: int
+    members: set[str]
+    cx: float
+    cy: float
+    ux: float
+    uy: float
+    r_along: float
+    r_across: float
+    solo: bool = False
+    colour: str = "#64748b"
+    style: str | None = None
+    label: Label | None = None
+
+    def norm(self, px: float, py: float) -> float:
+        dx, dy = px - self.cx, py - self.cy
+        a = (self.ux * dx + self.uy * dy) / self.r_along
+        b = (-self.uy * dx + self.ux * dy) / self.r_across
+        return math.sqrt(a * a + b * b)
+
+    def inside(self, px: float, py: float) -> bool:
+        return self.norm(px, py) <= 1
+
+    @property
+    def degrees(self) -> float:
+        return math.degrees(math.atan2(self.uy, self.ux))
+
+    def half_extent(self) -> tuple[float, float]:
+        hw = math.sqrt((self.r_along * self.ux) ** 2 + (self.r_across * self.uy) ** 2)
+        hh = math.sqrt((self.r_along * self.uy) ** 2 + (self.r_across * self.ux) ** 2)
+        return hw, hh
+
+
+def _hits_box(ring: Ring, r_along: float, box) -> bool:
+    """Does the ring's disc meet the rectangle? (sampled outline + centre test)"""
+    x0, y0, x1, y1 = box
+    if x0 <= ring.cx <= x1 and y0 <= ring.cy <= y1:
+        return True
+    saved = ring.r_along
+    ring.r_along = r_along
+    try:
+        steps = 8
+        for i in range(steps + 1):
+            t = i / steps
+            for px, py in ((x0 + (x1 - x0) * t, y0), (x0 + (x1 - x0) * t, y1),
+                           (x0, y0 + (y1 - y0) * t), (x1, y0 + (y1 - y0) * t)):
+                if ring.norm(px, py) < 1:
+                    return True
+        # the ring's own extreme points inside the box
+        for s in (-1, 1):
+            for px, py in ((ring.cx + s * r_along * ring.ux, ring.cy + s * r_along * ring.uy),
+                           (ring.cx - s * ring.r_across * ring.uy, ring.cy + s * ring.r_across * ring.ux)):
+                if x0 < px < x1 and y0 < py < y1:
+                    return True
+        return False
+    finally:
+        ring.r_along = saved
+
+
+def _member_links(scene: Scene, member: str):
+    if "--" in member:
+        a, b = member.split("--", 1)
+        return [lk for lk in scene.links if {lk.a, lk.b} == {a, b} and lk.a != lk.b]
+    return [lk for lk in scene.links if lk.key == member]
+
+
+def _longest(points):
+    best, segment = -1.0, None
+    for p, q in zip(points, points[1:]):
+        d = (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+        if d > best:
+            best, segment = d, (p, q)
+    return segment
+
+
+def bundles(scene: Scene, model: dict, board: Board) -> list[Ring]:
+    rings = []
+    boxes = [n.rect() for n in scene.nodes.values() if not n.external]
+    for bundle in model.get("bundles", ()):
+        segs, members = [], set()
+        for member in bundle.get("members", ()):
+            for link in _member_links(scene, member):
+                seg = _longest(link.points)
+                if seg is None:
+                    continue
+                (px, py), (qx, qy) = seg
+                if (qx - px) ** 2 + (qy - py) ** 2 > 1e-12:
+                    segs.append(seg)
+                    members.update((link.a, link.b))
+        if not segs:
+            continue
+        ring = _ring(bundle, segs, members, boxes)
+        if bundle.get("label"):
+            _caption(ring, bundle["label"], board)
+        rings.append(ring)
+    return rings
+
+
+def _ring(bundle: dict, segs, members: set[str], boxes) -> Ring:
+    c2 = s2 = 0.0
+    for (px, py), (qx, qy) in segs:
+        length = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
+        c, s = (qx - px) / length, (qy - py) / length
+        c2 += c * c - s * s
+        s2 += 2 * c * s
+    norm = math.sqrt(c2 * c2 + s2 * s2)
+    if norm < 1e-9:
+        (px, py), (qx, qy) = segs[0]
+        length = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
+        ux, uy = (qx - px) / length, (qy - py) / length
+    else:
+        cc = c2 / norm
+        ux = math.sqrt(max(0.0, (1 + cc) / 2))
+        uy = math.sqrt(max(0.0, (1 - cc) / 2))
+        if s2 < 0:
+            uy = -uy
+    vx, vy = -uy, ux
+    spans = []
+    for p, q in segs:
+        a, b = ux * p[0] + uy * p[1], ux * q[0] + uy * q[1]
+        spans.append((a, b, p, q) if a <= b else (b, a, q, p))
+    lo = max(z[0] for z in spans)
+    hi = min(z[1] for z in spans)
+    s = (lo + hi) / 2 if lo < hi else sum((z[0] + z[1]) / 2 for z in spans) / len(spans)
+    pts = []
+    for a, b, p, q in spans:
+        f = min(1.0, max(0.0, (s - a) / ((b - a) or 1.0)))
+        pts.append((p[0] + (q[0] - p[0]) * f, p[1] + (q[1] - p[1]) * f))
+    cx = sum(p[0] for p in pts) / len(pts)
+    cy = sum(p[1] for p in pts) / len(pts)
+    spread = max(abs(vx * (p[0] - cx) + vy * (p[1] - cy)) for p in pts)
+    run_half = min(min(s - z[0], z[1] - s) for z in spans)
+    if spread < RING_FAN:
+        r_along = max(RING_ALONG, min(RING_LONG, max(0.0, run_half)))
+        r_across = RING_ACROSS
+    else:
+        r_along = RING_ALONG
+        r_across = max(spread + RING_ACROSS, RING_LONG)
+    ring = Ring(bundle["id"], bundle.get("line", 0), members, cx, cy, ux, uy, r_along, r_across,
+                colour=bundle.get("stroke") or "#64748b", style=bundle.get("style"))
+    if len(segs) == 1:
+        ring.solo = True
+        ring.r_across = 4.0
+        return ring
+    if any(_hits_box(ring, r_along, b) for b in boxes):
+        for k in range(1, 25):
+            candidate = r_along - (r_along - RING_FLOOR) * k / 24
+            if not any(_hits_box(ring, candidate, b) for b in boxes):
+                ring.r_along = candidate
+                return ring
+        # no squeeze clears the boxes: an upright ring round the links' midpoints
+        mids = [((p[0] + q[0]) / 2, (p[1] + q[1]) / 2) for p, q in segs]
+        mx = sum(m[0] for m in mids) / len(mids)
+        my = sum(m[1] for m in mids) / len(mids)
+        ring.cx, ring.cy, ring.ux, ring.uy = mx, my, 1.0, 0.0
+        ring.r_along = max(46.0, max(abs(m[0] - mx) for m in mids) + 38)
+        ring.r_across = max(26.0, max(abs(m[1] - my) for m in mids) + 22)
+    return ring
+
+
+def _caption(ring: Ring, text: str, board: Board) -> None:
+    lab = Label(text, 11.5, colour=ring.colour)
+    lab.w, lab.h = measure(text, 11.5)
+    vx, vy = -ring.uy, ring.ux
+    best = None
+    for s in (1, -1):
+        for extra in (0.0, 10.0, 24.0):
+            reach = ring.r_across + 4 + extra + abs(vx) * lab.w / 2 + abs(vy) * lab.h / 2
+            if vy < 0:
+                reach = reach
+            cx, cy = ring.cx + vx * reach * s, ring.cy + vy * reach * s
+            r = (cx - lab.w / 2, cy - lab.h / 2, cx + lab.w / 2, cy + lab.h / 2)
+            c = board.cost(r, None, (ring.cx, ring.cy))
+            if best is None or c < best[0] - 1e-9:
+                best = (c, cx, cy)
+    lab.cx, lab.cy = best[1], best[2]
+    board.take(lab.rect)
+    ring.label = lab
+
+
+# --- notes -----------------------------------------------------------------------------
+
+
+@dataclass
+class Note:
+    kind: str
+    ref: str
+    x: float
+    y: float
+    w: float
+    h: float
+    wrapped: list
+    leader: tuple | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def annotations(scene: Scene, model: dict, board: Board) -> list[Note]:
+    """Notes on nodes, groups and connectors, each beside what it annotates."""
+    out: list[Note] = []
+    for n in scene.nodes.values():
+        if n.note is not None and not n.external:
+            out.append(_place_note(board, "node", n.id, n.note, n.label or None, n.rect()))
+    for g in scene.groups.values():
+        if g.note is not None and g.box is not None:
+            out.append(_place_note(board, "group", g.id, g.note, g.label or None, g.box))
+    for link in scene.links:
+        if link.note is not None and len(link.points) >= 2:
+            (px, py), (qx, qy) = _longest(link.points)
+            mx, my = (px + qx) / 2, (py + qy) / 2
+            out.append(_place_note(board, "edge", link.key, link.note, None, (mx, my, mx, my)))
+    return out
+
+
+def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) -> Note:
+    w, h, wrapped = note_size(text, prefix + ":" if prefix else None)
+    x0, y0, x1, y1 = target
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    cands = []
+    for d in (10.0, 24.0, 44.0, 70.0):
+        cands += [(x1 + d, cy - h / 2), (cx - w / 2, y1 + d), (cx - w / 2, y0 - d - h),
+                  (x0 - d - w, cy - h / 2)]
+    best = None
+    for k, (nx, ny) in enumerate(cands):
+        r = (nx, ny, nx + w, ny + h)
+        c = board.cost(r, None, (cx, cy)) + (k // 4) * 5
+        for b in board.boxes:
+            if overlap(r, b, -4):
+                c += 200
+        if best is None or c < best[0] - 1e-9:
+            best = (c, nx, ny, k)
+    _, nx, ny, k = best
+    board.take((nx, ny, nx + w, ny + h))
+    note = Note(kind, ref, nx, ny, w, h, wrapped)
+    if k >= 4:   # not adjacent: a leader states the attachment
+        side = k % 4
+        if side == 0:
+            p = (nx, ny + h / 2)
+        elif side == 1:
+            p = (nx + w / 2, ny)
+        elif side == 2:
+            p = (nx + w / 2, ny + h)
+        else:
+            p = (nx + w, ny + h / 2)
+        q = (min(max(p[0], x0), x1), min(max(p[1], y0), y1))
+        note.leader = (p, q)
+    return note
+
+
+def shift(rings: list[Ring], notes: list[Note], dx: float, dy: float) -> None:
+    for ring in rings:
+        ring.cx += dx
+        ring.cy += dy
+        if ring.label is not None:
+            ring.label.cx += dx
+            ring.label.cy += dy
+    for note in notes:
+        note.x += dx
+        note.y += dy
+        if note.leader is not None:
+            (px, py), (qx, qy) = note.leader
+            note.leader = ((px + dx, py + dy), (qx + dx, qy + dy))

@@ -1,0 +1,278 @@
+"""Cross-axis placement: where along its rank each item sits.
+
+For a fixed order the positions minimise the weighted squared length of
+every connector's cross-axis run (so connectors come out straight where they
+can), subject to the order and to minimum separations.  A group is one
+*lane*: a variable ``open`` with a fixed width that is the same in every rank
+of its span, so its band is a clean rectangle with only members inside.
+
+The solver is block coordinate descent:
+
+* one rank at a time, the items between two fixed walls (group edges, or the
+  ends of the rank) are solved exactly as a weighted isotonic regression (the
+  pool-adjacent-violators algorithm on positions with their separations taken
+  out), clamped between the walls;
+* then each group lane moves as a whole toward where its members want to be,
+  as far as its neighbours in every rank allow.
+
+Every step keeps the layout feasible, the iteration count is fixed, and all
+arithmetic is plain IEEE addition, multiplication and division, so the
+result is identical on every machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .order import Item
+
+ITERATIONS = 10
+
+
+@dataclass
+class Spacing:
+    node_gap: float          # between two nodes of a rank
+    pad_before: float        # band edge to first member
+    pad_after: float         # last member to band edge
+    out_gap: float = 16.0    # band edge to a non-member
+    band_gap: float = 8.0    # between two bands
+    dummy_gap: float = 12.0  # between two connectors passing a rank
+    mixed_gap: float = 20.0  # between a connector and a node
+
+
+class Lane:
+    def __init__(self, gid: str, gap: float | None):
+        self.id = gid
+        self.gap = gap
+        self.open = 0.0
+        self.size = 0.0
+        self.ranks: dict[int, list[Item]] = {}
+
+
+def _item_gap(a: Item, b: Item, sp: Spacing, lanes: dict[str, Lane]) -> float:
+    if a.node is None and b.node is None:
+        gap = sp.dummy_gap
+    elif a.node is None or b.node is None:
+        gap = sp.mixed_gap
+    else:
+        gap = sp.node_gap
+        if a.group is not None and a.group == b.group:
+            lane_gap = lanes[a.group].gap
+            if lane_gap is not None:
+                gap = float(lane_gap)
+    if a.size == 0 or b.size == 0:   # a lane placeholder takes no room
+        gap = 0.0
+    return (a.size + b.size) / 2 + gap + getattr(a, "trail", 0.0) + getattr(b, "lead", 0.0)
+
+
+def _inner(a: Item) -> tuple[float, float]:
+    return a.size / 2 + getattr(a, "lead", 0.0), a.size / 2 + getattr(a, "trail", 0.0)
+
+
+class Placer:
+    def __init__(self, ranks: list[list[Item]], lanes: dict[str, Lane], sp: Spacing):
+        self.ranks = ranks
+        self.lanes = lanes
+        self.sp = sp
+        for lane in lanes.values():
+            lane.ranks = {}
+        for r, rank in enumerate(ranks):
+            for it in rank:
+                if it.group is not None:
+                    lanes[it.group].ranks.setdefault(r, []).append(it)
+        for lane in lanes.values():
+            size = 0.0
+            for members in lane.ranks.values():
+                total = sp.pad_before + sp.pad_after + _inner(members[0])[0] + _inner(members[-1])[1]
+                for a, b in zip(members, members[1:]):
+                    total += _item_gap(a, b, sp, lanes)
+                size = max(size, total)
+            lane.size = size
+
+    # --- the rank as a chain of tokens ----------------------------------------------
+
+    def _tokens(self, r: int):
+        """The rank as ('item', it) / ('open', lane) / ('close', lane) tokens."""
+        out = []
+        current = None
+        for it in self.ranks[r]:
+            if it.group != current:
+                if current is not None:
+                    out.append(("close", self.lanes[current]))
+                if it.group is not None:
+                    out.append(("open", self.lanes[it.group]))
+                current = it.group
+            out.append(("item", it))
+        if current is not None:
+            out.append(("close", self.lanes[current]))
+        return out
+
+    def _sep(self, a, b) -> float:
+        ka, va = a
+        kb, vb = b
+        sp = self.sp
+        if ka == "item" and kb == "item":
+            return _item_gap(va, vb, sp, self.lanes)
+        if ka == "item" and kb == "open":
+            return _inner(va)[1] + (sp.out_gap if va.node is not None else sp.out_gap / 2)
+        if ka == "close" and kb == "item":
+            return _inner(vb)[0] + (sp.out_gap if vb.node is not None else sp.out_gap / 2)
+        if ka == "open" and kb == "item":
+            return sp.pad_before + _inner(vb)[0]
+        if ka == "item" and kb == "close":
+            return _inner(va)[1] + sp.pad_after
+        if ka == "close" and kb == "open":
+            return sp.band_gap
+        return va.size if ka == "open" else 0.0
+
+    @staticmethod
+    def _coord(tok) -> float:
+        kind, v = tok
+        if kind == "item":
+            return v.pos
+        if kind == "open":
+            return v.open
+        return v.open + v.size
+
+    # --- a feasible start --------------------------------------------------------------
+
+    def pack(self) -> None:
+        for lane in self.lanes.values():
+            lane.open = -1e18
+        for rank in self.ranks:
+            for it in rank:
+                it.pos = -1e18
+        for _ in range(len(self.lanes) + 2):
+            changed = False
+            for r in range(len(self.ranks)):
+                prev = None
+                for tok in self._tokens(r):
+                    kind, v = tok
+                    need = 0.0 if prev is None else self._coord(prev) + self._sep(prev, tok)
+                    if kind == "item":
+                        if prev is None:
+                            need = _inner(v)[0]
+                        if v.pos < need:
+                            v.pos, changed = need, True
+                    elif kind == "open":
+                        if v.open < need:
+                            v.open, changed = need, True
+                    else:
+                        if v.open + v.size < need:   # cannot happen: size is the packed size
+                            v.open, changed = need - v.size, True
+                    prev = tok
+            if not changed:
+                break
+
+    # --- improvement ------------------------------------------------------------------
+
+    @staticmethod
+    def _desire(it: Item) -> tuple[float, float]:
+        total, weight = 0.0, 0.0
+        for n in it.ups + it.downs:
+            w = 1.0
+            if it.node is None and n.node is None:
+                w = 8.0
+            elif it.node is None or n.node is None:
+                w = 2.0
+            total += w * n.pos
+            weight += w
+        if weight == 0:
+            return it.pos, 0.05
+        return total / weight, weight
+
+    def _solve_run(self, run: list, left, right) -> None:
+        """Items between two walls (or rank ends): PAV, then clamp into the walls."""
+        if not run:
+            return
+        offsets = [0.0]
+        for a, b in zip(run, run[1:]):
+            offsets.append(offsets[-1] + self._sep(a, b))
+        blocks: list[list[float]] = []    # [weighted sum, weight, count]
+        for tok, off in zip(run, offsets):
+            d, w = self._desire(tok[1])
+            blocks.append([w * (d - off), w, 1])
+            while len(blocks) > 1 and (blocks[-2][0] / blocks[-2][1]) > (blocks[-1][0] / blocks[-1][1]):
+                s, w2, c = blocks.pop()
+                blocks[-1][0] += s
+                blocks[-1][1] += w2
+                blocks[-1][2] += c
+        values: list[float] = []
+        for s, w, c in blocks:
+            values.extend([s / w] * c)
+        lo = -1e18 if left is None else self._coord(left) + self._sep(left, run[0])
+        hi = 1e18 if right is None else self._coord(right) - self._sep(run[-1], right) - offsets[-1]
+        if lo > hi:
+            return
+        for tok, off, y in zip(run, offsets, values):
+            tok[1].pos = min(max(y, lo), hi) + off
+
+    def _solve_rank(self, r: int) -> None:
+        left = None
+        run: list = []
+        for tok in self._tokens(r):
+            if tok[0] == "item":
+                run.append(tok)
+            else:
+                self._solve_run(run, left, tok)
+                run, left = [], tok
+        self._solve_run(run, left, None)
+
+    def _move_lane(self, lane: Lane) -> None:
+        shift, weight = 0.0, 0.0
+        for members in lane.ranks.values():
+            for m in members:
+                d, w = self._desire(m)
+                if w > 0.05:
+                    shift += w * (d - m.pos)
+                    weight += w
+        if weight == 0:
+            return
+        want = shift / weight
+        lo, hi = -1e18, 1e18
+        for r in lane.ranks:
+            toks = self._tokens(r)
+            for k, tok in enumerate(toks):
+                if tok[0] == "open" and tok[1] is lane and k > 0:
+                    lo = max(lo, self._coord(toks[k - 1]) + self._sep(toks[k - 1], tok))
+                if tok[0] == "close" and tok[1] is lane and k + 1 < len(toks):
+                    nxt = toks[k + 1]
+                    hi = min(hi, self._coord(nxt) - self._sep(tok, nxt) - lane.size)
+        target = min(max(lane.open + want, lo), hi)
+        if lo > hi:
+            return
+        delta = target - lane.open
+        lane.open = target
+        for members in lane.ranks.values():
+            for m in members:
+                m.pos += delta
+
+    def improve(self, iterations: int = ITERATIONS) -> None:
+        n = len(self.ranks)
+        for _ in range(iterations):
+            for r in range(n):
+                self._solve_rank(r)
+            for r in range(n - 1, -1, -1):
+                self._solve_rank(r)
+            for lane in self.lanes.values():
+                self._move_lane(lane)
+
+    def extent(self) -> tuple[float, float]:
+        lo, hi = 1e18, -1e18
+        for rank in self.ranks:
+            for it in rank:
+                a, b = _inner(it)
+                lo = min(lo, it.pos - a)
+                hi = max(hi, it.pos + b)
+        for lane in self.lanes.values():
+            if lane.ranks:
+                lo = min(lo, lane.open)
+                hi = max(hi, lane.open + lane.size)
+        return lo, hi
+
+    def shift(self, delta: float) -> None:
+        for rank in self.ranks:
+            for it in rank:
+                it.pos += delta
+        for lane in self.lanes.values():
+            lane.open += delta

@@ -1,0 +1,346 @@
+"""Routing in the flow frame: ports, channel tracks, back-edge lanes, loops.
+
+A connector between ranks leaves its first node through the side facing the
+flow and enters its last node through the side facing back.  Several
+connectors on one side get distinct *ports* (spread in the order of where they
+go, so they do not cross at the box); a lone connector takes the port that
+lines up with its other end when the box allows, so aligned boxes get a
+straight line.  Every change of cross position happens in the *channel*
+between two ranks, on a track of its own: tracks are shared only by jogs
+whose spans do not overlap, so no two connectors are drawn on top of each
+other.  A connector running two or more ranks against the flow goes round the
+drawing on a *lane* outside it.  Connectors inside one rank run straight
+across to an adjacent box, or through the channel after the rank.  A
+self-loop sits on the box's cross-before side.
+
+In ``topology`` links are straight lines between the outlines (the network
+diagram convention); in the other scene genres every route is orthogonal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..text import END_FS, LABEL_FS, label_px
+from .graph import Box, Link, Scene, axes, border_point, outline_norm, side_point
+from .layout import Frame, Plan
+
+PORT_STEP = 10.0
+PORT_MARGIN = 6.0
+TRACK = 10.0
+LANE_STEP = 14.0
+LOOP_H = 16.0
+LOOP_W = 16.0
+
+
+@dataclass
+class Jog:
+    link: int
+    channel: int
+    c0: float
+    c1: float
+    track: int = 0
+
+    @property
+    def lo(self) -> float:
+        return min(self.c0, self.c1)
+
+    @property
+    def hi(self) -> float:
+        return max(self.c0, self.c1)
+
+
+@dataclass
+class Routing:
+    ports: dict[tuple[int, str], float] = field(default_factory=dict)   # (link, end) → cross
+    jogs: dict[int, list[Jog]] = field(default_factory=dict)            # link → its jogs in order
+    channels: dict[int, list[Jog]] = field(default_factory=dict)
+    tracks: dict[int, int] = field(default_factory=dict)
+    lanes: dict[int, float] = field(default_factory=dict)               # link → lane cross
+    same_main: dict[int, float] = field(default_factory=dict)
+
+
+def _size(frame: Frame, box: Box) -> float:
+    return box.h if frame.horizontal else box.w
+
+
+def _ends(plan: Plan, link: Link) -> tuple[str, str]:
+    """The link's (first, last) node in flow order."""
+    if plan.kind == "chain":
+        return plan.items[0].key, plan.items[-1].key
+    return link.a, link.b
+
+
+def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
+    """Cross positions of every connector end on the flow-facing sides."""
+    sides: dict[tuple[str, int], list[tuple[float, int, str]]] = {}
+    items = frame.item_of
+    lane_count = {-1: 0, 1: 0}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind == "chain":
+            first, last = plan.items[0], plan.items[-1]
+            sides.setdefault((first.key, 1), []).append((plan.items[1].pos, link.index, "first"))
+            sides.setdefault((last.key, -1), []).append((plan.items[-2].pos, link.index, "last"))
+        elif plan.kind == "lane":
+            ca, cb = items[link.a].pos, items[link.b].pos
+            mid = (frame.cross_lo + frame.cross_hi) / 2
+            side = -1 if (ca + cb) / 2 <= mid else 1
+            lane_count[side] += 1
+            k = lane_count[side]
+            plan.side = side
+            routing.lanes[link.index] = (frame.cross_lo - LANE_STEP * k) if side < 0 \
+                else (frame.cross_hi + LANE_STEP * k)
+            lane_c = routing.lanes[link.index]
+            sides.setdefault((link.a, 1), []).append((lane_c, link.index, "first"))
+            sides.setdefault((link.b, -1), []).append((lane_c, link.index, "last"))
+        elif plan.kind == "same" and not _adjacent(frame, link):
+            sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
+            sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
+    singles = []
+    for (nid, side), ends in sides.items():
+        box = scene.nodes[nid]
+        centre = items[nid].pos
+        if len(ends) == 1:
+            singles.append((nid, ends[0]))
+            routing.ports[(ends[0][1], ends[0][2])] = centre
+            continue
+        ends.sort(key=lambda e: (e[0], e[1]))
+        room = max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
+        step = min(PORT_STEP, room / (len(ends) - 1)) if len(ends) > 1 else 0.0
+        for i, (_, li, end) in enumerate(ends):
+            routing.ports[(li, end)] = centre + (i - (len(ends) - 1) / 2) * step
+    # a lone end lines up with its other end when its box allows
+    for nid, (other_c, li, end) in singles:
+        box = scene.nodes[nid]
+        centre = items[nid].pos
+        half = max(0.0, _size(frame, box) / 2 - PORT_MARGIN)
+        plan = frame.plans[li]
+        if plan.kind == "chain" and len(plan.items) == 2:
+            other = routing.ports.get((li, "last" if end == "first" else "first"), other_c)
+        else:
+            other = other_c
+        if box.shape in ("diamond", "ellipse", "circle") and box.external is False:
+            half = min(half, _size(frame, box) * 0.2)
+        routing.ports[(li, end)] = min(max(other, centre - half), centre + half)
+    # two lone ends facing each other: meet in the middle of their overlap
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain" or len(plan.items) != 2:
+            continue
+        a, b = plan.items
+        if len(sides[(a.key, 1)]) == 1 and len(sides[(b.key, -1)]) == 1:
+            ha = max(0.0, _size(frame, scene.nodes[a.key]) / 2 - PORT_MARGIN)
+            hb = max(0.0, _size(frame, scene.nodes[b.key]) / 2 - PORT_MARGIN)
+            lo, hi = max(a.pos - ha, b.pos - hb), min(a.pos + ha, b.pos + hb)
+            if lo <= hi:
+                c = min(max((a.pos + b.pos) / 2, lo), hi)
+                routing.ports[(link.index, "first")] = c
+                routing.ports[(link.index, "last")] = c
+
+
+def _adjacent(frame: Frame, link: Link) -> bool:
+    ia, ib = frame.item_of[link.a], frame.item_of[link.b]
+    if ia.rank != ib.rank:
+        return False
+    rank = frame.ranks[ia.rank]
+    lo, hi = sorted((ia.index, ib.index))
+    return all(rank[k].node is None for k in range(lo + 1, hi))
+
+
+def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
+    """The cross-direction runs every connector needs, per channel."""
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        jogs: list[Jog] = []
+        if plan.kind == "chain":
+            cs = [routing.ports[(link.index, "first")]]
+            cs += [it.pos for it in plan.items[1:-1]]
+            cs.append(routing.ports[(link.index, "last")])
+            r0 = plan.items[0].rank
+            for k in range(len(cs) - 1):
+                if abs(cs[k] - cs[k + 1]) > 0.5:
+                    jogs.append(Jog(link.index, r0 + k, cs[k], cs[k + 1]))
+        elif plan.kind == "lane":
+            lane = routing.lanes[link.index]
+            ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]
+            jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane))
+            jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")]))
+        elif plan.kind == "same" and not _adjacent(frame, link):
+            r = frame.rank_of[link.a]
+            jogs.append(Jog(link.index, r, routing.ports[(link.index, "first")],
+                            routing.ports[(link.index, "last")]))
+        routing.jogs[link.index] = jogs
+        for j in jogs:
+            routing.channels.setdefault(j.channel, []).append(j)
+    for ch, jogs in routing.channels.items():
+        # downward jogs: the one starting higher sits further along the flow;
+        # upward jogs mirror that — so jogs running the same way do not cross
+        def key(j: Jog):
+            down = j.c1 > j.c0
+            return (0 if down else 1, -j.c0 if down else j.c0, j.link)
+        tracks: list[list[Jog]] = []
+        for j in sorted(jogs, key=key):
+            for t, used in enumerate(tracks):
+                if all(j.hi < u.lo - 6 or j.lo > u.hi + 6 for u in used):
+                    used.append(j)
+                    j.track = t
+                    break
+            else:
+                j.track = len(tracks)
+                tracks.append([j])
+        routing.tracks[ch] = len(tracks)
+
+
+def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
+    """Room each channel must give: its tracks, and the labels drawn in it."""
+    need: dict[int, float] = {}
+    for ch, count in routing.tracks.items():
+        need[ch] = (count + 1) * TRACK
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain":
+            continue
+        ch = plan.items[0].rank
+        room = 0.0
+        if link.mid:
+            room = _label_main(frame, link.mid, LABEL_FS) + 24
+        ends = [t for t in (link.tail, link.head) if t]
+        if ends and len(plan.items) == 2:
+            room = max(room, sum(_label_main(frame, t, END_FS) + 14 for t in ends) + 16)
+        if room:
+            need[ch] = max(need.get(ch, 0.0), room + routing.tracks.get(ch, 0) * TRACK)
+    return need
+
+
+def _label_main(frame: Frame, text: str, size: float) -> float:
+    if frame.horizontal:
+        return label_px(text, size)
+    return (text.count("\n") + 1) * size * 1.3
+
+
+# --- polylines ----------------------------------------------------------------------
+
+
+def _track_main(frame: Frame, routing: Routing, ch: int, track: int) -> float:
+    count = max(1, routing.tracks.get(ch, 1))
+    if ch < 0:
+        start, width = 0.0, frame.rank_start[0] if frame.rank_start else 0.0
+    elif ch + 1 < len(frame.rank_start):
+        start = frame.rank_start[ch] + frame.rank_size[ch]
+        width = frame.rank_start[ch + 1] - start
+    else:
+        start = frame.rank_start[ch] + frame.rank_size[ch]
+        width = frame.main_total - start
+    return start + width * (track + 1) / (count + 1)
+
+
+def _end_main(frame: Frame, box: Box, cross: float, side: int) -> float:
+    """Main coordinate where a run at ``cross`` meets the box outline on ``side``."""
+    rel = cross - (box.cy if frame.horizontal else box.cx)
+    px, py = side_point(box, frame.horizontal, 1 if (side > 0) != frame.mirror else -1, rel)
+    return frame.to_main_cross(px, py)[0]
+
+
+def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
+    """The connector as points in the flow frame, from ``a`` to ``b``."""
+    plan = frame.plans[link.index]
+    nodes = scene.nodes
+    if plan.kind == "chain":
+        first, last = nodes[plan.items[0].key], nodes[plan.items[-1].key]
+        c_first = routing.ports[(link.index, "first")]
+        c_last = routing.ports[(link.index, "last")]
+        pts = [(_end_main(frame, first, c_first, 1), c_first)]
+        jogs = {j.channel: j for j in routing.jogs[link.index]}
+        cs = [c_first] + [it.pos for it in plan.items[1:-1]] + [c_last]
+        r0 = plan.items[0].rank
+        for k in range(len(cs) - 1):
+            j = jogs.get(r0 + k)
+            if j is not None:
+                m = _track_main(frame, routing, j.channel, j.track)
+                pts.append((m, cs[k]))
+                pts.append((m, cs[k + 1]))
+        pts.append((_end_main(frame, last, c_last, -1), c_last))
+        return pts[::-1] if plan.flipped else pts
+    if plan.kind == "lane":
+        a, b = nodes[link.a], nodes[link.b]
+        ca = routing.ports[(link.index, "first")]
+        cb = routing.ports[(link.index, "last")]
+        j0, j1 = routing.jogs[link.index]
+        m0 = _track_main(frame, routing, j0.channel, j0.track)
+        m1 = _track_main(frame, routing, j1.channel, j1.track)
+        lane = routing.lanes[link.index]
+        return [(_end_main(frame, a, ca, 1), ca), (m0, ca), (m0, lane), (m1, lane), (m1, cb),
+                (_end_main(frame, b, cb, -1), cb)]
+    if plan.kind == "same":
+        a, b = nodes[link.a], nodes[link.b]
+        if _adjacent(frame, link):
+            return None   # drawn across in x/y (see same_rank_line)
+        ca = routing.ports[(link.index, "first")]
+        cb = routing.ports[(link.index, "last")]
+        (j,) = routing.jogs[link.index]
+        m = _track_main(frame, routing, j.channel, j.track)
+        return [(_end_main(frame, a, ca, 1), ca), (m, ca), (m, cb), (_end_main(frame, b, cb, 1), cb)]
+    return None
+
+
+def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
+    """Two adjacent boxes of one rank: straight across, ``slot`` off the shared centre."""
+    a, b = scene.nodes[link.a], scene.nodes[link.b]
+    if frame.horizontal:
+        lo, hi = max(a.x, b.x), min(a.x + a.w, b.x + b.w)
+        x = (lo + hi) / 2 + slot if lo < hi else (a.cx + b.cx) / 2
+        down = b.cy > a.cy
+        pa = side_point(a, False, 1 if down else -1, x - a.cx)
+        pb = side_point(b, False, -1 if down else 1, x - b.cx)
+        return [pa, pb]
+    lo, hi = max(a.y, b.y), min(a.y + a.h, b.y + b.h)
+    y = (lo + hi) / 2 + slot if lo < hi else (a.cy + b.cy) / 2
+    right = b.cx > a.cx
+    pa = side_point(a, True, 1 if right else -1, y - a.cy)
+    pb = side_point(b, True, -1 if right else 1, y - b.cy)
+    return [pa, pb]
+
+
+def loop_polyline(frame: Frame, box: Box, k: int) -> list:
+    """The k-th self-loop of a box, on its cross-before side."""
+    w = LOOP_W / 2 + 5 * k
+    h = LOOP_H + 8 * k
+    if frame.horizontal:
+        p0 = side_point(box, False, -1, -w)
+        p1 = side_point(box, False, -1, w)
+        top = box.y - h
+        return [(p0[0], p0[1]), (p0[0], top), (p1[0], top), (p1[0], p1[1])]
+    p0 = side_point(box, True, -1, -w)
+    p1 = side_point(box, True, -1, w)
+    left = box.x - h
+    return [(p0[0], p0[1]), (left, p0[1]), (left, p1[1]), (p1[0], p1[1])]
+
+
+def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:
+    """Where the line (px, py) + t·(dx, dy), t ≥ 0, leaves the outline (bisection)."""
+    a, b, p = axes(box)
+    lo, hi = 0.0, 1.0
+    if outline_norm(a, b, p, px - box.cx, py - box.cy) >= 1:
+        return px, py
+    while outline_norm(a, b, p, px + hi * dx - box.cx, py + hi * dy - box.cy) < 1 and hi < 1e6:
+        hi *= 2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if outline_norm(a, b, p, px + mid * dx - box.cx, py + mid * dy - box.cy) < 1:
+            lo = mid
+        else:
+            hi = mid
+    return px + hi * dx, py + hi * dy
+
+
+def straight_link(a: Box, b: Box, offset: float = 0.0) -> list:
+    """Outline to outline along the centre line, shifted ``offset`` across it."""
+    dx, dy = b.cx - a.cx, b.cy - a.cy
+    if not offset:
+        return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
+    length = (dx * dx + dy * dy) ** 0.5 or 1.0
+    ox, oy = -dy / length * offset, dx / length * offset
+    pa = _exit(a, a.cx + ox, a.cy + oy, dx, dy)
+    pb = _exit(b, b.cx + ox, b.cy + oy, -dx, -dy)
+    return [pa, pb]

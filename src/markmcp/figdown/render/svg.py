@@ -1,0 +1,181 @@
+"""SVG text: number formatting, escaping, and the element writer.
+
+Every byte of an artifact passes through this module, which is what keeps the
+output inside the Safe SVG profile (core §15.2):
+
+* element names come from :data:`ELEMENTS` and attribute names from
+  :data:`ATTRIBUTES` — :func:`tag` refuses anything else, so a new output
+  construct fails loudly the first time it is drawn;
+* attribute values and text content are always escaped (:func:`esc`), so
+  author text is data and never markup;
+* numbers are printed by :func:`num`: rounded to 1/100 px and written in the
+  shortest form that reads back to that value — the same digits on every
+  machine (no clock, no randomness, no locale, no platform maths).
+"""
+
+from __future__ import annotations
+
+import math
+
+ELEMENTS = frozenset({
+    "svg", "defs", "g", "metadata", "title", "rect", "line", "path", "polygon", "circle",
+    "ellipse", "text", "tspan", "marker", "pattern",
+})
+
+ATTRIBUTES = frozenset({
+    "xmlns", "viewBox", "width", "height", "id", "class", "style", "transform",
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "d", "points", "dy",
+    "fill", "fill-opacity", "opacity", "stroke", "stroke-width", "stroke-dasharray",
+    "stroke-dashoffset", "stroke-linejoin",
+    "font-family", "font-size", "font-style", "font-weight", "text-anchor",
+    "markerWidth", "markerHeight", "refX", "refY", "orient", "patternUnits", "patternTransform",
+    "data-sha256", "data-engine-version", "data-render-options",
+    "data-node", "data-edge", "data-group", "data-cell", "data-bus",
+    "data-gline", "data-gtop", "data-gbot", "data-gx", "data-gy",
+    "data-x", "data-y", "data-note-for", "data-note-on", "data-port-sq", "data-lasso",
+})
+
+#: the only values ``style=`` ever carries
+STYLE_VALUES = frozenset({"cursor:move", "cursor:pointer", "cursor:ns-resize"})
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+
+def num(value: float | int, digits: int = 2) -> str:
+    """A coordinate as text: rounded to ``digits`` decimals, shortest form, no ``-0``."""
+    if value.__class__ is int:
+        return str(value)
+    if value != value or value in (math.inf, -math.inf):
+        return "0"
+    r = round(value, digits)
+    if r == 0:
+        return "0"
+    if r.is_integer() and abs(r) < 1e15:
+        return str(int(r))
+    return repr(r)
+
+
+_ESC = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+
+
+def esc(text: str) -> str:
+    """Escape text for an attribute value or character data."""
+    return text.translate(_ESC)
+
+
+def _value(v) -> str:
+    if isinstance(v, str):
+        return esc(v)
+    if isinstance(v, bool):  # pragma: no cover - never a geometry value
+        raise TypeError("boolean attribute value")
+    return num(v)
+
+
+def attrs(pairs) -> str:
+    out = []
+    for key, value in pairs:
+        if value is None:
+            continue
+        if key not in ATTRIBUTES:
+            raise ValueError(f"attribute {key!r} is outside the Safe SVG profile")
+        out.append(f' {key}="{_value(value)}"')
+    return "".join(out)
+
+
+def tag(name: str, pairs=(), body: str | None = None) -> str:
+    """One element: ``pairs`` are (attribute, value); None values are left out.
+
+    ``body`` is already-built markup (children) — author text must go through
+    :func:`esc` or :func:`text` first."""
+    if name not in ELEMENTS:
+        raise ValueError(f"element {name!r} is outside the Safe SVG profile")
+    a = attrs(pairs)
+    if body is None:
+        return f"<{name}{a}/>"
+    return f"<{name}{a}>{body}</{name}>"
+
+
+def open_tag(name: str, pairs=()) -> str:
+    if name not in ELEMENTS:
+        raise ValueError(f"element {name!r} is outside the Safe SVG profile")
+    return f"<{name}{attrs(pairs)}>"
+
+
+HALO = (("stroke", "#fff"), ("stroke-width", 3), ("stroke-linejoin", "round"))
+
+
+def text(x: float, y: float, size: float, content: str, *, anchor: str | None = None,
+         fill: str | None = None, extra=(), halo: bool = False, weight: str | None = None,
+         line_height: float | None = None) -> str:
+    """A label.  Author line breaks become centred ``tspan`` lines.
+
+    ``halo`` draws it twice at one point: a white under-stroke, then the ink —
+    the halo survives renderers without paint-order support, and the twin is
+    how readers tell an edge label from other text."""
+    if halo:
+        under = text(x, y, size, content, anchor=anchor, fill="#fff", weight=weight,
+                     extra=tuple(extra) + HALO, line_height=line_height)
+        return under + text(x, y, size, content, anchor=anchor, fill=fill, extra=extra,
+                            weight=weight, line_height=line_height)
+    parts = content.split("\n")
+    common = [("font-size", size), ("font-weight", weight), ("text-anchor", anchor),
+              ("fill", fill), *extra]
+    if len(parts) == 1:
+        return tag("text", [("x", x), ("y", y), *common], esc(content))
+    lh = size * (line_height or 1.3)
+    y0 = y - (len(parts) - 1) * lh / 2
+    body = "".join(tag("tspan", [("x", x), ("dy", lh if i else 0)], esc(p))
+                   for i, p in enumerate(parts))
+    return tag("text", [("x", x), ("y", y0), *common], body)
+
+
+def dash(style: str | None, default: str | None = None) -> str | None:
+    """The dash pattern of a §5 ``style=`` (None: a solid line)."""
+    if style == "dashed":
+        return "6 4"
+    if style == "dotted":
+        return "2 4"
+    if style == "solid":
+        return None
+    return default
+
+
+def points(pts) -> str:
+    return " ".join(f"{num(x)},{num(y)}" for x, y in pts)
+
+
+def path_d(pts, *, closed: bool = False) -> str:
+    d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in pts)
+    return d + " z" if closed else d
+
+
+FILLET = 10.0
+
+
+def rounded_path(pts) -> str:
+    """A polyline whose interior bends are softened into quadratic fillets.
+
+    Each interior vertex v becomes ``L trim Q v trim``: the vertex is the
+    control point, so a reader can recover the true polyline."""
+    if len(pts) < 3:
+        return path_d(pts)
+    out = [f"M{num(pts[0][0])} {num(pts[0][1])}"]
+    for i in range(1, len(pts) - 1):
+        ax, ay = pts[i - 1]
+        cx, cy = pts[i]
+        bx, by = pts[i + 1]
+        v1x, v1y, v2x, v2y = ax - cx, ay - cy, bx - cx, by - cy
+        l1 = math.sqrt(v1x * v1x + v1y * v1y)
+        l2 = math.sqrt(v2x * v2x + v2y * v2y)
+        if l1 < 1e-6 or l2 < 1e-6 or (v1x * v2x + v1y * v2y) / (l1 * l2) < -0.985:
+            out.append(f" L{num(cx)} {num(cy)}")
+            continue
+        r = min(FILLET, 0.4 * min(l1, l2))
+        if r < 0.5:
+            out.append(f" L{num(cx)} {num(cy)}")
+            continue
+        p1 = (cx + v1x / l1 * r, cy + v1y / l1 * r)
+        p2 = (cx + v2x / l2 * r, cy + v2y / l2 * r)
+        out.append(f" L{num(p1[0])} {num(p1[1])} Q{num(cx)} {num(cy)} {num(p2[0])} {num(p2[1])}")
+    out.append(f" L{num(pts[-1][0])} {num(pts[-1][1])}")
+    return "".join(out)
