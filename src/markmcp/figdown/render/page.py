@@ -65,14 +65,14 @@ def root(width: int, height: int) -> str:
 
 def _legend(model: dict, y: float, max_w: float) -> tuple[str, float, float]:
     """The derived legend: one swatch + meaning per class that states a meaning."""
-    entries = [c for c in model.get("classes", ()) if c.get("label") != ""]
+    entries = [c for c in model.get("classes", ()) if c.get("meaning") != ""]
     if not entries:
         return "", y, max_w
     out = []
     lx, ly, row_h = 0.0, y + 8, 20
     wrap = max(max_w, 420)
     for c in entries:
-        label = c.get("label") or ""
+        label = c.get("meaning") or ""
         paints = any(c.get(k) is not None for k in ("fill", "stroke", "style"))
         width = units(label) * LEGEND_CH + (30 if paints else 9)
         if lx > 0 and lx + width > wrap:

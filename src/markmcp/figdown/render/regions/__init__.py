@@ -1,9 +1,22 @@
-"""Typed regions: bitfield, table, timing and the experimental chart."""
+"""Typed regions, stacked below the scene in document order: ``bitfield``,
+``table``, ``timing`` (experimental) and ``chart`` (experimental).  Each
+returns its markup, the y it ends at, the width it uses and — for the marks
+that target a region — the frame of its data."""
 
 from __future__ import annotations
 
 from ..page import Block
+from . import bitfield, chart, table, timing
 
 
 def render(region: dict, model: dict, classes: dict, y0: float, prefix: str = "") -> Block:
+    kind = region.get("genre")
+    if kind == "bitfield":
+        return bitfield.render(region, classes, y0)
+    if kind == "table":
+        return table.render(region, classes, y0)
+    if kind == "timing":
+        return timing.render(region, classes, y0, prefix)
+    if kind == "chart":
+        return chart.render(region, model, y0)
     return Block("", y0, 0.0)

@@ -17,7 +17,7 @@ from .graph import Box, Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
 from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
-                    plan_jogs, same_rank_line, straight_link)
+                    needs_channels, plan_jogs, same_rank_line, straight_link)
 from ..text import END_FS, LABEL_FS
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -59,10 +59,25 @@ def _auto_layout(scene: Scene) -> Frame | None:
         return None
     frame = plan_layout(scene)
     routing = Routing()
-    assign_ports(scene, frame, routing)
-    plan_jogs(scene, frame, routing)
-    main_axis(frame, channel_need(scene, frame, routing))
-    place_boxes(scene, frame)
+    routing.orthogonal = {lk.index for lk in scene.links if needs_channels(scene, frame, lk)}
+    for _ in range(3):
+        routing.ports, routing.lanes, routing.bus = {}, {}, {}
+        assign_ports(scene, frame, routing)
+        plan_jogs(scene, frame, routing)
+        main_axis(frame, channel_need(scene, frame, routing))
+        place_boxes(scene, frame)
+        blocked = set()
+        for link in scene.links:
+            plan = frame.plans[link.index]
+            if link.index in routing.orthogonal or plan.kind != "chain":
+                continue
+            a, b = scene.nodes[link.a], scene.nodes[link.b]
+            others = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b)]
+            if path_hits(straight_link(a, b), others):
+                blocked.add(link.index)
+        if not blocked:
+            break
+        routing.orthogonal |= blocked
     frame.routing = routing
     return frame
 
@@ -73,43 +88,53 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
         return paths
     routing = frame.routing
     loop_count: dict[str, int] = {}
-    same_pairs: dict[tuple[str, str], int] = {}
-    pair_total: dict[tuple[str, str], int] = {}
-    for link in scene.links:
-        if frame.plans[link.index].kind == "same":
-            key = tuple(sorted((link.a, link.b)))
-            pair_total[key] = pair_total.get(key, 0) + 1
-    straight_genre = scene.genre == "topology"
     for link in scene.links:
         plan = frame.plans[link.index]
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         if plan.kind == "loop":
             k = loop_count.get(link.a, 0)
             loop_count[link.a] = k + 1
-            paths[link.index] = loop_polyline(frame, a, k)
-            continue
-        if plan.kind == "same":
-            from .route import _adjacent
-            if _adjacent(frame, link):
-                key = tuple(sorted((link.a, link.b)))
-                k = same_pairs.get(key, 0)
-                same_pairs[key] = k + 1
-                slot = (k - (pair_total[key] - 1) / 2) * 14
-                paths[link.index] = same_rank_line(scene, frame, link, slot)
-                continue
-        if straight_genre and plan.kind == "chain" and len(plan.items) == 2:
+            paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
+        elif link.index in routing.orthogonal:
+            pts = flow_polyline(scene, frame, routing, link)
+            paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
+            link.bus = routing.bus.get(link.index)
+        elif plan.kind == "same":
+            paths[link.index] = same_rank_line(scene, frame, link, 0.0)
+        else:
             paths[link.index] = straight_link(a, b)
-            continue
-        pts = flow_polyline(scene, frame, routing, link)
-        paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
-    _spread_parallel(scene, paths, straight_genre)
+    _spread_parallel(scene, paths)
+    _bus_dots(scene, paths)
     return paths
 
 
-def _spread_parallel(scene: Scene, paths: dict[int, list], straight_genre: bool) -> None:
+def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
+    """A junction dot where a merge-bus member joins the shared trunk."""
+    members: dict[str, list] = {}
+    for link in scene.links:
+        if link.bus is not None:
+            members.setdefault(link.bus, []).append(link)
+    for links in members.values():
+        for link in links:
+            link.dots = []
+            pts = paths[link.index]
+            for v in pts[1:-1]:
+                if any(_inside_segment(v, p, q) for other in links if other is not link
+                       for p, q in zip(paths[other.index], paths[other.index][1:])):
+                    link.dots.append(v)
+                    break
+
+
+def _inside_segment(v, p, q) -> bool:
+    if abs(p[0] - q[0]) < 0.01 and abs(v[0] - p[0]) < 0.01:
+        return min(p[1], q[1]) + 0.5 < v[1] < max(p[1], q[1]) - 0.5
+    if abs(p[1] - q[1]) < 0.01 and abs(v[1] - p[1]) < 0.01:
+        return min(p[0], q[0]) + 0.5 < v[0] < max(p[0], q[0]) - 0.5
+    return False
+
+
+def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
     """Several straight links between one pair of boxes: side by side, never on top."""
-    if not straight_genre:
-        return
     pairs: dict[tuple[str, str], list] = {}
     for link in scene.links:
         pts = paths.get(link.index)
@@ -172,7 +197,8 @@ def _apply_pins(scene: Scene, y0: float) -> set[str]:
         pin = scene.pins.get(nid)
         if not pin or pin.get("x") is None:
             continue
-        if box.group is not None and box.group in origins:
+        group = scene.groups.get(box.group) if box.group is not None else None
+        if group is not None and group.pin and group.pin.get("x") is not None:
             bx, by = origins[box.group]
         else:
             bx, by = ox, oy
@@ -232,11 +258,12 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             ink.add(paths[link.index])
     loops: dict[str, int] = {}
     for link in todo:
+        link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         if link.a == link.b:
             k = loops.get(link.a, 0)
             loops[link.a] = k + 1
-            paths[link.index] = loop_polyline(frame, a, k)
+            paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
             continue
         obstacles = [n.rect() for n in scene.nodes.values()
                      if n.id not in (link.a, link.b) and not n.external]
@@ -310,6 +337,7 @@ def _shift_everything(scene: Scene, rings, annotations, board: Board, dx: float,
             g.origin = (g.origin[0] + dx, g.origin[1] + dy)
     for link in scene.links:
         link.points = [(x + dx, y + dy) for x, y in link.points]
+        link.dots = [(x + dx, y + dy) for x, y in link.dots]
     for lab in scene.labels:
         lab.cx += dx
         lab.cy += dy

@@ -154,6 +154,9 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             arrows.append(_arrow(pts[-1], pts[-2], colour))
         if link.arrow_a:
             arrows.append(_arrow(pts[0], pts[1], colour))
+        for x, y in link.dots:
+            arrows.append(tag("circle", [("cx", x), ("cy", y), ("r", 3), ("fill", colour),
+                                         ("stroke", "none")]))
     # boxes
     lasso_of: dict[str, list[str]] = {}
     for ring in rings:

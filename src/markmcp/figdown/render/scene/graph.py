@@ -71,7 +71,8 @@ class Link:
     note: str | None = None
     line: int = 0
     points: list = field(default_factory=list)   # the drawn polyline, a → b
-    bus: str | None = None
+    bus: str | None = None                       # merge bus (shared trunk) key
+    dots: list = field(default_factory=list)     # junctions where it joins the trunk
 
     @property
     def arrow_b(self) -> bool:

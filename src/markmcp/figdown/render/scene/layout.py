@@ -82,6 +82,7 @@ def plan_layout(scene: Scene) -> Frame:
         ranks[box.rank].append(it)
     plans: dict[int, Plan] = {}
     loops: dict[str, int] = {}
+    forward_pairs = {(lk.a, lk.b) for lk in scene.links if rank_of[lk.a] < rank_of[lk.b]}
     for link in scene.links:
         ra, rb = rank_of[link.a], rank_of[link.b]
         if link.a == link.b:
@@ -89,7 +90,9 @@ def plan_layout(scene: Scene) -> Frame:
             loops[link.a] = loops.get(link.a, 0) + 1
         elif ra == rb:
             plans[link.index] = Plan("same")
-        elif ra > rb + 1:
+        elif ra > rb and not (ra == rb + 1 and (link.b, link.a) in forward_pairs):
+            # against the flow: round the drawing on a lane (an anti-parallel
+            # partner of a forward link is drawn beside it instead)
             plans[link.index] = Plan("lane")
         else:
             flipped = ra > rb
@@ -108,8 +111,6 @@ def plan_layout(scene: Scene) -> Frame:
                 u.downs.append(v)
                 v.ups.append(u)
             plans[link.index] = Plan("chain", chain, flipped)
-    for nid, count in loops.items():
-        items[nid].lead = LOOP_ROOM + 8.0 * (count - 1)
     # group lanes: a placeholder in every rank of the span that has no member
     lanes: dict[str, Lane] = {}
     for gid, group in scene.groups.items():
@@ -124,14 +125,60 @@ def plan_layout(scene: Scene) -> Frame:
                 ranks[r].append(ph)
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
+    loop_side, loop_room = _loop_sides(scene, plans, items, loops)
     placer = Placer(ordered, lanes, _spacing(horizontal))
     placer.pack()
     placer.improve()
     lo, hi = placer.extent()
     placer.shift(-lo)
     frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
+    frame.loop_side, frame.loop_room = loop_side, loop_room
     frame.cross_lo, frame.cross_hi = 0.0, hi - lo
     return frame
+
+
+def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],
+                loops: dict[str, int]) -> tuple[dict[str, str], dict[int, float]]:
+    """Which side of its box each self-loop goes on: the first side no connector uses,
+    in the order after-the-flow, cross-after, cross-before, before-the-flow."""
+    used: dict[str, set[str]] = {nid: set() for nid in loops}
+    for link in scene.links:
+        plan = plans[link.index]
+        ends = []
+        if plan.kind == "chain":
+            ends = [(plan.items[0].key, "+m"), (plan.items[-1].key, "-m")]
+        elif plan.kind == "lane":
+            ends = [(link.a, "+m"), (link.b, "-m")]
+        elif plan.kind == "same":
+            ia, ib = items[link.a], items[link.b]
+            lo, hi = (ia, ib) if ia.index < ib.index else (ib, ia)
+            ends = [(lo.key, "+c"), (hi.key, "-c"), (link.a, "+m"), (link.b, "+m")]
+        for nid, side in ends:
+            if nid in used:
+                used[nid].add(side)
+    sides: dict[str, str] = {}
+    room: dict[int, float] = {}
+    for nid, count in loops.items():
+        side = next((s for s in ("+m", "+c", "-c", "-m") if s not in used[nid]), "-c")
+        sides[nid] = side
+        depth = LOOP_ROOM + 8.0 * (count - 1)
+        label = max((_loop_label(scene, lk) for lk in scene.links if lk.a == nid == lk.b), default=0.0)
+        it = items[nid]
+        if side == "-c":
+            it.lead = depth + (0.0 if scene.horizontal else label)
+        elif side == "+c":
+            it.trail = depth + (0.0 if scene.horizontal else label)
+        else:
+            ch = it.rank if side == "+m" else it.rank - 1
+            room[ch] = max(room.get(ch, 0.0), depth + (label if scene.horizontal else 0.0) + 12)
+    return sides, room
+
+
+def _loop_label(scene: Scene, link: Link) -> float:
+    if not link.mid:
+        return 0.0
+    from ..text import label_px
+    return label_px(link.mid) + 8
 
 
 def main_axis(frame: Frame, channel_need: dict[int, float]) -> None:
@@ -139,6 +186,9 @@ def main_axis(frame: Frame, channel_need: dict[int, float]) -> None:
     after rank k must give (tracks, labels); k = -1 is the margin before rank 0."""
     base = GAPX if frame.horizontal else GAPY
     sizes = [max((it.main for it in rank if it.node is not None), default=0.0) for rank in frame.ranks]
+    channel_need = dict(channel_need)
+    for ch, extra in getattr(frame, "loop_room", {}).items():
+        channel_need[ch] = max(channel_need.get(ch, 0.0), extra)
     start = []
     m = channel_need.get(-1, 0.0)
     for k, size in enumerate(sizes):

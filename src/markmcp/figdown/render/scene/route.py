@@ -40,6 +40,7 @@ class Jog:
     c0: float
     c1: float
     track: int = 0
+    bus: str | None = None       # jogs of one merge bus share a track
 
     @property
     def lo(self) -> float:
@@ -57,44 +58,63 @@ class Routing:
     channels: dict[int, list[Jog]] = field(default_factory=dict)
     tracks: dict[int, int] = field(default_factory=dict)
     lanes: dict[int, float] = field(default_factory=dict)               # link → lane cross
-    same_main: dict[int, float] = field(default_factory=dict)
+    bus: dict[int, str] = field(default_factory=dict)                   # link → merge-bus key
+    orthogonal: set = field(default_factory=set)                        # links routed in channels
 
 
 def _size(frame: Frame, box: Box) -> float:
     return box.h if frame.horizontal else box.w
 
 
-def _ends(plan: Plan, link: Link) -> tuple[str, str]:
-    """The link's (first, last) node in flow order."""
+def needs_channels(scene: Scene, frame: Frame, link: Link) -> bool:
+    """Routed through the channels (not a straight line between neighbours)."""
+    plan = frame.plans[link.index]
+    if plan.kind == "lane":
+        return True
     if plan.kind == "chain":
-        return plan.items[0].key, plan.items[-1].key
-    return link.a, link.b
+        return len(plan.items) > 2
+    if plan.kind == "same":
+        return not _adjacent(frame, link)
+    return False
 
 
 def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
-    """Cross positions of every connector end on the flow-facing sides."""
+    """Cross positions of every channel-routed connector end on the flow-facing sides."""
     sides: dict[tuple[str, int], list[tuple[float, int, str]]] = {}
     items = frame.item_of
     lane_count = {-1: 0, 1: 0}
+    lane_of_group: dict[tuple[str, int], float] = {}
+    group_size: dict[tuple[str, int], int] = {}
+    mid = (frame.cross_lo + frame.cross_hi) / 2
     for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind == "lane":
+            ca, cb = items[link.a].pos, items[link.b].pos
+            plan.side = -1 if (ca + cb) / 2 <= mid else 1
+            key = (link.b, plan.side)
+            group_size[key] = group_size.get(key, 0) + 1
+    for link in scene.links:
+        if link.index not in routing.orthogonal:
+            continue
         plan = frame.plans[link.index]
         if plan.kind == "chain":
             first, last = plan.items[0], plan.items[-1]
             sides.setdefault((first.key, 1), []).append((plan.items[1].pos, link.index, "first"))
             sides.setdefault((last.key, -1), []).append((plan.items[-2].pos, link.index, "last"))
         elif plan.kind == "lane":
-            ca, cb = items[link.a].pos, items[link.b].pos
-            mid = (frame.cross_lo + frame.cross_hi) / 2
-            side = -1 if (ca + cb) / 2 <= mid else 1
-            lane_count[side] += 1
-            k = lane_count[side]
-            plan.side = side
-            routing.lanes[link.index] = (frame.cross_lo - LANE_STEP * k) if side < 0 \
-                else (frame.cross_hi + LANE_STEP * k)
-            lane_c = routing.lanes[link.index]
+            key = (link.b, plan.side)
+            if key not in lane_of_group:
+                lane_count[plan.side] += 1
+                k = lane_count[plan.side]
+                lane_of_group[key] = (frame.cross_lo - LANE_STEP * k) if plan.side < 0 \
+                    else (frame.cross_hi + LANE_STEP * k)
+                sides.setdefault((link.b, -1), []).append((lane_of_group[key], link.index, "last"))
+            if group_size[key] > 1:
+                routing.bus[link.index] = link.b
+            lane_c = lane_of_group[key]
+            routing.lanes[link.index] = lane_c
             sides.setdefault((link.a, 1), []).append((lane_c, link.index, "first"))
-            sides.setdefault((link.b, -1), []).append((lane_c, link.index, "last"))
-        elif plan.kind == "same" and not _adjacent(frame, link):
+        elif plan.kind == "same":
             sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
     singles = []
@@ -107,7 +127,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
         room = max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
-        step = min(PORT_STEP, room / (len(ends) - 1)) if len(ends) > 1 else 0.0
+        step = min(PORT_STEP, room / (len(ends) - 1))
         for i, (_, li, end) in enumerate(ends):
             routing.ports[(li, end)] = centre + (i - (len(ends) - 1) / 2) * step
     # a lone end lines up with its other end when its box allows
@@ -115,28 +135,22 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         box = scene.nodes[nid]
         centre = items[nid].pos
         half = max(0.0, _size(frame, box) / 2 - PORT_MARGIN)
-        plan = frame.plans[li]
-        if plan.kind == "chain" and len(plan.items) == 2:
-            other = routing.ports.get((li, "last" if end == "first" else "first"), other_c)
-        else:
-            other = other_c
-        if box.shape in ("diamond", "ellipse", "circle") and box.external is False:
+        if box.shape in ("diamond", "ellipse", "circle") and not box.external:
             half = min(half, _size(frame, box) * 0.2)
-        routing.ports[(li, end)] = min(max(other, centre - half), centre + half)
-    # two lone ends facing each other: meet in the middle of their overlap
+        routing.ports[(li, end)] = min(max(other_c, centre - half), centre + half)
+    # the members of a merge bus share the target port
+    shared: dict[str, float] = {}
+    for li, key in sorted(routing.bus.items()):
+        port = routing.ports.get((li, "last"))
+        if port is not None:
+            shared.setdefault(key, port)
+    for li, key in routing.bus.items():
+        if key in shared:
+            routing.ports[(li, "last")] = shared[key]
     for link in scene.links:
-        plan = frame.plans[link.index]
-        if plan.kind != "chain" or len(plan.items) != 2:
-            continue
-        a, b = plan.items
-        if len(sides[(a.key, 1)]) == 1 and len(sides[(b.key, -1)]) == 1:
-            ha = max(0.0, _size(frame, scene.nodes[a.key]) / 2 - PORT_MARGIN)
-            hb = max(0.0, _size(frame, scene.nodes[b.key]) / 2 - PORT_MARGIN)
-            lo, hi = max(a.pos - ha, b.pos - hb), min(a.pos + ha, b.pos + hb)
-            if lo <= hi:
-                c = min(max((a.pos + b.pos) / 2, lo), hi)
-                routing.ports[(link.index, "first")] = c
-                routing.ports[(link.index, "last")] = c
+        if frame.plans[link.index].kind == "lane" and link.index in routing.orthogonal \
+                and (link.index, "last") not in routing.ports:
+            routing.ports[(link.index, "last")] = items[link.b].pos
 
 
 def _adjacent(frame: Frame, link: Link) -> bool:
@@ -149,8 +163,11 @@ def _adjacent(frame: Frame, link: Link) -> bool:
 
 
 def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
-    """The cross-direction runs every connector needs, per channel."""
+    """The cross-direction runs every channel-routed connector needs, per channel."""
+    routing.jogs, routing.channels, routing.tracks = {}, {}, {}
     for link in scene.links:
+        if link.index not in routing.orthogonal:
+            continue
         plan = frame.plans[link.index]
         jogs: list[Jog] = []
         if plan.kind == "chain":
@@ -164,9 +181,12 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
         elif plan.kind == "lane":
             lane = routing.lanes[link.index]
             ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]
-            jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane))
-            jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")]))
-        elif plan.kind == "same" and not _adjacent(frame, link):
+            bus = routing.bus.get(link.index)
+            jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane,
+                            bus=None if bus is None else f"{bus}@{ra}"))
+            jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")],
+                            bus=None if bus is None else f"{bus}@in"))
+        elif plan.kind == "same":
             r = frame.rank_of[link.a]
             jogs.append(Jog(link.index, r, routing.ports[(link.index, "first")],
                             routing.ports[(link.index, "last")]))
@@ -174,21 +194,35 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
         for j in jogs:
             routing.channels.setdefault(j.channel, []).append(j)
     for ch, jogs in routing.channels.items():
-        # downward jogs: the one starting higher sits further along the flow;
-        # upward jogs mirror that — so jogs running the same way do not cross
-        def key(j: Jog):
+        # a merge bus takes one track for all its members (one interval, their union)
+        units: list[list[Jog]] = []
+        by_bus: dict[str, list[Jog]] = {}
+        for j in jogs:
+            if j.bus is None:
+                units.append([j])
+            elif j.bus in by_bus:
+                by_bus[j.bus].append(j)
+            else:
+                by_bus[j.bus] = [j]
+                units.append(by_bus[j.bus])
+
+        def key(unit: list[Jog]):
+            j = unit[0]
             down = j.c1 > j.c0
             return (0 if down else 1, -j.c0 if down else j.c0, j.link)
-        tracks: list[list[Jog]] = []
-        for j in sorted(jogs, key=key):
+        tracks: list[list[tuple[float, float]]] = []
+        for unit in sorted(units, key=key):
+            lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
             for t, used in enumerate(tracks):
-                if all(j.hi < u.lo - 6 or j.lo > u.hi + 6 for u in used):
-                    used.append(j)
-                    j.track = t
+                if all(hi < a - 6 or lo > b + 6 for a, b in used):
+                    used.append((lo, hi))
+                    chosen = t
                     break
             else:
-                j.track = len(tracks)
-                tracks.append([j])
+                chosen = len(tracks)
+                tracks.append([(lo, hi)])
+            for j in unit:
+                j.track = chosen
         routing.tracks[ch] = len(tracks)
 
 
@@ -302,19 +336,24 @@ def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
     return [pa, pb]
 
 
-def loop_polyline(frame: Frame, box: Box, k: int) -> list:
-    """The k-th self-loop of a box, on its cross-before side."""
-    w = LOOP_W / 2 + 5 * k
-    h = LOOP_H + 8 * k
-    if frame.horizontal:
-        p0 = side_point(box, False, -1, -w)
-        p1 = side_point(box, False, -1, w)
-        top = box.y - h
-        return [(p0[0], p0[1]), (p0[0], top), (p1[0], top), (p1[0], p1[1])]
-    p0 = side_point(box, True, -1, -w)
-    p1 = side_point(box, True, -1, w)
-    left = box.x - h
-    return [(p0[0], p0[1]), (left, p0[1]), (left, p1[1]), (p1[0], p1[1])]
+def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c") -> list:
+    """The k-th self-loop of a box, on ``side`` ("+m"/"-m" along the flow, "+c"/"-c" across)."""
+    half = LOOP_W / 2 + 4 * k
+    reach = LOOP_H + 2 + 8 * k
+    along = side[1] == "m"
+    sign = 1 if side[0] == "+" else -1
+    if along and frame.mirror:
+        sign = -sign
+    horizontal_normal = along == frame.horizontal   # the loop sticks out along x
+    if horizontal_normal:
+        a = side_point(box, True, sign, -half)
+        b = side_point(box, True, sign, half)
+        out = box.x + box.w + reach if sign > 0 else box.x - reach
+        return [a, (out, a[1]), (out, b[1]), b]
+    a = side_point(box, False, sign, -half)
+    b = side_point(box, False, sign, half)
+    out = box.y + box.h + reach if sign > 0 else box.y - reach
+    return [a, (a[0], out), (b[0], out), b]
 
 
 def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:

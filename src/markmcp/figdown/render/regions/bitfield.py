@@ -1,0 +1,194 @@
+"""``bitfield``: a packet header or register, one row per ``word`` bits.
+
+The look is FigDown's: a bit ruler (``lsb0`` counts down from the left,
+``msb0`` up), 30 px rows, a cell width of 760/word clamped to 18…28 px.  A
+field wider than the rest of its row continues on the next; one field is ONE
+box (an L or a rectangle whose internal boundary is left open), named once —
+a later box of the same field that shares no edge with the first carries the
+engine's *(cont.)*.  ``break`` starts a new row; ``*`` fills the rest of one.
+``present=`` dashes the field's boundary and adds a caption line;
+``index=first..last`` draws the first and the last element with an elision
+strip between them when elements are left out.
+"""
+
+from __future__ import annotations
+
+from ..page import Block
+from ..style import paint
+from ..svg import esc, tag, text
+from ..text import CH, INK_LIGHT, INK_MUTED, is_dark, units, widest
+from . import grid
+
+RH, RULER, ELISION = 30, 16, 16
+CONT = "(cont.)"
+
+
+def title_width(label: str) -> float:
+    return widest(label) * CH * 1.08 + 2
+
+
+def _outline(box: list[dict]) -> str:
+    """The outline of a box made of row segments: bands down the right, back up the left."""
+    bands = []
+    for s in box:
+        t = bands[-1] if bands else None
+        if t and t["x"] == s["x"] and t["w"] == s["w"]:
+            t["y1"] = s["y"] + RH
+        else:
+            bands.append({"x": s["x"], "w": s["w"], "y0": s["y"], "y1": s["y"] + RH})
+    pts: list[tuple[float, float]] = []
+
+    def add(px, py):
+        if not pts or pts[-1] != (px, py):
+            pts.append((px, py))
+    add(bands[0]["x"] + bands[0]["w"], bands[0]["y0"])
+    for j, band in enumerate(bands):
+        add(band["x"] + band["w"], band["y1"])
+        if j + 1 < len(bands):
+            add(bands[j + 1]["x"] + bands[j + 1]["w"], band["y1"])
+    add(bands[-1]["x"], bands[-1]["y1"])
+    for j in range(len(bands) - 1, -1, -1):
+        add(bands[j]["x"], bands[j]["y0"])
+        if j > 0:
+            add(bands[j - 1]["x"], bands[j]["y0"])
+    from ..svg import num
+    return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in pts) + " Z"
+
+
+def render(block: dict, classes: dict, y0: float) -> Block:
+    word = int(block.get("word") or 32)
+    cell = max(18, min(28, 760 // word))
+    label = block.get("label")
+    label = block.get("id", "") if label is None else label
+    out: list[str] = []
+    y = y0 + 18
+    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
+    msb0 = block.get("numbering") == "msb0"
+    for i in range(word):
+        bit = i if msb0 else word - 1 - i
+        out.append(text(i * cell + cell / 2, y + 11, 8.5, str(bit), anchor="middle", fill=INK_MUTED))
+    y += RULER
+    owners: dict[tuple[int, int], grid.Owner] = {}
+    elisions: list[dict] = []
+    block_ink = paint(block, classes)
+
+    def shift(row: int) -> float:
+        return len({e["row"] for e in elisions if e["row"] < row}) * ELISION
+
+    pos = 0
+    for f in block.get("fields", ()):
+        if f.get("break"):
+            pos = -(-max(pos, 1) // word) * word
+            continue
+        width = f.get("width")
+        w0 = word - pos % word if width == "*" else int(width)
+        if w0 <= 0:
+            continue
+        ink = paint(f, classes)
+        fill = ink["fill"] or block_ink["fill"] or "#fff"
+        owner_colour = ink["stroke"]
+        dashed = f.get("present") is not None
+
+        def cut():
+            nonlocal pos
+            segs, rem = [], w0
+            while rem > 0:
+                row, col = divmod(pos, word)
+                span = min(rem, word - col)
+                segs.append({"row": row, "col": col, "n": span, "x": col * cell, "w": span * cell,
+                             "y": y + row * RH + shift(row)})
+                pos += span
+                rem -= span
+            return segs
+
+        def occurrence(segs, suffix):
+            boxes = [[segs[0]]]
+            for p, q in zip(segs, segs[1:]):
+                if q["y"] == p["y"] + RH and min(p["x"] + p["w"], q["x"] + q["w"]) > max(p["x"], q["x"]):
+                    boxes[-1].append(q)
+                else:
+                    boxes.append([q])
+            owner = grid.Owner(owner_colour, dashed)
+            for bi, box in enumerate(boxes):
+                for s in box:
+                    for k in range(s["n"]):
+                        owners[(s["row"], s["col"] + k)] = owner
+                flat = all(s["x"] == box[0]["x"] and s["w"] == box[0]["w"] for s in box)
+                desc = f.get("description")
+                child = tag("title", (), esc(desc)) if desc is not None and bi == 0 else None
+                if flat:
+                    out.append(tag("rect", [("x", box[0]["x"]), ("y", box[0]["y"]), ("width", box[0]["w"]),
+                                            ("height", len(box) * RH), ("fill", fill), ("stroke", "none")],
+                                   child))
+                else:
+                    out.append(tag("path", [("d", _outline(box)), ("fill", fill), ("stroke", "none")], child))
+                caption = (str(f.get("name", "")) + suffix) if bi == 0 else CONT
+                lead = max(box, key=lambda s: s["w"])
+                ly = box[0]["y"] + len(box) * RH / 2 if flat else lead["y"] + RH / 2
+                size, need = 11.0, units(caption) * 6.2
+                if need > lead["w"] - 6 and need > 0:
+                    size = max(7.0, 11 * (lead["w"] - 6) / need)
+                out.append(text(lead["x"] + lead["w"] / 2, ly + size * 0.35, round(size, 3), caption,
+                                anchor="middle", fill=INK_LIGHT if is_dark(fill) else None,
+                                extra=(("font-style", "italic"),) if bi else ()))
+
+        index = f.get("index")
+        stated = index is not None and "first" in index
+        first = cut()
+        occurrence(first, f" [{index['first']}]" if stated else "")
+        if index is not None:
+            last = index.get("last")
+            undrawn = abs(last - index["first"]) - 1 if stated and isinstance(last, (int, float)) \
+                and not isinstance(last, bool) else None
+            if undrawn != 0:
+                ls = first[-1]
+                elisions.append({"row": ls["row"], "x": ls["x"], "w": ls["w"], "y": ls["y"] + RH})
+            if stated:
+                pos += len(first) * word - w0
+                occurrence(cut(), f" [{last}]")
+    max_row = max((r for r, _ in owners), default=-1)
+
+    def yrow(r: int) -> float:
+        return y + r * RH + shift(r)
+
+    def at(r, c):
+        if r < 0 or r > max_row or c < 0 or c >= word:
+            return None
+        return owners.get((r, c))
+    all_runs = []
+    rows = list(range(max_row + 1))
+    for c in range(word + 1):
+        all_runs += grid.runs(True, c * cell, [(yrow(i), yrow(i) + RH) for i in rows],
+                              [(at(i, c - 1), at(i, c)) for i in rows])
+    cols = list(range(word))
+    for r in rows:
+        above = r - 1 if r > 0 and yrow(r - 1) + RH == yrow(r) else None
+        all_runs += grid.runs(False, yrow(r), [(i * cell, (i + 1) * cell) for i in cols],
+                              [(None if above is None else at(above, i), at(r, i)) for i in cols])
+        if r == max_row or yrow(r + 1) != yrow(r) + RH:
+            all_runs += grid.runs(False, yrow(r) + RH, [(i * cell, (i + 1) * cell) for i in cols],
+                                  [(at(r, i), None) for i in cols])
+    stroke = block_ink["stroke"] or "#555"
+    out.append(grid.draw(all_runs, stroke))
+    for e in elisions:
+        for x in (e["x"], e["x"] + e["w"]):
+            out.append(tag("line", [("x1", x), ("y1", e["y"]), ("x2", x), ("y2", e["y"] + ELISION),
+                                    ("stroke", stroke), ("stroke-dasharray", "2 3")]))
+        size, need = 10.5, units("…") * 6.2
+        if need > e["w"] - 6:
+            size = max(7.0, 10.5 * (e["w"] - 6) / need)
+        out.append(text(e["x"] + e["w"] / 2, e["y"] + ELISION / 2 + size * 0.35, round(size, 3), "…",
+                        anchor="middle", fill=INK_MUTED))
+    rows_drawn = max(1, -(-pos // word))
+    yb = y + rows_drawn * RH + len({e["row"] for e in elisions}) * ELISION + 6
+    wb = word * cell + 2
+    conditions = [f for f in block.get("fields", ()) if f.get("present")]
+    if conditions:
+        yb += 4
+        for f in conditions:
+            line = f"{f.get('name', '')} — present: {f['present']}"
+            out.append(text(0, yb + 9, 10.5, line, fill=INK_MUTED))
+            wb = max(wb, units(line) * 6.3 + 2)
+            yb += 14
+        yb += 2
+    return Block("".join(out), yb, max(wb, title_width(label)), {"x0": 0, "x1": wb, "y0": y0 + 18, "y1": yb})

@@ -1,0 +1,144 @@
+"""``chart`` (experimental): a table drawn as isometric 3-D bars (``bar3d``).
+
+The table's first column names the rows, its last header tier names the
+columns, and every other cell is a bar height (non-numbers count 0).  The
+floor is an isometric grid (20 × 10 px per cell), bars are painted far to
+near with the two side faces shaded, and a z ruler stands at the back corner.
+Axis names sit beside their own row or column line and *lean out* along that
+line, 2 px at a time, until they clear every bar face and every name already
+placed; a name that cannot clear keeps a white halo.  The floor moves right by
+exactly what the widest row name needs, so no name is ever clipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..page import Block
+from ..svg import esc, points, tag, text
+from ..text import INK_MUTED, units
+from .bitfield import title_width
+
+PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
+W2, H2, BAR = 20, 10, 0.72
+NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def _value(text_value: str) -> float:
+    m = NUMBER.match(text_value or "")
+    return float(m.group(0)) if m else 0.0
+
+
+def shade(colour: str, f: float) -> str:
+    v = int(colour[1:], 16)
+    ch = [max(0, min(255, round(((v >> s) & 255) * f))) for s in (16, 8, 0)]
+    return "#" + "".join(f"{c:02x}" for c in ch)
+
+
+def _quad_hits_box(poly, box) -> bool:
+    """Separating-axis test between a convex quad and an axis-aligned box."""
+    corners = [(box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])]
+    for shape in (poly, corners):
+        for i in range(len(shape)):
+            a, c = shape[i], shape[(i + 1) % len(shape)]
+            nx, ny = -(c[1] - a[1]), c[0] - a[0]
+            pa = [q[0] * nx + q[1] * ny for q in poly]
+            pb = [q[0] * nx + q[1] * ny for q in corners]
+            if max(pa) < min(pb) or max(pb) < min(pa):
+                return False
+    return True
+
+
+def render(block: dict, model: dict, y0: float) -> Block:
+    table = next((r for r in model.get("regions", ()) if r.get("genre") == "table"
+                  and r.get("id") == block.get("table")), None)
+    if table is None:
+        return Block("", y0, 0.0)
+    rows = [[_value(str(c.get("v", ""))) for c in r["cells"][1:]] for r in table.get("rows", ())]
+    row_names = [str(r["cells"][0].get("v", "")) if r["cells"] else "" for r in table.get("rows", ())]
+    heads = table.get("heads") or [[]]
+    col_names = [str(c.get("v", "")) for c in heads[-1][1:]]
+    nr, nc = len(rows), len(col_names)
+    zmax = max([1.0] + [v for r in rows for v in r])
+    zs = 130 / zmax
+    oy = y0 + 18 + zs * zmax + 6
+    ceiling = y0 + 18
+    label = table.get("label")
+    label = table.get("id", "") if label is None else label
+    caption = f"{label} — bar3d"
+
+    def at(r, c, z):
+        return ((c - r) * W2, oy + (c + r) * H2 - z * zs)
+    faces, quads = [], []
+    order = sorted(((r, c) for r in range(nr) for c in range(nc)), key=lambda rc: (rc[0] + rc[1], rc[0]))
+    for r, c in order:
+        h = rows[r][c] if c < len(rows[r]) else 0.0
+        if h <= 0:
+            continue
+        colour = PALETTE[c % len(PALETTE)]
+        i0, i1, j0, j1 = r + (1 - BAR) / 2, r + (1 + BAR) / 2, c + (1 - BAR) / 2, c + (1 + BAR) / 2
+        a, b, cc, d = at(i0, j0, h), at(i1, j0, h), at(i1, j1, h), at(i0, j1, h)
+        b0, c0, d0 = at(i1, j0, 0), at(i1, j1, 0), at(i0, j1, 0)
+        for quad, fill in (([b, cc, c0, b0], shade(colour, 0.72)), ([cc, d, d0, c0], shade(colour, 0.55)),
+                           ([a, b, cc, d], colour)):
+            faces.append((quad, fill))
+            quads.append(quad)
+    placed, laid = [], []
+
+    def lean(x, y, width, anchor, dx, dy):
+        length = (dx * dx + dy * dy) ** 0.5
+        ux, uy = dx / length, dy / length
+        last = None
+        for k in range(49):
+            px, py = x + ux * k * 2, y + uy * k * 2
+            box = ((px - width) if anchor == "end" else px, py - 8, px if anchor == "end" else px + width, py + 2.5)
+            if box[1] < ceiling:
+                break
+            last = (px, py, box, False)
+            pad = (box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2)
+            hit = any(_quad_hits_box(q, pad) for q in quads) or any(
+                pad[0] < o[2] and pad[2] > o[0] and pad[1] < o[3] and pad[3] > o[1] for o in laid)
+            if not hit:
+                return px, py, box, True
+        if last is None:
+            box = ((x - width) if anchor == "end" else x, y - 8, x if anchor == "end" else x + width, y + 2.5)
+            return x, y, box, False
+        return last
+    overhang, right, down = 0.0, float("-inf"), float("-inf")
+    for r, name in enumerate(row_names):
+        px, py = at(r + 0.5, -0.15, 0)
+        x, y, box, ok = lean(px - 4, py + 10, units(name) * 6.5 * 10 / 11, "end", -W2, -H2)
+        placed.append((x, y, "end", name, ok))
+        laid.append(box)
+        overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
+    for c, name in enumerate(col_names):
+        px, py = at(nr + 0.15, c + 0.5, 0)
+        x, y, box, ok = lean(px + 4, py + 10, units(name) * 6.5 * 10 / 11, "start", -W2, H2)
+        placed.append((x, y, "start", name, ok))
+        laid.append(box)
+        overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
+    ox = max(nr * W2 + 8, overhang + 4)
+    shift = lambda q: [(p[0] + ox, p[1]) for p in q]  # noqa: E731
+    out = [tag("text", [("x", 0), ("y", y0 + 14), ("font-size", 13), ("font-weight", "600")], esc(caption))]
+    floor = [at(0, 0, 0), at(nr, 0, 0), at(nr, nc, 0), at(0, nc, 0)]
+    out.append(tag("polygon", [("points", points(shift(floor))), ("fill", "#f6f5ef"), ("stroke", "#d6d4cc")]))
+    for quad, fill in faces:
+        out.append(tag("polygon", [("points", points(shift(quad))), ("fill", fill)]))
+    zx, zy = at(0, nc, 0)
+    zx += ox
+    out.append(tag("line", [("x1", zx + 14), ("y1", zy), ("x2", zx + 14), ("y2", zy - zmax * zs),
+                            ("stroke", "#8a8880")]))
+    ticks = []
+    for z in (0, round(zmax / 2), round(zmax)):
+        if z in ticks:
+            continue
+        ticks.append(z)
+        out.append(tag("line", [("x1", zx + 11), ("y1", zy - z * zs), ("x2", zx + 17), ("y2", zy - z * zs),
+                                ("stroke", "#8a8880")]))
+        out.append(text(zx + 21, zy - z * zs + 3.5, 9.5, str(int(z)), anchor="start", fill=INK_MUTED))
+    for x, y, anchor, name, ok in placed:
+        out.append(text(x + ox, y, 10, name, anchor=anchor, fill=INK_MUTED, halo=not ok))
+    nx, ny = at(nr, nc, 0)
+    width = max(nx + ox + 70, right + ox + 4, title_width(caption))
+    height = max(ny + 24, down + 6) - y0
+    return Block("".join(out), y0 + height, width)

@@ -1,0 +1,90 @@
+"""``timing`` (experimental): signal lanes on a shared cycle axis.
+
+Each signal is a lane 22 px high, 26 px per cycle, its name in a monospace
+gutter.  ``0``/``1`` are low/high with a vertical edge on every change, ``p``
+and ``n`` a clock cycle (positive or negative first half), ``x`` an unknown
+(hatched) cycle, ``=`` a data box that takes the next ``data=`` label and
+absorbs the ``.`` cells after it; ``.`` repeats the previous level.  A ``gap``
+draws a break mark across every lane at its cycle.
+"""
+
+from __future__ import annotations
+
+from ..page import Block
+from ..style import paint
+from ..svg import esc, num, tag, text
+from ..text import INK_LIGHT, is_dark, node_width
+from .bitfield import title_width
+
+CYCLE, LANE, LANE_GAP = 26, 30, 12
+
+
+def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
+    label = block.get("label")
+    label = block.get("id", "") if label is None else label
+    signals = block.get("signals", [])
+    name_w = max([60.0] + [node_width(s.get("name", "")) for s in signals])
+    out = []
+    y = y0 + 18
+    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
+    cycles = max([0] + [len(s.get("lane", "")) for s in signals])
+    ink = paint(block, classes)
+    for si, s in enumerate(signals):
+        top = y + 8 + si * (LANE + LANE_GAP)
+        bot = top + LANE - 8
+        box_fill = s.get("fill") or ink["fill"] or "#eef6ff"
+        wave = s.get("stroke") or ink["stroke"] or "#1d4ed8"
+        out.append(tag("text", [("x", name_w - 10), ("y", top + (LANE - 8) / 2 + 4), ("font-size", 11.5),
+                                ("text-anchor", "end"), ("font-family", "monospace")], esc(s.get("name", ""))))
+        d = []
+        prev = None
+        labels = list(s.get("data") or [])
+        lane = s.get("lane", "")
+        i = 0
+        while i < len(lane):
+            ch = lane[i]
+            if ch == ".":
+                ch = prev or "0"
+            x = name_w + i * CYCLE
+            if ch in "pn":
+                a, b = (top, bot) if ch == "p" else (bot, top)
+                d.append(f"M{num(x)},{num(a)} L{num(x + CYCLE / 2)},{num(a)} L{num(x + CYCLE / 2)},{num(b)} "
+                         f"L{num(x + CYCLE)},{num(b)}")
+                if prev:
+                    d.append(f"M{num(x)},{num(top)} L{num(x)},{num(bot)}")
+            elif ch in "01":
+                yy = top if ch == "1" else bot
+                pv = top if prev == "1" else (bot if prev == "0" else None)
+                if pv is not None and pv != yy:
+                    d.append(f"M{num(x)},{num(pv)} L{num(x)},{num(yy)}")
+                d.append(f"M{num(x)},{num(yy)} L{num(x + CYCLE)},{num(yy)}")
+            elif ch == "x":
+                out.append(tag("rect", [("x", x), ("y", top), ("width", CYCLE), ("height", bot - top),
+                                        ("fill", f"url(#{prefix}hatch)"), ("stroke", "#999")]))
+            elif ch == "=":
+                j = i
+                while j + 1 < len(lane) and lane[j + 1] == ".":
+                    j += 1
+                span = j - i + 1
+                out.append(tag("rect", [("x", x), ("y", top), ("width", CYCLE * span), ("height", bot - top),
+                                        ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
+                caption = labels.pop(0) if labels else ""
+                if caption:
+                    out.append(text(x + CYCLE * span / 2, (top + bot) / 2 + 4, 10.5, caption, anchor="middle",
+                                    fill=INK_LIGHT if is_dark(box_fill) else None))
+                i = j
+            prev = ch
+            i += 1
+        if d:
+            out.append(tag("path", [("d", " ".join(d)), ("fill", "none"), ("stroke", wave),
+                                    ("stroke-width", 1.6)]))
+    height = len(signals) * (LANE + LANE_GAP)
+    for t in block.get("gaps", ()):
+        x = name_w + t * CYCLE
+        out.append(tag("path", [("d", f"M{num(x)},{num(y + 4)} q4,{num(height / 4)} 0,{num(height / 2)} "
+                                      f"q-4,{num(height / 4)} 0,{num(height / 2)}"),
+                                ("fill", "none"), ("stroke", "#999"), ("stroke-width", 2)]))
+    end = y + 8 + height
+    width = name_w + cycles * CYCLE
+    return Block("".join(out), end, max(width + 2, title_width(label)),
+                 {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
