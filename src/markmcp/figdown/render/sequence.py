@@ -1,9 +1,309 @@
-"""The sequence ladder (placeholder)."""
+"""``sequence`` (experimental): the ladder.
+
+Both axes are declaration order: lifelines left to right in the order they
+are declared, and time top to bottom in the joint order of the ``message``
+and ``state`` lines.  A ``fragment`` (or ``operand``) has no time of its own —
+its frame spans the rows of its members, and the columns they touch.  Nothing
+is inferred: no activation bars, no reordering.
+
+Look (FigDown's conventions): head boxes 32 px high with the lifeline dashed
+below; a 34 px row per message (a self-message is taller and loops 40 px to
+the right); the label 8 px above its arrow; a state is a pill on its lifeline;
+a fragment is a frame with its operator in a tab and its label in brackets,
+operands after the first divided by a dashed rule with their guard.
+Columns widen until every label and frame caption fits.
+"""
 
 from __future__ import annotations
 
 from .page import Block
+from .style import class_table, display_label, paint
+from .svg import dash, num, tag, text
+from .text import CH, INK_DARK, label_ink, widest
+
+HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
+ROW_H, SELF_W, SELF_EXTRA, STATE_H = 34, 40, 26, 22
+LBL_FS, LBL_LIFT = 11, 8
+FRAG_TOP, FRAG_BOT, OPERAND_TOP, FRAG_PADX, FRAG_INSET, ENC_PAD = 26, 12, 20, 22, 9, 6
+ARROW_LEN, ARROW_HALF = 10.08, 5.6
+
+
+def _label_px(s: str | None) -> float:
+    return widest(s) * 6.5 * LBL_FS / 11 + 8 if s else 0.0
+
+
+def _pill_w(name: str) -> float:
+    return max(46.0, widest(name) * 6.6 + 18)
+
+
+def _arrow(tip, back, colour):
+    dx, dy = tip[0] - back[0], tip[1] - back[1]
+    length = (dx * dx + dy * dy) ** 0.5 or 1.0
+    ux, uy = dx / length, dy / length
+    bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
+    d = (f"M{num(tip[0])} {num(tip[1])} L{num(bx - uy * ARROW_HALF)} {num(by + ux * ARROW_HALF)} "
+         f"L{num(bx + uy * ARROW_HALF)} {num(by - ux * ARROW_HALF)} z")
+    return tag("path", [("d", d), ("fill", colour), ("stroke", "none")])
+
+
+def _titled(desc, shape: str) -> str:
+    return shape if desc is None else tag("g", (), tag("title", (), _esc(desc)) + shape)
+
+
+def _esc(s: str) -> str:
+    from .svg import esc
+    return esc(s)
 
 
 def render(model: dict, classes: dict, y0: float) -> Block:
-    return Block("", y0, 0.0)
+    lifelines = model.get("lifelines", [])
+    col = {lf["id"]: i for i, lf in enumerate(lifelines)}
+    rows = sorted([("message", m) for m in model.get("messages", ())]
+                  + [("state", s) for s in model.get("states", ())], key=lambda r: r[1].get("line", 0))
+    containers = {c["id"]: ("fragment", c) for c in model.get("fragments", ())}
+    containers.update({c["id"]: ("operand", c) for c in model.get("operands", ())})
+
+    def parent(cid):
+        return containers[cid][1].get("in")
+
+    def chain(cid):
+        out = []
+        while cid is not None and cid in containers and cid not in out:
+            out.append(cid)
+            cid = parent(cid)
+        return out
+
+    depth = {cid: len(chain(cid)) - 1 for cid in containers}
+    owned: dict[str, list[int]] = {cid: [] for cid in containers}
+    for k, (_, el) in enumerate(rows):
+        for cid in chain(el.get("in")):
+            owned[cid].append(k)
+    extent = {cid: (min(ks), max(ks)) for cid, ks in owned.items() if ks}
+
+    def cols_of(el, kind):
+        if kind == "message":
+            return [col[e] for e in (el["a"], el["b"]) if e in col]
+        return [col[el["lifeline"]]] if el.get("lifeline") in col else []
+    span: dict[str, tuple[int, int]] = {}
+    for cid, ks in owned.items():
+        cs = [c for k in ks for c in cols_of(rows[k][1], rows[k][0])]
+        if cs:
+            span[cid] = (min(cs), max(cs))
+    head_w = [max(HEAD_MINW, widest(display_label(lf)) * CH + 2 * HEAD_PADX) for lf in lifelines]
+    n = len(lifelines)
+
+    def tab_w(cid):
+        return widest(containers[cid][1].get("type") or "") * 6.6 + 16
+
+    def cap_w(cid):
+        kind, el = containers[cid]
+        lab = "" if el.get("label") is None else f"[{el['label']}]"
+        return (tab_w(cid) + 14 if kind == "fragment" else 8) + widest(lab) * 6.6 + 10
+
+    def pad_of(cid):
+        return max(6, FRAG_PADX - depth[cid] * FRAG_INSET)
+    cd = [head_w[k] / 2 + head_w[k + 1] / 2 + 26 for k in range(n - 1)]
+    right_pad = 0.0
+
+    def widen(i, j, need):
+        if j <= i:
+            return
+        have = sum(cd[i:j])
+        if have < need:
+            add = (need - have) / (j - i)
+            for k in range(i, j):
+                cd[k] += add
+    for kind, el in rows:
+        if kind != "message" or el["a"] not in col or el["b"] not in col:
+            continue
+        ci, cj = col[el["a"]], col[el["b"]]
+        if ci == cj:
+            need = SELF_W + _label_px(el.get("label")) + 16
+            if ci + 1 < n:
+                widen(ci, ci + 1, need)
+            else:
+                right_pad = max(right_pad, need)
+        else:
+            widen(min(ci, cj), max(ci, cj), _label_px(el.get("label")) + 26)
+    for cid, (lo, hi) in span.items():
+        if lo == hi:
+            right_pad = max(right_pad, cap_w(cid) - pad_of(cid) - head_w[hi] / 2)
+        else:
+            widen(lo, hi, cap_w(cid) - 2 * pad_of(cid))
+    left_pad = 0.0
+    for kind, el in rows:
+        if kind == "state" and col.get(el.get("lifeline")) == 0:
+            left_pad = max(left_pad, _pill_w(el["name"]) / 2 + ENC_PAD - head_w[0] / 2)
+    for cid, (lo, _) in span.items():
+        if lo == 0:
+            left_pad = max(left_pad, pad_of(cid) + ENC_PAD + 6 - head_w[0] / 2)
+    xs = [head_w[0] / 2 + max(0.0, left_pad)] if n else []
+    for k in range(1, n):
+        xs.append(xs[-1] + cd[k - 1])
+    opens: dict[int, list[str]] = {}
+    closes: dict[int, list[str]] = {}
+    for cid, (lo, hi) in extent.items():
+        opens.setdefault(lo, []).append(cid)
+        closes.setdefault(hi, []).append(cid)
+    y = y0 + HEAD_H + 22
+    top, bottom_of, mids = {}, {}, []
+    for k, (kind, el) in enumerate(rows):
+        for cid in sorted(opens.get(k, ()), key=lambda c: (depth[c], c)):
+            if depth[cid] == 0 and containers[cid][0] == "fragment":
+                y += 8
+            top[cid] = y
+            y += FRAG_TOP if containers[cid][0] == "fragment" else OPERAND_TOP
+        h = ROW_H
+        if kind == "message":
+            if el["a"] == el["b"]:
+                h += SELF_EXTRA
+            h += (el.get("label") or "").count("\n") * LBL_FS * 1.3
+        mids.append(y + h / 2)
+        y += h
+        for cid in sorted(closes.get(k, ()), key=lambda c: (depth[c], c), reverse=True):
+            if containers[cid][0] == "fragment":
+                y += FRAG_BOT
+            bottom_of[cid] = y
+        if closes.get(k) and k + 1 < len(rows):
+            y += 10
+    bottom = y + 10
+    boxes = {}
+    for cid in extent:
+        lo, hi = span.get(cid, (0, n - 1))
+        pad = pad_of(cid)
+        x0 = xs[lo] - pad
+        boxes[cid] = [x0, max(xs[hi] + pad, x0 + cap_w(cid)), top[cid], bottom_of[cid]]
+    for cid, ks in owned.items():
+        if cid not in boxes:
+            continue
+        for k in ks:
+            kind, el = rows[k]
+            if kind == "state":
+                if el.get("lifeline") not in col:
+                    continue
+                w = _pill_w(el["name"])
+                lo_x, hi_x = xs[col[el["lifeline"]]] - w / 2, xs[col[el["lifeline"]]] + w / 2
+            else:
+                if el["a"] not in col or el["b"] not in col:
+                    continue
+                a, b = col[el["a"]], col[el["b"]]
+                lo_x = min(xs[a], xs[b])
+                hi_x = xs[a] + SELF_W + 8 + _label_px(el.get("label")) if a == b else max(xs[a], xs[b])
+            boxes[cid][0] = min(boxes[cid][0], lo_x - ENC_PAD)
+            boxes[cid][1] = max(boxes[cid][1], hi_x + ENC_PAD)
+    for cid in sorted(boxes, key=lambda c: -depth[c]):
+        kind, el = containers[cid]
+        up = el.get("in")
+        if kind == "operand" and up in boxes:
+            boxes[up][3] = max(boxes[up][3], boxes[cid][3])
+            boxes[up][0] = min(boxes[up][0], boxes[cid][0] - 6)
+            boxes[up][1] = max(boxes[up][1], boxes[cid][1] + 6)
+    for cid in boxes:
+        kind, el = containers[cid]
+        if kind == "operand" and el.get("in") in boxes:
+            up = boxes[el["in"]]
+            boxes[cid][0], boxes[cid][1] = up[0], up[1]
+    return _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0,
+                 bottom, right_pad)
+
+
+def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0, bottom,
+          right_pad) -> Block:
+    col = {lf["id"]: i for i, lf in enumerate(lifelines)}
+    bg, mid, ink = [], [], []
+    extent = [xs[-1] + head_w[-1] / 2] if xs else [0.0]
+    for i, lf in enumerate(lifelines):
+        w, hx = head_w[i], xs[i] - head_w[i] / 2
+        ink_ = paint(lf, classes)
+        fill, stroke = ink_["fill"] or "#eef2ff", ink_["stroke"] or "#4f46e5"
+        bg.append(tag("line", [("x1", xs[i]), ("y1", y0 + HEAD_H + 8), ("x2", xs[i]), ("y2", bottom),
+                               ("stroke", "#94a3b8"), ("stroke-width", 1), ("stroke-dasharray", "4 4")]))
+        body = "" if lf.get("description") is None else tag("title", (), _esc(lf["description"]))
+        body += tag("rect", [("x", hx), ("y", y0 + 8), ("width", w), ("height", HEAD_H), ("rx", 4),
+                             ("fill", fill), ("stroke", stroke), ("stroke-dasharray", dash(ink_["style"]))])
+        body += text(xs[i], y0 + 8 + HEAD_H / 2 + 4.5, 13, display_label(lf), anchor="middle",
+                     fill=label_ink(fill, INK_DARK))
+        bg.append(tag("g", [("data-node", lf["id"]), ("data-x", hx), ("data-y", y0 + 8)], body))
+    operands_of: dict[str, list[str]] = {}
+    for o in model.get("operands", ()):
+        operands_of.setdefault(o.get("in"), []).append(o["id"])
+    for cid in sorted(boxes, key=lambda c: (depth[c], c)):
+        x0, x1, t, b = boxes[cid]
+        kind, el = containers[cid]
+        ink_ = paint(el, classes, ("stroke", "style"))
+        stroke = ink_["stroke"] or ("#64748b" if kind == "fragment" else "#94a3b8")
+        if kind == "fragment":
+            mid.append(_titled(el.get("description"), tag("rect", [
+                ("x", x0), ("y", t), ("width", x1 - x0), ("height", b - t), ("fill", "none"),
+                ("stroke", stroke), ("stroke-width", 1), ("stroke-dasharray", dash(ink_["style"]))])))
+            tw0 = widest(el.get("type") or "") * 6.6 + 16
+            mid.append(tag("path", [("d", f"M{num(x0)} {num(t)} h{num(tw0)} l6,9 v6 h{num(-tw0 - 6)} z"),
+                                    ("fill", "#f8fafc"), ("stroke", stroke), ("stroke-width", 1)]))
+            mid.append(text(x0 + 7, t + 11, 10.5, el.get("type") or "", anchor="start", fill="#334155"))
+            if el.get("label") is not None:
+                mid.append(text(x0 + tw0 + 14, t + 11, 10.5, f"[{el['label']}]", anchor="start",
+                                fill="#475569", halo=True))
+        else:
+            siblings = operands_of.get(el.get("in"), [])
+            parts = ""
+            if siblings and siblings[0] != cid:
+                parts += tag("line", [("x1", x0), ("y1", t + 4), ("x2", x1), ("y2", t + 4), ("stroke", stroke),
+                                      ("stroke-width", 1), ("stroke-dasharray", "5 4")])
+            if el.get("label") is not None:
+                parts += text(x0 + 8, t + 13, 10.5, f"[{el['label']}]", anchor="start", fill="#475569", halo=True)
+            if parts:
+                mid.append(_titled(el.get("description"), parts))
+        extent.append(x1)
+    for k, (kind, el) in enumerate(rows):
+        ym = mids[k]
+        if kind == "state":
+            if el.get("lifeline") not in col:
+                continue
+            xi = xs[col[el["lifeline"]]]
+            ink_ = paint(el, classes)
+            fill, stroke = ink_["fill"] or "#fff7ed", ink_["stroke"] or "#c2410c"
+            w = _pill_w(el["name"])
+            mid.append(_titled(el.get("description"), tag("rect", [
+                ("x", xi - w / 2), ("y", ym - STATE_H / 2), ("width", w), ("height", STATE_H), ("rx", 9),
+                ("fill", fill), ("stroke", stroke), ("stroke-width", 1), ("stroke-dasharray", dash(ink_["style"]))])))
+            ink.append(text(xi, ym + 4, LBL_FS, el["name"], anchor="middle", fill=label_ink(fill, "#7c2d12")))
+            extent.append(xi + w / 2)
+            continue
+        if el["a"] not in col or el["b"] not in col:
+            continue
+        ci, cj = col[el["a"]], col[el["b"]]
+        ink_ = paint(el, classes, ("stroke", "style"))
+        stroke = ink_["stroke"] or "#334155"
+        d = dash(ink_["style"])
+        label = el.get("label")
+        if ci == cj:
+            sx = xs[ci]
+            t, b, ex = ym - 11, ym + 11, sx + SELF_W
+            path = f"M{num(sx)} {num(t)} L{num(ex)} {num(t)} L{num(ex)} {num(b)} L{num(sx + 11)} {num(b)}"
+            mid.append(_titled(el.get("description"), tag("path", [
+                ("d", path), ("fill", "none"), ("stroke", stroke), ("stroke-width", 1.6), ("stroke-dasharray", d)])))
+            ink.append(_arrow((sx + 2, b), (sx + 12, b), stroke))
+            if label:
+                ink.append(text(ex + 8, ym + 4, LBL_FS, label, anchor="start", fill=INK_DARK, halo=True))
+                extent.append(ex + 8 + _label_px(label))
+            continue
+        forward = el.get("op") != "<-"
+        sx, tx = (xs[ci], xs[cj]) if forward else (xs[cj], xs[ci])
+        sign = 1 if tx > sx else -1
+        sx += sign * 1.5
+        ex = tx - sign * 1.5
+        mid.append(_titled(el.get("description"), tag("line", [
+            ("x1", sx), ("y1", ym), ("x2", ex), ("y2", ym), ("stroke", stroke), ("stroke-width", 1.6),
+            ("stroke-dasharray", d)])))
+        ink.append(_arrow((ex, ym), (ex - sign * 10, ym), stroke))
+        if el.get("op") == "<->":
+            ink.append(_arrow((sx, ym), (sx + sign * 10, ym), stroke))
+        if label:
+            lines = label.count("\n") + 1
+            ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
+                            anchor="middle", fill=INK_DARK, halo=True))
+    width = max(extent) + right_pad + 4
+    return Block("".join(bg + mid + ink), bottom, width, {"x0": 0, "x1": width, "y0": y0, "y1": bottom})
+
+
+__all__ = ["render", "class_table"]
