@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..page import Block
 from . import checks, draw, marks
+from .separate import separate
 from .free import Ink, path_hits, route_free
 from .graph import Box, Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
@@ -31,6 +32,7 @@ def render(model: dict, classes: dict, y0: float) -> Block:
     _translate_auto(scene, paths, y0)
     moved = _apply_pins(scene, y0)
     _seat_externals(scene, moved)
+    separate(scene, moved)
     diags: list[tuple[int, str]] = []
     _reroute(scene, frame, paths, moved)
     for link in scene.links:
@@ -177,6 +179,8 @@ def _translate_auto(scene: Scene, paths: dict[int, list], y0: float) -> None:
 def _apply_pins(scene: Scene, y0: float) -> set[str]:
     """Move pinned groups and boxes to the author's coordinates; the moved ids."""
     moved: set[str] = set()
+    auto = {nid: (b.x, b.y) for nid, b in scene.nodes.items()}
+    scene.auto = auto
     ox, oy = 0.0, y0 + ORIGIN_Y
     origins: dict[str, tuple[float, float]] = {}
     for gid, g in scene.groups.items():
@@ -246,10 +250,17 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         return
     ink = Ink()
     todo = []
+    auto = getattr(scene, "auto", {})
+    disp = {nid: (b.x - auto[nid][0], b.y - auto[nid][1]) if nid in auto else (0.0, 0.0)
+            for nid, b in scene.nodes.items()}
     for link in scene.links:
-        if link.a in moved or link.b in moved:
+        (ax, ay), (bx, by) = disp[link.a], disp[link.b]
+        if abs(ax - bx) > 0.01 or abs(ay - by) > 0.01 or (link.a == link.b and (ax or ay)):
             todo.append(link)
             continue
+        if ax or ay:   # both ends moved alike: the route moves with them
+            paths[link.index] = [(x + ax, y + ay) for x, y in paths[link.index]]
+            link.dots = [(x + ax, y + ay) for x, y in link.dots]
         obstacles = [b.rect() for b in scene.nodes.values()
                      if b.id not in (link.a, link.b) and not b.external]
         if path_hits(paths[link.index], obstacles):
@@ -257,6 +268,11 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         else:
             ink.add(paths[link.index])
     loops: dict[str, int] = {}
+
+    def span(link) -> float:
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        return (a.cx - b.cx) ** 2 + (a.cy - b.cy) ** 2
+    todo.sort(key=lambda lk: (span(lk), lk.index))
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]

@@ -56,13 +56,28 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
 
 
 class Ink:
-    """Segments already drawn, indexed for the overlap penalty."""
+    """Segments already drawn, indexed for the overlap and crossing penalties."""
 
     def __init__(self):
         self.h: dict[float, list[tuple[float, float]]] = {}
         self.v: dict[float, list[tuple[float, float]]] = {}
+        self.segments: list[tuple] = []
+
+    def crossings(self, p, q) -> int:
+        """How many drawn segments the segment p–q properly crosses."""
+        x0, x1 = min(p[0], q[0]), max(p[0], q[0])
+        y0, y1 = min(p[1], q[1]), max(p[1], q[1])
+        count = 0
+        for a, b, bx0, by0, bx1, by1 in self.segments:
+            if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
+                continue
+            if _proper(p, q, a, b):
+                count += 1
+        return count
 
     def add(self, points) -> None:
+        for a, b in zip(points, points[1:]):
+            self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])))
         for (x0, y0), (x1, y1) in zip(points, points[1:]):
             if abs(y0 - y1) < 0.5:
                 self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
@@ -82,6 +97,16 @@ class Ink:
         return total
 
 
+def _proper(a, b, c, d) -> bool:
+    d1x, d1y, d2x, d2y = b[0] - a[0], b[1] - a[1], d[0] - c[0], d[1] - c[1]
+    den = d1x * d2y - d1y * d2x
+    if abs(den) < 1e-9:
+        return False
+    t = ((c[0] - a[0]) * d2y - (c[1] - a[1]) * d2x) / den
+    u = ((c[0] - a[0]) * d1y - (c[1] - a[1]) * d1x) / den
+    return 1e-6 < t < 1 - 1e-6 and 1e-6 < u < 1 - 1e-6
+
+
 def _inside(pt, r: Rect, pad: float) -> bool:
     return r[0] - pad < pt[0] < r[2] + pad and r[1] - pad < pt[1] < r[3] + pad
 
@@ -98,14 +123,24 @@ def _ports(box: Box):
             ((x0, cy), (x0 - MARGIN, cy), 2), ((cx, y0), (cx, y0 - MARGIN), 3)]
 
 
+CROSS = 150.0
+RING = 28.0
+
+
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
-    """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None."""
+    """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None.
+
+    The grid holds every obstacle edge (offset by the margin) and a ring round the
+    whole drawing, so a route may go round the outside when that crosses less."""
     starts, ends = _ports(a), _ports(b)
     xs = {p[1][0] for p in starts + ends}
     ys = {p[1][1] for p in starts + ends}
-    for r in obstacles + [a.rect(), b.rect()]:
+    every = obstacles + [a.rect(), b.rect()]
+    for r in every:
         xs.update((r[0] - MARGIN, r[2] + MARGIN))
         ys.update((r[1] - MARGIN, r[3] + MARGIN))
+    xs.update((min(r[0] for r in every) - RING, max(r[2] for r in every) + RING))
+    ys.update((min(r[1] for r in every) - RING, max(r[3] for r in every) + RING))
     xs, ys = sorted(xs), sorted(ys)
     blocked = obstacles + [a.rect(), b.rect()]
     ok = {}
@@ -163,7 +198,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
             step = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
             c = cost + step + (BEND if nh != heading else 0.0)
             if ink is not None:
-                c += SHARED * ink.overlap(pt, nxt) / max(step, 1.0)
+                c += SHARED * ink.overlap(pt, nxt) / max(step, 1.0) + CROSS * ink.crossings(pt, nxt)
             ns = (nxt, nh)
             if c < best.get(ns, math.inf) - 1e-9:
                 best[ns] = c
@@ -200,11 +235,30 @@ def simplify(pts):
     return out
 
 
+def _cost(points, ink: Ink | None) -> float:
+    total = 0.0
+    for p, q in zip(points, points[1:]):
+        total += math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2)
+        if ink is not None:
+            total += CROSS * ink.crossings(p, q)
+    return total + BEND * (len(points) - 2)
+
+
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
                prefer_straight: bool = True):
-    """A connector between two author-placed boxes that meets no other box."""
+    """A connector between two author-placed boxes that meets no other box: the
+    straight line, unless going round (orthogonally) crosses less ink."""
     line = straight(a, b)
-    if prefer_straight and not path_hits(line, obstacles):
+    clear = not path_hits(line, obstacles)
+    if clear and (ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
     path = orthogonal(a, b, obstacles, ink)
-    return path if path is not None else line
+    if path is None:
+        return line
+    if clear and _cost(line, ink) <= _cost(path, ink) + 40:
+        return line
+    return path
+
+
+def ink_crossings(points, ink: Ink) -> int:
+    return sum(ink.crossings(p, q) for p, q in zip(points, points[1:]))

@@ -130,10 +130,12 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
         length = math.sqrt(dx * dx + dy * dy) or 1.0
         nx, ny = -dy / length, dx / length
         reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
-        for t in (0.5, 0.35, 0.65, 0.2, 0.8):
-            px, py = a[0] + dx * t, a[1] + dy * t
-            for s in (-1, 1):
-                cands.append((px + nx * reach * s, py + ny * reach * s, (px, py)))
+        for extra in (0.0, 12.0, 26.0):
+            for t in (0.5, 0.35, 0.65, 0.2, 0.8):
+                px, py = a[0] + dx * t, a[1] + dy * t
+                for s in (-1, 1):
+                    r = reach + extra
+                    cands.append((px + nx * r * s, py + ny * r * s, (px, py)))
     best = None
     for cx, cy, anchor in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)

@@ -187,6 +187,12 @@ def main_axis(frame: Frame, channel_need: dict[int, float]) -> None:
     base = GAPX if frame.horizontal else GAPY
     sizes = [max((it.main for it in rank if it.node is not None), default=0.0) for rank in frame.ranks]
     channel_need = dict(channel_need)
+    grouped = [{it.group for it in rank if it.group is not None and it.node is not None}
+               for rank in frame.ranks]
+    band_pads = (BAND["l"] + BAND["r"]) if frame.horizontal else (BAND["t"] + BAND["b"])
+    for k in range(len(grouped) - 1):
+        if grouped[k] and grouped[k + 1] and grouped[k] != grouped[k + 1]:
+            channel_need[k] = max(channel_need.get(k, 0.0), band_pads + 24)
     for ch, extra in getattr(frame, "loop_room", {}).items():
         channel_need[ch] = max(channel_need.get(ch, 0.0), extra)
     start = []

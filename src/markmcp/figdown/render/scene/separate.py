@@ -1,0 +1,107 @@
+"""Keeping engine-placed boxes out of group bands that pins have moved.
+
+Auto layout never puts a non-member inside a band (groups are lanes).  Pins
+can: a pinned member stretches its band over a box the engine placed.  Then
+whoever the engine placed yields — the intruding box (with its whole group,
+if it is in one) moves across the flow to just past the band's nearer edge.
+A box the author placed never moves; that case is reported by
+:mod:`.checks`.  The pass is bounded, and what it cannot clear is left for
+the check to name.
+"""
+
+from __future__ import annotations
+
+from .checks import bands
+from .graph import Scene
+
+SEP = 16.0
+PASSES = 12
+
+
+def _positioned(scene: Scene, ident: str | None) -> bool:
+    pin = scene.pins.get(ident) if ident is not None else None
+    return bool(pin and pin.get("x") is not None)
+
+
+def separate(scene: Scene, moved: set[str]) -> None:
+    if not any(_positioned(scene, i) for i in list(scene.nodes) + list(scene.groups)):
+        return
+    horizontal = scene.horizontal
+    for _ in range(PASSES):
+        bands(scene)
+        changed = False
+        for gid, g in scene.groups.items():
+            if g.box is None:
+                continue
+            x0, y0, x1, y1 = g.box
+            members = set(g.members)
+            for n in scene.nodes.values():
+                if n.external or n.id in members:
+                    continue
+                if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
+                    continue
+                if _positioned(scene, n.id):
+                    continue
+                unit = [n]
+                if n.group is not None and n.group in scene.groups:
+                    if _positioned(scene, n.group):
+                        continue
+                    unit = [scene.nodes[m] for m in scene.groups[n.group].members]
+                    if any(_positioned(scene, m.id) for m in unit):
+                        continue
+                lo = min((m.y if horizontal else m.x) for m in unit)
+                hi = max((m.y + m.h if horizontal else m.x + m.w) for m in unit)
+                if n.group is not None:   # the unit's own band padding
+                    lo -= 26 if horizontal else 14
+                    hi += 12 if horizontal else 14
+                band_lo, band_hi = (y0, y1) if horizontal else (x0, x1)
+                down = (band_hi + SEP) - lo
+                up = (band_lo - SEP) - hi
+                shift = down if abs(down) <= abs(up) else up
+                for m in unit:
+                    if horizontal:
+                        m.y += shift
+                    else:
+                        m.x += shift
+                    moved.add(m.id)
+                changed = True
+        changed |= _bands_apart(scene, moved)
+        if not changed:
+            break
+    bands(scene)
+
+
+def _fixed_group(scene: Scene, gid: str) -> bool:
+    return _positioned(scene, gid) or any(_positioned(scene, m) for m in scene.groups[gid].members)
+
+
+def _bands_apart(scene: Scene, moved: set[str]) -> bool:
+    """An engine-placed group whose band runs into an author-placed one steps
+    back along the flow, away from it."""
+    bands(scene)
+    horizontal = scene.horizontal
+    for gid, g in scene.groups.items():
+        for hid, h in scene.groups.items():
+            if gid == hid or g.box is None or h.box is None:
+                continue
+            if not _fixed_group(scene, gid) or _fixed_group(scene, hid):
+                continue
+            a, b = g.box, h.box
+            if not (a[0] - SEP < b[2] and b[0] < a[2] + SEP and a[1] - SEP < b[3] and b[1] < a[3] + SEP):
+                continue
+            if horizontal:
+                after = (b[0] + b[2]) >= (a[0] + a[2])
+                shift = (a[2] + 2 * SEP - b[0]) if after else (a[0] - 2 * SEP - b[2])
+            else:
+                after = (b[1] + b[3]) >= (a[1] + a[3])
+                shift = (a[3] + 2 * SEP - b[1]) if after else (a[1] - 2 * SEP - b[3])
+            for m in h.members:
+                n = scene.nodes[m]
+                if horizontal:
+                    n.x += shift
+                else:
+                    n.y += shift
+                moved.add(m)
+            bands(scene)
+            return True
+    return False
