@@ -18,7 +18,8 @@ from .graph import Box, Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
 from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
-                    needs_channels, plan_jogs, same_rank_line, straight_link)
+                    needs_channels, plan_jogs, same_rank_line, straight_link,
+                    waypoint_polyline)
 from ..text import END_FS, LABEL_FS
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -76,7 +77,12 @@ def _auto_layout(scene: Scene) -> Frame | None:
             a, b = scene.nodes[link.a], scene.nodes[link.b]
             others = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b)]
             if path_hits(straight_link(a, b), others):
-                blocked.add(link.index)
+                if len(plan.items) > 2:
+                    routing.waypoints.add(link.index)
+                else:
+                    blocked.add(link.index)
+            else:
+                routing.waypoints.discard(link.index)
         if not blocked:
             break
         routing.orthogonal |= blocked
@@ -101,6 +107,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             pts = flow_polyline(scene, frame, routing, link)
             paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
             link.bus = routing.bus.get(link.index)
+        elif link.index in routing.waypoints:
+            paths[link.index] = waypoint_polyline(scene, frame, link)
         elif plan.kind == "same":
             paths[link.index] = same_rank_line(scene, frame, link, 0.0)
         else:

@@ -90,7 +90,7 @@ def plan_layout(scene: Scene) -> Frame:
             loops[link.a] = loops.get(link.a, 0) + 1
         elif ra == rb:
             plans[link.index] = Plan("same")
-        elif ra > rb and not (ra == rb + 1 and (link.b, link.a) in forward_pairs):
+        elif ra > rb + 1:
             # against the flow: round the drawing on a lane (an anti-parallel
             # partner of a forward link is drawn beside it instead)
             plans[link.index] = Plan("lane")

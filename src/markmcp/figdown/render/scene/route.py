@@ -60,6 +60,7 @@ class Routing:
     lanes: dict[int, float] = field(default_factory=dict)               # link → lane cross
     bus: dict[int, str] = field(default_factory=dict)                   # link → merge-bus key
     orthogonal: set = field(default_factory=set)                        # links routed in channels
+    waypoints: set = field(default_factory=set)                         # topology links via dummies
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -72,10 +73,22 @@ def needs_channels(scene: Scene, frame: Frame, link: Link) -> bool:
     if plan.kind == "lane":
         return True
     if plan.kind == "chain":
-        return len(plan.items) > 2
+        return len(plan.items) > 2 and scene.genre != "topology"
     if plan.kind == "same":
         return not _adjacent(frame, link)
     return False
+
+
+def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
+    """A topology link across several ranks: straight runs through its dummies."""
+    plan = frame.plans[link.index]
+    mids = []
+    for it in plan.items[1:-1]:
+        m = frame.rank_start[it.rank] + frame.rank_size[it.rank] / 2
+        mids.append(frame.to_xy(m, it.pos))
+    first, last = scene.nodes[plan.items[0].key], scene.nodes[plan.items[-1].key]
+    pts = [border_point(first, *mids[0]), *mids, border_point(last, *mids[-1])]
+    return pts[::-1] if plan.flipped else pts
 
 
 def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
