@@ -114,6 +114,15 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
         else:
             paths[link.index] = straight_link(a, b)
     _spread_parallel(scene, paths)
+    ink = Ink()
+    for link in scene.links:   # the last word: no straight line through a box
+        pts = paths[link.index]
+        if len(pts) == 2 and link.a != link.b:
+            others = [n.rect() for n in scene.nodes.values()
+                      if n.id not in (link.a, link.b) and not n.external]
+            if path_hits(pts, others):
+                paths[link.index] = route_free(scene.nodes[link.a], scene.nodes[link.b], others, ink)
+        ink.add(paths[link.index])
     _bus_dots(scene, paths)
     return paths
 

@@ -170,7 +170,7 @@ class Placer:
     def _desire(it: Item) -> tuple[float, float]:
         total, weight = 0.0, 0.0
         for n in it.ups + it.downs:
-            w = 1.0
+            w = 2.0
             if it.node is None and n.node is None:
                 w = 8.0
             elif it.node is None or n.node is None:
