@@ -50,8 +50,10 @@ def num(value: float | int, digits: int = 2) -> str:
     r = round(value, digits)
     if r == 0:
         return "0"
-    if r.is_integer() and abs(r) < 1e15:
-        return str(int(r))
+    if -1e15 < r < 1e15:
+        i = int(r)
+        if i == r:
+            return str(i)
     return repr(r)
 
 
@@ -63,14 +65,6 @@ def esc(text: str) -> str:
     return text.translate(_ESC)
 
 
-def _value(v) -> str:
-    if isinstance(v, str):
-        return esc(v)
-    if isinstance(v, bool):  # pragma: no cover - never a geometry value
-        raise TypeError("boolean attribute value")
-    return num(v)
-
-
 def attrs(pairs) -> str:
     out = []
     for key, value in pairs:
@@ -78,7 +72,14 @@ def attrs(pairs) -> str:
             continue
         if key not in ATTRIBUTES:
             raise ValueError(f"attribute {key!r} is outside the Safe SVG profile")
-        out.append(f' {key}="{_value(value)}"')
+        kind = type(value)
+        if kind is str:
+            text_value = value.translate(_ESC)
+        elif kind is float or kind is int:
+            text_value = num(value)
+        else:
+            raise TypeError(f"not an attribute value: {value!r}")
+        out.append(f' {key}="{text_value}"')
     return "".join(out)
 
 

@@ -17,6 +17,7 @@ from ..text import label_px
 from .free import seg_hits_rect
 
 Rect = tuple[float, float, float, float]
+GOOD = 5.0    # a candidate this cheap collides with nothing
 
 
 @dataclass
@@ -142,6 +143,8 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
         c = board.cost(r, own, anchor)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
+            if c < GOOD:   # nothing in the way: the candidates are in preference order
+                break
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
 
@@ -168,5 +171,7 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
         c = board.cost(r, None, p)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
+            if c < GOOD:
+                break
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
