@@ -30,6 +30,10 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
                         "--args", '{"source": "figdown 0.5 block\\nnode a \\"A\\"\\nnode b \\"B\\"\\nedge a -> b\\n"}',
                         "--", sys.executable, "-m", "markmcp.figdown.server"]),
     ("figdown_bench.py", []),
+    # the renderer in process (inner loop), then layout quality beside upstream's shipped
+    # figures (needs FIGDOWN_UPSTREAM = a FigDown checkout; skipped without it)
+    ("figdown_render.py", []),
+    ("figdown_layout.py", []),
     ("visimark_bench.py", []),
     ("visimark_scale.py", []),
 ]

@@ -49,7 +49,11 @@ def seg_hits_rect(p, q, r: Rect, shrink: float = EPS) -> bool:
 
 def path_hits(points, obstacles: list[Rect]) -> bool:
     for p, q in zip(points, points[1:]):
+        x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
+        y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
         for r in obstacles:
+            if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1:
+                continue
             if seg_hits_rect(p, q, r):
                 return True
     return False

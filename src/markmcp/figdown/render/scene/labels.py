@@ -73,14 +73,29 @@ def poly_dist(px: float, py: float, pts) -> float:
     return min(seg_dist(px, py, a, b) for a, b in zip(pts, pts[1:]))
 
 
+def _box_dist(px: float, py: float, b) -> float:
+    dx = max(b[0] - px, 0.0, px - b[2])
+    dy = max(b[1] - py, 0.0, py - b[3])
+    return math.sqrt(dx * dx + dy * dy)
+
+
 class Board:
-    """What is already on the canvas, for the label costs."""
+    """What is already on the canvas, for the label costs (with bounding boxes,
+    so a label only looks at the ink near it)."""
 
     def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None):
         self.boxes = boxes
         self.paths = paths
         self.labels: list[Rect] = []
         self.soft = soft or []
+        self.segs: dict[int, list] = {}
+        self.bbox: dict[int, Rect] = {}
+        for key, pts in paths.items():
+            segs = [(p, q, (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+                    for p, q in zip(pts, pts[1:])]
+            self.segs[key] = segs
+            self.bbox[key] = (min(x for x, _ in pts), min(y for _, y in pts),
+                              max(x for x, _ in pts), max(y for _, y in pts))
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float]) -> float:
         c = 0.0
@@ -94,23 +109,27 @@ class Board:
             if overlap(r, b):
                 c += 300
         band = (r[0] + 2, r[1] + (r[3] - r[1]) * 0.3, r[2] - 2, r[1] + (r[3] - r[1]) * 0.7)
-        cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
-        own_d, other_d = math.inf, math.inf
-        for key, pts in self.paths.items():
-            hit = False
-            for p, q in zip(pts, pts[1:]):
+        for key, segs in self.segs.items():
+            pb = self.bbox[key]
+            if pb[2] < band[0] or pb[0] > band[2] or pb[3] < band[1] or pb[1] > band[3]:
+                continue
+            for p, q, sb in segs:
+                if sb[2] < band[0] or sb[0] > band[2] or sb[3] < band[1] or sb[1] > band[3]:
+                    continue
                 if seg_hits_rect(p, q, band, 0.0):
-                    hit = True
+                    c += 500
                     break
-            if hit:
-                c += 500
-            d = poly_dist(cx, cy, pts)
-            if key == own:
-                own_d = d
-            else:
-                other_d = min(other_d, d)
-        if own is not None and other_d - own_d < 6:
-            c += 150
+        cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+        if own is not None and own in self.segs:
+            own_d = min(seg_dist(cx, cy, p, q) for p, q, _ in self.segs[own])
+            limit = own_d + 6
+            for key, segs in self.segs.items():
+                if key == own or _box_dist(cx, cy, self.bbox[key]) >= limit:
+                    continue
+                if any(_box_dist(cx, cy, sb) < limit and seg_dist(cx, cy, p, q) < limit
+                       for p, q, sb in segs):
+                    c += 150
+                    break
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
 

@@ -1,0 +1,118 @@
+"""Benchmark: the FigDown renderer (parse + draw + embed the source), in process.
+
+These are INNER-LOOP figures (no process start, no file writing): the
+``figdown build`` command and the ``figdown_build`` tool that wrap this package
+are timed by their own benchmarks once they exist.
+
+1. Conformance corpus (normative + experimental): documents per second for
+   ``build`` (parse, geometry checks, SVG, metadata), beside ``parse`` alone;
+   medians of ``--repeat`` passes, as wall time and as this process's CPU
+   time (on a small shared machine wall time also counts other processes).
+2. Upstream's example figures (``FIGDOWN_UPSTREAM`` = a FigDown checkout;
+   skipped when unset): every ``examples/**/*.fd`` built twice — ms per
+   figure, byte-identical check, which refuse and why.
+3. Scaling: generated scenes of 25, 50, 100 and 200 boxes (a layered graph
+   with groups and back edges), CPU ms each — how the layout grows.
+
+Run: .venv/bin/python bench/figdown_render.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from markmcp.figdown import parse  # noqa: E402
+from markmcp.figdown.render import build  # noqa: E402
+
+SHARED = Path(os.environ.get("MARKMCP_SHARED", ROOT.parent / "shared"))
+
+
+def corpus() -> list[str]:
+    base = SHARED / "figdown" / "conformance"
+    return [p.read_bytes().decode("utf-8") for sub in ("cases", "experimental")
+            for p in sorted((base / sub).glob("*.fd"))]
+
+
+def timed(fn, repeat: int) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def generated(n: int) -> str:
+    lines = ["figdown 0.5 block", 'class hot "Hot path" stroke=#dc2626']
+    groups = max(1, n // 12)
+    for g in range(groups):
+        lines.append(f'group g{g} "Group {g}"')
+    for i in range(n):
+        grp = f" in=g{i % groups}" if i % 3 == 0 else ""
+        lines.append(f'node n{i} "Node {i}"{grp}')
+    for i in range(1, n):
+        lines.append(f"edge n{(i - 1) // 2} -> n{i}" + (" class=hot" if i % 5 == 0 else ""))
+        if i % 7 == 0:
+            lines.append(f"edge n{i} -[back]-> n{max(0, i - 9)}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    docs = corpus()
+    if not docs:
+        print(f"figdown_render: no conformance corpus under {SHARED} — skipped")
+        return 0
+    for src in docs:   # warm: imports, caches
+        build(src)
+    wall, cpu = timed(lambda: [build(s) for s in docs], args.repeat)
+    pwall, pcpu = timed(lambda: [parse(s) for s in docs], args.repeat)
+    n = len(docs)
+    print(f"conformance corpus, {n} documents (in process, median of {args.repeat}):")
+    print(f"  build (parse + draw + metadata): {n / wall:7.0f} docs/s wall  {n / cpu:7.0f} docs/s CPU")
+    print(f"  parse alone:                     {n / pwall:7.0f} docs/s wall  {n / pcpu:7.0f} docs/s CPU")
+    upstream = os.environ.get("FIGDOWN_UPSTREAM")
+    examples = sorted((Path(upstream) / "examples").rglob("*.fd")) if upstream else []
+    if examples:
+        total, worst, refused, unstable = 0.0, (0.0, ""), [], []
+        for fd in examples:
+            src = fd.read_text(encoding="utf-8")
+            c = time.process_time()
+            first = build(src)
+            dt = time.process_time() - c
+            total += dt
+            worst = max(worst, (dt, str(fd.relative_to(upstream))))
+            if build(src).svg != first.svg:
+                unstable.append(fd.name)
+            if first.diagnostics:
+                refused.append((str(fd.relative_to(upstream)), first.error_lines()))
+        print(f"upstream examples: {len(examples)} figures built, {total * 1000:.0f} ms CPU in all "
+              f"({total * 1000 / len(examples):.1f} ms each; slowest {worst[0] * 1000:.0f} ms, {worst[1]})")
+        print(f"  byte-identical on a second build: {len(examples) - len(unstable)}/{len(examples)}")
+        print(f"  refused: {len(refused)}")
+        for name, lines in refused:
+            for line in lines:
+                print(f"    {name}: {line[:150]}")
+    else:
+        print("upstream examples: FIGDOWN_UPSTREAM not set — skipped")
+    print("scaling (generated block scenes, CPU ms, median):")
+    for size in (25, 50, 100, 200):
+        src = generated(size)
+        _, c = timed(lambda: build(src), max(1, args.repeat // 2))
+        print(f"  {size:4d} boxes: {c * 1000:8.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
