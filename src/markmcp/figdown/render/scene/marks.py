@@ -89,6 +89,17 @@ def _member_links(scene: Scene, member: str):
     return [lk for lk in scene.links if lk.key == member]
 
 
+def _middle(points):
+    """The segment holding the middle of the polyline's length."""
+    lengths = [math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2) for p, q in zip(points, points[1:])]
+    half, run = sum(lengths) / 2, 0.0
+    for (p, q), length in zip(zip(points, points[1:]), lengths):
+        run += length
+        if run >= half and length > 0:
+            return p, q
+    return _longest(points)
+
+
 def _longest(points):
     best, segment = -1.0, None
     for p, q in zip(points, points[1:]):
@@ -105,7 +116,7 @@ def bundles(scene: Scene, model: dict, board: Board) -> list[Ring]:
         segs, members = [], set()
         for member in bundle.get("members", ()):
             for link in _member_links(scene, member):
-                seg = _longest(link.points)
+                seg = _middle(link.points) if len(link.points) >= 2 else None
                 if seg is None:
                     continue
                 (px, py), (qx, qy) = seg
