@@ -26,6 +26,8 @@ def _positioned(scene: Scene, ident: str | None) -> bool:
 def separate(scene: Scene, moved: set[str]) -> None:
     if not any(_positioned(scene, i) for i in list(scene.nodes) + list(scene.groups)):
         return
+    if all(_positioned(scene, n.id) for n in scene.nodes.values() if not n.external):
+        return
     horizontal = scene.horizontal
     for _ in range(PASSES):
         bands(scene)
@@ -66,6 +68,7 @@ def separate(scene: Scene, moved: set[str]) -> None:
                     moved.add(m.id)
                 changed = True
         changed |= _bands_apart(scene, moved)
+        changed |= _boxes_apart(scene, moved)
         if not changed:
             break
     bands(scene)
@@ -105,3 +108,41 @@ def _bands_apart(scene: Scene, moved: set[str]) -> bool:
             bands(scene)
             return True
     return False
+
+
+def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
+    """An engine-placed box that an author-placed one runs into PARTLY steps aside,
+    across the flow (with its group, if it has one).  A box the pin covers
+    completely is not moved: that is pin rot, which :mod:`.checks` reports."""
+    horizontal = scene.horizontal
+    changed = False
+    real = [n for n in scene.nodes.values() if not n.external]
+    for p in real:
+        if not _positioned(scene, p.id):
+            continue
+        for n in real:
+            if n is p or _positioned(scene, n.id):
+                continue
+            if not (n.x < p.x + p.w + 8 and p.x < n.x + n.w + 8 and n.y < p.y + p.h + 8 and p.y < n.y + n.h + 8):
+                continue
+            if n.x >= p.x and n.y >= p.y and n.x + n.w <= p.x + p.w and n.y + n.h <= p.y + p.h:
+                continue
+            unit = [n]
+            if n.group is not None and n.group in scene.groups:
+                if _positioned(scene, n.group) or any(_positioned(scene, m) for m in scene.groups[n.group].members):
+                    continue
+                unit = [scene.nodes[m] for m in scene.groups[n.group].members]
+            lo = min((m.y if horizontal else m.x) for m in unit)
+            hi = max((m.y + m.h if horizontal else m.x + m.w) for m in unit)
+            p_lo, p_hi = (p.y, p.y + p.h) if horizontal else (p.x, p.x + p.w)
+            down = (p_hi + SEP) - lo
+            up = (p_lo - SEP) - hi
+            shift = down if abs(down) <= abs(up) else up
+            for m in unit:
+                if horizontal:
+                    m.y += shift
+                else:
+                    m.x += shift
+                moved.add(m.id)
+            changed = True
+    return changed
