@@ -17,7 +17,7 @@ from .graph import Box, border_point
 
 MARGIN = 10.0
 BEND = 24.0
-SHARED = 60.0
+SHARED = 4.0     # per px of line already drawn by another connector
 EPS = 2.0
 
 Rect = tuple[float, float, float, float]
@@ -120,11 +120,17 @@ def straight(a: Box, b: Box) -> list[tuple[float, float]]:
 
 
 def _ports(box: Box):
-    """(border point, first grid point outside, heading) for each side."""
+    """(border point, first grid point outside, heading) for each side: its middle
+    and, room allowing, 10 px either way (so a route can keep off another's port)."""
     x0, y0, x1, y1 = box.rect()
     cx, cy = box.cx, box.cy
-    return [((x1, cy), (x1 + MARGIN, cy), 0), ((cx, y1), (cx, y1 + MARGIN), 1),
-            ((x0, cy), (x0 - MARGIN, cy), 2), ((cx, y0), (cx, y0 - MARGIN), 3)]
+    out = []
+    for off in (0.0, -10.0, 10.0):
+        if off and (box.h < 36 or box.w < 36):
+            continue
+        out += [((x1, cy + off), (x1 + MARGIN, cy + off), 0), ((cx + off, y1), (cx + off, y1 + MARGIN), 1),
+                ((x0, cy + off), (x0 - MARGIN, cy + off), 2), ((cx + off, y0), (cx + off, y0 - MARGIN), 3)]
+    return out
 
 
 CROSS = 150.0
@@ -143,8 +149,9 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     for r in every:
         xs.update((r[0] - MARGIN, r[2] + MARGIN))
         ys.update((r[1] - MARGIN, r[3] + MARGIN))
-    xs.update((min(r[0] for r in every) - RING, max(r[2] for r in every) + RING))
-    ys.update((min(r[1] for r in every) - RING, max(r[3] for r in every) + RING))
+    for ring in (RING, RING + 14, RING + 28):
+        xs.update((min(r[0] for r in every) - ring, max(r[2] for r in every) + ring))
+        ys.update((min(r[1] for r in every) - ring, max(r[3] for r in every) + ring))
     xs, ys = sorted(xs), sorted(ys)
     blocked = obstacles + [a.rect(), b.rect()]
     ok = {}
@@ -202,7 +209,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
             step = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
             c = cost + step + (BEND if nh != heading else 0.0)
             if ink is not None:
-                c += SHARED * ink.overlap(pt, nxt) / max(step, 1.0) + CROSS * ink.crossings(pt, nxt)
+                c += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
             ns = (nxt, nh)
             if c < best.get(ns, math.inf) - 1e-9:
                 best[ns] = c
