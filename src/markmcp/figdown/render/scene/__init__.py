@@ -355,6 +355,8 @@ def _labels(scene: Scene) -> Board:
             lab.w, lab.h = measure(link.mid, LABEL_FS)
             place_mid(board, lab, pts, link.index)
             scene.labels.append(lab)
+            link.mid_label = lab
+    marks.tones(scene)
     return board
 
 

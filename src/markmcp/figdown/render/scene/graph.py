@@ -196,10 +196,14 @@ class Scene:
     ranks: list[list[str]]
     pins: dict[str, dict]
     classes: dict[str, dict]
+    edge_classes: dict[int, list] = field(default_factory=dict)
 
     @property
     def horizontal(self) -> bool:
         return self.flow in ("right", "left")
+
+    def classes_of(self, link: "Link") -> list:
+        return self.edge_classes.get(link.index, [])
 
 
 def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
@@ -252,4 +256,6 @@ def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
                                 pins.get(g["id"]))
     ranks = [[i for i in r["ids"] if i in nodes] for r in model.get("ranks", ())]
     genre = model["header"].get("genre") or "block"
-    return Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)
+    scene = Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)
+    scene.edge_classes = {i: list(e.get("class") or []) for i, e in enumerate(model.get("edges", ()))}
+    return scene

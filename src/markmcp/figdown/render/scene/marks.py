@@ -295,3 +295,69 @@ def shift(rings: list[Ring], notes: list[Note], dx: float, dy: float) -> None:
         if note.leader is not None:
             (px, py), (qx, qy) = note.leader
             note.leader = ((px + dx, py + dy), (qx + dx, qy + dy))
+
+
+# --- tones: telling crowded labelled connectors apart -------------------------------
+
+TONES = ("#3f5b8c", "#7a5638", "#55611f", "#206a72")   # four hues at one lightness
+TONE_PROX = 30.0
+
+
+def _seg_box_gap(p, q, box) -> float:
+    from .free import seg_hits_rect
+    if seg_hits_rect(p, q, box, 0.0):
+        return 0.0
+    best = math.inf
+    x0, y0, x1, y1 = box
+    for cx, cy in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
+        from .labels import seg_dist
+        best = min(best, seg_dist(cx, cy, p, q))
+    for px, py in (p, q):
+        dx = max(x0 - px, 0.0, px - x1)
+        dy = max(y0 - py, 0.0, py - y1)
+        best = min(best, math.sqrt(dx * dx + dy * dy))
+    return best
+
+
+def _box_gap(a, b) -> float:
+    dx = max(b[0] - a[2], 0.0, a[0] - b[2])
+    dy = max(b[1] - a[3], 0.0, a[1] - b[3])
+    return math.sqrt(dx * dx + dy * dy)
+
+
+def tones(scene: Scene) -> None:
+    """A labelled connector with no paint of its own, crowded by other ink, takes
+    one of four muted tones, unlike its crowded neighbours', so a reader can tell
+    which line a label names.  Greedy in document order: deterministic."""
+    eligible = [lk for lk in scene.links
+                if lk.stroke is None and lk.bus is None and getattr(lk, "mid_label", None) is not None
+                and not scene.classes_of(lk)]
+    if len(eligible) < 2:
+        return
+    boxes = {lk.index: lk.mid_label.rect for lk in eligible}
+    crowded, near = set(), {lk.index: set() for lk in eligible}
+    for lk in eligible:
+        box = boxes[lk.index]
+        for other in scene.links:
+            if other is lk:
+                continue
+            hit = any(_seg_box_gap(p, q, box) < TONE_PROX for p, q in zip(other.points, other.points[1:]))
+            if not hit and other.index in boxes:
+                hit = _box_gap(box, boxes[other.index]) < TONE_PROX
+            if hit:
+                crowded.add(lk.index)
+                if other.index in near:
+                    near[lk.index].add(other.index)
+                    near[other.index].add(lk.index)
+    used = {t: 0 for t in TONES}
+    chosen: dict[int, str] = {}
+    for lk in eligible:
+        if lk.index not in crowded:
+            continue
+        taken = {chosen[o] for o in near[lk.index] if o in chosen}
+        free = [t for t in TONES if t not in taken] or list(TONES)
+        tone = min(free, key=lambda t: (used[t], TONES.index(t)))
+        chosen[lk.index] = tone
+        used[tone] += 1
+        lk.stroke = tone
+        lk.mid_label.colour = tone
