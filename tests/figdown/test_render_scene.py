@@ -1,0 +1,191 @@
+"""The scene renderer's conventions, asserted on what it draws."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from markmcp.figdown.render import build
+from markmcp.figdown.render.svg import num, rounded_path
+from markmcp.figdown.render.text import label_ink, node_width, units
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def drawn(source: str, with_title: bool = False) -> ET.Element:
+    out = build(source, with_title=with_title)
+    assert out.svg is not None, out.error_lines()
+    return ET.fromstring(out.svg)
+
+
+def nodes(root: ET.Element) -> dict[str, dict]:
+    """id -> the box of its shape (x, y, w, h), from the data-node wrappers."""
+    found = {}
+    for g in root.iter(SVG + "g"):
+        if g.get("data-node") is None:
+            continue
+        shape = next(el for el in g if el.tag[len(SVG):] in ("rect", "ellipse", "polygon"))
+        tag = shape.tag[len(SVG):]
+        if tag == "rect":
+            box = tuple(float(shape.get(k)) for k in ("x", "y", "width", "height"))
+        elif tag == "ellipse":
+            cx, cy, rx, ry = (float(shape.get(k)) for k in ("cx", "cy", "rx", "ry"))
+            box = (cx - rx, cy - ry, 2 * rx, 2 * ry)
+        else:
+            pts = [tuple(map(float, p.split(","))) for p in shape.get("points").split()]
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            box = (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+        found[g.get("data-node")] = {"box": box, "x": float(g.get("data-x")), "y": float(g.get("data-y")),
+                                     "lasso": g.get("data-lasso")}
+    return found
+
+
+def test_number_formatting_is_short_and_stable() -> None:
+    assert num(375.20000000000005) == "375.2"
+    assert num(-0.001) == "0" and num(-0.0) == "0"
+    assert num(12.0) == "12" and num(7) == "7"
+    assert num(1 / 3) == "0.33"
+    assert num(float("nan")) == "0"
+    assert num(1e21) == "1e+21"
+
+
+def test_text_measure_is_script_aware() -> None:
+    assert units("Stage 1") == 7
+    assert units("封") == 1.81 and units("😀") == 2.25 and units("e\u0301") == 1
+    assert node_width("Stage 1") == pytest.approx(78.4)
+    assert node_width("") == 30
+    assert label_ink("#1e3a8a", "#1d1d1b") == "#ffffff"
+    assert label_ink("#fef9c3", "#1d1d1b") == "#1d1d1b"
+    assert label_ink("transparent", "#1d1d1b") == "#1d1d1b"
+
+
+def test_box_sizes_follow_the_label() -> None:
+    root = drawn('figdown 0.1 block\nnode a "Stage 1"\nnode b "two\\nlines"\nnode c "C" shape=diamond\n')
+    boxes = nodes(root)
+    assert boxes["a"]["box"][2:] == pytest.approx((78.4, 36))
+    assert boxes["b"]["box"][3] == pytest.approx(52)
+    assert boxes["c"]["box"][2] >= 70 and boxes["c"]["box"][3] >= 48
+
+
+def test_the_root_and_the_content_offset() -> None:
+    out = build('figdown 0.1 block\nnode a "A"\n').svg
+    assert out.startswith('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ')
+    assert 'font-family="system-ui,sans-serif"><defs><marker id="arr"' in out
+    assert '<g transform="translate(18,6)">' in out
+
+
+def test_flow_direction_orders_the_ranks() -> None:
+    for flow, axis, sign in (("right", 0, 1), ("left", 0, -1), ("down", 1, 1), ("up", 1, -1)):
+        boxes = nodes(drawn(f'figdown 0.1 block\nflow {flow}\nnode a "A"\nnode b "B"\nnode c "C"\n'
+                            "edge a -> b\nedge b -> c\n"))
+        pos = [boxes[i]["box"][axis] for i in "abc"]
+        assert pos == sorted(pos, reverse=sign < 0), flow
+
+
+def test_a_rank_line_puts_its_nodes_side_by_side() -> None:
+    boxes = nodes(drawn('figdown 0.1 block\nnode a "A"\nnode b "B"\nnode c "C"\nedge a -> b\n'
+                        "rank b,c\n"))
+    assert boxes["b"]["box"][0] == pytest.approx(boxes["c"]["box"][0], abs=25)
+    assert boxes["b"]["box"][1] != boxes["c"]["box"][1]
+
+
+def test_pins_place_the_top_left_corner_and_group_pins_are_local() -> None:
+    src = ('figdown 0.1 block\ngroup g "G"\nnode a "A" in=g\nnode b "B"\nedge a -> b\n'
+           "layout\npin g at=(100,50)\npin a at=(10,5)\npin b at=(300,0) width=90 height=40\n")
+    boxes = nodes(drawn(src))
+    assert (boxes["a"]["x"], boxes["a"]["y"]) == (110, 75)
+    assert boxes["b"]["box"] == (300, 20, 90, 40)
+
+
+def test_group_bands_hold_only_their_members_under_auto_layout() -> None:
+    src = ('figdown 0.1 block\ngroup g "G"\nnode a "A" in=g\nnode x "X"\nnode c "C" in=g\n'
+           "edge a -> x\nedge x -> c\nedge a -> c\n")
+    root = drawn(src)
+    boxes = nodes(root)
+    band = next(g for g in root.iter(SVG + "g") if g.get("data-group") == "g")
+    rect = band.find(SVG + "rect")
+    bx, by, bw, bh = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+    x, y, w, h = boxes["x"]["box"]
+    assert x + w <= bx or x >= bx + bw or y + h <= by or y >= by + bh
+
+
+def test_connectors_carry_their_identity_and_arrowheads() -> None:
+    svg = build("figdown 0.5 block\nnode a\nnode b\nnode c\nedge a -> b id=main\nedge b <-> c\n"
+                "edge c -- a\n").svg
+    keys = re.findall(r'data-edge="([^"]+)"', svg)
+    assert keys == ["main", "6", "7"]
+    # one head for ->, two for <->, none for --
+    assert len(re.findall(r'<path d="M[^"]* z" fill="#555" stroke="none"/>', svg)) == 3
+
+
+def test_self_loops_and_back_edges_are_drawn() -> None:
+    svg = build('figdown 0.2 statechart\nstate a "A"\nstate b "B"\nstate c "C"\nstate d "D"\n'
+                "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> a\n"
+                "transition b -> b\n").svg
+    paths = re.findall(r'<path data-edge="(\d+)" d="([^"]+)"', svg)
+    loop = dict(paths)["10"]
+    assert loop.count("Q") == 2               # a loop: out, across, back
+    back = dict(paths)["9"]                   # d -> a runs round the drawing on a lane
+    assert back.count("Q") >= 3
+
+
+def test_a_one_member_bundle_draws_its_caption_only() -> None:
+    svg = build('figdown 0.5 topology\nnode a\nnode b\nnode c\nedge a -- b\nedge a -- c\n'
+                'bundle one "single" a--b\nbundle two "pair" a--b,a--c\n').svg
+    assert svg.count("<ellipse") == 1
+    assert 'data-lasso="two"' in svg and 'data-lasso="one"' not in svg
+    assert ">single</text>" in svg and ">pair</text>" in svg
+
+
+def test_topology_ports_are_fittings_with_their_names() -> None:
+    svg = build("figdown 0.1 topology\nnode a\nnode b\nedge a [eth0] -- [eth1] b\n").svg
+    squares = re.findall(r'<rect [^>]*data-port-sq="([^"]+)"', svg)
+    names = re.findall(r'<text [^>]*data-port-sq="([^"]+)"[^>]*>(eth[01])</text>', svg)
+    assert len(squares) == 2
+    assert {key for key, _ in names} == set(squares)
+
+
+def test_notes_name_what_they_annotate() -> None:
+    svg = build('figdown 0.3 block\ntitle "T" note="figure"\nnode a "A" note="on a"\nnode b\n'
+                'edge a -> b note="on edge" id=e1\n'.replace("0.3", "0.5")).svg
+    assert 'data-note-on="node" data-note-for="a"' in svg
+    assert 'data-note-on="edge" data-note-for="e1"' in svg
+    assert 'data-note-on="title"' in svg
+
+
+def test_the_title_is_drawn_only_on_request() -> None:
+    src = 'figdown 0.1 block\ntitle "Hello there"\nnode a\n'
+    assert ">Hello there</text>" not in build(src).svg
+    assert ">Hello there</text>" in build(src, with_title=True).svg
+
+
+def test_the_legend_lists_classes_with_a_meaning() -> None:
+    svg = build('figdown 0.1 block\nclass hot "Hot path" stroke=#dc2626\nclass quiet ""\n'
+                "node a class=hot\nnode b class=quiet\n").svg
+    assert ">Hot path</text>" in svg
+    assert svg.count('width="16" height="11"') == 1
+
+
+def test_fillet_paths_keep_their_true_corners() -> None:
+    d = rounded_path([(0, 0), (100, 0), (100, 50)])
+    assert d == "M0 0 L90 0 Q100 0 100 10 L100 50"
+
+
+def test_output_does_not_depend_on_the_hash_seed() -> None:
+    code = ("from markmcp.figdown.render import build\n"
+            "import sys\n"
+            "src = ('figdown 0.5 topology\\nclass c \"C\" stroke=#f00\\ngroup g \"G\"\\n'\n"
+            "       'node a in=g\\nnode b in=g\\nnode c\\nnode d\\nedge a -- c\\nedge b -- c\\n'\n"
+            "       'edge c -- d\\nedge d -[x]- a\\nbundle l \"L\" a--c,b--c\\n')\n"
+            "sys.stdout.write(build(src).svg)\n")
+    outs = set()
+    for seed in ("0", "1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        outs.add(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                                check=True).stdout)
+    assert len(outs) == 1
