@@ -1,0 +1,80 @@
+"""Typed regions and the sequence ladder, asserted on what they draw."""
+
+from __future__ import annotations
+
+import re
+
+from markmcp.figdown.render import build
+
+
+def svg_of(source: str) -> str:
+    out = build(source)
+    assert out.svg is not None, out.error_lines()
+    return out.svg
+
+
+def texts(svg: str) -> list[str]:
+    return re.findall(r"<text [^>]*>([^<]*)</text>", svg)
+
+
+def test_bitfield_ruler_fields_and_spanning() -> None:
+    svg = svg_of('figdown 0.1 bitfield\nbitfield h "Header" word=16 numbering=msb0\n'
+                 'field "A" 4\nfield "Wide" 20\nfield "B" 8\n')
+    words = texts(svg)
+    assert words[:2] == ["Header", "0"] and "15" in words
+    assert words.count("Wide") == 1            # one field, one name
+    assert "(cont.)" not in words              # its pieces share columns: one box
+
+
+def test_bitfield_corner_touching_pieces_get_the_continuation_mark() -> None:
+    svg = svg_of('figdown 0.1 bitfield\nbitfield h "H" word=32 numbering=msb0\n'
+                 'field "pad" 16\nfield "Sender" 32\nfield "tail" 16\n')
+    assert texts(svg).count("Sender") == 1 and texts(svg).count("(cont.)") == 1
+    assert 'font-style="italic"' in svg
+
+
+def test_bitfield_presence_and_repetition() -> None:
+    svg = svg_of('figdown 0.2 bitfield\nbitfield h "H" word=32 numbering=msb0\n'
+                 'field "Opt" 32 present="the O flag is set"\nfield "Seg" 32 index=0..7\n')
+    assert "Opt — present: the O flag is set" in texts(svg)
+    assert 'stroke-dasharray="5 3"' in svg           # the conditional field's boundary
+    assert "Seg [0]" in texts(svg) and "Seg [7]" in texts(svg) and "…" in texts(svg)
+
+
+def test_table_cells_are_addressable_and_merges_draw_once() -> None:
+    svg = svg_of('figdown 0.1 table\ntable t "T"\n| A | B | C |\n|---|:-:|--:|\n| 1 | 2 | 3 |\n'
+                 "| 4 || 6 |\n")
+    assert 'data-cell="t:0:1"' in svg and 'data-cell="t:2:3"' in svg
+    assert 'data-cell="t:2:2"' not in svg           # merged into its left neighbour
+    assert re.search(r'<rect x="0" y="[\d.]+" width="[\d.]+" height="26" fill="#eeede6"', svg)
+
+
+def test_timing_lanes() -> None:
+    svg = svg_of('figdown 0.1 timing\ntiming w "Bus"\nsignal clk pppp\nsignal d x==.0 data=a,b\n')
+    assert 'font-family="monospace">clk</text>' in svg
+    assert 'fill="url(#hatch)"' in svg
+    assert ">a</text>" in svg and ">b</text>" in svg
+
+
+def test_chart_draws_bars_from_its_table() -> None:
+    svg = svg_of('figdown 0.1 table\ntable t "Load"\n| Port | Q0 | Q1 |\n|---|---|---|\n| P0 | 3 | 5 |\n'
+                 "| P1 | 0 | 2 |\nchart t\n")
+    assert ">Load — bar3d</text>" in svg
+    assert svg.count("<polygon") == 1 + 3 * 3      # the floor and three faces per non-zero bar
+
+
+def test_region_marks_are_drawn_over_their_region() -> None:
+    svg = svg_of('figdown 0.3 block\nnode n "N"\ntable t "T"\n| A |\n|---|\n| 1 |\n| 2 |\n'
+                 'threshold "limit" in=t offset=50%\nband "low" 0..20% in=t\n')
+    assert ">limit</text>" in svg and 'stroke="#ef4444"' in svg
+    assert ">low</text>" in svg and 'opacity="0.35"' in svg
+
+
+def test_sequence_rows_follow_declaration_order() -> None:
+    svg = svg_of('figdown 0.4 sequence\nlifeline c "Client"\nlifeline s "Server"\n'
+                 'message c -> s "first"\nstate c "WAITING"\nmessage c <- s "second"\n'
+                 'fragment f "retry" type=loop\noperand o "until done" in=f\nmessage c -> s "third" in=o\n')
+    order = [t for t in texts(svg) if t in ("first", "WAITING", "second", "third")]
+    assert order == ["first", "first", "WAITING", "second", "second", "third", "third"]  # halo twins
+    assert ">loop</text>" in svg and "[retry]" in svg and "[until done]" in svg
+    assert 'data-node="c"' in svg and 'data-node="s"' in svg
