@@ -29,8 +29,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+import xml.etree.ElementTree as ET  # noqa: E402
+
 from markmcp.figdown import parse  # noqa: E402
-from markmcp.figdown.render import build  # noqa: E402
+from markmcp.figdown.render import build, read_artifact  # noqa: E402
+from markmcp.figdown.render.svg import ATTRIBUTES, ELEMENTS  # noqa: E402
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def profile_ok(svg: str) -> bool:
+    """Well-formed, and every element and attribute name inside the Safe SVG profile."""
+    for el in ET.fromstring(svg).iter():
+        if not el.tag.startswith(NS) or el.tag[len(NS):] not in ELEMENTS:
+            return False
+        if any(k not in ATTRIBUTES for k in el.attrib):
+            return False
+    return True
 
 SHARED = Path(os.environ.get("MARKMCP_SHARED", ROOT.parent / "shared"))
 
@@ -85,7 +100,7 @@ def main() -> int:
     upstream = os.environ.get("FIGDOWN_UPSTREAM")
     examples = sorted((Path(upstream) / "examples").rglob("*.fd")) if upstream else []
     if examples:
-        total, worst, refused, unstable = 0.0, (0.0, ""), [], []
+        total, worst, refused, unstable, unsafe, unread = 0.0, (0.0, ""), [], [], [], []
         for fd in examples:
             src = fd.read_text(encoding="utf-8")
             c = time.process_time()
@@ -97,9 +112,18 @@ def main() -> int:
                 unstable.append(fd.name)
             if first.diagnostics:
                 refused.append((str(fd.relative_to(upstream)), first.error_lines()))
+                continue
+            if not profile_ok(first.svg):
+                unsafe.append(fd.name)
+            back = read_artifact(first.svg).source
+            if back != src or parse(back).models != first.result.models:
+                unread.append(fd.name)
         print(f"upstream examples: {len(examples)} figures built, {total * 1000:.0f} ms CPU in all "
               f"({total * 1000 / len(examples):.1f} ms each; slowest {worst[0] * 1000:.0f} ms, {worst[1]})")
         print(f"  byte-identical on a second build: {len(examples) - len(unstable)}/{len(examples)}")
+        drawn = len(examples) - len(refused)
+        print(f"  well-formed and inside the Safe SVG profile: {drawn - len(unsafe)}/{drawn}; "
+              f"read back to the same source and model: {drawn - len(unread)}/{drawn}")
         print(f"  refused: {len(refused)}")
         for name, lines in refused:
             for line in lines:
