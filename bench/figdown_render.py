@@ -11,8 +11,9 @@ are timed by their own benchmarks once they exist.
 2. Upstream's example figures (``FIGDOWN_UPSTREAM`` = a FigDown checkout;
    skipped when unset): every ``examples/**/*.fd`` built twice — ms per
    figure, byte-identical check, which refuse and why.
-3. Scaling: generated scenes of 25, 50, 100 and 200 boxes (a layered graph
-   with groups and back edges), CPU ms each — how the layout grows.
+3. Scaling: generated scenes of 25 to 400 boxes (a layered graph with groups
+   and back edges), and of 30 to 120 author-placed boxes (free routing round
+   obstacles), CPU ms each — how the layout grows.
 
 Run: .venv/bin/python bench/figdown_render.py [--repeat 5]
 """
@@ -81,6 +82,18 @@ def generated(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pinned(n: int) -> str:
+    """n author-placed boxes on a grid, each joined to a pseudo-random other (fixed seed)."""
+    lines = ["figdown 0.5 block"] + [f'node n{i} "N{i}"' for i in range(n)]
+    state = 7
+    for i in range(n):
+        state = (state * 1103515245 + 12345) % 2 ** 31
+        lines.append(f"edge n{i} -> n{state % n}")
+    lines.append("layout")
+    lines += [f"pin n{i} at=({(i % 12) * 110},{(i // 12) * 80})" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
@@ -131,10 +144,14 @@ def main() -> int:
     else:
         print("upstream examples: FIGDOWN_UPSTREAM not set — skipped")
     print("scaling (generated block scenes, CPU ms, median):")
-    for size in (25, 50, 100, 200):
+    for size in (25, 50, 100, 200, 400):
         src = generated(size)
         _, c = timed(lambda: build(src), max(1, args.repeat // 2))
-        print(f"  {size:4d} boxes: {c * 1000:8.1f} ms")
+        print(f"  {size:4d} boxes, auto layout:  {c * 1000:8.1f} ms")
+    for size in (30, 60, 120):
+        src = pinned(size)
+        _, c = timed(lambda: build(src), 1)
+        print(f"  {size:4d} boxes, all pinned:   {c * 1000:8.1f} ms")
     return 0
 
 

@@ -23,6 +23,7 @@ from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_pol
 from ..text import END_FS, LABEL_FS
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
+MAX_DETOURED = 160   # beyond this many author-placed connectors, straight lines only (bounded work)
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
@@ -300,7 +301,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             continue
         obstacles = [n.rect() for n in scene.nodes.values()
                      if n.id not in (link.a, link.b) and not n.external]
-        paths[link.index] = route_free(a, b, obstacles, ink)
+        paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
         ink.add(paths[link.index])
     _spread_free_pairs(scene, paths, todo)
 

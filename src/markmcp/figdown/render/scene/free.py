@@ -10,6 +10,7 @@ counter, never by hashing, so the path is the same on every run.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 
@@ -135,6 +136,8 @@ def _ports(box: Box):
 
 CROSS = 150.0
 RING = 28.0
+REACH = 160.0        # obstacles further than this from both ends' box are not in the grid
+MAX_POPS = 4000      # a search that has not arrived by then gives up (the caller keeps the line)
 
 
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
@@ -143,6 +146,9 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     The grid holds every obstacle edge (offset by the margin) and a ring round the
     whole drawing, so a route may go round the outside when that crosses less."""
     starts, ends = _ports(a), _ports(b)
+    zone = (min(a.x, b.x) - REACH, min(a.y, b.y) - REACH,
+            max(a.x + a.w, b.x + b.w) + REACH, max(a.y + a.h, b.y + b.h) + REACH)
+    obstacles = [r for r in obstacles if r[2] > zone[0] and r[0] < zone[2] and r[3] > zone[1] and r[1] < zone[3]]
     xs = {p[1][0] for p in starts + ends}
     ys = {p[1][1] for p in starts + ends}
     every = obstacles + [a.rect(), b.rect()]
@@ -152,16 +158,37 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     for ring in (RING, RING + 14, RING + 28):
         xs.update((min(r[0] for r in every) - ring, max(r[2] for r in every) + ring))
         ys.update((min(r[1] for r in every) - ring, max(r[3] for r in every) + ring))
-    xs, ys = sorted(xs), sorted(ys)
+    # the grid stays inside the zone, so no box outside it can be crossed
+    xs = sorted(x for x in xs if zone[0] <= x <= zone[2])
+    ys = sorted(y for y in ys if zone[1] <= y <= zone[3])
     blocked = obstacles + [a.rect(), b.rect()]
-    ok = {}
+    # grid points inside a box (with its margin), and grid moves through a box,
+    # marked once per search from the boxes' own index ranges
+    closed_pts: set = set()
+    closed_moves: set = set()
+    for r in blocked:
+        i0 = bisect.bisect_right(xs, r[0] - MARGIN + 1)
+        i1 = bisect.bisect_left(xs, r[2] + MARGIN - 1)
+        j0 = bisect.bisect_right(ys, r[1] - MARGIN + 1)
+        j1 = bisect.bisect_left(ys, r[3] + MARGIN - 1)
+        for i in range(i0, i1):
+            for j in range(j0, j1):
+                closed_pts.add((i, j))
+        # moves whose open segment runs through the box interior (shrunk by 1)
+        ri0 = bisect.bisect_right(xs, r[0] + 1)
+        ri1 = bisect.bisect_left(xs, r[2] - 1)
+        rj0 = bisect.bisect_right(ys, r[1] + 1)
+        rj1 = bisect.bisect_left(ys, r[3] - 1)
+        for j in range(rj0, rj1):            # horizontal moves on rows inside the box
+            for i in range(max(0, ri0 - 1), min(len(xs) - 1, ri1)):
+                closed_moves.add((i, j, 0))
+        for i in range(ri0, ri1):            # vertical moves on columns inside the box
+            for j in range(max(0, rj0 - 1), min(len(ys) - 1, rj1)):
+                closed_moves.add((i, j, 1))
+    move_cost: dict = {}
 
     def free(pt) -> bool:
-        v = ok.get(pt)
-        if v is None:
-            v = not any(_inside(pt, r, MARGIN - 1) for r in blocked)
-            ok[pt] = v
-        return v
+        return (xi[pt[0]], yi[pt[1]]) not in closed_pts
 
     xi = {x: i for i, x in enumerate(xs)}
     yi = {y: i for i, y in enumerate(ys)}
@@ -183,7 +210,11 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
         counter += 1
     start_border = {s[1]: s[0] for s in starts}
     found = None
+    pops = 0
     while heap:
+        pops += 1
+        if pops > MAX_POPS:
+            return None
         _, _, cost, state = heapq.heappop(heap)
         if best.get(state, math.inf) < cost:
             continue
@@ -201,15 +232,19 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
             ni, nj = i + di, j + dj
             if not (0 <= ni < len(xs) and 0 <= nj < len(ys)):
                 continue
+            if (ni, nj) in closed_pts:
+                continue
+            key = (min(i, ni), min(j, nj), 0 if di else 1)
+            if key in closed_moves:
+                continue
             nxt = (xs[ni], ys[nj])
-            if not free(nxt):
-                continue
-            if any(seg_hits_rect(pt, nxt, r, 1.0) for r in blocked):
-                continue
-            step = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
-            c = cost + step + (BEND if nh != heading else 0.0)
-            if ink is not None:
-                c += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
+            extra = move_cost.get(key)
+            if extra is None:
+                extra = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
+                if ink is not None:
+                    extra += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
+                move_cost[key] = extra
+            c = cost + extra + (BEND if nh != heading else 0.0)
             ns = (nxt, nh)
             if c < best.get(ns, math.inf) - 1e-9:
                 best[ns] = c
@@ -256,10 +291,12 @@ def _cost(points, ink: Ink | None) -> float:
 
 
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
-               prefer_straight: bool = True):
+               detours: bool = True):
     """A connector between two author-placed boxes that meets no other box: the
     straight line, unless going round (orthogonally) crosses less ink."""
     line = straight(a, b)
+    if not detours:
+        return line
     clear = not path_hits(line, obstacles)
     if clear and (ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
