@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from ..text import note_size
 from .graph import Scene
-from .labels import Board, Label, measure, overlap
+from .free import seg_hits_rect
+from .labels import Board, Label, measure, overlap, seg_dist
 
 RING_ALONG, RING_ACROSS, RING_LONG, RING_FAN, RING_FLOOR = 15.0, 20.0, 34.0, 2.0, 7.0
 
@@ -304,13 +305,15 @@ TONE_PROX = 30.0
 
 
 def _seg_box_gap(p, q, box) -> float:
-    from .free import seg_hits_rect
+    x0, y0, x1, y1 = box
+    # far apart on either axis: the gap is at least that far (no exact distance needed)
+    far = max(min(p[0], q[0]) - x1, x0 - max(p[0], q[0]), min(p[1], q[1]) - y1, y0 - max(p[1], q[1]))
+    if far >= TONE_PROX:
+        return far
     if seg_hits_rect(p, q, box, 0.0):
         return 0.0
     best = math.inf
-    x0, y0, x1, y1 = box
     for cx, cy in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
-        from .labels import seg_dist
         best = min(best, seg_dist(cx, cy, p, q))
     for px, py in (p, q):
         dx = max(x0 - px, 0.0, px - x1)
