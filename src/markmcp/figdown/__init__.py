@@ -17,6 +17,9 @@ Modules: :mod:`.lexer` (lines, comments, tokens), :mod:`.header`,
 keywords), :mod:`.connector` (edge grammar), :mod:`.genres` (directive
 rules), :mod:`.reference` (the whole-section post-pass), :mod:`.model`
 (canonical JSON), :mod:`.parser` (sections and the statement loop).
+
+Drawing is :mod:`markmcp.figdown.render` (``build(source)`` → the deterministic,
+self-carrying SVG; ``read_artifact(svg)`` → its embedded source).
 """
 
 from .parser import ParseResult, model_json, parse
