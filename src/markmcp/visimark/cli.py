@@ -11,13 +11,15 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from markmcp import __version__
+
+from markmcp.textsafe import escape_controls
 
 from .builtins import REGISTRY
 from .check import CheckResult, check
 from .disk import DocumentFolder
+from .documents import DocumentError, read_document, read_stream, write_document
 from .findings import count
 from .model import build
 from .report import finding_json, format_check
@@ -123,14 +125,21 @@ def parse_args(command: str, argv: list[str]) -> Args:
 
 
 class Runner:
-    """Runs one command, collecting stdout and stderr lines."""
+    """Runs one command, collecting stdout and stderr lines.
 
-    def __init__(self, out, err) -> None:
-        self.out = out
-        self.err = err
+    ``out`` and ``err`` take human text: control characters from a document or a file
+    name are escaped there (the newline is the report's own line break, so a path is
+    escaped whole with :func:`label` before it is formatted).  JSON goes to ``raw_out``
+    unchanged, so every value stays exact.
+    """
+
+    def __init__(self, out, err, raw_out=None) -> None:
+        self.raw_out = raw_out or out
+        self.out = lambda text: out(escape_controls(text, keep="\n"))
+        self.err = lambda text: err(escape_controls(text, keep="\n"))
 
     def emit_json(self, obj: dict) -> None:
-        self.out(json.dumps(obj, indent=2, ensure_ascii=False))
+        self.raw_out(json.dumps(obj, indent=2, ensure_ascii=False))
 
     def envelope(self, command: str, status: str, **body) -> dict:
         return {"command": command, "visimark": __version__, "status": status, **body}
@@ -143,11 +152,13 @@ class Runner:
         return {0: "ok", 1: "problems"}.get(exit_code, "error")
 
     def read(self, path: str) -> str | None:
+        """The document's text, or None with ``last_read_error`` set.  Reads go through the
+        guarded file access: a FIFO or device is refused without blocking, a file over the
+        size limit unread."""
         try:
-            return Path(path).read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            reason = "not UTF-8" if isinstance(e, UnicodeDecodeError) else (e.strerror or "unreadable")
-            self.last_read_error = f"visimark: cannot read {path} ({reason})"
+            return read_document(path)
+        except DocumentError as e:
+            self.last_read_error = e.message
             return None
 
     # ---------------------------------------------------------------- check
@@ -173,7 +184,7 @@ class Runner:
                                 "summary": {"problems": stale + errors, "stale": stale, "errors": errors}})
                 totals = [totals[0] + stale + errors, totals[1] + stale, totals[2] + errors]
             else:
-                self.out(format_check(path, result.findings))
+                self.out(format_check(label(path), result.findings))
             if result.exit_code == 1 and exit_code == 0:
                 exit_code = 1
         if as_json:
@@ -233,11 +244,10 @@ class Runner:
                 continue
             if r.changed:
                 try:
-                    _write_atomic(Path(path), r.output)
-                except OSError as e:
-                    msg = f"visimark: cannot write {path} ({e.strerror or 'unwritable'})"
-                    self.err(msg)
-                    entries.append({"path": path, "error": {"code": "WRITE", "message": msg}})
+                    write_document(path, r.output)
+                except DocumentError as e:
+                    self.err(e.message)
+                    entries.append({"path": path, "error": {"code": "WRITE", "message": e.message}})
                     exit_code = 2
                     continue
             problems = [f for f in r.unfixable if f.is_problem]
@@ -270,11 +280,11 @@ class Runner:
                             _plural(r.dates_fixed, "date"), _plural(r.units_fixed, "unit"),
                             _plural(r.stamps_updated, "stamp"),
                             _plural(len(r.artifacts), "artifact"), skipped]
-                    self.out(f"{path}: updated {', '.join(b for b in bits if b)}")
+                    self.out(f"{label(path)}: updated {', '.join(b for b in bits if b)}")
                 else:
-                    self.out(f"{path}: unchanged" + (f", {skipped}" if skipped else ""))
+                    self.out(f"{label(path)}: unchanged" + (f", {skipped}" if skipped else ""))
                 if r.unfixable:
-                    self.out(format_check(path, r.unfixable))
+                    self.out(format_check(label(path), r.unfixable))
         if as_json:
             self.emit_json(self.envelope("fmt", self.status(exit_code), files=entries, summary=summary))
         return exit_code
@@ -295,11 +305,11 @@ class Runner:
             name = a.options["--scenario"]
             try:
                 if name == "-":
-                    text = sys.stdin.read()
+                    text = read_stream(sys.stdin)
                 else:
-                    text = Path(name).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                msg = f"visimark: cannot read scenario {name}"
+                    text = read_document(name, what="scenario", code="SCENARIO")
+            except DocumentError as e:
+                msg = e.message.replace("cannot read ", "cannot read scenario ", 1)
                 self.err(msg)
                 if as_json:
                     self.emit_json(self.error_envelope("eval", "SCENARIO", msg))
@@ -323,7 +333,7 @@ class Runner:
         if get is not None:
             key = get if get in values else _bare_to_qualified(values, get)
             if key is None:
-                msg = f"visimark: no value named {get}"
+                msg = f"visimark: no value named {label(get)}"
                 self.err(msg)
                 if as_json:
                     self.emit_json(self.error_envelope("eval", "USAGE", msg))
@@ -364,7 +374,7 @@ class Runner:
                 shown = ", ".join("?" if x is None else x for x in v) if isinstance(v, list) else v
                 self.out(f"{labels[k].ljust(width)}  {shown}")
             if scenario_info is not None:
-                self.out(f"scenario: {scenario_info['file']}")
+                self.out(f"scenario: {label(scenario_info['file'])}")
                 rows = scenario_info["params"]
                 name_w = max((len(pid) for pid in rows), default=0)
                 value_w = max((len(v[0]) for v in rows.values()), default=0)
@@ -396,7 +406,7 @@ class Runner:
         for s in a.sheets:
             if s not in model.sheets:
                 guess = closest(s, model.sheets)
-                msg = f"visimark: no sheet #{s}" + (f" — did you mean `#{guess}`?" if guess else "")
+                msg = f"visimark: no sheet #{label(s)}" + (f" — did you mean `#{guess}`?" if guess else "")
                 self.err(msg)
                 if as_json:
                     self.emit_json(self.error_envelope("explain", "USAGE", msg))
@@ -427,7 +437,7 @@ class Runner:
         spec = REGISTRY.get(name)
         if spec is None:
             guess = name.upper() if name.upper() in REGISTRY else closest(name.upper(), REGISTRY, 3)
-            msg = f"visimark: unknown function `{name}`" + (f" — did you mean `{guess}`?" if guess else "")
+            msg = f"visimark: unknown function `{label(name)}`" + (f" — did you mean `{guess}`?" if guess else "")
             self.err(msg)
             if as_json:
                 self.emit_json({"command": "ref", "visimark": __version__, "status": "error",
@@ -458,7 +468,7 @@ class Runner:
     def read_for_simulate(self, path: str) -> str | None:
         src = self.read(path)
         if src is None:
-            self.err(f"visimark: cannot read {path}")
+            self.err(self.last_read_error)
         return src
 
 
@@ -466,10 +476,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}" if n else ""
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".visimark-tmp")
-    tmp.write_bytes(text.encode("utf-8"))
-    tmp.replace(path)
+def label(path: str) -> str:
+    """A file argument as human output shows it: every control character escaped (a
+    newline in a file name must not start a line of the report)."""
+    return escape_controls(path)
 
 
 def _bare_to_qualified(values: dict, name: str) -> str | None:
@@ -556,17 +566,17 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
             err(f"visimark: {command} is not supported by this engine")
         else:
             guess = closest(command, COMMANDS, 3)
-            err(f"visimark: unknown command {command}" + (f" — did you mean `{guess}`?" if guess else ""))
+            err(f"visimark: unknown command {escape_controls(command)}" + (f" — did you mean `{guess}`?" if guess else ""))
         return 2
     try:
         args = parse_args(command, argv[1:])
     except Usage as e:
-        err(str(e))
+        err(escape_controls(str(e)))
         if "--json" in argv:
             out(json.dumps({"command": command, "visimark": __version__, "status": "error",
                             "error": {"code": "USAGE", "message": str(e)}}, indent=2, ensure_ascii=False))
         return 2
-    runner = Runner(out, err)
+    runner = Runner(out, err, raw_out=out)
     try:
         return getattr(runner, command)(args)
     except RecursionError:
