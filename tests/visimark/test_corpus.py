@@ -167,8 +167,8 @@ def test_structural_check_mutations() -> None:
     assert text.endswith("1 problem (0 stale, 1 error)")
 
 
-def test_quoted_string_header_fixture_waits_for_infer_and_is_not_clean() -> None:
-    """EXPECTED.md documents this fixture through `infer` (not built yet).  Until then,
+def test_quoted_string_header_fixture_is_not_clean() -> None:
+    """EXPECTED.md documents this fixture through `infer` (tests/visimark/test_infer.py);
     `check` must not pass it silently: a table with no `vmark` block is a COVERAGE problem."""
     result = check(build(read("fixtures/column-alias-quoted-string-header.md")))
     assert [f.code for f in result.findings] == ["COVERAGE"], format_check("x.md", result.findings)

@@ -28,11 +28,12 @@ from .units import format_unit, map_to_json
 from .values import canonical
 from .write import fmt
 
-COMMANDS = ("check", "fmt", "eval", "explain", "ref", "simulate")
-OUT_OF_SCOPE = ("infer",)
+COMMANDS = ("check", "fmt", "infer", "eval", "explain", "ref", "simulate")
+OUT_OF_SCOPE: tuple[str, ...] = ()
 FLAGS = {
     "check": {"--json"},
     "fmt": {"--json", "--fix-dates", "--fix-units", "--no-artifacts"},
+    "infer": {"--json", "--write"},
     "eval": {"--json"},
     "explain": {"--json"},
     "ref": {"--json"},
@@ -45,6 +46,7 @@ ALL_OPTIONS = {"--json": "check", "--fix-dates": "fmt", "--fix-units": "fmt", "-
 USAGE = {
     "check": "usage: visimark check FILE... [--json]",
     "fmt": "usage: visimark fmt FILE... [--fix-dates] [--fix-units] [--no-artifacts] [--json]",
+    "infer": "usage: visimark infer FILE... [--write] [--json]",
     "eval": "usage: visimark eval FILE [--get NAME] [--scenario FILE|-] [--json]",
     "explain": "usage: visimark explain FILE [#sheet...] [--json]",
     "ref": "usage: visimark ref [NAME] [--json]",
@@ -57,6 +59,7 @@ usage:
   visimark fmt     FILE... [--fix-dates] [--fix-units] [--no-artifacts] [--json]
                                                      splice recomputed values back in place,
                                                      write stale chart artifacts
+  visimark infer   FILE... [--write] [--json]        propose the rules a plain document's numbers follow
   visimark eval    FILE [--get NAME] [--scenario FILE|-] [--json]
                                                      print computed values
   visimark explain FILE [#sheet...] [--json]         show each sheet's inputs, rules and order
@@ -289,6 +292,64 @@ class Runner:
             self.emit_json(self.envelope("fmt", self.status(exit_code), files=entries, summary=summary))
         return exit_code
 
+    # ---------------------------------------------------------------- infer
+
+    def infer(self, a: Args) -> int:
+        """Propose rules for each file; with ``--write``, insert exactly what was proposed.
+        Advisory: exit 0 whatever it finds, 2 when a file cannot be read or written."""
+        from .infer import apply as apply_inserts
+        from .infer import infer as run_infer
+        from .infer import plan
+        from .infer_report import file_json, format_infer
+
+        as_json = "--json" in a.flags
+        write = "--write" in a.flags
+        if not a.files:
+            return self.usage(a.command, as_json)
+        entries: list[dict] = []
+        totals = {"rules": 0, "scalars": 0, "anchors": 0}
+        exit_code = 0
+        first = True
+        for path in a.files:
+            src = self.read(path)
+            if src is None:
+                self.err(self.last_read_error)
+                entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
+                exit_code = 2
+                continue
+            inference = run_infer(src)
+            counts = inference.count()
+            for key in totals:
+                totals[key] += counts[key]
+            entry = file_json(path, inference)
+            if not as_json:
+                if not first:
+                    self.out("")
+                self.out(format_infer(label(path), inference))
+            first = False
+            if write:
+                inserts = plan(inference)
+                written = {"blocks": sum(1 for i in inserts if i.kind == "block"),
+                           "anchors": sum(1 for i in inserts if i.kind == "anchor"),
+                           "marker": any(i.kind == "marker" for i in inserts)}
+                if inserts:
+                    try:
+                        write_document(path, apply_inserts(src, inserts))
+                    except DocumentError as e:
+                        self.err(e.message)
+                        entry["error"] = {"code": "WRITE", "message": e.message}
+                        entries.append(entry)
+                        exit_code = 2
+                        continue
+                entry["written"] = written
+                if not as_json:
+                    self.out(_written_line(label(path), written))
+            entries.append(entry)
+        if as_json:
+            self.emit_json(self.envelope("infer", self.status(exit_code), files=entries,
+                                         summary={"files": len(a.files), **totals}))
+        return exit_code
+
     # ----------------------------------------------------------------- eval
 
     def eval(self, a: Args) -> int:
@@ -474,6 +535,15 @@ class Runner:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}" if n else ""
+
+
+def _written_line(path: str, written: dict) -> str:
+    if written["marker"]:
+        return f"{path}: wrote the no-formulas marker (infer found nothing to derive)"
+    if not written["blocks"] and not written["anchors"]:
+        return f"{path}: nothing to write"
+    return f"{path}: wrote {_plural(written['blocks'], 'block') or '0 blocks'}, " \
+           f"{_plural(written['anchors'], 'anchor') or '0 anchors'}"
 
 
 def label(path: str) -> str:
