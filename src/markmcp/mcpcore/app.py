@@ -118,6 +118,43 @@ class ResourceTemplate:
 
 
 @dataclass(frozen=True)
+class Resource:
+    """A readable resource at one fixed URI (listed by ``resources/list``).
+
+    The handler returns the text; it may raise ``FileNotFoundError`` (answered as
+    "resource not found", -32002) or :class:`ToolError` (invalid params, -32602).
+    """
+
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    handler: Callable[[CallContext], str]
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    """One argument a prompt takes (``required`` ones must be given to ``prompts/get``)."""
+
+    name: str
+    description: str
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt template: ``text`` gets the arguments (strings) and returns the text of the
+    one user message ``prompts/get`` answers with."""
+
+    name: str
+    title: str
+    description: str
+    text: Callable[[Mapping[str, str]], str]
+    arguments: Sequence[PromptArgument] = ()
+
+
+@dataclass(frozen=True)
 class ServerSpec:
     """Everything the shared layer needs to run one markmcp server."""
 
@@ -126,6 +163,8 @@ class ServerSpec:
     instructions: str
     tools: Sequence[Tool]
     resource_templates: Sequence[ResourceTemplate] = ()
+    resources: Sequence[Resource] = ()
+    prompts: Sequence[Prompt] = ()
     default_port: int = 3001
     prog: str = ""
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
@@ -141,6 +180,10 @@ class ServerSpec:
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:
             raise ValueError(f"server {self.name!r}: duplicate tool names: {', '.join(duplicates)}")
+        for kind, keys in (("prompt", [p.name for p in self.prompts]), ("resource", [r.uri for r in self.resources])):
+            twice = sorted({key for key in keys if keys.count(key) > 1})
+            if twice:
+                raise ValueError(f"server {self.name!r}: duplicate {kind}s: {', '.join(twice)}")
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
   cancelled or the server stops, so a stuck handler cannot block shutdown); its dict becomes ``structuredContent`` and
   text content; ``ToolError`` -> ``isError`` (with ``data``); any other exception
   -> ``isError`` with a one-line message, the traceback going to the stderr log;
-* ``resources/list`` (empty: only templates), ``resources/templates/list`` and
-  ``resources/read`` (RFC 6570 matching via the SDK's ``UriTemplate``);
+* ``resources/list`` (the fixed-URI resources), ``resources/templates/list`` and
+  ``resources/read`` (exact URIs first, then RFC 6570 matching via the SDK's ``UriTemplate``);
+* ``prompts/list`` and ``prompts/get`` (one user message; a missing required argument or an
+  unknown prompt is -32602);
   ``completion/complete`` for template variables when a template offers ``complete``;
 * the client's MCP roots, asked with ``roots/list`` once per connection when the
   client declares the capability, and forgotten on ``notifications/roots/list_changed``;
@@ -142,6 +144,8 @@ class Handlers:
         self.strict_inputs = {tool.name: strict_schema(tool.input_schema) for tool in spec.tools}
         self.listing = [tool_listing(tool) for tool in spec.tools]
         self.templates = [(UriTemplate.parse(t.uri_template), t) for t in spec.resource_templates]
+        self.resources = {resource.uri: resource for resource in spec.resources}
+        self.prompts = {prompt.name: prompt for prompt in spec.prompts}
 
     def build_server(self) -> Server[Any]:
         """A low-level SDK ``Server`` wired to these handlers."""
@@ -226,19 +230,52 @@ class Handlers:
     # prompts -----------------------------------------------------------------------
 
     async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:
-        """No server of ours offers prompts yet; the listing answers that plainly (an empty
-        list) rather than with "method not found", so generic clients can ask."""
-        return types.ListPromptsResult(prompts=[])
+        """The server's prompts (an empty list, not "method not found", when it has none)."""
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=prompt.name,
+                    title=prompt.title or None,
+                    description=prompt.description,
+                    arguments=[
+                        types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        for a in prompt.arguments
+                    ],
+                )
+                for prompt in self.prompts.values()
+            ]
+        )
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
+        prompt = self.prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
+        given = dict(params.arguments or {})
+        known = {a.name for a in prompt.arguments}
+        unknown = sorted(set(given) - known)
+        missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
+        if unknown or missing:
+            problems = [f"unknown argument '{name}'" for name in unknown]
+            problems += [f"missing required argument '{name}'" for name in missing]
+            raise MCPError(code=types.INVALID_PARAMS, message=f"prompt '{prompt.name}': " + "; ".join(problems))
+        text = prompt.text(given)
+        return types.GetPromptResult(
+            description=prompt.description,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+        )
 
     # resources ---------------------------------------------------------------------
 
     async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[])
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(uri=r.uri, name=r.name, title=r.title or None, description=r.description,
+                               mime_type=r.mime_type)
+                for r in self.resources.values()
+            ]
+        )
 
     async def list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: Any
@@ -259,6 +296,23 @@ class Handlers:
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        fixed = self.resources.get(uri)
+        if fixed is not None:
+            call_ctx = await self.call_context(ctx)
+            try:
+                text = await in_worker(fixed.handler, call_ctx)
+            except FileNotFoundError:
+                raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+            except ToolError as error:
+                raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
+            except Exception as error:
+                logger.exception("resource %r failed", uri)
+                raise MCPError(
+                    code=types.INTERNAL_ERROR, message=one_line(f"reading {uri} failed: {type(error).__name__}")
+                )
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=uri, mime_type=fixed.mime_type, text=text)]
+            )
         for parsed, template in self.templates:
             variables = parsed.match(uri)
             if variables is None:
