@@ -27,7 +27,7 @@ DRIFT_COMMAND = "$ visimark check example-invoice-drift.md"
 
 def test_shipped_files() -> None:
     assert docs.doc_names() == sorted([docs.SKILL, docs.CLI_REFERENCE, docs.FUNCTION_REFERENCE,
-                                       docs.EXAMPLE, docs.EXAMPLE_DRIFT])
+                                       docs.EXAMPLE, docs.EXAMPLE_DRIFT, docs.SERVED_SKILL, docs.SERVED_RUNNING])
     with pytest.raises(docs.DocsError):
         docs.doc_text("../pyproject.toml")
 
@@ -104,7 +104,7 @@ def test_drift_fix_dates_rewrites_only_the_unambiguous_date() -> None:
     assert "03/11/2026" in fixed
 
 
-@pytest.mark.parametrize("name", [docs.SKILL, docs.CLI_REFERENCE, docs.FUNCTION_REFERENCE])
+@pytest.mark.parametrize("name", [docs.SKILL, docs.CLI_REFERENCE, docs.FUNCTION_REFERENCE, docs.SERVED_SKILL])
 def test_reference_documents_check_clean(name: str) -> None:
     result = check(build(docs.doc_text(name)))
     assert [f for f in result.findings if f.is_problem] == []
@@ -174,3 +174,18 @@ def test_skill_report_excerpt_is_real_output() -> None:
     transcript = drift_transcript(docs.doc_text(docs.EXAMPLE_DRIFT))
     for line in block.split("\n"):
         assert line in transcript.split("\n"), line
+
+
+def test_served_skill_generation_fails_loudly_when_the_skill_drifts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The served skill is derived from SKILL.md; a SKILL.md edit that removes a sentence the
+    server version rewrites stops generation (the fix is one line in SERVED_REPLACEMENTS)."""
+    original = docs.doc_text
+
+    def edited(name: str) -> str:
+        text = original(name)
+        return text.replace("`visimark check` recomputes everything", "check recomputes everything") \
+            if name == docs.SKILL else text
+
+    monkeypatch.setattr(docs, "doc_text", edited)
+    with pytest.raises(docs.DocsError, match="SERVED_REPLACEMENTS"):
+        docs.served_skill()

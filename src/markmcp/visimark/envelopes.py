@@ -1,0 +1,349 @@
+"""The commands' results as the JSON envelope — text in, envelopes out, no filesystem.
+
+``visimark --json`` and the ``visimark-mcp`` tools answer in one contract: ``command``,
+``visimark`` (the engine version), ``status`` (``ok`` / ``problems`` / ``error``), an
+``error`` object only on ``error``, then the command's body.  The server builds its
+results here; the CLI shares the pieces (``eval_values``, ``eval_units``, ``scenario_json``)
+and a test holds the two to the same bytes for every command.
+
+This module also holds what only the server needs from the engine: the ``fmt`` plan (every
+edit as UTF-8 byte offsets into the source it was computed from, with that source's
+SHA-256), the ``infer`` plan, and the names of what a ``content`` document cannot resolve
+(imports and chart targets, reported as ``skipped``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from markmcp import __version__
+
+from . import lang
+from .check import CheckResult, Edit, check
+from .findings import count
+from .locate import locate
+from .model import build
+from .report import finding_json, format_check
+from .units import map_to_json
+from .values import canonical
+from .write import MAX_PASSES, apply_edits
+
+CONTENT_LABEL = "<content>"
+
+
+class CommandError(Exception):
+    """A request that could not run (the CLI's exit 2): ``code`` is ``USAGE``, ``READ``,
+    ``SCENARIO`` or ``WRITE``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def envelope(command: str, status: str, **body) -> dict:
+    return {"command": command, "visimark": __version__, "status": status, **body}
+
+
+def error_envelope(command: str, code: str, message: str) -> dict:
+    return envelope(command, "error", error={"code": code, "message": message})
+
+
+def status_of(exit_code: int) -> str:
+    return {0: "ok", 1: "problems"}.get(exit_code, "error")
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- what a document without a folder cannot resolve ----------------------------------------------
+
+
+def unresolvable(src: str) -> dict[str, list[str]]:
+    """``skipped`` for a document given as content: the sheets that import a file and the
+    charts that name an artifact (an arm with nothing in it is left out)."""
+    imports: list[str] = []
+    charts: list[str] = []
+    for fence in locate(src).fences:
+        if fence.lang != "vmark":
+            continue
+        words = fence.meta.split()
+        sheet = words[0][1:] if words and words[0].startswith("#") else ""
+        if words[1 if sheet or (words and words[0].startswith("#")) else 0:]:
+            imports.append(sheet)
+        for text, offset in fence.lines:
+            try:
+                stmt = lang.parse_statement(text, offset)
+            except lang.LangError:
+                continue
+            if isinstance(stmt, lang.Unsupported) and stmt.keyword == "chart":
+                parts = stmt.source.split()
+                name = parts[1] if len(parts) > 1 else ""
+                charts.append(f"{sheet}.{name}" if sheet else name)
+    out: dict[str, list[str]] = {}
+    if imports:
+        out["imports"] = imports
+    if charts:
+        out["charts"] = charts
+    return out
+
+
+# --- check ----------------------------------------------------------------------------------------------
+
+
+def check_file(label: str, result: CheckResult) -> dict:
+    stale, errors = count(result.findings)
+    return {"path": label, "findings": [finding_json(f, label) for f in result.findings],
+            "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
+
+
+def check_envelope(label: str, src: str) -> tuple[dict, str]:
+    """``check``'s envelope for one document, and its text report."""
+    result = check(build(src))
+    entry = check_file(label, result)
+    totals = entry["summary"]
+    body = envelope("check", status_of(result.exit_code), files=[entry],
+                    summary={"files": 1, **totals})
+    return body, format_check(label, result.findings)
+
+
+# --- eval ------------------------------------------------------------------------------------------------
+
+
+def eval_values(result: CheckResult) -> dict:
+    """``values``: scalars in evaluation order, then columns; decimal strings."""
+    out: dict[str, object] = {}
+    for node in result.order:
+        if node.kind == "scalar" and node.id in result.values:
+            out[node.id] = canonical(result.values[node.id])
+    for node in result.order:
+        if node.kind == "column" and node.id in result.cells:
+            out[node.id] = [None if v is None else canonical(v) for v in result.cells[node.id]]
+    return out
+
+
+def eval_units(result: CheckResult) -> dict:
+    """Every evaluated name with a unit, then declared input columns."""
+    out = {}
+    for node in result.order:
+        u = result.units.get(node.id)
+        if u and (node.id in result.values or node.id in result.cells):
+            out[node.id] = u
+    for k, u in result.input_units.items():
+        out.setdefault(k, u)
+    return out
+
+
+def scenario_json(info: dict, values: dict) -> dict:
+    params = {pid: {"value": value, "default": default, "source": source}
+              for pid, (value, default, source) in info["params"].items()}
+    return {"file": info["file"], "params": params}
+
+
+def bare_to_qualified(values: dict, name: str) -> str | None:
+    hits = [k for k in values if k.rsplit(".", 1)[-1] == name]
+    return hits[0] if len(hits) == 1 else None
+
+
+def eval_envelope(label: str, src: str, get: str | None = None, scenario: tuple[str, str] | None = None) -> dict:
+    """``eval``'s envelope; ``scenario`` is (its label, its JSON text).  Raises CommandError
+    (``SCENARIO`` for a scenario that cannot apply, ``USAGE`` for an unknown ``get``)."""
+    from .scenario import ScenarioError, apply_scenario
+
+    model = build(src)
+    info = None
+    if scenario is not None:
+        try:
+            info = apply_scenario(model, scenario[1], scenario[0])
+        except ScenarioError as e:
+            raise CommandError("SCENARIO", str(e)) from None
+    result = check(model)
+    values = eval_values(result)
+    failed = [x for x in result.assertions if x.holds is False]
+    exit_code = 1 if failed else 0
+    defaults: list[bool | None] | None = None
+    if info is not None and failed:
+        defaults = [x.holds for x in check(build(src)).assertions]
+    key = None
+    if get is not None:
+        key = get if get in values else bare_to_qualified(values, get)
+        if key is None:
+            raise CommandError("USAGE", f"visimark: no value named {get}")
+        selected = {get: values[key]}
+    else:
+        selected = values
+    body: dict = {"file": label}
+    if info is not None:
+        body["scenario"] = scenario_json(info, values)
+    body["values"] = selected
+    body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items() if get is None or k == key}
+    assertions = []
+    for i, x in enumerate(result.assertions):
+        entry = {"sheet": x.sheet, "source": x.source, "holds": x.holds, "operands": x.operands,
+                 "substituted": x.substituted}
+        if defaults is not None and x.holds is False:
+            d = defaults[i] if i < len(defaults) else None
+            entry["defaults"] = "pass" if d is True else "fail" if d is False else "unverified"
+        assertions.append(entry)
+    body["assertions"] = assertions
+    body["charts"] = []
+    return envelope("eval", status_of(exit_code), **body)
+
+
+# --- explain and ref -------------------------------------------------------------------------------------------
+
+
+def explain_envelope(label: str, src: str, sheets: list[str]) -> tuple[dict, str]:
+    from .explain import explain_json, explain_text
+    from .suggest import closest
+
+    model = build(src)
+    for s in sheets:
+        if s not in model.sheets:
+            guess = closest(s, model.sheets)
+            raise CommandError("USAGE", f"visimark: no sheet #{s}" + (f" — did you mean `#{guess}`?" if guess else ""))
+    result = check(model)
+    return (envelope("explain", "ok", file=label, **explain_json(model, result, sheets)),
+            explain_text(model, result, sheets))
+
+
+def ref_envelope(name: str | None) -> tuple[dict, str]:
+    from .builtins import REGISTRY
+    from .reference import describe, entry_json, listing
+    from .suggest import closest
+
+    if name is None:
+        return envelope("ref", "ok", functions=[entry_json(b) for b in REGISTRY.values()]), listing()
+    spec = REGISTRY.get(name)
+    if spec is None:
+        guess = name.upper() if name.upper() in REGISTRY else closest(name.upper(), REGISTRY, 3)
+        raise CommandError("USAGE", f"visimark: unknown function `{name}`" + (f" — did you mean `{guess}`?" if guess else ""))
+    return envelope("ref", "ok", function=entry_json(spec)), describe(spec)
+
+
+# --- the fmt plan ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PlannedEdit:
+    """Replace bytes [start, end) of the source with ``text``; ``kind`` is cell or anchor."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+    def public(self) -> dict:
+        return {"start": self.start, "end": self.end, "text": self.text, "code": "STALE"}
+
+
+def _length(segment: tuple) -> int:
+    return segment[2] - segment[1] if segment[0] == "keep" else len(segment[1])
+
+
+def _split(segments: list[tuple], at: int) -> int:
+    """Make a segment boundary at text offset ``at``; the index of the segment starting there."""
+    pos = 0
+    for i, seg in enumerate(segments):
+        if pos == at:
+            return i
+        size = _length(seg)
+        if pos < at < pos + size:
+            cut = at - pos
+            if seg[0] == "keep":
+                left, right = ("keep", seg[1], seg[1] + cut), ("keep", seg[1] + cut, seg[2])
+            else:
+                left, right = ("new", seg[1][:cut], seg[2]), ("new", seg[1][cut:], seg[2])
+            segments[i:i + 1] = [left, right]
+            return i + 1
+        pos += size
+    return len(segments)
+
+
+def _original_edits(segments: list[tuple], length: int) -> list[Edit]:
+    """The edits of the original text (of ``length`` characters) that produce ``segments``."""
+    out: list[Edit] = []
+    pos = 0
+    pending: list[str] = []
+    kind = ""
+    for seg in segments:
+        if seg[0] == "new":
+            pending.append(seg[1])
+            kind = kind or seg[2]
+            continue
+        if seg[1] > pos or pending:
+            out.append(Edit(pos, seg[1], "".join(pending), kind or "cell"))
+        pos, pending, kind = seg[2], [], ""
+    if pos < length or pending:
+        out.append(Edit(pos, length, "".join(pending), kind or "cell"))
+    return out
+
+
+def fmt_edits(src: str) -> tuple[list[Edit], CheckResult]:
+    """The computed-cell and anchor repairs ``fmt`` makes (no date or unit fixes), as spans
+    of ``src`` however many passes it takes, and the check of the repaired text."""
+    segments: list[tuple] = [("keep", 0, len(src))] if src else []
+    out = src
+    result = check(build(out))
+    for _ in range(MAX_PASSES):
+        new = [e for e in result.edits if e.kind in ("cell", "anchor")]
+        if not new:
+            break
+        # the edits apply_edits keeps (a later one wins an overlap), last first
+        kept: list[Edit] = []
+        for e in sorted(new, key=lambda x: (x.start, x.end), reverse=True):
+            if kept and e.end > kept[-1].start:
+                continue
+            kept.append(e)
+        for e in kept:
+            i = _split(segments, e.start)
+            j = _split(segments, e.end)
+            segments[i:j] = [("new", e.text, e.kind)]
+        out = apply_edits(out, new)
+        result = check(build(out))
+    return _original_edits(segments, len(src)), result
+
+
+def byte_edits(src: str, edits: list[Edit]) -> list[PlannedEdit]:
+    """``edits`` with their character offsets turned into UTF-8 byte offsets of ``src``."""
+    out = []
+    char = byte = 0
+    for e in sorted(edits, key=lambda x: x.start):
+        byte += len(src[char:e.start].encode("utf-8"))
+        start = byte
+        byte += len(src[e.start:e.end].encode("utf-8"))
+        char = e.end
+        out.append(PlannedEdit(start, byte, e.text, e.kind))
+    return out
+
+
+def splice(data: bytes, edits: list[PlannedEdit]) -> bytes:
+    """``data`` with every edit made (non-overlapping byte spans of the original)."""
+    out = []
+    last = 0
+    for e in sorted(edits, key=lambda x: x.start):
+        out.append(data[last:e.start])
+        out.append(e.text.encode("utf-8"))
+        last = e.end
+    out.append(data[last:])
+    return b"".join(out)
+
+
+def fmt_plan(label: str, src: str, skipped: dict) -> tuple[dict, list[PlannedEdit]]:
+    """The ``visimark_fmt`` result: what ``fmt`` would change, written nowhere."""
+    edits, after = fmt_edits(src)
+    planned = byte_edits(src, edits)
+    stale, errors = count(after.findings)
+    body = envelope(
+        "fmt", status_of(after.exit_code), file=label, sha256=sha256(src),
+        edits=[e.public() for e in planned],
+        cellsUpdated=sum(1 for e in planned if e.kind == "cell"),
+        anchorsUpdated=sum(1 for e in planned if e.kind == "anchor"),
+        artifactsWouldWrite=[],
+        findings=[finding_json(f, label) for f in after.findings],
+        summary={"problems": stale + errors, "stale": stale, "errors": errors},
+        skipped=skipped, applied=False,
+    )
+    return body, planned
