@@ -267,9 +267,11 @@ def figures(source: str, located: Located | None = None) -> list[Figure]:
     # paragraphs: runs of non-blank lines outside tables and fences
     para: list[int] = []
     blocked.sort()
+    block_starts = [a for a, _ in blocked]
 
     def inside_block(pos: int) -> bool:
-        return any(a <= pos < b for a, b in blocked)
+        i = bisect_right(block_starts, pos) - 1
+        return i >= 0 and pos < blocked[i][1]
 
     def flush() -> None:
         if para:
@@ -338,17 +340,30 @@ def _figure(source: str, s: int, e: int, anchor_at: int | None, anchored: set[tu
 # --- verification through the engine ------------------------------------------------------------
 
 
-def _alias_lines(sheet: Sheet) -> list[str]:
-    return [f'"{c.name}" is {sheet.aliases[c.name]}' for c in sheet.columns if c.name in sheet.aliases]
+def _alias_lines(sheet: Sheet, keep: set[int] | None = None) -> list[str]:
+    return [f'"{c.name}" is {sheet.aliases[c.name]}' for c in sheet.columns
+            if c.name in sheet.aliases and (keep is None or c.index in keep)]
 
 
-def _synthetic(sheets: list[tuple[Sheet, list[str]]]) -> str:
-    """A document holding each table with a block of ``lines`` under it."""
+def _table_text(sheet: Sheet, keep: set[int] | None) -> str:
+    """The sheet's table, or a copy with only the columns in ``keep`` (the first column, the
+    row labels, always stays): a rule over three columns is checked on those three."""
+    table = sheet.table
+    if keep is None:
+        return table.source[table.start:table.end]
+    columns = sorted(keep | {0})
+    rows = [[table.header[i].text for i in columns], ["---"] * len(columns)]
+    rows += [[table.text(r, i) for i in columns] for r in range(table.height)]
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _synthetic(sheets: list[tuple[Sheet, list[str], set[int] | None]]) -> str:
+    """A document holding each table (or the columns of it in the set) with a block of
+    ``lines`` under it."""
     parts = []
-    for sheet, lines in sheets:
-        table = sheet.table
-        body = "\n".join([*_alias_lines(sheet), *lines])
-        parts.append(f"{table.source[table.start:table.end]}\n\n```vmark #{sheet.id}\n{body}\n```\n")
+    for sheet, lines, keep in sheets:
+        body = "\n".join([*_alias_lines(sheet, keep), *lines])
+        parts.append(f"{_table_text(sheet, keep)}\n\n```vmark #{sheet.id}\n{body}\n```\n")
     return "\n".join(parts)
 
 
@@ -401,7 +416,7 @@ class Verifier:
         """Fill in ``cand``'s verdict: usable, fits, rows and misses, and the precision clause."""
         for precision in (None, cand.target.places):
             statement = _statement(cand.head, cand.rhs, precision)
-            result = self._run(cand.sheet, statement, cand.deps)
+            result = self._run(cand.sheet, statement, cand.deps, cand.target)
             if result is None:
                 return
             width = result.precision.get(cand.id)
@@ -410,7 +425,12 @@ class Verifier:
             self._verdict(cand, result, precision)
             return
 
-    def _run(self, sheet: Sheet, statement: str, deps: tuple[str, ...]) -> CheckResult | None:
+    @staticmethod
+    def _columns(sheet: Sheet, deps: tuple[str, ...], target: Column) -> set[int]:
+        names = {d.split(".", 1)[1] for d in deps if d.split(".", 1)[0] == sheet.id}
+        return {target.index} | {c.index for c in sheet.columns if c.name in names}
+
+    def _run(self, sheet: Sheet, statement: str, deps: tuple[str, ...], target: Column) -> CheckResult | None:
         others: dict[str, list[str]] = {}
         for dep in deps:
             if dep in self.scalar_lines:
@@ -418,8 +438,9 @@ class Verifier:
                 if dep_sheet != sheet.id:
                     others.setdefault(dep_sheet, []).append(self.scalar_lines[dep])
         own = [self.scalar_lines[d] for d in deps if d in self.scalar_lines and d.split(".", 1)[0] == sheet.id]
-        parts = [(s, lines) for s in self.sheets for sid, lines in others.items() if s.id == sid]
-        parts.append((sheet, [*own, statement]))
+        parts: list[tuple[Sheet, list[str], set[int] | None]] = [
+            (s, lines, None) for s in self.sheets for sid, lines in others.items() if s.id == sid]
+        parts.append((sheet, [*own, statement], None if own else self._columns(sheet, deps, target)))
         try:
             return check(build(_synthetic(parts)))
         except RecursionError:
@@ -452,7 +473,7 @@ class Verifier:
         if not lines:
             return {}
         try:
-            result = check(build(_synthetic([(sheet, lines)])))
+            result = check(build(_synthetic([(sheet, lines, {c.index for c in sheet.numeric})])))
         except RecursionError:
             return {}
         broken = {f.name for f in result.findings if f.is_problem}
@@ -507,6 +528,8 @@ def _screen(target: Column, left: list[Decimal | None], op: str,
             return None
         if abs(value - stored) <= unit:
             fits += 1
+        elif rows - fits > 1:
+            return None  # two rows disagree: no evidence, whatever the rest say
     return fits, rows
 
 

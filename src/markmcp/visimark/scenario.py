@@ -68,6 +68,8 @@ def apply_scenario(model: Model, text: str, file: str) -> dict:
         data = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as e:
         raise ScenarioError(f"visimark: scenario {file} is not JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:
+        raise ScenarioError(f"visimark: scenario {file} nests too deeply to read") from None
     if not isinstance(data, _Pairs):
         raise ScenarioError(f"visimark: scenario {file} must be a JSON object of param names to strings")
     params = params_of(model)
