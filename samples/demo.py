@@ -189,6 +189,10 @@ def main() -> int:
         shutil.copytree(DOCS, workdir)
         print(f"working copy of {DOCS.relative_to(HERE.parent)} in {workdir}")
         anyio.run(session_script, workdir)
+    print("\n" + "=" * WIDTH + "\nVisiMark: an agent's session with visimark-mcp (samples/visimark_demo.py)\n" + "=" * WIDTH)
+    from visimark_demo import main as visimark_demo  # beside this file
+
+    visimark_demo()
     print("\ndemo finished")
     return 0
 
