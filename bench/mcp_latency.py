@@ -5,6 +5,7 @@ Usage::
     python bench/mcp_latency.py                      # the mcpcore demo server, tool "add"
     python bench/mcp_latency.py --runs 20 --calls 1000
     python bench/mcp_latency.py --tool validate --args '{"path": "doc.md"}' -- mrsf-mcp
+    python bench/mcp_latency.py --servers --runs 11    # start-up of every markmcp server, side by side
 
 Everything after ``--`` is the server command (default: the test server in
 tests/mcpcore/mcpcore_demo.py run with this Python).  Two numbers are measured:
@@ -15,6 +16,10 @@ tests/mcpcore/mcpcore_demo.py run with this Python).  Two numbers are measured:
 * tools/call: ``--calls`` sequential calls of ``--tool`` with ``--args`` on one
   initialized process after ``--warmup`` calls, reported as p50/p99/max.
 
+``--servers`` measures only the start-up, of each markmcp server (``mrsf-mcp``,
+``figdown-mcp``, ``visimark-mcp``) in turn, run after run (so a busy moment of the machine
+is shared rather than charged to one server), and prints them side by side.
+
 Standard library only; prints the numbers and exits 1 if the server misbehaves.
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -120,6 +126,34 @@ def measure_calls(command: list[str], tool: str, arguments: dict[str, Any], call
         server.close()
 
 
+SERVERS = {
+    "mrsf-mcp": [sys.executable, "-m", "markmcp.mrsf.server"],
+    "figdown-mcp": [sys.executable, "-m", "markmcp.figdown.server"],
+    "visimark-mcp": [sys.executable, "-m", "markmcp.visimark.server"],
+}
+
+
+def compare_startup(runs: int) -> int:
+    """Start -> initialize reply of every server, interleaved run by run."""
+    times: dict[str, list[float]] = {name: [] for name in SERVERS}
+    cpu: dict[str, list[float]] = {name: [] for name in SERVERS}
+    for _ in range(runs):
+        for name, command in SERVERS.items():
+            before = os.times()
+            times[name] += measure_startup(command, 1)
+            after = os.times()
+            cpu[name].append(after.children_user + after.children_system
+                             - before.children_user - before.children_system)
+    width = max(len(name) for name in SERVERS)
+    print(f"start -> initialize reply, median of {runs} runs each (interleaved); CPU is the server "
+          "process's whole life (start, initialize, exit on stdin EOF):")
+    for name, values in times.items():
+        print(f"  {name.ljust(width)}  median {statistics.median(values) * 1000:7.1f} ms wall "
+              f"(min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f}), "
+              f"median {statistics.median(cpu[name]) * 1000:6.1f} ms CPU")
+    return 0
+
+
 def percentile(values: list[float], fraction: float) -> float:
     """The ``fraction`` quantile by nearest rank."""
     ordered = sorted(values)
@@ -142,7 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=20, help="unmeasured calls first (20)")
     parser.add_argument("--tool", default="add", help="tool to call (default: add)")
     parser.add_argument("--args", default='{"a": 1, "b": 2}', help="tool arguments as JSON")
+    parser.add_argument("--servers", action="store_true",
+                        help="only the start-up, of every markmcp server side by side (--runs each)")
     options = parser.parse_args(argv)
+    if options.servers:
+        return compare_startup(options.runs)
     arguments = json.loads(options.args)
 
     print(f"server: {' '.join(command)}")

@@ -29,6 +29,10 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("mcp_latency.py", ["--runs", "3", "--tool", "figdown_check",
                         "--args", '{"source": "figdown 0.5 block\\nnode a \\"A\\"\\nnode b \\"B\\"\\nedge a -> b\\n"}',
                         "--", sys.executable, "-m", "markmcp.figdown.server"]),
+    ("mcp_latency.py", ["--runs", "3", "--tool", "visimark_check",
+                        "--args", '{"path": "samples/visimark/catering-quote.md"}',
+                        "--", sys.executable, "-m", "markmcp.visimark.server"]),
+    ("mcp_latency.py", ["--servers", "--runs", "11"]),
     ("figdown_bench.py", []),
     # the renderer in process (inner loop), then layout quality beside upstream's shipped
     # figures (needs FIGDOWN_UPSTREAM = a FigDown checkout; skipped without it)
@@ -36,6 +40,7 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("figdown_layout.py", []),
     ("visimark_bench.py", []),
     ("visimark_scale.py", []),
+    ("visimark_infer_bench.py", []),
 ]
 
 

@@ -410,3 +410,16 @@ def test_prompts_refuse_unknown_names_and_arguments(workspace: Path) -> None:
 
 def test_served_skill_is_generated_from_the_skill() -> None:
     assert doc_text(SERVED_SKILL) == served_skill(), "regenerate: python -m markmcp.visimark.docs"
+
+
+def test_start_up_imports_no_engine_module() -> None:
+    """Starting the server costs the shared layer and the SDK, not the engine: the first
+    tool call imports what it needs."""
+    code = ("import sys, markmcp.visimark.server; "
+            "print(sorted(m for m in sys.modules if m.startswith('markmcp.visimark.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.stdout.strip() == "['markmcp.visimark.server']", done.stdout + done.stderr
+    import markmcp.visimark.server as server
+
+    text = Path(server.__file__).read_text(encoding="utf-8")
+    assert "visimark.cli" not in text and "from .cli" not in text  # the edges never import each other
