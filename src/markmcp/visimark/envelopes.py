@@ -281,6 +281,29 @@ def _original_edits(segments: list[tuple], length: int) -> list[Edit]:
     return out
 
 
+def apply_pass(segments: list[tuple], edits: list[Edit]) -> None:
+    """Make one pass of ``edits`` (spans of the text ``segments`` spell) on ``segments``,
+    keeping what ``apply_edits`` keeps: of two overlapping edits, the later one."""
+    kept: list[Edit] = []
+    for e in sorted(edits, key=lambda x: (x.start, x.end), reverse=True):
+        if kept and e.end > kept[-1].start:
+            continue
+        kept.append(e)
+    for e in kept:  # last first, so the offsets of the ones before stay valid
+        i = _split(segments, e.start)
+        j = _split(segments, e.end)
+        segments[i:j] = [("new", e.text, e.kind)]
+
+
+def compose(length: int, passes: list[list[Edit]]) -> list[Edit]:
+    """Passes of edits, each on the text the previous ones left, as one list of edits of the
+    original text (``length`` characters long)."""
+    segments: list[tuple] = [("keep", 0, length)] if length else []
+    for edits in passes:
+        apply_pass(segments, edits)
+    return _original_edits(segments, length)
+
+
 def fmt_edits(src: str) -> tuple[list[Edit], CheckResult]:
     """The computed-cell and anchor repairs ``fmt`` makes (no date or unit fixes), as spans
     of ``src`` however many passes it takes, and the check of the repaired text."""
@@ -291,16 +314,7 @@ def fmt_edits(src: str) -> tuple[list[Edit], CheckResult]:
         new = [e for e in result.edits if e.kind in ("cell", "anchor")]
         if not new:
             break
-        # the edits apply_edits keeps (a later one wins an overlap), last first
-        kept: list[Edit] = []
-        for e in sorted(new, key=lambda x: (x.start, x.end), reverse=True):
-            if kept and e.end > kept[-1].start:
-                continue
-            kept.append(e)
-        for e in kept:
-            i = _split(segments, e.start)
-            j = _split(segments, e.end)
-            segments[i:j] = [("new", e.text, e.kind)]
+        apply_pass(segments, new)
         out = apply_edits(out, new)
         result = check(build(out))
     return _original_edits(segments, len(src)), result
