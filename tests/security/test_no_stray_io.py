@@ -18,7 +18,7 @@ from conftest import ROOT
 PACKAGE_ROOT = ROOT / "src" / "markmcp"
 
 #: The packages held to the rule (a folder below src/markmcp).
-PACKAGES = ["figdown"]
+PACKAGES = ["figdown", "visimark"]
 
 #: Methods that touch the filesystem whatever object they are called on (Path, a traversable...).
 PATH_METHODS = frozenset({
@@ -42,6 +42,13 @@ ALLOWED = {
     ("figdown/docs/__init__.py", "resources.files(__name__).iterdir"):
         "lists our own reference pages, shipped inside the package",
     ("figdown/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
+    ("visimark/docs/__init__.py", "resources.files(__name__).joinpath(name).read_text"):
+        "our own reference pages, shipped inside the package",
+    ("visimark/docs/__init__.py", "resources.files(__name__).iterdir"):
+        "lists our own reference pages, shipped inside the package",
+    ("visimark/docs/__main__.py", "target.write_text"):
+        "the developer's regeneration of our own served skill, inside the package",
+    ("visimark/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
 }
 
 
