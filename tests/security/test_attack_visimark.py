@@ -130,7 +130,8 @@ DOCS = ["doc.md", "plain.md", "charted.md", "linked.md", "secret.md", "new.md", 
 
 
 @pytest.mark.parametrize("command", [["check"], ["fmt"], ["infer"], ["infer", "--write"], ["eval"], ["explain"],
-                                     ["check", "--json"], ["fmt", "--json"], ["infer", "--write", "--json"]])
+                                     ["simulate"], ["check", "--json"], ["fmt", "--json"],
+                                     ["infer", "--write", "--json"]])
 def test_every_cli_command_on_every_planted_path(repo: Hostile, command: list[str]) -> None:
     for doc in DOCS:
         p = visimark(repo, *command, doc)
@@ -216,7 +217,7 @@ def test_every_apply_tool_against_planted_paths(repo: Hostile) -> None:
         result = server.call_tool("visimark_fmt_apply", {"path": "linked.md", "plan": plan})
         assert result["isError"] is False, result["content"][0]["text"]
         assert (repo.root / "linked.md").is_symlink() and "| 37.50 |" in (repo.root / "real.md").read_text()
-        # a chart whose artifact path is a planted link: the plan names no artifact, nothing is written there
+        # a chart whose artifact path is a planted link to the victim: never written through
         plan = server.call_tool("visimark_fmt", {"path": "charted.md"})["structuredContent"]
         assert plan["artifactsWouldWrite"] == []
         assert server.call_tool("visimark_fmt_apply", {"path": "charted.md", "plan": plan})["isError"] is False

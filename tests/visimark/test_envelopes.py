@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.visimark.check import Edit
-from markmcp.visimark.envelopes import byte_edits, compose, fmt_edits, splice, unresolvable
+from markmcp.visimark.check import check as run_check
+from markmcp.visimark.envelopes import byte_edits, compose, fmt_edits, skipped_of, splice
+from markmcp.visimark.model import build
 from markmcp.visimark.write import apply_edits, fmt
 
 
@@ -51,8 +53,11 @@ def test_fmt_plan_reproduces_fmt() -> None:
     assert after.exit_code == 0
 
 
-def test_unresolvable_names_imports_and_charts() -> None:
-    src = ("| A |\n|---|\n| 1 |\n\n```vmark #t from data.csv labelled A at sha256:00\nx = SUM(A)\n"
-           "chart trend as line of A labelled A\n```\n\n```vmark\nchart loose as bar of y\n```\n")
-    assert unresolvable(src) == {"imports": ["t"], "charts": ["t.trend", "loose"]}
-    assert unresolvable("| A |\n|---|\n| 1 |\n") == {}
+def test_skipped_names_the_imports_and_charts_a_folderless_document_cannot_resolve() -> None:
+    src = ("| A |\n|---|\n| 1 |\n\n```vmark #t from data.csv labelled A at sha256:"
+           + "0" * 64 + "\nx = SUM(A)\n```\n\n| M | V |\n|---|--:|\n| a | 1 |\n| b | 2 |\n\n```vmark #c\n"
+           "chart trend as line of V labelled M\n```\n\n![t](t.svg)<!--vmark=c.trend-->\n")
+    model = build(src)
+    assert skipped_of(model, run_check(model, None)) == {"imports": ["t"], "charts": ["c.trend"]}
+    plain = build("| A |\n|---|\n| 1 |\n")
+    assert skipped_of(plain, run_check(plain, None)) == {}

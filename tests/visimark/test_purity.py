@@ -1,5 +1,6 @@
 """The engine's core never touches the filesystem: only the edges do (the CLI, the MCP
-server, and the file port over mcpcore.files that both hand to the engine)."""
+server, the file port over mcpcore.files that both hand to the engine, and documents.py,
+through which both read and write the document itself)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import markmcp.visimark as package
 
-EDGES = {"cli.py", "server.py", "disk.py"}
+EDGES = {"cli.py", "server.py", "disk.py", "documents.py"}
 FILE_METHODS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "iterdir", "mkdir", "touch", "glob",
                 "rglob"}
 FILE_MODULES = {"os", "shutil", "pathlib", "tempfile", "glob"}

@@ -311,7 +311,7 @@ def test_plans_are_exact(workspace: Path) -> None:
         assert result["isError"] is True and "did not plan" in result["content"][0]["text"]
         result = call(server, "visimark_fmt_apply", {"path": "example-invoice-drift.md",
                                                      "plan": {**plan, "artifactsWouldWrite": ["x.svg"]}})
-        assert result["isError"] is True and "artifacts" in result["content"][0]["text"]
+        assert result["isError"] is True and "would not write" in result["content"][0]["text"]
         one = {**plan, "edits": plan["edits"][:1]}
         result = call(server, "visimark_fmt_apply", {"path": "example-invoice-drift.md", "plan": one})
         assert result["isError"] is False and result["structuredContent"]["cellsUpdated"] + \
@@ -348,13 +348,44 @@ def test_content_mode_names_what_it_skipped(workspace: Path) -> None:
         result = call(server, "visimark_check", {"content": charts})["structuredContent"]
         assert result["skipped"] == {"charts": ["sales.performance", "sales.trend", "sales.split", "audience.mix",
                                                 "audience.spread"]}
-        # the engine cannot check charts at all yet: never a silent pass
-        assert "UNSUPPORTED" in {f["code"] for f in result["files"][0]["findings"]}
-        assert call(server, "visimark_fmt", {"content": imports})["structuredContent"]["skipped"] == \
-            {"imports": ["lines"]}
-        (workspace / "charts.md").write_text(charts, encoding="utf-8")
-        by_path = call(server, "visimark_check", {"path": "charts.md"})["structuredContent"]
-        assert by_path["skipped"] == {} and "UNSUPPORTED" in {f["code"] for f in by_path["files"][0]["findings"]}
+        assert result["status"] == "ok"  # valid; nothing on disk could be compared, and it says so
+        plan = call(server, "visimark_fmt", {"content": imports})["structuredContent"]
+        assert plan["skipped"] == {"imports": ["lines"]} and plan["artifactsWouldWrite"] == []
+        # by path, the same documents are checked against their folder: nothing skipped
+        shutil.copytree(shared_dir("visimark", "docs") / "charts", workspace / "charts")
+        for name in ("example-charts.md", "example-invoice-csv-import.md", "example-invoice-csv-import.csv"):
+            shutil.copyfile(shared_dir("visimark", "docs") / name, workspace / name)
+        for name in ("example-charts.md", "example-invoice-csv-import.md"):
+            by_path = call(server, "visimark_check", {"path": name})["structuredContent"]
+            assert by_path["skipped"] == {} and by_path["status"] == "ok", by_path["files"][0]["findings"]
+
+
+def test_artifacts_are_planned_and_written_first(workspace: Path) -> None:
+    """A missing chart is in the plan and written by the apply (identical to the original); an
+    artifact that stopped being VisiMark's between plan and apply refuses the whole apply."""
+    shutil.copytree(shared_dir("visimark", "docs") / "charts", workspace / "charts")
+    shutil.copyfile(shared_dir("visimark", "docs") / "example-charts.md", workspace / "charts.md")
+    original = (workspace / "charts" / "example-charts-trend.svg").read_bytes()
+    (workspace / "charts" / "example-charts-trend.svg").unlink()
+    with Raw(workspace, "--allow-write", "--root", str(workspace)) as server:
+        server.initialize()
+        plan = call(server, "visimark_fmt", {"path": "charts.md"})["structuredContent"]
+        assert plan["artifactsWouldWrite"] == ["charts/example-charts-trend.svg"] and plan["edits"] == []
+        # something appears at the target before the apply: not ours, so nothing is written
+        (workspace / "charts" / "example-charts-trend.svg").write_text("<svg>hand drawn</svg>")
+        result = call(server, "visimark_fmt_apply", {"path": "charts.md", "plan": plan})
+        assert result["isError"] is True and result["structuredContent"]["error"]["code"] == "WRITE"
+        assert (workspace / "charts" / "example-charts-trend.svg").read_text() == "<svg>hand drawn</svg>"
+        (workspace / "charts" / "example-charts-trend.svg").unlink()
+        result = call(server, "visimark_fmt_apply", {"path": "charts.md", "plan": plan})
+        assert result["isError"] is False, result["content"][0]["text"]
+        assert result["structuredContent"]["artifacts"] == ["charts/example-charts-trend.svg"]
+        assert (workspace / "charts" / "example-charts-trend.svg").read_bytes() == original
+        assert call(server, "visimark_fmt", {"path": "charts.md"})["structuredContent"]["artifactsWouldWrite"] == []
+        # a plan that names an artifact this run would not write is refused
+        forged = {**plan, "artifactsWouldWrite": ["charts/other.svg"]}
+        result = call(server, "visimark_fmt_apply", {"path": "charts.md", "plan": forged})
+        assert result["isError"] is True and "would not write" in result["content"][0]["text"]
 
 
 def test_read_tools_match_the_cli_json(workspace: Path) -> None:

@@ -17,15 +17,15 @@ from markmcp import __version__
 from markmcp.textsafe import escape_controls
 
 from .builtins import REGISTRY
-from .check import CheckResult, check
+from .check import check
 from .disk import DocumentFolder
 from .documents import DocumentError, read_document, read_stream, write_document
 from .findings import count
 from .model import build
+from .envelopes import bare_to_qualified, eval_units, eval_values, params_block, params_json, scenario_json
 from .report import finding_json, format_check
 from .suggest import closest
 from .units import format_unit, map_to_json
-from .values import canonical
 from .write import fmt
 
 COMMANDS = ("check", "fmt", "infer", "eval", "explain", "ref", "simulate")
@@ -392,7 +392,7 @@ class Runner:
             defaults_holds = [x.holds for x in base.assertions]
         get = a.options.get("--get")
         if get is not None:
-            key = get if get in values else _bare_to_qualified(values, get)
+            key = get if get in values else bare_to_qualified(values, get)
             if key is None:
                 msg = f"visimark: no value named {label(get)}"
                 self.err(msg)
@@ -550,73 +550,6 @@ def label(path: str) -> str:
     """A file argument as human output shows it: every control character escaped (a
     newline in a file name must not start a line of the report)."""
     return escape_controls(path)
-
-
-def _bare_to_qualified(values: dict, name: str) -> str | None:
-    hits = [k for k in values if k.rsplit(".", 1)[-1] == name]
-    return hits[0] if len(hits) == 1 else None
-
-
-def eval_values(result: CheckResult) -> dict:
-    """``values``: scalars in evaluation order, then columns; decimal strings."""
-    out: dict[str, object] = {}
-    for node in result.order:
-        if node.kind == "scalar" and node.id in result.values:
-            out[node.id] = canonical(result.values[node.id])
-    for node in result.order:
-        if node.kind == "column" and node.id in result.cells:
-            out[node.id] = [None if v is None else canonical(v) for v in result.cells[node.id]]
-    return out
-
-
-def eval_units(result: CheckResult) -> dict:
-    """Every evaluated name with a unit, then declared input columns."""
-    out = {}
-    for node in result.order:
-        u = result.units.get(node.id)
-        if u and (node.id in result.values or node.id in result.cells):
-            out[node.id] = u
-    for k, u in result.input_units.items():
-        out.setdefault(k, u)
-    return out
-
-
-def _domain_params(model) -> list:
-    return [n for n in model.nodes if n.kind == "scalar" and n.binding.param is not None
-            and n.binding.param.clause.shown]
-
-
-def params_block(model) -> list[str]:
-    """``params:``: every param that declares a domain, with its lattice (nothing when none does)."""
-    rows = _domain_params(model)
-    if not rows:
-        return []
-    width = max(len(n.id) for n in rows)
-    out = ["params:"]
-    for n in rows:
-        clause = n.binding.param.clause
-        out.append(f"  {n.id.ljust(width)}  {clause.shown}" + (f" lattice {clause.lattice}" if clause.lattice else ""))
-    return out
-
-
-def params_json(model, scenario_info: dict | None) -> dict:
-    from .explain import param_domain_json
-    from .scenario import default_of
-
-    out = {}
-    for n in _domain_params(model):
-        default = canonical(default_of(n))
-        value, source = default, "default"
-        if scenario_info is not None and n.id in scenario_info["params"]:
-            value, _, source = scenario_info["params"][n.id]
-        out[n.id] = {"value": value, "default": default, "source": source, **param_domain_json(n)}
-    return out
-
-
-def scenario_json(info: dict, values: dict) -> dict:
-    params = {pid: {"value": value, "default": default, "source": source}
-              for pid, (value, default, source) in info["params"].items()}
-    return {"file": info["file"], "params": params}
 
 
 def main(argv: list[str] | None = None, out=None, err=None) -> int:

@@ -1,15 +1,18 @@
-"""The commands' results as the JSON envelope — text in, envelopes out, no filesystem.
+"""The commands' results as the JSON envelope — text in, envelopes out.
 
 ``visimark --json`` and the ``visimark-mcp`` tools answer in one contract: ``command``,
 ``visimark`` (the engine version), ``status`` (``ok`` / ``problems`` / ``error``), an
 ``error`` object only on ``error``, then the command's body.  The server builds its
-results here; the CLI shares the pieces (``eval_values``, ``eval_units``, ``scenario_json``)
-and a test holds the two to the same bytes for every command.
+results here; the CLI shares the pieces (``eval_values``, ``eval_units``, ``params_json``,
+``scenario_json``...) and a test holds the two to the same JSON for every command.
 
-This module also holds what only the server needs from the engine: the ``fmt`` plan (every
-edit as UTF-8 byte offsets into the source it was computed from, with that source's
-SHA-256), the ``infer`` plan, and the names of what a ``content`` document cannot resolve
-(imports and chart targets, reported as ``skipped``).
+Nothing here opens a file: a document's folder (charts, imports) is reached through the
+:class:`~markmcp.visimark.port.Files` the caller passes, or not at all (``None``: a
+document given as content, whose imports and charts are then reported as ``skipped``).
+
+This module also holds what only the server needs: the ``fmt`` plan (every edit as UTF-8
+byte offsets into the source it was computed from, with that source's SHA-256, and the
+artifacts it would write) and :class:`PlanFiles`, which lets ``fmt`` run without writing.
 """
 
 from __future__ import annotations
@@ -19,15 +22,14 @@ from dataclasses import dataclass
 
 from markmcp import __version__
 
-from . import lang
 from .check import CheckResult, Edit, check
 from .findings import count
-from .locate import locate
-from .model import build
+from .model import Model, build
+from .port import Files
 from .report import finding_json, format_check
 from .units import map_to_json
 from .values import canonical
-from .write import MAX_PASSES, apply_edits
+from .write import MAX_PASSES, FmtResult, apply_edits, fmt
 
 CONTENT_LABEL = "<content>"
 
@@ -61,27 +63,13 @@ def sha256(text: str) -> str:
 # --- what a document without a folder cannot resolve ----------------------------------------------
 
 
-def unresolvable(src: str) -> dict[str, list[str]]:
-    """``skipped`` for a document given as content: the sheets that import a file and the
-    charts that name an artifact (an arm with nothing in it is left out)."""
-    imports: list[str] = []
-    charts: list[str] = []
-    for fence in locate(src).fences:
-        if fence.lang != "vmark":
-            continue
-        words = fence.meta.split()
-        sheet = words[0][1:] if words and words[0].startswith("#") else ""
-        if words[1 if sheet or (words and words[0].startswith("#")) else 0:]:
-            imports.append(sheet)
-        for text, offset in fence.lines:
-            try:
-                stmt = lang.parse_statement(text, offset)
-            except lang.LangError:
-                continue
-            if isinstance(stmt, lang.Unsupported) and stmt.keyword == "chart":
-                parts = stmt.source.split()
-                name = parts[1] if len(parts) > 1 else ""
-                charts.append(f"{sheet}.{name}" if sheet else name)
+def skipped_of(model: Model, result: CheckResult) -> dict[str, list[str]]:
+    """``skipped`` of a document checked without its folder: the sheets whose CSV import
+    could not be read and the charts whose SVG could not be compared (an empty arm is
+    left out; ``{}`` when nothing was skipped)."""
+    imports = [sheet.id for sheet in model.sheets.values()
+               if sheet.import_decl is not None and sheet.import_decl.state == "skipped"]
+    charts = [f"{c.sheet}.{c.name}" for c in result.charts if c.state == "skipped"]
     out: dict[str, list[str]] = {}
     if imports:
         out["imports"] = imports
@@ -99,14 +87,15 @@ def check_file(label: str, result: CheckResult) -> dict:
             "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
 
 
-def check_envelope(label: str, src: str) -> tuple[dict, str]:
-    """``check``'s envelope for one document, and its text report."""
-    result = check(build(src))
+def check_envelope(label: str, src: str, files: Files | None) -> tuple[dict, str, dict]:
+    """``check``'s envelope for one document, its text report, and what was skipped."""
+    model = build(src)
+    result = check(model, files)
     entry = check_file(label, result)
     totals = entry["summary"]
     body = envelope("check", status_of(result.exit_code), files=[entry],
                     summary={"files": 1, **totals})
-    return body, format_check(label, result.findings)
+    return body, format_check(label, result.findings), skipped_of(model, result)
 
 
 # --- eval ------------------------------------------------------------------------------------------------
@@ -136,6 +125,38 @@ def eval_units(result: CheckResult) -> dict:
     return out
 
 
+def domain_params(model: Model) -> list:
+    return [n for n in model.nodes if n.kind == "scalar" and n.binding.param is not None
+            and n.binding.param.clause.shown]
+
+
+def params_block(model: Model) -> list[str]:
+    """``params:``: every param that declares a domain, with its lattice (nothing when none does)."""
+    rows = domain_params(model)
+    if not rows:
+        return []
+    width = max(len(n.id) for n in rows)
+    out = ["params:"]
+    for n in rows:
+        clause = n.binding.param.clause
+        out.append(f"  {n.id.ljust(width)}  {clause.shown}" + (f" lattice {clause.lattice}" if clause.lattice else ""))
+    return out
+
+
+def params_json(model: Model, scenario_info: dict | None) -> dict:
+    from .explain import param_domain_json
+    from .scenario import default_of
+
+    out = {}
+    for n in domain_params(model):
+        default = canonical(default_of(n))
+        value, source = default, "default"
+        if scenario_info is not None and n.id in scenario_info["params"]:
+            value, _, source = scenario_info["params"][n.id]
+        out[n.id] = {"value": value, "default": default, "source": source, **param_domain_json(n)}
+    return out
+
+
 def scenario_json(info: dict, values: dict) -> dict:
     params = {pid: {"value": value, "default": default, "source": source}
               for pid, (value, default, source) in info["params"].items()}
@@ -147,9 +168,11 @@ def bare_to_qualified(values: dict, name: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def eval_envelope(label: str, src: str, get: str | None = None, scenario: tuple[str, str] | None = None) -> dict:
-    """``eval``'s envelope; ``scenario`` is (its label, its JSON text).  Raises CommandError
-    (``SCENARIO`` for a scenario that cannot apply, ``USAGE`` for an unknown ``get``)."""
+def eval_envelope(label: str, src: str, files: Files | None, get: str | None = None,
+                  scenario: tuple[str, str] | None = None) -> tuple[dict, dict]:
+    """``eval``'s envelope and what was skipped; ``scenario`` is (its label, its JSON text).
+    Raises CommandError (``SCENARIO`` for a scenario that cannot apply, ``USAGE`` for an
+    unknown ``get``)."""
     from .scenario import ScenarioError, apply_scenario
 
     model = build(src)
@@ -159,13 +182,13 @@ def eval_envelope(label: str, src: str, get: str | None = None, scenario: tuple[
             info = apply_scenario(model, scenario[1], scenario[0])
         except ScenarioError as e:
             raise CommandError("SCENARIO", str(e)) from None
-    result = check(model)
+    result = check(model, files)
     values = eval_values(result)
     failed = [x for x in result.assertions if x.holds is False]
     exit_code = 1 if failed else 0
     defaults: list[bool | None] | None = None
     if info is not None and failed:
-        defaults = [x.holds for x in check(build(src)).assertions]
+        defaults = [x.holds for x in check(build(src), files).assertions]
     key = None
     if get is not None:
         key = get if get in values else bare_to_qualified(values, get)
@@ -188,14 +211,17 @@ def eval_envelope(label: str, src: str, get: str | None = None, scenario: tuple[
             entry["defaults"] = "pass" if d is True else "fail" if d is False else "unverified"
         assertions.append(entry)
     body["assertions"] = assertions
-    body["charts"] = []
-    return envelope("eval", status_of(exit_code), **body)
+    body["charts"] = [c.json(with_state=info is None) for c in result.charts]
+    params = params_json(model, info)
+    if params:
+        body["params"] = params
+    return envelope("eval", status_of(exit_code), **body), skipped_of(model, result)
 
 
 # --- explain and ref -------------------------------------------------------------------------------------------
 
 
-def explain_envelope(label: str, src: str, sheets: list[str]) -> tuple[dict, str]:
+def explain_envelope(label: str, src: str, sheets: list[str], files: Files | None) -> tuple[dict, str, dict]:
     from .explain import explain_json, explain_text
     from .suggest import closest
 
@@ -204,9 +230,9 @@ def explain_envelope(label: str, src: str, sheets: list[str]) -> tuple[dict, str
         if s not in model.sheets:
             guess = closest(s, model.sheets)
             raise CommandError("USAGE", f"visimark: no sheet #{s}" + (f" — did you mean `#{guess}`?" if guess else ""))
-    result = check(model)
+    result = check(model, files)
     return (envelope("explain", "ok", file=label, **explain_json(model, result, sheets)),
-            explain_text(model, result, sheets))
+            explain_text(model, result, sheets), skipped_of(model, result))
 
 
 def ref_envelope(name: str | None) -> tuple[dict, str]:
@@ -228,7 +254,7 @@ def ref_envelope(name: str | None) -> tuple[dict, str]:
 
 @dataclass
 class PlannedEdit:
-    """Replace bytes [start, end) of the source with ``text``; ``kind`` is cell or anchor."""
+    """Replace bytes [start, end) of the source with ``text``; ``kind`` is cell, anchor or stamp."""
 
     start: int
     end: int
@@ -304,20 +330,79 @@ def compose(length: int, passes: list[list[Edit]]) -> list[Edit]:
     return _original_edits(segments, length)
 
 
-def fmt_edits(src: str) -> tuple[list[Edit], CheckResult]:
-    """The computed-cell and anchor repairs ``fmt`` makes (no date or unit fixes), as spans
-    of ``src`` however many passes it takes, and the check of the repaired text."""
+class PlanFiles:
+    """A document's folder that ``fmt`` may read but not write: each write is recorded
+    (``writes``: path as the document names it -> bytes) and nothing reaches the disk."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.writes: dict[str, bytes] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        return self.files.read(rel)
+
+    def write(self, rel: str, data: bytes) -> None:
+        self.writes[rel] = bytes(data)
+
+
+REPAIRS = ("cell", "anchor", "stamp")
+
+
+def fmt_edits(src: str, files: Files | None = None) -> tuple[list[Edit], CheckResult]:
+    """The repairs ``fmt`` makes (computed cells, anchors, import stamps; no date or unit
+    fixes), as spans of ``src`` however many passes it takes, and the check after them."""
     segments: list[tuple] = [("keep", 0, len(src))] if src else []
     out = src
-    result = check(build(out))
+    result = check(build(out), files)
     for _ in range(MAX_PASSES):
-        new = [e for e in result.edits if e.kind in ("cell", "anchor")]
+        new = [e for e in result.edits if e.kind in REPAIRS]
         if not new:
             break
         apply_pass(segments, new)
         out = apply_edits(out, new)
-        result = check(build(out))
+        result = check(build(out), files)
     return _original_edits(segments, len(src)), result
+
+
+@dataclass
+class FmtPlan:
+    body: dict
+    edits: list["PlannedEdit"]
+    artifacts: dict[str, bytes]   # what the plan would write beside the document
+    result: FmtResult
+
+
+def fmt_plan(label: str, src: str, files: Files | None) -> FmtPlan:
+    """The ``visimark_fmt`` result: what ``fmt`` would change — the document's edits and the
+    chart artifacts it would write — with nothing written.  Raises CommandError(``WRITE``)
+    when ``fmt`` itself would refuse an artifact (a file there that is not VisiMark's)."""
+    recorder = PlanFiles(files) if files is not None else None
+    edits, _ = fmt_edits(src, recorder)
+    done = fmt(src, files=recorder, artifacts=True)
+    if done.write_error is not None:
+        raise CommandError("WRITE", f"visimark: cannot write {done.write_error[0]} ({done.write_error[1]})")
+    if apply_edits(src, edits) != done.output:
+        raise RuntimeError("the planned edits do not reproduce fmt's output")
+    planned = byte_edits(src, edits)
+    artifacts = dict(recorder.writes) if recorder is not None else {}
+    stale, errors = count(done.unfixable)
+    skipped: dict[str, list[str]] = {}
+    if files is None:
+        model = build(src)
+        skipped = skipped_of(model, check(model, None))
+    body = envelope(
+        "fmt", status_of(1 if any(f.is_problem for f in done.unfixable) else 0), file=label, sha256=sha256(src),
+        edits=[e.public() for e in planned],
+        cellsUpdated=sum(1 for e in planned if e.kind == "cell"),
+        anchorsUpdated=sum(1 for e in planned if e.kind == "anchor"),
+        stampsUpdated=sum(1 for e in planned if e.kind == "stamp"),
+        artifactsWouldWrite=list(artifacts),
+        findings=[finding_json(f, label) for f in done.unfixable],
+        summary={"problems": stale + errors, "stale": stale, "errors": errors},
+        skipped=skipped,
+        applied=False,
+    )
+    return FmtPlan(body, planned, artifacts, done)
 
 
 def byte_edits(src: str, edits: list[Edit]) -> list[PlannedEdit]:
@@ -343,21 +428,3 @@ def splice(data: bytes, edits: list[PlannedEdit]) -> bytes:
         last = e.end
     out.append(data[last:])
     return b"".join(out)
-
-
-def fmt_plan(label: str, src: str, skipped: dict) -> tuple[dict, list[PlannedEdit]]:
-    """The ``visimark_fmt`` result: what ``fmt`` would change, written nowhere."""
-    edits, after = fmt_edits(src)
-    planned = byte_edits(src, edits)
-    stale, errors = count(after.findings)
-    body = envelope(
-        "fmt", status_of(after.exit_code), file=label, sha256=sha256(src),
-        edits=[e.public() for e in planned],
-        cellsUpdated=sum(1 for e in planned if e.kind == "cell"),
-        anchorsUpdated=sum(1 for e in planned if e.kind == "anchor"),
-        artifactsWouldWrite=[],
-        findings=[finding_json(f, label) for f in after.findings],
-        summary={"problems": stale + errors, "stale": stale, "errors": errors},
-        skipped=skipped, applied=False,
-    )
-    return body, planned

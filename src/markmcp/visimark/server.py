@@ -17,12 +17,16 @@ Results are the envelope ``visimark --json`` prints (``command``, ``visimark`` �
 version —, ``status``, then the body) as ``structuredContent``, plus its JSON as text.  A
 document with problems is a successful call (``status: "problems"``); only a request that
 cannot run is a tool error, carrying the envelope with ``error: {code, message}`` and
-``code`` one of ``USAGE``, ``READ``, ``SCENARIO``, ``WRITE``.  ``skipped`` names what a
-``content`` document cannot resolve (imports, chart targets); this engine supports
-neither yet, so in ``path`` mode they stay ``UNSUPPORTED`` findings.
+``code`` one of ``USAGE``, ``READ``, ``SCENARIO``, ``WRITE``.  In ``path`` mode the
+document's folder is reachable (its CSV imports are read, its chart SVGs compared),
+confined to that folder; a ``content`` document has no folder, so its imports and chart
+targets are named in ``skipped`` instead of being checked.
 
 The write gate: writes need ``--allow-write`` and at least one declared root (the client's
-MCP roots, or ``--root DIR``); the written file must lie inside a root.  Reads may use the
+MCP roots, or ``--root DIR``); the written document must lie inside a root, and a chart
+artifact inside a root and the document's own folder, never over a file that is not
+VisiMark's (its metadata marker).  Artifacts are written before the document; a refused
+artifact leaves the document unspliced.  Reads may use the
 working directory (``--cwd``) and the roots.  Resources serve our skill (generated for a
 server user), the CLI and function references and the worked invoice and its drifted twin;
 two prompts encode the orderings an agent gets wrong unsupplied.
@@ -173,6 +177,7 @@ FMT_OUTPUT = envelope_schema("fmt", {
     "edits": {"type": "array", "items": EDIT},
     "cellsUpdated": {"type": "integer"},
     "anchorsUpdated": {"type": "integer"},
+    "stampsUpdated": {"type": "integer"},
     "artifactsWouldWrite": STRINGS,
     "findings": FINDINGS,
     "summary": COUNTS,
@@ -182,7 +187,8 @@ FMT_OUTPUT = envelope_schema("fmt", {
 REF_OUTPUT = envelope_schema("ref", {"functions": {"type": "array"}, "function": {"type": "object"}})
 FMT_APPLY_OUTPUT = envelope_schema("fmt", {
     "file": {"type": "string"}, "sha256": SHA256, "changed": {"type": "boolean"},
-    "cellsUpdated": {"type": "integer"}, "anchorsUpdated": {"type": "integer"}, "artifacts": STRINGS,
+    "cellsUpdated": {"type": "integer"}, "anchorsUpdated": {"type": "integer"},
+    "stampsUpdated": {"type": "integer"}, "artifacts": STRINGS,
     "findings": FINDINGS, "summary": COUNTS, "applied": {"const": True},
 }, ["file", "sha256", "changed", "cellsUpdated", "anchorsUpdated", "artifacts", "findings", "summary", "applied"])
 INFER_APPLY_OUTPUT = envelope_schema("infer", {
@@ -233,9 +239,10 @@ def _reason(error: FileAccessError, label: str) -> str:
     return reason(error, label)
 
 
-def _source(command: str, args: dict[str, Any], ctx: CallContext) -> tuple[str, str, dict[str, list[str]]]:
-    """(label, text, skipped) of the document a read tool is asked about."""
-    from markmcp.visimark.envelopes import unresolvable
+def _source(command: str, args: dict[str, Any], ctx: CallContext):
+    """(label, text, folder) of the document a read tool is asked about; the folder (the
+    engine's file port) is None for a document given as content."""
+    from markmcp.visimark.disk import DocumentFolder
 
     if ("path" in args) == ("content" in args):
         which = "both" if "path" in args else "neither"
@@ -244,9 +251,11 @@ def _source(command: str, args: dict[str, Any], ctx: CallContext) -> tuple[str, 
         text = args["content"]
         if len(text) > files.MAX_FILE_BYTES:
             raise fail(command, "USAGE", f"visimark: `content` is over the {files.MAX_FILE_BYTES}-byte limit")
-        return CONTENT_LABEL, text, unresolvable(text)
+        return CONTENT_LABEL, text, None
     given = args["path"]
-    return given, _read(command, given, ctx, "document", "READ"), {}
+    text = _read(command, given, ctx, "document", "READ")
+    # the folder of the file itself (symlinks resolved), which lies inside the allowed folders
+    return given, text, DocumentFolder(ctx.places().resolve(given, ctx.cwd))
 
 
 def _read(command: str, given: str, ctx: CallContext, what: str, code: str) -> str:
@@ -312,8 +321,8 @@ def _sha(data: bytes) -> str:
 def check_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.visimark.envelopes import check_envelope
 
-    label, text, skipped = _source("check", args, ctx)
-    body, _ = _guard("check", check_envelope, label, text)
+    label, text, folder = _source("check", args, ctx)
+    body, _, skipped = _guard("check", check_envelope, label, text, folder)
     return {**body, "skipped": skipped}
 
 
@@ -322,23 +331,23 @@ def eval_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
     if "scenarioPath" in args and "scenarioContent" in args:
         raise fail("eval", "USAGE", "visimark: give either `scenarioPath` or `scenarioContent` — both were given")
-    label, text, skipped = _source("eval", args, ctx)
+    label, text, folder = _source("eval", args, ctx)
     scenario = None
     if "scenarioPath" in args:
         given = args["scenarioPath"]
         scenario = (given, _read("eval", given, ctx, "scenario", "SCENARIO"))
     elif "scenarioContent" in args:
         scenario = (CONTENT_LABEL, args["scenarioContent"])
-    body = _guard("eval", eval_envelope, label, text, args.get("get"), scenario)
+    body, skipped = _guard("eval", eval_envelope, label, text, folder, args.get("get"), scenario)
     return {**body, "skipped": skipped}
 
 
 def explain_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.visimark.envelopes import explain_envelope
 
-    label, text, skipped = _source("explain", args, ctx)
+    label, text, folder = _source("explain", args, ctx)
     sheets = [args["sheet"].removeprefix("#")] if "sheet" in args else []
-    body, _ = _guard("explain", explain_envelope, label, text, sheets)
+    body, _, skipped = _guard("explain", explain_envelope, label, text, sheets, folder)
     return {**body, "skipped": skipped}
 
 
@@ -347,8 +356,9 @@ def infer_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.visimark.infer_report import file_json
     from markmcp.visimark.envelopes import envelope, sha256
 
-    label, text, skipped = _source("infer", args, ctx)
+    label, text, folder = _source("infer", args, ctx)
     inference = _guard("infer", infer, text)
+    skipped: dict[str, list[str]] = {}  # infer reads no import and compares no chart
     counts = inference.count()
     inserts = plan(inference)
     return envelope(
@@ -365,9 +375,8 @@ def infer_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def fmt_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.visimark.envelopes import fmt_plan
 
-    label, text, skipped = _source("fmt", args, ctx)
-    body, _ = _guard("fmt", fmt_plan, label, text, skipped)
-    return body
+    label, text, folder = _source("fmt", args, ctx)
+    return _guard("fmt", fmt_plan, label, text, folder).body
 
 
 def ref_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -381,12 +390,16 @@ def ref_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Apply a ``visimark_fmt`` plan: exactly its edits, to exactly the source it was made from."""
+    """Apply a ``visimark_fmt`` plan: exactly its edits and artifacts, to exactly the source it
+    was made from; the artifacts first, the document last."""
+    from markmcp.visimark.charts import owner
     from markmcp.visimark.check import check
+    from markmcp.visimark.disk import DocumentFolder
+    from markmcp.visimark.envelopes import envelope, fmt_plan, splice, status_of
     from markmcp.visimark.findings import count
     from markmcp.visimark.model import build
+    from markmcp.visimark.port import PortError
     from markmcp.visimark.report import finding_json
-    from markmcp.visimark.envelopes import byte_edits, envelope, fmt_edits, splice, status_of
 
     given = args["path"]
     plan = args["plan"]
@@ -395,8 +408,9 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         data, src = _read_for_apply("fmt", target, given, roots)
         if plan["sha256"] != _sha(data):
             raise fail("fmt", "WRITE", CHANGED.format(tool="visimark_fmt"))
-        edits, _ = _guard("fmt", fmt_edits, src)
-        fresh = {(e.start, e.end, e.text): e for e in byte_edits(src, edits)}
+        folder = DocumentFolder(target)
+        fresh_plan = _guard("fmt", fmt_plan, given, src, folder)
+        fresh = {(e.start, e.end, e.text): e for e in fresh_plan.edits}
         chosen = {}
         for edit in plan["edits"]:
             key = (edit["start"], edit["end"], edit["text"])
@@ -404,20 +418,48 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 raise fail("fmt", "WRITE", f"the plan holds an edit visimark_fmt did not plan for this document "
                                            f"(bytes {edit['start']}–{edit['end']}); re-run visimark_fmt")
             chosen[key] = fresh[key]
-        named = sorted(set(plan.get("artifactsWouldWrite") or []))
-        if named:  # this engine writes no artifact, so the plan cannot name one
-            raise fail("fmt", "WRITE", "the plan names artifacts this run would not write: " + ", ".join(named)
+        # artifacts cannot travel in a plan: re-derived from the proven-identical source, and
+        # the two sets compared in both directions
+        named = set(plan.get("artifactsWouldWrite") or [])
+        derived = set(fresh_plan.artifacts)
+        if named - derived:
+            raise fail("fmt", "WRITE", "the plan names artifacts this run would not write (something appeared "
+                                       "there, or it stopped being VisiMark's): " + ", ".join(sorted(named - derived))
                        + "; re-run visimark_fmt")
+        if derived - named:
+            raise fail("fmt", "WRITE", "this run would write artifacts the plan does not name: "
+                       + ", ".join(sorted(derived - named)) + "; re-run visimark_fmt")
+        charts = {c.path: (c.sheet, c.name) for c in (fresh_plan.result.result.charts if fresh_plan.result.result
+                                                       else []) if c.path}
+        for rel in sorted(derived):
+            real = Path(os.path.realpath(folder.base / rel))
+            if not roots.holds(real):
+                raise fail("fmt", "WRITE", f"visimark: cannot write {files.shown(rel)}: it resolves to "
+                                           f"{files.shown(real)}, outside the roots")
+            try:
+                now = folder.read(rel)
+            except PortError as error:
+                raise fail("fmt", "WRITE", f"visimark: cannot write {files.shown(rel)} ({error.message})") from None
+            if now is not None and owner(now) != charts.get(rel):
+                raise fail("fmt", "WRITE", f"visimark: cannot write {files.shown(rel)}: the file there is not "
+                                           "VisiMark's to overwrite; nothing was written")
+        for rel in sorted(derived):  # every refusal is decided: the artifacts, then the document
+            try:
+                folder.write(rel, fresh_plan.artifacts[rel])
+            except PortError as error:
+                raise fail("fmt", "WRITE", f"visimark: cannot write {files.shown(rel)} ({error.message}); "
+                                           "the document was not changed") from None
         out = splice(data, list(chosen.values())) if chosen else data
         if chosen:
             _write("fmt", target, out, given, roots)
-    result = _guard("fmt", lambda: check(build(out.decode("utf-8"))))
+        result = _guard("fmt", lambda: check(build(out.decode("utf-8")), folder))
     stale, errors = count(result.findings)
     applied = list(chosen.values())
     return envelope(
         "fmt", status_of(result.exit_code), file=given, sha256=_sha(out), changed=bool(applied),
         cellsUpdated=sum(1 for e in applied if e.kind == "cell"),
-        anchorsUpdated=sum(1 for e in applied if e.kind == "anchor"), artifacts=[],
+        anchorsUpdated=sum(1 for e in applied if e.kind == "anchor"),
+        stampsUpdated=sum(1 for e in applied if e.kind == "stamp"), artifacts=sorted(derived),
         findings=[finding_json(f, given) for f in result.findings],
         summary={"problems": stale + errors, "stale": stale, "errors": errors}, applied=True,
     )
@@ -628,9 +670,9 @@ TOOLS = [
          "pass the result (minus proposals you reject) to `visimark_infer_apply`.",
          read_input(), INFER_OUTPUT, infer_tool, read_only=True, idempotent=True),
     Tool("visimark_fmt", "Plan the repair of stale values",
-         "The edits `fmt` would make — only stale computed cells and anchored values, never prose, inputs or "
-         "rules — as UTF-8 byte spans, with the SHA-256 of the source. Writes nothing: pass the result to "
-         "`visimark_fmt_apply`." + CONTENT_NOTE,
+         "The edits `fmt` would make — only stale computed cells, anchored values and import stamps, never "
+         "prose, inputs or rules — as UTF-8 byte spans, with the SHA-256 of the source, and the chart artifacts "
+         "it would write. Writes nothing: pass the result to `visimark_fmt_apply`." + CONTENT_NOTE,
          read_input(), FMT_OUTPUT, fmt_tool, read_only=True, idempotent=True),
     Tool("visimark_ref", "Describe a builtin function",
          "The reference entry of one builtin (`name`, upper case) or, without a name, of all of them. Reads no file.",
@@ -639,8 +681,9 @@ TOOLS = [
          REF_OUTPUT, ref_tool, read_only=True, idempotent=True),
     Tool("visimark_fmt_apply", "Apply a fmt plan",
          "Writes the plan from `visimark_fmt` into the file: exactly its edits (leave one out and it is not "
-         "applied; an edit `fmt` did not plan is refused), and only if the file is byte for byte the source the "
-         "plan was computed from. Needs --allow-write and a declared root; atomic.",
+         "applied; an edit `fmt` did not plan is refused) and its chart artifacts (first; a refused one leaves "
+         "the document unchanged), and only if the file is byte for byte the source the plan was computed from. "
+         "Needs --allow-write and a declared root; atomic.",
          {"type": "object", "properties": {"path": PLAN_PATH, "plan": FMT_PLAN}, "required": ["path", "plan"],
           "additionalProperties": False},
          FMT_APPLY_OUTPUT, fmt_apply_tool, destructive=True),

@@ -37,6 +37,8 @@ SERVED_REPLACEMENTS = [
      "0 errors)` is the only finished",
      "After every edit run `visimark_check`. Status `ok` with no\n   problem in its `summary` is the only finished"),
     ("(`visimark eval --scenario`)", "(`visimark_eval` with `scenarioContent`)"),
+    ("`visimark simulate FILE` evaluates every combination once and prints them.",
+     "the CLI's `visimark simulate FILE` (no server tool runs it) evaluates every combination once\n  and prints them."),
     ("The exit code is `0` when nothing is to fix, `1` when the\ndocument has problems and `2` when the command itself "
      "could not run.",
      "The status is `ok` when nothing is to fix, `problems` when the\ndocument has problems (the call still succeeded) "
