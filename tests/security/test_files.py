@@ -99,6 +99,27 @@ def test_path_arguments_are_checked(tree):
     assert caught.value.code == "outside"
 
 
+@pytest.mark.parametrize("name", ["n" * 256, "é" * 128, "a/" + "n" * 256 + "/b.md"])
+def test_a_name_over_255_bytes_is_an_invalid_path_before_any_file_call(tree, name):
+    root, _ = tree
+    with pytest.raises(FileAccessError) as caught:
+        files.check_argument(name)
+    assert caught.value.code == "invalid-path" and "255" in caught.value.message
+    assert len(caught.value.message) < 300
+    with pytest.raises(FileAccessError) as caught:
+        Places.of([root]).resolve(name, root)
+    assert caught.value.code == "invalid-path"
+    assert files.check_argument("n" * 255 + "/" + "é" * 127) == "n" * 255 + "/" + "é" * 127
+
+
+def test_a_lone_surrogate_is_an_invalid_path(tree):
+    root, _ = tree
+    with pytest.raises(FileAccessError) as caught:
+        Places.of([root]).resolve("x\ud800.md", root)
+    assert caught.value.code == "invalid-path" and "\\ud800" in caught.value.message
+    assert files.shown("x\ud800") == "x\\ud800"
+
+
 def test_not_utf8_names_the_byte_and_line(tree):
     root, _ = tree
     (root / "bad.md").write_bytes(b"ok\n\xff\n")

@@ -49,13 +49,16 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_PATH_CHARS = 4096
 """Longest path argument accepted (Linux's PATH_MAX); longer ones are refused unread."""
 
+MAX_NAME_BYTES = 255
+"""Longest file or folder name (one path component, in bytes) the common file systems take."""
+
 SHOWN_PATH_CHARS = 160
 """Paths longer than this are shortened (middle elided) in messages."""
 
 CHUNK = 256 * 1024
 
 CODES = (
-    "invalid-path",  # empty, NUL character, too long
+    "invalid-path",  # empty, NUL character, too long (whole path or one name in it)
     "outside",       # resolves outside every allowed folder
     "not-found",
     "is-directory",
@@ -89,7 +92,11 @@ class FileAccessError(Exception):
 def shown(path: str | os.PathLike[str]) -> str:
     """A path as message text: undecodable name bytes as ``\\xNN``, control characters
     escaped, and a very long path shortened in the middle."""
-    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    raw = os.fspath(path)
+    try:
+        text = os.fsencode(raw).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate: shown escaped
+        text = raw.encode("utf-8", "backslashreplace").decode("utf-8")
     text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
     if len(text) > SHOWN_PATH_CHARS:
         half = (SHOWN_PATH_CHARS - 1) // 2
@@ -98,7 +105,8 @@ def shown(path: str | os.PathLike[str]) -> str:
 
 
 def check_argument(value: str | os.PathLike[str]) -> str:
-    """The path text of an argument, or ``invalid-path`` (empty, NUL, over the length limit)."""
+    """The path text of an argument, or ``invalid-path`` (empty, NUL, over the length limit, or
+    a name in it over :data:`MAX_NAME_BYTES`, which every file operation would refuse)."""
     text = os.fspath(value)
     if not isinstance(text, str):
         text = os.fsdecode(text)
@@ -110,6 +118,19 @@ def check_argument(value: str | os.PathLike[str]) -> str:
         raise FileAccessError(
             "invalid-path", f"the path is too long ({len(text)} characters; the limit is {MAX_PATH_CHARS})"
         )
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError:
+        raise FileAccessError(
+            "invalid-path", f"the path '{shown(text)}' holds a character no file name can (a lone surrogate)", text
+        ) from None
+    for name in encoded.split(b"/") if len(encoded) > MAX_NAME_BYTES else ():
+        size = len(name)
+        if size > MAX_NAME_BYTES:
+            raise FileAccessError(
+                "invalid-path",
+                f"the path '{shown(text)}' has a name of {size} bytes; the limit is {MAX_NAME_BYTES}", text,
+            )
     return text
 
 
