@@ -41,6 +41,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarstring import (
     DoubleQuotedScalarString,
@@ -670,6 +673,12 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     sc._source = normalized
     if _depth_over(sc.data, MAX_DEPTH):
         raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep")
+    if fmt != "json" and "*" in normalized and _expands_over(sc.data, _MAX_PLAIN_NODES):
+        raise MrsfError(
+            "invalid-sidecar",
+            f"{label}: its YAML aliases expand to more than {_MAX_PLAIN_NODES} values (an alias bomb?); "
+            "it is not read",
+        )
     if not isinstance(sc.data, dict):
         raise MrsfError(
             "invalid-sidecar",
@@ -749,6 +758,28 @@ def _depth_over(data: Any, limit: int) -> bool:
     return False
 
 
+def _expands_over(data: Any, limit: int) -> bool:
+    """True when ``data`` with every alias expanded has more than ``limit`` values (lists
+    and mappings counted once per place they appear, each shared one measured once)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, (dict, list)) or (not done and id(node) in sizes):
+            continue
+        children = list(node.values() if isinstance(node, dict) else node)
+        if not done:
+            sizes[id(node)] = 0  # in progress (a recursive alias counts as one value)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        total = 1 + sum(sizes.get(id(child), 1) if isinstance(child, (dict, list)) else 1 for child in children)
+        if total > limit:
+            return True
+        sizes[id(node)] = total
+    return False
+
+
 def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
     """A fresh, empty sidecar for ``document`` (a repository-relative path)."""
     if fmt == "json":
@@ -761,8 +792,81 @@ def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
     return Sidecar(fmt="yaml", data=data)
 
 
+class BinaryScalar(bytes):
+    """A ``!!binary`` value as loaded: the decoded bytes, plus the scalar text and style it
+    was written in, so that a value nobody changed is written back exactly as it was."""
+
+    text: str
+    style: str | None
+
+
+def _construct_binary(constructor: RoundTripConstructor, node: Any) -> BinaryScalar:
+    value = BinaryScalar(constructor.construct_yaml_binary(node))  # checks the base64
+    value.text, value.style = node.value, node.style
+    return value
+
+
+def _represent_binary(representer: RoundTripRepresenter, data: bytes) -> Any:
+    if isinstance(data, BinaryScalar):
+        return representer.represent_scalar("tag:yaml.org,2002:binary", data.text, style=data.style)
+    return representer.represent_binary(data)
+
+
+class _Constructor(RoundTripConstructor):
+    pass
+
+
+class _TooDeep(ScannerError):
+    """Raised by the scanner at the ``MAX_DEPTH``-th nested collection."""
+
+
+class _DepthLimit:
+    """A YAML scanner that stops at the ``MAX_DEPTH``-th nested collection when it meets
+    it, before any deeper one is parsed: ruamel's scanner works ahead over every open
+    ``[``/``{`` (its cost grows with the square of the depth: 1,000 levels take seconds,
+    100,000 hours), and deep block nesting would only end in a recursion error."""
+
+    def _too_deep(self) -> ScannerError:
+        return _TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
+                            self.reader.get_mark())  # type: ignore[attr-defined]
+
+    def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
+        if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
+            raise self._too_deep()
+        super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
+
+    def add_indent(self, column: int) -> bool:
+        if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
+            raise self._too_deep()
+        return super().add_indent(column)  # type: ignore[misc]
+
+
+class _Scanner(_DepthLimit, RoundTripScanner):
+    pass
+
+
+class _SafeScanner(_DepthLimit, Scanner):
+    pass
+
+
+def safe_yaml() -> YAML:
+    """A pure-Python safe YAML loader with the same nesting limit (for small config files)."""
+    y = YAML(typ="safe", pure=True)
+    y.Scanner = _SafeScanner
+    return y
+
+
+class _Representer(RoundTripRepresenter):
+    pass
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
+_Representer.add_representer(BinaryScalar, _represent_binary)
+
+
 def _yaml() -> YAML:
     y = YAML(typ="rt")
+    y.Scanner, y.Constructor, y.Representer = _Scanner, _Constructor, _Representer
     y.preserve_quotes = True
     y.width = 1 << 30
     return y
@@ -772,6 +876,11 @@ def _parse_yaml(text: str, label: str) -> Sidecar:
     y = _yaml()
     try:
         data = y.load(text)
+    except _TooDeep as exc:
+        mark = exc.problem_mark
+        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
+                        f"(line {mark.line + 1}, column {mark.column + 1})", line=mark.line + 1,
+                        column=mark.column + 1) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
