@@ -372,8 +372,9 @@ def test_repair_salvages_parseable_comments(ws):
     path.write_text(broken)
     with pytest.raises(MrsfError):
         ops.read("docs/a.md", root=ws)
-    r = ops.repair("docs/a.md", root=ws)
+    r = ops.repair("docs/a.md", root=ws, backup=True)
     assert r["salvaged"] == 2 and len(r["dropped"]) == 1 and r["dropped"][0]["line"] > 3
+    assert r["backup"] == "docs/a.md.review.yaml.bak"
     assert (ws / r["backup"]).read_text() == broken
     assert [c["id"] for c in ops.read("docs/a.md", root=ws)["data"]["comments"]] == ["c0", "c2"]
     assert ops.repair("docs/a.md", root=ws)["changed"] is False  # healthy now

@@ -148,13 +148,14 @@ WRITER = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {src!r})
     from pathlib import Path
+    from markmcp.mcpcore import files
     from markmcp.mrsf import store
     from markmcp.mrsf.sidecar import parse_sidecar
     path = Path(sys.argv[1])
     def slow():
         print("chunk", flush=True)
         time.sleep(float(sys.argv[3]))
-    store._write_hook = slow
+    files.write_hook = slow
     def change(sc):
         for n in range(int(sys.argv[2])):
             sc.append_comment({{"id": f"n{{n}}", "author": "w", "timestamp": "2026-01-01T00:00:00Z",

@@ -7,11 +7,12 @@
   location counts.  Otherwise it is ``<root>/docs/a.md.review.yaml`` (co-located).
 * A ``.review.json`` sidecar is used when it exists and the ``.review.yaml`` does not.
 * Every path handed in must stay inside the root, both as written (``..``) and after
-  following symlinks; otherwise MrsfError ``path-escape``.
+  following symlinks; otherwise MrsfError ``path-escape``.  A path that no file system
+  takes (empty, a NUL, too long, a name over 255 bytes) is ``invalid-argument``.
 
 The path arithmetic (:func:`sidecar_rel_for`, :func:`document_rel_for`,
 :func:`parse_config`) is pure; the rest reads the filesystem (existence checks, the
-config file, directory walks) but never writes.
+config file, directory walks) through :mod:`markmcp.mcpcore.files`, and never writes.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError, Places
+
 from .errors import MrsfError
-from .sidecar import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML
+from .sidecar import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML, safe_yaml
 
 CONFIG_FILENAME = ".mrsf.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
@@ -47,6 +50,12 @@ class Location:
     document: str         # repository-relative, "/"-separated
     sidecar: str          # repository-relative, "/"-separated
     config: Config
+    places: Places | None = None  # where its files may be read and written (None: the root)
+
+    @property
+    def allowed(self) -> Places:
+        """The folders the document, the sidecar and every file derived from them must lie in."""
+        return self.places if self.places is not None else Places.of([self.root])
 
     @property
     def document_path(self) -> Path:
@@ -79,10 +88,12 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
     contains ``..`` is refused (MRSF §3.2).
     """
     try:
-        data = YAML(typ="safe", pure=True).load(text)
+        data = safe_yaml().load(text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None)
+        where += f": {problem}" if problem else ""
         raise MrsfError("invalid-config", f"{label}: malformed YAML{where}",
                         line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None) from None
     if data is None:
@@ -148,7 +159,7 @@ def has_marker(root: Path) -> bool:
 def load_config(root: Path) -> Config:
     """Read ``<root>/.mrsf.yaml`` (a missing file is an empty config)."""
     path = root / CONFIG_FILENAME
-    if not path.is_file():
+    if files.kind_of(path) is None:
         return Config()
     return load_config_file(path)
 
@@ -159,19 +170,25 @@ def config_file_path(config: str | os.PathLike, cwd: str | os.PathLike | None) -
 
 
 def load_config_file(path: str | os.PathLike) -> Config:
-    """Read a given ``.mrsf.yaml`` file (it must exist)."""
+    """Read a given ``.mrsf.yaml`` file (it must exist and be a regular file)."""
     path = Path(path)
-    if not path.is_file():
-        raise MrsfError("invalid-config", f"{path}: config file not found", path=str(path))
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise MrsfError("invalid-config", f"{path}: too large for a config file")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise MrsfError("invalid-config", f"{path}: not UTF-8") from None
-    except OSError as exc:
-        raise MrsfError("io-error", f"{path}: {exc.strerror or exc}") from None
+        text = files.read_text(path, limit=MAX_CONFIG_BYTES, what="config file")
+    except FileAccessError as error:
+        code = "io-error" if error.code == "io-error" else "invalid-config"
+        raise MrsfError(code, error.message, path=str(path)) from None
     return parse_config(text, str(path))
+
+
+def check_path(target: object) -> str:
+    """The text of a path argument; ``invalid-argument`` when it is not a string or no file
+    system takes it (empty, a NUL, too long, a name over 255 bytes)."""
+    if not isinstance(target, (str, os.PathLike)):
+        raise MrsfError("invalid-argument", f"a path must be a string, got {type(target).__name__}")
+    try:
+        return files.check_argument(target)
+    except FileAccessError as error:
+        raise MrsfError("invalid-argument", error.message) from None
 
 
 def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None) -> tuple[Path, str]:
@@ -182,11 +199,7 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     """
     root_abs = Path(os.path.abspath(root))
     base = Path(os.path.abspath(cwd)) if cwd is not None else root_abs
-    if not isinstance(target, (str, os.PathLike)):
-        raise MrsfError("invalid-argument", f"a path must be a string, got {type(target).__name__}")
-    raw = os.fspath(target)
-    if not isinstance(raw, str) or not raw or "\x00" in raw:
-        raise MrsfError("invalid-argument", "empty or invalid path")
+    raw = check_path(target)
     lexical = Path(os.path.normpath(base / raw))
     try:
         rel = lexical.relative_to(root_abs)
@@ -255,20 +268,19 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
 
 
 def find_sidecars(directory: str | os.PathLike, root: Path) -> list[str]:
-    """Repository-relative paths of every sidecar under ``directory`` (sorted; no symlinked dirs)."""
+    """Repository-relative paths of every sidecar under ``directory`` (sorted; symlinked
+    folders are not entered, a symlinked sidecar leading out of the root is left out)."""
     start, _ = inside(root, directory, root) if os.fspath(directory) not in ("", ".") else (root, ".")
-    if start.is_file():
-        return [start.relative_to(root).as_posix()] if is_sidecar_name(start.name) else []
+    kind = files.kind_of(start)
+    if kind != "dir":
+        return [start.relative_to(root).as_posix()] if kind is not None and is_sidecar_name(start.name) else []
     found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            if is_sidecar_name(name):
-                path = Path(dirpath) / name
-                if path.is_symlink():
-                    try:
-                        inside(root, path, root)
-                    except MrsfError:
-                        continue
-                found.append(path.relative_to(root).as_posix())
+    try:
+        for entry in files.walk(start, accept=is_sidecar_name, places=Places.of([root]), skip_dirs=SKIP_DIRS,
+                                order=str):
+            if entry.problem is not None and (entry.problem.code == "outside" or not is_sidecar_name(entry.path.name)):
+                continue  # leads out of the root, or an unreadable folder
+            found.append(entry.path.relative_to(root).as_posix())
+    except FileAccessError as error:
+        raise MrsfError("io-error", error.message, path=str(start)) from None
     return sorted(found)

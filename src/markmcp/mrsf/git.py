@@ -12,6 +12,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from markmcp.mcpcore.files import FileAccessError, read_bytes
+
 GIT_TIMEOUT = 10.0
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
 #: a commit-ish we pass to git: hex ids and simple ref names, never an option
@@ -116,8 +118,8 @@ def changed_since(repo: str | os.PathLike, commit: str, path: str | os.PathLike)
         return None
     old = show_file(repo, commit, rel)
     try:
-        current = (Path(repo) / rel).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        current = read_bytes(Path(repo) / rel, what="document").decode("utf-8")
+    except (FileAccessError, UnicodeDecodeError):
         current = None
     if old is None or current is None:
         return old is not None or current is not None

@@ -16,6 +16,15 @@ Conventions
   following symlinks, or MrsfError ``path-escape`` is raised.
 * ``config`` names a ``.mrsf.yaml`` to use instead of ``<root>/.mrsf.yaml`` (relative to
   ``cwd``); without ``root``, the root is then the directory holding that file.
+* ``places`` (a :class:`markmcp.mcpcore.files.Places`; default: the root) are the folders
+  every file an operation touches must lie in, symlinks followed: the document, the
+  sidecar (old and new, wherever ``sidecar_root`` puts it), its lock and backup.  A
+  server passes the folders it serves, so a ``.mrsf.yaml`` above them cannot lead a
+  read or write outside (``path-escape``).  Every file is read, written, locked and
+  removed through :mod:`markmcp.mcpcore.files`: FIFOs, devices and folders are refused
+  without blocking (``not-regular``, ``invalid-argument``), a symlink planted at a
+  derived path (lock, backup) is refused (``symlink``), a path no file system takes
+  (NUL, too long) is ``invalid-argument``.
 * Every single-sidecar result is a plain JSON-able dict with ``"status": "ok"`` and at
   least ``root`` (absolute), ``document`` (repository-relative, ``/``-separated),
   ``sidecar`` (repository-relative), ``documentPath``/``sidecarPath`` (absolute) and,
@@ -52,17 +61,18 @@ Conventions
 
 Operations (signature -> result keys besides status/root/document/sidecar/version)
 ----------------------------------------------------------------------------------
-``locate(target, *, root=None, cwd=None, config=None)``
+``locate(target, *, root=None, cwd=None, config=None, places=None)``
     -> ``documentPath``, ``sidecarPath`` (absolute), ``format`` ("yaml"|"json"),
     ``exists`` (bool), ``documentExists`` (bool).  ``version`` only when it exists.
-``read(target, *, root=None, cwd=None, config=None)``
+``read(target, *, root=None, cwd=None, config=None, places=None)``
     -> ``format``, ``data`` (the whole sidecar, plain), ``text`` (the raw text).
-``init(document, *, format="yaml", force=False, expected_version=None, root=None, cwd=None, config=None)``
+``init(document, *, format="yaml", force=False, expected_version=None, root=None, cwd=None, config=None,
+      places=None)``
     -> ``created`` (bool).  Existing sidecar without ``force``: MrsfError ``sidecar-exists``.
 ``add(target, *, author, text, line=None, end_line=None, start_column=None,
       end_column=None, selected_text=None, type=None, severity=None, reply_to=None,
       commit=None, id=None, timestamp=None, extensions=None, expected_version=None,
-      document_text=None, root=None, cwd=None, config=None)``
+      document_text=None, root=None, cwd=None, config=None, places=None)``
     -> ``comment``, ``previousVersion``, ``created`` (sidecar created).  ``id`` defaults to a
     UUID4, ``timestamp`` to now (UTC, ISO-8601 with milliseconds and ``Z``), ``commit`` to
     git HEAD when the document is in a git repository and unchanged since HEAD (with
@@ -71,58 +81,66 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``end_line``, cut at ``start_column``/``end_column``) and ``selected_text_hash`` its
     SHA-256.  ``extensions`` are ``x_*`` keys.  ``reply_to`` must name another comment of
     the sidecar (or of the same batch); reply loops are refused.
-``add_batch(target, comments, *, expected_version=None, document_text=None, root=None, cwd=None, config=None)``
+``add_batch(target, comments, *, expected_version=None, document_text=None, root=None, cwd=None, config=None,
+            places=None)``
     ``comments`` is a list of dicts with ``add``'s keyword names; one atomic write; all
     are checked first (a bad one raises with ``batchIndex`` in the error details).
     -> ``comments`` (list), ``previousVersion``, ``created``.
 ``update(target, comment_id, changes, *, expected_version=None, document_text=None, root=None, cwd=None,
-         config=None)``
+         config=None, places=None)``
     ``changes`` maps field names to new values; ``None`` removes an optional field.
     Moving the anchor (line/end_line/columns) without giving ``selected_text``
     recomputes ``selected_text`` and ``selected_text_hash`` from the document.
     -> ``comment``, ``changed`` (list of field names), ``previousVersion``.
-``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None, config=None)``
+``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None,
+          config=None, places=None)``
 ``unresolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None,
-            config=None)``
+            config=None, places=None)``
     ``ids`` a string or list (an unknown id raises ``comment-not-found``, nothing
     written); or ``filters``; ``cascade`` also sets direct replies.
     -> ``changed`` (ids whose value changed), ``matched`` (ids), ``previousVersion``.
-``delete(target, ids, *, cascade=False, expected_version=None, root=None, cwd=None, config=None)``
+``delete(target, ids, *, cascade=False, expected_version=None, root=None, cwd=None, config=None,
+         places=None)``
     MRSF §9.1: direct replies are promoted: a reply with no targeting field of its own
     (line, end_line, start_column, end_column, selected_text) takes the parent's anchor
     (those fields plus selected_text_hash, anchored_text, commit); ``reply_to`` is
     re-pointed to the grandparent or removed.  ``cascade`` deletes direct replies too.
     -> ``deleted`` (ids), ``promoted`` (ids), ``previousVersion``.
-``list_comments(targets=None, *, filters=None, root=None, cwd=None, config=None)``
+``list_comments(targets=None, *, filters=None, root=None, cwd=None, config=None, places=None)``
     ``targets``: list of documents/sidecars/directories (None: every sidecar under root).
     -> ``comments`` (each comment's fields plus ``document``, ``sidecar``),
     ``count``, ``summary`` (``total, open, resolved, orphaned, threads, byType,
     bySeverity``), ``versions``, ``errors`` (unreadable sidecars:
     ``{sidecar, document, code, message}``).
 ``format_list(result)`` -> str: the compact text form of a ``list_comments`` result.
-``status(targets=None, *, root=None, cwd=None, config=None, use_git=True)``
+``status(targets=None, *, root=None, cwd=None, config=None, use_git=True, places=None)``
     -> ``results`` (``{id, document, sidecar, health, reason}``; health is
     ``fresh|stale|orphaned|unknown``, see ``health.assess_status``), ``counts``,
     ``versions``, ``errors``.
-``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None, config=None)``
+``validate(targets=None, *, strict=False, check_document=False, root=None, cwd=None, config=None,
+           places=None)``
     -> ``valid`` (bool), ``files`` (``{sidecar, document, valid, errors, warnings}``),
     ``errorCount``, ``warningCount``, ``versions``.  ``check_document`` adds the anchor
     checks against the document; a ``document`` field that disagrees with the sidecar's
     location gives ``document-mismatch`` (when the root has ``.git``/``.mrsf.yaml``).
     Unreadable files are reported as files with one error.  Each diagnostic: ``{code, severity, message,
     path, commentId?, index?, line?, column?}`` (see :mod:`markmcp.mrsf.validate`).
-``rename(old_document, new_document, *, expected_version=None, root=None, cwd=None, config=None)``
+``rename(old_document, new_document, *, expected_version=None, root=None, cwd=None, config=None,
+         places=None)``
     Rewrites ``document`` and moves the sidecar to the new document's sidecar path.
     -> ``oldSidecar``, ``previousVersion``.
-``repair(target, *, reset=False, expected_version=None, root=None, cwd=None, config=None)``
-    Malformed sidecar: keep every comment block that still parses, fill in missing
-    top-level fields, save the damaged original as ``<sidecar>.bak``; ``reset`` starts
-    an empty sidecar (original kept as ``.bak``).
+``repair(target, *, reset=False, backup=False, expected_version=None, root=None, cwd=None, config=None,
+         places=None)``
+    Malformed sidecar: keep every comment block that still parses, drop ``comments``
+    items that are not mappings, fill in missing top-level fields; ``reset`` starts an
+    empty sidecar.  ``backup``: the damaged original is first saved as
+    ``<sidecar>.bak`` (``backup`` in the result says where; never written through a
+    symlink).
     -> ``salvaged`` (count), ``dropped`` (``{index?, line?, reason}``), ``backup``,
     ``reset``, ``changed`` (bool), ``previousVersion``.
 ``reanchor(target, *, threshold=0.6, update_text=False, force=False, dry_run=False,
            from_commit=None, use_git=True, expected_version=None, document_text=None, root=None,
-           cwd=None, config=None)``
+           cwd=None, config=None, places=None)``
     Places every anchored comment in the current document (``markmcp.mrsf.reanchor``),
     passing the document as of the comment's ``commit`` (or ``from_commit``) as the
     source when git has it.  -> ``results`` (``{id, status, score, reason, line,
@@ -133,18 +151,22 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``update_text``: ``selected_text`` takes the text found (hash recomputed) instead of
     ``anchored_text``; ``force``: anchored/shifted results scoring >= 0.8 are re-based on
     HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written.
-``find_sidecars(directory=None, *, root=None, cwd=None, config=None)`` -> ``sidecars`` (relative paths).
+``find_sidecars(directory=None, *, root=None, cwd=None, config=None, places=None)``
+    -> ``sidecars`` (relative paths).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Iterable
 
+from markmcp.mcpcore.files import FileAccessError, Places, kind_of
+
 from . import edits, git, health, salvage, store
 from .discovery import (
-    Location, base_dirs, config_file_path, document_rel_for, has_marker, inside, inside_or_root,
+    Location, base_dirs, config_file_path, document_rel_for, has_marker, inside_or_root,
     is_sidecar_name, load_config, load_config_file, sidecar_rel_for,
 )
 from .discovery import find_sidecars as _find_sidecars
@@ -168,6 +190,25 @@ PathLike = str | os.PathLike
 # ---------------------------------------------------------------------------
 
 
+def _confined(loc: Location, places: Places | None) -> Location:
+    """``loc`` carrying ``places``, once its document and sidecar are checked to lie inside
+    them (``path-escape`` otherwise: e.g. a ``sidecar_root`` of a ``.mrsf.yaml`` above
+    the allowed folders)."""
+    loc = dataclasses.replace(loc, places=places)
+    for path in (loc.sidecar_path, loc.document_path):
+        try:
+            loc.allowed.check(Path(os.path.realpath(path)), path)
+        except FileAccessError as error:
+            raise store.file_error(error) from None
+    return loc
+
+
+def _find(target: PathLike, root: PathLike | None, cwd: PathLike | None, config: PathLike | None,
+          places: Places | None) -> Location:
+    """The Location of ``target`` (document or sidecar), confined to ``places``."""
+    return _confined(_locate(target, root=root, cwd=cwd, config=config), places)
+
+
 def _base(loc: Location) -> dict[str, Any]:
     return {"status": "ok", "root": str(loc.root), "document": loc.document, "sidecar": loc.sidecar,
             "documentPath": str(loc.document_path), "sidecarPath": str(loc.sidecar_path)}
@@ -181,14 +222,13 @@ def _document_text(loc: Location, given: str | None = None) -> str | None:
             raise MrsfError("file-too-large", f"`document_text` is over the {store.MAX_DOCUMENT_BYTES} byte limit")
         return given
     path = loc.document_path
-    if not path.exists():
+    if kind_of(path) is None:
         return None
-    inside(loc.root, loc.document, loc.root)
-    return store.read_document(path)
+    return store.read_document(path, places=loc.allowed)
 
 
 def _require_sidecar(loc: Location) -> None:
-    if not loc.sidecar_path.exists():
+    if kind_of(loc.sidecar_path) is None:
         raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); run init or add first",
                         path=loc.sidecar)
 
@@ -226,7 +266,8 @@ def _write(loc: Location, change, *, expected_version: str | None, create: bool 
             _check_version(sc.data, loc.sidecar)
         return change(sc)
 
-    return store.transact(loc.sidecar_path, guarded, expected_version=expected_version, create_dirs=create)
+    return store.transact(loc.sidecar_path, guarded, expected_version=expected_version, create_dirs=create,
+                          places=loc.allowed)
 
 
 def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, Any]:
@@ -235,8 +276,10 @@ def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, A
 
 
 def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | None,
-             cwd: PathLike | None, config_path: PathLike | None) -> tuple[Path, list[Location], list[dict]]:
-    """Expand documents/sidecars/directories into sidecar locations (existing sidecars)."""
+             cwd: PathLike | None, config_path: PathLike | None,
+             places: Places | None = None) -> tuple[Path, list[Location], list[dict]]:
+    """Expand documents/sidecars/directories into sidecar locations (existing sidecars);
+    a sidecar outside ``places`` is reported in the errors (``path-escape``), never read."""
     cwd_path, root_path = base_dirs(root, cwd, config_path)
     config = (load_config_file(config_file_path(config_path, cwd)) if config_path is not None
               else load_config(root_path))
@@ -267,13 +310,18 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
                     continue  # §3.3: only the configured location is authoritative
                 if sidecar not in seen:
                     seen.add(sidecar)
-                    locs.append(Location(root_path, document_rel_for(sidecar, config), sidecar, config))
+                    found = Location(root_path, document_rel_for(sidecar, config), sidecar, config)
+                    try:
+                        locs.append(_confined(found, places))
+                    except MrsfError as exc:
+                        errors.append({"sidecar": sidecar, "document": found.document, "code": exc.code,
+                                       "message": exc.message})
             continue
-        loc = _locate(target, root=root_path, cwd=cwd_path, config=config_path)
+        loc = _find(target, root_path, cwd_path, config_path, places)
         if loc.sidecar in seen:
             continue
         seen.add(loc.sidecar)
-        if not loc.sidecar_path.exists():
+        if kind_of(loc.sidecar_path) is None:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": "not-found",
                            "message": f"no sidecar for {loc.document}"})
             continue
@@ -287,34 +335,38 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
 
 
 def locate(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
-           config: PathLike | None = None) -> dict:
+           config: PathLike | None = None,
+           places: Places | None = None) -> dict:
     """Where the document and sidecar of ``target`` are (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
-    out = {**_base(loc), "format": loc.format, "exists": loc.sidecar_path.exists(), "documentExists": loc.document_path.exists()}
+    loc = _find(target, root, cwd, config, places)
+    out = {**_base(loc), "format": loc.format, "exists": kind_of(loc.sidecar_path) is not None,
+           "documentExists": kind_of(loc.document_path) is not None}
     if out["exists"]:
-        out["version"] = store.current_version(loc.sidecar_path)
+        out["version"] = store.current_version(loc.sidecar_path, places=loc.allowed)
     return out
 
 
 def read(target: PathLike, *, root: PathLike | None = None, cwd: PathLike | None = None,
-         config: PathLike | None = None) -> dict:
+         config: PathLike | None = None,
+         places: Places | None = None) -> dict:
     """The sidecar's data (plain), raw text and version."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
     _require_sidecar(loc)
-    loaded = store.load_plain(loc.sidecar_path)
+    loaded = store.load_plain(loc.sidecar_path, places=loc.allowed)
     return {**_base(loc), "version": loaded.version, "format": loaded.fmt,
             "data": loaded.data, "text": loaded.text}
 
 
 def init(document: PathLike, *, format: str = "yaml", force: bool = False, expected_version: str | None = None,
-         root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+         root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+         places: Places | None = None) -> dict:
     """Create an empty sidecar for a document."""
     if format not in ("yaml", "json"):
         raise MrsfError("invalid-argument", f"format must be yaml or json, got {format!r}")
-    loc = _locate(document, root=root, cwd=cwd, config=config)
-    if loc.format != format and not loc.sidecar_path.exists():
-        loc = Location(loc.root, loc.document, sidecar_rel_for(loc.document, loc.config, format), loc.config)
-    if not loc.document_path.exists():
+    loc = _find(document, root, cwd, config, places)
+    if loc.format != format and kind_of(loc.sidecar_path) is None:
+        loc = _confined(dataclasses.replace(loc, sidecar=sidecar_rel_for(loc.document, loc.config, format)), places)
+    if kind_of(loc.document_path) is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
 
     def change(sc: Sidecar | None):
@@ -350,9 +402,10 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
         type: str | None = None, severity: str | None = None, reply_to: str | None = None,
         commit: str | None = None, id: str | None = None, timestamp: str | None = None,
         extensions: dict | None = None, expected_version: str | None = None, document_text: str | None = None,
-        root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+        root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+        places: Places | None = None) -> dict:
     """Add one comment (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
     spec = {k: v for k, v in dict(
         author=author, text=text, line=line, end_line=end_line, start_column=start_column,
         end_column=end_column, selected_text=selected_text, type=type, severity=severity,
@@ -364,9 +417,10 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
 
 def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
               document_text: str | None = None,
-              root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+              root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+              places: Places | None = None) -> dict:
     """Add several comments in one atomic write."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
     if not isinstance(comments, list):
         raise MrsfError("invalid-argument", "`comments` must be a list")
     outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version,
@@ -376,9 +430,10 @@ def add_batch(target: PathLike, comments: list[dict], *, expected_version: str |
 
 def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,
            document_text: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+           places: Places | None = None) -> dict:
     """Change fields of one comment (see module docstring)."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
     text = _document_text(loc, document_text)
 
     def change(sc: Sidecar | None):
@@ -392,8 +447,8 @@ def update(target: PathLike, comment_id: str, changes: dict, *, expected_version
 
 def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None, cascade: bool,
                   expected_version: str | None, root: PathLike | None, cwd: PathLike | None,
-                  config: PathLike | None) -> dict:
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+                  config: PathLike | None, places: Places | None) -> dict:
+    loc = _find(target, root, cwd, config, places)
 
     def change(sc: Sidecar | None):
         return sc, edits.set_resolved(sc, value, ids=ids, filters=filters, cascade=cascade)
@@ -405,22 +460,25 @@ def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None,
 
 def resolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
             expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
-            config: PathLike | None = None) -> dict:
+            config: PathLike | None = None,
+            places: Places | None = None) -> dict:
     """Mark comments resolved (by ids and/or filters)."""
-    return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd, config)
+    return _set_resolved(True, target, ids, filters, cascade, expected_version, root, cwd, config, places)
 
 
 def unresolve(target: PathLike, ids: Any = None, *, filters: dict | None = None, cascade: bool = False,
               expected_version: str | None = None, root: PathLike | None = None, cwd: PathLike | None = None,
-              config: PathLike | None = None) -> dict:
+              config: PathLike | None = None,
+              places: Places | None = None) -> dict:
     """Mark comments open again (by ids and/or filters)."""
-    return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd, config)
+    return _set_resolved(False, target, ids, filters, cascade, expected_version, root, cwd, config, places)
 
 
 def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+           places: Places | None = None) -> dict:
     """Delete comments; replies are promoted (MRSF §9.1) unless ``cascade``."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
 
     def change(sc: Sidecar | None):
         return sc, edits.delete_comments(sc, ids, cascade=cascade)
@@ -431,15 +489,16 @@ def delete(target: PathLike, ids: Any, *, cascade: bool = False, expected_versio
 
 
 def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filters: dict | None = None,
-                  root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+                  root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+                  places: Places | None = None) -> dict:
     """Comments of one or more sidecars, filtered, with summary counts."""
     match = edits.compile_filters(filters)
-    root_path, locs, errors = _targets(targets, root, cwd, config)
+    root_path, locs, errors = _targets(targets, root, cwd, config, places)
     comments: list[dict] = []
     versions: dict[str, str] = {}
     for loc in locs:
         try:
-            loaded = store.load_plain(loc.sidecar_path)
+            loaded = store.load_plain(loc.sidecar_path, places=loc.allowed)
         except MrsfError as exc:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
@@ -471,14 +530,15 @@ def format_list(result: dict) -> str:
 
 
 def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLike | None = None,
-           cwd: PathLike | None = None, use_git: bool = True, config: PathLike | None = None) -> dict:
+           cwd: PathLike | None = None, use_git: bool = True, config: PathLike | None = None,
+           places: Places | None = None) -> dict:
     """Anchor health (fresh/stale/orphaned/unknown) of every comment."""
-    root_path, locs, errors = _targets(targets, root, cwd, config)
+    root_path, locs, errors = _targets(targets, root, cwd, config, places)
     results: list[dict] = []
     versions: dict[str, str] = {}
     for loc in locs:
         try:
-            loaded = store.load_plain(loc.sidecar_path)
+            loaded = store.load_plain(loc.sidecar_path, places=loc.allowed)
             _check_version(loaded.data, loc.sidecar)
             text = _document_text(loc)
         except MrsfError as exc:
@@ -506,9 +566,10 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
 
 def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bool = False,
              check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None,
-             config: PathLike | None = None) -> dict:
+             config: PathLike | None = None,
+             places: Places | None = None) -> dict:
     """Validate sidecars (schema + MRSF §10; with ``check_document`` also the anchors)."""
-    root_path, locs, errors = _targets(targets, root, cwd, config)
+    root_path, locs, errors = _targets(targets, root, cwd, config, places)
     files = []
     for err in errors:
         files.append({"sidecar": err["sidecar"], "document": err["document"], "valid": False,
@@ -517,7 +578,7 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
     for loc in locs:
         entry: dict[str, Any] = {"sidecar": loc.sidecar, "document": loc.document}
         try:
-            loaded = store.load(loc.sidecar_path)
+            loaded = store.load(loc.sidecar_path, places=loc.allowed)
         except MrsfError as exc:
             diag = {"code": exc.code, "severity": "error", "message": exc.message, "path": "/"}
             for key in ("line", "column"):
@@ -552,21 +613,22 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
 
 
 def rename(old_document: PathLike, new_document: PathLike, *, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+           places: Places | None = None) -> dict:
     """The document moved: rewrite ``document`` and move the sidecar beside its new path."""
-    old = _locate(old_document, root=root, cwd=cwd, config=config)
+    old = _find(old_document, root, cwd, config, places)
     if is_sidecar_name(old.document):
         raise MrsfError("invalid-argument", "give the old document path, not a sidecar path")
-    new = _locate(new_document, root=old.root, cwd=cwd, config=config)
+    new = _find(new_document, old.root, cwd, config, places)
     if is_sidecar_name(new.document):
         raise MrsfError("invalid-argument", "give the new document path, not a sidecar path")
     _require_sidecar(old)
-    new = Location(new.root, new.document, sidecar_rel_for(new.document, new.config, old.format), new.config)
+    new = _confined(dataclasses.replace(new, sidecar=sidecar_rel_for(new.document, new.config, old.format)), places)
     if new.sidecar == old.sidecar:
         raise MrsfError("invalid-argument", "the old and new document paths are the same")
-    if new.sidecar_path.exists():
+    if os.path.lexists(new.sidecar_path):
         raise MrsfError("sidecar-exists", f"a sidecar already exists at {new.sidecar}", path=new.sidecar)
-    loaded = store.load(old.sidecar_path)
+    loaded = store.load(old.sidecar_path, places=old.allowed)
     if expected_version is not None and expected_version != loaded.version:
         from .errors import MrsfConflict
         raise MrsfConflict(loaded.version, expected_version, old.sidecar)
@@ -579,10 +641,9 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
         moved.set_top("document", new.document)
         return moved, None
 
-    outcome = store.transact(new.sidecar_path, change, create_dirs=True)
-    os.chmod(new.sidecar_path, mode)
+    outcome = store.transact(new.sidecar_path, change, create_dirs=True, places=new.allowed, mode=mode)
     try:
-        store.remove(old.sidecar_path, expected_version=loaded.version)
+        store.remove(old.sidecar_path, expected_version=loaded.version, places=old.allowed)
     except MrsfError:
         # the old sidecar changed meanwhile: keep both rather than lose the change
         raise MrsfError("version-mismatch", f"{old.sidecar} changed during rename; the new sidecar {new.sidecar} was "
@@ -591,19 +652,23 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
             "previousVersion": loaded.version, "written": True}
 
 
-def repair(target: PathLike, *, reset: bool = False, expected_version: str | None = None,
-           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
-    """Salvage a damaged sidecar (or reset it); the original is kept as ``<sidecar>.bak``."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+def repair(target: PathLike, *, reset: bool = False, backup: bool = False, expected_version: str | None = None,
+           root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+           places: Places | None = None) -> dict:
+    """Salvage a damaged sidecar (or reset it); with ``backup`` the original bytes are first
+    saved as ``<sidecar>.bak`` (never through a symlink planted there)."""
+    loc = _find(target, root, cwd, config, places)
     _require_sidecar(loc)
     report: dict[str, Any] = {"salvaged": 0, "dropped": [], "backup": None, "reset": reset}
 
     def change(sc: Sidecar | None):
-        raw = store.read_limited(loc.sidecar_path, store.MAX_SIDECAR_BYTES, "sidecar")
+        raw = store.read_limited(loc.sidecar_path, store.MAX_SIDECAR_BYTES, "sidecar", places=loc.allowed)
         text = raw.decode("utf-8", "replace")
+        odd = _odd_comments(sc)
         if reset:
             fresh = new_sidecar(loc.document, loc.format)
-        elif sc is not None and isinstance(sc.comments, list) and all(k in sc.data for k in ("mrsf_version", "document")):
+        elif (sc is not None and isinstance(sc.comments, list) and not odd
+              and all(k in sc.data for k in ("mrsf_version", "document"))):
             report["salvaged"] = len(sc.comments)
             return None, None  # parses and has its structure: nothing to repair
         elif sc is not None:
@@ -619,6 +684,10 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
                 if comments is not None:
                     report["dropped"].append({"reason": f"`comments` was not a list but {type_name(comments)}"})
                 fresh.set_top("comments", [])
+            elif odd:
+                report["dropped"].extend(odd)
+                dropped = {entry["index"] for entry in odd}
+                fresh.set_top("comments", [to_plain(c) for i, c in enumerate(comments) if i not in dropped])
             report["salvaged"] = len(fresh.comments or [])
         else:
             if loc.format == "json":
@@ -626,34 +695,61 @@ def repair(target: PathLike, *, reset: bool = False, expected_version: str | Non
             else:
                 fresh, dropped, salvaged = salvage.salvage(text, loc.document)
             report["dropped"], report["salvaged"] = dropped, salvaged
-        backup = loc.sidecar_path.with_name(loc.sidecar_path.name + ".bak")
-        store.atomic_write(backup, raw)
-        report["backup"] = backup.relative_to(loc.root).as_posix()
+        if backup:
+            saved = loc.sidecar_path.with_name(loc.sidecar_path.name + ".bak")
+            store.atomic_write(saved, raw, places=loc.allowed, follow=False)
+            report["backup"] = saved.relative_to(loc.root).as_posix()
         return fresh, None
 
-    outcome = store.transact(loc.sidecar_path, change, expected_version=expected_version, lenient=True)
+    outcome = store.transact(loc.sidecar_path, change, expected_version=expected_version, lenient=True,
+                             places=loc.allowed)
     return _written(loc, outcome, changed=outcome.written, **report)
 
 
+def _odd_comments(sc: Sidecar | None) -> list[dict]:
+    """What repair drops from a ``comments`` list that parses: items that are not mappings
+    (e.g. ``comments: *alias`` of a list of lists), each as ``{index, line?, reason}``."""
+    items = sc.comments if sc is not None else None
+    odd = []
+    for index, item in enumerate(items or ()):
+        if not isinstance(item, dict):
+            entry: dict[str, Any] = {"index": index, "reason": f"comment {index} is a {type_name(item)}, not a mapping"}
+            position = sc.position(index=index)
+            if position:
+                entry["line"] = position[0]
+            odd.append(entry)
+    return odd
+
+
 def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = None,
-                  cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
-    """Every sidecar under ``directory`` (default: the working directory)."""
+                  cwd: PathLike | None = None, config: PathLike | None = None,
+                  places: Places | None = None) -> dict:
+    """Every sidecar under ``directory`` (default: the working directory); with ``places``,
+    the directory must lie inside them and sidecars leading out of them are left out."""
     cwd_path, root_path = base_dirs(root, cwd, config)
     start = directory if directory is not None else cwd_path
-    rel = inside_or_root(root_path, start, cwd_path)[1]
-    return {"status": "ok", "root": str(root_path), "sidecars": _find_sidecars(rel, root_path)}
+    lexical, rel = inside_or_root(root_path, start, cwd_path)
+    found = _find_sidecars(rel, root_path)
+    if places is not None:
+        try:
+            places.check(Path(os.path.realpath(lexical)), lexical)
+        except FileAccessError as error:
+            raise store.file_error(error) from None
+        found = [s for s in found if places.holds(Path(os.path.realpath(root_path / s)))]
+    return {"status": "ok", "root": str(root_path), "sidecars": found}
 
 
 def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = False, force: bool = False,
              dry_run: bool = False, from_commit: str | None = None, use_git: bool = True,
              expected_version: str | None = None, document_text: str | None = None,
-             root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None) -> dict:
+             root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
+             places: Places | None = None) -> dict:
     """Re-anchor every comment against the current document (see module docstring)."""
     from . import reanchor as engine
 
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise MrsfError("invalid-argument", f"threshold must be a number between 0 and 1, got {threshold!r}")
-    loc = _locate(target, root=root, cwd=cwd, config=config)
+    loc = _find(target, root, cwd, config, places)
     _require_sidecar(loc)
     text = _document_text(loc, document_text)
     if text is None:

@@ -1,51 +1,76 @@
 """Reading and writing sidecar files safely: the engine's filesystem edge.
 
-* Reads refuse files over :data:`MAX_SIDECAR_BYTES` (``file-too-large``) and non-UTF-8
-  text (``encoding-error``).
+Every file access goes through :mod:`markmcp.mcpcore.files` (the one guarded layer):
+
+* Reads refuse a FIFO, device, socket or folder without blocking, files over
+  :data:`MAX_SIDECAR_BYTES` (``file-too-large``) and non-UTF-8 text
+  (``encoding-error``); with ``places`` the file must resolve inside them
+  (``path-escape``).  :func:`file_error` turns the layer's errors into MrsfErrors.
 * ``version`` is the SHA-256 hex digest of a sidecar's bytes.
-* :func:`transact` is the only way sidecars are changed: under a per-file lock (a
-  ``threading.Lock`` within the process plus an ``fcntl.flock`` on the lock file
-  ``.<sidecar name>.lock`` beside the sidecar, across processes) it reads the current
-  bytes, checks ``expected_version`` (mismatch: :class:`MrsfConflict`, nothing written),
-  lets the caller change the parsed :class:`Sidecar`, dumps it, re-parses the new text to
-  prove it round-trips to the same data, and replaces the file atomically.  Comments
-  appended to the end of a YAML sidecar are written as the old text plus the new items'
-  lines, and only those lines are parsed back (:meth:`Sidecar.fast_append`); a write
-  costs the size of the change, not of the file.
-* Atomic replace: a temporary file in the same directory is written, flushed and
-  fsync'ed, given the old file's permission bits, renamed over the sidecar, and the
-  directory is fsync'ed.  A writer killed at any moment leaves the old or the new file,
-  never a mix; its leftover temporary file is removed by the next writer.
+* :func:`transact` is the only way sidecars are changed: under a per-file lock
+  (:func:`markmcp.mcpcore.files.locked`: a thread lock within the process plus an
+  ``flock`` on ``.<sidecar name>.lock`` beside the sidecar, opened without following a
+  symlink and removed again on release) it reads the current bytes, checks
+  ``expected_version`` (mismatch: :class:`MrsfConflict`, nothing written), lets the
+  caller change the parsed :class:`Sidecar`, dumps it, re-parses the new text to prove it
+  round-trips to the same data, and replaces the file atomically.  Comments appended to
+  the end of a YAML sidecar are written as the old text plus the new items' lines, and
+  only those lines are parsed back (:meth:`Sidecar.fast_append`); a write costs the size
+  of the change, not of the file.
+* Atomic replace (:func:`markmcp.mcpcore.files.write_atomic`): a temporary file created
+  exclusively beside the sidecar is written, fsync'ed, given the old file's permission
+  bits, renamed over the sidecar, and the directory is fsync'ed.  A writer killed at any
+  moment leaves the old or the new file, never a mix; its leftover temporary file is
+  removed by the next writer (:func:`markmcp.mcpcore.files.remove_stale_temps`).
 """
 
 from __future__ import annotations
 
 import copy
-import errno
-import fcntl
 import hashlib
 import os
-import secrets
-import stat
 import threading
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError, Places
+
 from .errors import MrsfConflict, MrsfError
 from .sidecar import Sidecar, parse_entry_line, parse_fragment, parse_sidecar, to_plain
 
-MAX_SIDECAR_BYTES = 10 * 1024 * 1024
-MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
-CHUNK = 64 * 1024
+MAX_SIDECAR_BYTES = files.MAX_FILE_BYTES
+MAX_DOCUMENT_BYTES = files.MAX_FILE_BYTES
 
-#: Test hook: called after every chunk written to a temporary file (simulates slow disks).
-_write_hook: Callable[[], None] | None = None
+#: The engine's error code for each code of the file-access layer.
+_FILE_CODES = {
+    "invalid-path": "invalid-argument",
+    "outside": "path-escape",
+    "not-found": "not-found",
+    "is-directory": "invalid-argument",
+    "not-regular": "not-regular",
+    "symlink": "symlink",
+    "too-large": "file-too-large",
+    "not-utf8": "encoding-error",
+    "io-error": "io-error",
+}
 
-_locks_guard = threading.Lock()
-_locks: dict[str, threading.Lock] = {}
+
+def file_error(error: FileAccessError) -> MrsfError:
+    """The MrsfError for an error of the file-access layer (same message)."""
+    return MrsfError(_FILE_CODES.get(error.code, "io-error"), error.message, path=error.path)
+
+
+@contextmanager
+def _guarded() -> Iterator[None]:
+    """Raise the file-access layer's errors as MrsfErrors."""
+    try:
+        yield
+    except FileAccessError as error:
+        raise file_error(error) from None
 
 
 def version_of(data: bytes) -> str:
@@ -53,26 +78,11 @@ def version_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_limited(path: Path, limit: int, what: str = "file") -> bytes:
-    """Bytes of ``path``; ``not-found``, ``file-too-large`` or ``io-error`` otherwise."""
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > limit:
-                raise MrsfError("file-too-large",
-                                f"{path}: {what} is {size} bytes, over the {limit} byte limit; nothing was read or written",
-                                path=str(path), size=size, limit=limit)
-            data = fh.read(limit + 1)
-    except FileNotFoundError:
-        raise MrsfError("not-found", f"{path}: {what} not found", path=str(path)) from None
-    except IsADirectoryError:
-        raise MrsfError("invalid-argument", f"{path}: is a directory, not a {what}", path=str(path)) from None
-    except OSError as exc:
-        raise MrsfError("io-error", f"{path}: cannot read {what}: {exc.strerror or exc}", path=str(path)) from None
-    if len(data) > limit:
-        raise MrsfError("file-too-large", f"{path}: {what} is over the {limit} byte limit; nothing was read or written",
-                        path=str(path), limit=limit)
-    return data
+def read_limited(path: Path, limit: int, what: str = "file", *, places: Places | None = None) -> bytes:
+    """Bytes of the regular file ``path`` (inside ``places`` when given); ``not-found``,
+    ``not-regular``, ``file-too-large``, ``path-escape`` or ``io-error`` otherwise."""
+    with _guarded():
+        return files.read_bytes(path, places=places, limit=limit, what=what)
 
 
 def decode(data: bytes, path: Path, what: str = "file") -> str:
@@ -83,9 +93,9 @@ def decode(data: bytes, path: Path, what: str = "file") -> str:
         raise MrsfError("encoding-error", f"{path}: {what} is not UTF-8 (byte {exc.start})", path=str(path)) from None
 
 
-def read_document(path: Path) -> str:
+def read_document(path: Path, *, places: Places | None = None) -> str:
     """Text of a Markdown document (size-limited, UTF-8)."""
-    return decode(read_limited(path, MAX_DOCUMENT_BYTES, "document"), path, "document")
+    return decode(read_limited(path, MAX_DOCUMENT_BYTES, "document", places=places), path, "document")
 
 
 @dataclass
@@ -144,16 +154,16 @@ def clear_caches() -> None:
         _writer_cache.clear()
 
 
-def load(path: Path) -> Loaded:
+def load(path: Path, *, places: Places | None = None) -> Loaded:
     """Read and parse a sidecar (no lock needed: writers replace files atomically)."""
-    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places)
     text = decode(raw, path, "sidecar")
     return Loaded(parse_sidecar(text, name=str(path)), version_of(raw), text)
 
 
-def load_plain(path: Path) -> LoadedPlain:
+def load_plain(path: Path, *, places: Places | None = None) -> LoadedPlain:
     """The sidecar's data as plain Python (cached by version; the caller owns the copy)."""
-    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places)
     version = version_of(raw)
     key = _key(path)
     with _cache_lock:
@@ -181,10 +191,10 @@ def _take_parsed(path: Path, version: str, text: str) -> Sidecar | None:
     return hit[1] if hit[1].extend(text) else None
 
 
-def current_version(path: Path) -> str | None:
+def current_version(path: Path, *, places: Places | None = None) -> str | None:
     """Version of the sidecar at ``path``, or None when it does not exist."""
     try:
-        return version_of(read_limited(path, MAX_SIDECAR_BYTES, "sidecar"))
+        return version_of(read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places))
     except MrsfError as exc:
         if exc.code == "not-found":
             return None
@@ -192,126 +202,33 @@ def current_version(path: Path) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# Locking
+# Locking and writing (through the guarded file-access layer)
 # ---------------------------------------------------------------------------
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file guarding ``path``."""
-    return path.parent / f".{path.name}.lock"
+    """The lock file guarding ``path`` (it exists only while a writer holds the lock)."""
+    return files.lock_file_of(Path(os.path.realpath(path)))
 
 
 @contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: Path, *, places: Places | None = None) -> Iterator[Path]:
     """Hold the in-process and the cross-process lock of ``path`` (symlinks resolved, so
-    every name of one file shares one lock)."""
-    path = Path(os.path.realpath(path))
-    key = str(path)
-    with _locks_guard:
-        lock = _locks.setdefault(key, threading.Lock())
-    with lock:
-        try:
-            fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except OSError as exc:
-            raise MrsfError("io-error", f"{path}: cannot create lock file: {exc.strerror or exc}", path=str(path)) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
+    every name of one file shares one lock); yields the resolved path.  A lock file that
+    is a symlink or not a regular file is refused (``symlink``/``not-regular``)."""
+    stack = ExitStack()
+    with _guarded():
+        target = stack.enter_context(files.locked(path, places=places))
+    with stack:
+        yield target
 
 
-# ---------------------------------------------------------------------------
-# Atomic replace
-# ---------------------------------------------------------------------------
-
-
-def _read_umask() -> int:
-    """The process umask.  Reading it means setting it, which is not thread-safe, so it is
-    read once, at import, before any server thread runs."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
-
-
-_UMASK = _read_umask()
-
-
-def _temp_prefix(path: Path) -> str:
-    return f".{path.name}."
-
-
-def _cleanup_temps(path: Path) -> None:
-    """Remove temporary files left by killed writers (call with the lock held)."""
-    prefix = _temp_prefix(path)
-    try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(prefix) and name.endswith(".tmp"):
-            try:
-                os.unlink(path.parent / name)
-            except OSError:
-                pass
-
-
-def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir)."""
-    target = Path(os.path.realpath(path))
-    directory = target.parent
-    if mode is None:
-        try:
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            mode = 0o666 & ~_UMASK
-    tmp = directory / f"{_temp_prefix(target)}{secrets.token_hex(6)}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-    except OSError as exc:
-        raise MrsfError("io-error", f"{path}: cannot create a temporary file: {exc.strerror or exc}", path=str(path)) from None
-    try:
-        try:
-            view = memoryview(data)
-            for start in range(0, len(view), CHUNK):
-                chunk = view[start:start + CHUNK]
-                while chunk:
-                    written = os.write(fd, chunk)
-                    chunk = chunk[written:]
-                if _write_hook is not None:
-                    _write_hook()
-            os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise MrsfError("io-error", f"{path}: write failed: {exc.strerror or exc}; the file was not changed",
-                        path=str(path)) from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError as exc:  # some filesystems cannot fsync directories
-        if exc.errno not in (errno.EINVAL, errno.EBADF):
-            raise
-    finally:
-        os.close(dir_fd)
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None, places: Places | None = None,
+                 follow: bool = True) -> Path:
+    """Replace ``path`` with ``data`` atomically; ``follow=False`` for a derived path (a
+    backup), which must not be a symlink.  Returns the file written."""
+    with _guarded():
+        return files.write_atomic(path, data, places=places, follow=follow, mode=mode)
 
 
 def verified_bytes(sc: Sidecar) -> bytes:
@@ -393,25 +310,27 @@ def transact(
     expected_version: str | None = None,
     create_dirs: bool = False,
     lenient: bool = False,
+    places: Places | None = None,
+    mode: int | None = None,
 ) -> Outcome:
     """Read-check-change-write one sidecar under its lock.
 
     ``change(sidecar_or_None)`` returns ``(new_sidecar_or_None, result)``; None (or a
     sidecar whose text is unchanged) means nothing is written.  An exception from
     ``change`` writes nothing.  ``lenient``: a sidecar that does not parse is handed to
-    ``change`` as None instead of raising (for repair).
+    ``change`` as None instead of raising (for repair).  ``places``: every file used
+    (sidecar, lock, folders created) must lie inside them.  ``mode``: permission bits of
+    the written file (default: the old file's, or the umask's for a new one).
     """
     if create_dirs:
+        with _guarded():
+            files.make_folders(path.parent, places=places)
+    elif files.kind_of(path.parent) != "dir":
+        raise MrsfError("not-found", f"{files.shown(path.parent)}: directory not found", path=str(path.parent))
+    with locked(path, places=places) as target:
+        files.remove_stale_temps(target)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise MrsfError("io-error", f"{path.parent}: cannot create directory: {exc.strerror or exc}") from None
-    elif not path.parent.is_dir():
-        raise MrsfError("not-found", f"{path.parent}: directory not found", path=str(path.parent))
-    with locked(path):
-        _cleanup_temps(Path(os.path.realpath(path)))
-        try:
-            raw: bytes | None = read_limited(path, MAX_SIDECAR_BYTES, "sidecar")
+            raw: bytes | None = read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places)
         except MrsfError as exc:
             if exc.code != "not-found":
                 raise
@@ -439,22 +358,17 @@ def transact(
         data, adopt = _verified(new_sc)
         if raw is not None and data == raw:
             return Outcome(result, current, current, False)
-        atomic_write(path, data)
+        atomic_write(path, data, places=places, mode=mode)
         version = version_of(data)
         _remember(_writer_cache, _key(path), (version, adopt()))
         return Outcome(result, current, version, True)
 
 
-def remove(path: Path, *, expected_version: str | None = None) -> None:
+def remove(path: Path, *, expected_version: str | None = None, places: Places | None = None) -> None:
     """Delete a sidecar under its lock (used by rename after the new copy is written)."""
-    with locked(path):
-        current = current_version(path)
+    with locked(path, places=places):
+        current = current_version(path, places=places)
         if expected_version is not None and expected_version != current:
             raise MrsfConflict(current, expected_version, str(path))
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise MrsfError("io-error", f"{path}: cannot remove: {exc.strerror or exc}", path=str(path)) from None
-    # the lock file stays: removing it could let two writers lock different files
+        with _guarded():
+            files.remove(path, places=places)
