@@ -10,7 +10,12 @@ Paths
     Every path argument (``document``, ``files``, ``cwd``, ``oldDocument`` ...) is
     resolved against the tool's ``cwd`` (default: the server's working directory), with
     ``..`` collapsed and symlinks followed, and must stay inside the server's working
-    directory (``--cwd``).  Sidecars are found per MRSF §3 by the engine.
+    directory (``--cwd``).  Sidecars are found per MRSF §3 by the engine, and every file
+    the engine then derives (the sidecar, old and new, wherever a ``.mrsf.yaml``
+    ``sidecar_root`` puts it; its lock and backup) must lie there too: the engine gets
+    the allowed folders (``CallContext.places()``) and reads, writes, locks and deletes
+    only through :mod:`markmcp.mcpcore.files`.  A path no file system takes (a NUL,
+    too long) is an ``invalid-argument`` error.
 
 Versions
     ``version`` is the SHA-256 (hex) of the sidecar file's bytes, ``null`` when the
@@ -22,6 +27,7 @@ Versions
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -31,16 +37,19 @@ from typing import Any
 from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.mcpcore import (
     CallContext,
+    FileAccessError,
+    Places,
     ResourceTemplate,
     ServerSpec,
     Tool,
     ToolError,
-    resolve_inside,
     serve,
 )
+from markmcp.mcpcore.files import check_argument, shown
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfConflict, MrsfError
+from markmcp.mrsf.store import file_error
 
 SERVER_NAME = "sidemark-mrsf"
 SEVERITIES = ["low", "medium", "high"]
@@ -159,24 +168,44 @@ def _workdir(args: dict[str, Any], ctx: CallContext) -> Path:
 
 
 def _inside(ctx: CallContext, workdir: Path, value: str, what: str) -> Path:
-    """Resolve ``value`` against ``workdir``; refuse it when it leaves the server's working directory."""
+    """Resolve ``value`` against ``workdir``; refuse it when no file system takes it
+    (``invalid-argument``) or when it leaves the folders the server serves (``path-escape``)."""
     try:
-        return resolve_inside(ctx.cwd, Path(workdir) / value)
-    except ToolError:
-        message = f"{what} '{value}' is outside the working directory {ctx.cwd.resolve()}"
-        raise ToolError(message, data=_error("path-escape", message, path=value)) from None
+        check_argument(value)
+    except FileAccessError as error:
+        message = f"{what}: {error.message}"
+        raise ToolError(message, data=_error("invalid-argument", message)) from None
+    try:
+        return _places(ctx).resolve(value, workdir)
+    except FileAccessError as error:
+        if error.code != "outside":
+            raise ToolError(f"{what}: {error.message}", data=file_error(error).to_dict()) from None
+        message = f"{what} '{shown(value)}' is outside the working directory {ctx.cwd.resolve()}"
+        raise ToolError(message, data=_error("path-escape", message, path=shown(value))) from None
 
 
 def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
     return {"status": "error", "code": code, "message": message, **{k: v for k, v in details.items() if v is not None}}
 
 
-def _engine(call: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Run an engine operation; its MrsfError (conflicts included) becomes a ToolError."""
+def _places(ctx: CallContext) -> Places:
+    """The folders every file a tool touches must lie in: the working directory (and roots)."""
+    return dataclasses.replace(ctx.places(), hint="this server reads and writes only inside its working directory")
+
+
+def _engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, **kwargs: Any) -> dict[str, Any]:
+    """Run an engine operation confined to the server's folders; its MrsfError (conflicts
+    included), a refused file or an operating-system error becomes a ToolError."""
     try:
-        return call(*args, **kwargs)
+        return call(*args, places=_places(ctx), **kwargs)
     except MrsfError as error:
         raise ToolError(error.message, data=error.to_dict()) from None
+    except FileAccessError as error:
+        raise ToolError(error.message, data=file_error(error).to_dict()) from None
+    except OSError as error:
+        name = f"{shown(error.filename)}: " if error.filename is not None else ""
+        message = f"{name}{error.strerror or type(error).__name__}"
+        raise ToolError(message, data=_error("io-error", message)) from None
 
 
 def _abs(result: dict[str, Any], key: str) -> str:
@@ -184,16 +213,16 @@ def _abs(result: dict[str, Any], key: str) -> str:
     return str(Path(result["root"]) / result[key])
 
 
-def _sidecar_version(root: str, sidecar: str) -> str | None:
+def _sidecar_version(root: str, sidecar: str, ctx: CallContext) -> str | None:
     """The version of a sidecar as the engine reports it (None when missing)."""
-    return _engine(ops.locate, str(Path(root) / sidecar), root=root).get("version")
+    return _engine(ops.locate, str(Path(root) / sidecar), root=root, ctx=ctx).get("version")
 
 
 def _sidecars(ctx: CallContext, workdir: Path, files: list[str] | None) -> list[str]:
     """Absolute target paths for the multi-file tools: the given files, or every sidecar below workdir."""
     if files:
         return [str(_inside(ctx, workdir, f, "file")) for f in files]
-    found = _engine(ops.find_sidecars, str(workdir), cwd=str(workdir))
+    found = _engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
     return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
 
 
@@ -215,7 +244,7 @@ def _single(targets: list[str], version: str | None) -> str | None:
 def discover(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir = _workdir(args, ctx)
     target = _inside(ctx, workdir, args["document"], "document")
-    found = _engine(ops.locate, str(target), cwd=str(workdir))
+    found = _engine(ops.locate, str(target), cwd=str(workdir), ctx=ctx)
     sidecar = Path(found["sidecarPath"])
     _inside(ctx, workdir, str(sidecar), "sidecar")
     if not found["exists"]:
@@ -229,12 +258,13 @@ def validate(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     targets = _sidecars(ctx, workdir, args.get("files"))
     files = []
     for target in targets:
-        result = _engine(ops.validate, [target], strict=bool(args.get("strict")), cwd=str(workdir))
+        result = _engine(ops.validate, [target], strict=bool(args.get("strict")), cwd=str(workdir), ctx=ctx)
         for entry in result["files"]:
             files.append(
                 {
                     "file": str(Path(result["root"]) / entry["sidecar"]),
-                    "version": entry["version"] if "version" in entry else _sidecar_version(result["root"], entry["sidecar"]),
+                    "version": (entry["version"] if "version" in entry
+                                else _sidecar_version(result["root"], entry["sidecar"], ctx)),
                     "result": {
                         "valid": entry["valid"],
                         "errors": entry["errors"],
@@ -269,7 +299,7 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         }
         if "documentText" in args:
             kwargs["document_text"] = args["documentText"]
-        result = _engine(ops.reanchor, target, **kwargs)
+        result = _engine(ops.reanchor, target, **kwargs, ctx=ctx)
         files.append(
             {
                 "file": _abs(result, "sidecar"),
@@ -314,7 +344,7 @@ def _document_target(args: dict[str, Any], ctx: CallContext, key: str = "documen
     """
     workdir = _workdir(args, ctx)
     target = str(_inside(ctx, workdir, args[key], key))
-    found = _engine(ops.locate, target, cwd=str(workdir))
+    found = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
     _inside(ctx, workdir, found["sidecarPath"], "sidecar")
     return workdir, target
 
@@ -329,7 +359,7 @@ def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) ->
 
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = _document_target(args, ctx)
-    result = _engine(ops.add, target, **_comment_options(args), **_write_kwargs(args, workdir, text=True))
+    result = _engine(ops.add, target, **_comment_options(args), **_write_kwargs(args, workdir, text=True), ctx=ctx)
     comment = result["comment"]
     return {
         "id": comment["id"],
@@ -346,7 +376,7 @@ def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def add_batch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = _document_target(args, ctx)
     comments = [_comment_options(item) for item in args["comments"]]
-    result = _engine(ops.add_batch, target, comments, **_write_kwargs(args, workdir, text=True))
+    result = _engine(ops.add_batch, target, comments, **_write_kwargs(args, workdir, text=True), ctx=ctx)
     added = [{"id": c["id"], "line": c.get("line"), "end_line": c.get("end_line")} for c in result["comments"]]
     return {
         "sidecarPath": _abs(result, "sidecar"),
@@ -368,7 +398,7 @@ def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     if not changes:
         message = f"Nothing to update: give at least one of {', '.join(UPDATABLE)} or extensions."
         raise ToolError(message, data=_error("invalid-argument", message))
-    result = _engine(ops.update, target, args["id"], changes, **_write_kwargs(args, workdir, text=True))
+    result = _engine(ops.update, target, args["id"], changes, **_write_kwargs(args, workdir, text=True), ctx=ctx)
     return {
         "id": args["id"],
         "updated": list(result.get("changed", [])),
@@ -397,19 +427,19 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     not_found: list[str] = []
     if ids is not None:
         # Ids that do not exist are reported, not fatal (as upstream); the rest are changed.
-        listing = _engine(ops.list_comments, [target], cwd=str(workdir))
+        listing = _engine(ops.list_comments, [target], cwd=str(workdir), ctx=ctx)
         _raise_errors(listing)
         known = {c.get("id") for c in listing["comments"]}
         not_found = [i for i in ids if i not in known]
         ids = [i for i in ids if i in known]
     if ids == []:
-        located = _engine(ops.locate, target, cwd=str(workdir))
+        located = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         result = {**located, "matched": [], "changed": []}
         if args.get("expectedVersion") is not None and args["expectedVersion"] != located.get("version"):
             conflict = MrsfConflict(located.get("version"), args["expectedVersion"], located.get("sidecar"))
             raise ToolError(conflict.message, data=conflict.to_dict())
     else:
-        result = _engine(operation, target, ids, filters=filters, **_write_kwargs(args, workdir))
+        result = _engine(operation, target, ids, filters=filters, **_write_kwargs(args, workdir), ctx=ctx)
     output: dict[str, Any] = {
         "resolved": not unresolve,
         "changed": list(result.get("matched", [])),
@@ -430,9 +460,9 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     files = []
     flat: list[dict[str, Any]] = []
     for target in targets:
-        result = _engine(ops.list_comments, [target], filters=filters or None, cwd=str(workdir))
+        result = _engine(ops.list_comments, [target], filters=filters or None, cwd=str(workdir), ctx=ctx)
         _raise_errors(result)
-        sidecar = _engine(ops.locate, target, cwd=str(workdir))
+        sidecar = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         comments = [{k: v for k, v in c.items() if k not in ("document", "sidecar")} for c in result["comments"]]
         flat.extend(comments)
         files.append(
@@ -511,9 +541,9 @@ def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     files = []
     for target in targets:
-        result = _engine(ops.status, [target], cwd=str(workdir))
+        result = _engine(ops.status, [target], cwd=str(workdir), ctx=ctx)
         _raise_errors(result)
-        sidecar = _engine(ops.locate, target, cwd=str(workdir))
+        sidecar = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         version = result.get("versions", {}).get(sidecar["sidecar"], sidecar.get("version"))
         files.append({"file": sidecar["sidecarPath"], "version": version})
         for r in result["results"]:
@@ -528,7 +558,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir = _workdir(args, ctx)
     old = _inside(ctx, workdir, args["oldDocument"], "oldDocument")
     new = _inside(ctx, workdir, args["newDocument"], "newDocument")
-    result = _engine(ops.rename, str(old), str(new), **_write_kwargs(args, workdir))
+    result = _engine(ops.rename, str(old), str(new), **_write_kwargs(args, workdir), ctx=ctx)
     return {
         "oldSidecar": str(Path(result["root"]) / result["oldSidecar"]),
         "newSidecar": _abs(result, "sidecar"),
@@ -541,7 +571,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = _document_target(args, ctx)
     cascade = bool(args.get("cascade", False))
-    result = _engine(ops.delete, target, [args["id"]], cascade=cascade, **_write_kwargs(args, workdir))
+    result = _engine(ops.delete, target, [args["id"]], cascade=cascade, **_write_kwargs(args, workdir), ctx=ctx)
     return {
         "id": args["id"],
         "deleted": True,
@@ -556,7 +586,9 @@ def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def repair(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = _document_target(args, ctx)
     strategy = args.get("strategy", "salvage")
-    result = _engine(ops.repair, target, reset=strategy == "reset", **_write_kwargs(args, workdir))
+    backup = bool(args.get("backup", False))
+    result = _engine(ops.repair, target, reset=strategy == "reset", backup=backup, **_write_kwargs(args, workdir),
+                     ctx=ctx)
     if strategy == "reset":
         summary = "Comments cleared; the sidecar now holds none."
     elif not result.get("changed"):
@@ -570,7 +602,7 @@ def repair(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "commentsRecovered": 0 if strategy == "reset" else result.get("salvaged", 0),
         "commentsSkipped": len(result.get("dropped", [])),
         "dropped": list(result.get("dropped", [])),
-        "backup": result.get("backup"),
+        "backup": str(Path(result["root"]) / result["backup"]) if result.get("backup") else None,
         "version": result["version"],
         "previousVersion": result.get("previousVersion"),
     }
@@ -1017,9 +1049,10 @@ TOOLS: list[Tool] = [
         title="Fix a Broken Sidecar",
         description=(
             "For a sidecar that no longer parses or misses required fields. 'salvage' keeps every comment "
-            "block that still reads and writes a clean file; 'reset' leaves an empty comment list. Before "
-            "rewriting, the old bytes are saved beside it as <sidecar>.bak; dropped parts are reported. A "
-            "sidecar that is already sound is left untouched by 'salvage'."
+            "block that still reads (and every comment that is a mapping) and writes a clean file; 'reset' "
+            "leaves an empty comment list. Dropped parts are reported. With backup, the old bytes are first "
+            "saved beside it as <sidecar>.bak and backup gives that path. A sidecar that is already sound is "
+            "left untouched by 'salvage'."
         ),
         input_schema=_object(
             {
@@ -1029,6 +1062,9 @@ TOOLS: list[Tool] = [
                     "enum": ["salvage", "reset"],
                     "description": "'salvage' (default) keeps what can be read; 'reset' empties the comment list",
                 },
+                "backup": _boolean(
+                    "Save the old bytes as <sidecar>.bak before rewriting (default false: no backup is kept)"
+                ),
                 "expectedVersion": EXPECTED_VERSION,
                 "cwd": CWD,
             },
@@ -1042,7 +1078,10 @@ TOOLS: list[Tool] = [
                 "commentsRecovered": {"type": "integer"},
                 "commentsSkipped": {"type": "integer"},
                 "dropped": {"type": "array", "items": {"type": "object"}},
-                "backup": {"type": ["string", "null"]},
+                "backup": {
+                    "type": ["string", "null"],
+                    "description": "Where the old bytes were saved (absolute path); null when no backup was asked for",
+                },
                 **_RESULT_VERSION,
             },
             ["strategy", "sidecarPath", "result", "commentsRecovered", "version"],
@@ -1095,14 +1134,20 @@ TOOLS: list[Tool] = [
 # ---------------------------------------------------------------------------
 
 
-def _resource_sidecar(ctx: CallContext, path: str) -> dict[str, Any]:
-    target = _inside(ctx, ctx.cwd, path, "path")
+def _resource(ctx: CallContext, path: str, call: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """Run an engine operation for a resource read: a missing sidecar is "resource not
+    found", any other failure an invalid-params error naming it."""
     try:
-        return ops.read(str(target), cwd=str(ctx.cwd))
-    except MrsfError as error:
-        if error.code == "not-found":
+        return _engine(call, *args, cwd=str(ctx.cwd), ctx=ctx)
+    except ToolError as error:
+        if error.data is not None and error.data.get("code") == "not-found":
             raise FileNotFoundError(path) from None
         raise ToolError(error.message) from None
+
+
+def _resource_sidecar(ctx: CallContext, path: str) -> dict[str, Any]:
+    target = _inside(ctx, ctx.cwd, path, "path")
+    return _resource(ctx, path, ops.read, str(target))
 
 
 def sidecar_resource(params: dict[str, str], ctx: CallContext) -> str:
@@ -1121,12 +1166,7 @@ def comment_resource(params: dict[str, str], ctx: CallContext) -> str:
 
 def anchors_resource(params: dict[str, str], ctx: CallContext) -> str:
     target = _inside(ctx, ctx.cwd, params["path"], "path")
-    try:
-        result = ops.status([str(target)], cwd=str(ctx.cwd))
-    except MrsfError as error:
-        if error.code == "not-found":
-            raise FileNotFoundError(params["path"]) from None
-        raise ToolError(error.message) from None
+    result = _resource(ctx, params["path"], ops.status, [str(target)])
     for error in result.get("errors", []):
         raise ToolError(f"{error['sidecar']}: {error['message']}")
     rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
