@@ -1,7 +1,8 @@
 """``mrsf``: the MRSF (Sidemark) command-line tool.
 
 Subcommands (as the upstream ``@mrsf/cli``): ``validate``, ``add``, ``list``, ``resolve``,
-``reanchor``, ``status``, ``init``, ``rename``.  Global options ``--cwd``, ``--config``,
+``reanchor``, ``status``, ``init``, ``rename``; and ``repair`` (as the ``mrsf_repair``
+tool of the server).  Global options ``--cwd``, ``--config``,
 ``--no-color``, ``-q/--quiet``, ``-v/--verbose`` may stand before or after the subcommand.
 Every subcommand takes ``--json`` for machine-readable output on stdout.
 
@@ -16,6 +17,11 @@ Exit codes
 This module is an edge: it parses arguments, calls :mod:`markmcp.mrsf.ops` and prints.
 One deliberate difference from upstream: ``add --line N`` captures line N of the
 document as ``selected_text`` (upstream captures line N-1).
+
+Files are read and written only inside the workspace root the engine finds (through
+:mod:`markmcp.mcpcore.files`: a FIFO or device is refused, never read), and the human
+output escapes control characters, so a sidecar cannot send escape sequences or forged
+lines to the terminal (``--json`` output is exact).
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from markmcp import __version__
+from markmcp.mcpcore.files import FileAccessError, shown
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfError
+from markmcp.textsafe import for_terminal
 
 PROG = "mrsf"
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -41,7 +49,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 #: every other code is a usage or read error (exit 2).
 PROBLEM_CODES = frozenset({"comment-not-found", "sidecar-exists", "version-mismatch", "duplicate-id"})
 #: Codes that mean a file could not be read at all (``validate`` reports other codes as invalid).
-READ_ERROR_CODES = frozenset({"not-found", "io-error", "path-escape", "file-too-large"})
+READ_ERROR_CODES = frozenset({"not-found", "io-error", "path-escape", "file-too-large", "not-regular", "symlink"})
 
 _NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
 
@@ -195,6 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("rename", "after moving a Markdown file, move its sidecar along and fix the document field")
     p.add_argument("old_document", metavar="old-document")
     p.add_argument("new_document", metavar="new-document")
+
+    p = command("repair", "rewrite a sidecar that no longer parses, keeping every comment that still reads")
+    p.add_argument("document", help="the Markdown file, or its sidecar")
+    p.add_argument("--reset", action="store_true", help="start over with an empty comment list instead")
+    p.add_argument("--backup", action="store_true", help="first save the old bytes beside it as <sidecar>.bak")
     return parser
 
 
@@ -204,7 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class Out:
-    """Where a command prints: stdout for results, stderr for diagnostics."""
+    """Where a command prints: stdout for results, stderr for diagnostics.
+
+    Human output passes through :func:`for_terminal`: a control character (a newline
+    too) inside a value from a file is printed escaped, so each call prints exactly one
+    line; a blank line is its own call.  ``json`` output is exact.
+    """
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.quiet = bool(getattr(args, "quiet", False))
@@ -214,23 +232,23 @@ class Out:
     def info(self, text: str) -> None:
         """Informational output, hidden by --quiet and --json."""
         if not self.quiet and not self.as_json:
-            print(text)
+            print(for_terminal(text))
 
     def line(self, text: str) -> None:
         """Essential output (hidden only by --json)."""
         if not self.as_json:
-            print(text)
+            print(for_terminal(text))
 
     def detail(self, text: str) -> None:
         if self.verbose and not self.as_json:
-            print(f"  {text}")
+            print(f"  {for_terminal(text)}")
 
     def json(self, value: Any) -> None:
         print(json.dumps(value, ensure_ascii=False, indent=2))
 
     @staticmethod
     def error(text: str) -> None:
-        print(text, file=sys.stderr)
+        print(for_terminal(text), file=sys.stderr)
 
 
 class Context:
@@ -415,7 +433,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             out.line(f"  {c.get('author')}: {c.get('text')}")
             if c.get("reply_to"):
                 out.line(f"  ↳ answers {c['reply_to']}")
-        out.line(f"\n{len(rows)} shown.")
+        out.line("")
+        out.line(f"{len(rows)} shown.")
     return EXIT_USAGE if result.get("errors") else EXIT_OK
 
 
@@ -459,7 +478,8 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     if out.as_json:
         out.json({"totalChanged": total_changed, "totalOrphaned": total_orphaned, "dryRun": args.dry_run, "files": files})
     else:
-        out.info(f"\n{total_changed} comment(s) {'would change' if args.dry_run else 'changed'}, {total_orphaned} orphaned.")
+        out.info("")
+        out.info(f"{total_changed} comment(s) {'would change' if args.dry_run else 'changed'}, {total_orphaned} orphaned.")
     return EXIT_PROBLEMS if total_orphaned else EXIT_OK
 
 
@@ -505,8 +525,9 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         for r in rows:
             out.line(f"{_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
         counts = {h: sum(1 for r in rows if r["health"] == h) for h in _HEALTH_ICONS}
+        out.info("")
         out.info(
-            f"\n{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "
+            f"{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "
             f"{counts['orphaned']} orphaned, {counts['unknown']} unknown"
         )
     return EXIT_USAGE if result.get("errors") else EXIT_OK
@@ -520,7 +541,7 @@ def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         result = ops.init(str(document), force=args.force, **ctx.kwargs())
     except MrsfError as error:
         if error.code == "sidecar-exists":
-            raise MrsfError(error.code, f"{error.message}\nAdd --force to replace it.") from None
+            raise MrsfError(error.code, f"{error.message}; add --force to replace it.") from None
         raise
     if out.as_json:
         out.json(result)
@@ -538,6 +559,25 @@ def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     return EXIT_OK
 
 
+def cmd_repair(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    result = ops.repair(str(ctx.cwd / args.document), reset=args.reset, backup=args.backup, **ctx.kwargs())
+    if out.as_json:
+        out.json(result)
+        return EXIT_OK
+    if args.backup and result.get("backup"):
+        out.info(f"Backup of the old sidecar: {ctx.path(result, 'backup')}")
+    if args.reset:
+        out.info(f"Comments cleared: {ctx.path(result)} now holds none.")
+    elif not result["changed"]:
+        out.info(f"Nothing to repair: {ctx.path(result)} is sound ({result['salvaged']} comment(s)).")
+    else:
+        out.info(f"Repaired {ctx.path(result)}: kept {result['salvaged']} comment(s), dropped {len(result['dropped'])}.")
+    for dropped in result["dropped"]:
+        where = f"line {dropped['line']}: " if dropped.get("line") else ""
+        out.line(f"  dropped {where}{dropped['reason']}")
+    return EXIT_OK
+
+
 COMMANDS = {
     "validate": cmd_validate,
     "add": cmd_add,
@@ -547,6 +587,7 @@ COMMANDS = {
     "status": cmd_status,
     "init": cmd_init,
     "rename": cmd_rename,
+    "repair": cmd_repair,
 }
 
 
@@ -570,10 +611,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MrsfError as error:
         out.error(f"{PROG} {args.command}: error: {error.message}")
         return EXIT_PROBLEMS if error.code in PROBLEM_CODES else EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except FileAccessError as error:
+        out.error(f"{PROG} {args.command}: error: {error.message}")
+        return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as error:
+        name = f"{shown(error.filename)}: " if error.filename is not None else ""
+        out.error(f"{PROG} {args.command}: error: {name}{error.strerror or type(error).__name__}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
     except Exception as error:  # a bug: still no traceback for the user
         out.error(f"{PROG} {args.command}: internal error: {type(error).__name__}: {error}")
         return EXIT_USAGE
