@@ -120,6 +120,41 @@ def test_a_lone_surrogate_is_an_invalid_path(tree):
     assert files.shown("x\ud800") == "x\\ud800"
 
 
+def _swapping_open(monkeypatch, path: Path, times: int) -> list[int]:
+    """os.open that replaces ``path`` by a new file (as a writer's rename does) just
+    before each of its first ``times`` openings of it."""
+    real_open, swaps = os.open, []
+
+    def swapping_open(name, flags, *args):
+        if len(swaps) < times and Path(name) == path.resolve():
+            swaps.append(1)
+            fresh = path.parent / "fresh"
+            fresh.write_text(f"version {len(swaps)}\n")
+            os.replace(fresh, path)
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(files.os, "open", swapping_open)
+    return swaps
+
+
+def test_a_file_replaced_while_it_is_opened_is_opened_again(tree, monkeypatch):
+    root, _ = tree
+    path = root / "s.yaml"
+    path.write_text("version 0\n")
+    swaps = _swapping_open(monkeypatch, path, 1)
+    assert files.read_bytes(path) == b"version 1\n" and swaps == [1]
+
+
+def test_a_file_that_keeps_changing_is_an_error_not_a_loop(tree, monkeypatch):
+    root, _ = tree
+    path = root / "s.yaml"
+    path.write_text("version 0\n")
+    _swapping_open(monkeypatch, path, 1000)
+    with pytest.raises(FileAccessError) as caught:
+        files.read_bytes(path)
+    assert caught.value.code == "io-error" and "kept changing" in caught.value.message
+
+
 def test_not_utf8_names_the_byte_and_line(tree):
     root, _ = tree
     (root / "bad.md").write_bytes(b"ok\n\xff\n")

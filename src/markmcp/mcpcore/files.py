@@ -263,29 +263,8 @@ def read_bytes(
     """
     name = label if label is not None else path
     text = check_argument(path)
+    fd = _open_regular(text, name, places, limit, what)
     try:
-        real = os.path.realpath(text)
-    except OSError as error:
-        raise _os_error(error, name, "read") from None
-    if places is not None:
-        places.check(Path(real), name)
-    try:
-        before = os.stat(real)
-    except OSError as error:
-        raise _os_error(error, name, "read") from None
-    _refuse_special(before.st_mode, name, what)
-    if before.st_size > limit:
-        raise _too_large(name, what, limit, before.st_size)
-    try:
-        fd = os.open(real, os.O_RDONLY | _O_NONBLOCK | _O_NOFOLLOW | _O_NOCTTY | _O_CLOEXEC)
-    except OSError as error:
-        raise _os_error(error, name, "read") from None
-    try:
-        after = os.fstat(fd)
-        _refuse_special(after.st_mode, name, what)
-        if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
-            raise FileAccessError("io-error", f"{shown(name)}: the file changed while it was opened; try again",
-                                  os.fspath(name))
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
@@ -301,6 +280,49 @@ def read_bytes(
     if total > limit:
         raise _too_large(name, what, limit, None)
     return b"".join(chunks)
+
+
+OPEN_ATTEMPTS = 5
+"""How often :func:`read_bytes` opens a file again that was replaced between its check and
+its opening (a writer's atomic rename) before it gives up."""
+
+
+def _open_regular(text: str, name: str | os.PathLike[str], places: Places | None, limit: int, what: str) -> int:
+    """A descriptor of the regular file ``text`` resolves to, checked before and after
+    opening.  When the name led to another file by the time it was opened (a writer
+    renamed a new version over it), the check starts again."""
+    for _ in range(OPEN_ATTEMPTS):
+        try:
+            real = os.path.realpath(text)
+        except OSError as error:
+            raise _os_error(error, name, "read") from None
+        if places is not None:
+            places.check(Path(real), name)
+        try:
+            before = os.stat(real)
+        except OSError as error:
+            raise _os_error(error, name, "read") from None
+        _refuse_special(before.st_mode, name, what)
+        if before.st_size > limit:
+            raise _too_large(name, what, limit, before.st_size)
+        try:
+            fd = os.open(real, os.O_RDONLY | _O_NONBLOCK | _O_NOFOLLOW | _O_NOCTTY | _O_CLOEXEC)
+        except OSError as error:
+            raise _os_error(error, name, "read") from None
+        try:
+            after = os.fstat(fd)
+            _refuse_special(after.st_mode, name, what)
+        except OSError as error:
+            os.close(fd)
+            raise _os_error(error, name, "read") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        if (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino):
+            return fd
+        os.close(fd)
+    raise FileAccessError("io-error", f"{shown(name)}: the file kept changing while it was opened; try again",
+                          os.fspath(name))
 
 
 def decode_utf8(data: bytes, label: str | os.PathLike[str], what: str = "file") -> str:
