@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -362,6 +363,14 @@ def test_rename_moves_sidecar_and_updates_document(ws):
     with pytest.raises(MrsfError) as info:
         ops.rename("docs/c.md", "b.md", root=ws)
     assert info.value.code == "sidecar-exists"
+
+
+def test_rename_keeps_the_permission_bits_and_leaves_no_lock_files(ws):
+    ops.add("docs/a.md", author="a", text="t", root=ws)
+    os.chmod(ws / "docs" / "a.md.review.yaml", 0o640)
+    ops.rename("docs/a.md", "docs/b.md", root=ws)
+    assert (ws / "docs" / "b.md.review.yaml").stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in (ws / "docs").iterdir()) == ["a.md", "b.md.review.yaml"]
 
 
 def test_repair_salvages_parseable_comments(ws):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from markmcp import __version__
-from markmcp.mcpcore.files import FileAccessError, shown
+from markmcp.mcpcore.files import FileAccessError, kind_of, shown
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfError
 from markmcp.textsafe import for_terminal
@@ -257,13 +257,14 @@ class Context:
     def __init__(self, args: argparse.Namespace) -> None:
         cwd = getattr(args, "cwd", None)
         self.cwd = Path(cwd or os.getcwd()).resolve()
-        if not self.cwd.is_dir():
+        if kind_of(self.cwd) != "dir":
             raise UsageError(f"--cwd {cwd}: not a directory")
         self.config = getattr(args, "config", None)
         if self.config is not None:
             config = (self.cwd / self.config).resolve()
-            if not config.is_file():
-                raise UsageError(f"--config {self.config}: file not found")
+            kind = kind_of(config)
+            if kind != "file":
+                raise UsageError(f"--config {self.config}: {'file not found' if kind is None else 'not a regular file'}")
             self.config = str(config)
 
     def kwargs(self) -> dict[str, Any]:
@@ -535,8 +536,10 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 
 def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     document = ctx.cwd / args.document
-    if not document.is_file():
-        raise MrsfError("not-found", f"{document}: no such Markdown file")
+    kind = kind_of(document)
+    if kind != "file":
+        raise MrsfError("not-found" if kind is None else "not-regular",
+                        f"{document}: {'no such Markdown file' if kind is None else 'not a regular file'}")
     try:
         result = ops.init(str(document), force=args.force, **ctx.kwargs())
     except MrsfError as error:

@@ -143,17 +143,17 @@ def document_rel_for(sidecar: str, config: Config) -> str:
 def find_workspace_root(start: str | os.PathLike) -> Path:
     """Nearest directory at or above ``start`` with ``.mrsf.yaml`` or ``.git``, else ``start``."""
     here = Path(os.path.abspath(start))
-    if here.is_file():
+    if files.kind_of(here) not in ("dir", None):
         here = here.parent
     for candidate in (here, *here.parents):
-        if (candidate / CONFIG_FILENAME).exists() or (candidate / ".git").exists():
+        if has_marker(candidate):
             return candidate
     return here
 
 
 def has_marker(root: Path) -> bool:
     """True when ``root`` really is a workspace root (``.mrsf.yaml`` or ``.git`` there)."""
-    return (root / CONFIG_FILENAME).exists() or (root / ".git").exists()
+    return files.kind_of(root / CONFIG_FILENAME) is not None or files.kind_of(root / ".git") is not None
 
 
 def load_config(root: Path) -> Config:
@@ -250,7 +250,7 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
     cwd_path, root_path = base_dirs(root, cwd, config)
     config = load_config_file(config_file_path(config, cwd)) if config is not None else load_config(root_path)
     lexical, rel = inside(root_path, target, cwd_path)
-    if lexical.is_dir():
+    if files.kind_of(lexical) == "dir":
         raise MrsfError("invalid-argument", f"{os.fspath(target)}: is a directory, not a document or sidecar",
                         path=os.fspath(target))
     if is_sidecar_name(rel):
@@ -260,7 +260,7 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
         document = rel
         sidecar = sidecar_rel_for(document, config, "yaml")
         json_sidecar = sidecar_rel_for(document, config, "json")
-        if not (root_path / sidecar).exists() and (root_path / json_sidecar).exists():
+        if files.kind_of(root_path / sidecar) is None and files.kind_of(root_path / json_sidecar) is not None:
             sidecar = json_sidecar
     inside(root_path, sidecar, root_path)
     inside(root_path, document, root_path)

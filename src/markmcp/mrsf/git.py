@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from markmcp.mcpcore.files import FileAccessError, read_bytes
+from markmcp.mcpcore.files import FileAccessError, kind_of, read_bytes
 
 GIT_TIMEOUT = 10.0
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
@@ -51,9 +51,9 @@ def is_available() -> bool:
 def repo_root(path: str | os.PathLike) -> Path | None:
     """Top-level directory of the git work tree containing ``path``, or None."""
     start = Path(os.path.abspath(path))
-    if not start.is_dir():
+    if kind_of(start) != "dir":
         start = start.parent
-    if not start.is_dir():
+    if kind_of(start) != "dir":
         return None
     result = _run(["rev-parse", "--show-toplevel"], start)
     if result is None or result[0] != 0:

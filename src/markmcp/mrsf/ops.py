@@ -236,7 +236,7 @@ def _require_sidecar(loc: Location) -> None:
 def _head(loc: Location, text: str | None = None) -> str | None:
     """HEAD of the document's repository; with ``text``, only when the document at HEAD
     is that text (otherwise line numbers would not refer to the recorded commit)."""
-    repo = git.repo_root(loc.document_path.parent if loc.document_path.parent.exists() else loc.root)
+    repo = git.repo_root(loc.document_path.parent if kind_of(loc.document_path.parent) is not None else loc.root)
     head = git.head_commit(repo) if repo else None
     if head is not None and text is not None:
         committed = git.show_file(repo, head, loc.document_path)
@@ -298,12 +298,12 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
     seen: set[str] = set()
     for target in targets:
         lexical, rel = inside_or_root(root_path, target, cwd_path)
-        if lexical.is_dir():
+        if kind_of(lexical) == "dir":
             walk = rel
             prefix = f"{config.sidecar_root}/" if config.sidecar_root else None
             if prefix and rel != "." and not (rel + "/").startswith(prefix):
                 walk = prefix + rel  # §3.2: the sidecars of docs/ live under <sidecar_root>/docs/
-                if not (root_path / walk).is_dir():
+                if kind_of(root_path / walk) != "dir":
                     continue
             for sidecar in _find_sidecars(walk, root_path):
                 if prefix and not sidecar.startswith(prefix):
@@ -626,7 +626,7 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
     new = _confined(dataclasses.replace(new, sidecar=sidecar_rel_for(new.document, new.config, old.format)), places)
     if new.sidecar == old.sidecar:
         raise MrsfError("invalid-argument", "the old and new document paths are the same")
-    if os.path.lexists(new.sidecar_path):
+    if kind_of(new.sidecar_path) is not None:
         raise MrsfError("sidecar-exists", f"a sidecar already exists at {new.sidecar}", path=new.sidecar)
     loaded = store.load(old.sidecar_path, places=old.allowed)
     if expected_version is not None and expected_version != loaded.version:

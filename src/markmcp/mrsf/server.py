@@ -45,7 +45,7 @@ from markmcp.mcpcore import (
     ToolError,
     serve,
 )
-from markmcp.mcpcore.files import check_argument, shown
+from markmcp.mcpcore.files import check_argument, kind_of, shown
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfConflict, MrsfError
@@ -162,8 +162,9 @@ def _workdir(args: dict[str, Any], ctx: CallContext) -> Path:
     if cwd is None:
         return ctx.cwd.resolve()
     path = _inside(ctx, ctx.cwd, cwd, "cwd")
-    if not path.is_dir():
-        raise ToolError(f"cwd '{cwd}' is not a directory", data=_error("not-found", f"cwd '{cwd}' is not a directory"))
+    if kind_of(path) != "dir":
+        message = f"cwd '{shown(cwd)}' is not a directory"
+        raise ToolError(message, data=_error("not-found", message))
     return path
 
 
