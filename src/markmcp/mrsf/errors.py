@@ -17,7 +17,10 @@ Codes used by the engine:
 ``comment-not-found``                   no comment with the given id
 ``duplicate-id``                        add/update would create a second comment with an id
 ``invalid-argument``                    a bad parameter (negative line, unknown filter...)
-``path-escape``                         a path leaves the workspace root (``..`` or symlink)
+``path-escape``                         a path leaves the workspace root or the allowed folders
+                                        (``..``, a symlink, a ``sidecar_root`` above them)
+``not-regular``                         a FIFO, device or socket where a file belongs (never read)
+``symlink``                             a symlink planted where a lock or backup file goes
 ``invalid-config``                      ``.mrsf.yaml`` is malformed or its sidecar_root unsafe
 ``unsupported-version``                 the sidecar's ``mrsf_version`` major is not 1
 ``version-mismatch``                    ``expected_version`` differs (see :class:`MrsfConflict`)
