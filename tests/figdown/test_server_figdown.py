@@ -94,19 +94,23 @@ def refused(result: dict[str, Any], fragment: str) -> None:
 # --- listing and protocol faults -----------------------------------------------------------
 
 
-def test_three_tools_with_schemas_and_read_only_annotations(schemas: dict[str, dict[str, Any]]) -> None:
-    assert set(schemas) == {"figdown_check", "figdown_read", "figdown_reference"}
-    for tool in schemas.values():
+def test_four_tools_with_schemas_and_annotations(schemas: dict[str, dict[str, Any]]) -> None:
+    assert set(schemas) == {"figdown_build", "figdown_check", "figdown_read", "figdown_reference"}
+    for name, tool in schemas.items():
         assert tool["inputSchema"]["type"] == "object"
         assert tool["outputSchema"]["type"] == "object"
-        assert tool["annotations"]["readOnlyHint"] is True
+        assert tool["annotations"]["readOnlyHint"] is (name != "figdown_build")
+    build = schemas["figdown_build"]
+    assert set(build["inputSchema"]["properties"]) == {"source", "path", "write", "with_title", "return_svg",
+                                                       "include_model"}
+    assert build["annotations"]["destructiveHint"] is False and build["annotations"]["idempotentHint"] is True
     assert set(schemas["figdown_check"]["inputSchema"]["properties"]) == {"source", "path"}
     assert set(schemas["figdown_read"]["inputSchema"]["properties"]) == {"source", "path"}
     assert set(schemas["figdown_reference"]["inputSchema"]["properties"]) == {"name", "experimental"}
 
 
 def test_unknown_tool_is_a_jsonrpc_error(server: Server) -> None:
-    answer = server.call("tools/call", {"name": "figdown_build", "arguments": {"source": CLEAN}})
+    answer = server.call("tools/call", {"name": "figdown_render", "arguments": {"source": CLEAN}})
     assert "result" not in answer
     assert answer["error"]["code"] == -32602
 
@@ -227,11 +231,18 @@ def test_read_broken_document_is_a_normal_parse_failed_result(
     assert len(texts(result)) == 1
 
 
-def test_read_refuses_a_directory_and_a_picture(server: Server, workspace: Path) -> None:
+NO_METADATA = ('is an SVG with no <metadata id="figdown-source"> block — it was not produced by FigDown, so '
+               "there is no source to read. Never OCR the picture.")
+
+
+def test_read_refuses_a_directory_and_a_picture_we_did_not_build(server: Server, workspace: Path) -> None:
     refused(server.call_tool("figdown_read", {"path": "figs"}), "is a directory")
     (workspace / "figs" / "picture.svg").write_text("<svg/>", encoding="utf-8")
     try:
-        refused(server.call_tool("figdown_read", {"path": "figs/picture.svg"}), "is an SVG")
+        result = server.call_tool("figdown_read", {"path": "figs/picture.svg"})
+        assert result["isError"] is True and texts(result) == [f"figs/picture.svg {NO_METADATA}"]
+        result = server.call_tool("figdown_read", {"source": '<?xml version="1.0"?>\n<svg><text>A</text></svg>'})
+        assert result["isError"] is True and texts(result) == [f"<source> {NO_METADATA}"]
     finally:
         (workspace / "figs" / "picture.svg").unlink()
 
@@ -397,3 +408,199 @@ def test_a_named_pipe_is_refused_not_read(server: Server, workspace: Path, tool:
         refused(server.call_tool(tool, {"path": pipe.name}), "is a FIFO (named pipe), not a regular file")
     finally:
         pipe.unlink()
+
+
+# --- figdown_build ----------------------------------------------------------------------------
+
+#: Parses clean, but the pin puts "b" entirely over "a", which the engine placed (line 4).
+COVERED = 'figdown 0.1 block\nnode a "A"\nnode b "B"\npin b at=(0,0) width=400 height=300\nedge a -> b\n'
+
+
+def test_build_a_source_returns_the_svg_inline(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    from markmcp.figdown.render import ENGINE_VERSION, build, read_artifact, sha256
+
+    result = server.call_tool("figdown_build", {"source": CLEAN})
+    data = normal(result, schemas["figdown_build"])
+    expected = build(CLEAN).svg
+    assert data["ok"] is True and data["svg"] == expected and data["written"] is None and data["model"] is None
+    assert (data["sha256"], data["engine"], data["bytes"]) == (sha256(CLEAN), ENGINE_VERSION,
+                                                               len(expected.encode("utf-8")))
+    summary, svg = texts(result)
+    assert svg == expected and read_artifact(svg).source == CLEAN
+    assert summary.split("\n")[:4] == [f"BUILT <source>: {data['bytes']} bytes", f"engine: {ENGINE_VERSION}",
+                                       f"source sha256: {sha256(CLEAN)}",
+                                       "written: no (pass `path` and `write: true` to save X.svg beside X.fd)"]
+
+
+def test_build_options_title_model_and_return_svg(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    from markmcp.figdown.render import build, read_artifact
+
+    data = normal(server.call_tool("figdown_build", {"path": "figs/clean.fd", "with_title": True,
+                                                     "include_model": True}), schemas["figdown_build"])
+    assert data["svg"] == build(CLEAN, with_title=True).svg and ">Pair</text>" in data["svg"]
+    assert data["renderOptions"] == "with-title" and read_artifact(data["svg"]).with_title
+    assert data["model"] == json.loads(model_json(parse(CLEAN)))
+    result = server.call_tool("figdown_build", {"path": "figs/clean.fd", "return_svg": False, "include_model": True})
+    data = normal(result, schemas["figdown_build"])
+    assert data["svg"] is None and data["bytes"] > 0
+    summary, model = texts(result)
+    assert "SVG not sent" in summary and json.loads(model.split("\n", 1)[1]) == data["model"]
+
+
+def test_build_refusals_are_normal_results_that_draw_nothing(server: Server,
+                                                             schemas: dict[str, dict[str, Any]]) -> None:
+    data = normal(result := server.call_tool("figdown_build", {"source": BROKEN}), schemas["figdown_build"])
+    assert (data["ok"], data["stage"], data["svg"], data["sha256"]) == (False, "parse", None, None)
+    assert texts(result)[0].startswith("PARSE FAILED — 2 diagnostic(s) in <source>\nLine 3: ")
+    data = normal(result := server.call_tool("figdown_build", {"source": COVERED}), schemas["figdown_build"])
+    assert (data["ok"], data["stage"], data["svg"]) == (False, "geometry", None)
+    assert [d["line"] for d in data["diagnostics"]] == [4]
+    first = texts(result)[0].split("\n")
+    assert first[0].startswith("FIGURE REFUSED — 1 geometry diagnostic(s) in <source>")
+    assert first[1].startswith('Line 4: pin puts "b" completely over "a"')
+
+
+def test_build_malformed_requests(server: Server) -> None:
+    refused(server.call_tool("figdown_build", {"source": CLEAN, "write": True}), "`write` needs `path`")
+    refused(server.call_tool("figdown_build", {"path": "figs"}), "is a directory")
+    refused(server.call_tool("figdown_build", {"path": "figs/x.svg"}), "is an SVG: figdown_build takes the .fd")
+    refused(server.call_tool("figdown_build", {"path": "figs/latin.bin", "write": True}), "is not a .fd file")
+    refused(server.call_tool("figdown_build", {"path": "../outside.fd"}), "outside the allowed folders")
+    refused(server.call_tool("figdown_build", {"source": CLEAN, "return_svg": "yes"}), "return_svg")
+
+
+def test_build_write_needs_the_gate(server: Server, workspace: Path) -> None:
+    refused(server.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True}),
+            "writing 'figs/clean.svg' is not allowed: the server was started without --allow-write")
+    assert not (workspace / "figs" / "clean.svg").exists()
+    with Server(workspace, "--allow-write") as running:  # the opt-in, but no root: the cwd is not writable
+        running.initialize(client="figdown-tests")
+        refused(running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True}), "no root is declared")
+        assert running.finish()[0] == 0
+    assert not (workspace / "figs" / "clean.svg").exists()
+
+
+def test_help_offers_the_write_gate(workspace: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--help"], cwd=workspace,
+                         capture_output=True, text=True, timeout=60)
+    assert "--allow-write" in run.stdout and "--root DIR" in run.stdout
+
+
+@pytest.fixture()
+def writable(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+    (tmp_path / "figs").mkdir()
+    (tmp_path / "figs" / "clean.fd").write_text(CLEAN, encoding="utf-8")
+    (tmp_path / "figs" / "covered.fd").write_text(COVERED, encoding="utf-8")
+    with Server(tmp_path, "--allow-write", "--root", ".") as running:
+        running.initialize(client="figdown-tests")
+        yield running, tmp_path
+        assert running.finish()[0] == 0
+
+
+def test_build_writes_the_artifact_beside_its_source(writable: tuple[Server, Path],
+                                                     schemas: dict[str, dict[str, Any]]) -> None:
+    from markmcp.figdown.render import build
+
+    running, root = writable
+    result = running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True})
+    data = normal(result, schemas["figdown_build"])
+    artifact = root / "figs" / "clean.svg"
+    assert artifact.read_text(encoding="utf-8") == build(CLEAN).svg
+    assert (data["written"], data["unchanged"], data["svg"]) == ("figs/clean.svg", False, None)
+    assert len(texts(result)) == 1 and "written: figs/clean.svg" in texts(result)[0]
+    stamp = artifact.stat().st_mtime_ns
+    data = normal(running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True, "return_svg": True}),
+                  schemas["figdown_build"])
+    assert data["unchanged"] is True and data["svg"] == artifact.read_text(encoding="utf-8")
+    assert artifact.stat().st_mtime_ns == stamp  # the same bytes: not rewritten
+    data = normal(running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True, "with_title": True}),
+                  schemas["figdown_build"])
+    assert data["unchanged"] is False and artifact.read_text(encoding="utf-8") == build(CLEAN, with_title=True).svg
+    # a refused figure writes nothing
+    data = normal(running.call_tool("figdown_build", {"path": "figs/covered.fd", "write": True}),
+                  schemas["figdown_build"])
+    assert data["stage"] == "geometry" and not (root / "figs" / "covered.svg").exists()
+    assert sorted(p.name for p in (root / "figs").iterdir()) == ["clean.fd", "clean.svg", "covered.fd"]
+
+
+def test_build_never_replaces_an_svg_it_did_not_build(writable: tuple[Server, Path]) -> None:
+    running, root = writable
+    foreign = root / "figs" / "clean.svg"
+    foreign.write_text('<svg xmlns="http://www.w3.org/2000/svg"><text>hand drawn</text></svg>', encoding="utf-8")
+    result = running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True})
+    assert result["isError"] is True
+    assert texts(result) == ['figs/clean.svg exists and is not a FigDown artifact (it has no '
+                             '<metadata id="figdown-source">); it was left alone and nothing was written '
+                             "(move it away to build there)"]
+    assert "hand drawn" in foreign.read_text(encoding="utf-8")
+    # what the build would write is still available inline
+    assert running.call_tool("figdown_build", {"path": "figs/clean.fd"})["structuredContent"]["svg"]
+
+
+# --- figdown_check: geometry too -----------------------------------------------------------------
+
+
+def test_check_runs_the_geometry_checks(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    result = server.call_tool("figdown_check", {"source": COVERED})
+    data = normal(result, schemas["figdown_check"])
+    assert (data["ok"], data["withDiagnostics"]) == (False, 1)
+    document = data["documents"][0]
+    assert document["stage"] == "geometry" and [d["line"] for d in document["diagnostics"]] == [4]
+    assert texts(result)[0].startswith("FIGURE REFUSED — 1 geometry diagnostic(s) in <source>")
+    assert normal(server.call_tool("figdown_check", {"source": BROKEN}), schemas["figdown_check"])[
+        "documents"][0]["stage"] == "parse"
+    assert "stage" not in normal(server.call_tool("figdown_check", {"source": CLEAN}),
+                                 schemas["figdown_check"])["documents"][0]
+
+
+# --- figdown_read of an artifact ------------------------------------------------------------------
+
+
+def test_read_an_artifact_gives_back_its_source_and_compares_the_sidecar(
+    writable: tuple[Server, Path], schemas: dict[str, dict[str, Any]],
+) -> None:
+    from markmcp.figdown.render import ENGINE_VERSION, sha256
+
+    running, root = writable
+    running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True})
+    result = running.call_tool("figdown_read", {"path": "figs/clean.svg"})
+    data = normal(result, schemas["figdown_read"])
+    assert data["model"] == json.loads(model_json(parse(CLEAN))) and data["label"] == "figs/clean.svg"
+    assert data["artifact"] == {"engineVersion": ENGINE_VERSION, "engineSkew": False, "recordedSha256": sha256(CLEAN),
+                                "sha256Matches": True, "renderOptions": None,
+                                "sidecar": {"path": "figs/clean.fd", "status": "matches", "diagnostics": []}}
+    assert "! sidecar clean.fd matches the artifact's recorded hash" in texts(result)[0].split("\n")
+    # the .fd moved on: the artifact is stale, and what is read is still the artifact's source
+    (root / "figs" / "clean.fd").write_text(CLEAN.replace("edge a -> b", 'edge a -> b\nnode d "D"'),
+                                            encoding="utf-8")
+    data = normal(result := running.call_tool("figdown_read", {"path": "figs/clean.svg"}), schemas["figdown_read"])
+    assert data["artifact"]["sidecar"]["status"] == "stale" and len(data["model"]["nodes"]) == 3
+    assert ("! STALE ARTIFACT: clean.fd has changed since this .svg was built. The .fd is truth — rebuild."
+            in texts(result)[0].split("\n"))
+    # the .fd no longer builds
+    (root / "figs" / "clean.fd").write_text(BROKEN, encoding="utf-8")
+    data = normal(result := running.call_tool("figdown_read", {"path": "figs/clean.svg"}), schemas["figdown_read"])
+    assert data["artifact"]["sidecar"]["status"] == "refused" and data["artifact"]["sidecar"]["diagnostics"]
+    assert "! SIDECAR REFUSED: clean.fd no longer builds — 2 diagnostic(s)" in texts(result)[0]
+    # no .fd beside it: nothing to compare
+    (root / "figs" / "clean.fd").unlink()
+    data = normal(running.call_tool("figdown_read", {"path": "figs/clean.svg"}), schemas["figdown_read"])
+    assert data["artifact"]["sidecar"]["status"] == "missing" and data["ok"] is True
+
+
+def test_read_an_artifact_from_another_engine_notes_the_skew(server: Server,
+                                                             schemas: dict[str, dict[str, Any]]) -> None:
+    from markmcp.figdown.render import ENGINE_VERSION, build
+
+    svg = build(CLEAN).svg.replace(f'data-engine-version="{ENGINE_VERSION}"', 'data-engine-version="0.5.0"')
+    result = server.call_tool("figdown_read", {"source": svg})
+    data = normal(result, schemas["figdown_read"])
+    assert data["artifact"]["engineSkew"] is True and data["artifact"]["engineVersion"] == "0.5.0"
+    assert data["artifact"]["sidecar"] is None
+    assert any(line.startswith("! engine skew: the artifact was drawn by 0.5.0, this is ")
+               for line in texts(result)[0].split("\n"))
+    # a hand-edited artifact: the hash no longer matches the embedded source
+    edited = build(CLEAN).svg.replace('node b ""', 'node b "Bee"')
+    data = normal(server.call_tool("figdown_read", {"source": edited}), schemas["figdown_read"])
+    assert data["artifact"]["sha256Matches"] is False and data["model"]["nodes"][1]["label"] == "Bee"
+    assert any("does not match the embedded source" in note for note in data["notes"])

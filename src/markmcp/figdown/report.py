@@ -14,14 +14,34 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from markmcp.figdown import ParseResult, parse
+from markmcp.figdown.context import Diagnostic
+from markmcp.figdown.render import render
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.textsafe import escape_controls
 
 
 def diagnostics(result: ParseResult) -> list[dict[str, Any]]:
     """The result's diagnostics as ``{"line", "column", "message"}``, in line order."""
-    items = sorted(result.diagnostics, key=lambda d: (d.line, d.col or 0, d.message))
+    return as_items(result.diagnostics)
+
+
+def as_items(found: Iterable[Diagnostic]) -> list[dict[str, Any]]:
+    """Diagnostics as ``{"line", "column", "message"}``, in line order."""
+    items = sorted(found, key=lambda d: (d.line, d.col or 0, d.message))
     return [{"line": d.line, "column": d.col, "message": d.message} for d in items]
+
+
+def findings(result: ParseResult) -> tuple[str | None, list[dict[str, Any]]]:
+    """What stops a document from being drawn: ``("parse", items)`` when it does not
+    parse, ``("geometry", items)`` when it parses but the drawing would state what the
+    source does not (a pin covering a node, a band or lasso enclosing a non-member),
+    ``(None, [])`` when it builds."""
+    if result.diagnostics:
+        return "parse", diagnostics(result)
+    picture = render(result)
+    if picture.diagnostics:
+        return "geometry", as_items(picture.diagnostics)
+    return None, []
 
 
 def diagnostic_lines(items: Iterable[dict[str, Any]]) -> list[str]:
@@ -36,15 +56,33 @@ def parse_failed(label: str, items: list[dict[str, Any]]) -> str:
     return "\n".join([head, *diagnostic_lines(items)])
 
 
+def figure_refused(label: str, items: list[dict[str, Any]]) -> str:
+    """The report of a document that parses but whose drawing the renderer refuses: a
+    headline, then the geometry diagnostics (control characters escaped)."""
+    head = (f"FIGURE REFUSED — {len(items)} geometry diagnostic(s) in {escape_controls(label)} "
+            "(it parses, but the drawing would state what the source does not; nothing was drawn)")
+    return "\n".join([head, *diagnostic_lines(items)])
+
+
+def refusal(label: str, stage: str | None, items: list[dict[str, Any]]) -> str:
+    """:func:`parse_failed` or :func:`figure_refused`, by the stage that found ``items``."""
+    return figure_refused(label, items) if stage == "geometry" else parse_failed(label, items)
+
+
 def not_read(label: str, problem: dict[str, str]) -> str:
     """The report of a document a check found but did not read, and why."""
     return f"NOT READ — {escape_controls(label)}\n{escape_controls(problem['message'])}"
 
 
 def check_report(label: str, text: str) -> dict[str, Any]:
-    """``{"label", "ok", "diagnostics"}`` for one document."""
-    items = diagnostics(parse(text))
-    return {"label": label, "ok": not items, "diagnostics": items}
+    """``{"label", "ok", "diagnostics"}`` for one document, plus ``"stage"`` (``parse``
+    or ``geometry``) when it has diagnostics: a check parses AND draws, because a
+    document the renderer refuses cannot be built either."""
+    stage, items = findings(parse(text))
+    report: dict[str, Any] = {"label": label, "ok": not items, "diagnostics": items}
+    if stage is not None:
+        report["stage"] = stage
+    return report
 
 
 def unread_report(label: str, problem: FileAccessError) -> dict[str, Any]:
@@ -86,6 +124,6 @@ def failing_blocks(summary: dict[str, Any]) -> list[str]:
     """One text block per document that is not clean, in the order they were found."""
     return [
         not_read(report["label"], report["problem"]) if "problem" in report
-        else parse_failed(report["label"], report["diagnostics"])
+        else refusal(report["label"], report.get("stage"), report["diagnostics"])
         for report in summary["documents"] if not report["ok"]
     ]

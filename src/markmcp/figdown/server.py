@@ -1,17 +1,30 @@
-"""``figdown-mcp``: FigDown checking, reading and reference over MCP.
+"""``figdown-mcp``: FigDown building, checking, reading and reference over MCP.
 
-Three tools (``figdown_build`` arrives with the renderer):
+Four tools:
 
+``figdown_build``
+    ``source`` or ``path`` (one ``.fd``); ``write``, ``with_title``, ``return_svg``,
+    ``include_model``.  Draws the deterministic, self-carrying SVG (its source,
+    the source's SHA-256 and the engine version embedded).  ``write: true`` (with a
+    ``path``) saves ``X.svg`` beside ``X.fd`` and nowhere else, through the write
+    gate.  The SVG comes back inline unless it was written (``return_svg``
+    overrides either way); the model only with ``include_model: true``.
 ``figdown_check``
     ``source`` or ``path`` (a file, or a folder whose ``*.fd`` files are all
-    checked at any depth, except under ``.git`` and ``node_modules``).  Draws and
-    saves nothing; the result counts the documents it covered.
+    checked at any depth, except under ``.git`` and ``node_modules``).  Parses
+    and runs the drawing's geometry checks (a pin covering a node, a group band or
+    bundle lasso enclosing a non-member), so what it clears ``figdown_build``
+    draws; returns no SVG and saves nothing; the result counts the documents it
+    covered.
 ``figdown_read``
-    ``source`` or ``path`` (one file).  The sections' shape (each with the document
-    line it starts at), the reading contract (short form; one extra line when a
-    sequence section is present) and the §12 model, in which every element carries
-    its line (§12 counts lines from the start of the element's own section, so
-    document line = ``startLine`` + line - 1).
+    ``source`` or ``path`` (one file: a ``.fd``, or an ``.svg`` FigDown built, whose
+    embedded source is read back: never the picture).  The sections' shape (each
+    with the document line it starts at), the reading contract (short form; one
+    extra line when a sequence section is present) and the §12 model, in which
+    every element carries its line (§12 counts lines from the start of the
+    element's own section, so document line = ``startLine`` + line - 1).  For an
+    artifact it also says whether another engine drew it and, for a path, whether
+    the ``X.fd`` beside it still matches (``STALE ARTIFACT`` / ``SIDECAR REFUSED``).
 ``figdown_reference``
     ``name``: a genre, ``reading``, ``transcribe`` or ``skill``; without it, the
     list of all of them.  ``experimental: true`` adds a genre's experimental files.  The genre
@@ -21,16 +34,21 @@ Three channels, kept apart:
 
 * JSON-RPC errors for protocol faults only (the shared layer: unknown tool,
   unknown method, bad JSON);
-* ``isError: true`` when the request itself is wrong: both ``source`` and ``path``,
-  neither, an empty path, no such file, a device or pipe, a directory where one
-  document is needed, a file that is not UTF-8, a document (file or ``source``)
-  over the size limit, an ``.svg`` given to ``figdown_read`` (reading a built
-  figure's embedded source comes with the renderer), a path outside the server's
-  folders, an unknown reference name;
+* ``isError: true`` when the request itself is wrong or cannot be carried out: both
+  ``source`` and ``path``, neither, an empty path, no such file, a device or pipe,
+  a directory where one document is needed, a file that is not UTF-8, a document
+  (file or ``source``) over the size limit, an SVG with no FigDown metadata given
+  to ``figdown_read`` (there is no source to read: never OCR the picture), a path
+  outside the server's folders, an unknown reference name; for ``write``: no
+  ``path``, a server started without ``--allow-write`` or without a root, an
+  artifact path outside the roots, a symlink, FIFO or folder at it, or an ``.svg``
+  there that FigDown did not build (it is never replaced);
 * a normal result when the document itself has errors.  Its first text line reads
-  ``PARSE FAILED — N diagnostic(s) in <label>`` and the engine's diagnostics follow
-  verbatim (control characters escaped in the text; ``structuredContent`` keeps them
-  exact and says the same with ``ok: false``).
+  ``PARSE FAILED — N diagnostic(s) in <label>`` (or ``FIGURE REFUSED — N geometry
+  diagnostic(s)`` when it parses but the drawing would state what the source does
+  not) and the diagnostics follow verbatim (control characters escaped in the
+  text; ``structuredContent`` keeps them exact and says the same with ``ok:
+  false``).  No SVG is drawn and nothing is written then.
 
 Files are read only when a ``path`` is given, and only through
 :mod:`markmcp.mcpcore.files`.  Relative paths are taken from the server's working
@@ -40,7 +58,15 @@ resolves every ``*.fd`` it finds: one that leads outside those folders (a plante
 symlink), a FIFO or device, a file over the limit or one that is not UTF-8 is never
 read but reported in the result (``problem`` on its document, counted in
 ``unreadable``), and the check goes on.  Every document, found, named or inline,
-is limited to 10 MiB.  Default port for ``--transport http|sse``: 3002.
+is limited to 10 MiB.
+
+Writing (``figdown_build`` with ``write: true``) needs the server started with
+``--allow-write`` and at least one root (``--root DIR`` or the client's MCP roots);
+the working directory alone is readable, not writable.  The artifact path
+(``X.svg`` beside the ``X.fd`` as named) must lie inside a root, is never written
+through a symlink, and is replaced atomically, only when what is there is a FigDown
+artifact (an artifact whose bytes would not change is left untouched).  Default
+port for ``--transport http|sse``: 3002.
 """
 
 from __future__ import annotations
@@ -52,18 +78,21 @@ from pathlib import Path
 from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
-from markmcp.figdown import docs, model_json, parse
+from markmcp.figdown import artifacts, docs, model_json, parse
+from markmcp.figdown.render import ENGINE_VERSION, NotAnArtifact, build, sha256
 from markmcp.figdown.report import (
+    as_items,
     check_report,
     diagnostics,
     failing_blocks,
     parse_failed,
+    refusal,
     tally,
     tally_line,
     unread_report,
 )
 from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, shown
-from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve
+from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve, writable_places
 from markmcp.textsafe import escape_controls
 
 SERVER_NAME = "markmcp-figdown"
@@ -89,6 +118,9 @@ SEQUENCE_LINE = (
     "empty, and the listed order of messages and states is the meaning, namely the order of the exchange."
 )
 
+MODEL_HEAD = ("MODEL (§12; each element's line number counts from the first line of its own "
+              "section: document line = the section's first line + line - 1)")
+
 # --- schemas ---------------------------------------------------------------------------
 
 SOURCE = {"type": "string", "description": "The document itself, as FigDown text (at most 10 MiB as UTF-8). "
@@ -103,6 +135,50 @@ DIAGNOSTIC = {
     "required": ["line", "column", "message"],
 }
 DIAGNOSTICS = {"type": "array", "items": DIAGNOSTIC}
+STRINGS_LIST = {"type": "array", "items": {"type": "string"}}
+
+STAGE = {"type": ["string", "null"], "enum": ["parse", "geometry", None],
+         "description": "what refused the document: parse (the text), geometry (the drawing would state "
+                        "what the source does not), null when it builds"}
+
+BUILD_INPUT = {
+    "type": "object",
+    "properties": {
+        "source": SOURCE,
+        "path": {"type": "string", "description": "A FigDown file (.fd). Use this or `source`; `write` needs it."},
+        "write": {"type": "boolean", "description": "Save the artifact X.svg beside X.fd (default false). Needs "
+                                                    "`path`, a server started with --allow-write and the file "
+                                                    "inside a root. X.svg is the only file this tool writes, "
+                                                    "and an .svg FigDown did not build is never replaced."},
+        "with_title": {"type": "boolean", "description": "Draw the title inside the figure (default false: the "
+                                                         "page around the figure usually captions it)."},
+        "return_svg": {"type": "boolean", "description": "Send the SVG in the result (true) or not (false). "
+                                                         "Default: sent unless it was just written to disk."},
+        "include_model": {"type": "boolean", "description": "Also send the §12 model (default false; "
+                                                            "figdown_read is the tool for reading one)."},
+    },
+    "additionalProperties": False,
+}
+BUILD_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean", "description": "false when the document does not parse or its drawing is refused"},
+        "label": {"type": "string"},
+        "stage": STAGE,
+        "diagnostics": DIAGNOSTICS,
+        "engine": {"type": "string", "description": "the engine version recorded in the artifact"},
+        "renderOptions": {"type": ["string", "null"], "description": "with-title, or null for the default"},
+        "sha256": {"type": ["string", "null"], "description": "SHA-256 of the source (as recorded in the artifact)"},
+        "bytes": {"type": ["integer", "null"], "description": "size of the artifact in UTF-8 bytes"},
+        "written": {"type": ["string", "null"], "description": "the artifact path written, or null"},
+        "unchanged": {"type": "boolean", "description": "true when the artifact on disk already had these bytes "
+                                                        "(it was left untouched)"},
+        "svg": {"type": ["string", "null"], "description": "the artifact, when it is sent"},
+        "model": {"type": ["object", "null"], "description": "the §12 model, with include_model"},
+    },
+    "required": ["ok", "label", "stage", "diagnostics", "engine", "renderOptions", "sha256", "bytes", "written",
+                 "unchanged", "svg", "model"],
+}
 
 CHECK_INPUT = {
     "type": "object",
@@ -132,6 +208,9 @@ CHECK_OUTPUT = {
                     "label": {"type": "string"},
                     "ok": {"type": "boolean"},
                     "diagnostics": DIAGNOSTICS,
+                    "stage": {"type": "string", "enum": ["parse", "geometry"],
+                              "description": "present with diagnostics: parse (the text) or geometry (the "
+                                             "drawing would state what the source does not)"},
                     "problem": {
                         "type": "object",
                         "description": "why the document was not read: a symlink leading outside the server's "
@@ -151,10 +230,36 @@ CHECK_OUTPUT = {
 READ_INPUT = {
     "type": "object",
     "properties": {
-        "source": SOURCE,
-        "path": {"type": "string", "description": "A single FigDown file. Use this or `source`."},
+        "source": {"type": "string", "description": "The document as FigDown text, or the text of an SVG FigDown "
+                                                    "built (its embedded source is read). At most 10 MiB as "
+                                                    "UTF-8. Use this or `path`."},
+        "path": {"type": "string", "description": "A single FigDown file, or an .svg FigDown built (its embedded "
+                                                  "source is read and the .fd beside it compared). Use this or "
+                                                  "`source`."},
     },
     "additionalProperties": False,
+}
+ARTIFACT = {
+    "type": ["object", "null"],
+    "description": "for an SVG: what its metadata records, and the .fd beside it compared (null for a .fd)",
+    "properties": {
+        "engineVersion": {"type": ["string", "null"]},
+        "engineSkew": {"type": "boolean", "description": "drawn by another engine or version than this one"},
+        "recordedSha256": {"type": ["string", "null"]},
+        "sha256Matches": {"type": "boolean", "description": "the recorded hash is the embedded source's"},
+        "renderOptions": {"type": ["string", "null"]},
+        "sidecar": {
+            "type": ["object", "null"],
+            "properties": {
+                "path": {"type": "string"},
+                "status": {"type": "string",
+                           "enum": ["matches", "stale", "refused", "missing", "unreadable", "unchecked"]},
+                "diagnostics": STRINGS_LIST,
+            },
+            "required": ["path", "status", "diagnostics"],
+        },
+    },
+    "required": ["engineVersion", "engineSkew", "recordedSha256", "sha256Matches", "renderOptions", "sidecar"],
 }
 READ_OUTPUT = {
     "type": "object",
@@ -189,8 +294,10 @@ READ_OUTPUT = {
             "description": "the §12 model: one section flat, several as {\"sections\": [...]}",
         },
         "diagnostics": DIAGNOSTICS,
+        "artifact": ARTIFACT,
+        "notes": {**STRINGS_LIST, "description": "what a reader should know about where the source came from"},
     },
-    "required": ["ok", "label", "sections", "contract", "model", "diagnostics"],
+    "required": ["ok", "label", "sections", "contract", "model", "diagnostics", "artifact", "notes"],
 }
 
 REFERENCE_INPUT = {
@@ -270,6 +377,97 @@ def _label(ctx: CallContext, path: Path) -> str:
         return shown(path)
 
 
+# --- figdown_build -----------------------------------------------------------------------
+
+
+def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    _one_of(args)
+    write = args.get("write", False)
+    with_title = args.get("with_title", False)
+    given: str | None = None
+    if "source" in args:
+        if write:
+            raise ToolError("`write` needs `path`: the artifact is written beside its .fd and nowhere else "
+                            "(leave `write` out to get the SVG in the result)")
+        label, text = INLINE_LABEL, check_inline(args["source"], INLINE_LABEL)
+    else:
+        given = args["path"]
+        path = _resolve(ctx, given)
+        label = shown(given)
+        if files.kind_of(path) == "dir":
+            raise ToolError(f"{files.shown(given)} is a directory: figdown_build draws one document "
+                            "(figdown_check walks directories)")
+        if artifacts.is_svg_name(given):
+            raise ToolError(f"{files.shown(given)} is an SVG: figdown_build takes the .fd it is built from "
+                            "(figdown_read reads an artifact's source back)")
+        if write and not given.endswith(artifacts.SOURCE_SUFFIX):
+            raise ToolError(f"{files.shown(given)} is not a .fd file: `write` saves X.svg beside X.fd, so it "
+                            "needs a .fd (leave `write` out to get the SVG in the result)")
+        text = read_document(path, places=ctx.places(), label=label)
+    built = build(text, with_title=with_title)
+    result: dict[str, Any] = {
+        "ok": built.svg is not None, "label": label, "stage": None, "diagnostics": [],
+        "engine": ENGINE_VERSION, "renderOptions": "with-title" if with_title else None,
+        "sha256": None, "bytes": None, "written": None, "unchanged": False, "svg": None, "model": None,
+    }
+    if built.svg is None:
+        parsed = built.result is not None and bool(built.result.diagnostics)
+        result["stage"] = "parse" if parsed else "geometry"
+        result["diagnostics"] = as_items(built.diagnostics)
+        return result
+    svg = built.svg
+    result["sha256"] = sha256(text)
+    result["bytes"] = len(svg.encode("utf-8"))
+    if write:
+        assert given is not None
+        target = artifacts.artifact_for(ctx.cwd / given)  # beside the .fd as named (not where a link leads)
+        shown_target = str(artifacts.artifact_for(given))
+        places = writable_places(ctx, shown_target)
+        try:
+            done = artifacts.write_artifact(target, svg, places=places, label=shown_target)
+        except artifacts.NotOurs as error:
+            raise ToolError(error.message) from None
+        result["written"] = shown(shown_target)
+        result["unchanged"] = done == "unchanged"
+    if args.get("return_svg", not write):
+        result["svg"] = svg
+    if args.get("include_model", False) and built.result is not None:
+        result["model"] = json.loads(model_json(built.result))
+    return result
+
+
+def build_text(result: dict[str, Any]) -> list[str]:
+    """The summary first (or the refusal), then the SVG when sent, then the model when asked for."""
+    if not result["ok"]:
+        return [refusal(result["label"], result["stage"], result["diagnostics"])]
+    options = "  render options: with-title" if result["renderOptions"] else ""
+    if result["written"] is None:
+        where = "written: no (pass `path` and `write: true` to save X.svg beside X.fd)"
+    elif result["unchanged"]:
+        where = f"written: {escape_controls(result['written'])} (unchanged: it already held these bytes)"
+    else:
+        where = f"written: {escape_controls(result['written'])}"
+    if result["svg"] is not None:
+        follows = ("The SVG follows. It carries its own source, that source's SHA-256 and the engine "
+                   "version, so figdown_read gets the text back from it.")
+    else:
+        follows = "SVG not sent (it is on disk; pass `return_svg: true` to receive it)."
+    summary = "\n".join([
+        f"BUILT {escape_controls(result['label'])}: {result['bytes']} bytes",
+        f"engine: {result['engine']}{options}",
+        f"source sha256: {result['sha256']}",
+        where,
+        follows,
+    ])
+    blocks = [summary]
+    if result["svg"] is not None:
+        blocks.append(result["svg"])
+    if result["model"] is not None:
+        model = json.dumps(result["model"], ensure_ascii=False, indent=1)
+        blocks.append(f"{MODEL_HEAD}\n{model}")
+    return blocks
+
+
 # --- figdown_check -----------------------------------------------------------------------
 
 
@@ -305,6 +503,7 @@ def check_text(result: dict[str, Any]) -> list[str]:
 
 def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _one_of(args)
+    sidecar = sidecar_label = None
     if "source" in args:
         label, text = INLINE_LABEL, check_inline(args["source"], INLINE_LABEL)
     else:
@@ -314,14 +513,30 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         if files.kind_of(path) == "dir":
             raise ToolError(f"{files.shown(given)} is a directory: figdown_read reads one document "
                             "(figdown_check walks directories)")
-        if path.suffix.lower() == ".svg":
-            raise ToolError(f"{files.shown(given)} is an SVG: recovering the source from a built figure is not "
-                            "supported yet; read the .fd it was built from (never the picture)")
-        text = read_document(path, places=ctx.places(), label=label)
+        if artifacts.is_svg_name(given):
+            text = artifacts.read_svg(path, places=ctx.places(), label=label)
+            sidecar = artifacts.source_for(ctx.cwd / given)  # X.fd beside X.svg as named
+            named = artifacts.source_for(given)
+            sidecar_label = None if named is None else shown(str(named))
+        else:
+            text = read_document(path, places=ctx.places(), label=label)
+    artifact_info: dict[str, Any] | None = None
+    notes: list[str] = []
+    if sidecar is not None or artifacts.looks_like_svg(text):
+        try:
+            back = artifacts.read_back(text, sidecar=sidecar, places=ctx.places(), sidecar_label=sidecar_label)
+        except NotAnArtifact as error:
+            raise ToolError(f"{files.shown(label)} {error}") from None
+        art = back.artifact
+        artifact_info = {"engineVersion": art.engine_version, "engineSkew": art.engine_skew,
+                         "recordedSha256": art.recorded_sha256, "sha256Matches": art.sha256_ok,
+                         "renderOptions": art.render_options, "sidecar": back.sidecar}
+        notes = list(back.notes)
+        text = back.source
     result = parse(text)
     if result.diagnostics:
         return {"ok": False, "label": label, "sections": [], "contract": None, "model": None,
-                "diagnostics": diagnostics(result)}
+                "diagnostics": diagnostics(result), "artifact": artifact_info, "notes": notes}
     sections = []
     for number, (model, start) in enumerate(zip(result.models, result.section_starts), 1):
         header = model["header"]
@@ -336,12 +551,19 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     if any(section["genre"] == "sequence" for section in sections):
         contract += "\n" + SEQUENCE_LINE
     return {"ok": True, "label": label, "sections": sections, "contract": contract,
-            "model": json.loads(model_json(result)), "diagnostics": []}
+            "model": json.loads(model_json(result)), "diagnostics": [], "artifact": artifact_info, "notes": notes}
+
+
+def _note_lines(result: dict[str, Any]) -> list[str]:
+    return [f"! {escape_controls(note)}" for note in result.get("notes", [])]
 
 
 def read_text(result: dict[str, Any]) -> list[str]:
     if not result["ok"]:
-        return [parse_failed(result["label"], result["diagnostics"])]
+        blocks = [parse_failed(result["label"], result["diagnostics"])]
+        if result.get("notes"):
+            blocks.append("\n".join(_note_lines(result)))
+        return blocks
     lines = [f"{len(result['sections'])} section(s) in {escape_controls(result['label'])}"]
     for shape in result["sections"]:
         title = f"  title {json.dumps(shape['title'], ensure_ascii=False)}" if "title" in shape else ""
@@ -352,10 +574,9 @@ def read_text(result: dict[str, Any]) -> list[str]:
             continue
         lines.append(escape_controls(f"  section {shape['section']} (from line {shape['startLine']}): "
                                      f"figdown {shape['version']} {shape['genre']}{title}  [{counts}]"))
+    lines += _note_lines(result)
     model = json.dumps(result["model"], ensure_ascii=False, indent=1)
-    model_head = ("MODEL (§12; each element's line number counts from the first line of its own "
-                  "section: document line = the section's first line + line - 1)")
-    return ["\n".join(lines), result["contract"], f"{model_head}\n{model}"]
+    return ["\n".join(lines), result["contract"], f"{MODEL_HEAD}\n{model}"]
 
 
 # --- figdown_reference ---------------------------------------------------------------------
@@ -384,13 +605,32 @@ def reference_text(result: dict[str, Any]) -> list[str]:
 
 TOOLS = [
     Tool(
+        name="figdown_build",
+        title="Draw a FigDown figure as SVG",
+        description=(
+            "Draws one FigDown document (`source`, or a .fd in `path`) as a deterministic SVG that carries "
+            "its own source, the source's SHA-256 and the engine version, so the text can always be read "
+            "back from it. write: true saves X.svg beside X.fd (the only file it writes; needs the server's "
+            "--allow-write and a root) and then returns the path instead of the markup; return_svg decides "
+            "either way. include_model: true adds the §12 model. A document that does not parse, or whose "
+            "drawing would state what the source does not, is an ordinary result (PARSE FAILED or FIGURE "
+            "REFUSED) with no SVG: fix the named lines and call again."
+        ),
+        input_schema=BUILD_INPUT,
+        output_schema=BUILD_OUTPUT,
+        handler=build_tool,
+        idempotent=True,
+        text=build_text,
+    ),
+    Tool(
         name="figdown_check",
         title="Check FigDown documents",
         description=(
-            "Validate FigDown: text in `source`, or a file or folder tree in `path`. Every problem comes "
-            "back with its line; nothing is drawn or saved, and the result counts the documents seen. "
-            "Problems in the document are an ordinary result beginning PARSE FAILED, not a tool error: "
-            "correct the named lines and run the check again until none are left."
+            "Validate FigDown: text in `source`, or a file or folder tree in `path`. It parses each document "
+            "and runs the drawing's geometry checks, so what it clears figdown_build can draw. Every problem "
+            "comes back with its line; no SVG is returned or saved, and the result counts the documents seen. "
+            "Problems in a document are an ordinary result beginning PARSE FAILED (or FIGURE REFUSED for "
+            "geometry), not a tool error: correct the named lines and check again until none are left."
         ),
         input_schema=CHECK_INPUT,
         output_schema=CHECK_OUTPUT,
@@ -404,9 +644,11 @@ TOOLS = [
         title="Read what a FigDown figure says",
         description=(
             "Returns a summary of each section, the reading contract (the rules for drawing conclusions "
-            "from a figure) and the §12 model, each element tagged with its source line. Use it rather "
-            "than interpreting any rendered image. Problems in the document are an ordinary result "
-            "beginning PARSE FAILED."
+            "from a figure) and the §12 model, each element tagged with its source line. Takes a .fd, or an "
+            ".svg FigDown built: its embedded source is read (never the picture) and, for a path, the X.fd "
+            "beside it is compared (STALE ARTIFACT when it changed since the build). An SVG without FigDown "
+            "metadata is refused. Use it rather than interpreting any rendered image. Problems in the "
+            "document are an ordinary result beginning PARSE FAILED."
         ),
         input_schema=READ_INPUT,
         output_schema=READ_OUTPUT,
@@ -434,10 +676,11 @@ TOOLS = [
 ]
 
 INSTRUCTIONS = (
-    "A FigDown figure is a .fd text file, and that text is the source of truth; pictures are derived. "
-    "Get a figure's meaning with figdown_read, not from an image. To write one, fetch the genre's page "
-    "with figdown_reference (only defined words parse), write the .fd and repeat figdown_check until "
-    "it reports no problems. PARSE FAILED in a result lists problems in the document; the tool worked."
+    "A FigDown figure is a .fd text file, and that text is the source of truth; the SVG is built from it. "
+    "Get a figure's meaning with figdown_read (of the .fd, or of an .svg FigDown built), never from an "
+    "image. To write one, fetch the genre's page with figdown_reference (only defined words parse), write "
+    "the .fd, repeat figdown_check until it reports no problems, then figdown_build. PARSE FAILED or "
+    "FIGURE REFUSED in a result lists problems in the document; the tool worked."
 )
 
 SPEC = ServerSpec(
@@ -447,7 +690,7 @@ SPEC = ServerSpec(
     tools=TOOLS,
     default_port=DEFAULT_PORT,
     prog="figdown-mcp",
-    write_gate=False,  # figdown-mcp reads (inside --cwd and the roots) and never writes
+    write_gate=True,  # figdown_build's `write`: --allow-write, and X.svg only inside a root
 )
 
 

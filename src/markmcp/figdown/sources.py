@@ -80,11 +80,12 @@ def check_inline(text: str, label: str) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """One document a walk found: its ``text``, or the ``problem`` that kept it unread."""
+    """One document a walk found (at ``path``): its ``text``, or the ``problem`` that kept it unread."""
 
     label: str
     text: str | None = None
     problem: FileAccessError | None = None
+    path: Path | None = None
 
 
 def documents_below(
@@ -106,12 +107,12 @@ def documents_below(
     for found in files.walk(folder, accept=is_document, places=allowed, skip_dirs=SKIPPED_DIRS):
         name = label(found.path)
         if found.problem is not None:
-            yield Source(name, problem=_relabelled(found.problem, found.path, name))
+            yield Source(name, problem=_relabelled(found.problem, found.path, name), path=found.path)
             continue
         try:
-            yield Source(name, text=read_document(found.path, places=allowed, label=name))
+            yield Source(name, text=read_document(found.path, places=allowed, label=name), path=found.path)
         except FileAccessError as error:
-            yield Source(name, problem=error)
+            yield Source(name, problem=error, path=found.path)
 
 
 def _relabelled(problem: FileAccessError, path: Path, label: str) -> FileAccessError:

@@ -19,7 +19,7 @@ from markmcp.mcpcore.app import (
     serve,
 )
 from markmcp.mcpcore.files import FileAccessError, Places
-from markmcp.mcpcore.writegate import check_write_path, resolve_inside
+from markmcp.mcpcore.writegate import check_write_path, resolve_inside, writable_places
 
 __all__ = [
     "CallContext",
@@ -35,4 +35,5 @@ __all__ = [
     "check_write_path",
     "resolve_inside",
     "serve",
+    "writable_places",
 ]
