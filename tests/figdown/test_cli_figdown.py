@@ -209,7 +209,9 @@ def test_read_refuses_a_directory_and_a_missing_file(tmp_path: Path) -> None:
     assert run.returncode == 2 and run.stderr == "figdown: nope.fd: no such file or directory\n"
     write(tmp_path / "figure.svg", "<svg/>")
     run = figdown("read", "figure.svg", cwd=tmp_path)
-    assert run.returncode == 2 and run.stderr.startswith("figdown: figure.svg is an SVG: ")
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == ('figdown: figure.svg is an SVG with no <metadata id="figdown-source"> block — it was '
+                          "not produced by FigDown, so there is no source to read. Never OCR the picture.\n")
 
 
 # --- reference -------------------------------------------------------------------------
