@@ -108,6 +108,9 @@ def on_disk(path: str | os.PathLike[str], *, places: Places | None = None) -> On
     if kind == "dir":
         raise FileAccessError("is-directory", f"{files.shown(path)} is a directory; nothing was written",
                               os.fspath(path))
+    if kind == "other":  # told by stat alone: a FIFO is never opened, so nothing can block
+        raise FileAccessError("not-regular", f"{files.shown(path)} is not a regular file (a FIFO, device or "
+                                             "socket); it was not opened and nothing was written", os.fspath(path))
     try:
         text = files.read_text(target, places=places, limit=ARTIFACT_LIMIT, what="SVG", label=path)
     except FileAccessError as error:
