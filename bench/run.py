@@ -38,6 +38,9 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     # figures (needs FIGDOWN_UPSTREAM = a FigDown checkout; skipped without it)
     ("figdown_render.py", []),
     ("figdown_layout.py", []),
+    # node labels measured in headless Chromium, ours beside upstream's SVGs (needs
+    # Playwright, a system Chromium and FIGDOWN_UPSTREAM; skipped, saying why, without them)
+    ("figdown_browser.py", []),
     ("visimark_bench.py", []),
     ("visimark_scale.py", []),
     ("visimark_infer_bench.py", []),

@@ -1,0 +1,84 @@
+"""Our SVGs in a real browser: headless Chromium (the system package, driven by Playwright)
+lays out every node label with the fonts it has, and each must fit inside its shape
+(:mod:`.chromium` says how that is measured).
+
+The figures: every conformance document that draws, and every upstream example figure
+(``FIGDOWN_UPSTREAM`` = a FigDown checkout).  Without Playwright or a Chromium the
+tests are skipped, visibly, with the reason; ``bench/figdown_browser.py`` reports the
+same counts for upstream's own SVGs beside ours.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_dir
+from markmcp.figdown.render import build
+
+from . import chromium
+
+CLEAN = 'figdown 0.1 block\nnode api "Public API gateway"\nnode db "Orders DB" shape=cylinder\nedge api -> db\n'
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator[chromium.Probe]:
+    why = chromium.unavailable()
+    if why is not None:
+        pytest.skip(f"no real browser here: {why}")
+    with chromium.probe() as page:
+        yield page
+
+
+def overflows(probe: chromium.Probe, documents: list[Path]) -> tuple[int, int, list[str]]:
+    """(figures drawn, labels measured, "file: node 'label'" for each label that does not fit)."""
+    figures = labels = 0
+    found: list[str] = []
+    for fd in documents:
+        svg = build(fd.read_bytes().decode("utf-8")).svg
+        if svg is None:
+            continue
+        figures += 1
+        measured = probe.measure(svg)
+        labels += measured["labels"]
+        found += [f"{fd.name}: {o['node']} {o['text']!r} ({o['textWidth']} px in {o['shapeWidth']} px)"
+                  for o in measured["overflows"]]
+    return figures, labels, found
+
+
+def test_the_measure_sees_a_label_that_does_not_fit(probe: chromium.Probe) -> None:
+    svg = build(CLEAN).svg
+    assert svg is not None
+    fits = probe.measure(svg)
+    assert fits["labels"] == 2 and fits["overflows"] == [] and fits["slack"] > 0
+    # the same figure with the gateway's box narrowed to 40 px (its left edge kept): its
+    # label, still centred where it was, now spills out on the right
+    width = re.search(r'<g data-node="api"[^>]*><rect [^>]*?width="([0-9.]+)"', svg)
+    assert width is not None
+    squeezed = svg.replace(f'width="{width.group(1)}"', 'width="40"', 1)
+    spilled = probe.measure(squeezed)
+    assert [o["node"] for o in spilled["overflows"]] == ["api"]
+    assert spilled["overflows"][0]["corners"] == 2
+
+
+def test_every_conformance_figure_keeps_its_labels_inside_their_shapes(probe: chromium.Probe) -> None:
+    documents = [fd for corpus in ("cases", "experimental")
+                 for fd in sorted(shared_dir("figdown", "conformance", corpus).glob("*.fd"))]
+    figures, labels, found = overflows(probe, documents)
+    assert figures > 100 and labels > 200  # the corpus draws; the counts keep the loop honest
+    assert found == []
+
+
+def test_every_upstream_example_keeps_its_labels_inside_their_shapes(probe: chromium.Probe) -> None:
+    value = os.environ.get("FIGDOWN_UPSTREAM", "")
+    root = Path(value)
+    if not value or not (root / "examples").is_dir():
+        pytest.skip("set FIGDOWN_UPSTREAM to an upstream FigDown checkout to measure its example figures")
+    documents = sorted((root / "examples").rglob("*.fd"))
+    figures, labels, found = overflows(probe, documents)
+    assert figures == len(documents) >= 59 and labels > 200
+    assert found == []
