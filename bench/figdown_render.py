@@ -1,8 +1,8 @@
 """Benchmark: the FigDown renderer (parse + draw + embed the source), in process.
 
 These are INNER-LOOP figures (no process start, no file writing): the
-``figdown build`` command and the ``figdown_build`` tool that wrap this package
-are timed by their own benchmarks once they exist.
+``figdown build`` command and the ``figdown_build`` / ``figdown_check`` tools that
+wrap this package are timed whole by ``bench/figdown_build.py``.
 
 1. Conformance corpus (normative + experimental): documents per second for
    ``build`` (parse, geometry checks, SVG, metadata), beside ``parse`` alone;

@@ -54,9 +54,9 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 class Server:
     """A server process spoken to with JSON-RPC lines."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
 
     def send(self, message: dict[str, Any]) -> None:

@@ -37,6 +37,9 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     # the renderer in process (inner loop), then layout quality beside upstream's shipped
     # figures (needs FIGDOWN_UPSTREAM = a FigDown checkout; skipped without it)
     ("figdown_render.py", []),
+    # what a user runs: figdown build X.fd (process start to X.svg on disk) at realistic
+    # and 10x sizes, build DIR, and figdown_build / figdown_check as warm tool calls
+    ("figdown_build.py", []),
     ("figdown_layout.py", []),
     # node labels measured in headless Chromium, ours beside upstream's SVGs (needs
     # Playwright, a system Chromium and FIGDOWN_UPSTREAM; skipped, saying why, without them)
