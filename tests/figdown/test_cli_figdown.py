@@ -221,7 +221,7 @@ def test_reference_index_lists_every_genre_and_task(tmp_path: Path) -> None:
     run = figdown("reference", cwd=tmp_path)
     assert run.returncode == 0
     for word in ("block", "bitfield", "table", "topology", "flowchart", "statechart", "timing",
-                 "sequence", "reading", "transcribe", "skill"):
+                 "sequence", "reading", "transcribe", "build", "skill"):
         assert f"\n  {word} " in run.stdout
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from markmcp.figdown import GENRES, VERSIONS, docs, parse
-TASK_FILES = {"layout.md", "reading.md", "transcribe.md"}
+TASK_FILES = {"layout.md", "reading.md", "transcribe.md", "building.md"}
 DOCS_DIR = Path(docs.__file__).parent
 
 
@@ -98,6 +98,7 @@ def test_every_router_genre_is_a_genre_the_engine_accepts(genre: str) -> None:
 def test_tasks_and_skill_resolve() -> None:
     assert docs.lookup("reading").files[0][0] == "reading.md"
     assert docs.lookup("transcribe").files[0][0] == "transcribe.md"
+    assert docs.lookup("build").files[0][0] == "building.md"
     skill = docs.lookup("skill")
     assert skill.kind == "skill" and skill.files[0][0] == "SKILL.md"
     assert docs.ROUTER_MARKER in skill.files[0][1]
@@ -162,3 +163,32 @@ def test_parse_router_accepts_crlf() -> None:
 def test_parse_router_refuses_broken_tables(text: str, message: str) -> None:
     with pytest.raises(docs.DocsError, match=message):
         docs.parse_router(text)
+
+
+@pytest.mark.parametrize(("name", "line", "source"), EXAMPLES, ids=[f"{n}:{ln}" for n, ln, _ in EXAMPLES])
+def test_every_fd_example_draws(name: str, line: int, source: str) -> None:
+    """What the pages show as clean also builds: no geometry refusal, and the SVG reads back."""
+    from markmcp.figdown.render import build, read_artifact
+
+    built = build(source)
+    assert built.svg is not None, f"{name} line {line}: {built.diagnostics}"
+    assert read_artifact(built.svg).source == source
+
+
+def test_the_build_page_names_every_option_and_argument() -> None:
+    """building.md documents each ``figdown build`` option and each ``figdown_build`` argument
+    the code defines (a new one cannot land undocumented)."""
+    from markmcp.figdown import cli, server
+
+    page = docs.doc_text("building.md")
+    build_parser = next(action for action in cli.build_parser()._subparsers._group_actions)  # noqa: SLF001
+    options = {flag for action in build_parser.choices["build"]._actions  # noqa: SLF001
+               for flag in action.option_strings if flag.startswith("--") and flag != "--help"}
+    assert options == {"--out", "--with-title", "--check"}
+    for flag in options:
+        assert f"figdown build {flag}" in page, flag
+    tool = next(t for t in server.TOOLS if t.name == "figdown_build")
+    for argument in tool.input_schema["properties"]:
+        assert f"`{argument}`" in page, argument
+    for tool in ("figdown_build", "figdown_check", "figdown_read"):
+        assert f"| `{tool}` |" in page, tool

@@ -257,7 +257,7 @@ def test_reference_index(server: Server, schemas: dict[str, dict[str, Any]]) -> 
     assert [g["name"] for g in data["genres"]] == [
         "block", "bitfield", "table", "topology", "flowchart", "statechart", "timing", "sequence",
     ]
-    assert [t["name"] for t in data["tasks"]] == ["reading", "transcribe"]
+    assert [t["name"] for t in data["tasks"]] == ["reading", "transcribe", "build"]
     assert texts(result)[0].startswith("FigDown reference index.")
 
 
@@ -282,7 +282,8 @@ def test_reference_experimental_adds_files(server: Server, schemas: dict[str, di
 
 
 def test_reference_tasks_and_skill(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
-    for name, file in (("reading", "reading.md"), ("transcribe", "transcribe.md"), ("skill", "SKILL.md")):
+    for name, file in (("reading", "reading.md"), ("transcribe", "transcribe.md"), ("build", "building.md"),
+                       ("skill", "SKILL.md")):
         data = normal(server.call_tool("figdown_reference", {"name": name}), schemas["figdown_reference"])
         assert [f["file"] for f in data["files"]] == [file]
 

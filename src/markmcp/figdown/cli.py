@@ -338,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a .fd file, an .svg built by FigDown (its embedded source is read), or - for stdin")
     reference = commands.add_parser("reference", help="print our FigDown reference (index without NAME)")
     reference.add_argument(
-        "name", nargs="?", metavar="NAME", help="a genre name, reading, transcribe, or skill",
+        "name", nargs="?", metavar="NAME", help="a genre name, reading, transcribe, build, or skill",
     )
     reference.add_argument(
         "--experimental", action="store_true", help="add the genre's experimental reference files",

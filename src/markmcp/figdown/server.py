@@ -26,7 +26,7 @@ Four tools:
     artifact it also says whether another engine drew it and, for a path, whether
     the ``X.fd`` beside it still matches (``STALE ARTIFACT`` / ``SIDECAR REFUSED``).
 ``figdown_reference``
-    ``name``: a genre, ``reading``, ``transcribe`` or ``skill``; without it, the
+    ``name``: a genre, ``reading``, ``transcribe``, ``build`` or ``skill``; without it, the
     list of all of them.  ``experimental: true`` adds a genre's experimental files.  The genre
     list comes from the router table of our ``SKILL.md``, read at call time.
 
@@ -306,7 +306,7 @@ REFERENCE_INPUT = {
         "name": {
             "type": "string",
             "description": "What to fetch: a genre name (block, bitfield, table, topology, flowchart, "
-                           "statechart, timing, sequence), reading, transcribe, or skill. Leave it out "
+                           "statechart, timing, sequence), reading, transcribe, build, or skill. Leave it out "
                            "to get the list of everything.",
         },
         "experimental": {"type": "boolean", "description": "Also send the genre's experimental pages."},
@@ -661,7 +661,7 @@ TOOLS = [
         name="figdown_reference",
         title="FigDown language pages",
         description=(
-            "Serves our FigDown pages: the words of one genre, a task guide (reading, transcribe) or the "
+            "Serves our FigDown pages: the words of one genre, a task guide (reading, transcribe, build) or the "
             "skill with the authoring rules. FigDown accepts only the words it defines and rejects any "
             "other line, so fetch the genre page before you start writing a figure. Called without a name "
             "it lists what exists; experimental: true also sends a genre's experimental pages."

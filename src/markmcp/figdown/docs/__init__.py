@@ -7,7 +7,7 @@ genre list is written down; :func:`router` parses it at call time, so a genre
 without a router row, or a row naming a file that is not here, shows up in the
 docs tests instead of as an agent silently receiving nothing.
 
-Two task files serve a purpose instead of a genre (:data:`TASKS`), and ``skill``
+Three task files serve a purpose instead of a genre (:data:`TASKS`), and ``skill``
 names ``SKILL.md`` itself.  ``figdown reference`` and the ``figdown_reference``
 MCP tool both answer through :func:`lookup`; :func:`render` is the text form and
 :func:`as_dict` the structured one.
@@ -26,6 +26,7 @@ ROUTER_MARKER = "<!-- figdown-router -->"
 TASKS: dict[str, tuple[str, str]] = {
     "reading": ("reading.md", "which conclusions a figure supports and which it does not"),
     "transcribe": ("transcribe.md", "turning an existing drawing into FigDown"),
+    "build": ("building.md", "drawing the SVG, keeping it beside its source, and reading it back"),
 }
 SKILL_NAME = "skill"
 
