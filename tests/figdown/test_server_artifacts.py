@@ -82,3 +82,17 @@ def test_every_svg_upstream_ships_reads_back() -> None:
         if fd.exists():
             assert artifact["sidecar"]["status"] == "matches", (rel, artifact["sidecar"])
             assert read["model"] == json.loads(model_json(parse(fd.read_bytes().decode("utf-8")))), rel
+
+
+def test_the_edges_never_import_each_other() -> None:
+    """``cli`` and ``server`` share what both need through the package (``artifacts``,
+    ``report``, ``sources``), never through each other: a fresh interpreter importing one
+    loads no trace of the other."""
+    import subprocess
+    import sys
+
+    for edge, other in (("server", "cli"), ("cli", "server")):
+        code = (f"import sys, markmcp.figdown.{edge}; "
+                f"print('markmcp.figdown.{other}' in sys.modules)")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "False", (edge, done.stdout, done.stderr)
