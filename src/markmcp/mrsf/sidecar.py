@@ -2,27 +2,27 @@
 
 This module is pure: it turns sidecar *text* into a :class:`Sidecar` and back, and offers
 the few editing primitives the operations need (set or delete a field of a comment, append
-or remove a comment).  It never touches the filesystem.
+or remove a comment, set a top-level field).  It never touches the filesystem.
 
-YAML is loaded with ruamel.yaml in round-trip mode.  The indentation style of the file
-(where the ``-`` of the ``comments`` items sits, how far the keys are indented) is detected
-from the parsed positions, quotes are preserved, the line width is unlimited, CRLF line
-ends, a byte-order mark, a leading ``---`` and a missing final newline are restored on
-dump.  For every sidecar written by the common tools (all upstream examples) loading and
-dumping with no change is byte-identical; ``Sidecar.faithful`` says whether that holds
-for a given text.  Comments appended to a ``comments`` list that ends the file are
-written without serialising the rest again (:meth:`Sidecar.fast_append`), and a model can
-catch up with items another process appended by parsing only those
-(:meth:`Sidecar.extend`).
+The data is plain Python (``dict``/``list``/``str``/numbers/``bool``/``None``; YAML
+timestamps become ISO-8601 strings).  Beside it the model keeps the text and where each
+``comments`` item stands in it.  An edit never serialises the file again: writing splices
+new text for exactly the changed items (and within an item, for exactly the changed
+entries, see :mod:`markmcp.mrsf.yamledit`) into the original text, so a change to N
+comments costs the size of those N comments, and every untouched line stays byte for
+byte as it was: YAML comments, key order, quoting, folding, blank lines, line ends, a
+byte-order mark, a leading ``---``, a missing final newline.
 
-Editing keeps YAML comments with the entries they belong to: ruamel attaches the comment
-lines that follow an entry to that entry, so when a field or a comment that carries such
-lines is removed, or a field is appended after it, those lines are moved to the entry that
-now precedes them instead of being lost or ending up in the wrong place
-(:mod:`markmcp.mrsf.yamledit`).
+YAML is read by :mod:`markmcp.mrsf.yamlscan` (fast, exact on the block YAML sidecar
+writers produce); anything it does not handle is read by ruamel.yaml's round-trip loader,
+which also words every syntax error.  :meth:`Sidecar.render` gives the new text together
+with its proof: the new text is read back (only the spliced items when that provably
+decides the whole file, else all of it) and must give exactly the intended data, or the
+write is refused.
 
 JSON sidecars keep their key order, indentation (spaces or a tab, or compact), whether
-non-ASCII is escaped, and the presence of a final newline.
+non-ASCII is escaped, and the presence of a final newline; a changed item is written in
+the file's layout, the rest of the text is kept.
 
 Every item is kept exactly as found, even an invalid one (a comment without ``id``, a
 string where a number belongs): validation is a separate step (``validate.py``).
@@ -33,27 +33,21 @@ Positions reported to users are 1-based lines and 1-based columns in the sidecar
 from __future__ import annotations
 
 import datetime as _dt
-import io
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.scalarstring import (
-    DoubleQuotedScalarString,
-    FoldedScalarString,
-    LiteralScalarString,
-    ScalarString,
-)
+from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
 
+from . import yamlscan
 from .errors import MrsfError
-from .yamledit import delete_map_key, remove_item, set_new_key
+from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items, plain_ok
+from .yamlscan import Entry, Span, Unsupported
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
 SIDECAR_SUFFIX_JSON = ".review.json"
@@ -65,16 +59,13 @@ COMMENT_KEY_ORDER = (
     "selected_text_hash", "anchored_text", "commit",
 )
 
-#: A string may be written as a plain YAML scalar only if it looks like this and is not
-#: a word some YAML reader would take for a boolean or null.
-_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")
-_YAML_WORDS = {
-    "true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf",
-}
 #: Deepest nesting of lists/mappings accepted in a sidecar (guards recursion limits).
 MAX_DEPTH = 64
 #: Upper bound on nodes produced when converting to plain data (guards alias bombs).
 _MAX_PLAIN_NODES = 2_000_000
+
+#: Kept for callers that name the layout by its old name.
+YamlStyle = Layout
 
 
 # ---------------------------------------------------------------------------
@@ -83,20 +74,11 @@ _MAX_PLAIN_NODES = 2_000_000
 
 
 @dataclass
-class YamlStyle:
-    """How a YAML sidecar is laid out, so a dump reproduces it."""
-
-    mapping: int = 2
-    sequence: int = 4
-    offset: int = 2
-    explicit_start: bool = False
-
-
-@dataclass
 class Sidecar:
-    """One parsed sidecar: the round-trip data plus what is needed to write it back.
+    """One parsed sidecar: plain data plus what is needed to write it back in place.
 
-    ``data`` is a ruamel ``CommentedMap`` for YAML and a plain ``dict`` for JSON.
+    Edit only through the methods below (they record what changed); reading ``data``
+    and ``comments`` freely is fine.
     """
 
     fmt: str                       # "yaml" or "json"
@@ -105,42 +87,20 @@ class Sidecar:
     newline: str = "\n"
     final_newline: bool = True
     bom: bool = False
-    yaml_style: YamlStyle = field(default_factory=YamlStyle)
+    yaml_style: Layout = field(default_factory=Layout)
     json_indent: int | str | None = 2
     json_ascii: bool = False
     _source: str | None = None     # original text, BOM removed, LF line ends
-    _baseline: str | None = None   # serialisation of the unchanged data
-    _prepared: bool = False
-    _faithful: bool = True
-    _appended: list = field(default_factory=list)  # comments appended since the text was read
-    _replaced: dict = field(default_factory=dict)  # (id(mapping), key) -> (mapping, key, old value)
-    _other_edit: bool = False      # any edit other than the two above
-
-    @property
-    def faithful(self) -> bool:
-        """True when dumping the unchanged data reproduces the original text exactly."""
-        self._prepare()
-        return self._faithful
-
-    def assume_faithful(self) -> None:
-        """Declare that dumping the unchanged data reproduces the original text (true for
-        text this serialiser just produced), sparing the first edit a serialisation."""
-        if not self._prepared and self._source is not None:
-            self._prepared, self._baseline, self._faithful = True, self._source, True
-
-    def _prepare(self) -> None:
-        """Serialise the unchanged data once, before the first edit (lazily: reads that
-        never write do not pay for it).  Edit only through the methods below."""
-        if self._prepared:
-            return
-        self._prepared = True
-        if self._source is None:
-            return
-        try:
-            self._baseline = self._serialise()
-            self._faithful = self._finish(self._baseline) == self.original
-        except Exception:  # pragma: no cover - defensive: dump problems surface on write
-            self._baseline, self._faithful = None, False
+    _lines: list[str] | None = None            # yaml: _source split on "\n"
+    _top: list[Entry] | None = None            # yaml: top-level entries (None: not a block mapping)
+    _items: list[Span] | None = None           # yaml: comment items' lines; json: (start, end) offsets
+    _exact: bool = False                       # yaml: read by yamlscan (gaps and spans exact)
+    _json_top: dict | None = None              # json: key -> (key start, value start, value end)
+    _orig: list | None = None                  # the comment nodes as read, parallel to _items
+    _orig_list: Any = None                     # the comments list object as read
+    _snap: dict = field(default_factory=dict)  # original index -> the item as read (before edits)
+    _origin: dict | None = None                # id(node) -> original index
+    _top_dirty: dict = field(default_factory=dict)   # top-level keys set (ordered)
 
     # -- reading ----------------------------------------------------------
 
@@ -180,127 +140,147 @@ class Sidecar:
         return self.comments[index]
 
     def plain(self) -> Any:
-        """The whole sidecar as plain JSON-able Python data."""
+        """The whole sidecar as plain JSON-able Python data (a copy)."""
         return to_plain(self.data)
 
     def position(self, *, index: int | None = None, key: str | None = None) -> tuple[int, int] | None:
-        """1-based (line, column) of a top-level key, a comment, or a key in a comment."""
-        if self.fmt != "yaml":
+        """1-based (line, column) in the text read of a top-level key, a comment, or a key
+        in a comment (None for what was added since, and for JSON)."""
+        if self.fmt != "yaml" or self._lines is None:
             return None
+        if index is None:
+            for entry in self._top or ():
+                if entry.key == key:
+                    return entry.line + 1, entry.col + 1
+            return None
+        origin = self._origin_map()
+        comments = self.comments
+        if comments is None or not 0 <= index < len(comments) or self._items is None:
+            return None
+        k = origin.get(id(comments[index]))
+        if k is None:
+            return None
+        span = self._items[k]
         try:
-            if index is None:
-                line, col = self.data.lc.key(key)
-                return line + 1, col + 1
-            seq = self.data["comments"]
-            if key is None:
-                line, col = seq.lc.item(index)
-                return line + 1, col + 1
-            item = seq[index]
-            if isinstance(item, CommentedMap) and key in item:
-                line, col = item.lc.key(key)
-                return line + 1, col + 1
-            line, col = seq.lc.item(index)
-            return line + 1, col + 1
-        except Exception:  # nodes created in memory carry no position
-            return None
+            read = yamlscan.read_items(self._item_text(span), self.yaml_style.offset, entries=True)
+            entries = read.item_entries[0] if read.item_entries else None
+        except (Unsupported, RecursionError):
+            entries = None
+        if entries:
+            if key is not None:
+                for e in entries:
+                    if e.key == key:
+                        return span.first + e.line + 1, e.col + 1
+            return span.first + entries[0].line + 1, entries[0].col + 1
+        line = self._lines[span.first]
+        return span.first + 1, _content_col(line, self.yaml_style.offset) + 1
 
     # -- editing ----------------------------------------------------------
 
     def set_top(self, key: str, value: Any) -> None:
         """Set a top-level field (keeping its position and quoting when it exists)."""
-        self._prepare()
-        self._other_edit = True
-        _set_entry(self.data, key, value, self.fmt)
+        if not isinstance(self.data, dict):
+            raise MrsfError("invalid-sidecar", "the sidecar is not a mapping")
+        self._top_dirty[key] = True
+        self.data[key] = to_plain(value)
 
     def set_field(self, comment: dict, key: str, value: Any) -> bool:
         """Set ``comment[key]``; returns False (and changes nothing) if already equal."""
-        self._prepare()
-        if key in comment and _same(comment[key], value):
+        value = to_plain(value)
+        if key in comment and same_value(comment[key], value):
             return False
-        if (self.fmt == "yaml" and key in comment and isinstance(comment, CommentedMap)
-                and _is_scalar(comment[key]) and _is_scalar(value)):
-            self._replaced.setdefault((id(comment), key), (comment, key, comment[key]))
-        else:
-            self._other_edit = True
-        _set_entry(comment, key, value, self.fmt)
+        self._touch(comment)
+        comment[key] = value
         return True
 
     def delete_field(self, comment: dict, key: str) -> bool:
-        """Remove ``comment[key]`` keeping the YAML comment lines it carried."""
-        self._prepare()
+        """Remove ``comment[key]`` (YAML comment lines it carried stay in the file)."""
         if key not in comment:
             return False
-        self._other_edit = True
-        if self.fmt == "yaml" and isinstance(comment, CommentedMap):
-            delete_map_key(comment, key, indent=self._item_indent())
-        else:
-            del comment[key]
+        self._touch(comment)
+        del comment[key]
         return True
 
     def append_comment(self, comment: dict) -> dict:
         """Append a new comment (a plain dict, written in its key order)."""
-        self._prepare()
         seq = self.require_comments()
-        node = to_node(comment, self.fmt)
-        if self.fmt == "yaml":
-            if isinstance(seq, CommentedSeq) and len(seq) and not seq.fa.flow_style():
-                self._appended.append(node)
-            else:
-                self._other_edit = True
-            if isinstance(seq, CommentedSeq):
-                seq.fa.set_block_style()
-            else:  # a plain list cannot hold comments; replace it in place
-                seq = self._commented_comments()
+        node = to_plain(comment)
         seq.append(node)
         return node
 
     def remove_comment(self, index: int) -> None:
-        """Remove the comment at ``index``; YAML comment lines after it move up."""
-        self._prepare()
-        self._other_edit = True
+        """Remove the comment at ``index``; YAML comment lines inside it stay in the file."""
         seq = self.require_comments()
-        if self.fmt == "yaml" and isinstance(seq, CommentedSeq):
-            remove_item(self.data, seq, index, self._dash_indent())
-        else:
-            del seq[index]
+        del seq[index]
+
+    def _origin_map(self) -> dict:
+        if self._origin is None:
+            self._origin = {id(node): k for k, node in enumerate(self._orig or ())}
+        return self._origin
+
+    def _touch(self, comment: Any) -> None:
+        k = self._origin_map().get(id(comment))
+        if k is not None and k not in self._snap:
+            self._snap[k] = dict(comment)
 
     # -- writing ----------------------------------------------------------
 
-    def dump(self, *, fast: bool = True) -> str:
-        """Serialise back to text in the file's own style.
+    def dump(self) -> str:
+        """The text of the sidecar as edited (not verified; see :meth:`render`)."""
+        return self._render().text
 
-        When the serialiser cannot reproduce the original text exactly (unusual spacing,
-        mixed indentation...), only the lines that really changed are carried over into
-        the original text (see :func:`_transfer`), so untouched lines stay as they were.
+    def render(self) -> "Rendered":
+        """The new text, proved to read back as exactly the data: only the spliced
+        comments are read back when that decides the whole file, else all of it.
+        MrsfError ``internal-error`` (nothing to write) when the proof fails."""
+        plan = self._render()
+        if plan.text == self.original:
+            return Rendered(plan.text, lambda: self)
+        if plan.fragments is not None:
+            self._verify_fragments(plan)
+            return Rendered(plan.text, lambda: self._adopt_fragments(plan))
+        try:
+            again = parse_sidecar(plan.text, fmt=self.fmt)
+        except MrsfError as exc:
+            raise MrsfError("internal-error",
+                            f"refusing to write: the new sidecar would not parse ({exc.message})") from None
+        if not same_value(again.data, self.data):
+            raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
+        return Rendered(plan.text, lambda: again)
 
-        When the only change is comments appended to a ``comments`` list that ends the
-        file (see :meth:`fast_append`), the text is the original plus the new items,
-        without serialising the rest again; ``fast=False`` always serialises everything
-        (the two give the same text: tests compare them).
-        """
-        if fast:
-            shortcut = self.fast_append() or self.fast_replace()
-            if shortcut is not None:
-                return shortcut.text
-        self._prepare()
-        text = self._serialise()
-        if not self._faithful and self._baseline is not None and self._source is not None:
-            carried = _transfer(self._source, self._baseline, text)
-            if carried is not None and carried != self._source:
-                try:
-                    same = to_plain(_reparse(carried, self.fmt)) == to_plain(_reparse(text, self.fmt))
-                except MrsfError:
-                    same = False
-                if same:
-                    text = carried
-            elif carried == self._source:
-                text = carried
-        return self._finish(text)
+    def _verify_fragments(self, plan: "_Plan") -> None:
+        for text, node in plan.fragments:
+            try:
+                read = yamlscan.read_items(text, self.yaml_style.offset)
+            except (Unsupported, RecursionError) as exc:
+                raise MrsfError("internal-error",
+                                f"refusing to write: a changed comment would not parse ({exc})") from None
+            if len(read.data) != 1 or not same_value(read.data[0], node):
+                raise MrsfError("internal-error",
+                                "refusing to write: a changed comment would not read back as written")
 
-    def _serialise(self) -> str:
+    def _adopt_fragments(self, plan: "_Plan") -> "Sidecar":
+        """After ``plan.text`` was written: this model now stands for it."""
+        self.original = plan.text
+        self._source = plan.source
+        self._lines = plan.lines
+        self._items = plan.items
+        delta = plan.delta
+        if delta:
+            after = plan.after_line
+            for entry in self._top or ():
+                if entry.line > after:
+                    entry.line += delta
+                    entry.last += delta
+        self._orig = list(self.comments or ())
+        self._orig_list = self.comments
+        self._snap, self._origin, self._top_dirty = {}, None, {}
+        return self
+
+    def _render(self) -> "_Plan":
         if self.fmt == "json":
-            return json.dumps(self.data, indent=self.json_indent, ensure_ascii=self.json_ascii)
-        return _yaml_dump(self.data, self.yaml_style)
+            return self._render_json()
+        return self._render_yaml()
 
     def _finish(self, text: str) -> str:
         if not self.final_newline:
@@ -313,96 +293,378 @@ class Sidecar:
             text = "\ufeff" + text
         return text
 
-    # -- appending without serialising the whole file ------------------------
+    # -- YAML -------------------------------------------------------------
 
-    def fast_append(self) -> "Append | None":
-        """The new text as the original text plus the appended comments, or None when
-        that shortcut does not apply.
+    def _item_text(self, span: Span) -> str:
+        return "\n".join(self._lines[span.first:span.last + 1]) + "\n"
 
-        It applies to a YAML sidecar whose only change is comments appended to its
-        block ``comments`` list, when that list is the last entry of the file (nothing
-        but comment lines and blank lines after it), the serialiser is known to
-        reproduce the original text exactly, and the list's items sit where the
-        serialiser puts them.  The serialiser writes a block list item by item, each
-        one the same wherever it stands, so the whole file dumped again would be the
-        original text followed by exactly these lines.
-        """
-        if self.fmt != "yaml" or not self._appended or self._other_edit or self._replaced:
-            return None
-        if not (self._prepared and self._faithful) or self._source is None:
-            return None
-        seq = self._tail_seq(len(self._appended))
-        if seq is None:
-            return None
-        fresh = CommentedMap()
-        fresh["comments"] = CommentedSeq(self._appended)
-        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
-        head, _, fragment = _yaml_dump(fresh, style).partition("\n")
-        if head != "comments:" or not fragment.startswith(" " * style.offset + "-"):
-            return None
-        prefix = self._source if self._source.endswith("\n") else self._source + "\n"
-        return Append(prefix, fragment, list(self._appended), self._finish(prefix + fragment))
-
-    def _tail_seq(self, appended: int) -> CommentedSeq | None:
-        """The ``comments`` list when it ends the file, holds ``appended`` new items
-        after at least one read from the text, and those sit at the serialiser's column."""
-        data = self.data
-        if not isinstance(data, CommentedMap) or not len(data) or next(reversed(data)) != "comments":
-            return None
-        seq = data["comments"]
-        if not isinstance(seq, CommentedSeq) or seq.fa.flow_style() or len(seq) <= appended:
-            return None
-        tail = list(seq)[len(seq) - appended:]
-        if len(tail) != len(self._appended[len(self._appended) - appended:]) or any(
-                a is not b for a, b in zip(tail, self._appended[len(self._appended) - appended:])):
-            return None  # the new nodes must be exactly the last items
+    def _render_yaml(self) -> "_Plan":
+        if self._lines is None or self._top is None:
+            return self._whole_yaml()
         try:
-            if data.lc.key("comments")[1] != 0:
-                return None
-            line, column = seq.lc.item(0)
-        except Exception:
-            return None
-        text = self._source or ""
-        start = _line_start(text, line)
-        if start is None or text[start:start + column].strip() != "-" or \
-                text[start:start + column].index("-") != self.yaml_style.offset:
-            return None
-        if _DOC_END.search(text):
-            return None
-        if not self.final_newline and _ends_in_block_scalar(seq[len(seq) - appended - 1]):
-            return None  # the added line break would become part of that scalar
-        return seq
+            return self._splice_yaml()
+        except CannotEmit:
+            return self._whole_yaml()
 
-    def commit_append(self, append: "Append", items: CommentedSeq) -> None:
-        """After ``append.text`` was written: make this the model of that text, the
-        appended nodes replaced by ``items`` (the fragment as parsed back, with their
-        line numbers moved to where the fragment sits in the file)."""
-        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
-        fresh = CommentedMap()
-        fresh["comments"] = items
-        stable = _yaml_dump(fresh, style) == "comments:\n" + append.fragment
-        seq = self.data["comments"]
-        first = len(seq) - len(append.nodes)
-        delta = append.prefix.count("\n") - 1  # the fragment was parsed after one line
-        for k, item in enumerate(items):
-            _shift_lines(item, delta)
-            seq[first + k] = item
-            seq.lc.add_idx_line_col(first + k, [items.lc.item(k)[0] + delta, items.lc.item(k)[1]])
-        source = append.prefix + append.fragment
-        if not self.final_newline:
-            source = source.rstrip("\n")
-        self._synced(source, append.text, faithful=stable)
+    def _whole_yaml(self) -> "_Plan":
+        """The whole document written anew (a new sidecar, or a layout not kept)."""
+        out: list[str] = []
+        if self._lines is None and self.yaml_style.explicit_start:
+            out.append("---")
+        for key, value in self.data.items():
+            out.extend(self._emit_top(key, value))
+        source = "\n".join(out) + "\n"
+        return _Plan(self._finish(source), source, None)
+
+    def _emit_top(self, key: str, value: Any, style: str | None = None) -> list[str]:
+        st = self.yaml_style
+        if key == "comments" and isinstance(value, list) and value:
+            return ["comments:"] + emit_items(value, st.offset, st.sequence, st)
+        return emit_entry(key, value, 0, st, style)
+
+    def _splice_yaml(self) -> "_Plan":
+        lines = self._lines
+        st = self.yaml_style
+        real = len(lines) - 1 if self._source.endswith("\n") else len(lines)
+        top = self._top
+        top_index = {e.key: n for n, e in enumerate(top)}
+        # (start, order, end, new lines, tag): lines[start:end] become the new lines
+        edits: list[tuple[int, int, int, list[str], Any]] = []
+        fragments: list[tuple[str, Any]] | None = []
+        comments = self.data.get("comments")
+        before = self._orig_list
+        had_items = bool(self._orig)
+        nc = top_index.get("comments")
+        region_end = top[nc + 1].line if nc is not None and nc + 1 < len(top) else real
+        whole = False
+        kept: list[int] = []
+        removed: list[int] = []
+        changed: dict[int, list[str]] = {}
+        appended: list[Any] = []
+        if comments is before and "comments" not in self._top_dirty:
+            if isinstance(comments, list):
+                origin = self._origin_map()
+                for node in comments:
+                    k = origin.get(id(node))
+                    if k is None:
+                        appended.append(node)
+                    elif appended or (kept and k <= kept[-1]):
+                        whole = True
+                        break
+                    else:
+                        kept.append(k)
+                kept_set = set(kept)
+                removed = [k for k in range(len(self._orig)) if k not in kept_set]
+        elif isinstance(comments, list) and not had_items:
+            appended = list(comments)
+        else:
+            whole = True
+        if not whole:
+            for k in kept:
+                if k in self._snap and not same_value(self._snap[k], self._orig[k]):
+                    changed[k] = []
+            if self._items is None and (removed or changed or (appended and had_items)):
+                whole = True
+        has_items = isinstance(comments, list) and bool(comments)
+        header: str | None = None
+        if not whole and isinstance(comments, list) and (
+                nc is None or has_items != had_items or not isinstance(before, list)):
+            header = "comments:" if has_items else "comments: []"
+            if nc is not None:
+                e = top[nc]
+                if not _HEADER.match(lines[e.line]) or (not had_items and (e.last != e.line or not self._exact)):
+                    whole = True
+        if whole:
+            fragments = None
+            new = self._emit_top("comments", comments)
+            if nc is None:
+                edits.append((real, 1, real, new, None))
+            else:
+                e = top[nc]
+                edits.append((e.line, 0, e.last + 1 if self._exact else region_end, new, None))
+        else:
+            for k in removed:
+                span = self._items[k]
+                edits.append((span.first, 0, span.last + 1, self._kept_comment_lines(span), None))
+            if not self.final_newline and kept and region_end == real and (appended or (
+                    removed and removed[-1] > kept[-1]) or kept[-1] in changed):
+                # the last item's last line gains (or keeps) no line break after it: a
+                # block scalar there would change value, so that item is written anew
+                # without block scalars
+                changed[kept[-1]] = ["whole"]
+            for k in list(changed):
+                span = self._items[k]
+                if changed[k] == ["whole"] and _BLOCK_HEADER.search(self._item_text(span)):
+                    new = changed[k] = emit_items([self._orig[k]], st.offset, st.sequence, st)
+                elif k in self._snap:
+                    new = changed[k] = self._edit_item(k)
+                else:
+                    del changed[k]
+                    continue
+                edits.append((span.first, 0, span.last + 1, new, ("item", k)))
+                if fragments is not None:
+                    fragments.append(("\n".join(new) + "\n", self._orig[k]))
+            if header is not None:
+                fragments = None
+                if nc is not None:
+                    e = top[nc]
+                    edits.append((e.line, 0, e.line + 1, [header + _eol_after_key(lines[e.line])], None))
+            if appended or (header is not None and nc is None):
+                new = []
+                counts = []
+                for node in appended:
+                    emitted = emit_items([node], st.offset, st.sequence, st)
+                    counts.append(len(emitted))
+                    if fragments is not None:
+                        fragments.append(("\n".join(emitted) + "\n", node))
+                    new.extend(emitted)
+                if nc is None:
+                    edits.append((real, 1, real, [header] + new, None))
+                else:
+                    edits.append((region_end, 1, region_end, new, ("append", counts)))
+        for key in [k for k in self.data if k in self._top_dirty]:
+            if key == "comments":
+                continue
+            fragments = None
+            value = self.data.get(key)
+            if key in top_index:
+                e = top[top_index[key]]
+                new = emit_entry(key, value, 0, st, e.style)
+                eol = _eol_after_value(lines, e)
+                if eol:
+                    new[0] += eol
+                edits.append((e.line, 0, e.last + 1, new, None))
+            else:
+                edits.append((real, 2, real, emit_entry(key, value, 0, st), None))
+        if fragments is not None and not self._exact:
+            fragments = None
+        edits.sort(key=lambda x: (x[0], x[1]))
+        new_lines: list[str] = []
+        pos = 0
+        items = self._items
+        moved: dict[int, Span] = {}
+        appended_spans: list[Span] = []
+        ptr = 0
+        for start, _, end, repl, tag in edits:
+            if start < pos:
+                return self._whole_yaml()
+            if fragments is not None:
+                shift = len(new_lines) - pos
+                while ptr < len(kept) and items[kept[ptr]].first < start:
+                    k = kept[ptr]
+                    if k not in changed:
+                        moved[k] = Span(items[k].first + shift, items[k].last + shift)
+                    ptr += 1
+            new_lines.extend(lines[pos:start])
+            if tag is not None and fragments is not None:
+                at = len(new_lines)
+                if tag[0] == "item":
+                    moved[tag[1]] = Span(at, at + len(repl) - 1)
+                else:
+                    for count in tag[1]:
+                        appended_spans.append(Span(at, at + count - 1))
+                        at += count
+            new_lines.extend(repl)
+            pos = end
+        if fragments is not None:
+            shift = len(new_lines) - pos
+            for k in kept[ptr:]:
+                if k not in changed:
+                    moved[k] = Span(items[k].first + shift, items[k].last + shift)
+        new_lines.extend(lines[pos:])
+        source = "\n".join(new_lines)
+        plan = _Plan(self._finish(source), source, None)
+        if fragments is not None and self._safe_fragments(edits, lines, real):
+            plan.fragments = fragments
+            plan.lines = new_lines
+            plan.items = [moved[k] for k in kept] + appended_spans
+            plan.delta = len(new_lines) - len(lines)
+            plan.after_line = top[nc].line if nc is not None else -1
+        return plan
+
+    def _safe_fragments(self, edits: list, lines: list[str], real: int) -> bool:
+        """True when reading back only the spliced items decides the whole new text: each
+        splice sits between whole items, and what follows it cannot be read as part of it."""
+        dash = self.yaml_style.offset
+        for start, _, end, repl, _ in edits:
+            if end >= real and not self.final_newline:
+                return False
+            j = end
+            while j < real and not lines[j].strip(" "):
+                j += 1
+            if j >= real:
+                continue
+            following = lines[j]
+            indent = len(following) - len(following.lstrip(" "))
+            if indent <= dash:
+                continue
+            if following.lstrip(" ").startswith("#") and not _BLOCK_HEADER.search("\n".join(repl)):
+                # a comment line ends plain and quoted scalars; only a block scalar could
+                # take it in (the item before a removal was checked the same way)
+                if end > start and not repl:
+                    return False
+                continue
+            return False
+        return True
+
+    def _kept_comment_lines(self, span: Span) -> list[str]:
+        """Full comment lines inside a removed item (they stay where it stood)."""
+        text = self._item_text(span)
+        if "#" not in text:
+            return []
+        try:
+            read = yamlscan.read_items(text, self.yaml_style.offset)
+        except (Unsupported, RecursionError):
+            return [] if self._exact else []
+        lines = text.split("\n")
+        out = []
+        for j, line in enumerate(lines[:-1]):
+            s = line.lstrip(" ")
+            if s.startswith("#") and not any(a <= j <= b for a, b in read.scalars):
+                out.append(line)
+        return out
+
+    def _edit_item(self, k: int) -> list[str]:
+        """New lines of original item ``k`` (changed in place)."""
+        span = self._items[k]
+        old, new = self._snap[k], self._orig[k]
+        st = self.yaml_style
+        if isinstance(old, dict) and isinstance(new, dict):
+            text = self._item_text(span)
+            try:
+                read = yamlscan.read_items(text, st.offset, entries=True)
+            except (Unsupported, RecursionError):
+                read = None
+            if read is not None and read.item_entries and read.item_entries[0]:
+                lines = text.split("\n")[:-1]
+                own_last = read.items[0].last
+                edited = edit_item(lines[:own_last + 1], read.item_entries[0], read.scalars, old, new, st, same_value)
+                if edited is not None:
+                    return edited + lines[own_last + 1:]
+        return emit_items([new], st.offset, st.sequence, st)
+
+    # -- JSON -------------------------------------------------------------
+
+    def _render_json(self) -> "_Plan":
+        if self._source is None or self._json_top is None:
+            return self._whole_json()
+        text = self._source
+        comments = self.data.get("comments")
+        before = self._orig_list
+        edits: list[tuple[int, int, str]] = []
+        dirty = dict(self._top_dirty)
+        array: list[str] | None = None     # the new elements' texts, when the list changed
+        if comments is before and "comments" not in dirty:
+            if isinstance(comments, list) and self._items is not None:
+                origin = self._origin_map()
+                texts: list[str] = []
+                seen = -1
+                touched = len(comments) != len(self._orig)
+                for node in comments:
+                    k = origin.get(id(node))
+                    if k is None or k <= seen:
+                        texts.append(self._json_value(node, 2))
+                        touched = True
+                        continue
+                    seen = k
+                    start, end = self._items[k]
+                    if k in self._snap and not same_value(self._snap[k], node):
+                        texts.append(self._json_value(node, 2))
+                        touched = True
+                    else:
+                        texts.append(text[start:end])
+                if touched:
+                    array = texts
+            elif isinstance(comments, list) and (len(comments) != len(self._orig) or self._snap):
+                dirty["comments"] = True
+        elif isinstance(comments, list) and "comments" in self._json_top and not self._orig:
+            array = [self._json_value(node, 2) for node in comments]
+        else:
+            dirty["comments"] = True
+        if array is not None:
+            if "comments" not in self._json_top or text[self._json_top["comments"][1]] != "[":
+                dirty["comments"] = True
+            else:
+                _, vstart, vend = self._json_top["comments"]
+                edits.append((vstart, vend, self._json_array(text, vstart, vend, array)))
+        for key in [k for k in self.data if k in dirty]:
+            value = self.data.get(key)
+            if key in self._json_top:
+                _, vstart, vend = self._json_top[key]
+                edits.append((vstart, vend, self._json_value(value, 1)))
+            else:
+                close = text.rstrip().rfind("}")
+                if close < 0:
+                    return self._whole_json()
+                inner = text[:close].rstrip()
+                sep = "," if not inner.endswith("{") else ""
+                pad = ("\n" + self._json_pad(1)) if self.json_indent is not None else " "
+                piece = f"{sep}{pad}{json.dumps(key, ensure_ascii=self.json_ascii)}: {self._json_value(value, 1)}"
+                edits.append((len(inner), len(inner), piece))
+        edits.sort(key=lambda e: (e[0], e[1]))
+        out: list[str] = []
+        pos = 0
+        for start, end, new in edits:
+            if start < pos:
+                return self._whole_json()
+            out.append(text[pos:start])
+            out.append(new)
+            pos = end
+        out.append(text[pos:])
+        source = "".join(out)
+        return _Plan(self._finish(source), source, None)
+
+    def _json_array(self, text: str, vstart: int, vend: int, elements: list[str]) -> str:
+        """The text of the ``comments`` array holding ``elements``, with the separators
+        of the original array (those between the elements that stay side by side)."""
+        if not elements:
+            return "[]"
+        items = self._items or []
+        if items:
+            lead = text[vstart + 1:items[0][0]]
+            trail = text[items[-1][1]:vend - 1]
+            sep = text[items[0][1]:items[1][0]] if len(items) > 1 else "," + lead.rstrip(",")
+            if "," not in sep:
+                sep = "," + sep
+        elif self.json_indent is None:
+            lead, trail, sep = "", "", ", "
+        else:
+            lead = "\n" + self._json_pad(2)
+            trail = "\n" + self._json_pad(1)
+            sep = "," + lead
+        return "[" + lead + sep.join(elements) + trail + "]"
+
+    def _whole_json(self) -> "_Plan":
+        source = json.dumps(self.data, indent=self.json_indent, ensure_ascii=self.json_ascii)
+        return _Plan(self._finish(source), source, None)
+
+    def _json_pad(self, level: int) -> str:
+        indent = self.json_indent
+        if indent is None:
+            return ""
+        return (indent if isinstance(indent, str) else " " * indent) * level
+
+    def _json_value(self, value: Any, level: int) -> str:
+        text = json.dumps(value, indent=self.json_indent, ensure_ascii=self.json_ascii)
+        if self.json_indent is None or "\n" not in text:
+            return text
+        return text.replace("\n", "\n" + self._json_pad(level))
+
+    # -- catching up with another writer ----------------------------------------
 
     def extend(self, text: str) -> bool:
         """Bring this model up to ``text`` when ``text`` is the original text followed by
-        more items of the ``comments`` list (another process appended them): only the
-        new part is parsed.  False, and nothing changed, when that does not hold (the
-        caller then parses ``text`` in full)."""
-        if self.fmt != "yaml" or self._appended or self._replaced or self._other_edit or self._source is None:
+        more items of a ``comments`` list that ends the file (another process appended
+        them): only the new part is read.  False, and nothing changed, otherwise."""
+        if (self.fmt != "yaml" or not self._exact or self._items is None or not self._orig
+                or self._snap or self._top_dirty or not self.final_newline):
             return False
-        if not (self._prepared and self._faithful) or not self.final_newline:
+        if self.comments is not self._orig_list or len(self.comments) != len(self._orig):
             return False
         if not text.startswith(self.original) or len(text) == len(self.original):
+            return False
+        top = self._top
+        if not top or top[-1].key != "comments":
             return False
         rest = text[len(self.original):]
         if self.newline == "\r\n":
@@ -411,233 +673,80 @@ class Sidecar:
             rest = rest.replace("\r\n", "\n")
         elif "\r" in rest:
             return False
-        if not rest.endswith("\n") or not rest.startswith(" " * self.yaml_style.offset + "- "):
+        dash = self.yaml_style.offset
+        if not rest.endswith("\n") or not rest.startswith(" " * dash + "- "):
             return False
-        if self._tail_seq(0) is None or _DOC_END.search(rest):
-            return False
-        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
+        # the old text must end where an item may follow: the last item's lines, then
+        # only lines a new item cannot be read into
+        lines = self._lines
+        real = len(lines) - 1
+        last = self._items[-1].last
+        for j in range(last + 1, real):
+            s = lines[j].lstrip(" ")
+            if s and (len(lines[j]) - len(s) > dash):
+                return False
         try:
-            items = parse_fragment(rest, style)
-        except MrsfError:
+            read = yamlscan.read_items(rest, dash)
+        except (Unsupported, RecursionError):
             return False
-        if _has_yaml_comments(items):
+        if _depth_over(read.data, MAX_DEPTH - 1):
             return False
-        fresh = CommentedMap()
-        fresh["comments"] = items
-        if _yaml_dump(fresh, style) != "comments:\n" + rest:
-            return False  # not in the serialiser's own layout: faithfulness unknown
-        seq = self.data["comments"]
-        first = len(seq)
-        delta = self._source.count("\n") - 1
-        for k, item in enumerate(items):
-            _shift_lines(item, delta)
-            seq.append(item)
-            seq.lc.add_idx_line_col(first + k, [items.lc.item(k)[0] + delta, items.lc.item(k)[1]])
-        self._synced(self._source + rest, text)
-        return True
-
-    def fast_replace(self) -> "Replace | None":
-        """The new text as the original text with only the lines of changed scalar values
-        rewritten, or None when that shortcut does not apply.
-
-        It applies to a YAML sidecar whose only changes are existing keys given new
-        single-line scalar values (``resolved``, ``text``...), when the serialiser is
-        known to reproduce the original text exactly and each old value is written as
-        ``key: value`` alone on its line (no end-of-line comment, not a block or
-        multi-line scalar, not inside a flow collection).  A single-line scalar is
-        written the same wherever it stands, so the whole file dumped again would differ
-        from the original in exactly these lines.
-        """
-        if self.fmt != "yaml" or not self._replaced or self._appended or self._other_edit:
-            return None
-        if not (self._prepared and self._faithful) or self._source is None:
-            return None
-        lines = self._source.split("\n")
-        edits: list[tuple[int, str, CommentedMap, str, str]] = []
-        done: set[int] = set()
-        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
-        for mapping, key, old in self._replaced.values():
-            try:
-                key_line, key_col, value_line, _ = mapping.lc.data[key]
-            except Exception:  # a node made in memory: no position
-                return None
-            slot = mapping.ca.items.get(key)
-            if slot and len(slot) > 2 and slot[2] is not None and _token_head(slot[2]).strip():
-                return None  # an end-of-line comment: its column could move
-            if key_line != value_line or key_line in done or not 0 <= key_line < len(lines):
-                return None
-            if _anchored(old):
-                return None  # an alias elsewhere would now carry the anchor
-            old_line = _entry_line(key, old, style)
-            new_line = _entry_line(key, mapping[key], style)
-            if old_line is None or new_line is None or lines[key_line][key_col:] != old_line:
-                return None
-            done.add(key_line)
-            edits.append((key_line, lines[key_line][:key_col] + new_line, mapping, key, new_line))
-        for line, text, *_ in edits:
-            lines[line] = text
-        source = "\n".join(lines)
-        return Replace(source, edits, self._finish(source))
-
-    def commit_replace(self, replace: "Replace", values: list[Any]) -> None:
-        """After ``replace.text`` was written: make this the model of that text, each
-        changed value replaced by the value parsed back from its new line."""
-        style = YamlStyle(self.yaml_style.mapping, self.yaml_style.sequence, self.yaml_style.offset)
-        stable = True
-        for (_, _, mapping, key, line), value in zip(replace.edits, values):
-            mapping[key] = value
-            stable = stable and _entry_line(key, value, style) == line
-        self._synced(replace.source, replace.text, faithful=stable)
-
-    def _synced(self, source: str, text: str, *, faithful: bool = True) -> None:
-        """The model now is the parse of ``text`` (``source``: normalised).  ``faithful``:
-        the serialiser is known to reproduce it exactly (the new parts re-serialise to
-        themselves; a few values, such as some floats, do not), else that is worked out
-        again before the next edit."""
-        self.original, self._source = text, source
-        self._prepared, self._baseline, self._faithful = faithful, source if faithful else None, faithful
-        self._appended, self._replaced, self._other_edit = [], {}, False
-
-    # -- helpers ------------------------------------------------------------
-
-    def _item_indent(self) -> int:
-        return self.yaml_style.sequence
-
-    def _dash_indent(self) -> int:
-        return self.yaml_style.offset
-
-    def _commented_comments(self) -> CommentedSeq:
-        seq = CommentedSeq(self.data["comments"])
-        self.data["comments"] = seq
-        return seq
-
-
-@dataclass
-class Append:
-    """A write that appends comments to the end of a sidecar's text (see
-    :meth:`Sidecar.fast_append`): ``text`` is the whole new text, ``prefix`` the
-    normalised original text ending in a line break, ``fragment`` the new items' lines."""
-
-    prefix: str
-    fragment: str
-    nodes: list
-    text: str
-
-
-@dataclass
-class Replace:
-    """A write that rewrites only the lines of changed scalar values (see
-    :meth:`Sidecar.fast_replace`): ``text`` is the whole new text, ``source`` the same
-    normalised, ``edits`` (line index, new line, mapping, key, ``key: value`` text)."""
-
-    source: str
-    edits: list
-    text: str
-
-
-def _is_scalar(value: Any) -> bool:
-    return not isinstance(value, (dict, list, tuple, set))
-
-
-def _anchored(value: Any) -> bool:
-    anchor = getattr(value, "yaml_anchor", None)
-    try:
-        return callable(anchor) and anchor() is not None
-    except Exception:
+        base = real
+        for node, span in zip(read.data, read.items):
+            self.comments.append(node)
+            self._items.append(Span(span.first + base, span.last + base))
+        self._source = self._source + rest
+        self._lines = self._source.split("\n")
+        self.original = text
+        self._orig = list(self.comments)
+        self._origin = None
         return True
 
 
-def _token_head(token: Any) -> str:
-    """The end-of-line part of a comment token (before its first line break)."""
-    value = getattr(token, "value", "")
-    return value.partition("\n")[0] if isinstance(value, str) else ""
+@dataclass
+class Rendered:
+    """New text to write and a function giving the model of that text once written."""
+
+    text: str
+    adopt: Callable[[], Sidecar]
 
 
-def _entry_line(key: str, value: Any, style: YamlStyle) -> str | None:
-    """How the serialiser writes ``key: value`` in a block mapping, when that is one line."""
-    mapping = CommentedMap()
-    mapping[key] = value
-    out = _yaml_dump(mapping, style)
-    if out.count("\n") != 1 or not out.endswith("\n"):
-        return None
-    return out[:-1]
+@dataclass
+class _Plan:
+    text: str                       # finished text (BOM, line ends)
+    source: str                     # normalised text
+    fragments: list | None          # (item text, intended item) read back instead of the whole
+    lines: list[str] | None = None
+    items: list[Span] | None = None
+    delta: int = 0
+    after_line: int = -1
 
 
-def parse_entry_line(line: str, key: str) -> Any:
-    """The value of a one-line ``key: value`` entry; MrsfError unless it is exactly that."""
-    data = _parse_yaml(line + "\n", "entry").data
-    if not isinstance(data, CommentedMap) or list(data) != [key]:
-        raise MrsfError("invalid-sidecar", f"entry: not a single {key!r} entry")
-    return data[key]
+_BLOCK_HEADER = re.compile(r"(?m)(?:^|[ ])[|>][1-9+-]{0,2} *(?:#.*)?$")
+#: A ``comments`` line whose value is empty, null or ``[]`` (it can be rewritten alone).
+_HEADER = re.compile(r"comments:(?: *(?:\[ *\]|~|null|Null|NULL))? *(?: #.*)?$")
 
 
-#: A YAML document end marker line (after it the comments list no longer ends the file).
-_DOC_END = re.compile(r"(?m)^\.\.\.(?:[ \t]|$)")
+def _eol_after_key(line: str) -> str:
+    """The end-of-line comment on a ``key:`` line (with its leading spaces), or ''."""
+    colon = line.find(":")
+    rest = line[colon + 1:]
+    at = rest.find(" #")
+    return rest[at:] if at >= 0 and rest[:at].strip() in ("", "[]") else ""
 
 
-def _line_start(text: str, line: int) -> int | None:
-    """Offset in ``text`` of the start of 0-based line ``line``."""
-    pos = 0
-    for _ in range(line):
-        pos = text.find("\n", pos) + 1
-        if pos == 0:
-            return None
-    return pos
+def _eol_after_value(lines: list[str], entry: Entry) -> str:
+    if entry.style in ("map", "seq", "empty"):
+        return _eol_after_key(lines[entry.line])
+    rest = lines[entry.last][entry.end_col:]
+    return rest if "#" in rest and rest.startswith(" ") else ""
 
 
-def _ends_in_block_scalar(node: Any) -> bool:
-    """True when the last value written inside ``node`` is a literal/folded scalar."""
-    while isinstance(node, (CommentedMap, CommentedSeq)) and len(node):
-        node = node[next(reversed(node))] if isinstance(node, CommentedMap) else node[-1]
-    return isinstance(node, (LiteralScalarString, FoldedScalarString))
-
-
-def _shift_lines(node: Any, delta: int) -> None:
-    """Move the recorded line numbers of ``node`` and everything in it by ``delta``."""
-    stack = [node]
-    seen: set[int] = set()
-    while stack:
-        n = stack.pop()
-        if not isinstance(n, (CommentedMap, CommentedSeq)) or id(n) in seen:
-            continue  # an aliased node is shifted once
-        seen.add(id(n))
-        if n.lc.line is not None:
-            n.lc.line += delta
-        for pos in (n.lc.data or {}).values():
-            pos[0] += delta
-            if len(pos) > 2:
-                pos[2] += delta
-        stack.extend(n.values() if isinstance(n, CommentedMap) else n)
-
-
-def _has_yaml_comments(node: Any) -> bool:
-    """True when a comment or blank line is attached anywhere in ``node``."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if not isinstance(n, (CommentedMap, CommentedSeq)):
-            continue
-        if n.ca.items or (n.ca.comment and any(n.ca.comment)) or n.ca.end:
-            return True
-        stack.extend(n.values() if isinstance(n, CommentedMap) else n)
-    return False
-
-
-def parse_fragment(fragment: str, style: YamlStyle) -> CommentedSeq:
-    """Parse the lines of ``comments`` list items (as written after ``comments:`` at the
-    top level of a sidecar, in ``style``); MrsfError unless they are exactly that: one
-    or more block list items starting in the style's dash column, nothing else."""
-    text = "comments:\n" + fragment
-    data = _parse_yaml(text, "fragment").data
-    items = data.get("comments") if isinstance(data, CommentedMap) else None
-    if (not isinstance(items, CommentedSeq) or list(data) != ["comments"] or not len(items)
-            or items.fa.flow_style()):
-        raise MrsfError("invalid-sidecar", "fragment: not a block list of comments")
-    if not fragment.startswith(" " * style.offset + "-"):
-        raise MrsfError("invalid-sidecar", "fragment: items not in the list's column")
-    if _depth_over(items, MAX_DEPTH - 1):
-        raise MrsfError("invalid-sidecar", f"fragment: values are nested more than {MAX_DEPTH} levels deep")
-    return items
+def _content_col(line: str, dash_col: int) -> int:
+    p = dash_col + 1
+    while p < len(line) and line[p] == " ":
+        p += 1
+    return p
 
 
 # ---------------------------------------------------------------------------
@@ -673,12 +782,6 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     sc._source = normalized
     if _depth_over(sc.data, MAX_DEPTH):
         raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep")
-    if fmt != "json" and "*" in normalized and _expands_over(sc.data, _MAX_PLAIN_NODES):
-        raise MrsfError(
-            "invalid-sidecar",
-            f"{label}: its YAML aliases expand to more than {_MAX_PLAIN_NODES} values (an alias bomb?); "
-            "it is not read",
-        )
     if not isinstance(sc.data, dict):
         raise MrsfError(
             "invalid-sidecar",
@@ -687,58 +790,288 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
             line=1,
             column=1,
         )
+    comments = sc.data.get("comments")
+    sc._orig_list = comments
+    sc._orig = list(comments) if isinstance(comments, list) else []
+    if sc._items is not None and (not isinstance(comments, list) or len(sc._items) != len(comments)):
+        sc._items = None
     return sc
 
 
-def _reparse(text: str, fmt: str) -> Any:
-    return (_parse_json(text, "sidecar") if fmt == "json" else _parse_yaml(text, "sidecar")).data
+class _TooDeep(ScannerError):
+    """Raised by the scanner at the ``MAX_DEPTH``-th nested collection."""
 
 
-def _lines(text: str) -> list[str]:
-    return text.split("\n")
+class _DepthLimit:
+    """A YAML scanner that stops at the ``MAX_DEPTH``-th nested collection when it meets
+    it, before any deeper one is parsed: ruamel's scanner works ahead over every open
+    ``[``/``{`` (its cost grows with the square of the depth: 1,000 levels take seconds,
+    100,000 hours), and deep block nesting would only end in a recursion error."""
+
+    def _too_deep(self) -> ScannerError:
+        return _TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
+                            self.reader.get_mark())  # type: ignore[attr-defined]
+
+    def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
+        if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
+            raise self._too_deep()
+        super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
+
+    def add_indent(self, column: int) -> bool:
+        if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
+            raise self._too_deep()
+        return super().add_indent(column)  # type: ignore[misc]
 
 
-def _transfer(source: str, baseline: str, changed: str) -> str | None:
-    """Apply the line changes baseline -> changed to ``source``.
+class _Scanner(_DepthLimit, RoundTripScanner):
+    pass
 
-    ``baseline`` is the serialiser's rendering of the unchanged data, which differs from
-    ``source`` on a few reformatted lines.  Lines of ``baseline`` are matched to lines of
-    ``source`` (equal lines, and same-size blocks of reformatted lines one to one); each
-    changed region is widened until both its ends are matched, then spliced into
-    ``source``.  None when that is impossible.
-    """
-    import difflib
 
-    src, base, new = _lines(source), _lines(baseline), _lines(changed)
-    to_src: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, src, autojunk=False).get_opcodes():
-        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-            for k in range(i2 - i1):
-                to_src[i1 + k] = j1 + k
-    hunks: list[list[int]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, new, autojunk=False).get_opcodes():
-        if tag == "equal":
+class _SafeScanner(_DepthLimit, Scanner):
+    pass
+
+
+def safe_yaml() -> YAML:
+    """A pure-Python safe YAML loader with the same nesting limit (for small config files)."""
+    y = YAML(typ="safe", pure=True)
+    y.Scanner = _SafeScanner
+    return y
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.Scanner = _Scanner
+    y.preserve_quotes = True
+    y.width = 1 << 30
+    return y
+
+
+def _parse_yaml(text: str, label: str) -> Sidecar:
+    try:
+        read = yamlscan.read_document(text)
+    except (Unsupported, RecursionError):
+        read = None
+    if read is not None:
+        sc = Sidecar(fmt="yaml", data=read.data)
+        sc._lines = text.split("\n")
+        sc._top = read.entries
+        sc._items = read.items
+        sc._exact = True
+        sc.yaml_style = _layout(sc._lines, read)
+        sc.yaml_style.explicit_start = _explicit_start(sc._lines)
+        return sc
+    return _parse_yaml_rt(text, label)
+
+
+def _explicit_start(lines: list[str]) -> bool:
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped.startswith("%"):
             continue
-        while i1 > 0 and (i1 - 1) not in to_src:
-            i1, j1 = i1 - 1, j1 - 1
-        while i2 < len(base) and i2 not in to_src:
-            i2, j2 = i2 + 1, j2 + 1
-        if hunks and i1 <= hunks[-1][1]:
-            hunks[-1][1], hunks[-1][3] = max(hunks[-1][1], i2), max(hunks[-1][3], j2)
+        return stripped == "---" or stripped.startswith("--- ")
+    return False
+
+
+def _layout(lines: list[str], read: yamlscan.Read) -> Layout:
+    """The file's indentation: item dash and first-key columns, nested mapping indent."""
+    st = Layout()
+    if read.items:
+        st.offset, st.sequence = read.dash_col, read.content_col
+    mapping = None
+    for entry in read.entries:
+        if entry.style == "map":
+            j = entry.line + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith("#")):
+                j += 1
+            if j < len(lines):
+                mapping = len(lines[j]) - len(lines[j].lstrip(" "))
+                break
+    if mapping is None and read.items:
+        # a nested mapping inside the first items that have one
+        for span in read.items[:50]:
+            for j in range(span.first + 1, span.last + 1):
+                line = lines[j]
+                s = line.lstrip(" ")
+                if s.endswith(":") and not s.startswith(("#", "-")) and j + 1 <= span.last:
+                    nxt = lines[j + 1]
+                    ind, here = len(nxt) - len(nxt.lstrip(" ")), len(line) - len(s)
+                    if ind > here and not nxt.lstrip(" ").startswith(("-", "#")):
+                        mapping = ind - here
+                        break
+            if mapping:
+                break
+    if mapping:
+        st.mapping = mapping
+    if st.sequence < st.offset + 2:
+        st.sequence = st.offset + 2
+    return st
+
+
+def _parse_yaml_rt(text: str, label: str) -> Sidecar:
+    """The full round-trip parser: every YAML the reader above declines, and the wording
+    of every syntax error."""
+    y = _yaml()
+    try:
+        loaded = y.load(text)
+    except _TooDeep as exc:
+        mark = exc.problem_mark
+        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
+                        f"(line {mark.line + 1}, column {mark.column + 1})", line=mark.line + 1,
+                        column=mark.column + 1) from None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        where = f" at line {line}, column {column}" if line else ""
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML{where}: {problem}", line=line, column=column) from None
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {exc}") from None
+    if loaded is None:
+        raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
+    if _depth_over(loaded, MAX_DEPTH):
+        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep")
+    if "*" in text and _expands_over(loaded, _MAX_PLAIN_NODES):
+        raise MrsfError(
+            "invalid-sidecar",
+            f"{label}: its YAML aliases expand to more than {_MAX_PLAIN_NODES} values (an alias bomb?); "
+            "it is not read",
+        )
+    data = to_plain(loaded)
+    sc = Sidecar(fmt="yaml", data=data)
+    lines = text.split("\n")
+    sc._lines = lines
+    sc.yaml_style.explicit_start = _explicit_start(lines)
+    if isinstance(loaded, CommentedMap) and not loaded.fa.flow_style():
+        try:
+            sc._top, sc._items, dash, content = _rt_layout(loaded, lines, text)
+            if sc._items:
+                sc.yaml_style.offset, sc.yaml_style.sequence = dash, max(content, dash + 2)
+        except Exception:
+            sc._top, sc._items = None, None
+    return sc
+
+
+def _rt_layout(loaded: CommentedMap, lines: list[str], text: str):
+    """Top-level entries and item spans from ruamel's positions (each entry and item
+    owns every line up to the next one: exact gaps are unknown here)."""
+    real = len(lines) - 1 if text.endswith("\n") else len(lines)
+    keys = list(loaded)
+    starts = [loaded.lc.key(k)[0] for k in keys]
+    if any(loaded.lc.key(k)[1] != 0 for k in keys) or starts != sorted(starts):
+        raise ValueError("top-level keys not in order at column 0")
+    top = []
+    for n, key in enumerate(keys):
+        last = (starts[n + 1] - 1) if n + 1 < len(keys) else real - 1
+        top.append(Entry(str(key), starts[n], 0, last, "?", len(lines[last]) if last < len(lines) else 0))
+    items = None
+    dash = content = -1
+    seq = loaded.get("comments")
+    if isinstance(seq, CommentedSeq) and len(seq) and not seq.fa.flow_style():
+        n = keys.index("comments")
+        end = top[n].last
+        firsts = []
+        for i in range(len(seq)):
+            line, col = seq.lc.item(i)
+            m = re.match(r"( *)- +$", lines[line][:col])
+            if m is None:
+                raise ValueError("item not after a dash on its line")
+            d = len(m.group(1))
+            if dash < 0:
+                dash, content = d, col
+            elif d != dash:
+                raise ValueError("items in different columns")
+            firsts.append(line)
+        items = [Span(firsts[i], (firsts[i + 1] - 1) if i + 1 < len(firsts) else end) for i in range(len(firsts))]
+    return top, items, dash, content
+
+
+def _parse_json(text: str, label: str) -> Sidecar:
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"duplicate key {key!r}")
+            out[key] = value
+        return out
+
+    def bad_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not valid JSON")
+
+    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=bad_constant)
+    try:
+        data = decoder.decode(text)
+    except json.JSONDecodeError as exc:
+        raise MrsfError(
+            "malformed-json",
+            f"{label}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+            line=exc.lineno,
+            column=exc.colno,
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise MrsfError("malformed-json", f"{label}: malformed JSON: {exc}") from None
+    indent: int | str | None = None
+    nl = text.find("\n")
+    if nl >= 0:
+        for line in text[nl + 1:].split("\n", 64):
+            stripped = line.lstrip(" \t")
+            if stripped:
+                lead = line[: len(line) - len(stripped)]
+                indent = "\t" if lead.startswith("\t") else len(lead)
+                break
+    ascii_escaped = bool(re.search(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])", text))
+    sc = Sidecar(fmt="json", data=data, json_indent=indent, json_ascii=ascii_escaped)
+    try:
+        sc._json_top, sc._items = _json_layout(text, decoder)
+    except Exception:
+        sc._json_top, sc._items = None, None
+    return sc
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _json_layout(text: str, decoder: json.JSONDecoder):
+    """(top-level key -> (key start, value start, value end), comments element spans)
+    found with the C scanner (each value is scanned once more; no Python-level parse)."""
+    scan = decoder.scan_once
+    pos = _WS.match(text, 0).end()
+    if text[pos] != "{":
+        return None, None
+    pos = _WS.match(text, pos + 1).end()
+    top: dict = {}
+    items = None
+    if text[pos] == "}":
+        return top, None
+    while True:
+        key_start = pos
+        key, pos = scan(text, pos)
+        pos = _WS.match(text, pos).end()
+        pos = _WS.match(text, pos + 1).end()       # the ':'
+        value_start = pos
+        if key == "comments" and text[pos] == "[":
+            spans = []
+            p = _WS.match(text, pos + 1).end()
+            if text[p] != "]":
+                while True:
+                    _, e = scan(text, p)
+                    spans.append((p, e))
+                    p = _WS.match(text, e).end()
+                    if text[p] == ",":
+                        p = _WS.match(text, p + 1).end()
+                        continue
+                    break
+            pos = p + 1
+            items = spans
         else:
-            hunks.append([i1, i2, j1, j2])
-    out: list[str] = []
-    pos = 0
-    for i1, i2, j1, j2 in hunks:
-        start = 0 if i1 == 0 else to_src[i1 - 1] + 1
-        end = len(src) if i2 == len(base) else to_src[i2]
-        if start < pos or end < start:
-            return None
-        out.extend(src[pos:start])
-        out.extend(new[j1:j2])
-        pos = end
-    out.extend(src[pos:])
-    return "\n".join(out)
+            _, pos = scan(text, pos)
+        top[key] = (key_start, value_start, pos)
+        pos = _WS.match(text, pos).end()
+        if text[pos] == ",":
+            pos = _WS.match(text, pos + 1).end()
+            continue
+        break
+    return top, items
 
 
 def _depth_over(data: Any, limit: int) -> bool:
@@ -782,234 +1115,12 @@ def _expands_over(data: Any, limit: int) -> bool:
 
 def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
     """A fresh, empty sidecar for ``document`` (a repository-relative path)."""
+    data = {"mrsf_version": "1.0", "document": document, "comments": []}
     if fmt == "json":
-        data = {"mrsf_version": "1.0", "document": document, "comments": []}
         return Sidecar(fmt="json", data=data, json_indent=2)
-    data = CommentedMap()
-    data["mrsf_version"] = DoubleQuotedScalarString("1.0")
-    data["document"] = to_node(document, "yaml")
-    data["comments"] = CommentedSeq()
-    return Sidecar(fmt="yaml", data=data)
-
-
-class BinaryScalar(bytes):
-    """A ``!!binary`` value as loaded: the decoded bytes, plus the scalar text and style it
-    was written in, so that a value nobody changed is written back exactly as it was."""
-
-    text: str
-    style: str | None
-
-
-def _construct_binary(constructor: RoundTripConstructor, node: Any) -> BinaryScalar:
-    value = BinaryScalar(constructor.construct_yaml_binary(node))  # checks the base64
-    value.text, value.style = node.value, node.style
-    return value
-
-
-def _represent_binary(representer: RoundTripRepresenter, data: bytes) -> Any:
-    if isinstance(data, BinaryScalar):
-        return representer.represent_scalar("tag:yaml.org,2002:binary", data.text, style=data.style)
-    return representer.represent_binary(data)
-
-
-class _Constructor(RoundTripConstructor):
-    pass
-
-
-class _TooDeep(ScannerError):
-    """Raised by the scanner at the ``MAX_DEPTH``-th nested collection."""
-
-
-class _DepthLimit:
-    """A YAML scanner that stops at the ``MAX_DEPTH``-th nested collection when it meets
-    it, before any deeper one is parsed: ruamel's scanner works ahead over every open
-    ``[``/``{`` (its cost grows with the square of the depth: 1,000 levels take seconds,
-    100,000 hours), and deep block nesting would only end in a recursion error."""
-
-    def _too_deep(self) -> ScannerError:
-        return _TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
-                            self.reader.get_mark())  # type: ignore[attr-defined]
-
-    def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
-        if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
-            raise self._too_deep()
-        super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
-
-    def add_indent(self, column: int) -> bool:
-        if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
-            raise self._too_deep()
-        return super().add_indent(column)  # type: ignore[misc]
-
-
-class _Scanner(_DepthLimit, RoundTripScanner):
-    pass
-
-
-class _SafeScanner(_DepthLimit, Scanner):
-    pass
-
-
-def safe_yaml() -> YAML:
-    """A pure-Python safe YAML loader with the same nesting limit (for small config files)."""
-    y = YAML(typ="safe", pure=True)
-    y.Scanner = _SafeScanner
-    return y
-
-
-class _Representer(RoundTripRepresenter):
-    pass
-
-
-_Constructor.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
-_Representer.add_representer(BinaryScalar, _represent_binary)
-
-
-def _yaml() -> YAML:
-    y = YAML(typ="rt")
-    y.Scanner, y.Constructor, y.Representer = _Scanner, _Constructor, _Representer
-    y.preserve_quotes = True
-    y.width = 1 << 30
-    return y
-
-
-def _parse_yaml(text: str, label: str) -> Sidecar:
-    y = _yaml()
-    try:
-        data = y.load(text)
-    except _TooDeep as exc:
-        mark = exc.problem_mark
-        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
-                        f"(line {mark.line + 1}, column {mark.column + 1})", line=mark.line + 1,
-                        column=mark.column + 1) from None
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        line = mark.line + 1 if mark is not None else None
-        column = mark.column + 1 if mark is not None else None
-        where = f" at line {line}, column {column}" if line else ""
-        raise MrsfError("malformed-yaml", f"{label}: malformed YAML{where}: {problem}", line=line, column=column) from None
-    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
-        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {exc}") from None
-    if data is None:
-        raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
-    style = _detect_yaml_style(text, data)
-    return Sidecar(fmt="yaml", data=data, yaml_style=style)
-
-
-def _parse_json(text: str, label: str) -> Sidecar:
-    def pairs(items: list[tuple[str, Any]]) -> dict:
-        out: dict = {}
-        for key, value in items:
-            if key in out:
-                raise ValueError(f"duplicate key {key!r}")
-            out[key] = value
-        return out
-
-    def bad_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not valid JSON")
-
-    try:
-        data = json.loads(text, object_pairs_hook=pairs, parse_constant=bad_constant)
-    except json.JSONDecodeError as exc:
-        raise MrsfError(
-            "malformed-json",
-            f"{label}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-            line=exc.lineno,
-            column=exc.colno,
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise MrsfError("malformed-json", f"{label}: malformed JSON: {exc}") from None
-    indent: int | str | None = None
-    lines = text.split("\n")
-    if len(lines) > 1:
-        for line in lines[1:]:
-            stripped = line.lstrip(" \t")
-            if stripped:
-                lead = line[: len(line) - len(stripped)]
-                indent = "\t" if lead.startswith("\t") else len(lead)
-                break
-    ascii_escaped = bool(re.search(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])", text))
-    return Sidecar(fmt="json", data=data, json_indent=indent, json_ascii=ascii_escaped)
-
-
-def _detect_yaml_style(text: str, data: Any) -> YamlStyle:
-    """Infer ruamel's indent(mapping, sequence, offset) from where things sit in ``text``."""
-    style = YamlStyle()
-    lines = text.split("\n")
-    for line in lines:
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#") or stripped.startswith("%"):
-            continue
-        style.explicit_start = stripped == "---" or stripped.startswith("--- ")
-        break
-    if not isinstance(data, CommentedMap):
-        return style
-    seq = _first_block_seq(data)
-    if seq is not None:
-        parent_col, seq_node = seq
-        try:
-            line_no, content_col = seq_node.lc.item(0)
-            line = lines[line_no]
-            dash_col = line.rfind("-", 0, content_col)
-            if dash_col >= 0 and line[:dash_col].strip() == "":
-                style.offset = max(dash_col - parent_col, 0)
-                style.sequence = max(content_col - parent_col, style.offset + 2)
-        except Exception:
-            pass
-    mapping = _nested_map_indent(data)
-    if mapping:
-        style.mapping = mapping
-    if style.sequence < style.offset + 2:  # ruamel needs room for "- "
-        style.sequence = style.offset + 2
-    return style
-
-
-def _first_block_seq(data: CommentedMap) -> tuple[int, CommentedSeq] | None:
-    preferred = ["comments"] + [k for k in data if k != "comments"]
-    for key in preferred:
-        value = data.get(key)
-        if isinstance(value, CommentedSeq) and len(value) and not value.fa.flow_style():
-            if isinstance(value[0], (CommentedMap, CommentedSeq, str, int, float, bool)) or value[0] is None:
-                try:
-                    return data.lc.key(key)[1], value
-                except Exception:
-                    return None
-    return None
-
-
-def _nested_map_indent(root: Any) -> int | None:
-    """Indentation of a block mapping nested under a mapping key, if the file has one
-    (iterative, each node visited once: shared alias nodes cost nothing extra)."""
-    stack = [root]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, CommentedMap):
-            for key, value in node.items():
-                if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
-                    try:
-                        parent_col = node.lc.key(key)[1]
-                        child_col = value.lc.key(next(iter(value)))[1]
-                        if child_col > parent_col:
-                            return child_col - parent_col
-                    except Exception:
-                        pass
-            stack.extend(reversed(list(node.values())))
-        elif isinstance(node, CommentedSeq):
-            stack.extend(reversed(list(node)))
-    return None
-
-
-def _yaml_dump(data: Any, style: YamlStyle) -> str:
-    y = _yaml()
-    y.indent(mapping=style.mapping, sequence=style.sequence, offset=style.offset)
-    y.explicit_start = style.explicit_start
-    buf = io.StringIO()
-    y.dump(data, buf)
-    return buf.getvalue()
+    sc = Sidecar(fmt="yaml", data=data)
+    sc._orig_list = data["comments"]
+    return sc
 
 
 # ---------------------------------------------------------------------------
@@ -1039,7 +1150,8 @@ def type_name(value: Any) -> str:
 
 
 def to_plain(value: Any) -> Any:
-    """Convert round-trip data to plain JSON-able Python (str, int, float, bool, None, list, dict).
+    """Convert data to plain JSON-able Python (str, int, float, bool, None, list, dict),
+    always a fresh copy.
 
     YAML timestamps become ISO-8601 strings; aliases are expanded within a node budget
     (MrsfError ``invalid-sidecar`` beyond it).
@@ -1051,7 +1163,7 @@ def to_plain(value: Any) -> Any:
         if budget[0] < 0:
             raise MrsfError("invalid-sidecar", "the sidecar expands to too many nodes (YAML aliases?)")
         if isinstance(v, dict):
-            return {str(k) if not isinstance(k, str) else str(k): conv(x) for k, x in v.items()}
+            return {str(k): conv(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
             return [conv(x) for x in v]
         if isinstance(v, bool) or v is None:
@@ -1074,67 +1186,27 @@ def to_plain(value: Any) -> Any:
         raise MrsfError("invalid-sidecar", "the sidecar nests values too deeply (YAML aliases?)") from None
 
 
-def yaml_string(value: str) -> str:
-    """A new YAML string scalar: plain when unambiguous, double-quoted otherwise."""
-    if (
-        _PLAIN_SAFE.fullmatch(value)
-        and value.lower() not in _YAML_WORDS
-        and not value.endswith(" ")
-        and " #" not in value
-    ):
-        return value
-    return DoubleQuotedScalarString(value)
-
-
-def to_node(value: Any, fmt: str) -> Any:
-    """Plain data -> data to insert (ruamel nodes for YAML, plain for JSON)."""
-    if fmt == "json":
-        return to_plain(value)
-    if isinstance(value, CommentedBase):
-        return value
-    if isinstance(value, dict):
-        node = CommentedMap()
-        for key, item in value.items():
-            node[str(key)] = to_node(item, fmt)
-        return node
-    if isinstance(value, (list, tuple)):
-        seq = CommentedSeq(to_node(item, fmt) for item in value)
-        return seq
-    if isinstance(value, ScalarString):
-        return value
-    if isinstance(value, str):
-        return yaml_string(value)
-    return value
-
-
-def _same(old: Any, new: Any) -> bool:
-    try:
-        return type(to_plain(old)) is type(to_plain(new)) and to_plain(old) == to_plain(new)
-    except MrsfError:
+def same_value(a: Any, b: Any) -> bool:
+    """Plain values equal in type and value (``1``, ``1.0`` and ``True`` differ; NaN
+    equals NaN)."""
+    if type(a) is not type(b):
         return False
+    if isinstance(a, dict):
+        if len(a) != len(b) or list(a) != list(b):
+            return False
+        return all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
 
 
-def _styled_like(old: Any, value: Any) -> Any:
-    """Give a new string value the scalar style of the value it replaces."""
-    if not isinstance(value, str) or isinstance(value, ScalarString):
-        return to_node(value, "yaml")
-    if isinstance(old, (FoldedScalarString, LiteralScalarString)):
-        return LiteralScalarString(value) if "\n" in value.rstrip("\n") else type(old)(value)
-    if isinstance(old, ScalarString):
-        if isinstance(old, DoubleQuotedScalarString) or "\n" in value:
-            return DoubleQuotedScalarString(value)
-        return type(old)(value)
-    return yaml_string(value)
-
-
-def _set_entry(mapping: dict, key: str, value: Any, fmt: str) -> None:
-    if fmt != "yaml" or not isinstance(mapping, CommentedMap):
-        mapping[key] = to_node(value, "json" if fmt == "json" else "yaml")
-        return
-    if key in mapping:
-        mapping[key] = _styled_like(mapping[key], value)
-        return
-    set_new_key(mapping, key, to_node(value, "yaml"), 0)
+def yaml_string(value: str) -> str:
+    """How a new string is written: itself when a plain scalar is unambiguous, else its
+    double-quoted form."""
+    from .yamledit import double_quoted
+    return value if plain_ok(value) else double_quoted(value)
 
 
 def _pos_fields(pos: tuple[int, int] | None) -> dict:

@@ -12,11 +12,11 @@ Every file access goes through :mod:`markmcp.mcpcore.files` (the one guarded lay
   ``flock`` on ``.<sidecar name>.lock`` beside the sidecar, opened without following a
   symlink and removed again on release) it reads the current bytes, checks
   ``expected_version`` (mismatch: :class:`MrsfConflict`, nothing written), lets the
-  caller change the parsed :class:`Sidecar`, dumps it, re-parses the new text to prove it
-  round-trips to the same data, and replaces the file atomically.  Comments appended to
-  the end of a YAML sidecar are written as the old text plus the new items' lines, and
-  only those lines are parsed back (:meth:`Sidecar.fast_append`); a write costs the size
-  of the change, not of the file.
+  caller change the parsed :class:`Sidecar`, splices the changed comments into the old
+  text, proves the new text reads back as the intended data (reading back only the
+  spliced comments when that decides the whole file), and replaces the file atomically.
+  The model of what was written is kept for the next write of the same file: a write
+  costs the size of the change, not of the file.
 * Atomic replace (:func:`markmcp.mcpcore.files.write_atomic`): a temporary file created
   exclusively beside the sidecar is written, fsync'ed, given the old file's permission
   bits, renamed over the sidecar, and the directory is fsync'ed.  A writer killed at any
@@ -40,7 +40,7 @@ from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
 
 from .errors import MrsfConflict, MrsfError
-from .sidecar import Sidecar, parse_entry_line, parse_fragment, parse_sidecar, to_plain
+from .sidecar import Sidecar, parse_sidecar
 
 MAX_SIDECAR_BYTES = files.MAX_FILE_BYTES
 MAX_DOCUMENT_BYTES = files.MAX_FILE_BYTES
@@ -127,7 +127,7 @@ class LoadedPlain:
 # * the parsed Sidecar of the text a writer just wrote, handed to the next writer of the
 #   same file (taken out of the cache, under the file's lock: one owner at a time).  When
 #   the file has meanwhile only grown by comments appended at its end (another process
-#   added them), only the new part is parsed (:meth:`Sidecar.extend`).
+#   added them), only the new part is read (:meth:`Sidecar.extend`).
 
 CACHE_SIZE = 32
 _cache_lock = threading.Lock()
@@ -232,60 +232,21 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, places: Pl
 
 
 def verified_bytes(sc: Sidecar) -> bytes:
-    """Dump ``sc`` and prove the text parses back to the same data; the bytes to write."""
+    """The new text of ``sc``, proved to read back as its data; the bytes to write."""
     return _verified(sc)[0]
 
 
 def _verified(sc: Sidecar) -> tuple[bytes, Callable[[], Sidecar]]:
     """(bytes to write, a function giving the Sidecar of those bytes once written).
 
-    Comments appended at the end of a YAML sidecar (:meth:`Sidecar.fast_append`): only
-    the new items are parsed back and compared with what was meant; scalar values set in
-    place (:meth:`Sidecar.fast_replace`): only the rewritten lines are.  Then ``sc``
-    itself becomes the model of the new text.  Any other change: the whole new text is
-    parsed back and compared.
+    The text splices only the changed comments into the old text; it is read back (only
+    the spliced comments when that decides the whole file, else all of it) and must give
+    exactly the intended data (:meth:`Sidecar.render`), or MrsfError ``internal-error``
+    and nothing is written.  The model handed on is ``sc`` itself brought up to date, or
+    the parse made by the proof: the next write of this file parses nothing.
     """
-    append = sc.fast_append()
-    if append is not None:
-        try:
-            items = parse_fragment(append.fragment, sc.yaml_style)
-        except MrsfError as exc:
-            raise MrsfError("internal-error", f"refusing to write: the new comments would not parse ({exc.message})") from None
-        if to_plain(items) != to_plain(append.nodes):
-            raise MrsfError("internal-error", "refusing to write: the new comments would not read back as written")
-
-        def adopt() -> Sidecar:
-            sc.commit_append(append, items)
-            return sc
-
-        return append.text.encode("utf-8"), adopt
-    replace = sc.fast_replace()
-    if replace is not None:
-        values = []
-        for _, _, mapping, key, line in replace.edits:
-            try:
-                value = parse_entry_line(line, key)
-            except MrsfError as exc:
-                raise MrsfError("internal-error", f"refusing to write: a changed value would not parse ({exc.message})") from None
-            if to_plain(value) != to_plain(mapping[key]):
-                raise MrsfError("internal-error", "refusing to write: a changed value would not read back as written")
-            values.append(value)
-
-        def adopt_replace() -> Sidecar:
-            sc.commit_replace(replace, values)
-            return sc
-
-        return replace.text.encode("utf-8"), adopt_replace
-    text = sc.dump(fast=False)
-    try:
-        again = parse_sidecar(text, fmt=sc.fmt)
-    except MrsfError as exc:
-        raise MrsfError("internal-error", f"refusing to write: the new sidecar would not parse ({exc.message})") from None
-    if to_plain(again.data) != to_plain(sc.data):
-        raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
-    if sc.faithful:  # the text is the serialiser's own output (not carried into odd lines)
-        again.assume_faithful()
-    return text.encode("utf-8"), lambda: again
+    rendered = sc.render()
+    return rendered.text.encode("utf-8"), rendered.adopt
 
 
 # ---------------------------------------------------------------------------

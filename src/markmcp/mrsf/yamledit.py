@@ -1,212 +1,295 @@
-"""Keeping YAML comment lines with their neighbours when a round-trip document is edited.
+"""Writing YAML for sidecar edits: scalars and entries in a file's own layout, and one
+comment item edited key by key with every untouched line kept as it was.
 
-ruamel.yaml stores the comment lines that follow an entry in the comment slot of the
-last scalar entry before them: slot 2 of ``map.ca.items[key]`` or slot 0 of
-``seq.ca.items[index]``, descending into block collections.  A token's text starts with
-the rest of the entry's own line (nothing, or an end-of-line ``# ...``), then a newline,
-then the following full comment lines and blank lines.
+An edit never re-serialises a whole sidecar.  :func:`edit_item` rebuilds the lines of one
+``comments`` item from its old lines (as read by :mod:`markmcp.mrsf.yamlscan`), the old
+and the new data: entries whose value did not change keep their lines byte for byte
+(quoting, folding, end-of-line comments), a changed entry is written anew where it stood
+(keeping its end-of-line comment), a removed entry leaves its full comment lines behind,
+new keys follow the last entry.  :func:`emit_item` writes a new item.
 
-Rules kept here: an end-of-line comment stays with its line (and goes away with it when
-the line is deleted); full comment lines and blank lines are never dropped: when the
-entry that carries them is removed they are appended after the entry that now precedes
-them, and a key appended to a mapping goes before the lines that followed the old last
-entry.  Used by :mod:`markmcp.mrsf.sidecar`; pure, no I/O.
+Rules kept: an end-of-line comment stays with its line (and goes away with it when the
+line is deleted); full comment lines and blank lines between entries are never dropped;
+a new value takes the scalar style of the value it replaces (single or double quotes,
+literal or folded block) when that style can hold it.
+
+The emitter writes what ruamel.yaml would write for the same value in the same layout
+(the text is always verified by reading it back before it replaces a file).  Pure.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import CommentMark
-from ruamel.yaml.tokens import CommentToken
+from .yamlscan import Entry, Unsupported, resolve_plain
+
+#: A string written as a plain scalar must look like this (and not be a YAML word).
+_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")
+_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"}
+#: A key written plain.
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+#: Characters written as-is inside double quotes (everything else is escaped).
+_DQ_PLAIN = re.compile(r"[\x20-\x21\x23-\x5b\x5d-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
+_DQ_NAMED = {
+    "\x00": "\\0", "\x07": "\\a", "\x08": "\\b", "\t": "\\t", "\n": "\\n", "\x0b": "\\v",
+    "\x0c": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"', "\\": "\\\\", "\x85": "\\N",
+    "\xa0": "\\_", "\u2028": "\\L", "\u2029": "\\P",
+}
+#: Characters a single-quoted or block scalar may hold as they are.
+_PRINTABLE = re.compile(r"[\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
 
 
-def _is_block(value: Any) -> bool:
-    return isinstance(value, (CommentedMap, CommentedSeq)) and len(value) > 0 and not value.fa.flow_style()
+@dataclass
+class Layout:
+    """Where a sidecar puts things: how far a nested mapping, a list's ``-`` and the
+    content of a list item are indented from their parent (the ``comments`` items: from
+    column 0), and whether the file starts with ``---``."""
+
+    mapping: int = 2
+    offset: int = 2
+    sequence: int = 4
+    explicit_start: bool = False
 
 
-def _tail_slot(container: Any, key: Any) -> tuple[dict, Any, int]:
-    """(ca.items dict, key, slot) holding the comment lines after ``container[key]``."""
-    value = container[key]
-    if _is_block(value):
-        last = next(reversed(value)) if isinstance(value, CommentedMap) else len(value) - 1
-        return _tail_slot(value, last)
-    return container.ca.items, key, 2 if isinstance(container, CommentedMap) else 0
+class CannotEmit(Exception):
+    """A value this emitter does not write (the caller falls back)."""
 
 
-def _take(slot: tuple[dict, Any, int]) -> CommentToken | None:
-    items, key, index = slot
-    entry = items.get(key)
-    if not entry or len(entry) <= index or entry[index] is None:
-        return None
-    token = entry[index]
-    entry[index] = None
-    if all(x is None for x in entry):
-        del items[key]
-    return token
+# ---------------------------------------------------------------------------
+# Scalars
+# ---------------------------------------------------------------------------
 
 
-def _split(token: CommentToken | None) -> tuple[str, str]:
-    """(end-of-line part, following lines) of a comment token."""
-    if token is None or not isinstance(getattr(token, "value", None), str):
-        return "", ""
-    head, _, rest = token.value.partition("\n")
-    return head, rest
+def plain_ok(value: str) -> bool:
+    """True when ``value`` can be written as a plain scalar and reads back as itself."""
+    return (
+        bool(_PLAIN_SAFE.fullmatch(value))
+        and value.lower() not in _YAML_WORDS
+        and not value.endswith(" ")
+        and " #" not in value
+        and resolve_plain(value) == value
+    )
 
 
-def _token(text: str, column: int) -> CommentToken:
-    return CommentToken(text, CommentMark(column), None)
-
-
-def _append_lines(slot: tuple[dict, Any, int], rest: str, column: int) -> None:
-    """Append full comment/blank lines after the entry of ``slot``."""
-    if not rest:
-        return
-    items, key, index = slot
-    entry = items.setdefault(key, [None, None, None, None])
-    while len(entry) <= index:
-        entry.append(None)
-    old = entry[index]
-    if old is None:
-        entry[index] = _token("\n" + rest, column)
-    else:
-        text = old.value if old.value.endswith("\n") else old.value + "\n"
-        entry[index] = CommentToken(text + rest, old.start_mark or CommentMark(column), None)
-
-
-def _interior_lines(node: Any, skip: tuple[dict, Any, int] | None) -> str:
-    """Full comment lines inside ``node`` (in order), except those of the ``skip`` slot."""
-    parts: list[str] = []
-    seen: set[int] = set()
-
-    def walk(n: Any) -> None:
-        if id(n) in seen:  # a shared (aliased) node: its comments were collected once
-            return
-        seen.add(id(n))
-        if isinstance(n, CommentedMap):
-            keys = list(n)
-        elif isinstance(n, CommentedSeq):
-            keys = list(range(len(n)))
+def double_quoted(value: str) -> str:
+    out = ['"']
+    pos = 0
+    n = len(value)
+    while pos < n:
+        m = _DQ_PLAIN.match(value, pos)
+        end = m.end()
+        if end > pos:
+            out.append(value[pos:end])
+            pos = end
+            continue
+        ch = value[pos]
+        named = _DQ_NAMED.get(ch)
+        if named is not None:
+            out.append(named)
         else:
-            return
-        for k in keys:
-            entry = n.ca.items.get(k)
-            slot_index = 2 if isinstance(n, CommentedMap) else 0
-            if _is_block(n[k]):
-                walk(n[k])
-            elif entry and len(entry) > slot_index and entry[slot_index] is not None:
-                if skip is not None and skip[0] is n.ca.items and skip[1] == k:
-                    continue
-                parts.append(_split(entry[slot_index])[1])
-
-    walk(node)
-    return "".join(parts)
+            code = ord(ch)
+            out.append(f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}")
+        pos += 1
+    out.append('"')
+    return "".join(out)
 
 
-def set_new_key(mapping: CommentedMap, key: str, node: Any, indent: int) -> None:
-    """Append ``key`` to a mapping; lines after the old last entry follow the new one."""
-    if not len(mapping):
-        mapping[key] = node
-        return
-    old_slot = _tail_slot(mapping, next(reversed(mapping)))
-    token = _take(old_slot)
-    head, rest = _split(token)
-    if head.strip():
-        items, k, index = old_slot
-        entry = items.setdefault(k, [None, None, None, None])
-        entry[index] = CommentToken(head + "\n", token.start_mark, None)
-    mapping[key] = node
-    _append_lines(_tail_slot(mapping, key), rest, indent)
+def single_quoted(value: str) -> str | None:
+    if not value or value[0] == " " or value[-1] == " " or not _PRINTABLE.fullmatch(value):
+        return None
+    return "'" + value.replace("'", "''") + "'"
 
 
-def delete_map_key(mapping: CommentedMap, key: str, indent: int) -> None:
-    keys = list(mapping)
-    position = keys.index(key)
-    slot = _tail_slot(mapping, key)
-    rest = _interior_lines(mapping[key], slot) + _split(_take(slot))[1]
-    del mapping[key]
-    mapping.ca.items.pop(key, None)
-    if not rest or not len(mapping):
-        return
-    neighbour = keys[position - 1] if position > 0 else next(iter(mapping))
-    _append_lines(_tail_slot(mapping, neighbour), rest, indent)
+def float_text(value: float) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    back = resolve_plain(text)
+    if not isinstance(back, float) or back != value:
+        raise CannotEmit(f"float {value!r}")
+    return text
 
 
-def remove_item(data: CommentedMap, seq: CommentedSeq, index: int, dash_indent: int) -> None:
-    slot = _tail_slot(seq, index)
-    rest = _interior_lines(seq[index], slot) + _split(_take(slot))[1]
-    del seq[index]
-    if not len(seq):
-        # an empty list is written as "[]" on the key's line: comment lines that stood
-        # before the first item must move after it
-        rest = _take_pre_comments(data, seq) + rest
-    if not rest:
-        return
-    if index > 0:
-        _append_lines(_tail_slot(seq, index - 1), rest, dash_indent)
-    elif len(seq) > 0:
-        _prepend_before_first(data, seq, rest, dash_indent)
+def scalar_text(value: Any, style: str | None = None) -> str:
+    """One-line text of a scalar; ``style`` is the style of the value it replaces
+    (``plain``, ``'``, ``"``); strings otherwise follow :func:`plain_ok`."""
+    if value is None:
+        return ""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return float_text(value)
+    if isinstance(value, str):
+        if style == "'" and "\n" not in value:
+            text = single_quoted(value)
+            if text is not None:
+                return text
+        if style != '"' and plain_ok(value):
+            return value
+        return double_quoted(value)
+    raise CannotEmit(f"value of type {type(value).__name__}")
+
+
+def key_text(key: str) -> str:
+    if _PLAIN_KEY.fullmatch(key) and resolve_plain(key) == key:
+        return key
+    return double_quoted(key)
+
+
+def block_lines(value: str, style: str, indent: int) -> list[str] | None:
+    """``["|-", line, ...]`` for a literal (or one-line folded) block scalar holding
+    ``value`` with content at column ``indent``; None when a block cannot hold it."""
+    if not value or value.endswith("\n\n") or not _PRINTABLE.fullmatch(value.replace("\n", "")):
+        return None
+    body = value[:-1] if value.endswith("\n") else value
+    chomp = "" if value.endswith("\n") else "-"
+    parts = body.split("\n")
+    if parts[0] == "" or parts[0][0] == " " or parts[-1] == "":
+        return None
+    if style == ">" and len(parts) == 1:
+        head = ">" + chomp
     else:
-        _park_above(data, "comments", rest)
+        head = "|" + chomp
+    pad = " " * indent
+    return [head] + [pad + p if p else "" for p in parts]
 
 
-def _park_above(data: CommentedMap, key: str, rest: str) -> None:
-    """Keep comment lines just above ``key`` (used when the list under it became ``[]``)."""
-    keys = list(data)
-    position = keys.index(key)
-    if position > 0:
-        _append_lines(_tail_slot(data, keys[position - 1]), rest, 0)
-        return
-    lines = rest.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    tokens = [_token(line.strip() + "\n" if line.strip() else "\n", 0) for line in lines]
-    if data.ca.comment is None:
-        data.ca.comment = [None, []]
-    if data.ca.comment[1] is None:
-        data.ca.comment[1] = []
-    data.ca.comment[1].extend(tokens)
+# ---------------------------------------------------------------------------
+# Entries and items
+# ---------------------------------------------------------------------------
 
 
-def _take_pre_comments(data: CommentedMap, seq: CommentedSeq) -> str:
-    """Remove and return (as indented text lines) the comment lines before a list's first item."""
-    tokens: list = []
-    pre = seq.ca.comment
-    if pre is not None and len(pre) > 1 and pre[1]:
-        tokens = list(pre[1])
-        pre[1] = None
-    shared = data.ca.items.get("comments")
-    if shared is not None and len(shared) > 3 and shared[3]:
-        if not tokens:
-            tokens = list(shared[3])
-        shared[3] = None
-        if all(x is None for x in shared):
-            del data.ca.items["comments"]
-    lines = []
-    for token in tokens:
-        value = getattr(token, "value", "")
-        column = getattr(getattr(token, "start_mark", None), "column", 0) or 0
-        for line in value.split("\n")[:-1] if value.endswith("\n") else value.split("\n"):
-            lines.append((" " * column + line) if line.strip() else "")
-    return "".join(line + "\n" for line in lines)
+def emit_entry(key: str, value: Any, col: int, layout: Layout, style: str | None = None) -> list[str]:
+    """Lines of ``key: value`` in a block mapping at ``col``."""
+    pad = " " * col
+    k = key_text(key)
+    if isinstance(value, dict):
+        if not value:
+            return [f"{pad}{k}: {{}}"]
+        out = [f"{pad}{k}:"]
+        for kk, vv in value.items():
+            out.extend(emit_entry(kk, vv, col + layout.mapping, layout))
+        return out
+    if isinstance(value, list):
+        if not value:
+            return [f"{pad}{k}: []"]
+        return [f"{pad}{k}:"] + emit_items(value, col + layout.offset, col + layout.sequence, layout)
+    if isinstance(value, str) and style in ("|", ">"):
+        multi = "\n" in value.rstrip("\n")
+        block = block_lines(value, "|" if multi else style, col + layout.mapping)
+        if block is not None:
+            return [f"{pad}{k}: {block[0]}"] + block[1:]
+        style = '"'
+    text = scalar_text(value, style)
+    return [f"{pad}{k}: {text}" if text else f"{pad}{k}:"]
 
 
-def _prepend_before_first(data: CommentedMap, seq: CommentedSeq, rest: str, indent: int) -> None:
-    """Put comment lines before the (new) first item of ``seq``."""
-    lines = [line for line in rest.split("\n")]
-    if lines and lines[-1] == "":
-        lines.pop()
-    tokens = [_token(line.strip() + "\n" if line.strip() else "\n", indent) for line in lines]
-    if not tokens:
-        return
-    pre = seq.ca.comment
-    if pre is None:
-        seq.ca.comment = [None, []]
-        pre = seq.ca.comment
-    if pre[1] is None:
-        pre[1] = []
-    shared = data.ca.items.get("comments")
-    pre[1].extend(tokens)
-    if shared is not None and len(shared) > 3 and shared[3] is not None and shared[3] is not pre[1]:
-        shared[3].extend(tokens)
+def emit_items(items: list, dash: int, content: int, layout: Layout) -> list[str]:
+    """Lines of the items of a block list (``-`` at ``dash``, content at ``content``)."""
+    lead = " " * dash + "-" + " " * (content - dash - 1)
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, dict) and item:
+            lines: list[str] = []
+            for kk, vv in item.items():
+                lines.extend(emit_entry(kk, vv, content, layout))
+        elif isinstance(item, list) and item:
+            lines = emit_items(item, content + layout.offset, content + layout.sequence, layout)
+            lines[0] = " " * content + lines[0].lstrip(" ")
+        else:
+            text = "{}" if item == {} else "[]" if item == [] else scalar_text(item)
+            out.append((lead + text) if text else lead.rstrip(" "))
+            continue
+        lines[0] = lead + lines[0][content:]
+        out.extend(lines)
+    return out
+
+
+def emit_item(item: Any, layout: Layout) -> list[str]:
+    """Lines of one new ``comments`` item."""
+    return emit_items([item], layout.offset, layout.sequence, layout)
+
+
+# ---------------------------------------------------------------------------
+# Editing one item in place
+# ---------------------------------------------------------------------------
+
+
+def _comment_lines(lines: list[str], start: int, end: int, scalars: list[tuple[int, int]]) -> list[str]:
+    """Full comment lines among ``lines[start:end]`` that are not inside a scalar."""
+    out = []
+    for j in range(start, end):
+        s = lines[j].lstrip(" ")
+        if s.startswith("#") and not any(a <= j <= b for a, b in scalars):
+            out.append(lines[j])
+    return out
+
+
+def _eol(lines: list[str], entry: Entry) -> str:
+    """The end-of-line comment after an entry's value (with its leading spaces), or ''."""
+    if entry.style in ("map", "seq", "empty"):
+        line = lines[entry.line]
+        colon = line.index(":", entry.col)
+        rest = line[colon + 1:]
+    else:
+        rest = lines[entry.last][entry.end_col:]
+    if "#" not in rest:
+        return ""
+    return rest if rest.startswith(" ") else " " + rest
+
+
+def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, int]],
+              old: dict, new: dict, layout: Layout, same) -> list[str] | None:
+    """The new lines of a block-mapping item whose old lines are ``lines`` (its entries
+    ``entries``), changed from ``old`` to ``new``; None when the change cannot be made
+    entry by entry (keys reordered, every key removed)."""
+    old_keys = [e.key for e in entries]
+    if old_keys != list(old):
+        return None
+    kept_new = [k for k in new if k in old]
+    if kept_new != [k for k in old_keys if k in new] or not new:
+        return None
+    out: list[str] = list(lines[:entries[0].line])
+    prefix: str | None = None       # the "- " a removed first entry leaves to the next one
+    for idx, e in enumerate(entries):
+        seg_end = entries[idx + 1].line if idx + 1 < len(entries) else len(lines)
+        between = lines[e.last + 1:seg_end]
+        starts_dash = e.line == 0
+        if e.key not in new:
+            if starts_dash:
+                prefix = lines[0][:e.col]
+            out.extend(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
+            out.extend(between)
+            continue
+        lead = prefix if prefix is not None else (lines[0][:e.col] if starts_dash else None)
+        if same(old[e.key], new[e.key]):
+            own = list(lines[e.line:e.last + 1])
+        else:
+            style = e.style if e.style in ("plain", "'", '"', "|", ">") else None
+            own = emit_entry(e.key, new[e.key], e.col, layout, style)
+            eol = _eol(lines, e)
+            if eol:
+                own[0] = own[0] + eol
+            own.extend(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
+        if lead is not None:
+            # the first entry keeps the dash (comment lines before it stay above it)
+            own[0] = lead + own[0][e.col:]
+            prefix = None
+        out.extend(own)
+        out.extend(between)
+    if prefix is not None:
+        return None
+    col = entries[0].col
+    for key, value in new.items():
+        if key not in old:
+            out.extend(emit_entry(key, value, col, layout))
+    return out

@@ -1,0 +1,153 @@
+"""Writes that splice only the changed comments into the old text, the model kept for
+the next write, and catching up with another process's appends (``Sidecar.extend``).
+
+Whatever shortcut a write takes must be invisible: the model left behind after a write
+behaves exactly like a fresh parse of the written text (data, positions, later edits),
+a write that would not read back is refused with nothing written, and a file another
+program appended to gives the same bytes as a cold write.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from markmcp.mrsf import ops, store, yamlscan
+from markmcp.mrsf.errors import MrsfError
+from markmcp.mrsf.sidecar import parse_sidecar
+
+from .test_sidecar_styles import VARIANTS
+
+ZERO = VARIANTS["zero-offset"]
+TWO = ZERO.replace("\n- ", "\n  - ").replace("\n  ", "\n    ").replace("\n    - ", "\n  - ")
+EXTRA = {
+    "two-offset": TWO,
+    "trailing-comment-lines": ZERO + "# trailing note\n\n# another one\n",
+    "trailing-blank-line": ZERO + "\n",
+    "end-of-line-comment-last": ZERO.replace("deep: 1", "deep: 1  # eol"),
+    "literal-last-no-newline": ZERO + "  x_tail: |\n    lit",
+    "folded-last": ZERO + "  x_tail: >\n    folded\n    text\n",
+    "flow-item-last": ZERO + "- {id: c9, author: f, text: flow}\n",
+    "comments-not-last": ZERO.replace('mrsf_version: "1.0"\n', "") + 'mrsf_version: "1.0"\n',
+    "crlf-bom-two-offset": "\ufeff" + TWO.replace("\n", "\r\n"),
+    "anchor-and-alias": ZERO + "- id: c2\n  x_a: &shared\n    k: 1\n  x_b: *shared\n",
+    "deep-comment-after-literal": ZERO + "  x_tail: |\n    lit\n      # more indented comment-looking line\n",
+}
+
+
+def texts() -> dict[str, str]:
+    out = dict(VARIANTS)
+    out.update(EXTRA)
+    return out
+
+
+def positions(sc) -> list:
+    return [(sc.position(index=i), sc.position(index=i, key="id"), sc.position(index=i, key="resolved"))
+            for i in range(len(sc.comments or []))] + [sc.position(key=k) for k in sc.data]
+
+
+def edits(sc) -> None:
+    sc.append_comment({"id": "more", "author": "m", "text": "later"})
+    if len(sc.comments) > 1:
+        sc.set_field(sc.comments[0], "resolved", True)
+        sc.delete_field(sc.comments[0], "author")
+
+
+@pytest.mark.parametrize("name", sorted(texts()))
+def test_the_model_after_a_write_is_a_fresh_parse_of_it(name):
+    sc = parse_sidecar(texts()[name])
+    sc.append_comment({"id": "n1", "author": "z", "text": "new: with 'quotes' and # hash", "x": {"a": [1, None]}})
+    if len(sc.comments) > 1:
+        sc.set_field(sc.comments[0], "text", "changed\nover two lines")
+    rendered = sc.render()
+    model, fresh = rendered.adopt(), parse_sidecar(rendered.text)
+    assert model.original == rendered.text and model.plain() == fresh.plain()
+    assert positions(model) == positions(fresh)
+    edits(model)
+    edits(fresh)
+    assert model.render().text == fresh.render().text
+
+
+def test_appending_after_a_literal_block_at_the_end_without_newline_keeps_its_value():
+    text = EXTRA["literal-last-no-newline"]
+    sc = parse_sidecar(text)
+    assert sc.comments[0]["x_tail"] == "lit"
+    sc.append_comment({"id": "n1", "text": "t"})
+    out = sc.render().text
+    assert parse_sidecar(out).plain()["comments"][0]["x_tail"] == "lit" and not out.endswith("\n")
+
+
+@pytest.mark.parametrize("tail", [
+    "# a comment line\n- id: z\n  text: t\n",
+    "- id: z\n  text: t\nextra_key: 1\n",
+    "  - id: z\n    text: t\n",
+    "- id: z\n  text: t\n...\n",
+    "- id: z\n  text: t\r\n",
+    "- id: z\n  x: *undefined\n",
+    "- id: z\n  text: t",
+])
+def test_extend_refuses_what_it_cannot_prove(tail):
+    mine = parse_sidecar(ZERO)
+    before = mine.plain()
+    assert not mine.extend(ZERO + tail)
+    assert mine.plain() == before and mine.original == ZERO
+    assert not mine.extend("x" + ZERO + "- id: z\n  text: t\n")  # not a prefix
+
+
+def test_extend_reads_only_the_new_items():
+    mine = parse_sidecar(ZERO)
+    grown = ZERO + "- id: z\n  text: 'from elsewhere'\n"
+    assert mine.extend(grown)
+    fresh = parse_sidecar(grown)
+    assert mine.plain() == fresh.plain() and positions(mine) == positions(fresh)
+    edits(mine)
+    edits(fresh)
+    assert mine.render().text == fresh.render().text
+
+
+def test_store_catches_up_and_matches_a_cold_write(tmp_path):
+    outputs = []
+    for cold in (False, True):
+        root = tmp_path / str(cold)
+        root.mkdir()
+        (root / ".mrsf.yaml").write_text("")
+        (root / "doc.md").write_text("one\ntwo\nthree\n")
+        path = root / "doc.md.review.yaml"
+        path.write_text(ZERO)
+        ops.add("doc.md", author="a", text="first", id="f1", timestamp="2026-01-01T00:00:00Z", root=root)
+        other = parse_sidecar(path.read_text())
+        other.append_comment({"id": "new-0", "author": "b", "text": "from elsewhere"})
+        path.write_text(other.render().text)
+        if cold:
+            store.clear_caches()
+        ops.add("doc.md", author="a", text="second", id="f2", timestamp="2026-01-01T00:00:00Z", root=root)
+        ops.resolve("doc.md", "new-0", root=root)
+        outputs.append(path.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert [c["id"] for c in parse_sidecar(outputs[0].decode()).plain()["comments"]] == ["c1", "f1", "new-0", "f2"]
+
+
+def test_a_write_that_would_not_read_back_is_refused_and_nothing_changes(tmp_path, monkeypatch):
+    (tmp_path / ".mrsf.yaml").write_text("")
+    (tmp_path / "doc.md").write_text("one\n")
+    path = tmp_path / "doc.md.review.yaml"
+    path.write_text(ZERO)
+    ops.add("doc.md", author="a", text="first", root=tmp_path)
+    before = path.read_bytes()
+    monkeypatch.setattr(yamlscan, "read_items", lambda *a, **k: yamlscan.Read(data=[{"id": "something else"}]))
+    with pytest.raises(MrsfError) as info:
+        ops.add("doc.md", author="a", text="second", root=tmp_path)
+    assert info.value.code == "internal-error" and path.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["pyyaml", "ruamel"])
+def test_resolving_rewrites_one_line(name):
+    from .test_sidecar_properties import render
+    data = {"mrsf_version": "1.0", "document": "a.md",
+            "comments": [{"id": f"c{n}", "text": "long words " * 12, "resolved": False} for n in range(5)]}
+    text = render(data, name)
+    sc = parse_sidecar(text)
+    sc.set_field(sc.comments[2], "resolved", True)
+    out = sc.render().text
+    changed = [(a, b) for a, b in zip(text.split("\n"), out.split("\n")) if a != b]
+    assert len(out.split("\n")) == len(text.split("\n"))
+    assert changed == [(changed[0][0], changed[0][0].replace("false", "true"))]
