@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ruamel.yaml.error import YAMLError
 
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
@@ -87,6 +86,10 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
     Unknown keys are ignored; a ``sidecar_root`` that is not a string, is absolute or
     contains ``..`` is refused (MRSF §3.2).
     """
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in text.split("\n")):
+        return Config()  # empty or only comments (no YAML parser needed)
+    from ruamel.yaml.error import YAMLError  # imported here: most runs have no config to parse
+
     try:
         data = safe_yaml().load(text)
     except YAMLError as exc:

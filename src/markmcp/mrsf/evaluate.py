@@ -138,3 +138,180 @@ def summarize(scores: Sequence[CommentScore]) -> Summary:
         range_matches=sum(s.range_ok for s in scores),
         incorrect_confident=sum(s.incorrect_confident for s in scores),
     )
+
+
+# --------------------------------------------------------------------------- workloads
+#
+# A generated review: a long Markdown document, comments on its lines, and an edited
+# revision (lines inserted, reworded, deleted) where the generator knows what happened
+# to every commented line.  Used by the tests (small) and the benchmark (the issue's
+# size: 10,000 lines, 1,000 comments, 500 edits).
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What happened to a commented line: ``kept`` (its text is unchanged, at ``line``
+    of the target, perhaps moved), ``reworded`` (edited where it stands, now ``line``),
+    ``deleted``."""
+
+    kind: str
+    line: int | None
+
+
+@dataclass
+class Workload:
+    source: str
+    target: str
+    comments: list[dict]      # sidecar comments (anchors measured in ``source``)
+    truth: list[Truth]
+
+
+@dataclass(frozen=True)
+class WorkloadScore:
+    total: int
+    right: int
+    confident_wrong: int
+    wrong: list[tuple[int, str, str]]   # (comment index, truth, placement) of the misses
+
+    def __str__(self) -> str:
+        return f"{self.right}/{self.total} right, {self.confident_wrong} confident wrong"
+
+
+_NOUNS = ("service", "token", "queue", "worker", "cache", "region", "schema", "index", "policy",
+          "backup", "release", "metric", "alert", "owner", "budget", "report", "session", "client")
+_VERBS = ("handles", "stores", "rotates", "drains", "refreshes", "validates", "exports", "retries",
+          "merges", "archives", "publishes", "locks", "scales", "audits")
+_ADJ = ("stale", "primary", "shared", "regional", "nightly", "manual", "cold", "external", "signed")
+
+
+def _word(rng: Any) -> str:
+    """A word: a third of them common, the rest from a large made-up vocabulary (so that
+    sentences rarely resemble each other by chance, as in real prose)."""
+    if rng.random() < 0.35:
+        return rng.choice(_NOUNS + _VERBS + _ADJ)
+    return "".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4)))
+
+
+def _phrase(rng: Any, words: int) -> str:
+    return " ".join(_word(rng) for _ in range(words))
+
+
+def _doc_block(rng: Any, serial: int) -> list[str]:
+    """A few lines of Markdown; list items, steps and table rows share prefixes with
+    their neighbours, as real documents do."""
+    kind = rng.random()
+    if kind < 0.08:
+        return [f"## {serial}. {_phrase(rng, 3).capitalize()}"]
+    if kind < 0.35:
+        lead = rng.choice(("- The ", "- Configure the ", "* Make sure the ", "1. Set the "))
+        return [f"{lead}{rng.choice(_NOUNS)} {_phrase(rng, rng.randint(4, 10))}." for _ in range(rng.randint(2, 25))]
+    if kind < 0.5:
+        return [f"| {rng.choice(_NOUNS)} | {_phrase(rng, 3)} | {rng.randint(1, 999)} |" for _ in range(rng.randint(2, 25))]
+    if kind < 0.58:
+        return ["```", *(f"run {_word(rng)} --{_word(rng)}={rng.randint(1, 99)}" for _ in range(rng.randint(1, 4))), "```"]
+    return [f"The {rng.choice(_NOUNS)} {rng.choice(_VERBS)} {_phrase(rng, rng.randint(6, 16))}."
+            for _ in range(rng.randint(1, 4))]
+
+
+def generate_workload(seed: int, lines: int = 10_000, comments: int = 1_000, edits: int = 500) -> Workload:
+    """A seeded document of about ``lines`` lines with ``comments`` comments on distinct
+    lines (each selection, a whole line or a part of one, occurs once in the document),
+    and a revision after ``edits`` random edits: a line inserted (40%), a word of a line
+    reworded (45%), a line deleted (15%).  Text moves by the sum of the insertions and
+    deletions above it: a few lines near the top, a hundred or more near the end."""
+    import random
+
+    rng = random.Random(seed)
+    doc: list[tuple[str, int]] = []          # (text, source line number or -1)
+    while len(doc) < lines:
+        for text in _doc_block(rng, len(doc)):
+            doc.append((text, len(doc)))
+        doc.append(("", len(doc)))
+    source = [text for text, _ in doc]
+    counts: dict[str, int] = {}
+    for text in source:
+        counts[text] = counts.get(text, 0) + 1
+    candidates = [n for n, text in enumerate(source) if text.strip() and text != "```" and counts[text] == 1]
+    chosen = sorted(rng.sample(candidates, min(comments, len(candidates))))
+    whole = "\n".join(source)
+    notes = []
+    for n in chosen:
+        text = source[n]
+        note: dict[str, Any] = {"id": f"w{seed}-{n}", "author": "Reviewer (rev)",
+                                "timestamp": "2026-01-02T03:04:05.000Z", "text": f"Check line {n + 1}.",
+                                "resolved": False, "line": n + 1}
+        part = None
+        if rng.random() < 0.3 and len(text) > 24:
+            start = rng.randrange(0, len(text) // 2)
+            while start and text[start - 1] != " ":
+                start -= 1
+            end = rng.randrange(start + 12, len(text) + 1)
+            while end < len(text) and text[end] != " ":
+                end += 1
+            if whole.count(text[start:end]) == 1:
+                part = (start, end)
+        if part is not None:
+            note.update(end_line=n + 1, start_column=part[0], end_column=part[1], selected_text=text[part[0]:part[1]])
+        else:
+            note["selected_text"] = text
+        notes.append(note)
+    state: list[list[Any]] = [[text, origin, False] for text, origin in doc]   # text, origin, reworded
+    for _ in range(edits):
+        op = rng.random()
+        at = rng.randrange(len(state))
+        if op < 0.4:
+            neighbour = state[at][0] or (state[at - 1][0] if at else "")
+            if neighbour.startswith(("- ", "* ", "1. ", "| ")) and rng.random() < 0.7:
+                block = [line for line in _doc_block(rng, 100_000 + at) if line.startswith(neighbour[:2])][:1]
+                block = block or [neighbour[:neighbour.find(" ", 4) + 1] + _phrase(rng, 6) + "."]
+            else:
+                block = [f"The {rng.choice(_NOUNS)} {rng.choice(_VERBS)} {_phrase(rng, rng.randint(6, 16))}."]
+            state[at:at] = [[text, -1, False] for text in block]
+        elif op < 0.85:
+            row = state[at]
+            if not row[0].strip() or row[0] == "```":
+                continue
+            words = row[0].split(" ")
+            k = rng.randrange(len(words))
+            words[k] = _word(rng)
+            row[0] = " ".join(words)
+            row[2] = True
+        else:
+            del state[at]
+    target = [row[0] for row in state]
+    where = {row[1]: (n, row[2]) for n, row in enumerate(state) if row[1] >= 0}
+    target_text = "\n".join(target)
+    truth = []
+    for note in notes:
+        n = note["line"] - 1
+        if n not in where:
+            truth.append(Truth("deleted", None))
+            continue
+        at, _ = where[n]
+        line = target[at]
+        if "start_column" in note:
+            same = note["selected_text"] in line   # perhaps at another column now
+        else:
+            same = line == note["selected_text"]
+        truth.append(Truth("kept" if same else "reworded", at + 1))
+    return Workload("\n".join(source), target_text, notes, truth)
+
+
+def score_workload(placements: Sequence[Placement], truth: Sequence[Truth]) -> WorkloadScore:
+    """Right: kept text anchored at its line; reworded text fuzzy at its line; deleted
+    text orphaned.  Confident wrong: anchored/shifted anywhere else."""
+    right = wrong_confident = 0
+    misses: list[tuple[int, str, str]] = []
+    for n, (p, t) in enumerate(zip(placements, truth)):
+        if t.kind == "kept":
+            ok = p.status in CONFIDENT and p.line == t.line
+        elif t.kind == "reworded":
+            ok = p.status == "fuzzy" and p.line == t.line
+        else:
+            ok = p.status == "orphaned"
+        confident_wrong = p.status in CONFIDENT and (t.kind == "deleted" or p.line != t.line)
+        right += ok
+        wrong_confident += confident_wrong
+        if not ok:
+            misses.append((n, f"{t.kind}@{t.line}", f"{p.status}@{p.line}: {p.reason}"))
+    return WorkloadScore(len(truth), right, wrong_confident, misses)

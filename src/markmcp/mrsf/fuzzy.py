@@ -184,6 +184,7 @@ def global_candidates(
     *,
     choices: dict[int, str] | None = None,
     cutoff: float = 0.4,
+    partial: bool = False,
 ) -> list[Match]:
     """Fuzzy candidates for ``selection`` anywhere in ``doc`` (or among ``choices``).
 
@@ -191,6 +192,9 @@ def global_candidates(
     maps line numbers to collapsed text, see :func:`collapsed_lines`) through
     ``rapidfuzz.process.extract``; each short-listed line is then widened into the
     best window around it.  Returns non-overlapping matches, best first.
+
+    ``partial`` (a one-line selection that was part of its line): lines are scored by
+    their best-matching part (``fuzz.partial_ratio``) and each match is its whole line.
     """
     probe_lines = [part for part in selection.split("\n")]
     probe_index = max(range(len(probe_lines)), key=lambda i: len(probe_lines[i].strip()))
@@ -200,11 +204,17 @@ def global_candidates(
     if choices is None:
         choices = collapsed_lines(doc)
     shortlist = process.extract(
-        probe, choices, scorer=fuzz.ratio, limit=GLOBAL_SHORTLIST,
-        score_cutoff=cutoff * 100.0,
+        probe, choices, scorer=fuzz.partial_ratio if partial else fuzz.ratio,
+        limit=GLOBAL_SHORTLIST, score_cutoff=cutoff * 100.0,
     )
     count = line_count(selection)
     matches: list[Match] = []
+    if partial and count == 1:
+        for _choice, score, number in shortlist:
+            line = doc.lines[number - 1]
+            matches.append(Match(Span(number, number, 0, len(line)), line, score / 100.0))
+        matches.sort(key=lambda m: (-m.score, m.span.line))
+        return matches
     for _choice, _score, number in shortlist:
         first = number - probe_index
         window = best_window(

@@ -34,6 +34,7 @@ right one among identical candidates of an otherwise ambiguous comment.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -51,8 +52,9 @@ from .fuzzy import (
     is_weak,
     similarity,
     word_recall,
+    words,
 )
-from .lines import Span, TextIndex, normalize_newlines, split_lines
+from .lines import MAX_OCCURRENCES, Span, TextIndex, normalize_newlines, split_lines
 
 __all__ = [
     "STATUSES",
@@ -61,6 +63,8 @@ __all__ = [
     "reanchor",
     "split_lines",
 ]
+
+_WORD = re.compile(r"\w+")
 
 STATUSES = ("anchored", "shifted", "fuzzy", "ambiguous", "orphaned")
 CONFIDENT = frozenset({"anchored", "shifted"})
@@ -76,6 +80,8 @@ LOCAL_RADIUS = 8
 STRONG_RECALL = 0.6
 #: Weaker recall that still makes the original place plausible when nothing better exists.
 WEAK_RECALL = 0.5
+#: Word recall a fuzzy candidate needs (selections of three words or more).
+FUZZY_RECALL = 0.6
 #: Similarity floor for that weaker, last-resort in-place placement.
 WEAK_SIMILARITY = 0.4
 #: Scores closer than this make two fuzzy candidates indistinguishable.
@@ -167,6 +173,9 @@ class _Outcome:
     they agree on the displacement exactly (used when overriding a kept position).
     ``verify`` marks a placement already chosen among identical candidates (the one
     on the original line): neighbours may confirm it, move it or cast doubt on it.
+    ``kept`` marks a comment kept at its stored line although its text occurs exactly
+    once elsewhere: when the nearby comments all moved, that place is stale and the
+    exact match wins.
     """
 
     placement: Placement
@@ -174,6 +183,7 @@ class _Outcome:
     promote: str = "anchored"
     strict: bool = False
     verify: bool = False
+    kept: bool = False
 
 
 class _Engine:
@@ -189,6 +199,7 @@ class _Engine:
         self._loose: LooseIndex | None = None
         self._unclaimed: dict[int, str] | None = None
         self._collapsed: dict[int, str] | None = None
+        self._word_lines: dict[str, list[int]] | None = None
 
     @property
     def loose(self) -> LooseIndex:
@@ -202,6 +213,31 @@ class _Engine:
         if self._collapsed is None:
             self._collapsed = collapsed_lines(self.doc)
         return self._collapsed
+
+    @property
+    def word_lines(self) -> dict[str, list[int]]:
+        """Target line numbers by the (case-folded) words they hold."""
+        if self._word_lines is None:
+            index: dict[str, list[int]] = {}
+            for number, line in enumerate(self.doc.lines, 1):
+                for word in words(line):
+                    index.setdefault(word, []).append(number)
+            self._word_lines = index
+        return self._word_lines
+
+    def partial_choices(self, selection: str) -> dict[int, str]:
+        """The lines a part of which could be a fuzzy match of ``selection``: with three
+        words or more, a match keeps :data:`FUZZY_RECALL` of them, so it holds one of the
+        rarest ``k - ceil(FUZZY_RECALL * k) + 1`` words; shorter selections: every line."""
+        wanted = words(selection)
+        if len(wanted) < 3:
+            return self.collapsed
+        index = self.word_lines
+        need = len(wanted) - math.ceil(FUZZY_RECALL * len(wanted)) + 1
+        rarest = sorted(wanted, key=lambda w: len(index.get(w, ())))[:need]
+        numbers = sorted({n for w in rarest for n in index.get(w, ())})
+        collapsed = self.collapsed
+        return {n: collapsed[n] for n in numbers if n in collapsed}
 
     @property
     def unclaimed(self) -> dict[int, str]:
@@ -326,7 +362,38 @@ class _Engine:
         )
 
     def exact_spans(self, selection: str) -> list[Span]:
-        return [self.doc.span(o, o + len(selection)) for o in self.doc.find_all(selection)]
+        return [self.doc.span(o, o + len(selection)) for o in self.find_exact(selection)]
+
+    def find_exact(self, selection: str) -> list[int]:
+        """Every offset where ``selection`` occurs (as ``TextIndex.find_all``), searched
+        only around the lines holding its rarest whole word: a word inside the selection
+        is a whole word wherever the selection occurs.  A document of N lines is indexed
+        once, so a thousand comments cost a thousand small searches, not a thousand
+        scans of the whole text."""
+        doc = self.doc
+        if len(doc.text) < 20_000:
+            return doc.find_all(selection)
+        inner = [m.group(0).casefold() for m in _WORD.finditer(selection)
+                 if m.start() > 0 and m.end() < len(selection)]
+        inner = [w for w in inner if _WORD.fullmatch(w)]
+        if not inner:
+            return doc.find_all(selection)
+        index = self.word_lines
+        rarest = min(inner, key=lambda w: len(index.get(w, ())))
+        numbers = index.get(rarest, ())
+        if len(numbers) > 64:
+            return doc.find_all(selection)
+        found: set[int] = set()
+        size = len(selection)
+        text_len = len(doc.text)
+        for number in numbers:
+            lo = max(0, doc.starts[number - 1] - size)
+            hi = min(text_len, doc.starts[number - 1] + len(doc.lines[number - 1]) + size)
+            at = doc.text.find(selection, lo, hi)
+            while at != -1:
+                found.add(at)
+                at = doc.text.find(selection, at + 1, hi)
+        return sorted(found)[:MAX_OCCURRENCES]
 
     def loose_spans(self, selection: str) -> list[Span]:
         return [self.doc.span(a, b) for a, b in self.loose.find_all(selection)]
@@ -443,7 +510,11 @@ class _Engine:
             kept = self.keep_in_place(anchor, selection, hint, spans)
             if kept is not None:
                 promote = "fuzzy" if is_weak(selection) else status
-                return _Outcome(kept, candidates=spans, promote=promote, strict=True)
+                # a unique copy elsewhere is the likelier answer: neighbours that moved
+                # about as far as it settle it (exactly as far, among several copies)
+                strict = len(spans) > 1 or is_weak(selection)
+                return _Outcome(kept, candidates=spans, promote=promote, strict=strict,
+                                kept=not strict)
         if len(spans) == 1:
             only = spans[0]
             if status in CONFIDENT and (
@@ -499,7 +570,8 @@ class _Engine:
                 f"Text at the original line was edited (similarity {sim:.2f}); "
                 f"identical text elsewhere (line {_lines(spans)}) treated as a copy.",
             )
-        if len(spans) == 1 and nearest > PROXIMITY_WINDOW and recall >= WEAK_RECALL:
+        if len(spans) == 1 and nearest > PROXIMITY_WINDOW and recall >= WEAK_RECALL \
+                and sim >= WEAK_SIMILARITY:
             return self.place_at_hint(
                 "fuzzy", sim, hint,
                 f"Lone exact match at line {spans[0].line} is far from line {hint.line}, "
@@ -515,8 +587,10 @@ class _Engine:
             local = best_window(
                 self.doc, selection, hint.line - LOCAL_RADIUS, hint.end_line + LOCAL_RADIUS,
             )
+        part = "\n" not in selection and (anchor.start_column is not None or anchor.end_column is not None)
         found = global_candidates(
-            self.doc, selection, choices=self.collapsed, cutoff=self.threshold,
+            self.doc, selection, choices=self.partial_choices(selection) if part else self.collapsed,
+            cutoff=self.threshold, partial=part,
         )
         return self.decide_fuzzy(anchor, selection, hint, local, found)
 
@@ -526,7 +600,12 @@ class _Engine:
     ) -> Placement:
         """Pick among a near-origin match and whole-document fuzzy candidates."""
         threshold = self.threshold
-        good = [m for m in found if m.score >= threshold]
+        # Similar-looking text that lost most of the selection's words is other text
+        # (a sibling list item, a table row of the same shape), not an edit of it.
+        floor = FUZZY_RECALL if len(words(selection)) >= 3 else 0.0
+        good = [m for m in found if m.score >= threshold and word_recall(selection, m.text) >= floor]
+        if local is not None and word_recall(selection, local.text) < floor:
+            local = None
         if local is not None and local.score >= threshold:
             rivals = [m for m in good if m.score > local.score + 0.1 and not _overlaps(m, local)]
             if not rivals:
@@ -549,7 +628,7 @@ class _Engine:
             )
         if hint is not None:
             recall, sim = self.in_place_strength(selection, hint)
-            if recall >= WEAK_RECALL and sim >= WEAK_SIMILARITY:
+            if recall >= max(WEAK_RECALL, floor) and sim >= WEAK_SIMILARITY:
                 return self.place_at_hint(
                     "fuzzy", sim, hint,
                     f"Text at the original line still partly matches (similarity {sim:.2f}).",
@@ -986,9 +1065,11 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
                 changed = _verify(anchor, outcome, landmarks, guesses, engine) or changed
                 continue
             near = _near(landmarks, anchor.line)
-            if len(near) < 2:
-                continue
-            span, count = _backed(outcome, near, anchor.line)
+            span, count = _backed(outcome, near, anchor.line) if len(near) >= 2 else (None, 0)
+            if span is None and outcome.kept:
+                moved = _near(guesses, anchor.line, 3 * LANDMARK_WINDOW)
+                if len(moved) >= 2 and all(abs(shift) > LANDMARK_TOLERANCE for shift in moved):
+                    span, count = outcome.candidates[0], len(moved)
             if span is None:
                 continue
             _promote(anchor, outcome, span, count, engine)
@@ -999,8 +1080,8 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
             break
 
 
-def _near(shifts: list[tuple[int, int]], line: int) -> list[int]:
-    return [shift for old, shift in shifts if 0 < abs(old - line) <= LANDMARK_WINDOW]
+def _near(shifts: list[tuple[int, int]], line: int, window: int = LANDMARK_WINDOW) -> list[int]:
+    return [shift for old, shift in shifts if 0 < abs(old - line) <= window]
 
 
 def _backed(outcome: _Outcome, near: list[int], line: int) -> tuple[Span | None, int]:

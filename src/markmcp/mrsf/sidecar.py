@@ -39,11 +39,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
-
 from . import yamlscan
 from .errors import MrsfError
 from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items, plain_ok
@@ -798,49 +793,62 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     return sc
 
 
-class _TooDeep(ScannerError):
-    """Raised by the scanner at the ``MAX_DEPTH``-th nested collection."""
+_LIMITED: tuple[type, type, type] | None = None
 
 
-class _DepthLimit:
-    """A YAML scanner that stops at the ``MAX_DEPTH``-th nested collection when it meets
-    it, before any deeper one is parsed: ruamel's scanner works ahead over every open
-    ``[``/``{`` (its cost grows with the square of the depth: 1,000 levels take seconds,
-    100,000 hours), and deep block nesting would only end in a recursion error."""
+def _depth_limited() -> tuple[type, type, type]:
+    """(round-trip scanner, safe scanner, the error both raise): YAML scanners that stop
+    at the ``MAX_DEPTH``-th nested collection when they meet it, before any deeper one is
+    parsed: ruamel's scanner works ahead over every open ``[``/``{`` (its cost grows with
+    the square of the depth: 1,000 levels take seconds, 100,000 hours), and deep block
+    nesting would only end in a recursion error.  Built on first use: importing this
+    module does not import ruamel.yaml."""
+    global _LIMITED
+    if _LIMITED is None:
+        from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
 
-    def _too_deep(self) -> ScannerError:
-        return _TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
-                            self.reader.get_mark())  # type: ignore[attr-defined]
+        class TooDeep(ScannerError):
+            pass
 
-    def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
-        if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
-            raise self._too_deep()
-        super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
+        class DepthLimit:
+            def _too_deep(self) -> ScannerError:
+                return TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
+                               self.reader.get_mark())  # type: ignore[attr-defined]
 
-    def add_indent(self, column: int) -> bool:
-        if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
-            raise self._too_deep()
-        return super().add_indent(column)  # type: ignore[misc]
+            def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
+                if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
+                    raise self._too_deep()
+                super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
+
+            def add_indent(self, column: int) -> bool:
+                if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
+                    raise self._too_deep()
+                return super().add_indent(column)  # type: ignore[misc]
+
+        class RoundTrip(DepthLimit, RoundTripScanner):
+            pass
+
+        class Safe(DepthLimit, Scanner):
+            pass
+
+        _LIMITED = (RoundTrip, Safe, TooDeep)
+    return _LIMITED
 
 
-class _Scanner(_DepthLimit, RoundTripScanner):
-    pass
-
-
-class _SafeScanner(_DepthLimit, Scanner):
-    pass
-
-
-def safe_yaml() -> YAML:
+def safe_yaml() -> Any:
     """A pure-Python safe YAML loader with the same nesting limit (for small config files)."""
+    from ruamel.yaml import YAML
+
     y = YAML(typ="safe", pure=True)
-    y.Scanner = _SafeScanner
+    y.Scanner = _depth_limited()[1]
     return y
 
 
-def _yaml() -> YAML:
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
     y = YAML(typ="rt")
-    y.Scanner = _Scanner
+    y.Scanner = _depth_limited()[0]
     y.preserve_quotes = True
     y.width = 1 << 30
     return y
@@ -910,10 +918,14 @@ def _layout(lines: list[str], read: yamlscan.Read) -> Layout:
 def _parse_yaml_rt(text: str, label: str) -> Sidecar:
     """The full round-trip parser: every YAML the reader above declines, and the wording
     of every syntax error."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     y = _yaml()
+    too_deep = _depth_limited()[2]
     try:
         loaded = y.load(text)
-    except _TooDeep as exc:
+    except too_deep as exc:
         mark = exc.problem_mark
         raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
                         f"(line {mark.line + 1}, column {mark.column + 1})", line=mark.line + 1,
@@ -952,9 +964,11 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
     return sc
 
 
-def _rt_layout(loaded: CommentedMap, lines: list[str], text: str):
+def _rt_layout(loaded: Any, lines: list[str], text: str):
     """Top-level entries and item spans from ruamel's positions (each entry and item
     owns every line up to the next one: exact gaps are unknown here)."""
+    from ruamel.yaml.comments import CommentedSeq
+
     real = len(lines) - 1 if text.endswith("\n") else len(lines)
     keys = list(loaded)
     starts = [loaded.lc.key(k)[0] for k in keys]

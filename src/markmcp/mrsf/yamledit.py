@@ -32,14 +32,14 @@ _YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan
 #: A key written plain.
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 #: Characters written as-is inside double quotes (everything else is escaped).
-_DQ_PLAIN = re.compile(r"[\x20-\x21\x23-\x5b\x5d-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
+_DQ_PLAIN = re.compile(r'[^\x00-\x1f\x7f-\x9f"\\\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*')
 _DQ_NAMED = {
     "\x00": "\\0", "\x07": "\\a", "\x08": "\\b", "\t": "\\t", "\n": "\\n", "\x0b": "\\v",
     "\x0c": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"', "\\": "\\\\", "\x85": "\\N",
     "\xa0": "\\_", "\u2028": "\\L", "\u2029": "\\P",
 }
 #: Characters a single-quoted or block scalar may hold as they are.
-_PRINTABLE = re.compile(r"[\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
+_PRINTABLE = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*")
 
 
 @dataclass

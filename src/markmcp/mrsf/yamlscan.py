@@ -30,9 +30,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.nodes import ScalarNode
-from ruamel.yaml.tag import Tag
 
 # ---------------------------------------------------------------------------
 # Character sets
@@ -43,6 +40,13 @@ from ruamel.yaml.tag import Tag
 _REFUSED = re.compile(r"[\t\r\x85\u2028\u2029\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 #: A simple block-mapping key (plain, no spaces) followed by ``:`` and a space or the end.
 _KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?: +|$)")
+#: The common entry: ``key: value`` with a one-line single-quoted, double-quoted (no
+#: escapes) or plain scalar (no ``:`` or ``#`` in it), perhaps an end-of-line comment.
+_SIMPLE = re.compile(
+    r"""([A-Za-z0-9_][A-Za-z0-9_.\-/]*): +"""
+    r"""(?:'((?:[^']|'')*)'|"([^"\\]*)"|([^ '"\[\]{}#&*!|>%@`,?:\-](?:[^#:]*[^#: ])?|-[^ #:](?:[^#:]*[^#: ])?))"""
+    r"""(?: +#.*)? *$"""
+)
 #: Characters that cannot start a plain scalar (YAML indicators).
 _NOT_PLAIN_FIRST = frozenset("[]{}#&*!|>'\"%@`,")
 #: Indicators that start a plain scalar only when a non-space follows.
@@ -115,32 +119,47 @@ class Read:
 # Plain scalar resolution (ruamel's resolver and constructor, YAML 1.2)
 # ---------------------------------------------------------------------------
 
-_RT = YAML(typ="rt")
-_CONSTRUCTOR = _RT.constructor
-#: ruamel's implicit resolvers for YAML 1.2, by first character: (tag, pattern) pairs.
-_IMPLICIT: dict[Any, list[tuple[str, Any]]] = {
-    key: list(value) for key, value in _RT.resolver.versioned_resolver.items()
-}
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
     "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp",
 }
+#: The YAML 1.2 core words (what ruamel's resolver gives for them, without asking it).
+_WORDS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False,
+          "null": None, "Null": None, "NULL": None, "~": None, "": None}
 _resolved: dict[str, Any] = {}
+_ruamel: list = []
+
+
+def _resolver() -> tuple[Any, Any, Any, Any]:
+    """(implicit resolvers by first character, constructor, ScalarNode, Tag), loaded on
+    first use: most sidecars never need them, and importing ruamel.yaml takes time."""
+    if not _ruamel:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.nodes import ScalarNode
+        from ruamel.yaml.tag import Tag
+
+        rt = YAML(typ="rt")
+        implicit = {key: list(value) for key, value in rt.resolver.versioned_resolver.items()}
+        _ruamel.append((implicit, rt.constructor, ScalarNode, Tag))
+    return _ruamel[0]
 
 
 def resolve_plain(text: str) -> Any:
-    """The plain value of a plain scalar, as ruamel's round-trip loader and ``to_plain``
-    give it (``Unsupported`` for merge keys and the like)."""
+    """The plain value of a plain scalar, as ruamel's round-trip loader (YAML 1.2) and
+    ``to_plain`` give it (``Unsupported`` for merge keys and the like)."""
     if text and text[0] not in _RESOLVABLE_FIRST:
         return text
     if text.isdigit() and text.isascii():
         return int(text)
+    if text in _WORDS:
+        return _WORDS[text]
     try:
         return _resolved[text]
     except KeyError:
         pass
+    implicit, constructor, scalar_node, tag_type = _resolver()
     name = "tag:yaml.org,2002:str"
-    for tag, pattern in _IMPLICIT.get(text[0] if text else "", ()):
+    for tag, pattern in implicit.get(text[0], ()):
         if pattern.match(text):
             name = tag
             break
@@ -149,7 +168,7 @@ def resolve_plain(text: str) -> Any:
     if name not in _PLAIN_TAGS:
         raise Unsupported(f"plain scalar {text!r} resolves to {name}")
     try:
-        value = _plain_scalar(_CONSTRUCTOR.yaml_constructors[name](_CONSTRUCTOR, ScalarNode(Tag(suffix=name), text)))
+        value = _plain_scalar(constructor.yaml_constructors[name](constructor, scalar_node(tag_type(suffix=name), text)))
     except Unsupported:
         raise
     except Exception:
@@ -232,9 +251,47 @@ class _Reader:
     def mapping(self, i: int, col: int, entries: list[Entry] | None) -> tuple[int, dict]:
         """A block mapping whose first key is at (``i``, ``col``)."""
         lines = self.lines
+        n = self.n
         out: dict = {}
+        simple = _SIMPLE.match
         while True:
             line = lines[i]
+            m = simple(line, col)
+            if m is not None:
+                # the common case, a one-line scalar: settled here when the next content
+                # line is not indented further (else the general rules below decide)
+                j = i + 1
+                while j < n:
+                    s = lines[j].lstrip(" ")
+                    if s and s[0] != "#":
+                        break
+                    j += 1
+                if j < n and len(lines[j]) - len(lines[j].lstrip(" ")) > col:
+                    m = None
+            if m is not None:
+                key = m.group(1)
+                if key[0] in _RESOLVABLE_FIRST:
+                    key = _key_value(key)
+                if key in out:
+                    raise Unsupported(f"line {i + 1}: duplicate key")
+                plain = m.group(4)
+                if plain is not None:
+                    value = resolve_plain(plain)
+                    style, end_col = "plain", m.end(4)
+                elif m.group(3) is not None:
+                    value, style, end_col = m.group(3), '"', m.end(3) + 1
+                else:
+                    value, style, end_col = m.group(2).replace("''", "'"), "'", m.end(2) + 1
+                out[key] = value
+                if entries is not None:
+                    entries.append(Entry(key, i, col, i, style, end_col, 0))
+                if j >= n:
+                    return i, out
+                ind = len(lines[j]) - len(lines[j].lstrip(" "))
+                if ind < col:
+                    return i, out
+                i = j
+                continue
             m = _KEY.match(line, col)
             if m is None:
                 raise Unsupported(f"line {i + 1}: not a simple key")
