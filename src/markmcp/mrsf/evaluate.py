@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .lines import normalize_newlines
-from .reanchor import CONFIDENT, Anchor, Placement, reanchor
+from .reanchor import CONFIDENT, Anchor, Placement, _Engine, reanchor
 
 RANGE_FIELDS = ("end_line", "start_column", "end_column")
 
@@ -233,7 +233,7 @@ def generate_workload(seed: int, lines: int = 10_000, comments: int = 1_000, edi
         counts[text] = counts.get(text, 0) + 1
     candidates = [n for n, text in enumerate(source) if text.strip() and text != "```" and counts[text] == 1]
     chosen = sorted(rng.sample(candidates, min(comments, len(candidates))))
-    whole = "\n".join(source)
+    finder = _Engine("\n".join(source), None, 0.6)
     notes = []
     for n in chosen:
         text = source[n]
@@ -248,7 +248,7 @@ def generate_workload(seed: int, lines: int = 10_000, comments: int = 1_000, edi
             end = rng.randrange(start + 12, len(text) + 1)
             while end < len(text) and text[end] != " ":
                 end += 1
-            if whole.count(text[start:end]) == 1:
+            if len(finder.find_exact(text[start:end])) == 1:
                 part = (start, end)
         if part is not None:
             note.update(end_line=n + 1, start_column=part[0], end_column=part[1], selected_text=text[part[0]:part[1]])

@@ -86,12 +86,25 @@ class LooseIndex:
         lowered = doc.text.lower()
         self.lowered = lowered if len(lowered) == len(doc.text) else None
 
-    def find_all(self, selection: str, limit: int = 64) -> list[tuple[int, int]]:
-        """Original-text offset ranges whose loose form equals the selection's."""
+    def find_all(self, selection: str, limit: int = 64,
+                 near: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+        """Original-text offset ranges whose loose form equals the selection's.
+
+        ``near``: (start, end) offset ranges one of which every match overlaps (the
+        lines holding one of the selection's inner words); only those are searched.
+        """
         tokens = selection.split()
         if not tokens:
             return []
         pattern = re.compile(r"\s+".join(map(re.escape, tokens)), re.IGNORECASE)
+        if near is not None:
+            reach = 4 * len(selection) + 64
+            found: set[tuple[int, int]] = set()
+            for lo, hi in near:
+                for m in pattern.finditer(self.text, max(0, lo - reach), hi + reach):
+                    if m.start() < hi and m.end() > lo:
+                        found.add(m.span())
+            return sorted(found)[:limit]
         probe = max(tokens, key=len).lower()
         hits: list[int] = []
         if self.lowered is not None and len(probe) == len(max(tokens, key=len)):

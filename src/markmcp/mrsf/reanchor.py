@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right, insort
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -218,26 +220,62 @@ class _Engine:
     def word_lines(self) -> dict[str, list[int]]:
         """Target line numbers by the (case-folded) words they hold."""
         if self._word_lines is None:
-            index: dict[str, list[int]] = {}
+            index: defaultdict[str, list[int]] = defaultdict(list)
+            findall = _WORD.findall
             for number, line in enumerate(self.doc.lines, 1):
-                for word in words(line):
-                    index.setdefault(word, []).append(number)
-            self._word_lines = index
+                if line:
+                    for word in set(findall(line.casefold())):
+                        index[word].append(number)
+            self._word_lines = dict(index)
         return self._word_lines
 
     def partial_choices(self, selection: str) -> dict[int, str]:
-        """The lines a part of which could be a fuzzy match of ``selection``: with three
-        words or more, a match keeps :data:`FUZZY_RECALL` of them, so it holds one of the
-        rarest ``k - ceil(FUZZY_RECALL * k) + 1`` words; shorter selections: every line."""
-        wanted = words(selection)
-        if len(wanted) < 3:
+        """The lines that could be (or hold) a fuzzy match of a one-line ``selection``.
+
+        With ``k >= 3`` distinct words a match keeps :data:`FUZZY_RECALL` of them (the
+        others are refused later anyway), so a line qualifies when it holds at least
+        ``ceil(FUZZY_RECALL * k)`` of them, counted from the word index, rarest words
+        first; words too common to look up within a bounded cost each lower that count
+        by one instead (when that leaves nothing to require, one of the words looked up
+        is required: a passage of nothing but the commonest words is not looked for).
+        Shorter selections: lines holding one of their words."""
+        wanted = sorted(words(selection))
+        if not wanted:
             return self.collapsed
         index = self.word_lines
-        need = len(wanted) - math.ceil(FUZZY_RECALL * len(wanted)) + 1
-        rarest = sorted(wanted, key=lambda w: len(index.get(w, ())))[:need]
-        numbers = sorted({n for w in rarest for n in index.get(w, ())})
+        wanted.sort(key=lambda w: len(index.get(w, ())))
+        need = math.ceil(FUZZY_RECALL * len(wanted)) if len(wanted) >= 3 else 1
+        budget = 4096
+        counts: dict[int, int] = {}
+        for word in wanted:
+            numbers = index.get(word, ())
+            if len(numbers) > budget:
+                need -= 1
+                continue
+            budget -= len(numbers)
+            for number in numbers:
+                counts[number] = counts.get(number, 0) + 1
+        if need <= 0:
+            # the words left are very common: a match must still hold one of the others
+            need = 1
         collapsed = self.collapsed
-        return {n: collapsed[n] for n in numbers if n in collapsed}
+        return {n: collapsed[n] for n in sorted(counts) if counts[n] >= need and n in collapsed}
+
+    def loose_near(self, selection: str) -> list[tuple[int, int]] | None:
+        """Offsets near which a loose match of ``selection`` must lie (the lines holding
+        its rarest inner word), or None when no such word narrows the search."""
+        inner = [m.group(0).casefold() for m in _WORD.finditer(selection)
+                 if m.start() > 0 and m.end() < len(selection)]
+        inner = [w for w in inner if _WORD.fullmatch(w)]
+        if not inner or len(self.doc.text) < 20_000:
+            return None
+        index = self.word_lines
+        rarest = min(inner, key=lambda w: len(index.get(w, ())))
+        numbers = index.get(rarest, ())
+        doc = self.doc
+        if len(numbers) > max(64, len(doc.text) >> 14):
+            return None
+        return [(doc.starts[n - 1], doc.starts[n - 1] + len(doc.lines[n - 1])) for n in numbers]
 
     @property
     def unclaimed(self) -> dict[int, str]:
@@ -379,10 +417,15 @@ class _Engine:
         if not inner:
             return doc.find_all(selection)
         index = self.word_lines
-        rarest = min(inner, key=lambda w: len(index.get(w, ())))
-        numbers = index.get(rarest, ())
-        if len(numbers) > 64:
-            return doc.find_all(selection)
+        limit = max(64, len(doc.text) >> 14)
+        ranked = sorted(set(inner), key=lambda w: len(index.get(w, ())))
+        numbers = index.get(ranked[0], ())
+        if len(numbers) > limit and len(ranked) > 1 and "\n" not in selection:
+            # two common words: the lines holding both (a one-line selection's words
+            # share its line)
+            numbers = sorted(set(numbers).intersection(index.get(ranked[1], ())))
+        if len(numbers) > limit:
+            return doc.find_all(selection)   # common words: one scan is cheaper
         found: set[int] = set()
         size = len(selection)
         text_len = len(doc.text)
@@ -396,7 +439,8 @@ class _Engine:
         return sorted(found)[:MAX_OCCURRENCES]
 
     def loose_spans(self, selection: str) -> list[Span]:
-        return [self.doc.span(a, b) for a, b in self.loose.find_all(selection)]
+        near = self.loose_near(selection)
+        return [self.doc.span(a, b) for a, b in self.loose.find_all(selection, near=near)]
 
     # ------------------------------------------------------------ entry per comment
 
@@ -589,7 +633,7 @@ class _Engine:
             )
         part = "\n" not in selection and (anchor.start_column is not None or anchor.end_column is not None)
         found = global_candidates(
-            self.doc, selection, choices=self.partial_choices(selection) if part else self.collapsed,
+            self.doc, selection, choices=self.partial_choices(selection) if "\n" not in selection else self.collapsed,
             cutoff=self.threshold, partial=part,
         )
         return self.decide_fuzzy(anchor, selection, hint, local, found)
@@ -1056,8 +1100,10 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
         guesses.append((anchor.line, p.line - anchor.line))
         if p.confident and p.score >= 0.99:
             landmarks.append((anchor.line, p.line - anchor.line))
+    guesses.sort()
     for _round in range(3):
         changed = False
+        landmarks.sort()
         for anchor, outcome in zip(anchors, outcomes):
             if outcome.candidates is None or anchor.line is None:
                 continue
@@ -1074,14 +1120,17 @@ def _reconcile(anchors: Sequence[Anchor], outcomes: list[_Outcome], engine: _Eng
                 continue
             _promote(anchor, outcome, span, count, engine)
             if outcome.placement.confident:
-                landmarks.append((anchor.line, span.line - anchor.line))
+                insort(landmarks, (anchor.line, span.line - anchor.line))
             changed = True
         if not changed:
             break
 
 
 def _near(shifts: list[tuple[int, int]], line: int, window: int = LANDMARK_WINDOW) -> list[int]:
-    return [shift for old, shift in shifts if 0 < abs(old - line) <= window]
+    """Shifts of the comments within ``window`` lines of ``line`` (``shifts`` sorted)."""
+    lo = bisect_left(shifts, (line - window, -(1 << 62)))
+    hi = bisect_right(shifts, (line + window, 1 << 62))
+    return [shift for old, shift in shifts[lo:hi] if old != line]
 
 
 def _backed(outcome: _Outcome, near: list[int], line: int) -> tuple[Span | None, int]:
