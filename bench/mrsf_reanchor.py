@@ -23,6 +23,11 @@ re-anchoring per comment (mean, p95, max) in both modes.  It prints numbers; it
 does not fail on them, since timings depend on the machine.  The generator knows
 where every comment belongs, so a confident wrong relocation there also makes
 the exit status non-zero.
+
+The generated review (``evaluate.generate_workload``: lists and tables whose lines
+share prefixes, lines inserted, reworded and deleted, every comment's fate known) is
+re-anchored text only at 1,000 and 10,000 comments; below 99.5% right or with a
+confident wrong move the exit status is non-zero.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from markmcp.mrsf.evaluate import CommentScore, score_case, summarize  # noqa: E402
+from markmcp.mrsf.evaluate import CommentScore, generate_workload, score_case, score_workload, summarize  # noqa: E402
 from markmcp.mrsf.reanchor import Anchor, reanchor  # noqa: E402
 
 SHARED = Path(os.environ.get("MARKMCP_SHARED", ROOT.parent / "shared"))
@@ -270,6 +275,29 @@ def perf() -> bool:
     return ok
 
 
+def review() -> bool:
+    """The generated review of ``evaluate.generate_workload`` (lines inserted, reworded,
+    deleted; lists and tables whose lines share prefixes), text only: 1,000 comments in
+    10,000 lines and 10,000 in 100,000.  Engine time only (inner loop; ``mrsf_e2e.py``
+    times the command).  Returns False below 99.5% right or on a confident wrong move."""
+    ok = True
+    print("\n== generated review, text only (engine only) ==")
+    for seed, comments in ((9, 1_000), (9, 10_000)):
+        work = generate_workload(seed, lines=10 * comments, comments=comments, edits=comments // 2)
+        anchors = [Anchor.from_comment(c) for c in work.comments]
+        started = time.perf_counter()
+        placements = reanchor(anchors, work.target)
+        elapsed = time.perf_counter() - started
+        score = score_workload(placements, work.truth)
+        kinds = {k: sum(t.kind == k for t in work.truth) for k in ("kept", "reworded", "deleted")}
+        good = score.confident_wrong == 0 and score.right >= 0.995 * score.total
+        ok = ok and good
+        print(f"  {comments:>6,} comments, {10 * comments:,} lines ({kinds['kept']} kept, {kinds['reworded']} reworded, "
+              f"{kinds['deleted']} deleted): {score} in {elapsed * 1000:.0f} ms "
+              f"[{'met' if good else 'MISSED'}: >= 99.5% right, 0 confident wrong]")
+    return ok
+
+
 def profiles() -> bool:
     """The upstream workload sizes (workloads.json) through this bench's own generator.
 
@@ -327,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = score(args.cases, args.verbose)
     if not args.score:
         ok = perf() and ok
+        ok = review() and ok
         if args.profiles:
             ok = profiles() and ok
     return 0 if ok else 1

@@ -19,6 +19,8 @@ ROOT = HERE.parent
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("mrsf_reanchor.py", []),
     ("mrsf_write.py", []),
+    # what a user runs: CLI and MCP processes, start to sidecar on disk (with peak memory)
+    ("mrsf_e2e.py", []),
     # protocol overhead alone (mrsf_help answers from memory), then a call that reads a
     # sidecar and its document from disk (the bundled sample; paths are relative to ROOT)
     ("mcp_latency.py", ["--tool", "mrsf_help", "--args", '{"tool": "mrsf_add"}',

@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from . import yamlscan
 from .errors import MrsfError
-from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items, plain_ok
+from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items
 from .yamlscan import Entry, Span, Unsupported
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
@@ -58,10 +58,6 @@ COMMENT_KEY_ORDER = (
 MAX_DEPTH = 64
 #: Upper bound on nodes produced when converting to plain data (guards alias bombs).
 _MAX_PLAIN_NODES = 2_000_000
-
-#: Kept for callers that name the layout by its old name.
-YamlStyle = Layout
-
 
 # ---------------------------------------------------------------------------
 # The model
@@ -306,9 +302,19 @@ class Sidecar:
         out: list[str] = []
         if self._lines is None and self.yaml_style.explicit_start:
             out.append("---")
-        for key, value in self.data.items():
-            out.extend(self._emit_top(key, value))
-        source = "\n".join(out) + "\n"
+        try:
+            for key, value in self.data.items():
+                out.extend(self._emit_top(key, value))
+            source = "\n".join(out) + "\n"
+        except CannotEmit:  # a value the emitter does not write: ruamel.yaml writes it all
+            import io
+
+            y = _yaml()
+            st = self.yaml_style
+            y.indent(mapping=st.mapping, sequence=st.sequence, offset=st.offset)
+            buf = io.StringIO()
+            y.dump(self.data, buf)
+            source = buf.getvalue()
         return _Plan(self._finish(source), source, None)
 
     def _emit_top(self, key: str, value: Any, style: str | None = None) -> list[str]:
@@ -1214,13 +1220,6 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, float) and math.isnan(a):
         return math.isnan(b)
     return a == b
-
-
-def yaml_string(value: str) -> str:
-    """How a new string is written: itself when a plain scalar is unambiguous, else its
-    double-quoted form."""
-    from .yamledit import double_quoted
-    return value if plain_ok(value) else double_quoted(value)
 
 
 def _pos_fields(pos: tuple[int, int] | None) -> dict:
