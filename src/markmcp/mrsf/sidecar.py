@@ -516,7 +516,7 @@ class Sidecar:
         try:
             read = yamlscan.read_items(text, self.yaml_style.offset)
         except (Unsupported, RecursionError):
-            return [] if self._exact else []
+            return []
         lines = text.split("\n")
         out = []
         for j, line in enumerate(lines[:-1]):
