@@ -331,7 +331,7 @@ class _Reader:
             if p >= length or line[p] == "#":
                 j = self.next_content(i + 1)
                 if j < self.n and _indent(lines[j]) > col:
-                    last, value = self.block_node(j, _indent(lines[j]), col, entries)
+                    last, value = self.block_node(j, _indent(lines[j]), entries)
                 else:
                     last, value = i, None
             else:
@@ -351,7 +351,7 @@ class _Reader:
                 raise Unsupported(f"line {j + 1}: unexpected indentation")
             i = j
 
-    def block_node(self, i: int, col: int, parent: int, entries: list[Entry] | None) -> tuple[int, Any]:
+    def block_node(self, i: int, col: int, entries: list[Entry] | None) -> tuple[int, Any]:
         """A collection starting a line (a value on the lines below its key or dash)."""
         line = self.lines[i]
         if line[col] == "-" and line[col + 1:col + 2] in ("", " "):
@@ -389,7 +389,7 @@ class _Reader:
                     last, value = self.sequence(j, ind, spans)
                     return last, value, "seq", len(self.lines[last]), 0
                 if ind > col:
-                    last, value = self.block_node(j, ind, col, None)
+                    last, value = self.block_node(j, ind, None)
                     return last, value, "map", len(self.lines[last]), 0
             return i, None, "empty", pos, 0
         return self.inline_value(i, pos, col)
