@@ -86,3 +86,22 @@ def test_indexed_exact_search_finds_every_occurrence(seed, size):
     start = rng.randrange(len(text) - 1)
     needle = text[start:start + size]
     assert engine.find_exact(needle) == TextIndex(text).find_all(needle)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6), size=st.integers(1, 60))
+def test_indexed_exact_search_with_rare_words_finds_every_occurrence(seed, size):
+    """Rare words (looked up in the index: a selection starting or ending inside one is
+    found through the words ending or starting with its part) still find what a plain
+    scan of the whole text finds, copies inside longer words included."""
+    rng = random.Random(seed)
+    syllables = ["ka", "ri", "Zo", "mu", "ße", "ne", "ß", "vo", "ti"]
+    rare = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(400)]
+    common = ["the", "a", "-", "|", "10.", "Straße"]
+    lines = [" ".join(rng.choice(rare if rng.random() < 0.5 else common) for _ in range(rng.randint(0, 8)))
+             for _ in range(3000)]
+    text = "\n".join(lines)
+    engine = _Engine(text, None, 0.6)
+    start = rng.randrange(len(text) - 1)
+    needle = text[start:start + size]
+    assert engine.find_exact(needle) == TextIndex(text).find_all(needle)

@@ -202,6 +202,8 @@ class _Engine:
         self._unclaimed: dict[int, str] | None = None
         self._collapsed: dict[int, str] | None = None
         self._word_lines: dict[str, list[int]] | None = None
+        self._vocabulary: list[str] | None = None
+        self._reversed: list[str] | None = None
 
     @property
     def loose(self) -> LooseIndex:
@@ -263,17 +265,18 @@ class _Engine:
 
     def loose_near(self, selection: str) -> list[tuple[int, int]] | None:
         """Offsets near which a loose match of ``selection`` must lie (the lines holding
-        its rarest inner word), or None when no such word narrows the search."""
-        inner = [m.group(0).casefold() for m in _WORD.finditer(selection)
-                 if m.start() > 0 and m.end() < len(selection)]
-        inner = [w for w in inner if _WORD.fullmatch(w)]
-        if not inner or len(self.doc.text) < 20_000:
-            return None
-        index = self.word_lines
-        rarest = min(inner, key=lambda w: len(index.get(w, ())))
-        numbers = index.get(rarest, ())
+        the word of it found on the fewest lines, as for :meth:`find_exact`: a loose
+        match differs in case and whitespace only, so its words stand as they do in an
+        exact one), or None when no word narrows the search."""
         doc = self.doc
-        if len(numbers) > max(64, len(doc.text) >> 14):
+        if len(doc.text) < 20_000:
+            return None
+        limit = max(64, len(doc.text) >> 14)
+        choices = self._holding_lines(selection, limit)
+        if not choices:
+            return None
+        numbers = min(choices, key=len)
+        if len(numbers) > limit:
             return None
         return [(doc.starts[n - 1], doc.starts[n - 1] + len(doc.lines[n - 1])) for n in numbers]
 
@@ -404,26 +407,23 @@ class _Engine:
 
     def find_exact(self, selection: str) -> list[int]:
         """Every offset where ``selection`` occurs (as ``TextIndex.find_all``), searched
-        only around the lines holding its rarest whole word: a word inside the selection
-        is a whole word wherever the selection occurs.  A document of N lines is indexed
+        only around the lines that can hold it, found in the word index: a word inside
+        the selection is a whole word wherever the selection occurs, its first word ends
+        a word there and its last word starts one.  A document of N lines is indexed
         once, so a thousand comments cost a thousand small searches, not a thousand
         scans of the whole text."""
         doc = self.doc
         if len(doc.text) < 20_000:
             return doc.find_all(selection)
-        inner = [m.group(0).casefold() for m in _WORD.finditer(selection)
-                 if m.start() > 0 and m.end() < len(selection)]
-        inner = [w for w in inner if _WORD.fullmatch(w)]
-        if not inner:
-            return doc.find_all(selection)
-        index = self.word_lines
         limit = max(64, len(doc.text) >> 14)
-        ranked = sorted(set(inner), key=lambda w: len(index.get(w, ())))
-        numbers = index.get(ranked[0], ())
-        if len(numbers) > limit and len(ranked) > 1 and "\n" not in selection:
+        choices = sorted(self._holding_lines(selection, limit), key=len)
+        if not choices:
+            return doc.find_all(selection)
+        numbers = choices[0]
+        if len(numbers) > limit and len(choices) > 1 and "\n" not in selection:
             # two common words: the lines holding both (a one-line selection's words
             # share its line)
-            numbers = sorted(set(numbers).intersection(index.get(ranked[1], ())))
+            numbers = sorted(set(numbers).intersection(choices[1]))
         if len(numbers) > limit:
             return doc.find_all(selection)   # common words: one scan is cheaper
         found: set[int] = set()
@@ -437,6 +437,50 @@ class _Engine:
                 found.add(at)
                 at = doc.text.find(selection, at + 1, hi)
         return sorted(found)[:MAX_OCCURRENCES]
+
+    def _holding_lines(self, selection: str, limit: int) -> list[Sequence[int]]:
+        """For each word of ``selection`` that narrows the search, the target lines one
+        of which an occurrence of the selection must touch: an inner word's lines, the
+        lines of the words ending with the first word (the selection may start inside a
+        word), of the words starting with the last one.  A first or last word matching
+        many different words, or words on many lines, is left out."""
+        index = self.word_lines
+        runs = list(_WORD.finditer(selection))
+        found: list[Sequence[int]] = []
+        seen: set[str] = set()
+        for m in runs:
+            word = m.group(0).casefold()
+            if not _WORD.fullmatch(word):
+                continue
+            at_start, at_end = m.start() == 0, m.end() == len(selection)
+            if at_start and at_end:
+                continue                      # one word: it may sit inside any word
+            if not at_start and not at_end:
+                if word not in seen:
+                    seen.add(word)
+                    found.append(index.get(word, ()))
+                continue
+            tokens = self._tokens_ending(word) if at_start else self._tokens_starting(word)
+            if tokens is None or sum(len(index[token]) for token in tokens) > limit:
+                continue
+            found.append(sorted({n for token in tokens for n in index[token]}))
+        return found
+
+    #: A first or last word matching more words of the document than this is not looked up.
+    _AFFIX_TOKENS = 64
+
+    def _tokens_starting(self, prefix: str) -> list[str] | None:
+        """The indexed words starting with ``prefix``, or None when there are too many."""
+        if self._vocabulary is None:
+            self._vocabulary = sorted(self.word_lines)
+        return _affixed(self._vocabulary, prefix, self._AFFIX_TOKENS)
+
+    def _tokens_ending(self, suffix: str) -> list[str] | None:
+        """The indexed words ending with ``suffix``, or None when there are too many."""
+        if self._reversed is None:
+            self._reversed = sorted(word[::-1] for word in self.word_lines)
+        reversed_tokens = _affixed(self._reversed, suffix[::-1], self._AFFIX_TOKENS)
+        return None if reversed_tokens is None else [token[::-1] for token in reversed_tokens]
 
     def loose_spans(self, selection: str) -> list[Span]:
         near = self.loose_near(selection)
@@ -1058,6 +1102,19 @@ def _carry(ops: Any, position: int, is_end: bool) -> int:
         if i2 <= position:
             result = j2
     return result
+
+
+def _affixed(ordered: list[str], prefix: str, most: int) -> list[str] | None:
+    """The words of the sorted list ``ordered`` that start with ``prefix``; None when
+    more than ``most`` do."""
+    at = bisect_left(ordered, prefix)
+    found: list[str] = []
+    while at < len(ordered) and ordered[at].startswith(prefix):
+        if len(found) == most:
+            return None
+        found.append(ordered[at])
+        at += 1
+    return found
 
 
 def _claimed(al: LineAlignment, span: Span) -> bool:
