@@ -151,3 +151,43 @@ def test_resolving_rewrites_one_line(name):
     changed = [(a, b) for a, b in zip(text.split("\n"), out.split("\n")) if a != b]
     assert len(out.split("\n")) == len(text.split("\n"))
     assert changed == [(changed[0][0], changed[0][0].replace("false", "true"))]
+
+
+BINARY = ('mrsf_version: "1.0"\ndocument: a.md\ncomments:\n'
+          "  - id: c1\n    text: hello\n    x_bin: !!binary aGVsbG8gd29ybGQ=\n"
+          "    x_block: !!binary |\n      R0lGODlh\n      DAAMAIQA\n"
+          "  - id: c2\n    text: other\n")
+
+
+def test_binary_values_are_read_as_binary_by_both_readers():
+    fast = parse_sidecar(BINARY)
+    assert fast._exact  # the fast reader took it
+    slow = parse_sidecar(BINARY + "x_anchor: &a 1\nx_alias: *a\n")  # only the full parser takes this
+    assert not slow._exact
+    for sc in (fast, slow):
+        c1 = sc.plain()["comments"][0]
+        assert isinstance(c1["x_bin"], yamlscan.Binary) and c1["x_bin"] == "aGVsbG8gd29ybGQ="
+        assert isinstance(c1["x_block"], yamlscan.Binary) and c1["x_block"] == "R0lGODlhDAAMAIQA"
+
+
+@pytest.mark.parametrize("extra", ["", "x_anchor: &a 1\nx_alias: *a\n"])
+def test_binary_values_survive_edits_of_their_comment(extra):
+    sc = parse_sidecar(BINARY + extra)
+    sc.set_field(sc.comments[0], "resolved", True)
+    sc.set_field(sc.comments[1], "text", "changed")
+    out = sc.dump()
+    again = parse_sidecar(out).plain()["comments"][0]
+    assert again["resolved"] is True
+    assert isinstance(again["x_bin"], yamlscan.Binary) and again["x_bin"] == "aGVsbG8gd29ybGQ="
+    assert isinstance(again["x_block"], yamlscan.Binary) and again["x_block"] == "R0lGODlhDAAMAIQA"
+    if not extra:  # spliced: the untouched binary lines are kept byte for byte
+        assert "    x_bin: !!binary aGVsbG8gd29ybGQ=\n    x_block: !!binary |\n      R0lGODlh\n" in out
+
+
+def test_a_binary_value_is_not_a_string_of_the_same_text():
+    from markmcp.mrsf.sidecar import same_value
+
+    assert not same_value(yamlscan.Binary("aGk="), "aGk=")
+    assert same_value(yamlscan.Binary("aGk="), yamlscan.Binary("aGk="))
+    with pytest.raises(yamlscan.Unsupported):
+        yamlscan.decode_binary("not base64!")

@@ -42,7 +42,7 @@ from typing import Any, Callable
 from . import yamlscan
 from .errors import MrsfError
 from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items
-from .yamlscan import Entry, Span, Unsupported
+from .yamlscan import Binary, Entry, Span, Unsupported
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
 SIDECAR_SUFFIX_JSON = ".review.json"
@@ -1173,7 +1173,8 @@ def to_plain(value: Any) -> Any:
     """Convert data to plain JSON-able Python (str, int, float, bool, None, list, dict),
     always a fresh copy.
 
-    YAML timestamps become ISO-8601 strings; aliases are expanded within a node budget
+    YAML timestamps become ISO-8601 strings, ``!!binary`` values :class:`Binary` (their
+    base64 text, a string of its own type); aliases are expanded within a node budget
     (MrsfError ``invalid-sidecar`` beyond it).
     """
     budget = [_MAX_PLAIN_NODES]
@@ -1188,6 +1189,10 @@ def to_plain(value: Any) -> Any:
             return [conv(x) for x in v]
         if isinstance(v, bool) or v is None:
             return v
+        if isinstance(v, Binary):
+            return Binary(v)
+        if isinstance(v, (bytes, bytearray)):  # a YAML !!binary value
+            return Binary.of(bytes(v))
         if isinstance(v, str):
             return str(v)
         if isinstance(v, int):

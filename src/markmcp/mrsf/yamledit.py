@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .yamlscan import Entry, Unsupported, resolve_plain
+from .yamlscan import Binary, Entry, Unsupported, resolve_plain
 
 #: A string written as a plain scalar must look like this (and not be a YAML word).
 _PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")
@@ -128,6 +128,8 @@ def scalar_text(value: Any, style: str | None = None) -> str:
         return str(value)
     if isinstance(value, float):
         return float_text(value)
+    if isinstance(value, Binary):
+        return "!!binary " + value
     if isinstance(value, str):
         if style == "'" and "\n" not in value:
             text = single_quoted(value)
@@ -183,7 +185,7 @@ def emit_entry(key: str, value: Any, col: int, layout: Layout, style: str | None
         if not value:
             return [f"{pad}{k}: []"]
         return [f"{pad}{k}:"] + emit_items(value, col + layout.offset, col + layout.sequence, layout)
-    if isinstance(value, str) and style in ("|", ">"):
+    if isinstance(value, str) and not isinstance(value, Binary) and style in ("|", ">"):
         multi = "\n" in value.rstrip("\n")
         block = block_lines(value, "|" if multi else style, col + layout.mapping)
         if block is not None:

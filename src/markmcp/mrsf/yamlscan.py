@@ -12,7 +12,8 @@ lines.  This module reads exactly that part, line by line, and gives
 * where things are: for each entry of a block mapping the lines of its key and value, and
   for each item of a block list the lines it spans (:class:`Entry`, :class:`Span`).
 
-Anything outside that part (anchors, aliases, tags, directives, flow collections with
+Of tags, only ``!!binary`` on a scalar is read (its value is a :class:`Binary`).
+Anything outside that part (anchors, aliases, other tags, directives, flow collections with
 content, complex keys, tabs, a ``...`` marker, keep-chomped block scalars, duplicate keys,
 every syntax error) raises :class:`Unsupported`: the caller then uses the full parser,
 which also words the errors.  The reader never guesses: what it accepts it reads the way
@@ -26,6 +27,8 @@ Pure: text in, values out.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +70,25 @@ _DQ_STOP = re.compile(r'["\\]')
 
 class Unsupported(Exception):
     """The text is outside what this reader handles (or is not valid YAML)."""
+
+
+class Binary(str):
+    """A ``!!binary`` value in plain data: the base64 text of its bytes (standard
+    alphabet, no line breaks).  A string to JSON and to every reader of plain data, but
+    a value of its own type, so it is never mistaken for (or written back as) a string."""
+
+    @classmethod
+    def of(cls, data: bytes) -> "Binary":
+        return cls(base64.b64encode(data).decode("ascii"))
+
+
+def decode_binary(text: str) -> Binary:
+    """The :class:`Binary` of the base64 ``text`` of a ``!!binary`` scalar (whitespace
+    ignored); Unsupported when it is not base64 (the full parser then words the error)."""
+    try:
+        return Binary.of(base64.b64decode("".join(text.split()), validate=True))
+    except (binascii.Error, ValueError):
+        raise Unsupported("!!binary value is not base64") from None
 
 
 # ---------------------------------------------------------------------------
@@ -399,6 +421,16 @@ class _Reader:
         lines must be indented more than ``block``."""
         line = self.lines[i]
         c = line[pos]
+        if c == "!" and line.startswith("!!binary ", pos):
+            at = pos + len("!!binary ")
+            while at < len(line) and line[at] == " ":
+                at += 1
+            if at >= len(line) or line[at] in "#[{":
+                raise Unsupported(f"line {i + 1}: tagged value")
+            last, value, style, end, indent = self.inline_value(i, at, block)
+            if not isinstance(value, str):
+                raise Unsupported(f"line {i + 1}: !!binary on a non-string")
+            return last, decode_binary(value), style, end, indent
         if c == '"':
             return self.quoted(i, pos, block, double=True)
         if c == "'":
