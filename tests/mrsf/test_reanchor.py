@@ -521,3 +521,28 @@ def test_unchanged_document_keeps_every_selection(lines, data):
         assert placement.status in ("anchored", "fuzzy")
         if source is not None:
             assert placement.status == "anchored"
+
+
+@pytest.mark.parametrize("marker", ["1. ", "- ", "> ", "## ", "- [ ] ", "  * "])
+def test_fuzzy_text_of_a_line_level_selection_leaves_out_the_line_prefix(marker):
+    """The selection was the item's text; the item was edited: the placement is the
+    edited text without its marker, with columns."""
+    doc = f"Intro.\n\n{marker}Keep the old signing keys for a day.\n"
+    placement = one(Anchor(line=3, selected_text="Keep the old signing keys for two days."), doc)
+    assert placement.status == "fuzzy" and placement.line == 3
+    assert placement.text == "Keep the old signing keys for a day."
+    assert (placement.start_column, placement.end_column) == (len(marker), len(doc.split("\n")[2]))
+
+
+def test_fuzzy_text_keeps_the_prefix_the_selection_has_and_a_whole_line_stays_line_level():
+    doc = "Intro.\n\n- Keep the old signing keys for a day.\n"
+    placement = one(Anchor(line=3, selected_text="- Keep the old signing keys for two days."), doc)
+    assert placement.status == "fuzzy" and placement.text == "- Keep the old signing keys for a day."
+    assert placement.start_column is None and placement.end_column is None
+
+
+def test_fuzzy_text_inside_a_much_longer_line_is_the_part_that_matches():
+    doc = "Intro.\n\nBefore all else, keep the old signing keys for a day, then rotate them and tell the team.\n"
+    placement = one(Anchor(line=3, selected_text="keep the old signing keys for two days"), doc)
+    assert placement.status == "fuzzy"
+    assert placement.text.startswith("keep the old signing keys") and "rotate" not in placement.text

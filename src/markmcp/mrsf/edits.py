@@ -588,9 +588,12 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
             target["end_line"] = int(end_line)
         elif "end_line" in before:
             target["end_line"] = line
+        # a fuzzy match narrower than its line(s) gets its columns even on a line-level
+        # comment: anchored_text then is the text of exactly that range (MRSF §7.3)
+        narrowed = status == "fuzzy" and placement.start_column is not None and placement.end_column is not None
         for key in ("start_column", "end_column"):
             value = getattr(placement, key, None)
-            if key in before and value is not None:
+            if value is not None and (key in before or narrowed):
                 at = line if key == "start_column" else (int(end_line) if end_line is not None else line)
                 if lines is not None and 1 <= at <= len(lines):
                     value = index_to_utf16(lines[at - 1], int(value))
@@ -639,4 +642,29 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
         "anchoredText": after.get("anchored_text"),
         "previous": previous,
         "changed": changed,
+        "placed": _placed_range(placement, lines),
+        "foundText": text if status in ("anchored", "shifted", "fuzzy") and isinstance(text, str) else None,
+        "previousSelectedText": selected if isinstance(selected, str) and (
+            status == "fuzzy" or "selected_text" in changed) else None,
+    }
+
+
+def _placed_range(placement: Any, lines: list[str] | None) -> dict | None:
+    """The range a placement found, whole lines spelled out: line, end_line and both
+    columns (UTF-16, as stored in sidecars; a line-level placement runs from column 0
+    to the end of its last line).  None when it found no place (or has no document)."""
+    line = getattr(placement, "line", None)
+    if line is None or lines is None:
+        return None
+    line = int(line)
+    end_line = int(placement.end_line) if getattr(placement, "end_line", None) is not None else line
+    if not (1 <= line <= end_line <= len(lines)):
+        return None
+    start = placement.start_column if placement.start_column is not None else 0
+    end = placement.end_column if placement.end_column is not None else len(lines[end_line - 1])
+    return {
+        "line": line,
+        "end_line": end_line,
+        "start_column": index_to_utf16(lines[line - 1], int(start)),
+        "end_column": index_to_utf16(lines[end_line - 1], int(end)),
     }

@@ -86,6 +86,9 @@ WEAK_RECALL = 0.5
 FUZZY_RECALL = 0.6
 #: Similarity floor for that weaker, last-resort in-place placement.
 WEAK_SIMILARITY = 0.4
+#: A line-level fuzzy match is narrowed to part of its line only when the line is
+#: longer than this many times the selection.
+FUZZY_PART_REACH = 1.3
 #: Scores closer than this make two fuzzy candidates indistinguishable.
 TIE_MARGIN = 0.05
 #: How far (source lines) a landmark may be from a comment and still vote.
@@ -331,8 +334,17 @@ class _Engine:
                 end = start
         return Span(anchor.line, last, -1 if start is None else start, -1 if end is None else end)
 
-    def place_at_hint(self, status: str, score: float, hint: Span, reason: str) -> Placement:
-        """A placement at the stored position (keeping only the columns it had)."""
+    def place_at_hint(
+        self, status: str, score: float, hint: Span, reason: str, selection: str | None = None,
+    ) -> Placement:
+        """A placement at the stored position (keeping only the columns it had).  A fuzzy
+        one at a line-level position is narrowed to the part of the line ``selection``
+        stands for when that is less than the whole line (see :meth:`aligned_part`)."""
+        if status == "fuzzy" and hint.start_column < 0 and hint.end_column < 0:
+            part = self.aligned_part(selection, hint, reach=FUZZY_PART_REACH)
+            line = self.doc.lines[hint.line - 1]
+            if part is not None and (line[:part.start_column].strip() or line[part.end_column:].strip()):
+                return self.place(status, round(score, 4), part, reason)
         start = None if hint.start_column < 0 else hint.start_column
         end = None if hint.end_column < 0 else hint.end_column
         text = self.doc.slice(hint.line, hint.end_line, start, end)
@@ -343,16 +355,38 @@ class _Engine:
     ) -> Placement:
         """A fuzzy placement on whole lines found by similarity.
 
-        Line-level anchors get a line-level placement.  An anchor with columns gets
-        columns too (so stale ones are not left behind): the best-aligned part of
-        the line for a one-line selection, otherwise the whole range.
+        A one-line selection found in one line is placed on the part of that line that
+        best aligns with it (widened to whole words), so a list marker or the rest of a
+        sentence around it is not taken for the anchored text; when that part is the
+        whole line, a line-level anchor keeps a line-level placement.  Otherwise an
+        anchor with columns gets columns too (the whole range, so stale ones are not
+        left behind) and a line-level anchor a line-level placement.
         """
-        if anchor.start_column is None and anchor.end_column is None:
+        line_level = anchor.start_column is None and anchor.end_column is None
+        # a line-level selection is looked for inside its line only when the line is
+        # clearly longer (edits make a sentence somewhat longer or shorter as a whole)
+        part = self.aligned_part(selection, span, reach=FUZZY_PART_REACH if line_level else 1.0)
+        if part is not None:
+            line = self.doc.lines[span.line - 1]
+            whole = not line[:part.start_column].strip() and not line[part.end_column:].strip()
+            if not (line_level and whole):
+                return self.place("fuzzy", score, part, reason)
+        if line_level:
             return self.place("fuzzy", score, span, reason, columns=False)
         last = len(self.doc.lines[span.end_line - 1])
-        full = Span(span.line, span.end_line, 0, last)
-        if selection is not None and "\n" not in selection and span.line == span.end_line:
-            line = self.doc.lines[span.line - 1]
+        return self.place("fuzzy", score, Span(span.line, span.end_line, 0, last), reason)
+
+    def aligned_part(self, selection: str | None, span: Span, *, reach: float = 1.0) -> Span | None:
+        """The part of the single line ``span`` that a one-line ``selection`` stands
+        for: the part best aligned with it (widened to whole words) when the line is
+        more than ``reach`` times as long, never the line's Markdown prefix (list
+        marker, quote, heading) unless the selection starts with one too, nor its
+        trailing blanks.  None for other selections and spans, or when nothing is left."""
+        if selection is None or "\n" in selection or span.line != span.end_line:
+            return None
+        line = self.doc.lines[span.line - 1]
+        start, end = 0, len(line)
+        if len(line) > reach * len(selection):
             aligned = fuzz.partial_ratio_alignment(selection, line)
             if aligned is not None and aligned.score >= self.threshold * 100 \
                     and aligned.dest_end > aligned.dest_start:
@@ -361,8 +395,19 @@ class _Engine:
                     start -= 1  # widen to whole words: the alignment has the selection's length
                 while end < len(line) and _wordy(line[end - 1]) and _wordy(line[end]):
                     end += 1
-                full = Span(span.line, span.line, start, end)
-        return self.place("fuzzy", score, full, reason)
+                # nor does it start or end in punctuation the selection does not have there
+                while start < end and not _wordy(line[start]) and _wordy(selection[0]):
+                    start += 1
+                while end > start and not _wordy(line[end - 1]) and _wordy(selection[-1]):
+                    end -= 1
+        prefix = _LINE_PREFIX.match(line)
+        if prefix is not None and prefix.end() > 0 and not _LINE_PREFIX.match(selection).end():
+            start = max(start, prefix.end())
+        while end > start and line[end - 1] in " \t":
+            end -= 1
+        if start >= end:
+            return None
+        return Span(span.line, span.line, start, end)
 
     def hint_fits(self, anchor: Anchor, selection: str, hint: Span) -> bool:
         """True when the stored position still looks like a place the selection was edited.
@@ -646,6 +691,7 @@ class _Engine:
                     "fuzzy", max(0.3, sim) * 0.6, hint,
                     "The short selection is no longer at its position; a copy elsewhere "
                     f"(line {spans[0].line}) is not enough to move it, kept in place.",
+                    selection=selection,
                 )
             return self.place_match(
                 "fuzzy", 0.6, spans[0], anchor,
@@ -657,6 +703,7 @@ class _Engine:
                 "fuzzy", sim, hint,
                 f"Text at the original line was edited (similarity {sim:.2f}); "
                 f"identical text elsewhere (line {_lines(spans)}) treated as a copy.",
+                selection=selection,
             )
         if len(spans) == 1 and nearest > PROXIMITY_WINDOW and recall >= WEAK_RECALL \
                 and sim >= WEAK_SIMILARITY:
@@ -664,6 +711,7 @@ class _Engine:
                 "fuzzy", sim, hint,
                 f"Lone exact match at line {spans[0].line} is far from line {hint.line}, "
                 "whose text still resembles the selection; kept in place.",
+                selection=selection,
             )
         return None
 
@@ -720,6 +768,7 @@ class _Engine:
                 return self.place_at_hint(
                     "fuzzy", sim, hint,
                     f"Text at the original line still partly matches (similarity {sim:.2f}).",
+                    selection=selection,
                 )
         return Placement("orphaned", 0.0, reason="The selected text is gone from the document.")
 
@@ -924,6 +973,7 @@ class _Engine:
                 "fuzzy", sim, hint,
                 f"New text at the original line resembles the selection (similarity "
                 f"{sim:.2f}); the unchanged copy at line {span.line} is treated as moved away.",
+                selection=selection,
             ))
         if span.line == origin.line:
             reason = "Exact text unchanged at its position."
@@ -1060,6 +1110,9 @@ class _Engine:
         ))
 
 
+#: A line's Markdown prefix: indentation, then quote marks, list markers (with a task
+#: box) and a heading's hashes, each followed by blanks (possibly empty).
+_LINE_PREFIX = re.compile(r"[ \t]*(?:(?:>|[-*+]|\d{1,9}[.)]|#{1,6})(?:[ \t]+\[[ xX]\])?(?:[ \t]+|$))*")
 _BLOCK_MARKER = re.compile(r"\s*(#{1,6}(?=\s)|[-*+](?=\s)|\d+[.)](?=\s)|>|\|)")
 
 
