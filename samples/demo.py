@@ -86,8 +86,8 @@ def reanchor_view(data: dict[str, Any]) -> list[str]:
         rows.append(f"{Path(entry['file']).name} (written: {entry.get('written')})")
         for r in entry["results"]:
             before = (r.get("previous") or {}).get("line")
-            move = f"line {before} → {r.get('line')}" if before is not None else "no anchor"
-            rows.append(f"  {r['id']:<20} {r['status']:<9} {move:<14} {r.get('reason', '')}")
+            move = f"line {before} → {r.get('newLine')}" if before is not None else "no anchor"
+            rows.append(f"  {r['commentId']:<20} {r['status']:<9} {move:<14} {r.get('reason', '')}")
     return rows
 
 

@@ -21,7 +21,10 @@ def assess_status(comments: list[dict], document_text: str | None, *,
     * stale also: the last re-anchor was only fuzzy or ambiguous (needs a reviewer);
     * stale: the text moved away from the recorded position, or (no text to check) the
       document changed since the comment's ``commit``, or the text is gone but the
-      document changed since ``commit`` (re-anchor it);
+      document changed since ``commit`` (re-anchor it).  Moved text is stale, not fresh:
+      MRSF §7.1 calls line and column values stale once edits above them shift the text,
+      and §7.3 asks for a re-anchor when text moves unchanged (the upstream server calls
+      such a comment fresh whenever its text occurs anywhere in the document);
     * fresh: the text is at the recorded position (or, with no text, the document is
       unchanged since ``commit``); document-level comments are fresh;
     * unknown: nothing to check against (no document, or a line-only comment without a
@@ -81,7 +84,9 @@ def assess_status(comments: list[dict], document_text: str | None, *,
                                 c.get("end_column") if isinstance(c.get("end_column"), int) else None)
             if here is not None and (here == wanted or wanted in here):
                 return "fresh", "selected_text is at its recorded position"
-            return "stale", "selected_text moved away from its recorded line; run reanchor"
+            found = normalized.count("\n", 0, normalized.find(wanted)) + 1
+            return "stale", (f"selected_text moved away from its recorded line {line} (it occurs at line "
+                             f"{found}); run reanchor")
         verdict = changed(c.get("commit"))
         if verdict is False:
             return "fresh", "the document is unchanged since the comment's commit"

@@ -17,6 +17,14 @@ Paths
     only through :mod:`markmcp.mcpcore.files`.  A path no file system takes (a NUL,
     too long) is an ``invalid-argument`` error.
 
+Replies
+    The text content of every reply is the result in the JSON shape the upstream server
+    returns (:mod:`markmcp.mrsf.compat`: its field names, top-level arrays for a full
+    ``mrsf_list`` and the ``mrsf_help`` overview), so clients written for it keep working.
+    ``structuredContent`` is an object (as the protocol requires) with the same fields
+    and ours beside them (``previousVersion``, per-file ``document`` and ``count``, the
+    comment as stored, ...); array results are wrapped (``files``, ``tools``).
+
 Versions
     ``version`` is the SHA-256 (hex) of the sidecar file's bytes, ``null`` when the
     sidecar does not exist.  A write given ``expectedVersion`` that differs from the
@@ -46,6 +54,7 @@ from markmcp.mcpcore import (
     serve,
 )
 from markmcp.mcpcore.files import check_argument, kind_of, shown
+from markmcp.mrsf import compat
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfConflict, MrsfError
@@ -141,6 +150,34 @@ DIAGNOSTIC_OUT = {
     "required": ["severity", "message"],
 }
 NULLABLE_INT = {"type": ["integer", "null"]}
+NULLABLE_STRING = {"type": ["string", "null"]}
+REANCHOR_RESULT_OUT = {
+    "type": "object",
+    "description": (
+        "One comment: upstream's fields (the range found in newLine..newEndColumn, whole lines with "
+        "columns 0 to the line's end; anchoredText and previousSelectedText for fuzzy matches), then the "
+        "position the comment now stores, its position before, and the fields written"
+    ),
+    "properties": {
+        "commentId": NULLABLE_STRING,
+        "status": {"enum": ["anchored", "shifted", "fuzzy", "ambiguous", "orphaned"]},
+        "score": {"type": "number"},
+        "newLine": NULLABLE_INT,
+        "newEndLine": NULLABLE_INT,
+        "newStartColumn": NULLABLE_INT,
+        "newEndColumn": NULLABLE_INT,
+        "anchoredText": NULLABLE_STRING,
+        "previousSelectedText": NULLABLE_STRING,
+        "reason": {"type": "string"},
+        "line": NULLABLE_INT,
+        "end_line": NULLABLE_INT,
+        "start_column": NULLABLE_INT,
+        "end_column": NULLABLE_INT,
+        "previous": {"type": "object"},
+        "changed": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["commentId", "status", "score", "reason", "changed"],
+}
 
 
 def _out(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
@@ -199,6 +236,8 @@ def _engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, *
     included), a refused file or an operating-system error becomes a ToolError."""
     try:
         return call(*args, places=_places(ctx), **kwargs)
+    except MrsfConflict as error:
+        raise _conflict(error) from None
     except MrsfError as error:
         raise ToolError(error.message, data=error.to_dict()) from None
     except FileAccessError as error:
@@ -207,6 +246,13 @@ def _engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, *
         name = f"{shown(error.filename)}: " if error.filename is not None else ""
         message = f"{name}{error.strerror or type(error).__name__}"
         raise ToolError(message, data=_error("io-error", message)) from None
+
+
+def _conflict(error: MrsfConflict) -> ToolError:
+    """A version mismatch: the conflict object is both the structured and the text reply
+    (clients of the upstream server parse it from the text)."""
+    data = error.to_dict()
+    return ToolError(_pretty(data), data=data)
 
 
 def _abs(result: dict[str, Any], key: str) -> str:
@@ -307,7 +353,7 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 "version": result.get("version"),
                 "changed": result["changed"],
                 "written": result.get("written", False),
-                "results": result["results"],
+                "results": [_reanchor_item(r) for r in result["results"]],
             }
         )
     return {
@@ -316,6 +362,31 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "dryRun": dry_run,
         "files": files,
         "version": files[0]["version"] if len(files) == 1 else None,
+    }
+
+
+def _reanchor_item(r: dict[str, Any]) -> dict[str, Any]:
+    """One comment's re-anchoring result: upstream's keys (``newLine`` ... the range found,
+    whole lines spelled out with columns; ``anchoredText``, the text found by a fuzzy
+    match, and ``previousSelectedText`` with it), null where upstream has no value; then
+    ours: the position fields as the comment now stores them, ``previous`` (as before)
+    and ``changed`` (the fields written)."""
+    placed = r.get("placed") or {}
+    fuzzy = r.get("status") == "fuzzy"
+    return {
+        "commentId": r.get("id"),
+        "status": r.get("status"),
+        "score": r.get("score"),
+        "newLine": placed.get("line"),
+        "newEndLine": placed.get("end_line"),
+        "newStartColumn": placed.get("start_column"),
+        "newEndColumn": placed.get("end_column"),
+        "anchoredText": r.get("foundText") if fuzzy else None,
+        "previousSelectedText": r.get("previousSelectedText"),
+        "reason": r.get("reason", ""),
+        **{key: r.get(key) for key in ("line", "end_line", "start_column", "end_column")},
+        "previous": r.get("previous", {}),
+        "changed": list(r.get("changed", [])),
     }
 
 
@@ -437,8 +508,7 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         located = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         result = {**located, "matched": [], "changed": []}
         if args.get("expectedVersion") is not None and args["expectedVersion"] != located.get("version"):
-            conflict = MrsfConflict(located.get("version"), args["expectedVersion"], located.get("sidecar"))
-            raise ToolError(conflict.message, data=conflict.to_dict())
+            raise _conflict(MrsfConflict(located.get("version"), args["expectedVersion"], located.get("sidecar")))
     else:
         result = _engine(operation, target, ids, filters=filters, **_write_kwargs(args, workdir), ctx=ctx)
     output: dict[str, Any] = {
@@ -446,6 +516,7 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "changed": list(result.get("matched", [])),
         "sidecarPath": _abs(result, "sidecar"),
         "version": result.get("version"),
+        "previousVersion": result.get("previousVersion", result.get("version")),
     }
     if not_found:
         output["notFound"] = not_found
@@ -501,7 +572,7 @@ def _summary(comments: list[dict[str, Any]]) -> dict[str, Any]:
         "open": len(comments) - resolved,
         "resolved": resolved,
         "orphaned": sum(1 for c in comments if c.get("x_reanchor_status") == "orphaned"),
-        "threads": sum(1 for c in comments if not c.get("reply_to")),
+        "threads": len({repr(c.get("id")) for c in comments if not c.get("reply_to")}),
         "byType": by_type,
         "bySeverity": by_severity,
     }
@@ -528,12 +599,16 @@ def _pretty(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, indent=2)
 
 
-def _list_text(result: dict[str, Any]) -> str:
-    if "table" in result:
-        return result["table"]
-    if "summary" in result:
-        return json.dumps(result["summary"], ensure_ascii=False, indent=2)
-    return json.dumps(result, ensure_ascii=False, indent=2)
+def _upstream(name: str) -> Callable[[dict[str, Any]], str]:
+    """The text content of a tool: its result in the shape the upstream server returns
+    (:mod:`markmcp.mrsf.compat`), as indented JSON (a compact list is its table)."""
+    shape = compat.SHAPES[name]
+
+    def text(result: dict[str, Any]) -> str:
+        value = shape(result)
+        return value if isinstance(value, str) else _pretty(value)
+
+    return text
 
 
 def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -643,7 +718,7 @@ TOOLS: list[Tool] = [
             ["sidecarPath", "documentPath", "version"],
         ),
         handler=discover,
-        text=_pretty,
+        text=_upstream("mrsf_discover"),
         read_only=True,
         idempotent=True,
     ),
@@ -684,7 +759,7 @@ TOOLS: list[Tool] = [
             ["valid", "files", "version"],
         ),
         handler=validate,
-        text=_pretty,
+        text=_upstream("mrsf_validate"),
         read_only=True,
         idempotent=True,
     ),
@@ -730,7 +805,7 @@ TOOLS: list[Tool] = [
                             "version": VERSION_OUT,
                             "changed": {"type": "integer"},
                             "written": {"type": "boolean"},
-                            "results": {"type": "array", "items": {"type": "object"}},
+                            "results": {"type": "array", "items": REANCHOR_RESULT_OUT},
                         },
                         ["file", "version", "changed", "results"],
                     ),
@@ -740,7 +815,7 @@ TOOLS: list[Tool] = [
             ["totalChanged", "totalOrphaned", "dryRun", "files", "version"],
         ),
         handler=reanchor,
-        text=_pretty,
+        text=_upstream("mrsf_reanchor"),
     ),
     Tool(
         name="mrsf_add",
@@ -774,7 +849,7 @@ TOOLS: list[Tool] = [
             ["id", "line", "end_line", "status", "sidecarPath", "version"],
         ),
         handler=add,
-        text=_pretty,
+        text=_upstream("mrsf_add"),
     ),
     Tool(
         name="mrsf_add_batch",
@@ -811,7 +886,7 @@ TOOLS: list[Tool] = [
             ["sidecarPath", "added", "total", "version"],
         ),
         handler=add_batch,
-        text=_pretty,
+        text=_upstream("mrsf_add_batch"),
     ),
     Tool(
         name="mrsf_update",
@@ -850,7 +925,7 @@ TOOLS: list[Tool] = [
             ["id", "updated", "sidecarPath", "version"],
         ),
         handler=update,
-        text=_pretty,
+        text=_upstream("mrsf_update"),
     ),
     Tool(
         name="mrsf_resolve",
@@ -880,12 +955,12 @@ TOOLS: list[Tool] = [
                 "changed": {"type": "array", "items": {"type": "string"}},
                 "notFound": {"type": "array", "items": {"type": "string"}},
                 "sidecarPath": {"type": "string"},
-                "version": VERSION_OUT,
+                **_RESULT_VERSION,
             },
             ["resolved", "changed", "sidecarPath", "version"],
         ),
         handler=resolve,
-        text=_pretty,
+        text=_upstream("mrsf_resolve"),
     ),
     Tool(
         name="mrsf_list",
@@ -937,7 +1012,7 @@ TOOLS: list[Tool] = [
         handler=list_comments,
         read_only=True,
         idempotent=True,
-        text=_list_text,
+        text=_upstream("mrsf_list"),
     ),
     Tool(
         name="mrsf_status",
@@ -977,7 +1052,7 @@ TOOLS: list[Tool] = [
             ["counts", "results", "version"],
         ),
         handler=status,
-        text=_pretty,
+        text=_upstream("mrsf_status"),
         read_only=True,
         idempotent=True,
     ),
@@ -1008,7 +1083,7 @@ TOOLS: list[Tool] = [
             ["oldSidecar", "newSidecar", "document", "version"],
         ),
         handler=rename,
-        text=_pretty,
+        text=_upstream("mrsf_rename"),
     ),
     Tool(
         name="mrsf_delete",
@@ -1042,7 +1117,7 @@ TOOLS: list[Tool] = [
             ["id", "deleted", "cascade", "sidecarPath", "version"],
         ),
         handler=delete,
-        text=_pretty,
+        text=_upstream("mrsf_delete"),
         destructive=True,
     ),
     Tool(
@@ -1088,7 +1163,7 @@ TOOLS: list[Tool] = [
             ["strategy", "sidecarPath", "result", "commentsRecovered", "version"],
         ),
         handler=repair,
-        text=_pretty,
+        text=_upstream("mrsf_repair"),
         destructive=True,
     ),
     Tool(
@@ -1123,7 +1198,7 @@ TOOLS: list[Tool] = [
             [],
         ),
         handler=help_tool,
-        text=_pretty,
+        text=_upstream("mrsf_help"),
         read_only=True,
         idempotent=True,
     ),
