@@ -227,7 +227,9 @@ def test_signal_stops_even_with_a_stuck_handler() -> None:
 
 def test_parse_error_is_answered_and_the_server_goes_on(client: StdioClient) -> None:
     client.send("this is not json")
-    assert client.receive() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    answer = client.receive()
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+    assert answer["error"]["message"].startswith("Parse error: ") and "line 1 column" in answer["error"]["message"]
     client.send(json.dumps({"jsonrpc": "2.0", "method": 5}))
     assert client.receive()["error"]["code"] == -32600
     assert client.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}

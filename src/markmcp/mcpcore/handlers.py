@@ -25,6 +25,19 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
 * ``logging/setLevel``: once a client sets a level, records that ``markmcp.*``
   loggers emit while a tool handler runs are also sent to that client as
   ``notifications/message`` (before the tool's result); the stderr log is unchanged.
+
+Around every request, :meth:`Handlers.gate` (SDK middleware, so on every transport):
+
+* a request other than ``initialize`` and ``ping`` before ``initialize`` is refused
+  with ``-32600`` "Server not initialized: ..." (the SDK answers ``-32602`` "Invalid
+  request parameters", which blames parameters that are fine).  MCP defines no code
+  for this; ``-32600`` (Invalid Request: not valid in the connection's state) is the
+  standard code that fits, ``-32002`` is MCP's "resource not found" and ``-32000``
+  is the SDK's "connection closed".  A method the server does not serve stays
+  ``-32601`` whatever the state, as in the SDK;
+* parameters that do not match the method's schema get ``-32602`` naming each bad
+  parameter and the problem (``'arguments' must be an object, got array``) instead
+  of the SDK's bare "Invalid request parameters".
 """
 
 from __future__ import annotations
@@ -40,15 +53,16 @@ from urllib.request import url2pathname
 
 import anyio
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.shared.uri_template import UriTemplate
+from pydantic import ValidationError
 
 from markmcp.mcpcore import clientlog
 from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
-from markmcp.mcpcore.args import check_arguments, check_value, strict_schema
+from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
 
 logger = logging.getLogger("markmcp.mcpcore")
@@ -96,6 +110,20 @@ async def in_worker(function: Callable[..., T], *args: Any) -> T:
     return await anyio.to_thread.run_sync(counted, abandon_on_cancel=True)
 
 
+SHOWN_NAME_CHARS = 80
+
+
+def shown_name(name: str) -> str:
+    """A client-given name for a message: control characters escaped, long names cut."""
+    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in name)
+    return text if len(text) <= SHOWN_NAME_CHARS else text[: SHOWN_NAME_CHARS - 1] + "…"
+
+
+def not_found(uri: str) -> MCPError:
+    """MCP's "resource not found" for ``uri`` (the full URI rides in ``data``)."""
+    return MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {shown_name(uri)}", data={"uri": uri})
+
+
 def one_line(text: str) -> str:
     """Collapse whitespace (newlines included) so a message fits one line."""
     return " ".join(text.split())
@@ -124,6 +152,80 @@ def tool_listing(tool: Tool) -> types.Tool:
             open_world_hint=tool.open_world,
         ),
     )
+
+
+_PRE_INIT_METHODS = frozenset({"initialize", "ping"})
+
+_EXPECTED = {
+    "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
+    "string_type": "a string", "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
+    "float_type": "a number", "float_parsing": "a number", "bool_type": "a boolean", "bool_parsing": "a boolean",
+    "list_type": "an array", "tuple_type": "an array", "none_required": "null",
+}
+MAX_SHOWN_PROBLEMS = 5
+
+
+def _is_union_tag(part: object) -> bool:
+    """Whether a pydantic error location segment names a union member (``str``,
+    ``PromptReference``) rather than a key (MCP parameter names start in lower case)."""
+    return isinstance(part, str) and (part in _UNION_TAGS or "[" in part or part[:1].isupper())
+
+
+_UNION_TAGS = frozenset({"str", "int", "float", "bool", "none", "list", "dict", "tuple", "is-instance"})
+
+
+def params_problems(error: ValidationError) -> list[str]:
+    """One message per problem of a request's parameters, naming the parameter and the problem.
+
+    A value that matches no member of a union is one problem (``'x' must be a string or
+    an integer, got object``), not one per member.
+    """
+    expected: dict[str, list[str]] = {}
+    got: dict[str, str] = {}
+    problems: list[str] = []
+    for item in error.errors(include_url=False):
+        loc = [part for part in (item.get("loc") or ()) if not _is_union_tag(part)]
+        if loc and loc[0] == "params":
+            loc = loc[1:]
+        where = ""
+        for part in loc:
+            where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+        where = f"'{where}'" if where else "params"
+        kind = item.get("type", "")
+        if kind in _EXPECTED:
+            if where not in expected:
+                expected[where] = []
+                problems.append(where)  # placeholder, filled in below
+            if _EXPECTED[kind] not in expected[where]:
+                expected[where].append(_EXPECTED[kind])
+            got[where] = json_type(item.get("input"))
+            continue
+        if kind == "missing":
+            problem = f"{where} is required"
+        elif kind == "extra_forbidden":
+            problem = f"{where} is not a known parameter"
+        elif kind in ("literal_error", "enum") and "expected" in (item.get("ctx") or {}):
+            problem = f"{where} must be one of {item['ctx']['expected']}"
+        else:
+            problem = f"{where}: {item.get('msg', 'invalid')}"
+        if problem not in problems:
+            problems.append(problem)
+    problems = [
+        f"{entry} must be {' or '.join(expected[entry])}, got {got[entry]}" if entry in expected else entry
+        for entry in problems
+    ]
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        problems[MAX_SHOWN_PROBLEMS:] = [f"and {len(problems) - MAX_SHOWN_PROBLEMS} more"]
+    return problems
+
+
+def _initialize_accepted(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the connection behind ``ctx`` got its ``initialize`` (the SDK's own gate)."""
+    connection = getattr(ctx.session, "_connection", None)
+    accepted = getattr(connection, "initialize_accepted", None)
+    if isinstance(accepted, bool):
+        return accepted
+    return ctx.session.client_params is not None  # the SDK moved its state: the public view
 
 
 def file_uri_to_path(uri: str) -> Path | None:
@@ -166,8 +268,37 @@ class Handlers:
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
         )
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_level)
+        server.middleware.append(self.gate)
+        self.server = server
         clientlog.install()
         return server
+
+    # protocol ------------------------------------------------------------------------
+
+    async def gate(self, ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        """SDK middleware around every request: the pre-``initialize`` refusal and
+        parameter errors that name the parameter (see the module docstring)."""
+        method = ctx.method
+        if (
+            ctx.request_id is not None
+            and method not in _PRE_INIT_METHODS
+            and self.server.get_request_handler(method) is not None
+            and not _initialize_accepted(ctx)
+        ):
+            raise MCPError(
+                code=types.INVALID_REQUEST,
+                message=f"Server not initialized: '{method}' was sent before 'initialize'; "
+                "send 'initialize' first (then 'notifications/initialized'); only 'ping' may come before it",
+            )
+        try:
+            return await call_next(ctx)
+        except ValidationError as error:
+            if ctx.request_id is None:
+                raise
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Invalid params for '{method}': " + "; ".join(params_problems(error)),
+            ) from None
 
     # tools -------------------------------------------------------------------------
 
@@ -179,7 +310,7 @@ class Handlers:
     ) -> types.CallToolResult:
         tool = self.tools.get(params.name)
         if tool is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {shown_name(params.name)}")
         arguments = params.arguments if params.arguments is not None else {}
         problems = check_arguments(self.strict_inputs[tool.name], arguments)
         if problems:
@@ -251,13 +382,13 @@ class Handlers:
     ) -> types.GetPromptResult:
         prompt = self.prompts.get(params.name)
         if prompt is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {shown_name(params.name)}")
         given = dict(params.arguments or {})
         known = {a.name for a in prompt.arguments}
         unknown = sorted(set(given) - known)
         missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
         if unknown or missing:
-            problems = [f"unknown argument '{name}'" for name in unknown]
+            problems = [f"unknown argument '{shown_name(name)}'" for name in unknown]
             problems += [f"missing required argument '{name}'" for name in missing]
             raise MCPError(code=types.INVALID_PARAMS, message=f"prompt '{prompt.name}': " + "; ".join(problems))
         text = prompt.text(given)
@@ -302,13 +433,13 @@ class Handlers:
             try:
                 text = await in_worker(fixed.handler, call_ctx)
             except FileNotFoundError:
-                raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+                raise not_found(uri) from None
             except ToolError as error:
                 raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
             except Exception as error:
                 logger.exception("resource %r failed", uri)
                 raise MCPError(
-                    code=types.INTERNAL_ERROR, message=one_line(f"reading {uri} failed: {type(error).__name__}")
+                    code=types.INTERNAL_ERROR, message=f"reading {shown_name(uri)} failed: {type(error).__name__}"
                 )
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type=fixed.mime_type, text=text)]
@@ -322,22 +453,22 @@ class Handlers:
             try:
                 text = await in_worker(template.handler, flat, call_ctx)
             except FileNotFoundError:
-                raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+                raise not_found(uri) from None
             except FileAccessError as error:
                 if error.code == "not-found":
-                    raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+                    raise not_found(uri) from None
                 raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
             except ToolError as error:
                 raise MCPError(code=types.INVALID_PARAMS, message=one_line(error.message), data={"uri": uri})
             except Exception as error:
                 logger.exception("resource %r failed", uri)
                 raise MCPError(
-                    code=types.INTERNAL_ERROR, message=one_line(f"reading {uri} failed: {type(error).__name__}")
+                    code=types.INTERNAL_ERROR, message=f"reading {shown_name(uri)} failed: {type(error).__name__}"
                 )
             return types.ReadResourceResult(
                 contents=[types.TextResourceContents(uri=uri, mime_type=template.mime_type, text=text)]
             )
-        raise MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+        raise not_found(uri)
 
     async def complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
@@ -345,21 +476,24 @@ class Handlers:
         """``completion/complete`` for a variable of a resource template (this layer has no prompts)."""
         ref = params.ref
         if not isinstance(ref, types.ResourceTemplateReference):
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {ref.name}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {shown_name(ref.name)}")
         found = [(parsed, t) for parsed, t in self.templates if t.uri_template == ref.uri]
         if not found:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource template: {ref.uri}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource template: {shown_name(ref.uri)}")
         parsed, template = found[0]
         variable = params.argument.name
         if variable not in parsed.variable_names:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Template {ref.uri} has no variable '{variable}'")
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Template {shown_name(ref.uri)} has no variable '{shown_name(variable)}'",
+            )
         values: list[str] = []
         if template.complete is not None:
             chosen = dict(params.context.arguments or {}) if params.context else {}
             call_ctx = await self.call_context(ctx)
             try:
                 found_values = await in_worker(template.complete, variable, params.argument.value, chosen, call_ctx)
-            except ToolError:  # e.g. a prefix that leaves the allowed folder: nothing to offer
+            except (ToolError, FileAccessError):  # e.g. a prefix that leaves the allowed folders: nothing to offer
                 found_values = []
             except Exception:
                 logger.exception("completion for %s {%s} failed", ref.uri, variable)

@@ -8,6 +8,12 @@ SIGINT on an idle server hangs until more input arrives (and SIGTERM ends it wit
 status -15).  Here one daemon thread reads lines, one daemon thread writes them,
 and the event loop in between stays free to react to signals.  The SDK's server
 loop (``Server.run``) does everything else.
+
+Every line is screened first (``markmcp.mcpcore.wire``): a malformed message is
+answered here with a JSON-RPC error that says what is wrong, and the session goes
+on.  A line is read in bounded pieces, so a line over ``MAX_MESSAGE_BYTES`` (100 MB
+of JSON, or endless bytes without a newline) is discarded as it streams in and
+answered with an error instead of being held in memory.
 """
 
 from __future__ import annotations
@@ -27,10 +33,14 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+
+from markmcp.mcpcore import wire as rpc
 
 logger = logging.getLogger("markmcp.mcpcore")
+
+JSON_WHITESPACE = b" \t\r\n"
 
 DRAIN_TIMEOUT = 60.0
 """Seconds the server keeps answering requests received before stdin ended."""
@@ -46,7 +56,8 @@ class StdioWire:
 
     reader: IO[bytes]
     writer: IO[bytes]
-    saved: tuple[int, int]
+    saved: tuple[int, int] | None = None
+    """The original fds 0 and 1 (None: the wire was given, nothing to restore)."""
 
     @classmethod
     def claim(cls) -> StdioWire:
@@ -60,6 +71,8 @@ class StdioWire:
         return cls(reader, writer, saved)
 
     def release(self) -> None:
+        if self.saved is None:
+            return
         os.dup2(self.saved[0], 0)
         os.dup2(self.saved[1], 1)
         for fd in self.saved:
@@ -71,7 +84,8 @@ class PendingIds:
     """Request ids the stdio transport has seen and not yet seen answered.
 
     ``inbound``: client requests the server still owes a response; ``outbound``:
-    server requests (e.g. ``roots/list``) still waiting for the client.
+    server requests (e.g. ``roots/list``) still waiting for the client.  Ids are kept
+    as :func:`key` of the id, the SDK's correlation domain (``"7"`` and ``7`` are one).
     """
 
     inbound: set[Any] = field(default_factory=set)
@@ -84,15 +98,19 @@ class PendingIds:
             self.drained.set()
 
 
+def key(request_id: Any) -> Any:
+    """The correlation key of a (valid) request id."""
+    return coerce_request_id(request_id)
+
+
 def _closed_error(request_id: Any) -> SessionMessage:
     """A stand-in answer to a server request that the client can no longer give."""
     error = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed: stdin reached end of file")
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
-def _wire_error(code: int, message: str, request_id: Any = None) -> bytes:
-    error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-    return error.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+def _line(message: types.JSONRPCMessage) -> bytes:
+    return rpc.encode(message) + b"\n"
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -114,8 +132,9 @@ class StdioSession:
     are still unanswered when stdin ends.
     """
 
-    def __init__(self, wire: StdioWire) -> None:
+    def __init__(self, wire: StdioWire, *, signals: bool = True) -> None:
         self.wire = wire
+        self.signals = signals
         self.pending = PendingIds()
         self.stop = anyio.Event()
         self.inbox_send, self.inbox = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
@@ -129,7 +148,8 @@ class StdioSession:
         threading.Thread(target=self.read_lines, name="mcp-stdin", daemon=True).start()
         try:
             async with anyio.create_task_group() as group:
-                group.start_soon(_stop_on_signal, self.stop.set)
+                if self.signals:
+                    group.start_soon(_stop_on_signal, self.stop.set)
                 group.start_soon(self.cancel_when_stopped, group.cancel_scope)
                 group.start_soon(self.close_input_when_drained)
                 output_done = anyio.Event()
@@ -145,33 +165,75 @@ class StdioSession:
     # input ---------------------------------------------------------------------------
 
     def read_lines(self) -> None:
-        """Reader thread: hand each stdin line to the event loop, then report EOF."""
+        """Reader thread: hand each stdin line to the event loop, then report EOF.
+
+        A line is read at most ``MAX_MESSAGE_BYTES`` at a time; a longer one is skipped
+        to its end in bounded pieces and reported by its size, never held whole.
+        """
+        limit = rpc.MAX_MESSAGE_BYTES
+        reader = self.wire.reader
         try:
-            for line in self.wire.reader:
+            while line := reader.readline(limit + 1):
+                if len(line) > limit and not (len(line) == limit + 1 and line.endswith(b"\n")):
+                    size = len(line)
+                    while not line.endswith(b"\n") and (line := reader.readline(rpc.SKIP_CHUNK)):
+                        size += len(line)
+                    anyio.from_thread.run_sync(self.on_oversized, size, token=self.token)
+                    continue
                 anyio.from_thread.run_sync(self.on_line, line, token=self.token)
             anyio.from_thread.run_sync(self.on_eof, token=self.token)
         except (anyio.RunFinishedError, OSError, ValueError):
             pass  # the loop or the pipe is gone: nothing left to deliver
 
+    def on_oversized(self, size: int) -> None:
+        """A line over the size limit was discarded: say so (the id is unknown: null)."""
+        logger.warning("discarded a %d-byte message (the limit is %d bytes)", size, rpc.MAX_MESSAGE_BYTES)
+        self.reply(rpc.too_large(size))
+
+    def reply(self, message: types.JSONRPCMessage) -> None:
+        """Answer the client directly (a message the server loop never saw)."""
+        self.lines_out.put(_line(message))
+
     def on_line(self, line: bytes) -> None:
-        """One input line (on the event loop): parse, note request ids, deliver to the server."""
-        if not line.strip():
-            return
+        """One input line (on the event loop): screen it, note request ids, deliver it to the server.
+
+        Whatever the line holds, it gets at most one answer and never ends the session:
+        an unexpected failure here is logged and answered as an internal error.
+        """
         try:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValidationError as error:
-            if error.errors()[0]["type"] == "json_invalid":
-                self.lines_out.put(_wire_error(types.PARSE_ERROR, "Parse error"))
-            else:
-                self.lines_out.put(_wire_error(types.INVALID_REQUEST, "Invalid request"))
+            self.take(line)
+        except Exception:
+            logger.exception("failed to handle an input line")
+            self.reply(rpc.error(types.INTERNAL_ERROR, "Internal error: the message could not be handled"))
+
+    def take(self, line: bytes) -> None:
+        line = line.strip(JSON_WHITESPACE)
+        if not line:
+            return
+        verdict = rpc.screen(line)
+        if verdict.error is not None:
+            self.reply(verdict.error)
+            return
+        message = verdict.message
+        if message is None:
             return
         if isinstance(message, types.JSONRPCRequest):
-            self.pending.inbound.add(message.id)
+            if key(message.id) in self.pending.inbound:
+                self.reply(rpc.error(
+                    types.INVALID_REQUEST,
+                    f"Invalid Request: id {rpc.encode_id(message.id)} is already used by a request that is "
+                    "still unanswered; use a new id for each request",
+                ))
+                return
+            self.pending.inbound.add(key(message.id))
         elif isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-            self.pending.outbound.discard(message.id)
+            if message.id is not None:
+                self.pending.outbound.discard(key(message.id))
         elif message.method == "notifications/cancelled":  # a cancelled request is never answered
-            self.pending.inbound.discard((message.params or {}).get("requestId"))
-            self.pending.check_drained()
+            cancelled = (message.params or {}).get("requestId")
+            if rpc.valid_id(cancelled):
+                self.pending.inbound.discard(key(cancelled))
+                self.pending.check_drained()
         self.inbox_send.send_nowait(SessionMessage(message))
 
     def on_eof(self) -> None:
@@ -205,12 +267,13 @@ class StdioSession:
             async for item in self.outbox_receive:
                 message = item.message
                 if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-                    self.pending.inbound.discard(message.id)
+                    if message.id is not None:
+                        self.pending.inbound.discard(key(message.id))
                 elif isinstance(message, types.JSONRPCRequest):
-                    self.pending.outbound.add(message.id)
+                    self.pending.outbound.add(key(message.id))
                     if self.pending.eof.is_set():
                         self.inbox_send.send_nowait(_closed_error(message.id))
-                self.lines_out.put(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                self.lines_out.put(_line(message))
                 self.pending.check_drained()
         done.set()
 

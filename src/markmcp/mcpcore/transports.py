@@ -7,6 +7,11 @@ SSE connections are served by a plain ASGI endpoint (one ``Server.run`` per GET
 /sse): the SDK's own SSE app answers a finished SSE response with a second
 response, which raises on every client disconnect.  uvicorn is run without
 re-raising the signal it caught, so SIGINT/SIGTERM end the process with status 0.
+
+Every POSTed message (``/mcp``, ``/messages/``) passes :class:`ScreenedPosts` before
+the SDK sees it: the same checks as a stdio line (``markmcp.mcpcore.wire``), the same
+size limit (413 beyond it), and a malformed message is answered ``400`` with the
+JSON-RPC error as the body.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, Iterator
 import anyio
 from mcp.server.lowlevel import Server
 
+from markmcp.mcpcore import wire
 from markmcp.mcpcore.app import ServerSpec, Settings
 from markmcp.mcpcore.handlers import Handlers, running_handlers
 from markmcp.mcpcore.stdio import serve_stdio
@@ -91,9 +97,99 @@ def security_settings(host: str) -> Any:
     )
 
 
+class ScreenedPosts:
+    """ASGI wrapper: each POST to one of ``paths`` is screened before ``app`` sees it.
+
+    The SDK's Host/Origin/Content-Type check runs first (a refused caller learns
+    nothing more); then the body is read up to ``wire.MAX_MESSAGE_BYTES`` (a larger
+    one, declared or streamed, gets ``413``) and screened.  A malformed message is
+    answered ``400`` with its JSON-RPC error as an ``application/json`` body; a
+    notification nobody can use gets ``202``; anything else reaches ``app`` with the
+    body replayed.
+    """
+
+    def __init__(self, app: Any, paths: tuple[str, ...], security: Any) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
+        self.app = app
+        self.paths = paths
+        self.security = TransportSecurityMiddleware(security)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        from starlette.requests import Request
+
+        refusal = await self.security.validate_request(Request(scope, receive), is_post=True)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        body = await self.read_body(scope, receive)
+        if body is None:
+            await self.answer(send, 413, wire.too_large(None))
+            return
+        verdict = wire.screen(body)
+        if verdict.error is not None:
+            await self.answer(send, 400, verdict.error)
+            return
+        if verdict.message is None:
+            await self.answer(send, 202, None)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def read_body(scope: Any, receive: Any) -> bytes | None:
+        """The request body, or None when it is over the size limit (declared or streamed)."""
+        limit = wire.MAX_MESSAGE_BYTES
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    if int(value) > limit:
+                        return None
+                except ValueError:
+                    pass
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    @staticmethod
+    async def answer(send: Any, status: int, message: Any) -> None:
+        body = wire.encode(message) if message is not None else b""
+        headers = [(b"content-length", str(len(body)).encode())]
+        if body:
+            headers.append((b"content-type", b"application/json"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
 def http_app(server: Server[Any], host: str) -> Any:
-    """The streamable HTTP app: the SDK's session manager at ``/mcp``."""
-    return server.streamable_http_app(streamable_http_path="/mcp", transport_security=security_settings(host))
+    """The streamable HTTP app: the SDK's session manager at ``/mcp``, its POSTs screened."""
+    security = security_settings(host)
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp", transport_security=security, max_request_body_size=wire.MAX_MESSAGE_BYTES
+    )
+    return ScreenedPosts(app, ("/mcp",), security)
 
 
 def sse_app(server: Server[Any], host: str) -> Any:
@@ -102,7 +198,10 @@ def sse_app(server: Server[Any], host: str) -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
 
-    transport = SseServerTransport("/messages/", security_settings=security_settings(host))
+    security = security_settings(host)
+    transport = SseServerTransport(
+        "/messages/", security_settings=security, max_request_body_size=wire.MAX_MESSAGE_BYTES
+    )
     init_options = server.create_initialization_options()
 
     class Connect:
@@ -115,12 +214,13 @@ def sse_app(server: Server[Any], host: str) -> Any:
             except ValueError as error:  # refused by the Host/Origin check; the 4xx is already sent
                 logger.info("SSE connection refused: %s", error)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/sse", endpoint=Connect(), methods=["GET"]),
             Mount("/messages/", app=transport.handle_post_message),
         ]
     )
+    return ScreenedPosts(app, ("/messages/", "/messages"), security)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -1,0 +1,259 @@
+"""Screening every incoming JSON-RPC message before the SDK sees it, on every transport.
+
+The SDK's message model is lenient where a hostile or broken client needs a clear
+answer: a request whose ``id`` is an object or ``1.5`` parses as a *notification* (the
+``id`` is dropped as an unknown field), so it is never answered; other malformed
+messages get a bare "Invalid request" that does not say what is wrong.  :func:`screen`
+gives each message one verdict: deliver it (a :data:`JSONRPCMessage`), answer it with an
+error (a :class:`JSONRPCError`), or drop it (a notification MCP cannot use).
+
+JSON-RPC 2.0 rules applied, with the MCP restrictions on top:
+
+* not JSON (or not UTF-8, or nested deeper than the parser's limit) -> ``-32700``;
+* not one JSON object (a batch array, a string, a number) -> ``-32600``; MCP removed
+  JSON-RPC batching in 2025-06-18, so a batch is refused as a whole;
+* an ``id`` that is not a string or an integer (object, array, boolean, ``null``, a
+  number written with a fraction or exponent) -> ``-32600`` with ``id: null``, since the
+  id cannot be trusted to answer with;
+* ``jsonrpc`` other than ``"2.0"``, a ``method`` that is not a string, ``params`` that is
+  a string or a number -> ``-32600``; ``params`` that is an array (valid JSON-RPC, but MCP
+  takes named parameters only) -> ``-32602``; these answers carry the request's id when
+  that id is valid;
+* a message larger than :data:`MAX_MESSAGE_BYTES` -> ``-32600`` without being parsed.
+
+Error messages start with JSON-RPC's name for the code and then say what is wrong and
+where, e.g. ``Invalid Request: 'id' must be a string or an integer, got object``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+import pydantic_core
+from pydantic import ValidationError
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""The largest message a client may send (16 MiB) on every transport: a stdio line, an
+HTTP or SSE POST body.  Big enough for an inline document at the 10 MiB file limit
+(``markmcp.mcpcore.files.MAX_FILE_BYTES``) after JSON escaping; a longer line is
+discarded unread (in bounded chunks) and answered with an error."""
+
+SKIP_CHUNK = 1024 * 1024
+"""Bytes read at a time while an oversized line is skipped."""
+
+SHOWN_VALUE_CHARS = 40
+"""Values quoted in error messages are cut to this many characters."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with one incoming message: deliver ``message``, or answer ``error``.
+
+    Both None: drop it quietly (a notification whose parameters MCP cannot use;
+    notifications are never answered).
+    """
+
+    message: types.JSONRPCMessage | None = None
+    error: types.JSONRPCError | None = None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def valid_id(value: Any) -> bool:
+    """Whether ``value`` may be a request id: a string or an integer (not a boolean, not 1.0)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def error(code: int, message: str, request_id: Any = None) -> types.JSONRPCError:
+    """A JSON-RPC error response; ``request_id`` is used only when it is a valid id."""
+    return types.JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id if valid_id(request_id) else None,
+        error=types.ErrorData(code=code, message=message),
+    )
+
+
+def encode(message: types.JSONRPCMessage) -> bytes:
+    """The wire form of a message: compact JSON, without a line end."""
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+
+
+def encode_id(request_id: Any) -> str:
+    """A request id as JSON text for messages (long ones cut)."""
+    return _shown(request_id)
+
+
+def too_large(size: int | None) -> types.JSONRPCError:
+    """The answer to a message over :data:`MAX_MESSAGE_BYTES` (``size`` None: not measured)."""
+    amount = f" ({size} bytes)" if size is not None else ""
+    return error(
+        types.INVALID_REQUEST,
+        f"Invalid Request: the message{amount} is over the {MAX_MESSAGE_BYTES}-byte limit; it was discarded unread",
+    )
+
+
+def _shown(value: Any) -> str:
+    """A short rendering of a scalar for messages (an object or array is named by its type)."""
+    if isinstance(value, (dict, list)):
+        return f"an {json_type(value)}"
+    if isinstance(value, str):
+        value = value[:SHOWN_VALUE_CHARS]
+    text = pydantic_core.to_json(value).decode()
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 1] + "…"
+
+
+def _bad_id(value: Any) -> str:
+    if isinstance(value, float):
+        return f"'id' must be a string or an integer, got a number with a fraction or exponent ({_shown(value)})"
+    if value is None:
+        return "'id' must be a string or an integer, got null (MCP request ids are never null)"
+    return f"'id' must be a string or an integer, got {json_type(value)}"
+
+
+def _parse(data: bytes | str) -> Any:
+    """The decoded JSON of ``data``; ValueError naming the problem and where it is."""
+    if isinstance(data, bytes):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as problem:
+            raise ValueError(
+                f"the message is not UTF-8 text (byte 0x{data[problem.start]:02x} at offset {problem.start})"
+            ) from None
+    # No NaN/Infinity (not JSON); nesting deeper than the parser's recursion limit (a few
+    # hundred levels) is refused there, so a deep document cannot exhaust the stack.
+    return pydantic_core.from_json(data, allow_inf_nan=False)
+
+
+def screen(data: bytes | str) -> Verdict:
+    """The verdict on one incoming message (the bytes of a line or a POST body)."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        return Verdict(error=too_large(len(data)))
+    try:
+        value = _parse(data)
+    except ValueError as problem:
+        return Verdict(error=error(types.PARSE_ERROR, f"Parse error: {problem}"))
+    return screen_value(value)
+
+
+def screen_value(value: Any) -> Verdict:
+    """The verdict on one decoded message (see :func:`screen`)."""
+    invalid = types.INVALID_REQUEST
+    if isinstance(value, list):
+        return Verdict(error=error(
+            invalid, "Invalid Request: batch arrays are not supported (MCP removed JSON-RPC batching); "
+            "send each message as one JSON object",
+        ))
+    if not isinstance(value, dict):
+        return Verdict(error=error(
+            invalid, f"Invalid Request: a message must be a JSON object, got {json_type(value)}"
+        ))
+    has_id = "id" in value
+    request_id = value.get("id")
+    is_error_reply = "method" not in value and "error" in value
+    if has_id and not valid_id(request_id) and not (request_id is None and is_error_reply):
+        return Verdict(error=error(invalid, f"Invalid Request: {_bad_id(request_id)}"))
+    if value.get("jsonrpc") != "2.0":
+        if "jsonrpc" not in value:
+            problem = "'jsonrpc' is missing; it must be \"2.0\""
+        else:
+            problem = f"'jsonrpc' must be \"2.0\", got {_shown(value['jsonrpc'])}"
+        return Verdict(error=error(invalid, f"Invalid Request: {problem}", request_id))
+    if "method" in value:
+        return _screen_call(value, has_id, request_id)
+    return _screen_reply(value, has_id)
+
+
+def _screen_call(value: dict[str, Any], has_id: bool, request_id: Any) -> Verdict:
+    """A request (with ``id``) or a notification (without)."""
+    invalid = types.INVALID_REQUEST
+    method = value["method"]
+    for key in ("result", "error"):
+        if key in value:
+            return Verdict(error=error(
+                invalid, f"Invalid Request: a message cannot have both 'method' and '{key}'", request_id
+            ))
+    if not isinstance(method, str):
+        return Verdict(error=error(
+            invalid, f"Invalid Request: 'method' must be a string, got {json_type(method)}", request_id
+        ))
+    params = value.get("params")
+    if params is not None and not isinstance(params, dict):
+        if not isinstance(params, list):
+            return Verdict(error=error(
+                invalid, f"Invalid Request: 'params' must be an object, got {json_type(params)}", request_id
+            ))
+        if not has_id:
+            return Verdict()  # a notification with positional params: valid JSON-RPC, nothing MCP can use
+        return Verdict(error=error(
+            types.INVALID_PARAMS,
+            f"Invalid params for '{_cut(method)}': 'params' must be an object (MCP takes named parameters), got array",
+            request_id,
+        ))
+    return _validated(value, request_id if has_id else None)
+
+
+def _screen_reply(value: dict[str, Any], has_id: bool) -> Verdict:
+    """A response (``result``) or an error response (``error``) from the client."""
+    invalid = types.INVALID_REQUEST
+    if "result" in value and "error" in value:
+        return Verdict(error=error(invalid, "Invalid Request: a response cannot have both 'result' and 'error'"))
+    if "result" not in value and "error" not in value:
+        return Verdict(error=error(
+            invalid, "Invalid Request: not a request, notification or response (no 'method', 'result' or 'error')",
+        ))
+    if not has_id:
+        return Verdict(error=error(invalid, "Invalid Request: a response must have an 'id'"))
+    if "result" in value and not isinstance(value["result"], dict):
+        return Verdict(error=error(
+            invalid, f"Invalid Request: 'result' must be an object, got {json_type(value['result'])}"
+        ))
+    if "error" in value:
+        problem = _error_object_problem(value["error"])
+        if problem:
+            return Verdict(error=error(invalid, f"Invalid Request: {problem}"))
+    return _validated(value, None)
+
+
+def _error_object_problem(data: Any) -> str:
+    if not isinstance(data, dict):
+        return f"'error' must be an object, got {json_type(data)}"
+    code = data.get("code")
+    if not (isinstance(code, int) and not isinstance(code, bool)):
+        return f"'error.code' must be an integer, got {json_type(code) if 'code' in data else 'nothing'}"
+    if not isinstance(data.get("message"), str):
+        return f"'error.message' must be a string, got {json_type(data.get('message')) if 'message' in data else 'nothing'}"
+    return ""
+
+
+def _validated(value: dict[str, Any], request_id: Any) -> Verdict:
+    """The SDK's model of a message that passed the checks above."""
+    try:
+        return Verdict(message=types.jsonrpc_message_adapter.validate_python(value, by_name=False))
+    except ValidationError as problem:  # the checks above should leave nothing for this
+        first = problem.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        return Verdict(error=error(types.INVALID_REQUEST, f"Invalid Request: {where}: {first['msg']}", request_id))
+
+
+def _cut(text: str) -> str:
+    printable = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return printable if len(printable) <= SHOWN_VALUE_CHARS else printable[: SHOWN_VALUE_CHARS - 1] + "…"
