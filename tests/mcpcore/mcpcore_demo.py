@@ -3,8 +3,9 @@
 Run it as a script: ``python tests/mcpcore/mcpcore_demo.py [--transport http --port 0]``.
 Its tools exercise each path of the shared layer: success with integers kept as
 integers, ToolError with data, a crashing handler, a slow handler (for stdin EOF
-with a request in flight), the write gate, client roots, a result that breaks its
-own output schema, and custom text content.
+with a request in flight), the write gate, client roots and the roots policy (``roots``
+shows the writable roots and readable folders of a call, ``read_text`` reads through
+them), a result that breaks its own output schema, and custom text content.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from markmcp.mcpcore import (
     resolve_inside,
     serve,
 )
+from markmcp.mcpcore import files
 from markmcp.mcpcore.args import json_type
 
 OBJECT = {"type": "object"}
@@ -60,7 +62,16 @@ def write_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def roots(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    return {"roots": [str(root) for root in ctx.roots], "greeting": ctx.options.get("greeting")}
+    return {
+        "roots": [str(root) for root in ctx.roots],
+        "readable": [str(folder) for folder in ctx.places().folders],
+        "greeting": ctx.options.get("greeting"),
+    }
+
+
+def read_text(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A file's text, read the guarded way (confined to the folders the roots policy allows)."""
+    return {"text": files.read_text(ctx.cwd / args["path"], places=ctx.places())}
 
 
 def bad_output(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
@@ -192,11 +203,24 @@ TOOLS = [
         input_schema=OBJECT,
         output_schema={
             "type": "object",
-            "properties": {"roots": {"type": "array", "items": {"type": "string"}}, "greeting": {}},
+            "properties": {
+                "roots": {"type": "array", "items": {"type": "string"}},
+                "readable": {"type": "array", "items": {"type": "string"}},
+                "greeting": {},
+            },
         },
         handler=roots,
         read_only=True,
         open_world=False,
+    ),
+    Tool(
+        name="read_text",
+        title="Read a text file",
+        description="Return the text of a file inside the folders the server may read.",
+        input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        output_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        handler=read_text,
+        read_only=True,
     ),
     Tool(
         name="bad_output",

@@ -118,7 +118,8 @@ def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
-    """The SDK's own client works against our server, including the server->client roots/list request."""
+    """The SDK's own client works against our server, including the server->client roots/list request
+    (over HTTP/SSE the client's root narrows the --root folder holding it)."""
     import anyio
     import mcp_types as types
     from mcp.client.session import ClientSession
@@ -139,9 +140,10 @@ def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
             added = await s.call_tool("add", {"a": 20, "b": 22})
             return roots.structured_content, added.structured_content
 
-    with demo_http(transport) as server:
+    with demo_http(transport, "--root", str(tmp_path.parent)) as server:
         roots, added = anyio.run(conversation, server.port)
-    assert roots == {"roots": [str(tmp_path.resolve())], "greeting": "hello"}
+    assert roots["roots"] == [str(tmp_path.resolve())] and roots["greeting"] == "hello"
+    assert roots["readable"] == [str(tmp_path.resolve())]
     assert added == {"sum": 42} and type(added["sum"]) is int
 
 

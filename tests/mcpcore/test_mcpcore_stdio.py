@@ -262,7 +262,8 @@ def test_client_roots_are_asked_and_used(tmp_path: Path) -> None:
         assert ask["method"] == "roots/list"
         c.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": client_root.as_uri()}]}})
         result = c.response(request_id)["result"]["structuredContent"]
-        assert result == {"roots": [str(client_root.resolve())], "greeting": "hi"}
+        assert result["roots"] == [str(client_root.resolve())] and result["greeting"] == "hi"
+        assert str(client_root.resolve()) in result["readable"]  # over stdio the client's roots add folders
         written = c.call_tool("write_text", {"path": str(client_root / "a.md"), "text": "ok"})
         assert written["isError"] is False, written
         assert (client_root / "a.md").read_text() == "ok"

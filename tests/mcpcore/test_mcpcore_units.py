@@ -84,3 +84,21 @@ def test_dns_rebinding_settings_per_host() -> None:
     assert "10.1.2.3:*" in named.allowed_hosts and "http://10.1.2.3:*" in named.allowed_origins
     assert "[fd00::1]:*" in security_settings("fd00::1").allowed_hosts
     assert security_settings("0.0.0.0").enable_dns_rebinding_protection is False
+
+
+def test_importing_the_layer_and_parsing_a_command_line_leave_the_sdk_unloaded() -> None:
+    """Start-up stays cheap: the SDK (and pydantic, anyio, the web stack) load only in serve()."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, markmcp.mcpcore, markmcp.mcpcore.roots, markmcp.mcpcore.writegate, markmcp.mcpcore.files\n"
+        "from markmcp.mcpcore.app import ServerSpec, parse_settings\n"
+        "parse_settings(ServerSpec(name='x', version='1', instructions='', tools=()),"
+        " ['--transport', 'http', '--trust-client-roots'])\n"
+        "heavy = ('mcp', 'mcp_types', 'pydantic', 'pydantic_core', 'anyio', 'starlette', 'uvicorn')\n"
+        "print(sorted({name.split('.')[0] for name in sys.modules} & set(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -82,3 +82,20 @@ def test_tool_declaration_errors_are_caught_early() -> None:
         Tool("ok", "t", "d", {"type": "string"}, {"type": "object"}, handler)
     with pytest.raises(ValueError, match="unsupported keywords: not"):
         Tool("ok", "t", "d", {"type": "object", "not": {}}, {"type": "object"}, handler)
+
+
+def test_a_nul_or_an_over_long_path_is_an_invalid_argument_not_an_escape(tmp_path: Path) -> None:
+    for check in (lambda p: check_write_path(context(tmp_path), p), lambda p: resolve_inside(tmp_path, p)):
+        with pytest.raises(ToolError, match="contains a NUL character") as nul:
+            check("a\x00b.md")
+        assert "outside" not in str(nul.value)
+        with pytest.raises(ToolError, match=r"the path is too long \(6000 characters; the limit is 4096\)") as long:
+            check("a" * 6000)
+        assert len(str(long.value)) < 100
+
+
+def test_refusals_show_a_long_path_shortened(tmp_path: Path) -> None:
+    deep = "../" + "d/" * 1500 + "x.md"
+    with pytest.raises(ToolError, match="outside") as refused:
+        resolve_inside(tmp_path, deep)
+    assert len(str(refused.value)) < 500 and "characters)" in str(refused.value)

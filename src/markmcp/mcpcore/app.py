@@ -43,23 +43,32 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class CallContext:
-    """What a handler may know about the server and client it runs for."""
+    """What a handler may know about the server and client it runs for.
+
+    The layer builds it per call from the command line and the client's MCP roots,
+    by the roots policy of the transport (``markmcp.mcpcore.roots``): over stdio the
+    client's roots add folders; over HTTP/SSE they only narrow the granted ones
+    unless the server runs with ``--trust-client-roots``.
+    """
 
     roots: tuple[Path, ...]
-    """Resolved roots: the ``--root`` folders plus the client's MCP roots (file:// only)."""
+    """Resolved roots tools may write in (with ``allow_write``): the ``--root`` folders
+    plus, or narrowed by, the client's MCP roots (file:// only)."""
     cwd: Path
-    """The server's working directory (``--cwd`` or the process's)."""
+    """The server's working directory (``--cwd`` or the process's): the base of relative paths."""
     allow_write: bool
     """The write gate's explicit opt-in (``--allow-write``)."""
     options: Mapping[str, Any]
     """Server-specific parsed options (those added by ``ServerSpec.add_arguments``)."""
+    readable: tuple[Path, ...] | None = None
+    """The folders tools may read; None means the working directory and every root."""
+    hint: str = "start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it"
+    """How to allow a refused folder: ends the refusal message of :meth:`places`."""
 
     def places(self) -> Places:
-        """The folders tools may read: the working directory and every root."""
-        return Places.of(
-            (self.cwd, *self.roots),
-            hint="start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it",
-        )
+        """The folders tools may read (confine every read with it, e.g. ``files.read_text(places=...)``)."""
+        folders = self.readable if self.readable is not None else (self.cwd, *self.roots)
+        return Places.of(folders, hint=self.hint)
 
 
 @dataclass(frozen=True)
@@ -198,9 +207,10 @@ class Settings:
     cwd: Path
     log_level: str
     options: Mapping[str, Any] = field(default_factory=dict)
+    trust_client_roots: bool = False
 
 
-_COMMON_DESTS = ("transport", "host", "port", "root", "allow_write", "cwd", "log_level")
+_COMMON_DESTS = ("transport", "host", "port", "root", "allow_write", "cwd", "log_level", "trust_client_roots")
 
 
 def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
@@ -223,7 +233,14 @@ def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
     if spec.uses_roots:
         group.add_argument(
             "--root", action="append", default=[], metavar="DIR",
-            help="a folder the tools may use (repeatable); clients may add MCP roots",
+            help="a folder the tools may use (repeatable); over stdio clients may add MCP roots, "
+            "over http/sse their roots only narrow --cwd and --root (see --trust-client-roots)",
+        )
+        group.add_argument(
+            "--trust-client-roots", action="store_true",
+            help="over http/sse, let the client's MCP roots add folders as they do over stdio "
+            "(by default any local process can connect there, so its roots may only narrow --cwd/--root); "
+            "use only when every process that can reach the port is trusted",
         )
     if spec.write_gate:
         group.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
@@ -270,6 +287,7 @@ def parse_settings(spec: ServerSpec, argv: Sequence[str] | None) -> Settings:
         cwd=cwd,
         log_level=namespace.log_level,
         options=types.MappingProxyType(extra),
+        trust_client_roots=getattr(namespace, "trust_client_roots", False),
     )
 
 
@@ -277,7 +295,7 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, run the server until it is told to stop, return the exit code.
 
     Options: ``--transport stdio|http|sse``, ``--host``, ``--port``, ``--root DIR``
-    (repeatable), ``--allow-write``, ``--cwd DIR``, ``--log-level``, plus those of
+    (repeatable), ``--trust-client-roots``, ``--allow-write``, ``--cwd DIR``, ``--log-level``, plus those of
     ``spec.add_arguments``.  Returns 0 after a clean shutdown (stdin EOF on stdio,
     SIGINT or SIGTERM), 2 after a usage error (printed on stderr before any
     transport starts, nothing on stdout).

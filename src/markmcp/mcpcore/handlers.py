@@ -64,6 +64,7 @@ from markmcp.mcpcore import clientlog
 from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
+from markmcp.mcpcore.roots import RootsPolicy
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -242,6 +243,7 @@ class Handlers:
     def __init__(self, spec: ServerSpec, settings: Settings) -> None:
         self.spec = spec
         self.settings = settings
+        self.roots_policy = RootsPolicy.of(settings)
         self.tools = {tool.name: tool for tool in spec.tools}
         self.strict_inputs = {tool.name: strict_schema(tool.input_schema) for tool in spec.tools}
         self.listing = [tool_listing(tool) for tool in spec.tools]
@@ -506,12 +508,10 @@ class Handlers:
     # context and roots ---------------------------------------------------------------
 
     async def call_context(self, ctx: ServerRequestContext[Any]) -> CallContext:
-        """The :class:`CallContext` of one request: settings plus the client's roots."""
+        """The :class:`CallContext` of one request: settings plus the client's roots,
+        combined by the roots policy of the transport (see ``markmcp.mcpcore.roots``)."""
         client_roots = await self.client_roots(ctx) if self.spec.uses_roots else ()
-        roots = self.settings.roots + tuple(root for root in client_roots if root not in self.settings.roots)
-        return CallContext(
-            roots=roots, cwd=self.settings.cwd, allow_write=self.settings.allow_write, options=self.settings.options
-        )
+        return self.roots_policy.context(client_roots)
 
     async def client_roots(self, ctx: ServerRequestContext[Any]) -> tuple[Path, ...]:
         """The client's MCP roots, asked once per connection (when it declares the capability)."""

@@ -1,18 +1,39 @@
 """The write gate: where a tool may write, and how paths are kept inside a base folder.
 
 A server only writes when it was started with the explicit opt-in ``--allow-write``
-*and* at least one root is declared (``--root DIR`` or the client's MCP roots).
-Every path is resolved first (``..`` collapsed, symlinks followed), and the resolved
-path must lie inside a root, so neither ``../../etc/passwd`` nor a symlink that
-points outside gets through.
+*and* at least one root is declared (``--root DIR``, or the client's MCP roots where
+the roots policy lets them count: see ``markmcp.mcpcore.roots``).  Every path is
+resolved first (``..`` collapsed, symlinks followed), and the resolved path must lie
+inside a root, so neither ``../../etc/passwd`` nor a symlink that points outside gets
+through.  Path arguments are checked like every path in ``markmcp.mcpcore.files``: a
+NUL character or a path over ``MAX_PATH_CHARS`` is an invalid argument (not an
+escape), and messages name paths shortened (``files.shown``), never a whole huge one.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from markmcp.mcpcore.app import CallContext, ToolError
-from markmcp.mcpcore.files import Places, shown
+from markmcp.mcpcore.files import MAX_PATH_CHARS, Places, shown
+
+
+def _argument(path: str | Path) -> str:
+    """The text of a path argument; ToolError for a NUL character or an over-long path."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise ToolError(f"the path '{shown(text)}' contains a NUL character")
+    if len(text) > MAX_PATH_CHARS:
+        raise ToolError(f"the path is too long ({len(text)} characters; the limit is {MAX_PATH_CHARS})")
+    return text
+
+
+def _resolved(base: Path, text: str) -> Path:
+    try:
+        return Path(os.path.realpath(Path(base) / text))
+    except (OSError, ValueError) as error:
+        raise ToolError(f"the path '{shown(text)}' cannot be resolved: {getattr(error, 'strerror', None) or error}")
 
 
 def resolve_inside(base: Path, path: str | Path) -> Path:
@@ -21,13 +42,11 @@ def resolve_inside(base: Path, path: str | Path) -> Path:
     Returns the resolved absolute path.  Raises :class:`ToolError` naming the path
     when the result is not ``base`` itself or something below it.
     """
-    base = Path(base).resolve()
-    candidate = Path(path)
-    if "\x00" in str(candidate):
-        raise ToolError(f"path '{path}' contains a NUL character")
-    resolved = (base / candidate).resolve()
+    text = _argument(path)
+    base = Path(os.path.realpath(base))
+    resolved = _resolved(base, text)
     if not resolved.is_relative_to(base):
-        raise ToolError(f"path '{path}' is outside {base}")
+        raise ToolError(f"path '{shown(text)}' is outside {shown(base)}")
     return resolved
 
 
@@ -35,7 +54,8 @@ def writable_places(ctx: CallContext, path: str | Path) -> Places:
     """The write gate's opt-in and roots: the folders a tool may write ``path`` in.
 
     Refuses (:class:`ToolError` naming ``path``) unless the server runs with
-    ``--allow-write`` and a root is declared.  Hand the result to
+    ``--allow-write`` and a root is declared; the roots are those the roots policy left
+    (``ctx.roots``), refusals end with its hint for the transport.  Hand the result to
     :func:`markmcp.mcpcore.files.write_atomic` (``places=``), which confines the
     target to the roots; a derived path is written with ``follow=False``, so a
     symlink planted at it is refused rather than written through.
@@ -43,11 +63,8 @@ def writable_places(ctx: CallContext, path: str | Path) -> Places:
     if not ctx.allow_write:
         raise ToolError(f"writing '{shown(path)}' is not allowed: the server was started without --allow-write")
     if not ctx.roots:
-        raise ToolError(
-            f"writing '{shown(path)}' is not allowed: no root is declared "
-            "(start the server with --root DIR or let the client declare MCP roots)"
-        )
-    return Places.of(ctx.roots, hint="only the roots may be written (--root DIR or the client's MCP roots)")
+        raise ToolError(f"writing '{shown(path)}' is not allowed: no root is declared ({ctx.hint})")
+    return Places.of(ctx.roots, hint=ctx.hint)
 
 
 def check_write_path(ctx: CallContext, path: str | Path) -> Path:
@@ -58,11 +75,12 @@ def check_write_path(ctx: CallContext, path: str | Path) -> Path:
     followed) must lie inside one of ``ctx.roots``.
     """
     writable_places(ctx, path)
-    if "\x00" in str(path):
-        raise ToolError(f"path '{path}' contains a NUL character")
-    resolved = (ctx.cwd / Path(path)).resolve()
+    text = _argument(path)
+    resolved = _resolved(ctx.cwd, text)
     for root in ctx.roots:
-        if resolved.is_relative_to(root.resolve()):
+        if resolved.is_relative_to(os.path.realpath(root)):
             return resolved
-    roots = ", ".join(str(root) for root in ctx.roots)
-    raise ToolError(f"writing '{path}' is not allowed: it resolves to {resolved}, outside the roots ({roots})")
+    roots = ", ".join(shown(root) for root in ctx.roots)
+    raise ToolError(
+        f"writing '{shown(text)}' is not allowed: it resolves to {shown(resolved)}, outside the roots ({roots})"
+    )
