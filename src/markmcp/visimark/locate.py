@@ -482,7 +482,39 @@ def _window(text: str, k: int, floor: int) -> int:
     return previous + 1 if previous != -1 else floor
 
 
-VALUE_TOKEN_RE = re.compile(r"(\S+)$")
+def _trailing_token(text: str) -> tuple[int, int] | None:
+    """The span of the non-blank run that ends ``text`` (what ``(\\S+)$`` finds), or None.
+
+    Scanned backwards in one pass: the regex search retries every start position of a
+    long run, quadratic in its length.
+    """
+    i = len(text)
+    while i > 0 and not text[i - 1].isspace():
+        i -= 1
+    return (i, len(text)) if i < len(text) else None
+
+
+def _trailing_image(text: str) -> tuple[int, str] | None:
+    """Where an image ``![alt](url)`` that ends ``text`` starts, and its url, or None.
+
+    Equal to ``re.search(r"!\\[[^\\]]*\\]\\(([^)\\s]*)\\)$", text)`` (the leftmost such image)
+    in linear time; the search retries every ``![`` and scans on from each.  The url and the
+    ``](`` before it lie in the run of characters other than ``)`` and blanks that ends just
+    before the final ``)``; the alt text before that ``]`` holds no ``]``.
+    """
+    if not text.endswith(")"):
+        return None
+    end = len(text) - 1
+    run = end
+    while run > 0 and text[run - 1] != ")" and not text[run - 1].isspace():
+        run -= 1
+    close = text.find("](", run, end)
+    while close != -1:
+        start = text.find("![", text.rfind("]", 0, close) + 1, close)
+        if start != -1:
+            return start, text[close + 2:end]
+        close = text.find("](", close + 1, end)
+    return None
 
 
 def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
@@ -496,10 +528,10 @@ def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
         return "empty", None, None
     if before[-1] in " \t\r\n":
         # a text node ending in whitespace: its trailing word is the bare token
-        tok = VALUE_TOKEN_RE.search(before.rstrip())
-        if tok is None or tok.group(1)[-1] in "*_`)":
+        tok = _trailing_token(before.rstrip())
+        if tok is None or before[tok[1] - 1] in "*_`)":
             return "bad", None, None
-        return "text", (base + tok.start(1), base + tok.end(1)), None
+        return "text", (base + tok[0], base + tok[1]), None
     # inline code
     a = code_ending_at.get(k + lo)
     if a is not None and a >= lo:
@@ -508,9 +540,9 @@ def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
         while before[a + ticks] == "`":
             ticks += 1
         return "code", (base + a + ticks, base + k - ticks), None
-    img = re.search(r"!\[[^\]]*\]\(([^)\s]*)\)$", before)
+    img = _trailing_image(before)
     if img:
-        return "image", (base + img.start(), base + k), img.group(1)
+        return "image", (base + img[0], base + k), img[1]
     for marker, kind in (("**", "strong"), ("__", "strong"), ("*", "emphasis"), ("_", "emphasis")):
         if before.endswith(marker) and not (len(marker) == 1 and before.endswith(marker * 2)):
             close = k - len(marker)
@@ -530,7 +562,7 @@ def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
             if len(marker) == 2 and marker in content:
                 return "bad", None, None
             return kind, (base + open_ + len(marker), base + close), None
-    tok = VALUE_TOKEN_RE.search(before)
+    tok = _trailing_token(before)
     if tok:
-        return "text", (base + tok.start(1), base + k), None
+        return "text", (base + tok[0], base + k), None
     return "bad", None, None
