@@ -1,10 +1,10 @@
-# markmcp: make demo | make test | make bench
+# markmcp: make demo | make test | make bench | make fuzz
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# a million inputs into each parser (FigDown, VisiMark, MRSF, the JSON-RPC layer) on two
+# cores; reports crashes and inputs/s (takes hours: see bench/fuzz.py for smaller runs)
+fuzz: $(STAMP)
+	$(PY) bench/fuzz.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
