@@ -191,7 +191,7 @@ def params_problems(error: ValidationError) -> list[str]:
         where = ""
         for part in loc:
             where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
-        where = f"'{where}'" if where else "params"
+        where = f"'{shown_name(where)}'" if where else "params"
         kind = item.get("type", "")
         if kind in _EXPECTED:
             if where not in expected:
