@@ -65,6 +65,7 @@ from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolErr
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.mcpcore.roots import RootsPolicy
+from markmcp.textsafe import escape_controls
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -115,8 +116,9 @@ SHOWN_NAME_CHARS = 80
 
 
 def shown_name(name: str) -> str:
-    """A client-given name for a message: control characters escaped, long names cut."""
-    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in name)
+    """A client-given name for a message: control characters escaped (``markmcp.textsafe``),
+    long names cut."""
+    text = escape_controls(name[: SHOWN_NAME_CHARS * 2])
     return text if len(text) <= SHOWN_NAME_CHARS else text[: SHOWN_NAME_CHARS - 1] + "…"
 
 

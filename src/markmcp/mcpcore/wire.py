@@ -34,6 +34,8 @@ import mcp_types as types
 import pydantic_core
 from pydantic import ValidationError
 
+from markmcp.textsafe import escape_controls
+
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 """The largest message a client may send (16 MiB) on every transport: a stdio line, an
 HTTP or SSE POST body.  Big enough for an inline document at the 10 MiB file limit
@@ -255,5 +257,6 @@ def _validated(value: dict[str, Any], request_id: Any) -> Verdict:
 
 
 def _cut(text: str) -> str:
-    printable = "".join(ch if ch.isprintable() else "?" for ch in text)
-    return printable if len(printable) <= SHOWN_VALUE_CHARS else printable[: SHOWN_VALUE_CHARS - 1] + "…"
+    """A client-given name for a message: control characters escaped, long names cut."""
+    shown = escape_controls(text[: SHOWN_VALUE_CHARS * 2])
+    return shown if len(shown) <= SHOWN_VALUE_CHARS else shown[: SHOWN_VALUE_CHARS - 1] + "…"
