@@ -123,52 +123,67 @@ def demo(transport: str, *args: str) -> HttpServer:
     return HttpServer(demo_command("--transport", transport, "--port", "0", *args))
 
 
-@pytest.mark.parametrize("transport", ["http", "sse"])
-def test_a_client_declaring_slash_cannot_read_outside(transport: str, tree: dict[str, Path]) -> None:
-    with demo(transport, "--cwd", str(tree["work"]), "--allow-write") as server:
-        shown, secret, passwd, inside, written = sdk_session(transport, server.port, [Path("/")], [
+def test_over_http_client_roots_only_narrow(tree: dict[str, Path]) -> None:
+    """One server (--cwd work, --root shared, --allow-write); clients declaring different roots."""
+    shared = tree["outside"]
+    (shared / "inner").mkdir()
+    args = ("--cwd", str(tree["work"]), "--root", str(shared), "--allow-write")
+    with demo("http", *args) as server:
+        slash = sdk_session("http", server.port, [Path("/")], [
             ("roots", {}),
-            ("read_text", {"path": str(tree["outside"] / "secret.txt")}),
             ("read_text", {"path": "/etc/passwd"}),
             ("read_text", {"path": "a.txt"}),
-            ("write_text", {"path": str(tree["outside"] / "new.txt"), "text": "x"}),
+            ("read_text", {"path": str(shared / "secret.txt")}),
         ])
-    assert shown.structured_content["roots"] == []
-    assert shown.structured_content["readable"] == [str(tree["work"])]
-    for refused in (secret, passwd):
-        assert refused.is_error and "outside the allowed folders" in text_of(refused)
-        assert "can only narrow the server's folders" in text_of(refused)
-        assert "TOP-SECRET" not in text_of(refused) and "root:" not in text_of(refused)
-    assert not inside.is_error and inside.structured_content == {"text": "in the working folder\n"}
-    assert written.is_error and "no root is declared" in text_of(written)
-    assert not (tree["outside"] / "new.txt").exists()
-
-
-def test_a_client_root_inside_the_working_folder_narrows_it(tree: dict[str, Path]) -> None:
-    with demo("http", "--cwd", str(tree["work"])) as server:
-        shown, above, below = sdk_session("http", server.port, [tree["sub"]], [
+        inside_cwd = sdk_session("http", server.port, [tree["sub"]], [
             ("roots", {}),
             ("read_text", {"path": "a.txt"}),
             ("read_text", {"path": "sub/b.txt"}),
+            ("write_text", {"path": "sub/new.txt", "text": "x"}),
         ])
-    assert shown.structured_content["readable"] == [str(tree["sub"])]
-    assert above.is_error and "outside the allowed folders" in text_of(above)
-    assert below.structured_content == {"text": "in the sub folder\n"}
-
-
-def test_client_roots_narrow_the_root_folders_too(tree: dict[str, Path]) -> None:
-    shared = tree["outside"]
-    (shared / "inner").mkdir()
-    with demo("http", "--cwd", str(tree["work"]), "--root", str(shared), "--allow-write") as server:
-        shown, written, refused = sdk_session("http", server.port, [shared / "inner"], [
+        inside_root = sdk_session("http", server.port, [shared / "inner"], [
             ("roots", {}),
             ("write_text", {"path": str(shared / "inner" / "ok.txt"), "text": "ok"}),
             ("write_text", {"path": str(shared / "no.txt"), "text": "no"}),
+            ("read_text", {"path": str(shared / "secret.txt")}),
         ])
+
+    shown, passwd, in_cwd, in_root = slash  # "/" holds both granted folders: it leaves both, adds nothing
+    assert shown.structured_content["roots"] == [str(shared)]
+    assert shown.structured_content["readable"] == [str(tree["work"]), str(shared)]
+    assert passwd.is_error and "outside the allowed folders" in text_of(passwd)
+    assert "can only narrow the server's folders" in text_of(passwd) and "root:" not in text_of(passwd)
+    assert in_cwd.structured_content == {"text": "in the working folder\n"}
+    assert in_root.structured_content == {"text": SECRET}  # --root granted it
+
+    shown, above, below, written = inside_cwd  # a folder inside --cwd: reads narrowed to it, no writes
+    assert shown.structured_content == {"roots": [], "readable": [str(tree["sub"])], "greeting": "hello"}
+    assert above.is_error and "outside the allowed folders" in text_of(above)
+    assert below.structured_content == {"text": "in the sub folder\n"}
+    assert written.is_error and "no root is declared" in text_of(written) and not (tree["sub"] / "new.txt").exists()
+
+    shown, written, refused, secret = inside_root  # a folder inside --root: writes and reads narrowed to it
     assert shown.structured_content["roots"] == [str(shared / "inner")]
     assert shown.structured_content["readable"] == [str(shared / "inner")]
     assert not written.is_error and (shared / "inner" / "ok.txt").read_text() == "ok"
     assert refused.is_error and not (shared / "no.txt").exists()
+    assert secret.is_error and "TOP-SECRET" not in text_of(secret)
+
+
+def test_over_sse_a_client_declaring_slash_cannot_read_outside(tree: dict[str, Path]) -> None:
+    with demo("sse", "--cwd", str(tree["work"]), "--allow-write") as server:
+        shown, secret, inside, written = sdk_session("sse", server.port, [Path("/")], [
+            ("roots", {}),
+            ("read_text", {"path": str(tree["outside"] / "secret.txt")}),
+            ("read_text", {"path": "a.txt"}),
+            ("write_text", {"path": str(tree["outside"] / "new.txt"), "text": "x"}),
+        ])
+    assert shown.structured_content["roots"] == [] and shown.structured_content["readable"] == [str(tree["work"])]
+    assert secret.is_error and "outside the allowed folders" in text_of(secret) and "TOP-SECRET" not in text_of(secret)
+    assert "over SSE the client's MCP roots can only narrow" in text_of(secret)
+    assert inside.structured_content == {"text": "in the working folder\n"}
+    assert written.is_error and "no root is declared" in text_of(written)
+    assert not (tree["outside"] / "new.txt").exists()
 
 
 def test_trust_client_roots_lets_http_clients_add_folders(tree: dict[str, Path]) -> None:
@@ -190,11 +205,10 @@ def test_over_stdio_the_hosts_roots_count(tree: dict[str, Path]) -> None:
     assert result["isError"] is False and result["structuredContent"] == {"text": SECRET}
 
 
-@pytest.mark.parametrize("transport", ["http", "sse"])
-def test_figdown_mcp_ignores_a_widening_client_root(transport: str, tree: dict[str, Path]) -> None:
-    command = module_command("markmcp.figdown.server", "--transport", transport, "--port", "0", "--cwd", str(tree["work"]))
+def test_figdown_mcp_ignores_a_widening_client_root(tree: dict[str, Path]) -> None:
+    command = module_command("markmcp.figdown.server", "--transport", "http", "--port", "0", "--cwd", str(tree["work"]))
     with HttpServer(command) as server:
-        results = sdk_session(transport, server.port, [Path("/")], [
+        results = sdk_session("http", server.port, [Path("/")], [
             ("figdown_read", {"path": str(tree["outside"] / "secret.fd")}),
             ("figdown_check", {"path": str(tree["outside"])}),
             ("figdown_read", {"path": "/etc/passwd"}),
