@@ -107,8 +107,22 @@ def _site(error: BaseException) -> str:
     return f"{type(error).__name__} at {where}"
 
 
-def worker(inputs: dict[str, Inputs], seed: int, timeout: float, tasks: Any, results: Any, progress: Any) -> None:
-    """Take (target, start, count) chunks until told to stop; report crashes and finished chunks."""
+def stack_file(crashes_dir: Path, pid: int) -> Path:
+    return crashes_dir / f"worker-{pid}.stack"
+
+
+def worker(
+    inputs: dict[str, Inputs], seed: int, timeout: float, tasks: Any, results: Any, progress: Any, crashes_dir: Path
+) -> None:
+    """Take (target, start, count) chunks until told to stop; report crashes and finished chunks.
+
+    SIGUSR1 dumps every thread's stack to :func:`stack_file` (the watchdog asks before it
+    kills a stuck worker, so a stall can be told apart from a hang in C code).
+    """
+    import faulthandler
+
+    stacks = stack_file(crashes_dir, os.getpid()).open("w")
+    faulthandler.register(signal.SIGUSR1, file=stacks, all_threads=True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGPROF, _on_alarm)
     runners: dict[str, Any] = {}
@@ -180,6 +194,22 @@ class Report:
             print(f"  CRASH {name} #{index}: {site} (saved {path})", flush=True)
 
 
+def dump_stack(pid: int, crashes_dir: Path) -> str:
+    """The stacks a worker writes on SIGUSR1 (faulthandler), or "" when it cannot answer."""
+    path = stack_file(crashes_dir, pid)
+    try:
+        before = path.stat().st_size
+        os.kill(pid, signal.SIGUSR1)
+        for _ in range(20):
+            time.sleep(0.1)
+            if path.stat().st_size > before:
+                break
+        time.sleep(0.2)
+        return path.read_text(encoding="utf-8", errors="replace")[before:]
+    except OSError:
+        return ""
+
+
 def confirm(name: str, index: int, seed: int, timeout: float) -> bool:
     """Whether input ``index`` still fails (hangs, crashes the process) when replayed alone."""
     import subprocess
@@ -206,7 +236,9 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
 
     def start_worker() -> tuple[Any, Any]:
         progress = context.Array("d", [0.0, 0.0, 0.0, 0.0], lock=False)  # index, started at, chunk start, count
-        process = context.Process(target=worker, args=(inputs, seed, timeout, tasks, results, progress), daemon=True)
+        process = context.Process(
+            target=worker, args=(inputs, seed, timeout, tasks, results, progress, crashes_dir), daemon=True
+        )
         process.start()
         return process, progress
 
@@ -241,7 +273,9 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                         continue
                     if busy:  # killed or died on one input: that input is a finding, the chunk goes on
                         index, chunk_start, chunk_count = int(progress[0]), int(progress[2]), int(progress[3])
+                        stack = ""
                         if process.is_alive():
+                            stack = dump_stack(process.pid, crashes_dir)
                             process.kill()
                         why = "stuck (in C code?)" if stuck else f"died (exit {process.exitcode})"
                         if confirm(name, index, seed, timeout):
@@ -251,6 +285,9 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                             print(f"  stall {name} #{index}: the worker {why}, but the input replays in time "
                                   "(a busy machine?); not counted", flush=True)
                             report.stalls.setdefault(name, []).append(index)
+                        if stack:
+                            print("    where the worker was:\n" + "\n".join(f"    {line}" for line in stack.split("\n")[:24]),
+                                  flush=True)
                         rest = chunk_start + chunk_count - (index + 1)
                         if rest > 0:
                             tasks.put((name, index + 1, rest))
