@@ -9,12 +9,17 @@ CPU time (CPU, not wall-clock time: a worker starved by a busy machine is not hu
 
 Input ``i`` of a target is generated from ``random.Random(f"{seed}:{target}:{i}")`` alone,
 so every crash is reproducible with ``--replay TARGET:INDEX`` (which prints the input and
-the traceback).  Work is cut into chunks shared by ``--workers`` processes (default 2);
-each input runs under a CPU-time interval timer (a Python-level hang raises inside the
-worker), and the parent kills a worker that makes no progress for ``STUCK_SECONDS`` (a hang
-in C code), replays that input in a fresh process to confirm it (a stall that does not
-recur is listed apart, not counted as a hang) and goes on from the next input.  Crashing inputs are written to ``--crashes`` (a temporary folder by
+the traceback).  Work is cut into chunks shared by ``--workers`` processes (default 2).
+Each input runs under a CPU-time interval timer (a Python-level hang raises inside the
+worker); the parent kills a worker that makes no progress for ``STUCK_SECONDS`` (a hang
+in C code) after it dumped its stacks, replays that input in a fresh process to confirm
+it (a stall that does not recur is listed apart, not counted as a hang) and goes on from
+the next input.  Crashing inputs are written to ``--crashes`` (a temporary folder by
 default), one file per distinct crash site.
+
+Figures: ``inputs/s`` is the wall-clock throughput of all workers together (it depends on
+how busy the machine is); ``per CPU-s`` divides by the CPU time the workers spent on the
+inputs, which does not.
 
 Usage: ``python bench/fuzz.py [--inputs 1000000] [--targets figdown,visimark,mrsf,mrsf-validate,jsonrpc]
 [--workers 2] [--timeout 5] [--seed 1] [--crashes DIR] [--replay TARGET:INDEX]``
@@ -131,6 +136,7 @@ def worker(
         source = inputs[name]
         run = runners.get(name) or runners.setdefault(name, source.target.runner())
         progress[2], progress[3] = start, count
+        cpu = time.process_time()
         for index in range(start, start + count):
             value, context = source.make(seed, index)
             progress[0], progress[1] = index, time.monotonic()
@@ -144,7 +150,7 @@ def worker(
             finally:
                 signal.setitimer(signal.ITIMER_PROF, 0)
             progress[1] = 0.0
-        results.put(("done", name, start, count, ""))
+        results.put(("done", name, start, count, time.process_time() - cpu))
 
     def loop() -> None:
         while True:
@@ -232,7 +238,7 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
     tasks = context.Queue()
     results = context.Queue()
     report = Report(crashes_dir)
-    figures: list[tuple[str, int, float]] = []
+    figures: list[tuple[str, int, float, float]] = []
 
     def start_worker() -> tuple[Any, Any]:
         progress = context.Array("d", [0.0, 0.0, 0.0, 0.0], lock=False)  # index, started at, chunk start, count
@@ -252,6 +258,7 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
             began = time.monotonic()
             last_note = began
             done_inputs = 0
+            cpu_seconds = 0.0
             while finished < len(chunks):
                 try:
                     kind, target, index, detail, trace = results.get(timeout=0.5)
@@ -259,7 +266,8 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                     kind = ""
                 if kind == "done":
                     finished += 1
-                    done_inputs += detail  # (start, count) arrive as (index, detail)
+                    done_inputs += detail  # (start, count, CPU seconds) arrive as (index, detail, trace)
+                    cpu_seconds += trace
                 elif kind == "crash":
                     report.crash(target, index, detail, trace, inputs[target], seed)
                 elif kind == "hang":
@@ -303,10 +311,11 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                     print(f"  {name}: {done_inputs:,}/{total:,} inputs, {rate:,.0f}/s", flush=True)
                     last_note = now
             elapsed = time.monotonic() - began
-            figures.append((name, done_inputs, elapsed))
+            figures.append((name, done_inputs, elapsed, cpu_seconds))
             crashes = sum(len(v) for (t, _), v in report.sites.items() if t == name)
             print(f"== {name}: {done_inputs:,} inputs in {elapsed:,.0f} s = {done_inputs / elapsed:,.0f} inputs/s "
-                  f"({workers} workers); {crashes} crash(es), {len(report.hangs.get(name, []))} hang(s)", flush=True)
+                  f"({workers} workers; {done_inputs / max(cpu_seconds, 1e-9):,.0f} per CPU-second); "
+                  f"{crashes} crash(es), {len(report.hangs.get(name, []))} hang(s)", flush=True)
     finally:
         for _ in pool:
             tasks.put(None)
@@ -316,15 +325,15 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                 process.kill()
 
     print("\nfuzz summary")
-    print(f"{'target':<14} {'inputs':>10} {'seconds':>9} {'inputs/s':>9} {'per worker':>10} {'crashes':>8} {'sites':>6} "
+    print(f"{'target':<14} {'inputs':>10} {'seconds':>9} {'inputs/s':>9} {'per CPU-s':>9} {'crashes':>8} {'sites':>6} "
           f"{'hangs':>6} {'stalls':>6}")
     failed = 0
-    for name, count, elapsed in figures:
+    for name, count, elapsed, cpu_seconds in figures:
         sites = [site for (target, site) in report.sites if target == name]
         crashes = sum(len(report.sites[(name, site)]) for site in sites)
         hangs = len(report.hangs.get(name, []))
         failed += crashes + hangs
-        print(f"{name:<14} {count:>10,} {elapsed:>9,.0f} {count / elapsed:>9,.0f} {count / elapsed / workers:>10,.0f} "
+        print(f"{name:<14} {count:>10,} {elapsed:>9,.0f} {count / elapsed:>9,.0f} {count / max(cpu_seconds, 1e-9):>9,.0f} "
               f"{crashes:>8} {len(sites):>6} {hangs:>6} {len(report.stalls.get(name, [])):>6}")
     for (name, site), indexes in sorted(report.sites.items()):
         print(f"\n{name}: {site}: {len(indexes)} input(s), first #{indexes[0]}\n{report.first[(name, site)]}")
