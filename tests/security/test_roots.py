@@ -8,6 +8,7 @@ the host that started the server is trusted and its roots add folders.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
+from conftest import shared_dir
 from markmcp.mcpcore.app import ServerSpec, Settings, parse_settings
 from markmcp.mcpcore.roots import RootsPolicy, intersect
 from mcpwire import HttpServer, demo_client, demo_command, module_command
@@ -59,6 +61,23 @@ def test_http_and_sse_only_narrow(transport: str) -> None:
     silent = policy.context([])  # a client that declares no roots narrows nothing
     assert silent.roots == (Path("/srv/shared"),) and silent.places().folders == (Path("/srv/work"), Path("/srv/shared"))
     assert "can only narrow" in everything.hint
+
+
+@pytest.mark.parametrize("transport, widened", [("stdio", True), ("http", False), ("sse", False)])
+def test_visimark_write_gate_takes_its_roots_from_the_policy(tmp_path: Path, transport: str, widened: bool) -> None:
+    """visimark-mcp's write gate uses the policy's writable roots and its hint, not the raw client roots."""
+    from markmcp.mcpcore.app import ToolError
+    from markmcp.visimark.server import NO_ROOTS, _writable
+
+    ctx = RootsPolicy.of(settings(transport)).context([tmp_path])  # no --root; the client declares tmp_path
+    if widened:
+        assert _writable("fmt", str(tmp_path / "a.md"), ctx)[0] == tmp_path / "a.md"
+        return
+    with pytest.raises(ToolError) as refused:
+        _writable("fmt", str(tmp_path / "a.md"), ctx)
+    message = refused.value.message
+    assert message.startswith("writes are disabled: no root is declared. Over ") and "can only narrow" in message
+    assert message != NO_ROOTS and "let the client declare" not in message.lower()
 
 
 def test_trust_client_roots_restores_adding_over_http() -> None:
@@ -233,3 +252,38 @@ def test_figdown_mcp_over_stdio_reads_in_a_client_root(tree: dict[str, Path]) ->
         result = client.response(request_id)["result"]
     assert result["isError"] is False and result["structuredContent"]["checked"] == 1
 
+
+def test_visimark_mcp_over_http_client_roots_only_narrow(tree: dict[str, Path]) -> None:
+    """visimark-mcp reads and writes through the same policy: a client root of / adds nothing to
+    --cwd/--root, a client root inside --root narrows reads and writes to it."""
+    drift = shared_dir("visimark", "docs") / "example-invoice-drift.md"
+    work, sub, outside = tree["work"], tree["sub"], tree["outside"]
+    for folder in (work, sub, outside):
+        shutil.copyfile(drift, folder / "doc.md")
+    original = drift.read_bytes()
+    command = module_command("markmcp.visimark.server", "--transport", "http", "--port", "0", "--cwd", str(work),
+                             "--root", str(work), "--allow-write")
+    with HttpServer(command) as server:
+        secret, elsewhere, planned = sdk_session("http", server.port, [Path("/")], [
+            ("visimark_check", {"path": str(outside / "secret.txt")}),
+            ("visimark_fmt", {"path": str(outside / "doc.md")}),
+            ("visimark_fmt", {"path": "doc.md"}),
+        ])
+        plan = planned.structured_content
+        assert not planned.is_error and plan["edits"], text_of(planned)
+        above, unread, below = sdk_session("http", server.port, [sub], [
+            ("visimark_fmt_apply", {"path": "doc.md", "plan": plan}),
+            ("visimark_check", {"path": "doc.md"}),
+            ("visimark_fmt_apply", {"path": "sub/doc.md", "plan": plan}),
+        ])
+        (applied,) = sdk_session("http", server.port, [Path("/")], [
+            ("visimark_fmt_apply", {"path": "doc.md", "plan": plan}),
+        ])
+    for refused in (secret, elsewhere):
+        assert refused.is_error and "outside the allowed folders" in text_of(refused)
+        assert "can only narrow" in text_of(refused) and "TOP-SECRET" not in text_of(refused)
+    assert above.is_error and above.structured_content["error"]["code"] == "WRITE", text_of(above)
+    assert unread.is_error and unread.structured_content["error"]["code"] == "READ", text_of(unread)
+    assert not below.is_error and (sub / "doc.md").read_bytes() != original, text_of(below)
+    assert not applied.is_error and (work / "doc.md").read_bytes() == (sub / "doc.md").read_bytes()
+    assert (outside / "doc.md").read_bytes() == original

@@ -226,11 +226,12 @@ def test_fmt_apply_equals_cli_fmt_and_infer_apply_equals_infer_write(workspace: 
 
 
 def test_http_transport(workspace: Path) -> None:
+    """Over HTTP the client's MCP roots only narrow, so the operator grants the folder with --root."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
     command = module_command("markmcp.visimark.server", "--transport", "http", "--port", "0", "--cwd", str(workspace),
-                             "--allow-write")
+                             "--root", str(workspace), "--allow-write")
     with HttpServer(command) as served:
         async def conversation() -> dict[str, Any]:
             async with streamable_http_client(f"http://127.0.0.1:{served.port}/mcp") as streams:

@@ -22,12 +22,14 @@ document's folder is reachable (its CSV imports are read, its chart SVGs compare
 confined to that folder; a ``content`` document has no folder, so its imports and chart
 targets are named in ``skipped`` instead of being checked.
 
-The write gate: writes need ``--allow-write`` and at least one declared root (the client's
-MCP roots, or ``--root DIR``); the written document must lie inside a root, and a chart
+The write gate: writes need ``--allow-write`` and at least one declared root (``--root DIR``,
+or the client's MCP roots where the roots policy of ``markmcp.mcpcore.roots`` lets them count:
+over stdio; over HTTP/SSE they only narrow ``--cwd``/``--root`` unless the server runs with
+``--trust-client-roots``); the written document must lie inside a root, and a chart
 artifact inside a root and the document's own folder, never over a file that is not
 VisiMark's (its metadata marker).  Artifacts are written before the document; a refused
-artifact leaves the document unspliced.  Reads may use the
-working directory (``--cwd``) and the roots.  Resources serve our skill (generated for a
+artifact leaves the document unspliced.  Reads may use the folders the same policy
+allows: the working directory (``--cwd``) and the roots.  Resources serve our skill (generated for a
 server user), the CLI and function references and the worked invoice and its drifted twin;
 two prompts encode the orderings an agent gets wrong unsupplied.
 
@@ -54,6 +56,7 @@ from markmcp.mcpcore import (
     Tool,
     ToolError,
     serve,
+    writable_places,
 )
 from markmcp.mcpcore import files
 
@@ -61,8 +64,16 @@ SERVER_NAME = "markmcp-visimark"
 DEFAULT_PORT = 3003
 CONTENT_LABEL = "<content>"
 WRITES_DISABLED = "writes are disabled. Start the server with --allow-write."
-NO_ROOTS = ("writes are disabled: no root is declared. Let the client declare the document's folder as an MCP "
-            "root (or start the server with --root DIR).")
+
+
+def no_roots(hint: str) -> str:
+    """The write gate's refusal when no root is declared, ending with how to declare one on this
+    transport (the roots policy's hint: over HTTP/SSE a client's roots cannot add one)."""
+    return f"writes are disabled: no root is declared. {hint[:1].upper()}{hint[1:]}."
+
+
+NO_ROOTS = no_roots(CallContext.hint)
+"""The refusal over stdio (where the client's MCP roots count)."""
 CHANGED = "the document changed since this plan was computed — re-run {tool}"
 
 # --- schemas ---------------------------------------------------------------------------------
@@ -285,8 +296,8 @@ def _writable(command: str, given: str, ctx: CallContext) -> tuple[Path, Places]
     if not ctx.allow_write:
         raise fail(command, "WRITE", WRITES_DISABLED)
     if not ctx.roots:
-        raise fail(command, "WRITE", NO_ROOTS)
-    roots = Places.of(ctx.roots, hint="only files inside the declared roots are written")
+        raise fail(command, "WRITE", no_roots(ctx.hint))
+    roots = writable_places(ctx, given)
     try:
         return roots.resolve(given, ctx.cwd), roots
     except FileAccessError as error:
