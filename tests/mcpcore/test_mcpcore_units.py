@@ -102,3 +102,31 @@ def test_importing_the_layer_and_parsing_a_command_line_leave_the_sdk_unloaded()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_completion_for_a_prompt_argument_offers_nothing_and_names_what_is_unknown() -> None:
+    """``completion/complete`` on a prompt: its arguments offer no values; an unknown prompt or
+    argument is -32602 naming it (escaped)."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    from markmcp.mcpcore.app import Prompt, PromptArgument
+    from markmcp.mcpcore.handlers import Handlers
+
+    prompt = Prompt("p", "P", "a prompt", lambda arguments: "text", (PromptArgument("path", "a path"),))
+    spec = ServerSpec(name="x", version="1", instructions="", tools=(), prompts=(prompt,))
+    handlers = Handlers(spec, parse_settings(spec, []))
+
+    def complete(name: str, argument: str) -> types.CompleteResult:
+        params = types.CompleteRequestParams(
+            ref=types.PromptReference(type="ref/prompt", name=name),
+            argument=types.CompletionArgument(name=argument, value=""),
+        )
+        return anyio.run(handlers.complete, None, params)
+
+    assert complete("p", "path").completion.values == []
+    for name, argument, said in (("q\x1b", "path", "Unknown prompt: q\\x1b"), ("p", "x\n", "Prompt 'p' has no argument 'x\\n'")):
+        with pytest.raises(MCPError) as refused:
+            complete(name, argument)
+        assert refused.value.error.code == types.INVALID_PARAMS and refused.value.error.message == said

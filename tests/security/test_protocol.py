@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from markmcp.mcpcore import wire
-from mcpwire import PROTOCOL, HttpClient, SseClient, StdioClient, demo_client, demo_http
+from mcpwire import PROTOCOL, HttpClient, SseClient, StdioClient, demo_client, demo_http, module_command
 
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -294,3 +294,35 @@ def test_screen_keeps_valid_messages_intact() -> None:
         "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "x", "arguments": {"n": 3}}
     }
     assert type(verdict.message.params["arguments"]["n"]) is int
+
+
+# --- resources and prompts (visimark-mcp serves both) ----------------------------------------------
+
+
+def test_resources_and_prompts_get_the_same_lifecycle_and_parameter_checks() -> None:
+    with StdioClient(module_command("markmcp.visimark.server")) as client:
+        for method, params in (("prompts/list", {}), ("prompts/get", {"name": "visimark/author"}),
+                               ("resources/list", {}), ("resources/read", {"uri": "visimark://skill"})):
+            early = client.call(method, params)["error"]
+            assert early["code"] == INVALID_REQUEST and early["message"].startswith(f"Server not initialized: '{method}'")
+        client.initialize()
+        bad = {
+            "'name' is required": ("prompts/get", {}),
+            "'arguments' must be an object, got array": ("prompts/get", {"name": "visimark/author", "arguments": ["a.md"]}),
+            "'arguments.path' must be a string, got integer": ("prompts/get", {"name": "visimark/author", "arguments": {"path": 5}}),
+            "'uri' must be a string, got object": ("resources/read", {"uri": {"a": 1}}),
+            "'cursor' must be a string, got integer": ("prompts/list", {"cursor": 5}),
+        }
+        for said, (method, params) in bad.items():
+            error = client.call(method, params)["error"]
+            assert error["code"] == INVALID_PARAMS and f"Invalid params for '{method}': {said}" in error["message"], error
+        unknown = client.call("prompts/get", {"name": "visimark/author", "arguments": {"\x1b[2J": "x"}})["error"]
+        assert unknown["code"] == INVALID_PARAMS and unknown["message"] == "prompt 'visimark/author': unknown argument '\\x1b[2J'"
+        strange = client.call("prompts/get", {"name": "\x1b[31m" + "p" * 10_000})["error"]["message"]
+        assert strange.startswith("Unknown prompt: \\x1b[31mppp") and len(strange) < 120
+        missing = client.call("resources/read", {"uri": "visimark://" + "\x07" * 5_000})["error"]
+        assert missing["code"] == -32002 and len(missing["message"]) < 120 and "\x07" not in missing["message"]
+        assert answer_to(client, '{"jsonrpc": "2.0", "id": 1.5, "method": "prompts/list"}')[0]["id"] is None
+        served = client.call("prompts/get", {"name": "visimark/author", "arguments": {"path": "a.md"}})["result"]
+        assert "a.md" in served["messages"][0]["content"]["text"]
+        assert client.call("resources/read", {"uri": "visimark://skill"})["result"]["contents"][0]["text"]

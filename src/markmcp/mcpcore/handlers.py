@@ -477,10 +477,19 @@ class Handlers:
     async def complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
-        """``completion/complete`` for a variable of a resource template (this layer has no prompts)."""
+        """``completion/complete`` for a variable of a resource template; a prompt's arguments
+        offer nothing (an empty completion), an unknown prompt or argument is -32602."""
         ref = params.ref
         if not isinstance(ref, types.ResourceTemplateReference):
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {shown_name(ref.name)}")
+            prompt = self.prompts.get(ref.name)
+            if prompt is None:
+                raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {shown_name(ref.name)}")
+            if params.argument.name not in {a.name for a in prompt.arguments}:
+                raise MCPError(
+                    code=types.INVALID_PARAMS,
+                    message=f"Prompt '{prompt.name}' has no argument '{shown_name(params.argument.name)}'",
+                )
+            return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
         found = [(parsed, t) for parsed, t in self.templates if t.uri_template == ref.uri]
         if not found:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource template: {shown_name(ref.uri)}")
