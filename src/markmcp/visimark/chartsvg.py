@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
-from .values import CONTEXT, Decoration
+from .values import CONTEXT, Decoration, quantum
 
 WIDTH = 640
 INK = "#808080"
@@ -81,9 +81,24 @@ class ChartData:
 
 
 def fixed_half_up(value: Decimal, places: int) -> str:
-    with localcontext(CONTEXT):
-        q = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    """``value`` written with ``places`` decimals; Refusal when that takes more than the
+    working digits (a 150-digit input cell, say)."""
+    try:
+        with localcontext(CONTEXT):
+            q = value.quantize(quantum(places), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        raise Refusal("a value is too large to draw") from None
     return f"{q:f}"
+
+
+def _writable(series: Series) -> bool:
+    """Whether every value of ``series`` can be written as its label."""
+    try:
+        for value in series.values:
+            fixed_half_up(value, series.places)
+    except Refusal:
+        return False
+    return True
 
 
 def two(x: float) -> str:
@@ -431,6 +446,6 @@ def render(engine: str, data: ChartData) -> str:
     if not data.series or any(not s.values for s in data.series):
         raise Refusal("a chart needs a series with at least one row")
     for s in data.series:
-        if any(not math.isfinite(x) for x in floats(s)):
+        if any(not math.isfinite(x) for x in floats(s)) or not _writable(s):
             raise Refusal(f"`{s.name}` has a value too large to draw")
     return draw(data)

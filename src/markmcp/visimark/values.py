@@ -167,8 +167,10 @@ def diagnose_date(text: str) -> DateProblem | None:
 
 @lru_cache(maxsize=64)
 def quantum(places: int) -> Decimal:
-    """``10**-places``: the exponent a value rounded to ``places`` decimals takes."""
-    return Decimal(1).scaleb(-places)
+    """``10**-places``: the exponent a value rounded to ``places`` decimals takes (built
+    exactly, so a width past the context's exponent range is no error here: quantizing to
+    it is, where the caller reports it)."""
+    return Decimal((0, (1,), -places))
 
 
 def fixed(value: Decimal, places: int) -> str:
