@@ -5,7 +5,8 @@ The targets, their corpora and the mutations are those of the CI-sized Hypothesi
 MRSF ``parse_sidecar`` + the validator, the validator alone on mutated data, and the stdio
 session's JSON-RPC line handler.  A *crash* is any exception other than the engine's
 documented error type; a *hang* is an input that runs longer than ``--timeout`` seconds of
-CPU time (CPU, not wall-clock time: a worker starved by a busy machine is not hung).
+CPU time twice in a row (CPU, not wall-clock time: a worker starved by a busy machine is not
+hung; an input over the limit once and in time on the second run is a *stall*, listed apart).
 
 Input ``i`` of a target is generated from ``random.Random(f"{seed}:{target}:{i}")`` alone,
 so every crash is reproducible with ``--replay TARGET:INDEX`` (which prints the input and
@@ -140,15 +141,25 @@ def worker(
         for index in range(start, start + count):
             value, context = source.make(seed, index)
             progress[0], progress[1] = index, time.monotonic()
-            signal.setitimer(signal.ITIMER_PROF, timeout)
-            try:
-                run(value, context)
-            except Hang:
-                results.put(("hang", name, index, f"over {timeout:g} s of CPU time", ""))
-            except Exception as error:  # noqa: BLE001 - every exception is a finding here
-                results.put(("crash", name, index, _site(error), "".join(traceback.format_exception(error))[-4000:]))
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
+            for attempt in (1, 2):  # an input over the limit runs once more before it counts as a hang
+                hung, crashed = False, None
+                signal.setitimer(signal.ITIMER_PROF, timeout)
+                try:
+                    run(value, context)
+                except Hang:
+                    hung = True
+                except Exception as error:  # noqa: BLE001 - every exception is a finding here
+                    crashed = (_site(error), "".join(traceback.format_exception(error))[-4000:])
+                finally:
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+                if not hung:
+                    break
+            if hung:
+                results.put(("hang", name, index, f"over {timeout:g} s of CPU time, twice", ""))
+            elif attempt == 2:
+                results.put(("stall", name, index, f"over {timeout:g} s of CPU time once, in time when run again", ""))
+            if crashed:
+                results.put(("crash", name, index, *crashed))
             progress[1] = 0.0
         results.put(("done", name, start, count, time.process_time() - cpu))
 
@@ -273,6 +284,9 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
                 elif kind == "hang":
                     report.hangs.setdefault(target, []).append(index)
                     print(f"  HANG {target} #{index}: {detail}", flush=True)
+                elif kind == "stall":
+                    report.stalls.setdefault(target, []).append(index)
+                    print(f"  stall {target} #{index}: {detail} (a busy machine?); not counted", flush=True)
                 now = time.monotonic()
                 for slot, (process, progress) in enumerate(pool):
                     busy = progress[1] != 0.0
