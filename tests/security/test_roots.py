@@ -225,17 +225,24 @@ def test_over_stdio_the_hosts_roots_count(tree: dict[str, Path]) -> None:
 
 
 def test_figdown_mcp_ignores_a_widening_client_root(tree: dict[str, Path]) -> None:
-    command = module_command("markmcp.figdown.server", "--transport", "http", "--port", "0", "--cwd", str(tree["work"]))
+    """figdown-mcp reads and builds through the same policy: a client root of / over HTTP reads
+    nothing outside --cwd, and without --root figdown_build writes nothing, even into --cwd."""
+    (tree["work"] / "fig.fd").write_text('figdown 0.1 block\nnode a "A"\n')
+    command = module_command("markmcp.figdown.server", "--transport", "http", "--port", "0", "--cwd", str(tree["work"]),
+                             "--allow-write")
     with HttpServer(command) as server:
-        results = sdk_session("http", server.port, [Path("/")], [
+        *results, built = sdk_session("http", server.port, [Path("/")], [
             ("figdown_read", {"path": str(tree["outside"] / "secret.fd")}),
             ("figdown_check", {"path": str(tree["outside"])}),
             ("figdown_read", {"path": "/etc/passwd"}),
+            ("figdown_build", {"path": "fig.fd", "write": True}),
         ])
     for result in results:
         assert result.is_error, text_of(result)
         assert "outside" in text_of(result)
         assert "TOP-SECRET" not in text_of(result) and "root:" not in text_of(result)
+    assert built.is_error and "no root is declared" in text_of(built) and "can only narrow" in text_of(built)
+    assert not (tree["work"] / "fig.svg").exists()
 
 
 def test_figdown_mcp_over_stdio_reads_in_a_client_root(tree: dict[str, Path]) -> None:
