@@ -48,8 +48,10 @@ def _interval(clause: Clause) -> tuple[Bound | None, Bound | None]:
     return lo, hi
 
 
-def points(name: str, clause: Clause, step_text: str, percent: bool, precision: int) -> list[Decimal]:
-    """The lattice's points in ascending order, or LatticeFault (TYPE or PRECISION)."""
+def _span(name: str, clause: Clause, step_text: str, percent: bool, precision: int) -> tuple[Decimal, Decimal, int, int]:
+    """``(a, s, first, last)``: the points are ``a + k*s`` for ``k`` from ``first`` to ``last``;
+    or LatticeFault (TYPE or PRECISION).  Decided by arithmetic alone, without visiting the
+    points (a lattice may declare billions)."""
     step: Literal = parse_literal(step_text, 0)[1]
     if step.percent != percent:
         raise LatticeFault("TYPE", f"{name} is a percent; lattice step {step.text} must be too" if percent
@@ -80,11 +82,26 @@ def points(name: str, clause: Clause, step_text: str, percent: bool, precision: 
     if n < 0 or n != n.to_integral_value():
         raise LatticeFault("TYPE", f"lattice step {step.text} does not reach the end of {shown}: "
                                    f"{_plain(b)} is not a multiple of {step.text} above {_plain(a)}")
-    out = [a + k * s for k in range(int(n) + 1)]
-    out = [p for p in out if not ((p == lo.value and not lo.closed) or (p == hi.value and not hi.closed))]
-    if not out:
+    # every candidate a + k*s lies in [lo, hi]: only the first can sit on the low end, only
+    # the last (b) on the high end, so dropping the open ends trims at most one from each side
+    first = 1 if a == lo.value and not lo.closed else 0
+    last = int(n) - 1 if b == hi.value and not hi.closed else int(n)
+    if last < first:
         raise LatticeFault("TYPE", f"lattice step {step.text} leaves no point in {shown}")
-    return out
+    return a, s, first, last
+
+
+def count(name: str, clause: Clause, step_text: str, percent: bool, precision: int) -> int:
+    """How many points the lattice has, or LatticeFault (TYPE or PRECISION): what ``check``
+    decides, in constant time."""
+    _, _, first, last = _span(name, clause, step_text, percent, precision)
+    return last - first + 1
+
+
+def points(name: str, clause: Clause, step_text: str, percent: bool, precision: int) -> list[Decimal]:
+    """The lattice's points in ascending order, or LatticeFault (TYPE or PRECISION)."""
+    a, s, first, last = _span(name, clause, step_text, percent, precision)
+    return [a + k * s for k in range(first, last + 1)]
 
 
 def _plain(v: Decimal) -> str:

@@ -15,7 +15,7 @@ from .domain import in_domain, is_empty
 from .findings import Finding
 from .graph import children
 from .lattice import LatticeFault
-from .lattice import points as lattice_points
+from .lattice import count as lattice_count
 from .locate import NO_FORMULAS_MARKER
 from .model import Node
 from .results import BOOLEAN_BINDING, UnitError
@@ -362,7 +362,7 @@ class StaticChecks:
         if clause.lattice is not None:
             # an impossible lattice is a finding on the declaration only: the default still evaluates
             try:
-                lattice_points(node.name, clause, clause.lattice, b.param.percent, b.precision)
+                lattice_count(node.name, clause, clause.lattice, b.param.percent, b.precision)
             except LatticeFault as e:
                 self.emit(Finding(e.code, node.sheet or None, node.name, e.message, span=(b.start, b.end)))
         return True
