@@ -42,9 +42,11 @@ def shared_root() -> Path:
     return Path(os.environ.get("MARKMCP_SHARED", ROOT.parent / "shared"))
 
 
-def _read_all(paths: list[Path]) -> list[str]:
+def _read_all(*groups: list[Path]) -> list[str]:
+    """The texts of the files of each group, the groups in the order given, each group sorted:
+    the order (and so input ``i`` of ``make fuzz``) does not depend on where the checkout is."""
     texts = []
-    for path in sorted(paths):
+    for path in (path for group in groups for path in sorted(group)):
         try:
             texts.append(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
@@ -60,14 +62,14 @@ def figdown_seeds(shared: Path) -> list[str]:
 
 
 def visimark_seeds(shared: Path) -> list[str]:
-    return _read_all(list((shared / "visimark").rglob("*.md")) + list((ROOT / "samples" / "docs").glob("*.md")))
+    return _read_all(list((shared / "visimark").rglob("*.md")), list((ROOT / "samples" / "docs").glob("*.md")))
 
 
-def _sidecar_files(shared: Path) -> list[Path]:
+def _sidecar_files(shared: Path) -> tuple[list[Path], ...]:
     return (
-        list((shared / "mrsf" / "examples").glob("*.review.yaml"))
-        + list((ROOT / "samples" / "docs").glob("*.review.yaml"))
-        + list((ROOT / "tests" / "mrsf" / "golden").glob("*.review.yaml"))
+        list((shared / "mrsf" / "examples").glob("*.review.yaml")),
+        list((ROOT / "samples" / "docs").glob("*.review.yaml")),
+        list((ROOT / "tests" / "mrsf" / "golden").glob("*.review.yaml")),
     )
 
 
@@ -76,7 +78,7 @@ def mrsf_seeds(shared: Path) -> list[str]:
     from markmcp.mrsf.errors import MrsfError
     from markmcp.mrsf.sidecar import parse_sidecar
 
-    yaml_texts = _read_all(_sidecar_files(shared))
+    yaml_texts = _read_all(*_sidecar_files(shared))
     json_texts = []
     for text in yaml_texts:
         try:
@@ -89,7 +91,7 @@ def mrsf_seeds(shared: Path) -> list[str]:
 
 def mrsf_documents(shared: Path) -> list[str]:
     """The Markdown documents the example sidecars review (validated against with ``document_text``)."""
-    return _read_all(list((shared / "mrsf" / "examples").glob("*.md")) + list((ROOT / "samples" / "docs").glob("*.md")))
+    return _read_all(list((shared / "mrsf" / "examples").glob("*.md")), list((ROOT / "samples" / "docs").glob("*.md")))
 
 
 def jsonrpc_seeds(shared: Path) -> list[str]:
