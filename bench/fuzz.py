@@ -4,7 +4,8 @@ The targets, their corpora and the mutations are those of the CI-sized Hypothesi
 (``tests/fuzz_targets.py``): FigDown ``parse``, what ``visimark check`` runs on a document,
 MRSF ``parse_sidecar`` + the validator, the validator alone on mutated data, and the stdio
 session's JSON-RPC line handler.  A *crash* is any exception other than the engine's
-documented error type; a *hang* is an input that runs longer than ``--timeout`` seconds of
+documented error type (a MemoryError included: each worker may use at most ``MEMORY_BYTES``
+of address space); a *hang* is an input that runs longer than ``--timeout`` seconds of
 CPU time twice in a row (CPU, not wall-clock time: a worker starved by a busy machine is not
 hung; an input over the limit once and in time on the second run is a *stall*, listed apart).
 
@@ -53,6 +54,18 @@ CHUNK = 2_000
 
 STUCK_SECONDS = 120.0
 """Wall-clock seconds on one input after which the parent kills the worker."""
+
+MEMORY_BYTES = 2 << 30
+"""Address space a worker (or a replay) may use: an input that wants more raises MemoryError,
+a crash like any other, instead of exhausting the machine."""
+
+
+def cap_memory() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(MEMORY_BYTES, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 class Hang(Exception):
@@ -131,6 +144,7 @@ def worker(
     faulthandler.register(signal.SIGUSR1, file=stacks, all_threads=True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGPROF, _on_alarm)
+    cap_memory()
     runners: dict[str, Any] = {}
 
     def run_chunk(name: str, start: int, count: int) -> None:
@@ -355,6 +369,7 @@ def run_all(names: list[str], total: int, workers: int, timeout: float, seed: in
 
 
 def replay(spec: str, seed: int) -> int:
+    cap_memory()
     name, _, index = spec.partition(":")
     target = targets.TARGETS[name]
     source = Inputs(target, targets.shared_root())
