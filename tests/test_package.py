@@ -1,10 +1,15 @@
 """The distribution's metadata agrees with the package."""
 
+import importlib
 import tomllib
 from importlib import metadata
 
+import pytest
+
 import markmcp
 from conftest import ROOT
+
+SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
 
 
 def test_version_matches_pyproject():
@@ -40,3 +45,14 @@ def test_edges_never_import_each_other():
         other = "cli" if edge.stem == "server" else "server"
         sibling = f"markmcp.{edge.parent.name}.{other}"
         assert sibling not in _imported_modules(edge), f"{edge.relative_to(ROOT)} imports {sibling}"
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_every_command_prints_its_version(script, capsys):
+    """``<command> --version`` prints ``<command> <package version>`` on stdout and exits 0."""
+    module, function = SCRIPTS[script].split(":")
+    main = getattr(importlib.import_module(module), function)
+    assert main(["--version"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{script} {markmcp.__version__}\n"
+    assert captured.err == ""

@@ -377,3 +377,18 @@ def test_a_walk_reports_what_it_cannot_read_and_goes_on(tmp_path: Path, monkeypa
     assert cli.main(["check", str(tmp_path / "d")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"figdown: {tmp_path / 'd'}: cannot list: Permission denied\n"
+
+
+def test_a_command_given_too_many_arguments_shows_its_own_usage(tmp_path: Path) -> None:
+    write(tmp_path / "a.fd", CLEAN)
+    write(tmp_path / "b.fd", CLEAN)
+    run = figdown("read", "a.fd", "b.fd", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.startswith("usage: figdown read ")
+    assert "figdown read: error: unrecognized arguments: b.fd" in run.stderr
+    run = figdown("reference", "block", "table", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.startswith("usage: figdown reference ")
+    assert "unrecognized arguments: table" in run.stderr
+    run = figdown("check", "a.fd", "--bogus", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.startswith("usage: figdown check ")

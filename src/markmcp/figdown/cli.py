@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from markmcp import __version__
 from markmcp.figdown import artifacts, docs, model_json, parse
 from markmcp.figdown.render import NotAnArtifact, build
 from markmcp.figdown.report import (
@@ -299,13 +300,25 @@ def command_reference(options: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser: an argument it does not take is reported with the command's own
+    usage (argparse would leave it to the top-level parser, whose usage names no argument)."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="FigDown figures as text: check documents, print their model, read the reference.",
         allow_abbrev=False,
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser)
     check = commands.add_parser(
         "check", help="check documents (files, or every .fd below a directory)",
         description="Check FigDown documents. Exit 0 when all are clean, 1 when any has "

@@ -220,6 +220,7 @@ def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
         description=f"{spec.name} {spec.version}: an MCP server.",
         allow_abbrev=False,
     )
+    parser.add_argument("--version", action="version", version=f"{parser.prog} {spec.version}")
     group = parser.add_argument_group("MCP server options")
     group.add_argument(
         "--transport", choices=TRANSPORTS, default="stdio",

@@ -139,7 +139,7 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``mrsf`` argument parser."""
     parser = _Parser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", allow_abbrev=False)
-    parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__} (Python)")
+    parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__}")
     _global_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
 
