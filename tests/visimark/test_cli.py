@@ -129,3 +129,23 @@ def test_a_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
     err = proc.stderr.read().decode("utf-8")
     proc.wait(timeout=120)
     assert "Traceback" not in err
+
+
+def test_check_json_counts_an_unreadable_file_in_the_summary(tmp_path: Path) -> None:
+    clean = tmp_path / "clean.md"
+    clean.write_text("# Notes\n\nNo numbers here.\n", encoding="utf-8")
+    p = run("check", "--json", str(tmp_path / "missing.md"), str(clean))
+    assert p.returncode == 2
+    envelope = json.loads(p.stdout)
+    assert envelope["status"] == "error"
+    assert envelope["files"][0]["error"]["code"] == "READ"
+    assert envelope["summary"] == {"files": 2, "problems": 1, "stale": 0, "errors": 1}
+
+
+def test_explain_of_a_document_without_sheets_says_so(tmp_path: Path) -> None:
+    for text in ("", "# Notes\n\nNo numbers here.\n"):
+        doc = tmp_path / "plain.md"
+        doc.write_text(text, encoding="utf-8")
+        p = run("explain", str(doc))
+        assert p.returncode == 0
+        assert p.stdout.startswith(f"{doc}: nothing to explain: no `vmark` block")

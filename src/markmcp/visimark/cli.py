@@ -179,6 +179,8 @@ class Runner:
                 self.err(self.last_read_error)
                 entries.append({"path": path, "error": {"code": "READ", "message": self.last_read_error}})
                 exit_code = 2
+                totals[0] += 1  # a file that could not be read is an error of the run: count it
+                totals[2] += 1
                 continue
             result = check(build(src), DocumentFolder(path))
             if as_json:
@@ -478,7 +480,8 @@ class Runner:
         if as_json:
             self.emit_json(self.envelope("explain", "ok", file=path, **explain_json(model, result, a.sheets)))
         else:
-            self.out(explain_text(model, result, a.sheets))
+            self.out(explain_text(model, result, a.sheets) or f"{path}: nothing to explain: no `vmark` block "
+                     "and no document-scope rule (a sheet is a table with a `vmark #name` block under it)")
         return 0
 
     # ------------------------------------------------------------------ ref
