@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# test processes (pytest-xdist), each given whole files: a module's set-up is made once
+TEST_WORKERS ?= 2
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test bench fuzz clean
@@ -16,7 +18,7 @@ demo: $(STAMP)
 	$(PY) samples/demo.py
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -3,6 +3,10 @@
 The conformance corpora live in ``../shared`` beside the checkout (override with
 ``MARKMCP_SHARED``).  In CI (``CI=true``) a missing corpus is a failure; elsewhere the
 tests that need it are skipped, visibly.
+
+A test module may leave a line to print after the test summary (``print_after_summary``),
+also when the tests run in pytest-xdist workers: a worker hands its lines to the
+controller, which prints them.
 """
 
 from __future__ import annotations
@@ -32,3 +36,43 @@ def shared_dir(*parts: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+# --- lines printed after the test summary (also from pytest-xdist workers) -------------------
+
+_AFTER_SUMMARY: dict[str, str] = {}
+
+
+def print_after_summary(config: pytest.Config, key: str, line: str) -> None:
+    """Print ``line`` once the run is over; a later line under the same ``key`` replaces it.
+
+    In a pytest-xdist worker the line goes to the controller with the worker's output, so
+    the tests that feed one ``key`` must run on one worker: keep them in one module
+    (``make test`` hands out whole files, ``--dist loadfile``).
+    """
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput.setdefault("after_summary", {})[key] = line
+    else:
+        _AFTER_SUMMARY[key] = line
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist, in the controller: a worker finished; keep the lines it left."""
+    _AFTER_SUMMARY.update(getattr(node, "workeroutput", {}).get("after_summary", {}))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller prints
+        return
+
+    def emit() -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        for line in _AFTER_SUMMARY.values():
+            if reporter is not None:
+                reporter.write_line(line)
+            else:  # pragma: no cover
+                print(line)
+
+    config.add_cleanup(emit)

@@ -28,7 +28,7 @@ import pytest
 
 from markmcp.figdown import model_json, parse
 from markmcp.figdown.render import render
-from conftest import SHARED, shared_dir
+from conftest import SHARED, print_after_summary, shared_dir
 
 CORPORA = ("cases", "experimental")
 
@@ -134,14 +134,7 @@ def tally_line() -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _report_tally(request):
-    """Print the tally line once the session is over (after the summary)."""
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-
-    def emit() -> None:
-        if reporter is not None:
-            reporter.write_line(tally_line())
-        else:  # pragma: no cover
-            print(tally_line())
-
-    request.config.add_cleanup(emit)
+    """Print the tally line once the run is over (counted in one process: make test hands
+    out whole files to its pytest-xdist workers)."""
     yield
+    print_after_summary(request.config, "figdown-conformance", tally_line())
