@@ -12,7 +12,7 @@ import pytest
 from conftest import shared_dir
 from markmcp.mrsf import ops
 from markmcp.mrsf.edits import apply_placement
-from markmcp.mrsf.errors import MrsfError
+from markmcp.mrsf.errors import MrsfConflict, MrsfError
 from markmcp.mrsf.reanchor import Placement
 from markmcp.mrsf.sidecar import parse_sidecar
 from markmcp.mrsf.validate import sha256_hex
@@ -76,6 +76,22 @@ def test_dry_run_writes_nothing(examples):
     r = ops.reanchor("deployment-guide.md", root=examples, dry_run=True)
     assert r["dryRun"] and not r["written"] and r["changed"] == 4
     assert path.read_bytes() == before and r["version"] == r["previousVersion"]
+
+
+def test_dry_run_takes_no_lock_and_leaves_the_folder_as_it_was(examples, monkeypatch):
+    """A dry run only reads: no lock file is made (a read-only checkout can be checked)."""
+    from markmcp.mcpcore import files
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dry run took the writer's lock")
+
+    monkeypatch.setattr(files, "locked", refuse)
+    listing = sorted(p.name for p in examples.iterdir())
+    r = ops.reanchor("deployment-guide.md", root=examples, dry_run=True)
+    assert r["counts"] == {"fuzzy": 4} and not r["written"]
+    assert sorted(p.name for p in examples.iterdir()) == listing
+    with pytest.raises(MrsfConflict):
+        ops.reanchor("deployment-guide.md", root=examples, dry_run=True, expected_version="0" * 64)
 
 
 def test_update_text_replaces_selected_text_and_hash(tmp_path):

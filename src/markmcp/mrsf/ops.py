@@ -150,7 +150,8 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``x_reanchor_status``/``x_reanchor_score``; an ``anchored`` result removes them.
     ``update_text``: ``selected_text`` takes the text found (hash recomputed) instead of
     ``anchored_text``; ``force``: anchored/shifted results scoring >= 0.8 are re-based on
-    HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written.
+    HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written, and no lock
+    taken (the sidecar is read as it is, so a read-only checkout can be checked).
 ``find_sidecars(directory=None, *, root=None, cwd=None, config=None, places=None)``
     -> ``sidecars`` (relative paths).
 """
@@ -792,7 +793,15 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
                                                  force=force, head_commit=head, lines=target_lines))
         return (None if dry_run else sc), results
 
-    outcome = _write(loc, change, expected_version=expected_version)
+    if dry_run:
+        loaded = store.load(loc.sidecar_path, places=loc.allowed)
+        if expected_version is not None and expected_version != loaded.version:
+            from .errors import MrsfConflict
+            raise MrsfConflict(loaded.version, expected_version, loc.sidecar)
+        _check_version(loaded.sidecar.data, loc.sidecar)
+        outcome = store.Outcome(change(loaded.sidecar)[1], loaded.version, loaded.version, False)
+    else:
+        outcome = _write(loc, change, expected_version=expected_version)
     results = outcome.result
     counts: dict[str, int] = {}
     for r in results:
