@@ -228,7 +228,21 @@ def _visimark(installed: Installed, folder: Path) -> None:
     assert json.loads(done.stdout)["summary"]["stale"] >= 1
 
 
+def _markmcp(installed: Installed, folder: Path) -> None:
+    _write(folder, "order.md", SHEET)
+    _write(folder, "fig.fd", FIGURE)
+    done = installed.run("markmcp", "check", cwd=folder)
+    assert (done.returncode, done.stdout) == (0, "checked 2 file(s) (VisiMark 1, FigDown 1): 2 clean, "
+                                                 "0 with findings\n"), done.stderr
+    _write(folder, "stale.md", SHEET.replace("| 6.00 |", "| 7.00 |"))
+    done = installed.run("markmcp", "check", "--json", cwd=folder)  # a pool of workers on a multi-core machine
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert data["status"] == "findings" and data["visimark"]["summary"]["stale"] >= 1
+
+
 CLI_CALLS: dict[str, Callable[[Installed, Path], None]] = {
+    "markmcp": _markmcp,
     "figdown": _figdown,
     "mrsf": _mrsf,
     "visimark": _visimark,

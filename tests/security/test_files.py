@@ -267,6 +267,22 @@ def test_walk_reports_escapes_and_specials(tree):
     assert by_name["pipe.fd"].problem.code == "not-regular"
 
 
+def test_walk_enters_only_the_folders_the_caller_lets_in(tree):
+    root, _ = tree
+    for name in ("a/x.fd", "a/skip/y.fd", "b/z.fd", "node_modules/n.fd"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("ok")
+    asked: list[str] = []
+
+    def enter(folder):
+        asked.append(folder.relative_to(root).as_posix())
+        return folder.name != "skip"
+
+    found = [f.path.relative_to(root).as_posix() for f in files.walk(root, accept=lambda n: True, enter=enter)]
+    assert found == ["a/x.fd", "b/z.fd"]
+    assert asked == ["a", "a/skip", "b"]  # asked before listing; skipped folders never asked
+
+
 def test_stale_temps_only_ours(tree):
     root, _ = tree
     target = root / "doc.md"

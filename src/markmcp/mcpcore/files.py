@@ -389,9 +389,13 @@ def walk(
     places: Places | None = None,
     skip_dirs: Iterable[str] = (".git", "node_modules"),
     order: Callable[[str], object] = utf16_order,
+    enter: Callable[[Path], bool] | None = None,
 ) -> Iterator[Found]:
     """The accepted files below ``folder``, depth first, entries in ``order`` of their names
     (a subfolder walked where its name falls).
+
+    ``enter`` (when given) is asked about each subfolder (not in ``skip_dirs``) just before
+    it would be listed; False leaves it unlisted (an ignored build folder, say).
 
     Symlinked folders are never entered (no cycles, no escapes).  A file that is a
     symlink is resolved; outside ``places`` (default: ``folder`` itself) it is yielded
@@ -419,7 +423,7 @@ def walk(
         path = Path(entry.path)
         try:
             if entry.is_dir(follow_symlinks=False):
-                if entry.name not in skipped:
+                if entry.name not in skipped and (enter is None or enter(path)):
                     try:
                         stack.append(iter(listing(path)))
                     except OSError as error:

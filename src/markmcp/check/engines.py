@@ -1,0 +1,369 @@
+"""One task per file: check it with its engine (and with ``fix``, repair what is safe).
+
+A task is ``(engine, path, label)``: ``path`` is the file as found (absolute), ``label``
+the path shown to the user.  :func:`run_task` never raises: an engine that fails is a
+``crashed`` outcome, a file that cannot be read an ``unreadable`` one.
+
+The engines are used through their package-level API, as their own command lines use
+it (never through another package's ``cli.py`` or ``server.py``):
+
+* **VisiMark**: a Markdown file is a VisiMark document when it has a ``vmark`` fence
+  or a ``<!--vmark…-->`` comment; it is checked with its charts and imports
+  (:func:`markmcp.visimark.check.check` on :class:`~markmcp.visimark.disk.DocumentFolder`);
+  ``fix`` runs ``fmt`` (stale values and anchors, chart artifacts; never dates or
+  units, which want a person's eye).
+* **FigDown**: a ``.fd`` source is checked (:func:`markmcp.figdown.report.check_report`),
+  and the ``.svg`` beside it, when FigDown built it, is compared with the source it
+  records (stale when the ``.fd`` changed since); ``fix`` rebuilds a stale artifact.
+* **MRSF**: a sidecar is validated (:func:`markmcp.mrsf.ops.validate`: the schema and
+  MRSF §10) and re-anchored against its document without writing
+  (:func:`markmcp.mrsf.ops.reanchor`, ``dry_run``): a comment the current document
+  would move, or leaves orphaned or ambiguous, is a finding; ``fix`` re-anchors for
+  real (the sidecar is written under its lock).
+
+Files are read and written through :mod:`markmcp.mcpcore.files` (the MRSF operations
+do their own guarded access).  ``changed`` (a set of resolved paths, from
+``--changed-since``) limits a task to files that changed themselves or through what
+they depend on: a document's imported CSV or chart image, a source's artifact, a
+sidecar's document.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError
+
+from .findings import crashed, finding, line_starts, outcome, position, skipped, unreadable
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+FIGDOWN_SUFFIX = ".fd"
+SIDECAR_SUFFIXES = (".review.yaml", ".review.json")
+
+#: A ``vmark`` fence opening, or a comment naming VisiMark (an anchor or the no-formulas marker).
+VISIMARK_MARK = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*vmark(?![^\s])|<!--\s*vmark\s*[=:]", re.MULTILINE)
+
+
+def engine_of(name: str) -> str | None:
+    """The engine that owns a file of this name (Markdown may turn out not to be VisiMark's)."""
+    lower = name.lower()
+    if lower.endswith(SIDECAR_SUFFIXES):
+        return "mrsf"
+    if lower.endswith(FIGDOWN_SUFFIX) and lower != FIGDOWN_SUFFIX:
+        return "figdown"
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return "visimark"
+    return None
+
+
+def is_visimark(text: str) -> bool:
+    return VISIMARK_MARK.search(text) is not None
+
+
+def _real(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(path)
+
+
+def _touched(changed: frozenset[str] | None, paths: Iterable[str | os.PathLike[str]]) -> bool:
+    """Whether any of ``paths`` changed (always True without ``--changed-since``)."""
+    if changed is None:
+        return True
+    return any(_real(path) in changed for path in paths)
+
+
+def _label_of(path: Path, task_path: str, task_label: str) -> str:
+    """A file beside the task's file, named the way the task's file is named."""
+    head = task_label[: len(task_label) - len(os.path.basename(task_path))]
+    return head + path.name
+
+
+# --- VisiMark ---------------------------------------------------------------------------------
+
+
+def _visimark_message(f: Any) -> str:
+    from markmcp.visimark.report import group_lines, stale_line
+
+    lines = [stale_line(f)] if f.code == "STALE" else group_lines(f)
+    text = " ".join(" ".join(line.split()) for line in lines)
+    return text[len(f.code):].strip() if text.startswith(f.code) else text
+
+
+def _visimark_dependencies(model: Any) -> list[str]:
+    """Files a document's check reads besides itself, as it names them: imported CSVs
+    and chart images."""
+    found = [sheet.import_decl.path for sheet in model.sheets.values() if sheet.import_decl is not None]
+    found += [anchor.image_url for anchor in model.located.anchors if anchor.image_url]
+    return found
+
+
+def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
+    from markmcp.visimark.check import check
+    from markmcp.visimark.disk import DocumentFolder
+    from markmcp.visimark.findings import ADVICE_CODES, count
+    from markmcp.visimark.model import build
+    from markmcp.visimark.report import finding_json, format_check
+    from markmcp.visimark.write import fmt
+
+    try:
+        text = files.read_text(path, what="document", label=label)
+    except FileAccessError as error:
+        return unreadable("visimark", label, error.code, error.message)
+    if not is_visimark(text):
+        return skipped("visimark", label, "not a VisiMark document (no vmark fence or anchor)")
+    model = build(text)
+    folder = DocumentFolder(path)
+    if changed is not None:
+        here = Path(path).parent
+        if not _touched(changed, [path, *(here / dep for dep in _visimark_dependencies(model))]):
+            return skipped("visimark", label, "unchanged")
+    fixed: list[str] = []
+    if fix:
+        repaired = fmt(text, files=folder)
+        if repaired.artifacts:
+            fixed.append(f"wrote {len(repaired.artifacts)} chart artifact(s): {', '.join(repaired.artifacts)}")
+        if repaired.write_error is not None:
+            fixed.append(f"could not write {repaired.write_error[0]} ({repaired.write_error[1]}); "
+                         "the document was left as it was")
+        elif repaired.changed:
+            files.write_atomic(path, repaired.output.encode("utf-8"), follow=True)
+            bits = [f"{n} {what}" for n, what in ((repaired.cells_updated, "cell(s)"),
+                                                  (repaired.anchors_updated, "anchor(s)"),
+                                                  (repaired.stamps_updated, "import stamp(s)")) if n]
+            fixed.append("updated " + (", ".join(bits) or "the document"))
+            text = repaired.output
+            model = build(text)
+    result = check(model, folder)
+    starts = line_starts(text)
+    found = []
+    for f in result.findings:
+        line = column = None
+        if f.span is not None:
+            line, column = position(starts, f.span[0])
+        level = "note" if f.code == "NOTE" else "warning" if f.code in ADVICE_CODES else "error"
+        found.append(finding(label, level, f.code, _visimark_message(f), line=line, column=column,
+                             fails=f.is_problem))
+    stale, errors = count(result.findings)
+    data = {"path": label, "findings": [finding_json(f, label) for f in result.findings],
+            "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
+    if fixed:
+        data["fixed"] = fixed
+    report = format_check(label, result.findings) if result.findings else None
+    return outcome("visimark", label, findings=found, fixed=fixed, report=report, data=data)
+
+
+# --- FigDown ----------------------------------------------------------------------------------
+
+
+def _artifact_path(source: str) -> Path:
+    path = Path(source)
+    return path.with_name(path.name[: -len(FIGDOWN_SUFFIX)] + ".svg")
+
+
+def _artifact_on_disk(svg: Path) -> tuple[str, Any, str | None]:
+    """``("absent"|"ours"|"foreign"|"unreadable", artifact, why)`` for the ``.svg`` beside a
+    source.  A symlink there is not followed (it is reported, never read)."""
+    from markmcp.figdown.render import NotAnArtifact, read_artifact
+
+    try:
+        target = files.target_of(svg, follow=False)
+    except FileAccessError as error:
+        return "unreadable", None, error.message
+    kind = files.kind_of(target)
+    if kind is None:
+        return "absent", None, None
+    if kind != "file":
+        return "unreadable", None, f"{files.shown(svg)} is not a regular file; it was not read"
+    try:
+        text = files.read_text(target, limit=8 * files.MAX_FILE_BYTES, what="SVG", label=svg)
+    except FileAccessError as error:
+        return "unreadable", None, error.message
+    try:
+        return "ours", read_artifact(text), None
+    except NotAnArtifact:
+        return "foreign", None, "not a FigDown artifact"
+
+
+def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
+    from markmcp.figdown.render import SidecarCheck, build, sha256
+    from markmcp.figdown.report import check_report, parse_failed
+
+    svg = _artifact_path(path)
+    if not _touched(changed, [path, svg]):
+        return skipped("figdown", label, "unchanged")
+    try:
+        text = files.read_text(path, what="document", label=label)
+    except FileAccessError as error:
+        return unreadable("figdown", label, error.code, error.message)
+    report = check_report(label, text)
+    found = [finding(label, "error", report.get("stage", "parse"), item["message"], line=item["line"],
+                     column=item.get("column"))
+             for item in report["diagnostics"]]
+    blocks = [parse_failed(label, report["diagnostics"])] if report["diagnostics"] else []
+    svg_label = _label_of(svg, path, label)
+    state, artifact, why = _artifact_on_disk(svg)
+    fixed: list[str] = []
+    artifact_data: dict[str, Any] = {"path": svg_label, "status": state}
+    if state == "unreadable":
+        found.append(finding(svg_label, "error", "not-read", why or "not read"))
+        blocks.append(f"NOT READ — {svg_label}\n  {why}")
+    elif state == "ours":
+        stale = artifact.recorded_sha256 != sha256(text)
+        artifact_data["status"] = "stale" if stale else "current"
+        if stale and fix and report["ok"]:
+            built = build(text, with_title=artifact.with_title)
+            if built.svg is not None:
+                files.write_atomic(svg, built.svg.encode("utf-8"), follow=False)
+                fixed.append(f"rebuilt {svg_label}")
+                artifact_data["status"] = "rebuilt"
+                stale = False
+        if stale:
+            message = SidecarCheck("stale").describe(Path(path).name)
+            found.append(finding(svg_label, "error", "STALE ARTIFACT", message))
+            blocks.append(f"{svg_label}\n  {message}")
+    data = {**report, "artifact": artifact_data}
+    if fixed:
+        data["fixed"] = fixed
+    return outcome("figdown", label, findings=found, fixed=fixed, report="\n".join(blocks) or None, data=data)
+
+
+# --- MRSF -------------------------------------------------------------------------------------
+
+_ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
+
+
+def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | None,
+               use_git: bool) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+    from markmcp.mrsf.discovery import find_workspace_root
+    from markmcp.mrsf.errors import MrsfError
+
+    kind = files.kind_of(path)
+    if kind != "file":
+        return unreadable("mrsf", label, "not-regular", f"{files.shown(label)} is not a regular file; it was not read")
+    root = find_workspace_root(Path(path).parent)
+    try:
+        where = ops.locate(path, root=root)
+    except MrsfError as error:
+        return unreadable("mrsf", label, error.code, error.message)
+    document = Path(where["documentPath"])
+    doc_label = os.path.normpath(os.path.join(os.path.dirname(label), os.path.relpath(document, Path(path).parent)))
+    if not _touched(changed, [path, document]):
+        return skipped("mrsf", label, "unchanged")
+    found: list[dict[str, Any]] = []
+    lines: list[str] = []
+    try:
+        checked = ops.validate([path], root=root)
+    except MrsfError as error:
+        return unreadable("mrsf", label, error.code, error.message)
+    entry = checked["files"][0] if checked["files"] else {"valid": False, "errors": [], "warnings": []}
+    for level, key in (("error", "errors"), ("warning", "warnings")):
+        for diag in entry.get(key, []):
+            found.append(finding(label, level, diag.get("code", "invalid"), diag["message"],
+                                 line=diag.get("line"), column=diag.get("column"), fails=level == "error"))
+            lines.append(f"  {'ERROR' if level == 'error' else 'WARN'}: {diag['message']}"
+                         + (f" ({diag['path']})" if diag.get("path") else ""))
+    fixed: list[str] = []
+    anchoring: dict[str, Any] | None = None
+    if entry.get("valid"):
+        try:
+            anchoring = ops.reanchor(path, root=root, dry_run=not fix, use_git=use_git)
+        except MrsfError as error:
+            found.append(finding(label, "error", error.code, error.message))
+            lines.append(f"  ERROR: {error.message}")
+    if anchoring is not None:
+        resolved: set[str] | None = None
+        for result in anchoring["results"]:
+            status = result.get("status")
+            moved = bool(result.get("changed")) and status in ("anchored", "shifted", "fuzzy")
+            old_line = (result.get("previous") or {}).get("line")
+            new_line = result.get("line")
+            ident = result.get("id")
+            if fix and result.get("changed"):
+                fixed.append(f"re-anchored {ident} ({status}"
+                             + (f", line {old_line} → {new_line}" if moved and old_line != new_line else "") + ")")
+            problem = status in ("orphaned", "ambiguous") or (moved and not fix)
+            if not problem:
+                continue
+            if status == "orphaned":
+                level, what = "error", "would be orphaned"
+            elif status == "ambiguous":
+                level, what = "warning", "is ambiguous"
+            else:
+                level, what = "warning", (f"would move from line {old_line} to {new_line}"
+                                          if old_line != new_line else f"would change ({status})")
+            reason = result.get("reason") or ""
+            message = f"comment {ident} {what}" + (f": {reason}" if reason else "")
+            if resolved is None:
+                resolved = _resolved_ids(anchoring)
+            is_resolved = ident in resolved
+            code = "reanchor:moved" if status not in ("orphaned", "ambiguous") else f"reanchor:{status}"
+            found.append(finding(doc_label, "note" if is_resolved else level, code, message,
+                                 line=old_line if isinstance(old_line, int) else None,
+                                 fails=not is_resolved))
+            where_at = f":{old_line}" if isinstance(old_line, int) else ""
+            icon = _ICONS.get(status, "·") if status in ("orphaned", "ambiguous") else _ICONS["shifted"]
+            lines.append(f"  {icon} {ident}{where_at} — {what}"
+                         + (f" ({reason})" if reason else ""))
+    data: dict[str, Any] = {"sidecar": label, "document": doc_label, "valid": bool(entry.get("valid")),
+                            "errors": entry.get("errors", []), "warnings": entry.get("warnings", [])}
+    if anchoring is not None:
+        data["reanchor"] = {"results": anchoring["results"], "counts": anchoring.get("counts", {}),
+                            "dryRun": anchoring.get("dryRun", not fix)}
+    if fixed:
+        data["fixed"] = fixed
+    report = None
+    if lines:
+        mark = "✗" if any(item["fails"] for item in found) else "✓"
+        report = "\n".join([f"{mark} {label}", *lines])
+    return outcome("mrsf", label, findings=found, fixed=fixed, report=report, data=data)
+
+
+def _resolved_ids(anchoring: dict[str, Any]) -> set[str]:
+    """Ids of resolved comments (a resolved comment that lost its place fails nothing)."""
+    from markmcp.mrsf import ops
+
+    try:
+        data = ops.read(anchoring["sidecarPath"], root=anchoring["root"])["data"]
+    except Exception:  # the sidecar just validated; reading it again can only fail by a race
+        return set()
+    comments = data.get("comments") if isinstance(data, dict) else None
+    return {c.get("id") for c in comments or () if isinstance(c, dict) and c.get("resolved") is True}
+
+
+# --- dispatch ---------------------------------------------------------------------------------
+
+
+def run_task(task: tuple[str, str, str], fix: bool = False, changed: frozenset[str] | None = None,
+             use_git: bool = False) -> dict[str, Any]:
+    """Check one task; never raises (a failing engine gives a ``crashed`` outcome)."""
+    engine, path, label = task
+    try:
+        if engine == "visimark":
+            return check_visimark(path, label, fix=fix, changed=changed)
+        if engine == "figdown":
+            return check_figdown(path, label, fix=fix, changed=changed)
+        if engine == "mrsf":
+            return check_mrsf(path, label, fix=fix, changed=changed, use_git=use_git)
+        raise ValueError(f"unknown engine {engine!r}")
+    except FileAccessError as error:
+        return unreadable(engine, label, error.code, error.message)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:  # a bug in an engine: reported as such, the run goes on
+        return crashed(engine, label, error)
+
+
+def preload() -> None:
+    """Import every engine now (before worker processes fork, so they share the imports)."""
+    import markmcp.figdown.render  # noqa: F401
+    import markmcp.figdown.report  # noqa: F401
+    import markmcp.mrsf.ops  # noqa: F401
+    import markmcp.visimark.check  # noqa: F401
+    import markmcp.visimark.disk  # noqa: F401
+    import markmcp.visimark.report  # noqa: F401
+    import markmcp.visimark.write  # noqa: F401

@@ -1,0 +1,189 @@
+"""The three forms of one check's report: text, the JSON envelope, and SARIF 2.1.0.
+
+* **text**: each file that has findings, in its engine's own report (VisiMark's
+  aligned check report, FigDown's ``PARSE FAILED`` / ``FIGURE REFUSED`` blocks, MRSF's
+  validation and re-anchoring lines), then what ``--fix`` changed, then one summary
+  line.  Control characters from documents and file names are escaped.
+* **JSON** (``--json``): one envelope ``{"command": "check", "markmcp", "status",
+  "summary", "visimark", "figdown", "mrsf", "findings", "fixed"}``; each engine's
+  section holds its files in that engine's own JSON shape (VisiMark's check entries,
+  FigDown's check reports with the artifact's state, MRSF's validation entries with
+  the re-anchoring results) and its own summary; ``findings`` lists every finding in
+  the engine-neutral form (:mod:`.findings`).
+* **SARIF** (``--format sarif``): one run of the tool ``markmcp``; each finding is a
+  result whose rule is ``<engine>/<code>``, located by a URI relative to the
+  repository's top folder (``%SRCROOT%``) and, where the engine knows it, a line and
+  column (Unicode code points), so code scanning shows it on the line.
+
+``status`` and the exit code agree: ``ok`` (0) nothing fails, ``findings`` (1) a
+finding fails or a file could not be read, ``error`` (2) an engine could not check a
+file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from markmcp import __version__
+from markmcp.textsafe import escape_controls
+
+from .findings import ENGINES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/markmcp/"
+TITLES = {"visimark": "VisiMark", "figdown": "FigDown", "mrsf": "MRSF"}
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _checked(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [item for item in outcomes if item["status"] != "skipped"]
+
+
+def exit_code(outcomes: list[dict[str, Any]]) -> int:
+    statuses = {item["status"] for item in outcomes}
+    if "crashed" in statuses:
+        return EXIT_ERROR
+    if statuses & {"findings", "unreadable"}:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    checked = _checked(outcomes)
+    statuses = Counter(item["status"] for item in checked)
+    levels = Counter(f["level"] for item in checked for f in item["findings"] if f["fails"])
+    return {
+        "files": len(checked),
+        "byEngine": {engine: sum(1 for item in checked if item["engine"] == engine) for engine in ENGINES},
+        "clean": statuses["clean"],
+        "withFindings": statuses["findings"],
+        "unreadable": statuses["unreadable"],
+        "crashed": statuses["crashed"],
+        "skipped": len(outcomes) - len(checked),
+        "findings": sum(levels.values()),
+        "errors": levels["error"],
+        "warnings": levels["warning"],
+        "fixed": sum(1 for item in checked if item["fixed"]),
+    }
+
+
+def summary_line(numbers: dict[str, Any]) -> str:
+    engines = ", ".join(f"{TITLES[engine]} {count}" for engine, count in numbers["byEngine"].items() if count)
+    line = f"checked {numbers['files']} file(s)" + (f" ({engines})" if engines else "")
+    parts = [f"{numbers['clean']} clean", f"{numbers['withFindings']} with findings"]
+    if numbers["unreadable"]:
+        parts.append(f"{numbers['unreadable']} not read")
+    if numbers["crashed"]:
+        parts.append(f"{numbers['crashed']} could not be checked")
+    line += ": " + ", ".join(parts)
+    if numbers["findings"]:
+        line += f"; {numbers['findings']} finding(s) ({numbers['errors']} error(s), {numbers['warnings']} warning(s))"
+    if numbers["fixed"]:
+        line += f"; fixed {numbers['fixed']} file(s)"
+    return line
+
+
+def text(outcomes: list[dict[str, Any]]) -> str:
+    """The human report (ends with a newline)."""
+    blocks = [item["report"] for item in outcomes if item["status"] != "skipped" and item["report"]]
+    fixed = [f"fixed {item['path']}: {change}" for item in outcomes for change in item["fixed"]]
+    parts = [*blocks]
+    if fixed:
+        parts.append("\n".join(fixed))
+    parts.append(summary_line(summary(outcomes)))
+    return escape_controls("\n\n".join(parts), keep="\n") + "\n"
+
+
+def _section(engine: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+    entries = [item["data"] for item in items]
+    numbers: dict[str, Any] = {"files": len(items),
+                               "clean": sum(1 for item in items if item["status"] == "clean"),
+                               "withFindings": sum(1 for item in items if item["status"] == "findings"),
+                               "unreadable": sum(1 for item in items if item["status"] == "unreadable"),
+                               "crashed": sum(1 for item in items if item["status"] == "crashed")}
+    if engine == "visimark":
+        for key in ("problems", "stale", "errors"):
+            numbers[key] = sum((entry.get("summary") or {}).get(key, 0) for entry in entries)
+        return {"files": entries, "summary": numbers}
+    if engine == "figdown":
+        artifacts = Counter((entry.get("artifact") or {}).get("status") for entry in entries)
+        numbers["artifacts"] = {status: artifacts[status] for status in ("current", "stale", "rebuilt")}
+        return {"documents": entries, "summary": numbers}
+    counts: Counter[str] = Counter()
+    for entry in entries:
+        counts.update((entry.get("reanchor") or {}).get("counts") or {})
+    numbers["comments"] = dict(sorted(counts.items()))
+    return {"files": entries, "summary": numbers}
+
+
+def envelope(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    checked = _checked(outcomes)
+    code = exit_code(outcomes)
+    body: dict[str, Any] = {"command": "check", "markmcp": __version__,
+                            "status": {EXIT_OK: "ok", EXIT_FINDINGS: "findings"}.get(code, "error"),
+                            "summary": summary(outcomes)}
+    for engine in ENGINES:
+        body[engine] = _section(engine, [item for item in checked if item["engine"] == engine])
+    body["findings"] = [{"engine": item["engine"], **f} for item in checked for f in item["findings"]]
+    body["fixed"] = [{"engine": item["engine"], "path": item["path"], "changes": item["fixed"]}
+                     for item in checked if item["fixed"]]
+    return body
+
+
+# --- SARIF ------------------------------------------------------------------------------------
+
+
+def _uri(label: str, top: Path) -> tuple[str, str | None]:
+    """(uri, uriBaseId) of a file shown as ``label``: relative to ``top`` when inside it."""
+    absolute = Path(os.path.abspath(label))
+    try:
+        rel = absolute.relative_to(top).as_posix()
+    except ValueError:
+        return absolute.as_uri(), None
+    return quote(rel, safe="/"), "%SRCROOT%"
+
+
+def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of a check."""
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    results: list[dict[str, Any]] = []
+    for item in _checked(outcomes):
+        engine = item["engine"]
+        for f in item["findings"]:
+            rule_id = f"{engine}/{f['code']}"
+            if rule_id not in index:
+                index[rule_id] = len(rules)
+                rules.append({"id": rule_id,
+                              "shortDescription": {"text": f"{TITLES[engine]}: {f['code']}"},
+                              "properties": {"engine": engine}})
+            uri, base = _uri(f["file"], top)
+            artifact: dict[str, Any] = {"uri": uri}
+            if base is not None:
+                artifact["uriBaseId"] = base
+            physical: dict[str, Any] = {"artifactLocation": artifact}
+            if isinstance(f["line"], int) and f["line"] >= 1:
+                region: dict[str, Any] = {"startLine": f["line"]}
+                if isinstance(f["column"], int) and f["column"] >= 1:
+                    region["startColumn"] = f["column"]
+                physical["region"] = region
+            result: dict[str, Any] = {"ruleId": rule_id, "ruleIndex": index[rule_id], "level": f["level"],
+                                      "message": {"text": f["message"] or f["code"]},
+                                      "locations": [{"physicalLocation": physical}]}
+            if not f["fails"]:
+                result["properties"] = {"fails": False}
+            results.append(result)
+    code = exit_code(outcomes)
+    run = {
+        "tool": {"driver": {"name": "markmcp", "version": __version__, "semanticVersion": __version__,
+                            "informationUri": INFORMATION_URI, "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": top.as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": code != EXIT_ERROR, "exitCode": code}],
+        "results": results,
+    }
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}

@@ -1,0 +1,248 @@
+"""Which files a check looks at: the tree walk, files named directly, git's changes and
+the shard.
+
+* A folder is walked with :func:`markmcp.mcpcore.files.walk`: ``.git`` and
+  ``node_modules`` are skipped, symlinked folders are never entered, a symlinked file
+  that leads out of the folder is reported and never read, and git's ignore rules hold
+  (every ``.gitignore`` from the repository's top down to each folder; an ignored
+  folder is not entered).  Files are taken by name: Markdown (``.md``, ``.markdown``;
+  the VisiMark check then tells whether it is a VisiMark document), FigDown sources
+  (``.fd``) and MRSF sidecars (``.review.yaml``, ``.review.json``).
+* A file named directly is checked whatever the ignore rules say, with what belongs to
+  it: a Markdown file's sidecar, an ``.svg``'s ``.fd`` source, a sidecar's document is
+  the sidecar's business.
+* ``--changed-since REV``: the files git lists as changed between ``REV`` and the work
+  tree (staged or not) plus the untracked files it does not ignore.  The tasks are still
+  found by the walk; each task then checks whether it or what it depends on changed.
+* ``--shard I/N``: a task belongs to shard ``1 + h mod N``, ``h`` the SHA-256 of its
+  path relative to the repository's top folder (the working folder outside a
+  repository), so every machine of a CI matrix agrees on the split whatever folder it
+  checked the repository out to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore import files
+from markmcp.mcpcore.files import FileAccessError
+
+from .engines import FIGDOWN_SUFFIX, SIDECAR_SUFFIXES, engine_of
+from .findings import unreadable
+from .ignore import Ignorer
+
+GIT_TIMEOUT = 60.0
+IGNORE_FILE = ".gitignore"
+
+
+class TreeError(Exception):
+    """The check cannot run as asked (a missing path, a bad revision): exit 2."""
+
+
+@dataclass
+class Plan:
+    """The tasks to run (``(engine, path, label)``), the outcomes the walk already knows
+    (files found but not readable), and the folder paths are measured from."""
+
+    top: Path
+    tasks: list[tuple[str, str, str]] = field(default_factory=list)
+    known: list[dict[str, Any]] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)
+
+    def add(self, engine: str, path: str, label: str) -> None:
+        key = (engine, os.path.realpath(path))
+        if key not in self.seen:
+            self.seen.add(key)
+            self.tasks.append((engine, os.path.abspath(path), label))
+
+
+def repository_top(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (a folder, or the file a
+    worktree or submodule has), or None."""
+    here = Path(os.path.abspath(start))
+    for candidate in (here, *here.parents):
+        if files.kind_of(candidate / ".git") in ("dir", "file"):
+            return candidate
+    return None
+
+
+def _label(path: str) -> str:
+    """A walked path as shown: without a leading ``./``."""
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _read_ignore(folder: Path) -> str | None:
+    """The ``.gitignore`` of a folder, or None (absent, or not a readable regular file)."""
+    path = folder / IGNORE_FILE
+    if files.kind_of(path) is None:
+        return None
+    try:
+        return files.read_text(path, what="ignore file")
+    except FileAccessError:
+        return None
+
+
+def _posix(path: Path, top: Path) -> str | None:
+    """``path`` relative to ``top``, POSIX ('' for ``top`` itself), or None when outside."""
+    try:
+        rel = path.relative_to(top).as_posix()
+    except ValueError:
+        return None
+    return "" if rel == "." else rel
+
+
+def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
+    """Add the tasks below ``folder`` (see the module docstring)."""
+    start = Path(os.path.abspath(folder))
+    top = repository_top(start) or start
+    rules = Ignorer()
+    if ignore:
+        chain = [start, *start.parents]
+        for candidate in reversed(chain[: chain.index(top) + 1] if top in chain else [start]):
+            text = _read_ignore(candidate)
+            if text is not None:
+                rules.add(_posix(candidate, top) or "", text)
+        if rules.rules and (rel := _posix(start, top)) and rules.ignored(rel, True):
+            return  # the folder itself is ignored
+
+    def enter(path: Path) -> bool:
+        if not ignore:
+            return True
+        absolute = Path(os.path.abspath(path))
+        rel = _posix(absolute, top)
+        if rel is None:
+            return True
+        if rules.ignored(rel, True):
+            return False
+        text = _read_ignore(absolute)
+        if text is not None:
+            rules.add(rel, text)
+        return True
+
+    for found in files.walk(folder, accept=lambda name: engine_of(name) is not None, enter=enter):
+        label = _label(str(found.path))
+        if ignore:
+            rel = _posix(Path(os.path.abspath(found.path)), top)
+            if rel is not None and rules.ignored(rel, False):
+                continue
+        engine = engine_of(found.path.name)
+        assert engine is not None
+        if found.problem is not None:
+            plan.known.append(unreadable(engine, label, found.problem.code, found.problem.message))
+            continue
+        plan.add(engine, str(found.path), label)
+
+
+def add_named_file(plan: Plan, path: str) -> None:
+    """A file named on the command line, with the files that belong to it."""
+    label = _label(path)
+    name = os.path.basename(path)
+    engine = engine_of(name)
+    if engine is not None:
+        plan.add(engine, path, label)
+    for related, related_label in related_files(path, label):
+        if files.kind_of(related) == "file":
+            related_engine = engine_of(os.path.basename(related))
+            if related_engine is not None:
+                plan.add(related_engine, related, related_label)
+
+
+def related_files(path: str, label: str) -> list[tuple[str, str]]:
+    """The task files a change to ``path`` concerns besides itself: a document's sidecars,
+    an artifact's source."""
+    lower = path.lower()
+    if lower.endswith(".svg"):
+        return [(path[: -len(".svg")] + FIGDOWN_SUFFIX, label[: -len(".svg")] + FIGDOWN_SUFFIX)]
+    if engine_of(os.path.basename(path)) == "visimark":
+        return [(path + suffix, label + suffix) for suffix in SIDECAR_SUFFIXES]
+    return []
+
+
+def plan_for(paths: list[str]) -> Plan:
+    """The tasks for the PATH arguments (default ``.``)."""
+    arguments = paths or ["."]
+    first = Path(os.path.abspath(arguments[0]))
+    plan = Plan(top=repository_top(first if files.kind_of(first) == "dir" else first.parent) or Path.cwd())
+    for argument in arguments:
+        try:
+            text = files.check_argument(argument)
+        except FileAccessError as error:
+            raise TreeError(error.message) from None
+        kind = files.kind_of(text)
+        if kind is None:
+            raise TreeError(f"{files.shown(text)}: no such file or folder")
+        if kind == "dir":
+            walk_folder(plan, text)
+        else:
+            add_named_file(plan, text)
+    return plan
+
+
+# --- git ----------------------------------------------------------------------------------
+
+
+def _git(args: list[str], cwd: Path) -> bytes:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=GIT_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise TreeError("--changed-since needs git, and no git command was found") from None
+    except (OSError, subprocess.SubprocessError) as error:
+        raise TreeError(f"git could not run: {error}") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise TreeError(f"git {args[0]} failed: {message[0] if message else f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def changed_since(revision: str, where: Path) -> frozenset[str]:
+    """Resolved paths of every file that differs between ``revision`` and the work tree of
+    the repository holding ``where`` (deleted ones included), and of every untracked file
+    git does not ignore."""
+    if not revision or revision.startswith("-") or "\x00" in revision:
+        raise TreeError(f"--changed-since: {revision!r} is not a revision")
+    top_text = _git(["rev-parse", "--show-toplevel"], where).decode("utf-8", "surrogateescape").strip()
+    top = Path(top_text)
+    try:
+        _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
+    except TreeError:
+        raise TreeError(f"--changed-since {revision}: git knows no commit of that name here") from None
+    names = _git(["diff", "--name-only", "--no-renames", "-z", revision, "--"], top).split(b"\0")
+    names += _git(["ls-files", "--others", "--exclude-standard", "-z"], top).split(b"\0")
+    return frozenset(os.path.realpath(top / os.fsdecode(name)) for name in names if name)
+
+
+# --- sharding -----------------------------------------------------------------------------
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``I/N`` as (I, N), 1 <= I <= N."""
+    index, sep, total = text.partition("/")
+    try:
+        i, n = int(index), int(total)
+    except ValueError:
+        raise TreeError(f"--shard wants I/N (for example 2/4), not {text!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise TreeError(f"--shard {text}: I must be between 1 and N (for example 2/4)")
+    return i, n
+
+
+def shard_of(path: str, top: Path, total: int) -> int:
+    """The shard (1..total) a task's file belongs to."""
+    absolute = Path(os.path.abspath(path))
+    rel = _posix(absolute, top) or absolute.as_posix()
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % total
+
+
+def take_shard(plan: Plan, index: int, total: int) -> None:
+    plan.tasks = [task for task in plan.tasks if shard_of(task[1], plan.top, total) == index]
+    plan.known = [known for known in plan.known if shard_of(known["path"], plan.top, total) == index]

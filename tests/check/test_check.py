@@ -1,0 +1,287 @@
+"""``markmcp check``: what it finds, in each engine's words; what --fix repairs; the walk;
+exit codes; the JSON envelope.  Run in process with one worker (``--jobs 1``) unless
+a test is about the pool."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from markmcp.check import cli
+from markmcp.figdown.render import build, read_artifact, sha256
+from markmcp.mrsf import ops
+
+SHEET = (
+    "| Item | Qty | Price | Total |\n|---|---:|---:|---:|\n| Pens | 2 | 1.50 | 3.00 |\n| Ink | 3 | 2.00 | 6.00 |\n\n"
+    "```vmark #lines\nTotal = Qty * Price\nsum = SUM(Total)\n```\n\nThe order comes to **9.00**<!--vmark=lines.sum-->.\n"
+)
+STALE_SHEET = SHEET.replace("| 6.00 |", "| 7.00 |").replace("**9.00**", "**10.00**")
+FIGURE = 'figdown 0.1 block\nnode a "A"\nnode b "B"\nedge a -> b\n'
+PAGE = "# Notes\n\nThe first line to review.\nThe second line.\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(["check", "--jobs", "1", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def envelope(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    code, out, _ = check(capsys, "--json", *args)
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# --- clean, and the summary ---------------------------------------------------------------------
+
+
+def test_a_clean_tree_exits_0_with_one_summary_line(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "docs" / "order.md", SHEET)
+    write(tree / "docs" / "plain.md", "# Just prose\n")
+    write(tree / "figs" / "f.fd", FIGURE)
+    write(tree / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=3, root=tree)
+    code, out, err = check(capsys)
+    assert (code, err) == (0, "")
+    assert out == "checked 3 file(s) (VisiMark 1, FigDown 1, MRSF 1): 3 clean, 0 with findings\n"
+
+
+def test_an_empty_tree_is_clean(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = check(capsys)
+    assert (code, out) == (0, "checked 0 file(s): 0 clean, 0 with findings\n")
+
+
+# --- VisiMark -----------------------------------------------------------------------------------
+
+
+def test_visimark_findings_in_visimark_words_and_fix(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = write(tree / "order.md", STALE_SHEET)
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert "order.md\n\n  STALE   lines.Total     · Ink" in out  # VisiMark's own check report
+    assert "7.00 ≠ 6.00" in out
+    assert out.endswith("checked 1 file(s) (VisiMark 1): 0 clean, 1 with findings; "
+                        "3 finding(s) (3 error(s), 0 warning(s))\n")
+    code, out, _ = check(capsys, "--fix")
+    assert code == 0
+    assert "fixed order.md: updated 1 cell(s), 1 anchor(s)" in out
+    assert doc.read_text(encoding="utf-8") == SHEET
+    assert check(capsys)[0] == 0
+
+
+def test_markdown_without_vmark_is_passed_over(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "readme.md", "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nvmark = 1\n```\n")
+    code, data = envelope(capsys)
+    assert code == 0
+    assert data["summary"]["files"] == 0 and data["summary"]["skipped"] == 1
+
+
+def test_a_visimark_error_has_its_line(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "bad.md", SHEET.replace("sum = SUM(Total)", "sum = SUM(Totl)"))
+    code, data = envelope(capsys)
+    assert code == 1
+    [undef] = [f for f in data["findings"] if f["code"] == "UNDEF"]
+    assert undef["engine"] == "visimark" and undef["file"] == "bad.md" and undef["level"] == "error"
+    assert undef["line"] == 8 and undef["message"].startswith("lines.sum unknown name `Totl`")
+    assert data["visimark"]["files"][0]["findings"][0]["code"] == "UNDEF"  # VisiMark's own JSON shape
+
+
+# --- FigDown ------------------------------------------------------------------------------------
+
+
+def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "bad.fd", FIGURE + "frobnicate\n")
+    source = write(tree / "fig.fd", FIGURE)
+    svg = write(tree / "fig.svg", build(FIGURE.replace('"B"', '"Before"')).svg or "")
+    write(tree / "hand.fd", FIGURE)
+    hand = write(tree / "hand.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>")
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert "PARSE FAILED — 1 diagnostic(s) in bad.fd\nLine 5:" in out
+    assert ("fig.svg\n  STALE ARTIFACT: fig.fd has changed since this .svg was built. The .fd is truth — rebuild."
+            in out)
+    assert "hand" not in out  # an .svg FigDown did not build is not its artifact
+    code, out, _ = check(capsys, "--fix")
+    assert code == 1  # bad.fd still fails
+    assert "fixed fig.fd: rebuilt fig.svg" in out
+    assert read_artifact(svg.read_text(encoding="utf-8")).recorded_sha256 == sha256(source.read_text(encoding="utf-8"))
+    assert hand.read_text(encoding="utf-8") == "<svg xmlns='http://www.w3.org/2000/svg'/>"
+    code, data = envelope(capsys, "fig.fd")
+    assert code == 0 and data["figdown"]["documents"][0]["artifact"] == {"path": "fig.svg", "status": "current"}
+
+
+def test_a_named_svg_checks_its_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "fig.fd", FIGURE)
+    write(tree / "fig.svg", build(FIGURE + "# older\n").svg or "")
+    code, data = envelope(capsys, "fig.svg")
+    assert code == 1 and data["summary"]["byEngine"]["figdown"] == 1
+    assert data["findings"][0]["file"] == "fig.svg"
+
+
+# --- MRSF ---------------------------------------------------------------------------------------
+
+
+def test_mrsf_comments_that_would_move_or_be_orphaned(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = write(tree / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=3, id="c1", root=tree)
+    ops.add("notes.md", author="Ada", text="And this?", line=4, id="c2", root=tree)
+    sidecar = tree / "notes.md.review.yaml"
+    before = sidecar.read_bytes()
+    page.write_text("# Notes\n\nA new opening line.\n\nThe first line to review.\nSomething else.\n", encoding="utf-8")
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert "✗ notes.md.review.yaml" in out
+    assert "↕ c1:3 — would move from line 3 to 5" in out
+    assert "✗ c2:4 — would be orphaned" in out
+    assert sidecar.read_bytes() == before  # a check writes nothing
+    assert sorted(p.name for p in tree.iterdir()) == ["notes.md", "notes.md.review.yaml"]  # no lock file left
+    code, data = envelope(capsys)
+    levels = {f["code"]: (f["level"], f["file"], f["line"]) for f in data["findings"]}
+    assert levels["reanchor:moved"] == ("warning", "notes.md", 3)
+    assert levels["reanchor:orphaned"] == ("error", "notes.md", 4)
+    code, out, _ = check(capsys, "--fix")
+    assert code == 1  # the orphan needs a person
+    assert "fixed notes.md.review.yaml: re-anchored c1 (anchored, line 3 → 5)" in out
+    comments = {c["id"]: c for c in ops.read("notes.md", root=tree)["data"]["comments"]}
+    assert comments["c1"]["line"] == 5 and comments["c2"]["x_reanchor_status"] == "orphaned"
+    ops.resolve("notes.md", ["c2"], root=tree)
+    code, out, _ = check(capsys)
+    assert code == 0, out  # a resolved comment that lost its place fails nothing
+
+
+def test_an_invalid_sidecar_is_reported_by_the_validator(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "notes.md", PAGE)
+    write(tree / "notes.md.review.yaml", "mrsf_version: '1.0'\ndocument: notes.md\ncomments:\n  - id: x\n")
+    code, data = envelope(capsys)
+    assert code == 1
+    codes = {f["code"] for f in data["findings"]}
+    assert "missing-field" in codes
+    entry = data["mrsf"]["files"][0]
+    assert entry["valid"] is False and entry["errors"] and "reanchor" not in entry
+
+
+def test_a_named_document_brings_its_sidecar(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=3, root=tree)
+    code, data = envelope(capsys, "notes.md")
+    assert code == 0 and data["summary"]["byEngine"]["mrsf"] == 1
+
+
+# --- the walk -----------------------------------------------------------------------------------
+
+
+def test_gitignore_git_and_node_modules_are_honoured(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / ".gitignore", "build/\n*.draft.md\n!keep.draft.md\n")
+    for path in ("build/a.md", "x.draft.md", "node_modules/pkg/b.md", ".git/c.md", "docs/build/d.md"):
+        write(tree / path, STALE_SHEET)
+    write(tree / "keep.draft.md", STALE_SHEET)
+    write(tree / "docs" / ".gitignore", "local.md\n")
+    write(tree / "docs" / "local.md", STALE_SHEET)
+    code, data = envelope(capsys)
+    assert [entry["path"] for entry in data["visimark"]["files"]] == ["keep.draft.md"]
+    code, data = envelope(capsys, "build/a.md")  # named directly: checked whatever the rules say
+    assert [entry["path"] for entry in data["visimark"]["files"]] == ["build/a.md"]
+
+
+def test_symlinks_do_not_lead_out_of_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    outside = tmp_path / "outside"
+    write(outside / "secret.md", STALE_SHEET.replace("Pens", "SECRET-PENS"))
+    tree = tmp_path / "tree"
+    write(tree / "ok.md", SHEET)
+    (tree / "leak.md").symlink_to(outside / "secret.md")
+    (tree / "linked").symlink_to(outside, target_is_directory=True)
+    monkeypatch.chdir(tree)
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert "NOT READ — leak.md" in out and "outside the allowed folders" in out
+    assert "SECRET" not in out and "linked" not in out
+
+
+def test_a_fifo_is_refused_without_blocking(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    os.mkfifo(tree / "pipe.md")
+    write(tree / "ok.md", SHEET)
+    code, data = envelope(capsys)
+    assert code == 1
+    assert data["summary"]["unreadable"] == 1
+    [problem] = [f for f in data["findings"]]
+    assert problem["file"] == "pipe.md" and problem["code"] == "not-read:not-regular"
+
+
+# --- exit 2 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing"], "markmcp check: missing: no such file or folder\n"),
+    (["--shard", "3/2"], "markmcp check: --shard 3/2: I must be between 1 and N (for example 2/4)\n"),
+    (["--shard", "x"], "markmcp check: --shard wants I/N (for example 2/4), not 'x'\n"),
+    (["--json", "--format", "sarif"], "markmcp check: --json and --format sarif disagree; give one\n"),
+])
+def test_could_not_run_is_exit_2(tree: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+                                 message: str) -> None:
+    code, out, err = check(capsys, *args)
+    assert (code, out, err) == (2, "", message)
+
+
+def test_a_usage_error_is_exit_2(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = check(capsys, "--only", "latex")
+    assert code == 2 and "choose from visimark, figdown, mrsf" in err and "Traceback" not in err
+
+
+def test_an_engine_that_fails_is_exit_2_and_named(tree: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from markmcp.check import engines
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engines, "check_figdown", broken)
+    write(tree / "f.fd", FIGURE)
+    write(tree / "ok.md", SHEET)
+    code, out, err = check(capsys)
+    assert code == 2 and err == ""
+    assert "COULD NOT CHECK — f.fd\n  the figdown check failed on this file: RuntimeError: boom" in out
+    assert "1 could not be checked" in out
+
+
+def test_only_chooses_engines(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "bad.fd", FIGURE + "frobnicate\n")
+    write(tree / "order.md", STALE_SHEET)
+    code, data = envelope(capsys, "--only", "figdown")
+    assert code == 1 and data["summary"]["byEngine"] == {"visimark": 0, "figdown": 1, "mrsf": 0}
+
+
+# --- the envelope -------------------------------------------------------------------------------
+
+
+def test_the_json_envelope_has_a_section_per_engine(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "order.md", STALE_SHEET)
+    write(tree / "f.fd", FIGURE)
+    write(tree / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=3, root=tree)
+    code, data = envelope(capsys)
+    assert code == 1
+    assert list(data) == ["command", "markmcp", "status", "summary", "visimark", "figdown", "mrsf", "findings",
+                          "fixed"]
+    assert data["status"] == "findings"
+    assert data["visimark"]["summary"] == {"files": 1, "clean": 0, "withFindings": 1, "unreadable": 0, "crashed": 0,
+                                           "problems": 3, "stale": 3, "errors": 0}
+    assert data["figdown"]["documents"][0]["label"] == "f.fd" and data["figdown"]["documents"][0]["ok"] is True
+    assert data["mrsf"]["files"][0]["reanchor"]["counts"] == {"anchored": 1}
+    assert data["summary"]["byEngine"] == {"visimark": 1, "figdown": 1, "mrsf": 1}
+    assert data["summary"]["skipped"] == 1  # notes.md itself: Markdown, not VisiMark
