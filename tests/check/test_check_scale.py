@@ -1,0 +1,161 @@
+"""``markmcp check`` across machines and processes: the process pool gives what one
+worker gives, ``--shard`` splits stably, ``--changed-since`` follows what changed
+(and what depends on it), and a terminal gets a progress bar."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from markmcp.check import cli
+from markmcp.figdown.render import build
+from markmcp.mrsf import ops
+
+from .test_check import FIGURE, PAGE, SHEET, STALE_SHEET, write
+
+CSV = "Item,Qty\nPens,2\nInk,3\n"
+IMPORTING = "```vmark #stock from stock.csv\ntotal = SUM(Qty)\n```\n\nWe hold **5**<!--vmark=stock.total--> items.\n"
+
+
+def _git() -> str:
+    git = shutil.which("git")
+    if git is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("git is not installed")
+        pytest.skip("git is not installed")
+    return git
+
+
+def git(folder: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    subprocess.run([_git(), *args], cwd=folder, check=True, capture_output=True, env=env)
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    code = cli.main(["check", "--json", *args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def mixed_tree(top: Path, copies: int = 6) -> None:
+    for k in range(copies):
+        write(top / f"d{k}" / "order.md", SHEET if k % 2 else STALE_SHEET)
+        write(top / f"d{k}" / "fig.fd", FIGURE if k % 3 else FIGURE + "frobnicate\n")
+        write(top / f"d{k}" / "notes.md", PAGE)
+        ops.add(f"d{k}/notes.md", author="Ada", text="Why?", line=3, root=top, id=f"c{k}")
+
+
+def paths(data: dict[str, Any]) -> list[str]:
+    return sorted([e["path"] for e in data["visimark"]["files"]] + [e["label"] for e in data["figdown"]["documents"]]
+                  + [e["sidecar"] for e in data["mrsf"]["files"]])
+
+
+def test_a_pool_of_workers_reports_what_one_worker_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    mixed_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    one = run_json(capsys, "--jobs", "1")
+    many = run_json(capsys, "--jobs", "3")
+    assert one == many
+    assert one[0] == 1 and one[1]["summary"]["files"] == 18
+
+
+def test_shards_split_the_tree_stably(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "checkout-a", tmp_path / "elsewhere" / "checkout-b"
+    for top in (first, second):
+        top.mkdir(parents=True)
+        git(top, "init", "-q")
+        mixed_tree(top, copies=8)
+    shards: dict[Path, list[list[str]]] = {}
+    for top in (first, second):
+        monkeypatch.chdir(top)
+        shards[top] = [paths(run_json(capsys, "--jobs", "1", "--shard", f"{i}/3")[1]) for i in (1, 2, 3)]
+        whole = paths(run_json(capsys, "--jobs", "1")[1])
+        union = sorted(p for shard in shards[top] for p in shard)
+        assert union == whole and len(set(union)) == len(union) == 24  # every file in exactly one shard
+        assert all(shard for shard in shards[top])
+    assert shards[first] == shards[second]  # the same split wherever the repository was checked out
+
+
+def test_changed_since_follows_changes_and_dependencies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    write(tmp_path / "stock" / "stock.csv", CSV)
+    write(tmp_path / "stock" / "report.md", IMPORTING)
+    write(tmp_path / "orders" / "order.md", SHEET)
+    write(tmp_path / "figs" / "a.fd", FIGURE)
+    write(tmp_path / "figs" / "a.svg", build(FIGURE).svg or "")
+    write(tmp_path / "figs" / "b.fd", FIGURE)
+    write(tmp_path / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=3, root=tmp_path, id="c1")
+    assert cli.main(["check", "--jobs", "1", "--fix"]) == 0  # stamps the import
+    capsys.readouterr()
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "start")
+    code, data = run_json(capsys, "--changed-since", "HEAD", "--jobs", "1")
+    assert (code, data["summary"]["files"]) == (0, 0)
+
+    write(tmp_path / "stock" / "stock.csv", CSV + "Paper,4\n")  # the import changed, not the document
+    write(tmp_path / "figs" / "a.svg", build(FIGURE + "# later\n").svg or "")  # the artifact changed
+    write(tmp_path / "notes.md", "# Notes\n\nAn inserted line.\nThe first line to review.\nThe second line.\n")
+    write(tmp_path / "new.fd", FIGURE + "frobnicate\n")  # untracked
+    code, data = run_json(capsys, "--changed-since", "HEAD", "--jobs", "1")
+    assert code == 1
+    assert paths(data) == ["figs/a.fd", "new.fd", "notes.md.review.yaml", "stock/report.md"]
+    codes = {(f["file"], f["code"]) for f in data["findings"]}
+    assert ("stock/report.md", "STALE") in codes and ("figs/a.svg", "STALE ARTIFACT") in codes
+    assert ("notes.md", "reanchor:moved") in codes
+    code = cli.main(["check", "--changed-since", "no-such-revision"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "markmcp check: --changed-since no-such-revision: git knows no commit of that name here\n"
+
+
+def test_changed_since_outside_a_repository_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    _git()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    code = cli.main(["check", "--changed-since", "HEAD"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.startswith("markmcp check: git rev-parse failed: ")
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_pipe_does_not(tmp_path: Path) -> None:
+    mixed_tree(tmp_path, copies=2)
+    command = [sys.executable, "-m", "markmcp.check.cli", "check", "--jobs", "2"]
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=secondary, timeout=120)
+        os.close(secondary)
+        secondary = -1
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(primary)
+        if secondary >= 0:
+            os.close(secondary)
+    assert done.returncode == 1
+    assert b"] 8/8 files" in shown and shown.startswith(b"\r[")  # 8 files looked at, 6 owned
+    assert b"\r[" not in done.stdout  # the bar never reaches standard output
+    piped = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120)
+    assert piped.returncode == 1 and piped.stderr == b""

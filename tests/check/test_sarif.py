@@ -1,0 +1,147 @@
+"""``markmcp check --format sarif``: a SARIF 2.1.0 log that code scanning can place on lines.
+
+The official SARIF 2.1.0 JSON schema is published by OASIS under terms that do not let
+us ship it in this MIT package, so the log is checked two ways:
+
+* always: against the rules of that schema that our logs use, written out below
+  (required members, the enumerations, positive line and column numbers, the URI base
+  form), with no network;
+* when ``MARKMCP_SARIF_SCHEMA`` names a copy of the official schema
+  (``sarif-schema-2.1.0.json``): against the whole of it (skipped, visibly, without).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft4Validator, Draft7Validator
+
+from markmcp import __version__
+from markmcp.check import cli
+from markmcp.figdown.render import build
+from markmcp.mrsf import ops
+
+from .test_check import FIGURE, PAGE, STALE_SHEET, write
+
+_MESSAGE = {"type": "object", "required": ["text"], "properties": {"text": {"type": "string", "minLength": 1}}}
+_REGION = {"type": "object", "required": ["startLine"], "additionalProperties": False,
+           "properties": {"startLine": {"type": "integer", "minimum": 1},
+                          "startColumn": {"type": "integer", "minimum": 1}}}
+_ARTIFACT_LOCATION = {"type": "object", "required": ["uri"], "additionalProperties": False,
+                      "properties": {"uri": {"type": "string", "pattern": r"^[^\s\\]+$"},
+                                     "uriBaseId": {"type": "string"}}}
+_RESULT = {
+    "type": "object", "required": ["ruleId", "ruleIndex", "level", "message", "locations"],
+    "additionalProperties": False,
+    "properties": {
+        "ruleId": {"type": "string", "pattern": r"^(visimark|figdown|mrsf)/\S"},
+        "ruleIndex": {"type": "integer", "minimum": 0},
+        "level": {"enum": ["none", "note", "warning", "error"]},
+        "message": _MESSAGE,
+        "locations": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
+            "type": "object", "required": ["physicalLocation"], "additionalProperties": False,
+            "properties": {"physicalLocation": {
+                "type": "object", "required": ["artifactLocation"], "additionalProperties": False,
+                "properties": {"artifactLocation": _ARTIFACT_LOCATION, "region": _REGION}}}}},
+        "properties": {"type": "object"},
+    },
+}
+#: The parts of the SARIF 2.1.0 schema our logs use.
+SARIF_RULES = {
+    "type": "object", "required": ["version", "runs"], "additionalProperties": False,
+    "properties": {
+        "$schema": {"type": "string", "format": "uri"},
+        "version": {"enum": ["2.1.0"]},
+        "runs": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
+            "type": "object", "required": ["tool"], "additionalProperties": False,
+            "properties": {
+                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
+                    "type": "object", "required": ["name"],
+                    "properties": {"name": {"const": "markmcp"}, "version": {"type": "string"},
+                                   "semanticVersion": {"type": "string"},
+                                   "informationUri": {"type": "string", "pattern": "^https://"},
+                                   "rules": {"type": "array", "items": {
+                                       "type": "object", "required": ["id"],
+                                       "properties": {"id": {"type": "string"},
+                                                      "shortDescription": _MESSAGE}}}}}}},
+                "originalUriBaseIds": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["uri"],
+                    "properties": {"uri": {"type": "string", "pattern": "^file:///.*/$"}}}},
+                "columnKind": {"enum": ["utf16CodeUnits", "unicodeCodePoints"]},
+                "invocations": {"type": "array", "items": {
+                    "type": "object", "required": ["executionSuccessful"],
+                    "properties": {"executionSuccessful": {"type": "boolean"},
+                                   "exitCode": {"type": "integer"}}}},
+                "results": {"type": "array", "items": _RESULT},
+            }}},
+    },
+}
+
+
+def _log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "docs" / "my order.md", STALE_SHEET)
+    write(tmp_path / "figs" / "bad.fd", FIGURE + "frobnicate\n")
+    write(tmp_path / "figs" / "ok.fd", FIGURE)
+    write(tmp_path / "figs" / "ok.svg", build(FIGURE + "# older\n").svg or "")
+    write(tmp_path / "notes.md", PAGE)
+    ops.add("notes.md", author="Ada", text="Why?", line=4, root=tmp_path, id="c1")
+    write(tmp_path / "notes.md", "# Notes\n\nThe first line to review.\n")
+    code = cli.main(["check", "--jobs", "1", "--format", "sarif"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    return json.loads(out)
+
+
+def test_the_log_follows_the_sarif_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    log = _log(tmp_path, monkeypatch, capsys)
+    errors = sorted(Draft7Validator(SARIF_RULES).iter_errors(log), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+    [run] = log["runs"]
+    assert run["tool"]["driver"]["version"] == __version__
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.as_uri() + "/"
+    rules = run["tool"]["driver"]["rules"]
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+    placed = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+               r["locations"][0]["physicalLocation"].get("region", {}).get("startLine")) for r in run["results"]}
+    assert ("visimark/STALE", "docs/my%20order.md", 4) in placed  # the stale cell's line, the URI escaped
+    assert ("figdown/parse", "figs/bad.fd", 5) in placed
+    assert ("figdown/STALE ARTIFACT", "figs/ok.svg", None) in placed
+    assert ("mrsf/reanchor:orphaned", "notes.md", 4) in placed
+    assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
+
+
+def test_the_rules_are_not_vacuous() -> None:
+    validator = Draft7Validator(SARIF_RULES)
+    good = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "markmcp"}}, "results": [
+        {"ruleId": "visimark/STALE", "ruleIndex": 0, "level": "error", "message": {"text": "m"},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "a.md"}, "region": {"startLine": 1}}}]}]}]}
+    assert validator.is_valid(good)
+    result = good["runs"][0]["results"][0]
+    for broken in (
+        {**good, "version": "2.0.0"},
+        {**good, "runs": [{**good["runs"][0], "results": [{**result, "level": "fatal"}]}]},
+        {**good, "runs": [{**good["runs"][0], "results": [{**result, "message": {}}]}]},
+        {**good, "runs": [{**good["runs"][0], "results": [{**result, "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "a.md"}, "region": {"startLine": 0}}}]}]}]},
+        {**good, "runs": [{**good["runs"][0], "results": [{**result, "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "my doc.md"}}}]}]}]},
+    ):
+        assert not validator.is_valid(broken), broken
+
+
+def test_the_log_is_valid_against_the_official_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    location = os.environ.get("MARKMCP_SARIF_SCHEMA")
+    if not location:
+        pytest.skip("set MARKMCP_SARIF_SCHEMA to a copy of the official sarif-schema-2.1.0.json")
+    schema = json.loads(Path(location).read_text(encoding="utf-8"))
+    log = _log(tmp_path, monkeypatch, capsys)
+    errors = sorted(Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
