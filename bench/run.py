@@ -49,6 +49,8 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
     ("visimark_bench.py", []),
     ("visimark_scale.py", []),
     ("visimark_infer_bench.py", []),
+    # markmcp check on a generated 5,000-file tree: one worker against every core
+    ("markmcp_check.py", []),
 ]
 
 

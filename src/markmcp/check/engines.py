@@ -164,7 +164,7 @@ def _artifact_path(source: str) -> Path:
     return path.with_name(path.name[: -len(FIGDOWN_SUFFIX)] + ".svg")
 
 
-def _artifact_on_disk(svg: Path) -> tuple[str, Any, str | None]:
+def _artifact_on_disk(svg: Path, label: str) -> tuple[str, Any, str | None]:
     """``("absent"|"ours"|"foreign"|"unreadable", artifact, why)`` for the ``.svg`` beside a
     source.  A symlink there is not followed (it is reported, never read)."""
     from markmcp.figdown.render import NotAnArtifact, read_artifact
@@ -172,14 +172,16 @@ def _artifact_on_disk(svg: Path) -> tuple[str, Any, str | None]:
     try:
         target = files.target_of(svg, follow=False)
     except FileAccessError as error:
-        return "unreadable", None, error.message
+        if error.code == "symlink":
+            return "unreadable", None, f"{label} is a symbolic link; an artifact is never read or written through one"
+        return "unreadable", None, error.message.replace(files.shown(svg), label)
     kind = files.kind_of(target)
     if kind is None:
         return "absent", None, None
     if kind != "file":
-        return "unreadable", None, f"{files.shown(svg)} is not a regular file; it was not read"
+        return "unreadable", None, f"{label} is not a regular file; it was not read"
     try:
-        text = files.read_text(target, limit=8 * files.MAX_FILE_BYTES, what="SVG", label=svg)
+        text = files.read_text(target, limit=8 * files.MAX_FILE_BYTES, what="SVG", label=label)
     except FileAccessError as error:
         return "unreadable", None, error.message
     try:
@@ -205,7 +207,7 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
              for item in report["diagnostics"]]
     blocks = [parse_failed(label, report["diagnostics"])] if report["diagnostics"] else []
     svg_label = _label_of(svg, path, label)
-    state, artifact, why = _artifact_on_disk(svg)
+    state, artifact, why = _artifact_on_disk(svg, svg_label)
     fixed: list[str] = []
     artifact_data: dict[str, Any] = {"path": svg_label, "status": state}
     if state == "unreadable":
