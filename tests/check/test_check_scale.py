@@ -159,3 +159,25 @@ def test_a_terminal_gets_a_progress_bar_and_a_pipe_does_not(tmp_path: Path) -> N
     assert b"\r[" not in done.stdout  # the bar never reaches standard output
     piped = subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=120)
     assert piped.returncode == 1 and piped.stderr == b""
+
+
+def _where(task: tuple[str, str, str], *args: Any) -> dict[str, Any]:
+    import time
+
+    time.sleep(0.05)
+    return {"engine": task[0], "path": task[2], "pid": os.getpid()}
+
+
+def test_the_work_is_spread_over_worker_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from markmcp.check import run
+
+    monkeypatch.setattr(run, "run_task", _where)
+    tasks = [("figdown", f"/x/{k}.fd", f"{k}.fd") for k in range(24)]
+    seen: list[tuple[int, int]] = []
+    outcomes = run.run(tasks, jobs=2, progress=lambda done, total: seen.append((done, total)))
+    assert [item["path"] for item in outcomes] == [f"{k}.fd" for k in range(24)]  # task order kept
+    pids = {item["pid"] for item in outcomes}
+    assert os.getpid() not in pids and len(pids) == 2
+    assert seen[0] == (0, 24) and seen[-1] == (24, 24)
+    few = run.run(tasks[: run.MIN_POOL_TASKS - 1], jobs=2)
+    assert {item["pid"] for item in few} == {os.getpid()}  # too few for a pool: checked here

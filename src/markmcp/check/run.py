@@ -26,6 +26,9 @@ Progress = Callable[[int, int], None]
 #: Tasks per batch sent to a worker: few enough that the pool balances, enough that the
 #: cost of sending them is small.
 MAX_BATCH = 32
+#: Fewer tasks than this are checked in this process: a pool would cost more to start
+#: (every engine imported) than it saves.
+MIN_POOL_TASKS = 16
 
 
 def default_jobs() -> int:
@@ -65,7 +68,7 @@ def run(tasks: Sequence[Task], *, jobs: int, fix: bool = False, changed: frozens
     done = 0
     if progress:
         progress(0, total)
-    workers = max(1, min(jobs, total))
+    workers = max(1, min(jobs, total)) if total >= MIN_POOL_TASKS else 1
     if workers == 1:
         for phase in _phases(tasks, fix):
             for i in phase:
