@@ -159,42 +159,12 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
 # --- FigDown ----------------------------------------------------------------------------------
 
 
-def _artifact_path(source: str) -> Path:
-    path = Path(source)
-    return path.with_name(path.name[: -len(FIGDOWN_SUFFIX)] + ".svg")
-
-
-def _artifact_on_disk(svg: Path, label: str) -> tuple[str, Any, str | None]:
-    """``("absent"|"ours"|"foreign"|"unreadable", artifact, why)`` for the ``.svg`` beside a
-    source.  A symlink there is not followed (it is reported, never read)."""
-    from markmcp.figdown.render import NotAnArtifact, read_artifact
-
-    try:
-        target = files.target_of(svg, follow=False)
-    except FileAccessError as error:
-        if error.code == "symlink":
-            return "unreadable", None, f"{label} is a symbolic link; an artifact is never read or written through one"
-        return "unreadable", None, error.message.replace(files.shown(svg), label)
-    kind = files.kind_of(target)
-    if kind is None:
-        return "absent", None, None
-    if kind != "file":
-        return "unreadable", None, f"{label} is not a regular file; it was not read"
-    try:
-        text = files.read_text(target, limit=8 * files.MAX_FILE_BYTES, what="SVG", label=label)
-    except FileAccessError as error:
-        return "unreadable", None, error.message
-    try:
-        return "ours", read_artifact(text), None
-    except NotAnArtifact:
-        return "foreign", None, "not a FigDown artifact"
-
-
 def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
+    from markmcp.figdown.artifacts import NotOurs, artifact_for, on_disk, write_artifact
     from markmcp.figdown.render import SidecarCheck, build, sha256
-    from markmcp.figdown.report import check_report, parse_failed
+    from markmcp.figdown.report import check_report, refusal
 
-    svg = _artifact_path(path)
+    svg = artifact_for(path)
     if not _touched(changed, [path, svg]):
         return skipped("figdown", label, "unchanged")
     try:
@@ -202,30 +172,39 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
     except FileAccessError as error:
         return unreadable("figdown", label, error.code, error.message)
     report = check_report(label, text)
-    found = [finding(label, "error", report.get("stage", "parse"), item["message"], line=item["line"],
-                     column=item.get("column"))
+    stage = report.get("stage", "parse")
+    found = [finding(label, "error", stage, item["message"], line=item["line"], column=item.get("column"))
              for item in report["diagnostics"]]
-    blocks = [parse_failed(label, report["diagnostics"])] if report["diagnostics"] else []
+    blocks = [refusal(label, report.get("stage"), report["diagnostics"])] if report["diagnostics"] else []
     svg_label = _label_of(svg, path, label)
-    state, artifact, why = _artifact_on_disk(svg, svg_label)
     fixed: list[str] = []
-    artifact_data: dict[str, Any] = {"path": svg_label, "status": state}
-    if state == "unreadable":
-        found.append(finding(svg_label, "error", "not-read", why or "not read"))
+    try:
+        existing = on_disk(svg)
+    except FileAccessError as error:
+        why = (f"{svg_label} is a symbolic link; an artifact is never read or written through one"
+               if error.code == "symlink" else error.message.replace(files.shown(svg), svg_label))
+        found.append(finding(svg_label, "error", f"not-read:{error.code}", why))
         blocks.append(f"NOT READ — {svg_label}\n  {why}")
-    elif state == "ours":
+        existing = None
+    artifact_data: dict[str, Any] = {"path": svg_label, "status": existing.state if existing else "unreadable"}
+    if existing is not None and existing.state == "ours":
+        artifact = existing.artifact
         stale = artifact.recorded_sha256 != sha256(text)
         artifact_data["status"] = "stale" if stale else "current"
         if stale and fix and report["ok"]:
             built = build(text, with_title=artifact.with_title)
             if built.svg is not None:
-                files.write_atomic(svg, built.svg.encode("utf-8"), follow=False)
-                fixed.append(f"rebuilt {svg_label}")
-                artifact_data["status"] = "rebuilt"
-                stale = False
+                try:
+                    write_artifact(svg, built.svg, label=svg_label)
+                except (NotOurs, FileAccessError) as error:
+                    fixed.append(f"could not rebuild {svg_label}: {error}")
+                else:
+                    fixed.append(f"rebuilt {svg_label}")
+                    artifact_data["status"] = "rebuilt"
+                    stale = False
         if stale:
             message = SidecarCheck("stale").describe(Path(path).name)
-            found.append(finding(svg_label, "error", "STALE ARTIFACT", message))
+            found.append(finding(svg_label, "error", "stale-artifact", message))
             blocks.append(f"{svg_label}\n  {message}")
     data = {**report, "artifact": artifact_data}
     if fixed:
