@@ -285,3 +285,13 @@ def test_the_json_envelope_has_a_section_per_engine(tree: Path, capsys: pytest.C
     assert data["mrsf"]["files"][0]["reanchor"]["counts"] == {"anchored": 1}
     assert data["summary"]["byEngine"] == {"visimark": 1, "figdown": 1, "mrsf": 1}
     assert data["summary"]["skipped"] == 1  # notes.md itself: Markdown, not VisiMark
+
+
+def test_a_file_named_twice_or_named_and_walked_is_checked_once(tree: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "order.md", STALE_SHEET)
+    (tree / "alias.md").symlink_to(tree / "order.md")
+    code, data = envelope(capsys, "order.md", "./order.md", "alias.md")
+    assert code == 1 and data["summary"]["files"] == 1
+    code, data = envelope(capsys, "order.md", ".")
+    assert [entry["path"] for entry in data["visimark"]["files"]] == ["alias.md", "order.md"]  # the walk keeps both names

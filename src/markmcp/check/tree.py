@@ -54,11 +54,16 @@ class Plan:
     known: list[dict[str, Any]] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
 
-    def add(self, engine: str, path: str, label: str) -> None:
-        key = (engine, os.path.realpath(path))
-        if key not in self.seen:
-            self.seen.add(key)
-            self.tasks.append((engine, os.path.abspath(path), label))
+    def add(self, engine: str, path: str, label: str, *, walked: bool = False) -> None:
+        """Add a task once per file: a walked file is known by its absolute path (a walk
+        enters no symlinked folder, so it meets each path once), a named one by its
+        resolved path too, so the same file named twice, or named and walked, is one task."""
+        absolute = os.path.abspath(path)
+        keys = [(engine, absolute)] if walked else [(engine, absolute), (engine, os.path.realpath(path))]
+        if any(key in self.seen for key in keys):
+            return
+        self.seen.update(keys)
+        self.tasks.append((engine, absolute, label))
 
 
 def repository_top(start: Path) -> Path | None:
@@ -126,18 +131,20 @@ def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
             rules.add(rel, text)
         return True
 
+    top_prefix = str(top).rstrip("/") + "/"
     for found in files.walk(folder, accept=lambda name: engine_of(name) is not None, enter=enter):
-        label = _label(str(found.path))
-        if ignore:
-            rel = _posix(Path(os.path.abspath(found.path)), top)
-            if rel is not None and rules.ignored(rel, False):
+        text = str(found.path)
+        label = _label(text)
+        if ignore and rules.rules:
+            absolute = os.path.abspath(text)
+            if absolute.startswith(top_prefix) and rules.ignored(absolute[len(top_prefix):], False):
                 continue
         engine = engine_of(found.path.name)
         assert engine is not None
         if found.problem is not None:
             plan.known.append(unreadable(engine, label, found.problem.code, found.problem.message))
             continue
-        plan.add(engine, str(found.path), label)
+        plan.add(engine, text, label, walked=True)
 
 
 def add_named_file(plan: Plan, path: str) -> None:
