@@ -340,10 +340,18 @@ def run_task(task: tuple[str, str, str], fix: bool = False, changed: frozenset[s
 
 
 def preload() -> None:
-    """Import every engine now (before worker processes fork, so they share the imports)."""
+    """Import every engine now, with the modules they import on first use (the renderer's
+    layouts, the re-anchoring engine, rapidfuzz), so forked workers share them instead of
+    each importing them again."""
+    import markmcp.figdown.artifacts  # noqa: F401
     import markmcp.figdown.render  # noqa: F401
+    import markmcp.figdown.render.regions  # noqa: F401
+    import markmcp.figdown.render.scene  # noqa: F401
+    import markmcp.figdown.render.sequence  # noqa: F401
     import markmcp.figdown.report  # noqa: F401
+    import markmcp.mrsf.discovery  # noqa: F401
     import markmcp.mrsf.ops  # noqa: F401
+    import markmcp.mrsf.reanchor  # noqa: F401
     import markmcp.visimark.check  # noqa: F401
     import markmcp.visimark.disk  # noqa: F401
     import markmcp.visimark.report  # noqa: F401
