@@ -34,6 +34,7 @@ import mcp_types as types
 import pydantic_core
 from pydantic import ValidationError
 
+from markmcp.mcpcore.args import json_type
 from markmcp.textsafe import escape_controls
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -59,25 +60,6 @@ class Verdict:
 
     message: types.JSONRPCMessage | None = None
     error: types.JSONRPCError | None = None
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def valid_id(value: Any) -> bool:
