@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import shared_dir
+from markmcp.mrsf.errors import MrsfError
 from markmcp.mrsf.sidecar import parse_sidecar
 from markmcp.mrsf.validate import sha256_hex, validate
 
@@ -190,3 +191,23 @@ def test_extract_text_cuts_first_and_last_line_in_utf16_units_and_clamps():
     assert extract_text(lines, 2, 3, end_column=40) == "middle\nxy😀z"
     assert extract_text(lines, 4) == ""
     assert extract_text(lines, 0) is None and extract_text(lines, 2, 5) is None and extract_text(lines, 3, 2) is None
+
+
+# Found by `make fuzz` (mrsf input 285010): the YAML library's integer constructor raised
+# IndexError on the scalar ``+_`` (and ValueError in the safe loader the config uses).
+@pytest.mark.parametrize("text", ["+_", "comments:\n  - id: +_\n", "document: x.md\ncomments:\n- id: a\n  line: -_\n"])
+def test_a_scalar_the_yaml_library_cannot_construct_is_malformed_yaml(text):
+    with pytest.raises(MrsfError) as caught:
+        parse_sidecar(text)
+    assert caught.value.code == "malformed-yaml"
+    assert "cannot construct" in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["+_", "sidecar_root: +_\n"])
+def test_a_config_scalar_the_yaml_library_cannot_construct_is_invalid_config(text):
+    from markmcp.mrsf.discovery import parse_config
+
+    with pytest.raises(MrsfError) as caught:
+        parse_config(text, ".mrsf.yaml")
+    assert caught.value.code == "invalid-config"
+    assert ".mrsf.yaml" in str(caught.value)

@@ -99,6 +99,10 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
         where += f": {problem}" if problem else ""
         raise MrsfError("invalid-config", f"{label}: malformed YAML{where}",
                         line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None) from None
+    except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+        # the YAML library's own constructors fail on some scalars (``+_`` as an integer)
+        raise MrsfError("invalid-config", f"{label}: malformed YAML: a value the YAML reader cannot "
+                        f"construct ({type(exc).__name__}: {exc})") from None
     if data is None:
         return Config()
     if not isinstance(data, dict):

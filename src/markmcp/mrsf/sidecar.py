@@ -945,6 +945,10 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML{where}: {problem}", line=line, column=column) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {exc}") from None
+    except (IndexError, KeyError, AttributeError) as exc:
+        # the YAML library's own constructors fail on some scalars (``+_`` as an integer)
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: a value the YAML reader cannot "
+                        f"construct ({type(exc).__name__}: {exc})") from None
     if loaded is None:
         raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
     if _depth_over(loaded, MAX_DEPTH):
