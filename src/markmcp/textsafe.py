@@ -14,6 +14,7 @@ Standard library only and cheap to import.
 from __future__ import annotations
 
 import re
+from typing import TextIO
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """C0 controls (tab and newline included), DEL, the C1 controls, the bidirectional
@@ -42,3 +43,12 @@ def escape_controls(text: str, keep: str = "") -> str:
 def for_terminal(value: object) -> str:
     """``str(value)`` with every unsafe character escaped."""
     return escape_controls(value if isinstance(value, str) else str(value))
+
+
+def tolerant(*streams: TextIO) -> None:
+    """Let each stream escape what its encoding cannot carry (``backslashreplace``) instead
+    of raising, so an odd file name never turns into a traceback."""
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            reconfigure(errors="backslashreplace")

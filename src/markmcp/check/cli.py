@@ -29,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TextIO
 
 from markmcp import __version__
-from markmcp.textsafe import escape_controls
+from markmcp.textsafe import escape_controls, tolerant
 
 from . import report
 from .findings import ENGINES
@@ -152,16 +152,9 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return report.exit_code(outcomes)
 
 
-def _tolerant(stream: TextIO) -> None:
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None and getattr(stream, "errors", None) == "strict":
-        reconfigure(errors="backslashreplace")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``markmcp``; returns the exit code."""
-    _tolerant(sys.stdout)
-    _tolerant(sys.stderr)
+    tolerant(sys.stdout, sys.stderr)
     parser = build_parser()
     try:
         options = parser.parse_args(argv)

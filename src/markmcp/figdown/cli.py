@@ -69,7 +69,7 @@ from markmcp.figdown.report import (
 from markmcp.figdown.sources import documents_below, read_document, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
-from markmcp.textsafe import escape_controls
+from markmcp.textsafe import escape_controls, tolerant
 
 PROG = "figdown"
 STDIN = "-"
@@ -359,21 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _tolerant(stream: TextIO) -> None:
-    """Let ``stream`` escape what its encoding cannot carry instead of raising."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None and getattr(stream, "errors", None) == "strict":
-        reconfigure(errors="backslashreplace")
-
-
 def _stdin_bytes() -> BinaryIO:
     return getattr(sys.stdin, "buffer", sys.stdin)  # type: ignore[return-value]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``figdown``; returns the exit code."""
-    _tolerant(sys.stdout)
-    _tolerant(sys.stderr)
+    tolerant(sys.stdout, sys.stderr)
     parser = build_parser()
     try:
         options = parser.parse_args(argv)

@@ -30,11 +30,7 @@ def shown(path: str | os.PathLike[str]) -> str:
     """A path as a label any output can carry: file-name bytes that are not UTF-8 (which
     Python keeps as lone surrogates) appear as ``\\xNN``; nothing else changes (JSON output
     keeps it exact, human output escapes control characters when it prints it)."""
-    raw = os.fspath(path)
-    try:
-        return os.fsencode(raw).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a lone surrogate no file name holds (it can only come from an argument)
-        return raw.encode("utf-8", "backslashreplace").decode("utf-8")
+    return files.name_text(path)
 
 
 def is_document(name: str) -> bool:

@@ -89,14 +89,20 @@ class FileAccessError(Exception):
 # --- naming paths in messages ---------------------------------------------------------
 
 
-def shown(path: str | os.PathLike[str]) -> str:
-    """A path as message text: undecodable name bytes as ``\\xNN``, control characters
-    escaped, and a very long path shortened in the middle."""
+def name_text(path: str | os.PathLike[str]) -> str:
+    """A path as text any output can carry: file-name bytes that are not UTF-8 (which Python
+    keeps as lone surrogates) appear as ``\\xNN``; nothing else changes."""
     raw = os.fspath(path)
     try:
-        text = os.fsencode(raw).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a lone surrogate: shown escaped
-        text = raw.encode("utf-8", "backslashreplace").decode("utf-8")
+        return os.fsencode(raw).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate no file name holds (it can only come from an argument)
+        return raw.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path as message text: :func:`name_text`, control characters escaped, and a very
+    long path shortened in the middle."""
+    text = name_text(path)
     text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
     if len(text) > SHOWN_PATH_CHARS:
         half = (SHOWN_PATH_CHARS - 1) // 2

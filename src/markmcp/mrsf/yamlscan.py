@@ -540,19 +540,8 @@ class _Reader:
                 chunks.append("\n" * breaks)
                 k = ind
                 continue
-            if esc in _ESCAPES:
-                chunks.append(_ESCAPES[esc])
-                k = stop + 2
-                continue
-            width = _HEX_ESCAPES.get(esc)
-            digits = line[stop + 2:stop + 2 + width] if width else ""
-            if not width or len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
-                raise Unsupported(f"line {j + 1}: bad escape")
-            code = int(digits, 16)
-            if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-                raise Unsupported(f"line {j + 1}: bad escape")
-            chunks.append(chr(code))
-            k = stop + 2 + width
+            char, k = _escape(line, stop, j)
+            chunks.append(char)
 
     def block_scalar(self, i: int, pos: int, block: int) -> tuple[int, Any, str, int, int]:
         lines = self.lines
@@ -720,20 +709,24 @@ def _unescape(body: str, i: int) -> str:
             out.append(body[k:])
             return "".join(out)
         out.append(body[k:stop])
-        esc = body[stop + 1:stop + 2]
-        if esc in _ESCAPES:
-            out.append(_ESCAPES[esc])
-            k = stop + 2
-            continue
-        width = _HEX_ESCAPES.get(esc)
-        digits = body[stop + 2:stop + 2 + width] if width else ""
-        if not width or len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
-            raise Unsupported(f"line {i + 1}: bad escape")
-        code = int(digits, 16)
-        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-            raise Unsupported(f"line {i + 1}: bad escape")
-        out.append(chr(code))
-        k = stop + 2 + width
+        char, k = _escape(body, stop, i)
+        out.append(char)
+
+
+def _escape(text: str, stop: int, i: int) -> tuple[str, int]:
+    """The character a double-quoted scalar's escape at ``text[stop]`` (a backslash) stands for,
+    and the column after it; ``i`` is the 0-based line, for the error."""
+    esc = text[stop + 1:stop + 2]
+    if esc in _ESCAPES:
+        return _ESCAPES[esc], stop + 2
+    width = _HEX_ESCAPES.get(esc)
+    digits = text[stop + 2:stop + 2 + width] if width else ""
+    if not width or len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+        raise Unsupported(f"line {i + 1}: bad escape")
+    code = int(digits, 16)
+    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+        raise Unsupported(f"line {i + 1}: bad escape")
+    return chr(code), stop + 2 + width
 
 
 def _plain_part(line: str, pos: int, i: int) -> tuple[str, int, bool]:
