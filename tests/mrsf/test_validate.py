@@ -211,3 +211,13 @@ def test_a_config_scalar_the_yaml_library_cannot_construct_is_invalid_config(tex
         parse_config(text, ".mrsf.yaml")
     assert caught.value.code == "invalid-config"
     assert ".mrsf.yaml" in str(caught.value)
+
+
+# Found by `make fuzz` (mrsf input 566618, reduced): after a NEL line break the YAML library's
+# comment handling raised NotImplementedError ("overlap in comment").
+@pytest.mark.parametrize("text", ["a:\x85 # c\n b\n\n # d\n -", "a: \x85# c\n b\n\n # d\n -"])
+def test_a_failure_inside_the_yaml_library_is_malformed_yaml(text):
+    with pytest.raises(MrsfError) as caught:
+        parse_sidecar(text)
+    assert caught.value.code == "malformed-yaml"
+    assert "NotImplementedError" in str(caught.value) and "\n" not in str(caught.value)

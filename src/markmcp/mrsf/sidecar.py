@@ -949,6 +949,10 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
         # the YAML library's own constructors fail on some scalars (``+_`` as an integer)
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML: a value the YAML reader cannot "
                         f"construct ({type(exc).__name__}: {exc})") from None
+    except Exception as exc:  # noqa: BLE001 - whatever else the YAML library raises on hostile text
+        # e.g. NotImplementedError "overlap in comment" from its comment handling (found by make fuzz)
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: the YAML reader failed on it "
+                        f"({type(exc).__name__}: {str(exc)[:200]})") from None
     if loaded is None:
         raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
     if _depth_over(loaded, MAX_DEPTH):
