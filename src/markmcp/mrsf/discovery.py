@@ -27,7 +27,7 @@ from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
 
 from .errors import MrsfError
-from .sidecar import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML, safe_yaml
+from .sidecar import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML, put_back, safe_yaml, yaml12_text
 
 CONFIG_FILENAME = ".mrsf.yaml"
 MAX_CONFIG_BYTES = 64 * 1024
@@ -90,13 +90,14 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
         return Config()  # empty or only comments (no YAML parser needed)
     from ruamel.yaml.error import YAMLError  # imported here: most runs have no config to parse
 
+    reader_text, back = yaml12_text(text)
     try:
-        data = safe_yaml().load(text)
+        data = safe_yaml().load(reader_text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None)
-        where += f": {problem}" if problem else ""
+        where += f": {problem.translate(back)}" if problem else ""
         raise MrsfError("invalid-config", f"{label}: malformed YAML{where}",
                         line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None) from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
@@ -113,6 +114,7 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
         return Config()
     if not isinstance(root, str):
         raise MrsfError("invalid-config", f"{label}: sidecar_root must be a string")
+    root = put_back(root, back)
     if root.startswith("/") or root.startswith("\\") or re.match(r"[A-Za-z]:", root):
         raise MrsfError("invalid-config", f"{label}: sidecar_root must be a relative path (got {root!r})")
     if ".." in root:

@@ -832,13 +832,61 @@ def _depth_limited() -> tuple[type, type, type]:
                 return super().add_indent(column)  # type: ignore[misc]
 
         class RoundTrip(DepthLimit, RoundTripScanner):
-            pass
+            def scan_to_next_token(self) -> Any:
+                # The data read here keeps no comments (writes splice the file's own lines),
+                # so comments are skipped as the plain scanner skips them, in linear time:
+                # the round-trip scanner gathers them character by character and joins runs
+                # of them, which grows with the square of their size (make fuzz hangs).
+                return Scanner.scan_to_next_token(self)
 
         class Safe(DepthLimit, Scanner):
             pass
 
         _LIMITED = (RoundTrip, Safe, TooDeep)
     return _LIMITED
+
+
+# YAML 1.2, which the MRSF reference tools read with, treats NEL, LS and PS as ordinary
+# characters; the YAML library here still breaks lines at them (so its line numbers and its
+# comments disagree with the file's), and its comment handling turns super-linear on many of
+# them (``make fuzz`` hangs, mrsf inputs 336992 and 502087: 80 kB of comment took minutes).
+# It is therefore given the text with each replaced by a private-use stand-in that occurs
+# nowhere in the text, not even as an escape, and every string it returns gets them back.
+_UNUSUAL_BREAKS = "\x85\u2028\u2029"
+_STAND_IN_FIRST = 0xF0000
+
+
+def yaml12_text(text: str) -> tuple[str, dict[int, str]]:
+    """``text`` as the YAML library should read it, and the table that undoes the stand-ins
+    (empty when the text holds no NEL, LS or PS)."""
+    if not any(ch in text for ch in _UNUSUAL_BREAKS):
+        return text, {}
+    lowered = text.lower()
+    stand_ins: list[str] = []
+    code = _STAND_IN_FIRST
+    while len(stand_ins) < len(_UNUSUAL_BREAKS):
+        if code > 0x10FFFD:
+            raise MrsfError("malformed-yaml", "the text leaves no private-use character free to read its "
+                            "NEL, LS and PS characters with")
+        ch = chr(code)
+        if ch not in text and f"{code:x}" not in lowered:
+            stand_ins.append(ch)
+        code += 1
+    forward = {ord(b): s for b, s in zip(_UNUSUAL_BREAKS, stand_ins)}
+    return text.translate(forward), {ord(s): b for b, s in zip(_UNUSUAL_BREAKS, stand_ins)}
+
+
+def put_back(value: Any, table: dict[int, str]) -> Any:
+    """Plain data (from :func:`to_plain`) with the stand-ins of :func:`yaml12_text` undone."""
+    if not table:
+        return value
+    if isinstance(value, dict):
+        return {put_back(k, table): put_back(v, table) for k, v in value.items()}
+    if isinstance(value, list):
+        return [put_back(v, table) for v in value]
+    if isinstance(value, str) and not isinstance(value, Binary):
+        return value.translate(table)
+    return value
 
 
 def safe_yaml() -> Any:
@@ -929,8 +977,9 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
 
     y = _yaml()
     too_deep = _depth_limited()[2]
+    reader_text, back = yaml12_text(text)
     try:
-        loaded = y.load(text)
+        loaded = y.load(reader_text)
     except too_deep as exc:
         mark = exc.problem_mark
         raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
@@ -938,21 +987,21 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
                         column=mark.column + 1) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
+        problem = (exc.problem or exc.context or "invalid YAML").translate(back)
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
         where = f" at line {line}, column {column}" if line else ""
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML{where}: {problem}", line=line, column=column) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
-        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {exc}") from None
+        raise MrsfError("malformed-yaml", f"{label}: malformed YAML: {str(exc).translate(back)}") from None
     except (IndexError, KeyError, AttributeError) as exc:
         # the YAML library's own constructors fail on some scalars (``+_`` as an integer)
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML: a value the YAML reader cannot "
-                        f"construct ({type(exc).__name__}: {exc})") from None
+                        f"construct ({type(exc).__name__}: {str(exc).translate(back)})") from None
     except Exception as exc:  # noqa: BLE001 - whatever else the YAML library raises on hostile text
         # e.g. NotImplementedError "overlap in comment" from its comment handling (found by make fuzz)
         raise MrsfError("malformed-yaml", f"{label}: malformed YAML: the YAML reader failed on it "
-                        f"({type(exc).__name__}: {str(exc)[:200]})") from None
+                        f"({type(exc).__name__}: {str(exc).translate(back)[:200]})") from None
     if loaded is None:
         raise MrsfError("invalid-sidecar", f"{label}: the file holds no YAML document")
     if _depth_over(loaded, MAX_DEPTH):
@@ -963,7 +1012,7 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
             f"{label}: its YAML aliases expand to more than {_MAX_PLAIN_NODES} values (an alias bomb?); "
             "it is not read",
         )
-    data = to_plain(loaded)
+    data = put_back(to_plain(loaded), back)
     sc = Sidecar(fmt="yaml", data=data)
     lines = text.split("\n")
     sc._lines = lines
