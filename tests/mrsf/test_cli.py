@@ -332,8 +332,8 @@ def test_init_creates_then_refuses_then_forces(tmp_path: Path) -> None:
     sidecar = tmp_path / "fresh.md.review.yaml"
     assert sidecar_data(sidecar) == {"mrsf_version": "1.0", "document": "fresh.md", "comments": []}
     proc = run("init", "fresh.md", cwd=tmp_path)
-    assert proc.returncode == 1
-    assert "--force" in proc.stderr
+    assert proc.returncode == 2  # a usage error, like the others
+    assert proc.stderr == "mrsf init: error: sidecar already exists: fresh.md.review.yaml; add --force to replace it\n"
     proc = run("init", "--force", "fresh.md", cwd=tmp_path)
     assert proc.returncode == 0
 
@@ -343,6 +343,37 @@ def test_init_missing_document_is_a_read_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "ghost.md" in proc.stderr
     assert not (tmp_path / "ghost.md.review.yaml").exists()
+
+
+def test_init_refuses_a_document_that_is_not_utf8_as_add_does(tmp_path: Path) -> None:
+    (tmp_path / "latin1.md").write_bytes(b"caf\xe9\n")
+    for command in (["init", "latin1.md"], ["add", "latin1.md", "-a", "me", "-t", "hi", "-l", "1"]):
+        proc = run(*command, cwd=tmp_path)
+        assert proc.returncode == 2 and "not UTF-8" in proc.stderr, proc.stderr
+    assert not (tmp_path / "latin1.md.review.yaml").exists()
+
+
+def test_add_refuses_a_document_that_does_not_exist(tmp_path: Path) -> None:
+    proc = run("add", "ghost.md", "-a", "me", "-t", "hi", "-l", "1", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == "mrsf add: error: document not found: ghost.md\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_list_shows_a_comment_without_text_as_such(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    (tmp_path / "a.md.review.yaml").write_text(
+        'mrsf_version: "1.0"\ndocument: a.md\ncomments:\n  - id: c1\n    author: Ann\n'
+        '    timestamp: "2026-01-01T00:00:00Z"\n    line: 1\n    resolved: false\n', encoding="utf-8")
+    proc = run("list", "a.md", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert "  Ann: (no text)\n" in proc.stdout and "None" not in proc.stdout
+
+
+def test_list_of_a_folder_without_sidecars_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    proc = run("list", "empty", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "No sidecars found.\n")
 
 
 def test_rename_moves_the_sidecar(work: Path) -> None:

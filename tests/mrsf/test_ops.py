@@ -359,6 +359,7 @@ def test_rename_moves_sidecar_and_updates_document(ws):
     assert not (ws / "docs" / "a.md.review.yaml").exists()
     data = ops.read("b.md", root=ws)["data"]
     assert data["document"] == "b.md" and len(data["comments"]) == 1
+    (ws / "docs" / "c.md").write_text("# C\n")
     ops.add("docs/c.md", author="a", text="t", root=ws)
     with pytest.raises(MrsfError) as info:
         ops.rename("docs/c.md", "b.md", root=ws)

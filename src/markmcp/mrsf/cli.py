@@ -47,7 +47,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 #: Engine error codes that mean "the command ran and found a problem" (exit 1);
 #: every other code is a usage or read error (exit 2).
-PROBLEM_CODES = frozenset({"comment-not-found", "sidecar-exists", "version-mismatch", "duplicate-id"})
+PROBLEM_CODES = frozenset({"comment-not-found", "version-mismatch", "duplicate-id"})
 #: Codes that mean a file could not be read at all (``validate`` reports other codes as invalid).
 READ_ERROR_CODES = frozenset({"not-found", "io-error", "path-escape", "file-too-large", "not-regular", "symlink"})
 
@@ -422,7 +422,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         if summary.get("bySeverity"):
             out.line("per severity: " + ", ".join(f"{k} {v}" for k, v in summary["bySeverity"].items()))
     elif not rows:
-        out.line("No comment passes these filters.")
+        out.line("No comment passes these filters." if result.get("versions") or result.get("errors")
+                 else "No sidecars found.")
     else:
         for row in rows:
             c = row["comment"]
@@ -431,7 +432,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             sev = f" [{c['severity']}]" if c.get("severity") else ""
             kind = f" ({c['type']})" if c.get("type") else ""
             out.line(f"{state} {c.get('id')} {row['document']}{loc}{sev}{kind}")
-            out.line(f"  {c.get('author')}: {c.get('text')}")
+            text = c.get("text")
+            out.line(f"  {c.get('author')}: {text if isinstance(text, str) else '(no text)'}")
             if c.get("reply_to"):
                 out.line(f"  ↳ answers {c['reply_to']}")
         out.line("")
@@ -543,8 +545,9 @@ def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     try:
         result = ops.init(str(document), force=args.force, **ctx.kwargs())
     except MrsfError as error:
-        if error.code == "sidecar-exists":
-            raise MrsfError(error.code, f"{error.message}; add --force to replace it.") from None
+        if error.code == "sidecar-exists":  # a usage error (exit 2), with the CLI's own hint
+            raise MrsfError(error.code, f"sidecar already exists: {error.details.get('path')}; "
+                            "add --force to replace it") from None
         raise
     if out.as_json:
         out.json(result)

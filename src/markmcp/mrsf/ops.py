@@ -154,6 +154,9 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     taken (the sidecar is read as it is, so a read-only checkout can be checked).
 ``find_sidecars(directory=None, *, root=None, cwd=None, config=None, places=None)``
     -> ``sidecars`` (relative paths).
+``sidecars_of(targets, *, root=None, cwd=None, config=None, places=None)``
+    -> ``sidecars`` (relative paths), ``errors``: the targets expanded as the multi-file
+    operations expand them; a sidecar outside ``places`` is an error entry, never read.
 """
 
 from __future__ import annotations
@@ -180,7 +183,7 @@ from .validate import validate as _validate
 __all__ = [
     "locate", "read", "init", "add", "add_batch", "update", "resolve", "unresolve", "delete",
     "list_comments", "format_list", "status", "validate", "rename", "repair", "reanchor",
-    "find_sidecars", "MrsfError",
+    "find_sidecars", "sidecars_of", "MrsfError",
 ]
 
 PathLike = str | os.PathLike
@@ -367,12 +370,13 @@ def init(document: PathLike, *, format: str = "yaml", force: bool = False, expec
     loc = _find(document, root, cwd, config, places)
     if loc.format != format and kind_of(loc.sidecar_path) is None:
         loc = _confined(dataclasses.replace(loc, sidecar=sidecar_rel_for(loc.document, loc.config, format)), places)
-    if kind_of(loc.document_path) is None:
+    if _document_text(loc) is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
+    # (read, not only found: a document that is not UTF-8 is refused here as add refuses it)
 
     def change(sc: Sidecar | None):
         if sc is not None and not force:
-            raise MrsfError("sidecar-exists", f"sidecar already exists: {loc.sidecar} (use force to overwrite)",
+            raise MrsfError("sidecar-exists", f"sidecar already exists: {loc.sidecar} (use force to replace it)",
                             path=loc.sidecar)
         return new_sidecar(loc.document, format), sc is None
 
@@ -383,6 +387,9 @@ def init(document: PathLike, *, format: str = "yaml", force: bool = False, expec
 def _add(loc: Location, specs: list[dict], expected_version: str | None,
          document_text: str | None) -> tuple[store.Outcome, list[dict]]:
     text = _document_text(loc, document_text)
+    if text is None:
+        # as init and reanchor: a comment needs a document to be anchored in
+        raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
     head = None
     if any(not s.get("commit") for s in specs if isinstance(s, dict)):
         head = _head(loc, text if text is not None else "")
@@ -720,6 +727,17 @@ def _odd_comments(sc: Sidecar | None) -> list[dict]:
                 entry["line"] = position[0]
             odd.append(entry)
     return odd
+
+
+def sidecars_of(targets: Iterable[PathLike] | PathLike, *, root: PathLike | None = None,
+                cwd: PathLike | None = None, config: PathLike | None = None,
+                places: Places | None = None) -> dict:
+    """The existing sidecars that documents, sidecars and folders in ``targets`` stand for, as
+    the multi-file operations expand them (a folder: the sidecars of the documents below
+    it, under ``sidecar_root`` when one is configured); one outside ``places`` is listed in
+    ``errors`` (``path-escape``), never read."""
+    root_path, locs, errors = _targets(targets, root, cwd, config, places)
+    return {"status": "ok", "root": str(root_path), "sidecars": [loc.sidecar for loc in locs], "errors": errors}
 
 
 def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = None,

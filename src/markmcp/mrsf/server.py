@@ -267,10 +267,19 @@ def _sidecar_version(root: str, sidecar: str, ctx: CallContext) -> str | None:
 
 def _sidecars(ctx: CallContext, workdir: Path, files: list[str] | None) -> list[str]:
     """Absolute target paths for the multi-file tools: the given files, or every sidecar below workdir."""
-    if files:
-        return [str(_inside(ctx, workdir, f, "file")) for f in files]
-    found = _engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
-    return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+    if not files:
+        found = _engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
+        return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+    targets = []
+    for name in files:
+        target = _inside(ctx, workdir, name, "file")
+        if kind_of(target) == "dir":  # a folder stands for the sidecars of its documents, as in the CLI
+            found = _engine(ops.sidecars_of, [str(target)], cwd=str(workdir), ctx=ctx)
+            _raise_errors(found)
+            targets.extend(str(Path(found["root"]) / rel) for rel in found["sidecars"])
+        else:
+            targets.append(str(target))
+    return targets
 
 
 def _raise_errors(result: dict[str, Any]) -> None:
