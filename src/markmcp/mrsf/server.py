@@ -60,7 +60,7 @@ from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfConflict, MrsfError
 from markmcp.mrsf.store import file_error
 
-SERVER_NAME = "sidemark-mrsf"
+SERVER_NAME = "markmcp-mrsf"
 SEVERITIES = ["low", "medium", "high"]
 COMMENT_TYPES = "suggestion, issue, question, accuracy, style, clarity"
 
