@@ -4,6 +4,7 @@
 
     markmcp check [PATH...] [--fix] [--json | --format text|json|sarif]
                   [--only ENGINE[,ENGINE]] [--jobs N] [--shard I/N] [--changed-since REV]
+    markmcp serve [OPTION...]        # the MCP server of all three tool families (markmcp-mcp)
     markmcp --version | --help
 
 ``check`` walks each folder (default ``.``) and checks every document an engine owns
@@ -93,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--changed-since", metavar="REV",
                        help="check only what git says changed since REV (and what depends on it)")
     check.add_argument("--no-progress", action="store_true", help="no progress bar on standard error")
+    # listed for --help only: main hands `serve` and everything after it to the server's own parser
+    commands.add_parser("serve", help="run the MCP server of all three tool families (the same as markmcp-mcp; "
+                        "`markmcp serve --help` lists its options)", add_help=False)
     return parser
 
 
@@ -155,6 +159,11 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``markmcp``; returns the exit code."""
     tolerant(sys.stdout, sys.stderr)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:
+        from markmcp.server import main as serve  # the server's modules load only for `serve`
+
+        return serve(argv[1:], prog=f"{PROG} serve")
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
