@@ -140,3 +140,9 @@ def test_combine_offers_the_union_of_the_options() -> None:
     both = build_parser(combine([reads], name="x", version="1", prog="x", default_port=1,
                                 offered=[reads, writes])).format_help()
     assert "--root" in both and "--allow-write" in both and "--trust-client-roots" in both
+    assert "--read-only" not in both
+    mrsf_like = ServerSpec(name="m", version="1", instructions="", tools=[_tool("m")], write_gate=False,
+                           write_default=True)
+    all_three = build_parser(combine([reads], name="x", version="1", prog="x", default_port=1,
+                                     offered=[reads, writes, mrsf_like])).format_help()
+    assert "--read-only" in all_three and "--allow-write" in all_three

@@ -99,3 +99,18 @@ def test_refusals_show_a_long_path_shortened(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="outside") as refused:
         resolve_inside(tmp_path, deep)
     assert len(str(refused.value)) < 500 and "characters)" in str(refused.value)
+
+
+def test_a_gate_open_by_default_writes_where_it_reads_until_read_only(tmp_path: Path) -> None:
+    """MRSF's gate (``by_default``): no --allow-write and no root needed; the places are the
+    readable ones; --read-only closes it."""
+    from dataclasses import replace
+
+    from markmcp.mcpcore import writable_places
+
+    ctx = context(None, allow_write=False, cwd=tmp_path)
+    assert writable_places(ctx, "a.md", by_default=True).folders == (tmp_path.resolve(),)
+    with pytest.raises(ToolError, match="no root is declared|--allow-write"):
+        writable_places(ctx, "a.md")  # the ordinary gate stays closed for the same context
+    with pytest.raises(ToolError, match="'a.md' is not allowed: the server was started with --read-only"):
+        writable_places(replace(ctx, read_only=True), "a.md", by_default=True)

@@ -56,6 +56,9 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+ROOT_HINT = "start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it"
+
+
 class Server(StdioClient):
     """An ``mrsf-mcp`` subprocess on stdio, initialized, with helpers for tool calls."""
 
@@ -407,7 +410,7 @@ def test_path_escape_with_dotdot(server: Server, work: Path) -> None:
         ("mrsf_add", {"document": "doc.md", "text": "t", "author": "a", "cwd": ".."}),
     ):
         text, data = server.fail(tool, **args)
-        assert "outside the working directory" in text, text
+        assert "outside the allowed folders" in text and ROOT_HINT in text, text  # the message of every server
         assert data is not None and data["code"] == "path-escape"
     assert snapshot(work.parent) == before
 
@@ -419,7 +422,7 @@ def test_path_escape_with_symlink(server: Server, work: Path) -> None:
     os.symlink(outside, work / "link")
     before = snapshot(outside)
     text, _ = server.fail("mrsf_add", document="link/x.md", text="t", author="a", line=1)
-    assert "outside the working directory" in text
+    assert "outside the allowed folders" in text and ROOT_HINT in text
     assert snapshot(outside) == before
     assert not (outside / "x.md.review.yaml").exists()
 
@@ -549,7 +552,7 @@ def test_symlinked_sidecar_leaving_the_working_directory_is_refused(tmp_path: Pa
             ("mrsf_discover", {"document": "d.md"}),
         ):
             text, data = srv.fail(tool, **args)
-            assert "outside" in text and "working directory" in text, (tool, text)
+            assert "outside the allowed folders" in text and ROOT_HINT in text, (tool, text)
             assert data is not None and data["code"] == "path-escape"
     finally:
         assert "Traceback" not in srv.finish()[1]

@@ -64,6 +64,8 @@ class CallContext:
     """The folders tools may read; None means the working directory and every root."""
     hint: str = "start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it"
     """How to allow a refused folder: ends the refusal message of :meth:`places`."""
+    read_only: bool = False
+    """``--read-only``: not even the tools that write by default (``ServerSpec.write_default``) may write."""
 
     def places(self) -> Places:
         """The folders tools may read (confine every read with it, e.g. ``files.read_text(places=...)``)."""
@@ -183,6 +185,10 @@ class ServerSpec:
     write_gate: bool = True
     """Whether tools write through :func:`check_write_path`.  A server that never writes
     through the gate says False, and ``--allow-write`` is not offered."""
+    write_default: bool = False
+    """Whether tools write without ``--allow-write`` (MRSF's, as their upstream server does):
+    such a server offers ``--read-only`` to close its gate, and its tools write wherever they
+    may read (``writable_places(..., by_default=True)``)."""
 
     def __post_init__(self) -> None:
         names = [tool.name for tool in self.tools]
@@ -208,9 +214,12 @@ class Settings:
     log_level: str
     options: Mapping[str, Any] = field(default_factory=dict)
     trust_client_roots: bool = False
+    read_only: bool = False
 
 
-_COMMON_DESTS = ("transport", "host", "port", "root", "allow_write", "cwd", "log_level", "trust_client_roots")
+_COMMON_DESTS = (
+    "transport", "host", "port", "root", "allow_write", "cwd", "log_level", "trust_client_roots", "read_only",
+)
 
 
 def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
@@ -243,8 +252,15 @@ def build_parser(spec: ServerSpec) -> argparse.ArgumentParser:
             "(by default any local process can connect there, so its roots may only narrow --cwd/--root); "
             "use only when every process that can reach the port is trusted",
         )
+    gate = group.add_mutually_exclusive_group() if spec.write_gate or spec.write_default else group
     if spec.write_gate:
-        group.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
+        gate.add_argument("--allow-write", action="store_true", help="allow tools to write files inside the roots")
+    if spec.write_default:
+        gate.add_argument(
+            "--read-only", action="store_true",
+            help="no tool writes (by default the MRSF tools write sidecars inside the folders they may read, "
+            "as @mrsf/mcp does)",
+        )
     group.add_argument("--cwd", metavar="DIR", help="working directory for relative paths (default: current)")
     group.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error"),
@@ -289,6 +305,7 @@ def parse_settings(spec: ServerSpec, argv: Sequence[str] | None) -> Settings:
         log_level=namespace.log_level,
         options=types.MappingProxyType(extra),
         trust_client_roots=getattr(namespace, "trust_client_roots", False),
+        read_only=getattr(namespace, "read_only", False),
     )
 
 

@@ -65,4 +65,5 @@ def combine(
         add_arguments=arguments if own else None,
         uses_roots=any(spec.uses_roots for spec in offered),
         write_gate=any(spec.write_gate for spec in offered),
+        write_default=any(spec.write_default for spec in offered),
     )

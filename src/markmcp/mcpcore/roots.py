@@ -69,6 +69,7 @@ class RootsPolicy:
     options: object
     trust_client: bool
     transport: str
+    read_only: bool = False
 
     @classmethod
     def of(cls, settings: Settings) -> RootsPolicy:
@@ -79,6 +80,7 @@ class RootsPolicy:
             options=settings.options,
             trust_client=settings.transport == "stdio" or settings.trust_client_roots,
             transport=settings.transport,
+            read_only=settings.read_only,
         )
 
     def context(self, client_roots: Sequence[Path]) -> CallContext:
@@ -87,13 +89,13 @@ class RootsPolicy:
             roots = _unique((*self.roots, *client_roots))
             return CallContext(
                 roots=roots, cwd=self.cwd, allow_write=self.allow_write, options=self.options,  # type: ignore[arg-type]
-                readable=_unique((self.cwd, *roots)), hint=HINT,
+                readable=_unique((self.cwd, *roots)), hint=HINT, read_only=self.read_only,
             )
         hint = NARROWING_HINT.format(transport="HTTP" if self.transport == "http" else self.transport.upper())
         if not client_roots:
             return CallContext(
                 roots=self.roots, cwd=self.cwd, allow_write=self.allow_write, options=self.options,  # type: ignore[arg-type]
-                readable=_unique((self.cwd, *self.roots)), hint=hint,
+                readable=_unique((self.cwd, *self.roots)), hint=hint, read_only=self.read_only,
             )
         return CallContext(
             roots=intersect(client_roots, self.roots),
@@ -102,4 +104,5 @@ class RootsPolicy:
             options=self.options,  # type: ignore[arg-type]
             readable=intersect(client_roots, (self.cwd, *self.roots)),
             hint=hint,
+            read_only=self.read_only,
         )

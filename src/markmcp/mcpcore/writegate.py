@@ -50,7 +50,7 @@ def resolve_inside(base: Path, path: str | Path) -> Path:
     return resolved
 
 
-def writable_places(ctx: CallContext, path: str | Path) -> Places:
+def writable_places(ctx: CallContext, path: str | Path, *, by_default: bool = False) -> Places:
     """The write gate's opt-in and roots: the folders a tool may write ``path`` in.
 
     Refuses (:class:`ToolError` naming ``path``) unless the server runs with
@@ -59,7 +59,15 @@ def writable_places(ctx: CallContext, path: str | Path) -> Places:
     :func:`markmcp.mcpcore.files.write_atomic` (``places=``), which confines the
     target to the roots; a derived path is written with ``follow=False``, so a
     symlink planted at it is refused rather than written through.
+
+    ``by_default``: the tool writes unless the server runs with ``--read-only``
+    (``ServerSpec.write_default``, MRSF's upstream behaviour), in every folder it may
+    read (``ctx.places()``: ``--cwd``, each ``--root``, the client's roots as the policy allows).
     """
+    if by_default:
+        if ctx.read_only:
+            raise ToolError(f"writing '{shown(path)}' is not allowed: the server was started with --read-only")
+        return ctx.places()
     if not ctx.allow_write:
         raise ToolError(f"writing '{shown(path)}' is not allowed: the server was started without --allow-write")
     if not ctx.roots:

@@ -9,13 +9,24 @@ results.  The engine does the work, and :mod:`markmcp.mcpcore` speaks the protoc
 Paths
     Every path argument (``document``, ``files``, ``cwd``, ``oldDocument`` ...) is
     resolved against the tool's ``cwd`` (default: the server's working directory), with
-    ``..`` collapsed and symlinks followed, and must stay inside the server's working
-    directory (``--cwd``).  Sidecars are found per MRSF §3 by the engine, and every file
-    the engine then derives (the sidecar, old and new, wherever a ``.mrsf.yaml``
-    ``sidecar_root`` puts it; its lock and backup) must lie there too: the engine gets
-    the allowed folders (``CallContext.places()``) and reads, writes, locks and deletes
-    only through :mod:`markmcp.mcpcore.files`.  A path no file system takes (a NUL,
-    too long) is an ``invalid-argument`` error.
+    ``..`` collapsed and symlinks followed, and must stay inside the server's folders:
+    its working directory (``--cwd``), each ``--root`` and the client's MCP roots as the
+    roots policy allows (``markmcp.mcpcore.roots``).  So a host that launches the server
+    anywhere and passes an absolute ``cwd`` per call, as ``@mrsf/mcp`` allows, works
+    whenever it declares that project as a root.  A path outside is a ``path-escape``
+    error with the same message every markmcp server gives, naming how to allow it.
+    Sidecars are found per MRSF §3 by the engine, and every file the engine then derives
+    (the sidecar, old and new, wherever a ``.mrsf.yaml`` ``sidecar_root`` puts it; its
+    lock and backup) must lie there too: the engine gets the allowed folders
+    (``CallContext.places()``) and reads, writes, locks and deletes only through
+    :mod:`markmcp.mcpcore.files`.  A path no file system takes (a NUL, too long) is an
+    ``invalid-argument`` error.
+
+Writes
+    Through the shared write gate, open by default as upstream's server writes by
+    default (``ServerSpec.write_default``): the writing tools write in the folders they
+    may read, and a server started with ``--read-only`` refuses every write
+    (``read-only`` error) before touching a file.
 
 Replies
     The text content of every reply is the result in the JSON shape the upstream server
@@ -35,7 +46,6 @@ Versions
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -52,6 +62,7 @@ from markmcp.mcpcore import (
     Tool,
     ToolError,
     serve,
+    writable_places,
 )
 from markmcp.mcpcore.files import check_argument, kind_of, shown
 from markmcp.mrsf import compat
@@ -89,7 +100,10 @@ def _severity(description: str) -> dict[str, Any]:
     return {"type": "string", "enum": SEVERITIES, "description": description}
 
 
-CWD = _string("Working directory for relative paths (default: the server's working directory; must lie inside it)")
+CWD = _string(
+    "Working directory for relative paths (default: the server's working directory); it must lie inside the "
+    "server's folders: its working directory, a --root, or one of the client's MCP roots"
+)
 FILES = _strings(
     "Which sidecars to work on, named by the sidecar or by its Markdown document; "
     "leave out to take every sidecar found below the working directory"
@@ -218,7 +232,7 @@ def _inside(ctx: CallContext, workdir: Path, value: str, what: str) -> Path:
     except FileAccessError as error:
         if error.code != "outside":
             raise ToolError(f"{what}: {error.message}", data=file_error(error).to_dict()) from None
-        message = f"{what} '{shown(value)}' is outside the working directory {ctx.cwd.resolve()}"
+        message = f"{what}: {error.message}"
         raise ToolError(message, data=_error("path-escape", message, path=shown(value))) from None
 
 
@@ -227,8 +241,18 @@ def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 
 def _places(ctx: CallContext) -> Places:
-    """The folders every file a tool touches must lie in: the working directory (and roots)."""
-    return dataclasses.replace(ctx.places(), hint="this server reads and writes only inside its working directory")
+    """The folders every file a tool touches must lie in: the working directory, the roots and
+    the client's roots (as the roots policy allows)."""
+    return ctx.places()
+
+
+def _writable(ctx: CallContext, target: str | Path) -> None:
+    """The write gate of a writing tool, before anything is read or written: open unless the
+    server runs with ``--read-only`` (the write folders are those of :func:`_places`)."""
+    try:
+        writable_places(ctx, target, by_default=True)
+    except ToolError as error:
+        raise ToolError(error.message, data=_error("read-only", error.message)) from None
 
 
 def _engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, **kwargs: Any) -> dict[str, Any]:
@@ -343,6 +367,9 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         message = f"{' and '.join(single_only)} need exactly one file (got {len(targets)})"
         raise ToolError(message, data=_error("invalid-argument", message))
     dry_run = bool(args.get("dryRun", False))
+    if not dry_run:
+        for target in targets:
+            _writable(ctx, target)
     files = []
     for target in targets:
         kwargs: dict[str, Any] = {
@@ -416,15 +443,19 @@ def _extensions(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def _document_target(args: dict[str, Any], ctx: CallContext, key: str = "document") -> tuple[Path, str]:
+def _document_target(
+    args: dict[str, Any], ctx: CallContext, key: str = "document", *, write: bool = False
+) -> tuple[Path, str]:
     """The tool's working directory and its checked target (document or sidecar).
 
     Besides the target itself, the sidecar the engine would write must resolve inside the
-    server's working directory too (a ``sidecar_root`` or a symlinked sidecar could point
-    elsewhere in the workspace).
+    server's folders too (a ``sidecar_root`` or a symlinked sidecar could point elsewhere
+    in the workspace).  ``write``: the tool writes the sidecar, so the write gate is asked first.
     """
     workdir = _workdir(args, ctx)
     target = str(_inside(ctx, workdir, args[key], key))
+    if write:
+        _writable(ctx, target)
     found = _engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
     _inside(ctx, workdir, found["sidecarPath"], "sidecar")
     return workdir, target
@@ -439,7 +470,7 @@ def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) ->
 
 
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     result = _engine(ops.add, target, **_comment_options(args), **_write_kwargs(args, workdir, text=True), ctx=ctx)
     comment = result["comment"]
     return {
@@ -455,7 +486,7 @@ def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def add_batch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     comments = [_comment_options(item) for item in args["comments"]]
     result = _engine(ops.add_batch, target, comments, **_write_kwargs(args, workdir, text=True), ctx=ctx)
     added = [{"id": c["id"], "line": c.get("line"), "end_line": c.get("end_line")} for c in result["comments"]]
@@ -472,7 +503,7 @@ UPDATABLE = ("text", "type", "severity", "line", "end_line", "start_column", "en
 
 
 def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     changes = {key: args[key] for key in UPDATABLE if key in args}
     if "extensions" in args:
         changes.update(_extensions(args["extensions"]))
@@ -491,7 +522,7 @@ def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     ids: list[str] | None = None
     filters: dict[str, Any] | None = None
     if args.get("id"):
@@ -643,6 +674,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir = _workdir(args, ctx)
     old = _inside(ctx, workdir, args["oldDocument"], "oldDocument")
     new = _inside(ctx, workdir, args["newDocument"], "newDocument")
+    _writable(ctx, new)
     result = _engine(ops.rename, str(old), str(new), **_write_kwargs(args, workdir), ctx=ctx)
     return {
         "oldSidecar": str(Path(result["root"]) / result["oldSidecar"]),
@@ -654,7 +686,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     cascade = bool(args.get("cascade", False))
     result = _engine(ops.delete, target, [args["id"]], cascade=cascade, **_write_kwargs(args, workdir), ctx=ctx)
     return {
@@ -669,7 +701,7 @@ def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def repair(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    workdir, target = _document_target(args, ctx)
+    workdir, target = _document_target(args, ctx, write=True)
     strategy = args.get("strategy", "salvage")
     backup = bool(args.get("backup", False))
     result = _engine(ops.repair, target, reset=strategy == "reset", backup=backup, **_write_kwargs(args, workdir),
@@ -1287,7 +1319,8 @@ INSTRUCTIONS = (
     "(<document>.review.yaml). Discover or list comments first; every result carries the sidecar's "
     "`version` (SHA-256 of its bytes). Pass it back as `expectedVersion` on writes: if another agent "
     "changed the sidecar meanwhile, nothing is written and a version-mismatch conflict with the "
-    "`currentVersion` is returned; re-read and retry. Paths must stay inside the server's working directory."
+    "`currentVersion` is returned; re-read and retry. Paths (and a per-call `cwd`) must stay inside the server's "
+    "folders: its working directory, each --root and the client's MCP roots."
 )
 
 SPEC = ServerSpec(
@@ -1298,9 +1331,10 @@ SPEC = ServerSpec(
     resource_templates=RESOURCE_TEMPLATES,
     default_port=3001,
     prog="mrsf-mcp",
-    # Like upstream, every MRSF tool reads and writes inside --cwd only: no roots, no write gate.
-    uses_roots=False,
+    # --cwd, each --root and the client's roots (the shared roots policy); writes are open
+    # by default, as upstream's (--read-only closes them), and go where the tools may read
     write_gate=False,
+    write_default=True,
 )
 
 
