@@ -461,9 +461,10 @@ def test_the_cli_as_a_process(repo: Hostile) -> None:
     assert text.endswith(f", {len(CLI_PROBLEMS)} not read\n")
 
 
-def test_stdio_round_trips(repo: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("module", ["markmcp.figdown.server", "markmcp.server"])  # figdown-mcp, markmcp-mcp
+def test_stdio_round_trips(repo: Hostile, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     monkeypatch.setenv(CANARY_NAME, CANARY_VALUE)  # the server inherits it: /proc/self/environ would show it
-    with StdioClient(module_command("markmcp.figdown.server"), cwd=repo.root, timeout=HANG) as stdio:
+    with StdioClient(module_command(module), cwd=repo.root, timeout=HANG) as stdio:
         assert "result" in stdio.initialize(client="attack")
 
         def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -306,10 +306,11 @@ def test_the_tool_reads_no_plant_back(repo: Planted) -> None:
     assert_nothing_moved(repo, before, outside)
 
 
-def test_a_stdio_session_with_the_write_gate_open(repo: Planted, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("module", ["markmcp.figdown.server", "markmcp.server"])  # figdown-mcp, markmcp-mcp
+def test_a_stdio_session_with_the_write_gate_open(repo: Planted, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     before, outside = repo.fingerprint(), repo.outside_snapshot()
     monkeypatch.setenv(CANARY_NAME, CANARY_VALUE)
-    command = [*module_command("markmcp.figdown.server"), "--allow-write", "--root", str(repo.root)]
+    command = [*module_command(module), "--allow-write", "--root", str(repo.root)]
     with StdioClient(command, cwd=repo.root, timeout=HANG) as stdio:
         assert "result" in stdio.initialize(client="attack")
 

@@ -309,7 +309,8 @@ def test_cli_on_a_hostile_repository(tmp_path: Path, variant: str) -> None:
 # --- over the wire ------------------------------------------------------------------------------
 
 
-def test_real_server_round_trips_on_a_hostile_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("module", ["markmcp.mrsf.server", "markmcp.server"])  # mrsf-mcp, markmcp-mcp
+def test_real_server_round_trips_on_a_hostile_repository(tmp_path: Path, module: str) -> None:
     repo = Repo(tmp_path, "plain")
     calls = [
         ("mrsf_discover", {"document": "fifo.md"}),
@@ -322,7 +323,7 @@ def test_real_server_round_trips_on_a_hostile_repository(tmp_path: Path) -> None
         ("mrsf_discover", {"document": "a" * 6000 + ".md"}),
         ("mrsf_discover", {"document": "x\u0000.md"}),
     ]
-    with StdioClient(module_command("markmcp.mrsf.server"), cwd=repo.cwd, timeout=HANG * 2) as client:
+    with StdioClient(module_command(module), cwd=repo.cwd, timeout=HANG * 2) as client:
         assert "result" in client.initialize()
         for name, args in calls:
             result = client.call_tool(name, args)

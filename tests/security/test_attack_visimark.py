@@ -162,8 +162,11 @@ def test_ref_reads_no_file(repo: Hostile) -> None:
 
 
 class Server(StdioClient):
-    def __init__(self, h: Hostile, *args: str) -> None:
-        super().__init__(module_command("markmcp.visimark.server", "--cwd", str(h.root), *args), timeout=TIMEOUT)
+    def __init__(self, h: Hostile, *args: str, module: str = "markmcp.visimark.server") -> None:
+        super().__init__(module_command(module, "--cwd", str(h.root), *args), timeout=TIMEOUT)
+
+
+SERVERS = ["markmcp.visimark.server", "markmcp.server"]  # visimark-mcp, markmcp-mcp
 
 
 READ_TOOLS = ["visimark_check", "visimark_eval", "visimark_explain", "visimark_infer", "visimark_fmt"]
@@ -173,10 +176,11 @@ def no_leak(result: dict[str, Any]) -> None:
     assert SECRET_WORD not in json.dumps(result)
 
 
-def test_every_read_tool_on_every_planted_path(repo: Hostile) -> None:
+@pytest.mark.parametrize("module", SERVERS)
+def test_every_read_tool_on_every_planted_path(repo: Hostile, module: str) -> None:
     refused = {"secret.md", "new.md", "sub/victim.txt", "fifo.md", "zero.md", "big.md", "/dev/zero",
                "/proc/self/fd/0", "../outside/victim.txt", str(repo.victim)}
-    with Server(repo, "--allow-write", "--root", str(repo.root)) as server:
+    with Server(repo, "--allow-write", "--root", str(repo.root), module=module) as server:
         server.initialize()
         for tool in READ_TOOLS:
             for doc in [*DOCS, "../outside/victim.txt", str(repo.victim), "", "a\x00b"]:
@@ -201,8 +205,9 @@ def test_every_read_tool_on_every_planted_path(repo: Hostile) -> None:
     repo.assert_untouched()
 
 
-def test_every_apply_tool_against_planted_paths(repo: Hostile) -> None:
-    with Server(repo, "--allow-write", "--root", str(repo.root)) as server:
+@pytest.mark.parametrize("module", SERVERS)
+def test_every_apply_tool_against_planted_paths(repo: Hostile, module: str) -> None:
+    with Server(repo, "--allow-write", "--root", str(repo.root), module=module) as server:
         server.initialize()
         # the lock beside doc.md is a planted link: refused, nothing created outside
         plan = server.call_tool("visimark_fmt", {"path": "doc.md"})["structuredContent"]
