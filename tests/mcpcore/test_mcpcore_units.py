@@ -93,6 +93,7 @@ def test_importing_the_layer_and_parsing_a_command_line_leave_the_sdk_unloaded()
 
     code = (
         "import sys, markmcp.mcpcore, markmcp.mcpcore.roots, markmcp.mcpcore.writegate, markmcp.mcpcore.files\n"
+        "import markmcp.mcpcore.early, markmcp.mcpcore.spec\n"
         "from markmcp.mcpcore.app import ServerSpec, parse_settings\n"
         "parse_settings(ServerSpec(name='x', version='1', instructions='', tools=()),"
         " ['--transport', 'http', '--trust-client-roots'])\n"

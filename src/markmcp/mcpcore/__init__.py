@@ -4,10 +4,17 @@ A server declares a :class:`ServerSpec` (tools, resources, resource templates, p
 extra options)
 and calls :func:`serve`.  The layer owns the transports (stdio, streamable HTTP,
 SSE), strict argument checking, result shaping and the write gate.  Importing this
-package does not import the MCP SDK; :func:`serve` does, after parsing argv.
+package does not import the MCP SDK; :func:`serve` does, after parsing argv (over stdio in
+the background, while ``initialize`` is answered: ``markmcp.mcpcore.early``).
+
+The modules build on each other in one direction, without cycles: ``args`` and ``files``
+at the bottom; ``spec`` (the declarations and the command line) on them; ``roots``,
+``writegate`` and ``early`` (stdio start-up) on ``spec``; the SDK side (``wire``,
+``handlers``, ``stdio``, ``transports``) above; ``app`` (``serve``) on top.
 """
 
-from markmcp.mcpcore.app import (
+from markmcp.mcpcore.app import serve
+from markmcp.mcpcore.spec import (
     CallContext,
     Prompt,
     PromptArgument,
@@ -16,7 +23,6 @@ from markmcp.mcpcore.app import (
     ServerSpec,
     Tool,
     ToolError,
-    serve,
 )
 from markmcp.mcpcore.files import FileAccessError, Places
 from markmcp.mcpcore.writegate import check_write_path, resolve_inside, writable_places

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from markmcp.mcpcore.app import ServerSpec
+from markmcp.mcpcore.spec import ServerSpec
 
 
 def combine(

@@ -61,7 +61,7 @@ from mcp.shared.uri_template import UriTemplate
 from pydantic import ValidationError
 
 from markmcp.mcpcore import clientlog
-from markmcp.mcpcore.app import CallContext, ServerSpec, Settings, Tool, ToolError
+from markmcp.mcpcore.spec import CallContext, ServerSpec, Settings, Tool, ToolError
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.mcpcore.roots import RootsPolicy

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from markmcp.mcpcore.app import CallContext, Settings
+from markmcp.mcpcore.spec import CallContext, Settings
 
 HINT = "start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it"
 NARROWING_HINT = (

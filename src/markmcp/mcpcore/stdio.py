@@ -5,9 +5,11 @@ what we measured with the latter (mcp 2.3): on stdin EOF its dispatcher cancels
 requests it already received, so they are never answered (we answer them first);
 its stdin reader sits in a worker thread that cancellation cannot interrupt, so
 SIGINT on an idle server hangs until more input arrives (and SIGTERM ends it with
-status -15).  Here one daemon thread reads lines, one daemon thread writes them,
-and the event loop in between stays free to react to signals.  The SDK's server
-loop (``Server.run``) does everything else.
+status -15).  Here one daemon thread reads lines (``early.LineReader``, started before
+the SDK is even imported), one daemon thread writes them, and the event loop in between
+stays free to react to signals.  The SDK's server loop (``Server.run``) does everything
+else.  A session may start with a backlog: the lines read, and the ``initialize`` answered,
+while the SDK was loading (``markmcp.mcpcore.early``); they are replayed first, in order.
 
 Every line is screened first (``markmcp.mcpcore.wire``): a malformed message is
 answered here with a JSON-RPC error that says what is wrong, and the session goes
@@ -20,13 +22,12 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import queue
 import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -37,46 +38,20 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 from markmcp.mcpcore import wire as rpc
+from markmcp.mcpcore.early import (
+    END_OF_INPUT,
+    JSON_WHITESPACE,
+    Answered,
+    Item,
+    LineReader,
+    Oversized,
+    StdioWire,
+)
 
 logger = logging.getLogger("markmcp.mcpcore")
 
-JSON_WHITESPACE = b" \t\r\n"
-
 DRAIN_TIMEOUT = 60.0
 """Seconds the server keeps answering requests received before stdin ended."""
-
-
-@dataclass
-class StdioWire:
-    """The protocol's private copies of stdin/stdout.
-
-    While serving, fd 0 reads /dev/null and fd 1 writes to stderr, so a stray
-    ``print`` or a child process can neither eat protocol input nor corrupt output.
-    """
-
-    reader: IO[bytes]
-    writer: IO[bytes]
-    saved: tuple[int, int] | None = None
-    """The original fds 0 and 1 (None: the wire was given, nothing to restore)."""
-
-    @classmethod
-    def claim(cls) -> StdioWire:
-        saved = (os.dup(0), os.dup(1))
-        reader = os.fdopen(os.dup(0), "rb")
-        writer = os.fdopen(os.dup(1), "wb")
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(2, 1)
-        return cls(reader, writer, saved)
-
-    def release(self) -> None:
-        if self.saved is None:
-            return
-        os.dup2(self.saved[0], 0)
-        os.dup2(self.saved[1], 1)
-        for fd in self.saved:
-            os.close(fd)
 
 
 @dataclass
@@ -88,7 +63,8 @@ class PendingIds:
     as :func:`key` of the id, the SDK's correlation domain (``"7"`` and ``7`` are one).
     """
 
-    inbound: set[Any] = field(default_factory=set)
+    inbound: dict[Any, Any] = field(default_factory=dict)
+    """key -> the id as the client wrote it (what an answer must carry)."""
     outbound: set[Any] = field(default_factory=set)
     eof: anyio.Event = field(default_factory=anyio.Event)
     drained: anyio.Event = field(default_factory=anyio.Event)
@@ -113,14 +89,30 @@ def _line(message: types.JSONRPCMessage) -> bytes:
     return rpc.encode(message) + b"\n"
 
 
+def _unanswered_error(request_id: Any, why: str) -> types.JSONRPCError:
+    """The answer to a request the server stops before finishing: it was cancelled, and why."""
+    error = types.ErrorData(code=types.CONNECTION_CLOSED, message=f"Connection closed: {why}; the request was cancelled")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve one client over stdin/stdout until stdin ends, stdout breaks, or SIGINT/SIGTERM.
 
     On stdin EOF, requests already received are still answered (server requests
     still waiting on the client are failed with "connection closed" so nothing
-    waits forever), then the server stops.
+    waits forever), then the server stops.  A request still unanswered when the
+    session ends (a signal, or a handler still running ``DRAIN_TIMEOUT`` after EOF) is
+    answered with a "connection closed" error, never left without an answer.
     """
-    await StdioSession(StdioWire.claim()).serve(server)
+    wire = StdioWire.claim()
+    reader = LineReader(wire.reader)
+    reader.start()
+    await serve_session(server, wire, reader, [])
+
+
+async def serve_session(server: Server[Any], wire: StdioWire, reader: LineReader, backlog: list[Item]) -> None:
+    """Serve the stdio client behind ``wire``: the items read so far, then the rest from ``reader``."""
+    await StdioSession(wire, reader).serve(server, backlog)
 
 
 class StdioSession:
@@ -132,58 +124,100 @@ class StdioSession:
     are still unanswered when stdin ends.
     """
 
-    def __init__(self, wire: StdioWire, *, signals: bool = True) -> None:
+    def __init__(self, wire: StdioWire, reader: LineReader | None = None, *, signals: bool = True) -> None:
         self.wire = wire
+        self.reader = reader
         self.signals = signals
         self.pending = PendingIds()
         self.stop = anyio.Event()
+        self.stopped_by = ""
         self.inbox_send, self.inbox = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
         self.outbox, self.outbox_receive = anyio.create_memory_object_stream[SessionMessage](math.inf)
         self.lines_out: queue.Queue[bytes | None] = queue.Queue()
         self.token = anyio.lowlevel.current_token()
+        self.early: Answered | None = None
+        """The ``initialize`` answered before the SDK was loaded, until the SDK's own reply is seen."""
 
-    async def serve(self, server: Server[Any]) -> None:
+    async def serve(self, server: Server[Any], backlog: list[Item]) -> None:
+        """Run the session: ``backlog`` (items read before the loop ran) first, then the reader's."""
         writer = threading.Thread(target=self.write_lines, name="mcp-stdout", daemon=True)
         writer.start()
-        threading.Thread(target=self.read_lines, name="mcp-stdin", daemon=True).start()
         try:
             async with anyio.create_task_group() as group:
                 if self.signals:
-                    group.start_soon(_stop_on_signal, self.stop.set)
+                    group.start_soon(_stop_on_signal, self.stop_for)
                 group.start_soon(self.cancel_when_stopped, group.cancel_scope)
                 group.start_soon(self.close_input_when_drained)
                 output_done = anyio.Event()
                 group.start_soon(self.pump_output, output_done)
+                if self.reader is not None:
+                    backlog = [*backlog, *self.reader.hand_over(self.deliver)]
+                for item in backlog:  # all at once, before any item the reader delivers from now on
+                    self.on_item(item)
                 await server.run(self.inbox, self.outbox, server.create_initialization_options())
                 await output_done.wait()
                 group.cancel_scope.cancel()
         finally:
+            self.answer_the_rest()
             self.lines_out.put(None)
             writer.join(timeout=5)
             self.wire.release()
 
+    def stop_for(self, why: str) -> None:
+        self.stopped_by = self.stopped_by or why
+        self.stop.set()
+
+    def answer_the_rest(self) -> None:
+        """The session is over: send what the server still had queued, and a "connection closed"
+        error for each request it never answered (an interrupted handler's answer is lost)."""
+        while True:
+            try:
+                item = self.outbox_receive.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                break
+            self.note_output(item.message)
+        self.outbox_receive.close()
+        why = self.stopped_by or (
+            f"stdin ended and the server stopped waiting after {DRAIN_TIMEOUT:g} s" if self.pending.eof.is_set()
+            else "the server is stopping"
+        )
+        for request_id in list(self.pending.inbound.values()):
+            self.lines_out.put(_line(_unanswered_error(request_id, why)))
+        self.pending.inbound.clear()
+
     # input ---------------------------------------------------------------------------
 
-    def read_lines(self) -> None:
-        """Reader thread: hand each stdin line to the event loop, then report EOF.
-
-        A line is read at most ``MAX_MESSAGE_BYTES`` at a time; a longer one is skipped
-        to its end in bounded pieces and reported by its size, never held whole.
-        """
-        limit = rpc.MAX_MESSAGE_BYTES
-        reader = self.wire.reader
+    def deliver(self, item: Item) -> bool:
+        """Reader thread: hand one item to the event loop; False once the loop is gone."""
         try:
-            while line := reader.readline(limit + 1):
-                if len(line) > limit and not (len(line) == limit + 1 and line.endswith(b"\n")):
-                    size = len(line)
-                    while not line.endswith(b"\n") and (line := reader.readline(rpc.SKIP_CHUNK)):
-                        size += len(line)
-                    anyio.from_thread.run_sync(self.on_oversized, size, token=self.token)
-                    continue
-                anyio.from_thread.run_sync(self.on_line, line, token=self.token)
-            anyio.from_thread.run_sync(self.on_eof, token=self.token)
-        except (anyio.RunFinishedError, OSError, ValueError):
-            pass  # the loop or the pipe is gone: nothing left to deliver
+            anyio.from_thread.run_sync(self.on_item, item, token=self.token)
+        except anyio.RunFinishedError:
+            return False
+        return True
+
+    def on_item(self, item: Item) -> None:
+        """One item from the reader (on the event loop)."""
+        if isinstance(item, bytes):
+            self.on_line(item)
+        elif isinstance(item, Oversized):
+            self.on_oversized(item.size)
+        elif isinstance(item, Answered):
+            self.replay(item)
+        elif item is END_OF_INPUT:
+            self.on_eof()
+
+    def replay(self, answered: Answered) -> None:
+        """Give the server loop the ``initialize`` already answered before the SDK was loaded.
+
+        Its request id is not held as pending: the client has its answer and may use the id
+        again; the SDK's reply (the first message with that id) is compared and dropped.
+        """
+        verdict = rpc.screen(answered.line)
+        if verdict.message is None:  # cannot happen: the early check is stricter than the screen
+            logger.error("the initialize answered at start-up does not pass the screen: %s", verdict.error)
+            return
+        self.early = answered
+        self.inbox_send.send_nowait(SessionMessage(verdict.message))
 
     def on_oversized(self, size: int) -> None:
         """A line over the size limit was discarded: say so (the id is unknown: null)."""
@@ -225,14 +259,14 @@ class StdioSession:
                     "still unanswered; use a new id for each request",
                 ))
                 return
-            self.pending.inbound.add(key(message.id))
+            self.pending.inbound[key(message.id)] = message.id
         elif isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
             if message.id is not None:
                 self.pending.outbound.discard(key(message.id))
         elif message.method == "notifications/cancelled":  # a cancelled request is never answered
             cancelled = (message.params or {}).get("requestId")
             if rpc.valid_id(cancelled):
-                self.pending.inbound.discard(key(cancelled))
+                self.pending.inbound.pop(key(cancelled), None)
                 self.pending.check_drained()
         self.inbox_send.send_nowait(SessionMessage(message))
 
@@ -263,19 +297,32 @@ class StdioSession:
 
     async def pump_output(self, done: anyio.Event) -> None:
         """Serialize the server's messages for the writer thread, noting ids on the way."""
-        async with self.outbox_receive:
-            async for item in self.outbox_receive:
-                message = item.message
-                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-                    if message.id is not None:
-                        self.pending.inbound.discard(key(message.id))
-                elif isinstance(message, types.JSONRPCRequest):
-                    self.pending.outbound.add(key(message.id))
-                    if self.pending.eof.is_set():
-                        self.inbox_send.send_nowait(_closed_error(message.id))
-                self.lines_out.put(_line(message))
-                self.pending.check_drained()
+        async for item in self.outbox_receive:
+            self.note_output(item.message)
         done.set()
+
+    def note_output(self, message: types.JSONRPCMessage) -> None:
+        """Note the ids of one message of the server, and queue it for the writer thread."""
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+            if self.early is not None and message.id == self.early.request_id:
+                self.check_early(message)
+                return
+            if message.id is not None:
+                self.pending.inbound.pop(key(message.id), None)
+        elif isinstance(message, types.JSONRPCRequest):
+            self.pending.outbound.add(key(message.id))
+            if self.pending.eof.is_set():
+                self.inbox_send.send_nowait(_closed_error(message.id))
+        self.lines_out.put(_line(message))
+        self.pending.check_drained()
+
+    def check_early(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
+        """The SDK's reply to the replayed ``initialize``: already sent; it must match ours."""
+        early, self.early = self.early, None
+        sent = {"jsonrpc": "2.0", "id": early.request_id, "result": early.result} if early else None
+        own = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        if own != sent:
+            logger.error("the initialize reply sent at start-up differs from the SDK's: sent %s, SDK %s", sent, own)
 
     def write_lines(self) -> None:
         """Writer thread: write queued lines to the protocol stdout, flushing each."""
@@ -285,7 +332,7 @@ class StdioSession:
                 self.wire.writer.flush()
             except (OSError, ValueError):  # the client closed our stdout: nobody can hear us
                 try:
-                    anyio.from_thread.run_sync(self.stop.set, token=self.token)
+                    anyio.from_thread.run_sync(self.stop_for, "stdout was closed", token=self.token)
                 except anyio.RunFinishedError:
                     pass
                 return
@@ -295,10 +342,11 @@ class StdioSession:
         scope.cancel()
 
 
-async def _stop_on_signal(stop: Callable[[], None]) -> None:
-    """Call ``stop`` at the first SIGINT or SIGTERM."""
+async def _stop_on_signal(stop: Callable[[str], None]) -> None:
+    """Call ``stop`` (with the reason) at the first SIGINT or SIGTERM."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for signum in signals:
-            logger.info("received %s, stopping", signal.Signals(signum).name)
-            stop()
+            name = signal.Signals(signum).name
+            logger.info("received %s, stopping", name)
+            stop(f"the server is stopping ({name})")
             return

@@ -30,9 +30,10 @@ import anyio
 from mcp.server.lowlevel import Server
 
 from markmcp.mcpcore import wire
-from markmcp.mcpcore.app import ServerSpec, Settings
+from markmcp.mcpcore.early import Item, LineReader, StdioWire
 from markmcp.mcpcore.handlers import Handlers, running_handlers
-from markmcp.mcpcore.stdio import serve_stdio
+from markmcp.mcpcore.spec import ServerSpec, Settings
+from markmcp.mcpcore.stdio import serve_session
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -40,16 +41,33 @@ SHUTDOWN_GRACE = 2
 """Seconds HTTP/SSE connections get to finish after SIGINT/SIGTERM."""
 
 
+def build_server(spec: ServerSpec, settings: Settings) -> Server[Any]:
+    """The SDK server of ``spec``: the layer's handlers on the low-level ``Server``."""
+    return Handlers(spec, settings).build_server()
+
+
 def run(spec: ServerSpec, settings: Settings) -> int:
-    """Serve ``spec`` with ``settings``; return the process exit code."""
-    server = Handlers(spec, settings).build_server()
+    """Serve ``spec`` with ``settings``; return the process exit code.
+
+    (``markmcp.mcpcore.app.serve`` starts stdio through ``markmcp.mcpcore.early`` instead,
+    which answers ``initialize`` while this module is still being imported.)
+    """
+    server = build_server(spec, settings)
     if settings.transport == "stdio":
-        anyio.run(serve_stdio, server)
-        code = 0
-    else:
-        code = serve_http(server, settings, spec.prog or spec.name)
+        wire = StdioWire.claim()
+        reader = LineReader(wire.reader)
+        reader.start()
+        return run_stdio(server, wire, reader, [])
+    code = serve_http(server, settings, spec.prog or spec.name)
     _leave_abandoned_handlers(code)
     return code
+
+
+def run_stdio(server: Server[Any], wire: StdioWire, reader: LineReader, backlog: list[Item]) -> int:
+    """Serve one stdio client: the items read so far (``backlog``), then the rest from ``reader``."""
+    anyio.run(serve_session, server, wire, reader, backlog)
+    _leave_abandoned_handlers(0)
+    return 0
 
 
 def _leave_abandoned_handlers(code: int) -> None:

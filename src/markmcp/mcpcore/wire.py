@@ -35,16 +35,8 @@ import pydantic_core
 from pydantic import ValidationError
 
 from markmcp.mcpcore.args import json_type
+from markmcp.mcpcore.early import MAX_MESSAGE_BYTES, SKIP_CHUNK  # noqa: F401  (the limits, defined at start-up)
 from markmcp.textsafe import escape_controls
-
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-"""The largest message a client may send (16 MiB) on every transport: a stdio line, an
-HTTP or SSE POST body.  Big enough for an inline document at the 10 MiB file limit
-(``markmcp.mcpcore.files.MAX_FILE_BYTES``) after JSON escaping; a longer line is
-discarded unread (in bounded chunks) and answered with an error."""
-
-SKIP_CHUNK = 1024 * 1024
-"""Bytes read at a time while an oversized line is skipped."""
 
 SHOWN_VALUE_CHARS = 40
 """Values quoted in error messages are cut to this many characters."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from markmcp.mcpcore.app import CallContext, ToolError
+from markmcp.mcpcore.spec import CallContext, ToolError
 from markmcp.mcpcore.files import MAX_PATH_CHARS, Places, shown
 
 

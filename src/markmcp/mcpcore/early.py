@@ -1,0 +1,378 @@
+"""Start-up over stdio: answer ``initialize`` while the MCP SDK is still being imported.
+
+Importing the SDK (``mcp``, ``mcp_types``, pydantic, anyio) costs far more than the rest of
+a server's start (0.5-0.8 s against a few tens of milliseconds), and a client waits for the
+``initialize`` reply before it does anything.  So :func:`serve_stdio` claims stdin/stdout,
+starts the line reader and imports the SDK in a background thread; meanwhile the main thread
+answers the first line itself when it is an ``initialize`` request of the ordinary shape.
+When the SDK is ready, the session is handed over to it (``markmcp.mcpcore.stdio``):
+
+* the early-answered ``initialize`` is replayed to the SDK's server loop first, so the SDK
+  holds exactly the state it would hold had it answered (client capabilities, protocol
+  version, the initialized gate); its own reply is compared with ours and not sent again;
+* every line read meanwhile (``notifications/initialized``, ``tools/list``, garbage, stdin
+  EOF) follows in the order it arrived, and only then does the reader deliver to the loop.
+
+Only an ``initialize`` request this module can judge completely is answered early: the
+first line, strict UTF-8, plain JSON (no duplicate keys, no fractions, NaN or exponents),
+``jsonrpc`` "2.0", an integer or string id, and parameters made only of the fields and
+shapes the SDK validates (``protocolVersion``, ``capabilities`` with the known
+capability objects, ``clientInfo`` with string fields).  Anything else waits for the SDK,
+which answers it as it always did.  The reply is the SDK's (same protocol version
+negotiation, capabilities, ``serverInfo`` and instructions); the tests compare the two.
+
+This module imports only the standard library (and the cheap parts of this package), so it
+costs nothing on the way to the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from markmcp.mcpcore.spec import ServerSpec, Settings
+
+JSON_WHITESPACE = b" \t\r\n"
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""The largest message a client may send (16 MiB) on every transport: a stdio line, an
+HTTP or SSE POST body.  Big enough for an inline document at the 10 MiB file limit
+(``markmcp.mcpcore.files.MAX_FILE_BYTES``) after JSON escaping; a longer line is
+discarded unread (in bounded chunks) and answered with an error."""
+
+SKIP_CHUNK = 1024 * 1024
+"""Bytes read at a time while an oversized line is skipped."""
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""The protocol revisions the SDK negotiates with ``initialize``, oldest first (the SDK's
+``HANDSHAKE_PROTOCOL_VERSIONS``; a test keeps the two equal).  A client asking for any
+other revision is offered the newest of these."""
+
+EARLY_LINE_BYTES = 64 * 1024
+"""An ``initialize`` line longer than this is left to the SDK."""
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds between the interpreter's thread switches while the SDK loads: the reader and the
+main thread get their turn promptly while the import thread is busy."""
+
+_ID_LIMIT = 2**63
+
+
+@dataclass
+class StdioWire:
+    """The protocol's private copies of stdin/stdout.
+
+    While serving, fd 0 reads /dev/null and fd 1 writes to stderr, so a stray
+    ``print`` or a child process can neither eat protocol input nor corrupt output.
+    """
+
+    reader: IO[bytes]
+    writer: IO[bytes]
+    saved: tuple[int, int] | None = None
+    """The original fds 0 and 1 (None: the wire was given, nothing to restore)."""
+
+    @classmethod
+    def claim(cls) -> StdioWire:
+        saved = (os.dup(0), os.dup(1))
+        reader = os.fdopen(os.dup(0), "rb")
+        writer = os.fdopen(os.dup(1), "wb")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        return cls(reader, writer, saved)
+
+    def release(self) -> None:
+        if self.saved is None:
+            return
+        os.dup2(self.saved[0], 0)
+        os.dup2(self.saved[1], 1)
+        for fd in self.saved:
+            os.close(fd)
+
+
+# What the reader delivers: a line (bytes), an Oversized report, or END_OF_INPUT.
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A line over ``MAX_MESSAGE_BYTES`` was skipped unread; ``size`` is its length in bytes."""
+
+    size: int
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The ``initialize`` line answered early, with the request's id and the result sent."""
+
+    line: bytes
+    request_id: int | str
+    result: dict[str, Any]
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+END_OF_INPUT = _Marker("END_OF_INPUT")
+"""stdin ended (or can no longer be read)."""
+
+SDK_READY = _Marker("SDK_READY")
+"""Posted by the import thread: the server loop can take over."""
+
+Item = bytes | Oversized | Answered | _Marker
+
+
+class LineReader:
+    """Reads stdin lines in a daemon thread and delivers them in order.
+
+    Until :meth:`hand_over`, items are queued (``items``); afterwards each goes to the
+    sink given there.  A line is read at most ``MAX_MESSAGE_BYTES`` at a time; a longer
+    one is skipped to its end in bounded pieces and reported by its size, never held whole.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.items: queue.Queue[Item] = queue.Queue()
+        self.lock = threading.Lock()
+        self.sink: Callable[[Item], bool] | None = None
+        self.thread = threading.Thread(target=self.run, name="mcp-stdin", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def post(self, item: Item) -> bool:
+        """Deliver one item; False when the receiving side is gone (stop reading)."""
+        with self.lock:
+            sink = self.sink
+            if sink is None:
+                self.items.put(item)
+                return True
+        return sink(item)
+
+    def hand_over(self, sink: Callable[[Item], bool]) -> list[Item]:
+        """From now on deliver to ``sink``; returns what was queued and not yet taken, in order."""
+        with self.lock:
+            waiting = []
+            while True:
+                try:
+                    waiting.append(self.items.get_nowait())
+                except queue.Empty:
+                    break
+            self.sink = sink
+        return waiting
+
+    def run(self) -> None:
+        limit = MAX_MESSAGE_BYTES
+        stream = self.stream
+        try:
+            while line := stream.readline(limit + 1):
+                if len(line) > limit and not (len(line) == limit + 1 and line.endswith(b"\n")):
+                    size = len(line)
+                    while not line.endswith(b"\n") and (line := stream.readline(SKIP_CHUNK)):
+                        size += len(line)
+                    if not self.post(Oversized(size)):
+                        return
+                    continue
+                if not self.post(line):
+                    return
+        except (OSError, ValueError):
+            pass  # stdin cannot be read any more: that is its end
+        self.post(END_OF_INPUT)
+
+
+# The initialize reply ---------------------------------------------------------------------
+
+
+def negotiated_version(requested: str) -> str:
+    """The protocol version the server answers a client asking for ``requested`` with."""
+    return requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+
+
+def capabilities(spec: ServerSpec) -> dict[str, Any]:
+    """The server capabilities the layer's handlers amount to (``handlers.Handlers.build_server``
+    registers tools, resources, prompts and logging always, completion when a template completes)."""
+    found: dict[str, Any] = {
+        "logging": {},
+        "prompts": {"listChanged": False},
+        "resources": {"listChanged": False, "subscribe": False},
+        "tools": {"listChanged": False},
+    }
+    if any(template.complete is not None for template in spec.resource_templates):
+        found["completions"] = {}
+    return dict(sorted(found.items()))
+
+
+def initialize_result(spec: ServerSpec, requested: str) -> dict[str, Any]:
+    """The ``initialize`` result of ``spec`` for a client asking for protocol ``requested``."""
+    result: dict[str, Any] = {"capabilities": capabilities(spec)}
+    if spec.instructions:
+        result["instructions"] = spec.instructions
+    result["protocolVersion"] = negotiated_version(requested)
+    result["serverInfo"] = {"name": spec.name, "version": spec.version}
+    return result
+
+
+class _NotPlain(Exception):
+    """The line holds something this module leaves to the SDK."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _NotPlain("duplicate key")
+    return value
+
+
+def _refuse(text: str) -> Any:
+    raise _NotPlain(text)
+
+
+def _is_object(value: Any, fields: dict[str, Callable[[Any], bool]] | None = None) -> bool:
+    """``value`` is an object whose members are all in ``fields`` and pass its check
+    (``fields`` None: any members)."""
+    if not isinstance(value, dict):
+        return False
+    if fields is None:
+        return True
+    return all(name in fields and fields[name](member) for name, member in value.items())
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_any_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_object_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(member, dict) for member in value.values())
+
+
+_CAPABILITIES: dict[str, Callable[[Any], bool]] = {
+    "experimental": _is_object_map,
+    "extensions": _is_object_map,
+    "roots": lambda value: _is_object(value, {"listChanged": _is_bool}),
+    "sampling": lambda value: _is_object(value, {"context": _is_any_object, "tools": _is_any_object}),
+    "elicitation": lambda value: _is_object(value, {"form": _is_any_object, "url": _is_any_object}),
+}
+_CLIENT_INFO: dict[str, Callable[[Any], bool]] = {
+    "name": _is_string, "version": _is_string, "title": _is_string,
+    "description": _is_string, "websiteUrl": _is_string,
+}
+_PARAMS: dict[str, Callable[[Any], bool]] = {
+    "protocolVersion": _is_string,
+    "capabilities": lambda value: _is_object(value, _CAPABILITIES),
+    "clientInfo": lambda value: _is_object(value, _CLIENT_INFO) and "name" in value and "version" in value,
+}
+
+
+def plain_initialize(line: bytes) -> tuple[int | str, str] | None:
+    """The id and requested protocol version of an ``initialize`` request this module may
+    answer itself; None leaves the line to the SDK (see the module docstring)."""
+    if len(line) > EARLY_LINE_BYTES:
+        return None
+    try:
+        text = line.decode("utf-8")
+        message = json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_float=_refuse, parse_constant=_refuse
+        )
+        text.encode("utf-8")  # (decoded, so no surrogates can hide in it; escapes are checked below)
+        json.dumps(message, ensure_ascii=False).encode("utf-8")  # a "\ud800" escape cannot be encoded
+    except (ValueError, _NotPlain, RecursionError):
+        return None
+    if not _is_object(message) or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return None
+    request_id = message["id"]
+    if message["jsonrpc"] != "2.0" or message["method"] != "initialize":
+        return None
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    if isinstance(request_id, int) and not -_ID_LIMIT < request_id < _ID_LIMIT:
+        return None
+    params = message["params"]
+    if not _is_object(params, _PARAMS) or not {"protocolVersion", "capabilities", "clientInfo"} <= set(params):
+        return None
+    return request_id, params["protocolVersion"]
+
+
+def response_line(request_id: int | str, result: dict[str, Any]) -> bytes:
+    """The wire form of a response: compact JSON on one line, text kept as UTF-8."""
+    message = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+# Serving ----------------------------------------------------------------------------------
+
+
+def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
+    """Serve ``spec`` over stdin/stdout, answering ``initialize`` before the SDK is loaded.
+
+    Returns the exit code (0 after stdin EOF, SIGINT or SIGTERM).
+    """
+    wire = StdioWire.claim()
+    reader = LineReader(wire.reader)
+    loaded: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            from markmcp.mcpcore import transports  # the SDK, anyio, pydantic and the handlers
+
+            loaded["transports"] = transports
+            loaded["server"] = transports.build_server(spec, settings)
+        except BaseException as error:  # handed to the main thread, which raises it
+            loaded["error"] = error
+        reader.post(SDK_READY)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    try:
+        reader.start()
+        threading.Thread(target=load, name="mcp-sdk-import", daemon=True).start()
+        backlog = wait_for_sdk(spec, reader, wire)
+    finally:
+        sys.setswitchinterval(interval)
+    if "error" in loaded:
+        raise loaded["error"]
+    return loaded["transports"].run_stdio(loaded["server"], wire, reader, backlog)
+
+
+def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire) -> list[Item]:
+    """Take the reader's items until the SDK is ready, answering a first plain ``initialize``.
+
+    Returns the items to replay to the server loop, in order (blank lines dropped).
+    """
+    backlog: list[Item] = []
+    while (item := reader.items.get()) is not SDK_READY:
+        if isinstance(item, bytes):
+            if not item.strip(JSON_WHITESPACE):
+                continue
+            if not backlog:
+                found = plain_initialize(item.strip(JSON_WHITESPACE))
+                if found is not None:
+                    request_id, requested = found
+                    result = initialize_result(spec, requested)
+                    try:
+                        wire.writer.write(response_line(request_id, result))
+                        wire.writer.flush()
+                    except (OSError, ValueError):
+                        pass  # nobody reads stdout: the session finds out when it writes
+                    backlog.append(Answered(item, request_id, result))
+                    continue
+        backlog.append(item)
+    return backlog
