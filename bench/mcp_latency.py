@@ -16,9 +16,13 @@ tests/mcpcore/mcpcore_demo.py run with this Python).  Two numbers are measured:
 * tools/call: ``--calls`` sequential calls of ``--tool`` with ``--args`` on one
   initialized process after ``--warmup`` calls, reported as p50/p99/max.
 
-``--servers`` measures only the start-up, of each markmcp server (``mrsf-mcp``,
-``figdown-mcp``, ``visimark-mcp``) in turn, run after run (so a busy moment of the machine
-is shared rather than charged to one server), and prints them side by side.
+``--servers`` measures only the start-up, of each markmcp server command (every ``*-mcp``
+script in pyproject.toml, started as the installed script starts it) and of a bare SDK
+server (``bench/bare_sdk_server.py``), in turn, run after run (so a busy moment of the
+machine is shared rather than charged to one server), and prints them side by side with
+each server's ratio to the bare SDK server.  The package is measured twice, from two
+temporary copies: compiled to bytecode ahead (what a wheel install leaves) and without
+bytecode (a source tree under ``PYTHONDONTWRITEBYTECODE=1``: every start compiles).
 
 Standard library only; prints the numbers and exits 1 if the server misbehaves.
 """
@@ -87,12 +91,12 @@ class Server:
             self.proc.stdout.close()
 
 
-def measure_startup(command: list[str], runs: int) -> list[float]:
+def measure_startup(command: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
     """Seconds from spawning the server to reading its ``initialize`` reply, per run."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        server = Server(command)
+        server = Server(command, env)
         server.send(INITIALIZE)
         reply = server.answer(0)
         times.append(time.perf_counter() - started)
@@ -126,31 +130,83 @@ def measure_calls(command: list[str], tool: str, arguments: dict[str, Any], call
         server.close()
 
 
-SERVERS = {
-    "mrsf-mcp": [sys.executable, "-m", "markmcp.mrsf.server"],
-    "figdown-mcp": [sys.executable, "-m", "markmcp.figdown.server"],
-    "visimark-mcp": [sys.executable, "-m", "markmcp.visimark.server"],
-}
+def server_commands() -> dict[str, list[str]]:
+    """Every ``*-mcp`` console script of the package, started as its installed script starts it
+    (``from module import main; sys.exit(main())``): read from pyproject.toml, so a new server
+    command is measured as soon as it is declared there."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    commands = {}
+    for name, target in sorted(scripts.items()):
+        if name.endswith("-mcp"):
+            module, function = target.split(":")
+            commands[name] = [sys.executable, "-c", f"import sys; from {module} import {function}; sys.exit({function}())"]
+    return commands
+
+
+BARE_SDK = "bare SDK server"
+"""The yardstick: bench/bare_sdk_server.py, a minimal server on the SDK's MCPServer."""
+
+
+def package_copies(folder: Path) -> dict[str, dict[str, str]]:
+    """Two copies of the package and the environment to run each: ``bytecode`` compiled ahead
+    (what a wheel install leaves), ``source`` without any (every start compiles, as under
+    PYTHONDONTWRITEBYTECODE=1 in a source tree)."""
+    import compileall
+    import shutil
+
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPYCACHEPREFIX"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    copies = {}
+    for label in ("bytecode", "source"):
+        target = folder / label
+        shutil.copytree(ROOT / "src" / "markmcp", target / "markmcp", ignore=shutil.ignore_patterns("__pycache__"))
+        if label == "bytecode":
+            compileall.compile_dir(target, quiet=1)
+        copies[label] = {**env, "PYTHONPATH": str(target)}
+    return copies
 
 
 def compare_startup(runs: int) -> int:
-    """Start -> initialize reply of every server, interleaved run by run."""
-    times: dict[str, list[float]] = {name: [] for name in SERVERS}
-    cpu: dict[str, list[float]] = {name: [] for name in SERVERS}
-    for _ in range(runs):
-        for name, command in SERVERS.items():
-            before = os.times()
-            times[name] += measure_startup(command, 1)
-            after = os.times()
-            cpu[name].append(after.children_user + after.children_system
-                             - before.children_user - before.children_system)
-    width = max(len(name) for name in SERVERS)
-    print(f"start -> initialize reply, median of {runs} runs each (interleaved); CPU is the server "
-          "process's whole life (start, initialize, exit on stdin EOF):")
-    for name, values in times.items():
-        print(f"  {name.ljust(width)}  median {statistics.median(values) * 1000:7.1f} ms wall "
-              f"(min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f}), "
-              f"median {statistics.median(cpu[name]) * 1000:6.1f} ms CPU")
+    """Start -> initialize reply of every server command, with and without bytecode, beside a
+    bare SDK server; interleaved run by run."""
+    import tempfile
+
+    commands = server_commands()
+    bare = [sys.executable, str(ROOT / "bench" / "bare_sdk_server.py")]
+    with tempfile.TemporaryDirectory(prefix="mcp-startup-") as folder:
+        envs = package_copies(Path(folder))
+        cases = [(name, label) for name in commands for label in envs] + [(BARE_SDK, "bytecode")]
+        times: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+        ratios: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+        for _ in range(runs):
+            bare_time = measure_startup(bare, 1, envs["bytecode"])[0]
+            times[(BARE_SDK, "bytecode")].append(bare_time)
+            for name, label in cases[:-1]:
+                elapsed = measure_startup(commands[name], 1, envs[label])[0]
+                times[(name, label)].append(elapsed)
+                ratios[(name, label)].append(elapsed / bare_time)
+    width = max(len(name) for name, _ in cases)
+    print(f"start -> initialize reply (process spawn to the reply line on stdout), median of {runs} runs "
+          "(min-max), interleaved run by run; 'vs bare' is the median of each run's ratio to the bare SDK "
+          "server's start in the same round:")
+    print(f"  {'server'.ljust(width)}  {'with bytecode (installed)':>34}  {'vs bare':>7}  "
+          f"{'without bytecode (source)':>34}  {'vs bare':>7}")
+
+    def cell(case: tuple[str, str]) -> str:
+        values = times[case]
+        return (f"{statistics.median(values) * 1000:7.1f} ms ({min(values) * 1000:6.1f}-"
+                f"{max(values) * 1000:7.1f})").rjust(34)
+
+    def ratio(case: tuple[str, str]) -> str:
+        return f"{statistics.median(ratios[case]):7.2f}" if ratios[case] else f"{1:7.2f}"
+
+    for name in [*commands, BARE_SDK]:
+        row = f"  {name.ljust(width)}  {cell((name, 'bytecode'))}  {ratio((name, 'bytecode'))}"
+        if (name, "source") in times:
+            row += f"  {cell((name, 'source'))}  {ratio((name, 'source'))}"
+        print(row)
     return 0
 
 
