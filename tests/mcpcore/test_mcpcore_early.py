@@ -17,10 +17,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcpwire import PROTOCOL, StdioClient, demo_client, demo_command, initialize_params, module_command
+from mcpwire import PROTOCOL, StdioClient, demo_command, initialize_params, module_command
 
 from markmcp.mcpcore import early
 from markmcp.mcpcore.spec import ResourceTemplate, ServerSpec, parse_settings
+
+LOADED_TIMEOUT = 60.0
+"""Seconds to wait for an answer: some come only once the SDK is loaded, slow on a busy machine."""
 
 SERVER_MODULES = ("markmcp.visimark.server", "markmcp.figdown.server", "markmcp.mrsf.server")
 
@@ -212,7 +215,7 @@ def test_each_server_answers_initialize_early_as_the_sdk_would(module: str) -> N
     """The early reply (first line) against the SDK's (a ping first makes the SDK answer)."""
     answers = []
     for first in (None, {"jsonrpc": "2.0", "id": "p", "method": "ping"}):
-        with StdioClient(module_command(module)) as client:
+        with StdioClient(module_command(module), timeout=LOADED_TIMEOUT) as client:
             if first is not None:
                 client.send(first)
             client.send(initialize(initialize_params(), 1))
@@ -227,7 +230,7 @@ def test_each_server_answers_initialize_early_as_the_sdk_would(module: str) -> N
 
 def test_requests_sent_while_the_sdk_loads_are_each_answered_once_and_the_id_can_be_reused() -> None:
     """(Answers may come in any order: requests run concurrently, a parse error is answered at once.)"""
-    with demo_client() as client:
+    with StdioClient(demo_command(), timeout=LOADED_TIMEOUT) as client:
         client.send(initialize(initialize_params(), 0))
         first = client.receive()
         assert first["id"] == 0 and first["result"]["protocolVersion"] == PROTOCOL
@@ -249,7 +252,7 @@ def test_requests_sent_while_the_sdk_loads_are_each_answered_once_and_the_id_can
 
 
 def test_an_unusual_initialize_is_answered_by_the_sdk() -> None:
-    with demo_client() as client:
+    with StdioClient(demo_command(), timeout=LOADED_TIMEOUT) as client:
         client.send(initialize({**initialize_params(), "_meta": {"progressToken": 5}}, "i"))
         answer = client.receive()
         assert answer["id"] == "i" and answer["result"]["serverInfo"]["name"] == "markmcp-demo"
@@ -259,7 +262,7 @@ def test_an_unusual_initialize_is_answered_by_the_sdk() -> None:
 
 
 def test_stdin_closing_right_after_initialize_ends_the_session_cleanly() -> None:
-    with StdioClient(demo_command()) as client:
+    with StdioClient(demo_command(), timeout=LOADED_TIMEOUT) as client:
         client.send(initialize(initialize_params(), 0))
         client.close_stdin()
         messages = read_all(client)
@@ -270,7 +273,7 @@ def test_stdin_closing_right_after_initialize_ends_the_session_cleanly() -> None
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_request_running_when_a_signal_stops_the_server_is_answered(sig: signal.Signals) -> None:
-    with demo_client() as client:
+    with StdioClient(demo_command(), timeout=LOADED_TIMEOUT) as client:
         client.initialize()
         slow = client.request("tools/call", {"name": "slow", "arguments": {"ms": 600_000}})
         assert client.call("ping")["result"] == {}  # the server is serving while the handler sleeps
@@ -338,3 +341,21 @@ def test_the_layer_imports_in_one_direction() -> None:
 
     for name in graph:
         visit(name, ())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_request_sent_right_after_initialize_is_answered_when_a_signal_comes_at_once(sig: signal.Signals) -> None:
+    """Whether the SDK is still loading or already serving when the signal comes, the request
+    gets a "connection closed" error rather than nothing."""
+    with StdioClient(demo_command(), timeout=LOADED_TIMEOUT) as client:
+        client.send(initialize(initialize_params(), 0))
+        assert client.receive()["id"] == 0
+        client.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "slow", "arguments": {"ms": 600_000}}})
+        client.proc.send_signal(sig)
+        answer = client.receive()
+        code = client.proc.wait(timeout=20)
+        stderr = client.proc.stderr.read().decode()
+    assert answer is not None and answer["id"] == 1, stderr
+    assert answer["error"]["code"] == -32000 and answer["error"]["message"].startswith("Connection closed"), answer
+    assert code == 0 and "Traceback" not in stderr, stderr

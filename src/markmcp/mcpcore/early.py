@@ -32,6 +32,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -60,6 +61,9 @@ EARLY_LINE_BYTES = 64 * 1024
 SWITCH_INTERVAL = 0.0005
 """Seconds between the interpreter's thread switches while the SDK loads: the reader and the
 main thread get their turn promptly while the import thread is busy."""
+
+STOP_GRACE = 0.1
+"""Seconds a signal before the SDK was ready waits for lines still on their way from the reader."""
 
 _ID_LIMIT = 2**63
 
@@ -344,7 +348,14 @@ def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
     try:
         reader.start()
         threading.Thread(target=load, name="mcp-sdk-import", daemon=True).start()
-        backlog = wait_for_sdk(spec, reader, wire)
+        backlog: list[Item] = []
+        try:
+            wait_for_sdk(spec, reader, wire, backlog)
+        except (KeyboardInterrupt, SystemExit) as stop:  # SIGINT or SIGTERM before the SDK was ready
+            signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
+            take_the_rest(reader, backlog)
+            cancel_requests(backlog, wire, f"the server is stopping ({signal_name})")
+            raise
     finally:
         sys.setswitchinterval(interval)
     if "error" in loaded:
@@ -352,12 +363,11 @@ def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
     return loaded["transports"].run_stdio(loaded["server"], wire, reader, backlog)
 
 
-def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire) -> list[Item]:
+def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog: list[Item]) -> None:
     """Take the reader's items until the SDK is ready, answering a first plain ``initialize``.
 
-    Returns the items to replay to the server loop, in order (blank lines dropped).
+    Fills ``backlog`` with the items to replay to the server loop, in order (blank lines dropped).
     """
-    backlog: list[Item] = []
     while (item := reader.items.get()) is not SDK_READY:
         if isinstance(item, bytes):
             if not item.strip(JSON_WHITESPACE):
@@ -375,4 +385,39 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire) -> list[
                     backlog.append(Answered(item, request_id, result))
                     continue
         backlog.append(item)
-    return backlog
+
+
+def take_the_rest(reader: LineReader, backlog: list[Item]) -> None:
+    """Add to ``backlog`` what the reader delivers within ``STOP_GRACE`` (lines already sent
+    when a signal came may still be on their way through the reader thread)."""
+    deadline = time.monotonic() + STOP_GRACE
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            item = reader.items.get(timeout=left)
+        except queue.Empty:
+            break
+        if isinstance(item, bytes) or isinstance(item, Oversized):
+            backlog.append(item)
+
+
+def cancel_requests(backlog: list[Item], wire: StdioWire, why: str) -> None:
+    """The server stops before the SDK was ready: answer each request read so far with a
+    "connection closed" error (the SDK's code, -32000), so none is left without an answer."""
+    for item in backlog:
+        if not isinstance(item, bytes):
+            continue
+        try:
+            message = json.loads(item)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str) or "id" not in message:
+            continue
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+            continue
+        error = {"code": -32000, "message": f"Connection closed: {why}; the request was cancelled"}
+        try:
+            wire.writer.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n")
+            wire.writer.flush()
+        except (OSError, ValueError):
+            return

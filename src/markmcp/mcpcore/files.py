@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -498,8 +497,11 @@ def target_of(path: str | os.PathLike[str], *, follow: bool) -> Path:
 
 
 def temp_name(target: Path) -> str:
-    """A fresh temporary file name beside ``target``: ``.NAME.<16 hex>.tmp``."""
-    return f".{target.name}.{secrets.token_hex(8)}.tmp"
+    """A fresh temporary file name beside ``target``: ``.NAME.<16 hex>.tmp``.
+
+    (``os.urandom``, which is what ``secrets.token_hex`` reads, without importing ``secrets``
+    and the hashing and random modules behind it on every server start.)"""
+    return f".{target.name}.{os.urandom(8).hex()}.tmp"
 
 
 def _is_our_temp(name: str, target: Path) -> bool:
