@@ -52,10 +52,10 @@ ALLOWED = {
     ("visimark/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
     ("visimark/disk.py", "guarded.read_bytes"): "is markmcp.mcpcore.files.read_bytes (imported as `guarded`)",
     ("mcpcore/files.py", "*"): "the guarded layer itself",
-    ("mcpcore/stdio.py", "os.fdopen"): "the server's own stdin and stdout (the protocol stream)",
-    ("mcpcore/stdio.py", "os.open"): "opens os.devnull to put in place of stdin",
-    ("mcpcore/app.py", "cwd.is_dir"): "checks the operator's own --cwd option at start-up",
-    ("mcpcore/app.py", "path.is_dir"): "checks the operator's own --root options at start-up",
+    ("mcpcore/early.py", "os.fdopen"): "the server's own stdin and stdout (the protocol stream)",
+    ("mcpcore/early.py", "os.open"): "opens os.devnull to put in place of stdin",
+    ("mcpcore/spec.py", "cwd.is_dir"): "checks the operator's own --cwd option at start-up",
+    ("mcpcore/spec.py", "path.is_dir"): "checks the operator's own --root options at start-up",
     ("mrsf/ops.py", "os.stat"): "reads the permission bits of a sidecar already read through files, for its renamed copy",
 }
 
