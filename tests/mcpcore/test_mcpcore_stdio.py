@@ -25,6 +25,7 @@ def test_initialize_reports_server_and_capabilities() -> None:
         assert result["serverInfo"] == {"name": "markmcp-demo", "version": "0.0.1"}
         assert result["protocolVersion"] == "2025-11-25"
         assert {"tools", "resources", "logging", "prompts"} <= set(result["capabilities"])
+        assert not result["capabilities"]["resources"].get("subscribe")  # no subscribable resource
         assert result["instructions"].startswith("A test server")
         code, stderr = c.finish()
         assert code == 0, stderr

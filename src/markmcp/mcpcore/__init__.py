@@ -15,7 +15,11 @@ at the bottom; ``spec`` (the declarations and the command line) on them; ``roots
 
 from markmcp.mcpcore.app import serve
 from markmcp.mcpcore.spec import (
+    Audio,
     CallContext,
+    Content,
+    EmbeddedResource,
+    Image,
     Prompt,
     PromptArgument,
     Resource,
@@ -28,7 +32,11 @@ from markmcp.mcpcore.files import FileAccessError, Places
 from markmcp.mcpcore.writegate import check_write_path, resolve_inside, writable_places
 
 __all__ = [
+    "Audio",
     "CallContext",
+    "Content",
+    "EmbeddedResource",
+    "Image",
     "FileAccessError",
     "Places",
     "Prompt",

@@ -13,13 +13,18 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
   strictly (no coercion; integers stay ``int``) -> ``isError`` naming the argument;
   the handler runs in a worker thread (abandoned, not awaited, when the call is
   cancelled or the server stops, so a stuck handler cannot block shutdown); its dict becomes ``structuredContent`` and
-  text content; ``ToolError`` -> ``isError`` (with ``data``); any other exception
-  -> ``isError`` with a one-line message, the traceback going to the stderr log;
+  the content blocks (text, or what ``Tool.text`` gives: images, audio, embedded resources);
+  ``ToolError`` -> ``isError`` (with ``data``); any other exception
+  -> ``isError`` with a one-line message, the traceback going to the stderr log; during the
+  call the handler reaches the client through :class:`ClientLink` (progress, sampling,
+  elicitation);
 * ``resources/list`` (the fixed-URI resources), ``resources/templates/list`` and
-  ``resources/read`` (exact URIs first, then RFC 6570 matching via the SDK's ``UriTemplate``);
-* ``prompts/list`` and ``prompts/get`` (one user message; a missing required argument or an
-  unknown prompt is -32602);
-  ``completion/complete`` for template variables when a template offers ``complete``;
+  ``resources/read`` (exact URIs first, then RFC 6570 matching via the SDK's ``UriTemplate``;
+  text, or bytes as a base64 blob); ``resources/subscribe`` and ``resources/unsubscribe``
+  when a resource is ``subscribable``;
+* ``prompts/list`` and ``prompts/get`` (one user message per content item; a missing required
+  argument or an unknown prompt is -32602);
+  ``completion/complete`` for template variables and prompt arguments that offer ``complete``;
 * the client's MCP roots, asked with ``roots/list`` once per connection when the
   client declares the capability, and forgotten on ``notifications/roots/list_changed``;
 * ``logging/setLevel``: once a client sets a level, records that ``markmcp.*``
@@ -42,6 +47,8 @@ Around every request, :meth:`Handlers.gate` (SDK middleware, so on every transpo
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import logging
 import threading
@@ -61,7 +68,17 @@ from mcp.shared.uri_template import UriTemplate
 from pydantic import ValidationError
 
 from markmcp.mcpcore import clientlog
-from markmcp.mcpcore.spec import CallContext, ServerSpec, Settings, Tool, ToolError
+from markmcp.mcpcore.spec import (
+    Audio,
+    CallContext,
+    Content,
+    EmbeddedResource,
+    Image,
+    ServerSpec,
+    Settings,
+    Tool,
+    ToolError,
+)
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.mcpcore.roots import RootsPolicy
@@ -75,10 +92,15 @@ RESOURCE_NOT_FOUND = -32002
 ROOTS_TIMEOUT = 10.0
 """Seconds to wait for the client's answer to ``roots/list``."""
 
+CLIENT_REQUEST_TIMEOUT = 300.0
+"""Seconds a tool handler waits, by default, for the client's answer to a sampling or
+elicitation request (a person may be answering)."""
+
 T = TypeVar("T")
 
 _ROOTS_KEY = "markmcp.roots"
 _LOG_LEVEL_KEY = "markmcp.log_level"
+_SUBSCRIPTIONS_KEY = "markmcp.subscriptions"
 
 
 _running = 0
@@ -137,6 +159,111 @@ def error_result(message: str, data: dict[str, Any] | None = None) -> types.Call
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], structured_content=data, is_error=True
     )
+
+
+def content_block(
+    item: Content,
+) -> types.TextContent | types.ImageContent | types.AudioContent | types.EmbeddedResource:
+    """The MCP content block of one :data:`Content` item (bytes are sent base64-encoded)."""
+    if isinstance(item, str):
+        return types.TextContent(type="text", text=item)
+    if isinstance(item, Image):
+        return types.ImageContent(type="image", data=_base64(item.data), mime_type=item.mime_type)
+    if isinstance(item, Audio):
+        return types.AudioContent(type="audio", data=_base64(item.data), mime_type=item.mime_type)
+    if isinstance(item, EmbeddedResource):
+        return types.EmbeddedResource(type="resource", resource=resource_contents(item.uri, item.mime_type,
+                                                                                  item.text if item.blob is None
+                                                                                  else item.blob))
+    raise TypeError(f"not a content item: {type(item).__name__}")
+
+
+def resource_contents(
+    uri: str, mime_type: str, value: str | bytes
+) -> types.TextResourceContents | types.BlobResourceContents:
+    """A resource's contents: text, or bytes as a base64 ``blob``."""
+    if isinstance(value, bytes):
+        return types.BlobResourceContents(uri=uri, mime_type=mime_type, blob=_base64(value))
+    if isinstance(value, str):
+        return types.TextResourceContents(uri=uri, mime_type=mime_type, text=value)
+    raise TypeError(f"resource {uri!r}: its handler returned {type(value).__name__}, not str or bytes")
+
+
+def _base64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class ClientLink:
+    """The client behind one ``tools/call``, for its handler (``CallContext.client``).
+
+    The handler runs in a worker thread; each method hands its message to the event
+    loop and blocks that thread until the message is sent (and, for :meth:`sample` and
+    :meth:`elicit`, until the client answered or ``timeout`` seconds passed).  A client
+    without the capability, a refusal, a timeout or an answer of the wrong shape is a
+    :class:`ToolError` naming what happened, so the call ends as a tool error.
+    """
+
+    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+        self._ctx = ctx
+
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send ``notifications/progress`` for this call (nothing when the client gave no progress token)."""
+        anyio.from_thread.run(self._ctx.session.report_progress, progress, total, message)
+
+    def sample(
+        self, prompt: str, *, max_tokens: int, system_prompt: str | None = None,
+        timeout: float = CLIENT_REQUEST_TIMEOUT,
+    ) -> dict[str, Any]:
+        """Ask the client's model (``sampling/createMessage``, one user message); returns the
+        client's result as JSON (``role``, ``content``, ``model``, ``stopReason``)."""
+        self._require("sampling")
+        request = types.CreateMessageRequest(
+            params=types.CreateMessageRequestParams(
+                messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))],
+                max_tokens=max_tokens,
+                system_prompt=system_prompt,
+            )
+        )
+        return self._request(request, types.CreateMessageResult, timeout)
+
+    def elicit(
+        self, message: str, requested_schema: dict[str, Any], *, timeout: float = CLIENT_REQUEST_TIMEOUT
+    ) -> dict[str, Any]:
+        """Ask the user through the client (``elicitation/create``, form mode); returns the
+        client's result as JSON (``action`` and, when accepted, ``content``)."""
+        self._require("elicitation")
+        request = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(message=message, requested_schema=requested_schema)
+        )
+        return self._request(request, types.ElicitResult, timeout)
+
+    def _require(self, capability: str) -> None:
+        capabilities = self._ctx.session.client_capabilities
+        if capabilities is None or getattr(capabilities, capability, None) is None:
+            raise ToolError(f"the client does not offer {capability} (it declared no '{capability}' capability)")
+        if not self._ctx.session.can_send_request:
+            raise ToolError(f"this connection cannot carry a request to the client, so no {capability}")
+
+    def _request(self, request: Any, result_type: type[Any], timeout: float) -> dict[str, Any]:
+        method = request.method
+
+        async def send() -> Any:
+            return await self._ctx.session.send_request(
+                request,
+                result_type,
+                request_read_timeout_seconds=timeout,
+                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+            )
+
+        try:
+            result = anyio.from_thread.run(send)
+        except MCPError as error:
+            raise ToolError(f"the client answered {method} with an error: {one_line(error.message)}") from None
+        except ValidationError:
+            raise ToolError(f"the client's answer to {method} is not a valid result") from None
+        except Exception as error:  # timeout, connection gone
+            raise ToolError(f"{method} failed: {type(error).__name__}: {one_line(str(error))}") from None
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 def tool_listing(tool: Tool) -> types.Tool:
@@ -266,7 +393,9 @@ class Handlers:
             on_read_resource=self.read_resource,
             on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
-            on_completion=self.complete if any(t.complete for _, t in self.templates) else None,
+            on_completion=self.complete if self.completes() else None,
+            on_subscribe_resource=self.subscribe if self.subscribable() else None,
+            on_unsubscribe_resource=self.unsubscribe if self.subscribable() else None,
         )
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
@@ -276,6 +405,15 @@ class Handlers:
         self.server = server
         clientlog.install()
         return server
+
+    def completes(self) -> bool:
+        """Whether a template variable or a prompt argument offers completions."""
+        return any(t.complete for _, t in self.templates) or any(
+            a.complete for p in self.prompts.values() for a in p.arguments
+        )
+
+    def subscribable(self) -> bool:
+        return any(r.subscribable for r in self.resources.values())
 
     # protocol ------------------------------------------------------------------------
 
@@ -319,7 +457,7 @@ class Handlers:
         problems = check_arguments(self.strict_inputs[tool.name], arguments)
         if problems:
             return error_result(f"invalid arguments for tool '{tool.name}': " + "; ".join(problems))
-        call_ctx = await self.call_context(ctx)
+        call_ctx = dataclasses.replace(await self.call_context(ctx), client=ClientLink(ctx))
         with clientlog.collect() as records:
             try:
                 result = await in_worker(tool.handler, arguments, call_ctx)
@@ -342,15 +480,11 @@ class Handlers:
         except Exception as error:  # a result that is not JSON, or a text renderer that failed
             logger.error("tool %r: its result could not be rendered", tool.name, exc_info=error)
             return error_result(f"tool '{tool.name}' failed: its result could not be rendered as JSON and text")
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text) for text in texts],
-            structured_content=result,
-            is_error=False,
-        )
+        return types.CallToolResult(content=texts, structured_content=result, is_error=False)
 
     @staticmethod
-    def texts(tool: Tool, result: dict[str, Any]) -> list[str]:
-        """The text contents of a tool result: ``tool.text`` or the JSON of the result.
+    def texts(tool: Tool, result: dict[str, Any]) -> list[Any]:
+        """The content blocks of a tool result: ``tool.text`` or the JSON of the result.
 
         The result is always encoded once, strictly (no NaN, only JSON types), so a result
         that the transport could not serialise fails here, as one tool error, instead of
@@ -358,9 +492,9 @@ class Handlers:
         """
         encoded = json.dumps(result, ensure_ascii=False, allow_nan=False)
         if tool.text is None:
-            return [encoded]
+            return [content_block(encoded)]
         text = tool.text(result)
-        return [text] if isinstance(text, str) else list(text)
+        return [content_block(item) for item in ([text] if isinstance(text, str) else text)]
 
     # prompts -----------------------------------------------------------------------
 
@@ -396,9 +530,10 @@ class Handlers:
             problems += [f"missing required argument '{name}'" for name in missing]
             raise MCPError(code=types.INVALID_PARAMS, message=f"prompt '{prompt.name}': " + "; ".join(problems))
         text = prompt.text(given)
+        items = [text] if isinstance(text, str) else list(text)
         return types.GetPromptResult(
             description=prompt.description,
-            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))],
+            messages=[types.PromptMessage(role="user", content=content_block(item)) for item in items],
         )
 
     # resources ---------------------------------------------------------------------
@@ -445,9 +580,7 @@ class Handlers:
                 raise MCPError(
                     code=types.INTERNAL_ERROR, message=f"reading {shown_name(uri)} failed: {type(error).__name__}"
                 )
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type=fixed.mime_type, text=text)]
-            )
+            return types.ReadResourceResult(contents=[resource_contents(uri, fixed.mime_type, text)])
         for parsed, template in self.templates:
             variables = parsed.match(uri)
             if variables is None:
@@ -469,27 +602,33 @@ class Handlers:
                 raise MCPError(
                     code=types.INTERNAL_ERROR, message=f"reading {shown_name(uri)} failed: {type(error).__name__}"
                 )
-            return types.ReadResourceResult(
-                contents=[types.TextResourceContents(uri=uri, mime_type=template.mime_type, text=text)]
-            )
+            return types.ReadResourceResult(contents=[resource_contents(uri, template.mime_type, text)])
         raise not_found(uri)
 
     async def complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
-        """``completion/complete`` for a variable of a resource template; a prompt's arguments
-        offer nothing (an empty completion), an unknown prompt or argument is -32602."""
+        """``completion/complete`` for a variable of a resource template or a prompt argument
+        (empty when it offers no ``complete``); an unknown prompt, template or argument is -32602."""
         ref = params.ref
+        chosen = dict(params.context.arguments or {}) if params.context else {}
         if not isinstance(ref, types.ResourceTemplateReference):
             prompt = self.prompts.get(ref.name)
             if prompt is None:
                 raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {shown_name(ref.name)}")
-            if params.argument.name not in {a.name for a in prompt.arguments}:
+            argument = next((a for a in prompt.arguments if a.name == params.argument.name), None)
+            if argument is None:
                 raise MCPError(
                     code=types.INVALID_PARAMS,
                     message=f"Prompt '{prompt.name}' has no argument '{shown_name(params.argument.name)}'",
                 )
-            return types.CompleteResult(completion=types.Completion(values=[], total=0, has_more=False))
+            offered: list[str] = []
+            if argument.complete is not None:
+                try:
+                    offered = [str(v) for v in await in_worker(argument.complete, params.argument.value, chosen)]
+                except Exception:
+                    logger.exception("completion for prompt %s argument %s failed", prompt.name, argument.name)
+            return completion(offered)
         found = [(parsed, t) for parsed, t in self.templates if t.uri_template == ref.uri]
         if not found:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource template: {shown_name(ref.uri)}")
@@ -502,7 +641,6 @@ class Handlers:
             )
         values: list[str] = []
         if template.complete is not None:
-            chosen = dict(params.context.arguments or {}) if params.context else {}
             call_ctx = await self.call_context(ctx)
             try:
                 found_values = await in_worker(template.complete, variable, params.argument.value, chosen, call_ctx)
@@ -512,9 +650,30 @@ class Handlers:
                 logger.exception("completion for %s {%s} failed", ref.uri, variable)
                 found_values = []
             values = [str(value) for value in found_values]
-        return types.CompleteResult(
-            completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
-        )
+        return completion(values)
+
+    # subscriptions -------------------------------------------------------------------
+
+    async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
+        """``resources/subscribe`` to a subscribable resource (kept per connection); any
+        other URI is -32602.  The layer's resources never change while the server runs,
+        so no ``notifications/resources/updated`` follows."""
+        uri = str(params.uri)
+        resource = self.resources.get(uri)
+        if resource is None or not resource.subscribable:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"Not a resource one can subscribe to: {shown_name(uri)}",
+                data={"uri": uri},
+            )
+        _connection_state(ctx).setdefault(_SUBSCRIPTIONS_KEY, set()).add(uri)
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        """``resources/unsubscribe``: forget the subscription (none is fine, as with a set)."""
+        _connection_state(ctx).get(_SUBSCRIPTIONS_KEY, set()).discard(str(params.uri))
+        return types.EmptyResult()
 
     # context and roots ---------------------------------------------------------------
 
@@ -569,6 +728,13 @@ class Handlers:
             await ctx.session.send_notification(
                 types.LoggingMessageNotification(params=params), related_request_id=ctx.request_id
             )
+
+
+def completion(values: list[str]) -> types.CompleteResult:
+    """A ``completion/complete`` result: the first 100 values, the total, whether more exist."""
+    return types.CompleteResult(
+        completion=types.Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
+    )
 
 
 def _connection_state(ctx: ServerRequestContext[Any]) -> dict[str, Any]:

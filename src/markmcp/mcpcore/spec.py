@@ -15,10 +15,13 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from markmcp.mcpcore.args import unsupported_keywords
 from markmcp.mcpcore.files import Places
+
+if TYPE_CHECKING:  # only for the annotation: handlers builds on this module
+    from markmcp.mcpcore.handlers import ClientLink
 
 TRANSPORTS = ("stdio", "http", "sse")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -36,6 +39,40 @@ class ToolError(Exception):
         super().__init__(message)
         self.message = message
         self.data = data
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image content block (of a tool result or a prompt message): raw bytes, sent base64-encoded."""
+
+    data: bytes
+    mime_type: str
+
+
+@dataclass(frozen=True)
+class Audio:
+    """An audio content block (of a tool result or a prompt message): raw bytes, sent base64-encoded."""
+
+    data: bytes
+    mime_type: str
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """A resource embedded in a tool result or a prompt message: ``text`` or binary ``blob``."""
+
+    uri: str
+    mime_type: str
+    text: str | None = None
+    blob: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if (self.text is None) == (self.blob is None):
+            raise ValueError(f"embedded resource {self.uri!r}: give exactly one of text and blob")
+
+
+Content = Union[str, Image, Audio, EmbeddedResource]
+"""One content block: a string is a text block."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +100,9 @@ class CallContext:
     """How to allow a refused folder: ends the refusal message of :meth:`places`."""
     read_only: bool = False
     """``--read-only``: not even the tools that write by default (``ServerSpec.write_default``) may write."""
+    client: ClientLink | None = None
+    """The way back to the client during a ``tools/call`` (progress notifications, sampling,
+    elicitation; see ``markmcp.mcpcore.handlers.ClientLink``); None outside a tool call."""
 
     def places(self) -> Places:
         """The folders tools may read (confine every read with it, e.g. ``files.read_text(places=...)``)."""
@@ -77,8 +117,9 @@ class Tool:
     ``input_schema`` is enforced strictly (types without coercion, required keys,
     unknown keys refused unless the schema sets ``additionalProperties``); the
     handler runs in a worker thread and returns a JSON-able dict matching
-    ``output_schema``.  ``text`` turns that dict into the text content; by default
-    the text is the JSON itself.
+    ``output_schema``.  ``text`` turns that dict into the content blocks: a string or a
+    list of :data:`Content` (strings are text blocks; :class:`Image`, :class:`Audio` and
+    :class:`EmbeddedResource` the other kinds); by default the text is the JSON itself.
     """
 
     name: str
@@ -91,7 +132,7 @@ class Tool:
     destructive: bool = False
     idempotent: bool = False
     open_world: bool = False
-    text: Callable[[dict[str, Any]], str | list[str]] | None = None
+    text: Callable[[dict[str, Any]], str | list[Content]] | None = None
 
     def __post_init__(self) -> None:
         if not _TOOL_NAME.fullmatch(self.name):
@@ -119,7 +160,7 @@ class ResourceTemplate:
     name: str
     description: str
     mime_type: str
-    handler: Callable[[dict[str, str], CallContext], str]
+    handler: Callable[[dict[str, str], CallContext], str | bytes]
     complete: Callable[[str, str, Mapping[str, str], CallContext], Sequence[str]] | None = None
     """Optional ``completion/complete`` support: (variable, typed prefix, variables already
     chosen, context) -> candidate values, best first (the layer sends the first 100)."""
@@ -129,36 +170,44 @@ class ResourceTemplate:
 class Resource:
     """A readable resource at one fixed URI (listed by ``resources/list``).
 
-    The handler returns the text; it may raise ``FileNotFoundError`` (answered as
-    "resource not found", -32002) or :class:`ToolError` (invalid params, -32602).
+    The handler returns the text (or ``bytes``, sent as a base64 ``blob``); it may raise
+    ``FileNotFoundError`` (answered as "resource not found", -32002) or :class:`ToolError`
+    (invalid params, -32602).  A ``subscribable`` resource accepts ``resources/subscribe``
+    (and the server then declares the ``subscribe`` capability).
     """
 
     uri: str
     name: str
     description: str
     mime_type: str
-    handler: Callable[[CallContext], str]
+    handler: Callable[[CallContext], str | bytes]
     title: str = ""
+    subscribable: bool = False
 
 
 @dataclass(frozen=True)
 class PromptArgument:
-    """One argument a prompt takes (``required`` ones must be given to ``prompts/get``)."""
+    """One argument a prompt takes (``required`` ones must be given to ``prompts/get``).
+
+    ``complete`` offers ``completion/complete`` values: (typed prefix, arguments already
+    chosen) -> candidates, best first."""
 
     name: str
     description: str
     required: bool = False
+    complete: Callable[[str, Mapping[str, str]], Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)
 class Prompt:
     """A prompt template: ``text`` gets the arguments (strings) and returns the text of the
-    one user message ``prompts/get`` answers with."""
+    one user message ``prompts/get`` answers with, or a list of :data:`Content`, one user
+    message each (text, image, audio or embedded resource)."""
 
     name: str
     title: str
     description: str
-    text: Callable[[Mapping[str, str]], str]
+    text: Callable[[Mapping[str, str]], str | list[Content]]
     arguments: Sequence[PromptArgument] = ()
 
 
