@@ -31,7 +31,9 @@ class FixtureClient(StdioClient):
     """A client of the fixture server, with the server's ``initialize`` answer."""
 
     def __init__(self, capabilities: dict[str, Any] | None = None) -> None:
-        super().__init__([sys.executable, str(FIXTURE)])
+        # A longer bound than the default: one start serves the whole module, and a loaded
+        # machine (parallel test workers) can take more than 20 s to import the SDK.
+        super().__init__([sys.executable, str(FIXTURE)], timeout=60.0)
         self.initialized = self.initialize(capabilities)["result"]
 
 
