@@ -11,8 +11,8 @@ On a product server, a fixture scenario must fail only because the fixture is mi
 answered by the protocol's error for an unknown name.
 
 The suite runs under Node through ``npx`` (pinned version; the first run downloads it).
-Without ``npx`` the tests fail in CI (``CI=true``) and are skipped, visibly, elsewhere;
-when the package cannot be fetched (no network, empty npx cache) they are skipped.  The
+It runs wherever Node is installed, CI included; without ``npx``, or when the package
+cannot be fetched (no network, empty npx cache), it is skipped visibly, with the reason.  The
 servers and the suite runs go in parallel, every wait has a timeout.
 """
 
@@ -95,10 +95,6 @@ REFUSALS = re.compile(
 _TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 def product_servers() -> dict[str, str]:
     """Every MCP server script of the distribution: name -> ``module:function``."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
@@ -160,10 +156,7 @@ def suite_runs() -> Iterator[dict[str, SuiteRun]]:
     """The suite run once against the fixture server and each product server, all in parallel."""
     npx = shutil.which("npx")
     if npx is None:
-        message = "npx (Node.js) not found: the MCP conformance suite cannot run"
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+        pytest.skip("npx (Node.js) not found: the MCP conformance suite cannot run")
     commands = {"conformance-fixture": [sys.executable, str(FIXTURE)]}
     commands |= {name: server_command(target) for name, target in product_servers().items()}
     with tempfile.TemporaryDirectory(prefix="markmcp-conformance-") as tmp:
