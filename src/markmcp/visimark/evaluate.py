@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from itertools import compress, count
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow
 
@@ -21,7 +22,7 @@ from .graph import children
 from .inputs import _PENDING
 from .model import Node
 from .results import BOOLEAN_BINDING, AssertionResult, Edit, Unevaluable, UnitError
-from .values import WORKING_DIGITS, CellNumber, canonical, parse_cell_number, quantum, render
+from .values import WORKING_DIGITS, CellNumber, Decoration, canonical, parse_cell_number, quantum, render
 
 
 class _NotAtOnce(Exception):
@@ -67,9 +68,15 @@ class Evaluation:
         upstream = 0
         causes: set[str | None] = set()
         whole = self.column_at_once(node.expr, node, table.height)
-        fn = whole.__getitem__ if isinstance(whole, list) else self.compile(node.expr, node)
         q = quantum(prec) if prec is not None else None
         limit = WORKING_DIGITS - 1 - (prec or 0)
+        if isinstance(whole, list) and prec is not None and 0 <= prec <= 6:
+            out = self._whole_column(whole, prec, limit)
+            if out is not None:
+                self.cells[node.id] = out
+                self._compare_column(node, out, prec, deco, conflicted, formula)
+                return
+        fn = whole.__getitem__ if isinstance(whole, list) else self.compile(node.expr, node)
         for r, stored in enumerate(table.column(idx)):
             rounded = False
             try:
@@ -128,6 +135,44 @@ class Evaluation:
             self.emit(Finding("NOTE", sheet.id, node.name, suppressed_count=upstream,
                               message=f"{upstream} row{'s' if upstream != 1 else ''} not verified "
                                       f"(upstream {next(iter(causes)) + ' ' if len(causes) == 1 and None not in causes else ''}errors)"))
+
+    @staticmethod
+    def _whole_column(values: list[Decimal], prec: int, limit: int) -> list[Decimal] | None:
+        """Every value of a column computed at once, rounded half-up to ``prec`` decimals;
+        None when one is too large to carry them or cannot be rounded, and the column is
+        then taken row by row (which reports that row)."""
+        if any(v.adjusted() > limit for v in values):
+            return None
+        q = quantum(prec)
+        try:
+            return [v.quantize(q, rounding=ROUND_HALF_UP) for v in values]
+        except ArithmeticError:
+            return None
+
+    def _compare_column(self, node: Node, values: list[Decimal], prec: int, deco: Decoration | None,
+                        conflicted: bool, formula: str) -> None:
+        """Compare a column computed at once (rounded to ``prec``, at most 6) with what its
+        cells say: each cell that differs is STALE, in row order, and rewritten."""
+        sheet = self.sheet_of(node)
+        assert sheet is not None and sheet.table is not None and node.column is not None
+        if conflicted:
+            return
+        table = sheet.table
+        idx = sheet.columns[node.column].index
+        # with its exponent at -prec >= -6, a nonzero value's str() is its fixed notation
+        texts = [str(v) if v else render(v, prec) for v in values]
+        if deco is not None:
+            texts = list(map(deco.apply, texts))
+        stored = table.column(idx)
+        for r in compress(count(), map(operator.ne, stored, texts)):
+            text, v = texts[r], values[r]
+            if cell_matches(stored[r], text, v):
+                continue
+            cell = table.cell(r, idx)
+            self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
+                              stored=stored[r], computed=text, formula=formula, is_cell=True,
+                              span=(cell.start, cell.end)))
+            self.edits.append(Edit(cell.start, cell.end, text, "cell"))
 
     def column_at_once(self, e: lang.Node, node: Node, height: int) -> list[Decimal] | Decimal | None:
         """The rule's value for every row at once, when it is sums, differences and

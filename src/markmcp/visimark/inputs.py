@@ -25,10 +25,19 @@ _PENDING = object()  # an input cell not read yet
 _NUMBER = r"-?\d+(?:\.\d+)?"
 
 
-ALL_PLAIN_RE = re.compile(rf"(?:(?:{_NUMBER})?\x00)*(?:{_NUMBER})?")  # cells joined by NUL
+# A column's cells are tested all at once, joined by NUL behind a leading NUL: these find
+# the first cell that is not a bare number (not a plain word), or the empty cell, which
+# passes.  A search like this is linear; a whole-text pattern repeating a group per cell
+# keeps backtracking state for every cell and grew faster than the column.
+NOT_PLAIN_RE = re.compile(rf"\x00(?!(?:{_NUMBER})?(?:\x00|\Z))")
 
 
-ALL_WORDS_RE = re.compile(r"(?:(?:[A-Za-z_][A-Za-z0-9_]*)?\x00)*(?:[A-Za-z_][A-Za-z0-9_]*)?")
+NOT_WORD_RE = re.compile(r"\x00(?!(?:[A-Za-z_][A-Za-z0-9_]*)?(?:\x00|\Z))")
+
+
+def every_cell(misfit: re.Pattern[str], cells: list[str]) -> bool:
+    """Whether no cell of ``cells`` is what ``misfit`` finds (see NOT_PLAIN_RE)."""
+    return misfit.search("\x00" + "\x00".join(cells)) is None
 
 
 DECIMALS_RE = re.compile(r"\.(\d+)")
@@ -95,7 +104,7 @@ class InputColumns:
             if first is not None:
                 forms[None] = first
             cells = []
-        elif ALL_WORDS_RE.fullmatch("\x00".join(cells)):  # plain words only: no number at all
+        elif every_cell(NOT_WORD_RE, cells):  # plain words only: no number at all
             cells = []
         for r, t in enumerate(cells):
             if not t:
@@ -200,7 +209,7 @@ class InputColumns:
         if known is None:
             assert sheet.table is not None
             cells = sheet.table.column(sheet.columns[column].index)
-            known = self.bare_columns[key] = ALL_PLAIN_RE.fullmatch("\x00".join(cells)) is not None
+            known = self.bare_columns[key] = every_cell(NOT_PLAIN_RE, cells)
         return known
 
     def plain_input(self, sheet: Sheet, column: str) -> list[Decimal]:

@@ -40,6 +40,13 @@ CODE_SPAN_RE = re.compile(r"`+([^`]*)`+")
 def split_lines(src: str) -> tuple[list[str], list[int]]:
     """Split on the CommonMark line endings: every line's text (ending excluded) and start
     offset.  A final line ending does not begin another line; an empty text is one line."""
+    if "\r" not in src:  # the common case, one kind of ending: a plain split is enough
+        texts = src.split("\n")
+        if len(texts) > 1 and not texts[-1]:
+            texts.pop()
+        starts = [0]
+        starts += accumulate(len(t) + 1 for t in texts[:-1])
+        return texts, starts
     parts = LINE_SPLIT_RE.split(src)  # text, ending, text, ending, ..., text
     texts = parts[0::2]
     if len(texts) > 1 and not texts[-1]:
@@ -253,25 +260,50 @@ def _table_body(texts: list[str], starts: list[int], j: int, width: int) -> tupl
     """The body of a table whose first body line is ``j``: its cell texts row after row,
     each row cut or padded to ``width`` with empty cells; each row's line as a (start,
     end) pair; and the index of the first line after the table."""
-    cells: list[str] = []
-    spans: array[int] = array("q")
+    first = j
     n = len(texts)
     while j < n:
         t = texts[j]
         content = t.lstrip()
-        if not content or content[0] in "#>" or FENCE_OPEN_RE.match(t):
+        if not content or content[0] in "#>" or (content[0] in "`~" and FENCE_OPEN_RE.match(t)):
             break  # a blank line, a heading, a block quote or a fence ends the table
-        row = row_texts(t)
-        missing = width - len(row)
-        if missing > 0:
-            row += [""] * missing
-        elif missing < 0:
-            del row[width:]
-        cells += row
-        spans.append(starts[j])
-        spans.append(starts[j] + len(t))
         j += 1
+    lines = texts[first:j]
+    spans: array[int] = array("q", bytes(16 * len(lines)))
+    spans[0::2] = array("q", starts[first:j])
+    spans[1::2] = array("q", map(int.__add__, starts[first:j], map(len, lines)))
+    cells = _regular_body(lines, width)
+    if cells is None:
+        cells = []
+        for t in lines:
+            row = row_texts(t)
+            missing = width - len(row)
+            if missing > 0:
+                row += [""] * missing
+            elif missing < 0:
+                del row[width:]
+            cells += row
     return cells, spans, j
+
+
+def _regular_body(lines: list[str], width: int) -> list[str] | None:
+    """The cell texts of table rows that are all regular (each line opens and closes
+    with a pipe, has ``width`` cells and no backslash), split all at once; None when one
+    is not, and the rows are split one by one."""
+    if not lines:
+        return []
+    body = "\n".join(lines)
+    if "\\" in body:
+        return None
+    pieces = body.split("|")
+    # "" | cells of row 1 | "\n" | cells of row 2 | ... | cells of the last row | ""
+    if len(pieces) != 1 + len(lines) * (width + 1):
+        return None
+    seams = pieces[width + 1 : -1 : width + 1]
+    if pieces[0] or pieces[-1] or seams.count("\n") != len(seams):
+        return None
+    del pieces[:: width + 1]
+    return list(map(str.strip, pieces))
 
 
 def _table_at(src: str, texts: list[str], starts: list[int], i: int) -> tuple[Table, int] | None:
