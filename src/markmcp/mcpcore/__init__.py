@@ -1,4 +1,4 @@
-"""Shared MCP layer used by every markmcp server (mrsf-mcp, figdown-mcp, visimark-mcp).
+"""Shared MCP layer used by every markmcp server (mrsf-mcp, figdown-mcp, visimark-mcp, markmcp-mcp).
 
 A server declares a :class:`ServerSpec` (tools, resources, resource templates, prompts,
 extra options)
@@ -11,43 +11,65 @@ The modules build on each other in one direction, without cycles: ``args`` and `
 at the bottom; ``spec`` (the declarations and the command line) on them; ``roots``,
 ``writegate`` and ``early`` (stdio start-up) on ``spec``; the SDK side (``wire``,
 ``handlers``, ``stdio``, ``transports``) above; ``app`` (``serve``) on top.
+
+The names below are loaded on first use: a command line that only needs
+:mod:`markmcp.mcpcore.files` (every CLI reads and writes through it) does not pay for
+the server machinery (argument parsing, logging) at start-up.
 """
 
-from markmcp.mcpcore.app import serve
-from markmcp.mcpcore.spec import (
-    Audio,
-    CallContext,
-    Content,
-    EmbeddedResource,
-    Image,
-    Prompt,
-    PromptArgument,
-    Resource,
-    ResourceTemplate,
-    ServerSpec,
-    Tool,
-    ToolError,
-)
-from markmcp.mcpcore.files import FileAccessError, Places
-from markmcp.mcpcore.writegate import check_write_path, resolve_inside, writable_places
+from __future__ import annotations
 
-__all__ = [
-    "Audio",
-    "CallContext",
-    "Content",
-    "EmbeddedResource",
-    "Image",
-    "FileAccessError",
-    "Places",
-    "Prompt",
-    "PromptArgument",
-    "Resource",
-    "ResourceTemplate",
-    "ServerSpec",
-    "Tool",
-    "ToolError",
-    "check_write_path",
-    "resolve_inside",
-    "serve",
-    "writable_places",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+# public name -> the module of this package that defines it
+_HOMES = {
+    "Audio": "spec",
+    "CallContext": "spec",
+    "Content": "spec",
+    "EmbeddedResource": "spec",
+    "Image": "spec",
+    "Prompt": "spec",
+    "PromptArgument": "spec",
+    "Resource": "spec",
+    "ResourceTemplate": "spec",
+    "ServerSpec": "spec",
+    "Tool": "spec",
+    "ToolError": "spec",
+    "serve": "app",
+    "FileAccessError": "files",
+    "Places": "files",
+    "check_write_path": "writegate",
+    "resolve_inside": "writegate",
+    "writable_places": "writegate",
+}
+
+__all__ = sorted(_HOMES)
+
+if TYPE_CHECKING:
+    from markmcp.mcpcore.app import serve
+    from markmcp.mcpcore.files import FileAccessError, Places
+    from markmcp.mcpcore.spec import (
+        Audio,
+        CallContext,
+        Content,
+        EmbeddedResource,
+        Image,
+        Prompt,
+        PromptArgument,
+        Resource,
+        ResourceTemplate,
+        ServerSpec,
+        Tool,
+        ToolError,
+    )
+    from markmcp.mcpcore.writegate import check_write_path, resolve_inside, writable_places
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

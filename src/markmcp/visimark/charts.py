@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from . import chartsvg
 from .findings import Finding
 from .port import Files, PortError, gate, port_problem
 from .statements import ColumnRef
@@ -115,6 +114,8 @@ def _finding(ck: Checker, c: Chart, code: str, message: str, **kw) -> None:
 
 def _one(ck: Checker, files: Files | None, sheet: Sheet, c: Chart, result: ChartResult,
          image_of: dict[str, str], claimants: dict[str, list[str]]) -> None:
+    from . import chartsvg  # here, not at the top: a document without charts never loads the renderer
+
     stmt = c.stmt
     if stmt.engine not in chartsvg.ENGINES:
         _finding(ck, c, "ARTIFACT", f"unknown chart type `{stmt.engine}`",

@@ -7,7 +7,6 @@ Exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could n
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -142,6 +141,8 @@ class Runner:
         self.err = lambda text: err(escape_controls(text, keep="\n"))
 
     def emit_json(self, obj: dict) -> None:
+        import json  # only --json needs it
+
         self.raw_out(json.dumps(obj, indent=2, ensure_ascii=False))
 
     def envelope(self, command: str, status: str, **body) -> dict:
@@ -579,6 +580,8 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
     except Usage as e:
         err(escape_controls(str(e)))
         if "--json" in argv:
+            import json
+
             out(json.dumps({"command": command, "visimark": __version__, "status": "error",
                             "error": {"code": "USAGE", "message": str(e)}}, indent=2, ensure_ascii=False))
         return 2

@@ -17,7 +17,6 @@ artifacts it would write) and :class:`PlanFiles`, which lets ``fmt`` run without
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from markmcp import __version__
@@ -57,6 +56,8 @@ def status_of(exit_code: int) -> str:
 
 
 def sha256(text: str) -> str:
+    import hashlib  # only the envelopes that carry a digest need it
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

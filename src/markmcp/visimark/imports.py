@@ -16,9 +16,6 @@ the table-cell literal grammar (a date-shaped string is a string here, not a DAT
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
 import re
 from array import array
 from dataclasses import dataclass
@@ -38,8 +35,6 @@ IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CLAUSE_WORDS = ("delimited", "labelled", "unlabelled", "at")
 BAD_DELIMITERS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\".-")
 FIELD_LIMIT = 16 * 1024 * 1024
-
-csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
 
 
 class ImportSyntaxError(Exception):
@@ -151,6 +146,10 @@ def read_csv(text: str, delimiter: str) -> list[list[str]]:
     rest = text.replace("\r\n", "")
     if crlf and ("\n" in rest or "\r" in rest):
         raise ValueError("mixed line endings — the file mixes CRLF and bare LF/CR")
+    import csv  # here, not at the top: only a document that imports a CSV pays for it
+    import io
+
+    csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
     try:
         rows = [row or [""] for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)]
     except csv.Error as e:
@@ -196,7 +195,9 @@ def _resolve(ck: Checker, files: Files | None, sheet: Sheet, decl: ImportDecl) -
     if raw is None:
         _fail(ck, sheet, f"imported file not found: `{decl.path}`", decl.path_span)
         return
-    digest = hashlib.sha256(raw).hexdigest()
+    from hashlib import sha256  # only a document that imports a CSV needs it
+
+    digest = sha256(raw).hexdigest()
     decl.digest = digest
     if decl.stamp_span is not None:
         if decl.stamp_prefix != "sha256":
