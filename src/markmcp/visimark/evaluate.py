@@ -141,7 +141,7 @@ class Evaluation:
         """Every value of a column computed at once, rounded half-up to ``prec`` decimals;
         None when one is too large to carry them or cannot be rounded, and the column is
         then taken row by row (which reports that row)."""
-        if any(v.adjusted() > limit for v in values):
+        if values and max(map(Decimal.adjusted, values)) > limit:
             return None
         q = quantum(prec)
         try:
@@ -197,7 +197,7 @@ class Evaluation:
                 return v
             if r.kind == "column" and r.node is not None and r.sheet is not None and r.sheet.id == node.sheet:
                 col = self.cells.get(r.node.id)
-                if r.node.id in self.unevaluable or col is None or any(type(v) is not Decimal for v in col):
+                if r.node.id in self.unevaluable or col is None or not set(map(type, col)) <= {Decimal}:
                     raise _NotAtOnce()
                 return col  # type: ignore[return-value]
             if r.kind == "input" and r.sheet is not None and r.sheet.id == node.sheet and r.column is not None:

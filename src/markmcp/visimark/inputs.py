@@ -22,22 +22,21 @@ from .values import PLAIN_RE, CellNumber, Decoration, diagnose_date, parse_cell_
 _PENDING = object()  # an input cell not read yet
 
 
-_NUMBER = r"-?\d+(?:\.\d+)?"
+# A column's cells are tested all at once, joined by NUL.  Every quantifier is possessive
+# (the grammar never needs to give a character back), so the match keeps no backtracking
+# state per cell and takes time linear in the column; with ordinary quantifiers a pattern
+# repeating a group once per cell grew faster than the column.
+_NUMBER_ONCE = r"-?\d++(?:\.\d++)?+"
+ALL_PLAIN_RE = re.compile(rf"(?:(?:{_NUMBER_ONCE})?+\x00)*+(?:{_NUMBER_ONCE})?+")
 
 
-# A column's cells are tested all at once, joined by NUL behind a leading NUL: these find
-# the first cell that is not a bare number (not a plain word), or the empty cell, which
-# passes.  A search like this is linear; a whole-text pattern repeating a group per cell
-# keeps backtracking state for every cell and grew faster than the column.
-NOT_PLAIN_RE = re.compile(rf"\x00(?!(?:{_NUMBER})?(?:\x00|\Z))")
+_WORD_ONCE = r"[A-Za-z_][A-Za-z0-9_]*+"
+ALL_WORDS_RE = re.compile(rf"(?:(?:{_WORD_ONCE})?+\x00)*+(?:{_WORD_ONCE})?+")
 
 
-NOT_WORD_RE = re.compile(r"\x00(?!(?:[A-Za-z_][A-Za-z0-9_]*)?(?:\x00|\Z))")
-
-
-def every_cell(misfit: re.Pattern[str], cells: list[str]) -> bool:
-    """Whether no cell of ``cells`` is what ``misfit`` finds (see NOT_PLAIN_RE)."""
-    return misfit.search("\x00" + "\x00".join(cells)) is None
+def every_cell(pattern: re.Pattern[str], cells: list[str]) -> bool:
+    """Whether every cell of ``cells`` is what ``pattern`` (ALL_PLAIN_RE, ALL_WORDS_RE) allows."""
+    return pattern.fullmatch("\x00".join(cells)) is not None
 
 
 DECIMALS_RE = re.compile(r"\.(\d+)")
@@ -60,7 +59,7 @@ class InputColumns:
         cells = sheet.table.column(idx)
         if cells and self.bare_numbers(sheet, column) and any(cells):
             # every cell a bare number (or empty): the width is the most decimals written
-            kind, width = "num", max((len(d) for d in DECIMALS_RE.findall("\x00".join(cells))), default=0)
+            kind, width = "num", max(map(len, DECIMALS_RE.findall("\x00".join(cells))), default=0)
             self.input_cache[key] = (kind, width)
             return kind, width
         plain = PLAIN_RE.fullmatch
@@ -104,7 +103,7 @@ class InputColumns:
             if first is not None:
                 forms[None] = first
             cells = []
-        elif every_cell(NOT_WORD_RE, cells):  # plain words only: no number at all
+        elif every_cell(ALL_WORDS_RE, cells):  # plain words only: no number at all
             cells = []
         for r, t in enumerate(cells):
             if not t:
@@ -209,7 +208,7 @@ class InputColumns:
         if known is None:
             assert sheet.table is not None
             cells = sheet.table.column(sheet.columns[column].index)
-            known = self.bare_columns[key] = every_cell(NOT_PLAIN_RE, cells)
+            known = self.bare_columns[key] = every_cell(ALL_PLAIN_RE, cells)
         return known
 
     def plain_input(self, sheet: Sheet, column: str) -> list[Decimal]:
