@@ -154,6 +154,29 @@ def test_failed_import_suppresses_its_readers_instead_of_undef() -> None:
     assert findings(src) == [("IMPORT", "imported file not found: `missing.csv`")]
 
 
+def test_failed_import_counts_its_readers_in_one_note_per_sheet() -> None:
+    # upstream's import spec, section 4 ("Suppression"): every binding that reads a sheet
+    # whose import failed is folded into one per-sheet NOTE, not reported one by one
+    src = doc("from missing.csv", "Mean precision 2 = AVG(benchmark.Time)", "Top = MAX(benchmark.Time)",
+              "n = COUNT(Time)", "assert Top > 0")
+    result = check(build(src), MemoryFiles({}))
+    notes = [(f.code, f.sheet, f.suppressed_count, f.message) for f in result.findings if f.code == "NOTE"]
+    assert notes == [("NOTE", "benchmark", 3, "3 bindings not verified (upstream IMPORT errors)"),
+                     ("NOTE", "benchmark", 1, "1 assertion not verified (upstream errors)")]
+    report = format_check("doc.md", result.findings)
+    assert "NOTE    #benchmark      · 3 bindings not verified (upstream IMPORT errors)" in report
+    assert report.rstrip().endswith("1 problem (0 stale, 1 error)")  # advice never counts
+
+
+def test_no_import_note_when_nothing_was_read() -> None:
+    # without a folder to read from nothing is verified and nothing is claimed: no finding
+    result = check(build(doc("from missing.csv")))
+    assert [f.code for f in result.findings] == []
+    # a sheet whose import succeeded has no note either
+    assert [f.code for f in check(build(doc("from benchmark.csv")), MemoryFiles({"benchmark.csv": CSV})).findings
+            if f.code == "NOTE"] == []
+
+
 def test_a_date_shaped_field_is_text() -> None:
     data = b"Id,When\n1,15/10/2026\n"
     src = doc("from benchmark.csv at sha256:" + hashlib.sha256(data).hexdigest(), "n = COUNT(When)")

@@ -83,6 +83,7 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
         self.sheet_seen: list[str] = []
         self.assertions: dict[str, AssertionResult] = {}
         self.assert_suppressed: dict[str, int] = {}
+        self.import_suppressed: dict[str, int] = {}  # per sheet: bindings reading a failed import
         self.input_cache: dict[tuple[str, str], tuple[str, int | None]] = {}
         self.input_values: dict[tuple[str, str], list[object]] = {}
         self.plain_columns: dict[tuple[str, str], list] = {}
@@ -131,6 +132,10 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
                 continue
             if any(d in self.unevaluable for d in deps):
                 self.unevaluable.add(node.id)
+                if IMPORT_FAILED in deps and self.files is not None:
+                    # it reads a sheet whose import failed (the IMPORT finding says why):
+                    # counted into one NOTE per sheet, never a finding per binding
+                    self.import_suppressed[node.sheet] = self.import_suppressed.get(node.sheet, 0) + 1
                 continue
             if not self.static_checks(node):
                 self.unevaluable.add(node.id)
@@ -148,6 +153,9 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
                 self.assertions[node.id] = AssertionResult(node.sheet, node.stmt.source, None, {},
                                                            strip_assert(node.stmt.source))
                 self.assert_suppressed[node.sheet] = self.assert_suppressed.get(node.sheet, 0) + 1
+        for sheet_id, n in self.import_suppressed.items():
+            self.emit(Finding("NOTE", sheet_id, None, assertion_scoped=True, suppressed_count=n,
+                              message=f"{n} binding{'s' if n != 1 else ''} not verified (upstream IMPORT errors)"))
         for sheet_id, n in self.assert_suppressed.items():
             self.emit(Finding("NOTE", sheet_id, None, assertion_scoped=True, suppressed_count=n,
                               message=f"{n} assertion{'s' if n != 1 else ''} not verified (upstream errors)"))
