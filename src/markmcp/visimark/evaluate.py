@@ -159,8 +159,11 @@ class Evaluation:
             return
         table = sheet.table
         idx = sheet.columns[node.column].index
-        # with its exponent at -prec >= -6, a nonzero value's str() is its fixed notation
-        texts = [str(v) if v else render(v, prec) for v in values]
+        # with its exponent at -prec >= -6, a nonzero value's str() is its fixed notation; a
+        # zero (perhaps negative) is written as render() writes it
+        texts = list(map(str, values))
+        for r in compress(count(), map(operator.not_, values)):
+            texts[r] = render(values[r], prec)
         if deco is not None:
             texts = list(map(deco.apply, texts))
         stored = table.column(idx)

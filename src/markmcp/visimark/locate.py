@@ -45,7 +45,7 @@ def split_lines(src: str) -> tuple[list[str], list[int]]:
         if len(texts) > 1 and not texts[-1]:
             texts.pop()
         starts = [0]
-        starts += accumulate(len(t) + 1 for t in texts[:-1])
+        starts += accumulate(map((1).__add__, map(len, texts[:-1])))  # each line and its LF
         return texts, starts
     parts = LINE_SPLIT_RE.split(src)  # text, ending, text, ending, ..., text
     texts = parts[0::2]
