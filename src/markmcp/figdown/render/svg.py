@@ -45,16 +45,31 @@ def num(value: float | int, digits: int = 2) -> str:
     """A coordinate as text: rounded to ``digits`` decimals, shortest form, no ``-0``."""
     if value.__class__ is int:
         return str(value)
+    if digits == 2 and value.__class__ is float:
+        known = _NUM_TEXT.get(value)
+        if known is not None:
+            return known
     if value != value or value in (math.inf, -math.inf):
         return "0"
     r = round(value, digits)
     if r == 0:
-        return "0"
-    if -1e15 < r < 1e15:
-        i = int(r)
-        if i == r:
-            return str(i)
-    return repr(r)
+        out = "0"
+    elif -1e15 < r < 1e15 and int(r) == r:
+        out = str(int(r))
+    else:
+        out = repr(r)
+    if digits == 2 and value.__class__ is float:
+        if len(_NUM_TEXT) >= _NUM_TEXT_MAX:
+            _NUM_TEXT.clear()
+        _NUM_TEXT[value] = out
+    return out
+
+
+#: num(x) of the floats printed lately: a drawing prints the same coordinates many
+#: times over (equal floats print alike, 0.0 and -0.0 both as "0"); bounded, so a
+#: long-running server does not grow it without end
+_NUM_TEXT: dict[float, str] = {}
+_NUM_TEXT_MAX = 1 << 16
 
 
 _ESC = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
@@ -72,11 +87,13 @@ def attrs(pairs) -> str:
             continue
         if key not in ATTRIBUTES:
             raise ValueError(f"attribute {key!r} is outside the Safe SVG profile")
-        kind = type(value)
+        kind = value.__class__
         if kind is str:
             text_value = value.translate(_ESC)
-        elif kind is float or kind is int:
-            text_value = num(value)
+        elif kind is float:
+            text_value = _NUM_TEXT.get(value) or num(value)
+        elif kind is int:
+            text_value = str(value)
         else:
             raise TypeError(f"not an attribute value: {value!r}")
         out.append(f' {key}="{text_value}"')

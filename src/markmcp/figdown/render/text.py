@@ -232,6 +232,7 @@ def hex_of(colour: str | None) -> str | None:
     return NAMED_COLOURS.get(colour)
 
 
+@lru_cache(maxsize=1024)
 def luminance(colour: str) -> float | None:
     h = hex_of(colour)
     if h is None:

@@ -82,7 +82,8 @@ def render(block: dict, model: dict, y0: float) -> Block:
         for quad, fill in (([b, cc, c0, b0], shade(colour, 0.72)), ([cc, d, d0, c0], shade(colour, 0.55)),
                            ([a, b, cc, d], colour)):
             faces.append((quad, fill))
-            quads.append(quad)
+            quads.append((quad, min(q[0] for q in quad), min(q[1] for q in quad),
+                          max(q[0] for q in quad), max(q[1] for q in quad)))
     placed, laid = [], []
 
     def lean(x, y, width, anchor, dx, dy):
@@ -96,7 +97,10 @@ def render(block: dict, model: dict, y0: float) -> Block:
                 break
             last = (px, py, box, False)
             pad = (box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2)
-            hit = any(_quad_hits_box(q, pad) for q in quads) or any(
+            # a face whose bounding box clears the pad by a pixel or more cannot meet it
+            # (the test's own box axes separate them), so only the near faces are tested
+            hit = any(_quad_hits_box(q, pad) for q, qx0, qy0, qx1, qy1 in quads
+                      if not (qx1 + 1 < pad[0] or qx0 - 1 > pad[2] or qy1 + 1 < pad[1] or qy0 - 1 > pad[3])) or any(
                 pad[0] < o[2] and pad[2] > o[0] and pad[1] < o[3] and pad[3] > o[1] for o in laid)
             if not hit:
                 return px, py, box, True

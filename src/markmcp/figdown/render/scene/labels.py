@@ -96,35 +96,67 @@ class Board:
             self.segs[key] = segs
             self.bbox[key] = (min(x for x, _ in pts), min(y for _, y in pts),
                               max(x for x, _ in pts), max(y for _, y in pts))
+        # the hard boxes and the labels with their near corner moved in by overlap()'s
+        # 1 px, once, for the inner loop of cost(); and each connector's bounding box
+        # beside its segments
+        self._boxes = [(b[0] + 1.0, b[1] + 1.0, b[2], b[3]) for b in boxes]
+        self._soft = [(b[0] + 1.0, b[1] + 1.0, b[2], b[3]) for b in self.soft]
+        self._labels: list[Rect] = []
+        self._paths = [(key, self.bbox[key], segs) for key, segs in self.segs.items()]
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float]) -> float:
-        c = 0.0
-        for b in self.boxes:
-            if overlap(r, b):
-                c += 1000
-        for b in self.labels:
-            if overlap(r, b):
-                c += 800
-        for b in self.soft:
-            if overlap(r, b):
-                c += 300
-        band = (r[0] + 2, r[1] + (r[3] - r[1]) * 0.3, r[2] - 2, r[1] + (r[3] - r[1]) * 0.7)
-        for key, segs in self.segs.items():
-            pb = self.bbox[key]
-            if pb[2] < band[0] or pb[0] > band[2] or pb[3] < band[1] or pb[1] > band[3]:
+        r0, r1, r2, r3 = r
+        # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
+        e0, e1 = r0 + 1.0, r1 + 1.0
+        hits = 0
+        for b0, b1, b2, b3 in self._boxes:
+            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
+                hits += 1
+        c = hits * 1000
+        hits = 0
+        for b0, b1, b2, b3 in self._labels:
+            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
+                hits += 1
+        c += hits * 800
+        hits = 0
+        for b0, b1, b2, b3 in self._soft:
+            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
+                hits += 1
+        c += hits * 300
+        band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
+        n0, n1, n2, n3 = band
+        hits = 0
+        for _, pb, segs in self._paths:
+            if pb[2] < n0 or pb[0] > n2 or pb[3] < n1 or pb[1] > n3:
                 continue
             for p, q, sb in segs:
-                if sb[2] < band[0] or sb[0] > band[2] or sb[3] < band[1] or sb[1] > band[3]:
+                if sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3:
                     continue
                 if seg_hits_rect(p, q, band, 0.0):
-                    c += 500
+                    hits += 1
                     break
-        cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+        c += hits * 500
+        c = float(c)
+        cx, cy = (r0 + r2) / 2, (r1 + r3) / 2
         if own is not None and own in self.segs:
             own_d = min(seg_dist(cx, cy, p, q) for p, q, _ in self.segs[own])
             limit = own_d + 6
-            for key, segs in self.segs.items():
-                if key == own or _box_dist(cx, cy, self.bbox[key]) >= limit:
+            sqrt = math.sqrt
+            for key, pb, segs in self._paths:
+                if key == own:
+                    continue
+                # _box_dist(cx, cy, pb) >= limit, written out (pb[0] <= pb[2], pb[1] <= pb[3])
+                dx = pb[0] - cx
+                if dx < 0.0:
+                    dx = cx - pb[2]
+                    if dx < 0.0:
+                        dx = 0.0
+                dy = pb[1] - cy
+                if dy < 0.0:
+                    dy = cy - pb[3]
+                    if dy < 0.0:
+                        dy = 0.0
+                if sqrt(dx * dx + dy * dy) >= limit:
                     continue
                 if any(_box_dist(cx, cy, sb) < limit and seg_dist(cx, cy, p, q) < limit
                        for p, q, sb in segs):
@@ -135,6 +167,7 @@ class Board:
 
     def take(self, r: Rect) -> None:
         self.labels.append(r)
+        self._labels.append((r[0] + 1.0, r[1] + 1.0, r[2], r[3]))
 
 
 def _segments_by_length(pts):
