@@ -91,18 +91,18 @@ def skip_ws(src: str, pos: int) -> int:
     return pos
 
 
+#: The whitespace characters as one string, for ``str.strip``.
+_WS_STRING = "".join(sorted(WS_CHARS))
+
+
 def trim_start(s: str) -> str:
     """Strip language whitespace from the left."""
-    return s[skip_ws(s, 0):]
+    return s.lstrip(_WS_STRING)
 
 
 def trim(s: str) -> str:
     """Strip language whitespace from both ends."""
-    body = trim_start(s)
-    cut = len(body)
-    while cut and body[cut - 1] in WS_CHARS:
-        cut -= 1
-    return body[:cut]
+    return s.strip(_WS_STRING)
 
 
 def split_lines(text: str) -> list[str]:
@@ -170,6 +170,8 @@ def _first_free(src: str, mark: str, needs_space_before: bool) -> int:
     ``[label]`` brackets (optionally only at column 0 or after whitespace), or -1.
 
     A stray ``]`` with no open bracket is ignored."""
+    if mark not in src:
+        return -1
     stops = _SCAN_STOPS[mark]
     depth = 0
     pos = 0
@@ -259,6 +261,12 @@ class Token:
 
 def parse_token(src: str, pos: int) -> tuple[int, Token]:
     """token = (bare-run | quoted)+ — up to the next whitespace."""
+    run = _BARE_RUN.match(src, pos)
+    if run is not None:
+        end = run.end()
+        if end == len(src) or src[end] != QUOTE:   # one bare run: the whole token
+            piece = run.group()
+            return end, Token(piece, BARE * len(piece), ())
     text: list[str] = []
     mask: list[str] = []
     opens: list[int] = []

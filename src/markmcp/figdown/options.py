@@ -376,6 +376,8 @@ def check_options(keyword: str, sp: Split, genre: str | None, version: str | Non
     Returns an empty list when the line's options are acceptable.  A keyword
     with no registry row (an unknown or retired directive) is not checked
     here: its own diagnostic says more."""
+    if not sp.opts and not sp.unknown and sp.duplicate is None:
+        return []   # every check below looks at the line's options and finds none
     allowed = directive_options(keyword, genre)
     if allowed is None:
         return []
