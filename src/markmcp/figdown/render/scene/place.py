@@ -167,27 +167,51 @@ class Placer:
     # --- improvement ------------------------------------------------------------------
 
     @staticmethod
-    def _desire(it: Item) -> tuple[float, float]:
-        total, weight = 0.0, 0.0
+    def _pulls(it: Item) -> tuple[list[tuple[Item, float]], float]:
+        """The neighbours that pull ``it`` with their weights, and the weights' sum."""
+        pulls, weight = [], 0.0
         for n in it.ups + it.downs:
             w = 2.0
             if it.node is None and n.node is None:
                 w = 8.0
             elif it.node is None or n.node is None:
                 w = 2.0
-            total += w * n.pos
+            pulls.append((n, w))
             weight += w
+        return pulls, weight
+
+    def _desire(self, it: Item) -> tuple[float, float]:
+        """Where ``it``'s connectors want it (weighted mean of its neighbours), and how hard."""
+        pulls, weight = self._pull[id(it)]
         if weight == 0:
             return it.pos, 0.05
+        total = 0.0
+        for n, w in pulls:
+            total += w * n.pos
         return total / weight, weight
 
-    def _solve_run(self, run: list, left, right) -> None:
+    def _runs(self, toks: list) -> list[tuple]:
+        """A rank's items between walls, each run with what does not move while the
+        positions do: (run, offsets from its first item, left wall, its separation,
+        right wall, its separation)."""
+        out = []
+        left = None
+        run: list = []
+        for tok in [*toks, None]:
+            if tok is not None and tok[0] == "item":
+                run.append(tok)
+                continue
+            if run:
+                offsets = [0.0]
+                for a, b in zip(run, run[1:]):
+                    offsets.append(offsets[-1] + self._sep(a, b))
+                out.append((run, offsets, left, None if left is None else self._sep(left, run[0]),
+                            tok, None if tok is None else self._sep(run[-1], tok)))
+            run, left = [], tok
+        return out
+
+    def _solve_run(self, run: list, offsets: list[float], left, left_sep, right, right_sep) -> None:
         """Items between two walls (or rank ends): PAV, then clamp into the walls."""
-        if not run:
-            return
-        offsets = [0.0]
-        for a, b in zip(run, run[1:]):
-            offsets.append(offsets[-1] + self._sep(a, b))
         blocks: list[list[float]] = []    # [weighted sum, weight, count]
         for tok, off in zip(run, offsets):
             d, w = self._desire(tok[1])
@@ -200,23 +224,16 @@ class Placer:
         values: list[float] = []
         for s, w, c in blocks:
             values.extend([s / w] * c)
-        lo = -1e18 if left is None else self._coord(left) + self._sep(left, run[0])
-        hi = 1e18 if right is None else self._coord(right) - self._sep(run[-1], right) - offsets[-1]
+        lo = -1e18 if left is None else self._coord(left) + left_sep
+        hi = 1e18 if right is None else self._coord(right) - right_sep - offsets[-1]
         if lo > hi:
             return
         for tok, off, y in zip(run, offsets, values):
             tok[1].pos = min(max(y, lo), hi) + off
 
     def _solve_rank(self, r: int) -> None:
-        left = None
-        run: list = []
-        for tok in self._tokens(r):
-            if tok[0] == "item":
-                run.append(tok)
-            else:
-                self._solve_run(run, left, tok)
-                run, left = [], tok
-        self._solve_run(run, left, None)
+        for plan in self._plan[r]:
+            self._solve_run(*plan)
 
     def _move_lane(self, lane: Lane) -> None:
         shift, weight = 0.0, 0.0
@@ -231,7 +248,7 @@ class Placer:
         want = shift / weight
         lo, hi = -1e18, 1e18
         for r in lane.ranks:
-            toks = self._tokens(r)
+            toks = self._toks[r]
             for k, tok in enumerate(toks):
                 if tok[0] == "open" and tok[1] is lane and k > 0:
                     lo = max(lo, self._coord(toks[k - 1]) + self._sep(toks[k - 1], tok))
@@ -249,13 +266,21 @@ class Placer:
 
     def improve(self, iterations: int = ITERATIONS) -> None:
         n = len(self.ranks)
-        for _ in range(iterations):
-            for r in range(n):
-                self._solve_rank(r)
-            for r in range(n - 1, -1, -1):
-                self._solve_rank(r)
-            for lane in self.lanes.values():
-                self._move_lane(lane)
+        # the order, the sizes and the separations stay fixed while positions move:
+        # each rank's tokens, runs and pulls are worked out once
+        self._toks = [self._tokens(r) for r in range(n)]
+        self._plan = [self._runs(toks) for toks in self._toks]
+        self._pull = {id(it): self._pulls(it) for rank in self.ranks for it in rank}
+        try:
+            for _ in range(iterations):
+                for r in range(n):
+                    self._solve_rank(r)
+                for r in range(n - 1, -1, -1):
+                    self._solve_rank(r)
+                for lane in self.lanes.values():
+                    self._move_lane(lane)
+        finally:
+            del self._toks, self._plan, self._pull
 
     def extent(self) -> tuple[float, float]:
         lo, hi = 1e18, -1e18
