@@ -79,6 +79,49 @@ def _box_dist(px: float, py: float, b) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
+def _near(px: float, py: float, segs) -> float:
+    """min(seg_dist(px, py, p, q) for p, q, _ in segs), written out (same arithmetic)."""
+    best = None
+    sqrt = math.sqrt
+    for a, b, _ in segs:
+        a0, a1 = a
+        dx, dy = b[0] - a0, b[1] - a1
+        l2 = dx * dx + dy * dy
+        if l2 < 1e-9:
+            d = sqrt((px - a0) ** 2 + (py - a1) ** 2)
+        else:
+            t = max(0.0, min(1.0, ((px - a0) * dx + (py - a1) * dy) / l2))
+            qx, qy = a0 + t * dx - px, a1 + t * dy - py
+            d = sqrt(qx * qx + qy * qy)
+        if best is None or d < best:
+            best = d
+    if best is None:
+        raise ValueError("min() arg is an empty sequence")
+    return best
+
+
+def _within(px: float, py: float, segs, limit: float) -> bool:
+    """any(_box_dist(px, py, sb) < limit and seg_dist(px, py, p, q) < limit for p, q, sb
+    in segs), written out (same arithmetic; a segment box has sb[0] <= sb[2], sb[1] <= sb[3])."""
+    sqrt = math.sqrt
+    for a, b, sb in segs:
+        dx = sb[0] - px
+        if dx < 0.0:
+            dx = px - sb[2]
+            if dx < 0.0:
+                dx = 0.0
+        dy = sb[1] - py
+        if dy < 0.0:
+            dy = py - sb[3]
+            if dy < 0.0:
+                dy = 0.0
+        if not sqrt(dx * dx + dy * dy) < limit:
+            continue
+        if seg_dist(px, py, a, b) < limit:
+            return True
+    return False
+
+
 class Board:
     """What is already on the canvas, for the label costs (with bounding boxes,
     so a label only looks at the ink near it)."""
@@ -139,7 +182,7 @@ class Board:
         c = float(c)
         cx, cy = (r0 + r2) / 2, (r1 + r3) / 2
         if own is not None and own in self.segs:
-            own_d = min(seg_dist(cx, cy, p, q) for p, q, _ in self.segs[own])
+            own_d = _near(cx, cy, self.segs[own])
             limit = own_d + 6
             sqrt = math.sqrt
             for key, pb, segs in self._paths:
@@ -158,8 +201,7 @@ class Board:
                         dy = 0.0
                 if sqrt(dx * dx + dy * dy) >= limit:
                     continue
-                if any(_box_dist(cx, cy, sb) < limit and seg_dist(cx, cy, p, q) < limit
-                       for p, q, sb in segs):
+                if _within(cx, cy, segs, limit):
                     c += 150
                     break
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
