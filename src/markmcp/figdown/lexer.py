@@ -288,6 +288,8 @@ def parse_token(src: str, pos: int) -> tuple[int, Token]:
 
 def tokenize(src: str) -> list[Token]:
     """line = ws* token (ws+ token)* ws*   — raises LexError on a bad string."""
+    if QUOTE not in src:   # no string on the line: the tokens are the runs between whitespace
+        return [Token(piece, BARE * len(piece), ()) for piece in _BARE_RUN.findall(src)]
     tokens: list[Token] = []
     pos = skip_ws(src, 0)
     while pos < len(src):

@@ -194,7 +194,7 @@ def option_key(tok: Token) -> str | None:
 
     A token written wholly as a string literal is never an option, and the
     key is everything before the first ``=``, so it must be a bare id shape."""
-    if tok.q:
+    if "=" not in tok.v or tok.q:
         return None
     key, equals, _ = tok.v.partition("=")
     return key if equals and ID_RE.match(key) else None

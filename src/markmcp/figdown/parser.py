@@ -131,7 +131,8 @@ def utf16_order(text: str) -> bytes:
 def split_sections(lines: list[str]) -> list[tuple[int, list[str]]]:
     """(first line index, lines) per section.  A section starts at each header
     line; anything above the first header belongs to the first section."""
-    starts = [i for i, raw in enumerate(lines) if HEADER_LINE_RE.match(trim(strip_comment(raw)))]
+    starts = [i for i, raw in enumerate(lines)
+              if HEADER_WORD in raw and HEADER_LINE_RE.match(trim(strip_comment(raw)))]
     if len(starts) <= 1:
         return [(0, lines)]
     bounds = [0] + starts[1:] + [len(lines)]
