@@ -148,8 +148,13 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                 occurrence(cut(), f" [{last}]")
     max_row = max((r for r, _ in owners), default=-1)
 
+    row_y: dict[int, float] = {}   # the elisions are all known now: each row's y once
+
     def yrow(r: int) -> float:
-        return y + r * RH + shift(r)
+        at_y = row_y.get(r)
+        if at_y is None:
+            at_y = row_y[r] = y + r * RH + shift(r)
+        return at_y
 
     def at(r, c):
         if r < 0 or r > max_row or c < 0 or c >= word:

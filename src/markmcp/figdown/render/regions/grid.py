@@ -24,28 +24,30 @@ class Owner:
 
 def runs(vertical: bool, at: float, spans, owners):
     """Merged runs along one grid line: (start, end, before, after, continues-before…)."""
-    out = []
+    merged = []   # [start, end, first index, last index, before, after]
     cur = None
+    cur_key = None
     for i, (s, e) in enumerate(spans):
         a, b = owners[i]
-        skip = (a is None and b is None) or (a is not None and a is b)
-        key = None if skip else (a, b)
-        if cur is not None and cur["key"] == key and abs(cur["e"] - s) < 1e-9 and key is not None:
-            cur["e"] = e
-            cur["i1"] = i
+        key = None if (a is None and b is None) or (a is not None and a is b) else (a, b)
+        if key is not None and cur is not None and cur_key == key and abs(cur[1] - s) < 1e-9:
+            cur[1] = e
+            cur[3] = i
             continue
-        if cur is not None and cur["key"] is not None:
-            out.append(cur)
-        cur = {"key": key, "s": s, "e": e, "i0": i, "i1": i, "a": a, "b": b}
-    if cur is not None and cur["key"] is not None:
-        out.append(cur)
+        cur, cur_key = [s, e, i, i, a, b], key
+        if key is not None:
+            merged.append(cur)
     n = len(spans)
-    for r in out:
-        r["a0"] = r["i0"] > 0 and r["a"] is not None and owners[r["i0"] - 1][0] is r["a"]
-        r["a1"] = r["i1"] + 1 < n and r["a"] is not None and owners[r["i1"] + 1][0] is r["a"]
-        r["b0"] = r["i0"] > 0 and r["b"] is not None and owners[r["i0"] - 1][1] is r["b"]
-        r["b1"] = r["i1"] + 1 < n and r["b"] is not None and owners[r["i1"] + 1][1] is r["b"]
-        r["v"], r["p"] = vertical, at
+    out = []
+    for s, e, i0, i1, a, b in merged:
+        out.append({
+            "s": s, "e": e, "a": a, "b": b,
+            "a0": i0 > 0 and a is not None and owners[i0 - 1][0] is a,
+            "a1": i1 + 1 < n and a is not None and owners[i1 + 1][0] is a,
+            "b0": i0 > 0 and b is not None and owners[i0 - 1][1] is b,
+            "b1": i1 + 1 < n and b is not None and owners[i1 + 1][1] is b,
+            "v": vertical, "p": at,
+        })
     return out
 
 

@@ -140,6 +140,12 @@ REACH = 160.0        # obstacles further than this from both ends' box are not i
 MAX_POPS = 4000      # a search that has not arrived by then gives up (the caller keeps the line)
 
 
+#: the grid moves: (heading, column step, row step, the heading that reverses it,
+#: 0 for a move along a row / 1 along a column)
+_MOVES = tuple((nh, di, dj, (nh + 2) % 4, 0 if di else 1)
+               for nh, (di, dj) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))))
+
+
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None.
 
@@ -211,6 +217,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     start_border = {s[1]: s[0] for s in starts}
     found = None
     pops = 0
+    nx, ny, inf = len(xs), len(ys), math.inf
     while heap:
         pops += 1
         if pops > MAX_POPS:
@@ -226,15 +233,15 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
                 found = state
                 break
         i, j = xi[pt[0]], yi[pt[1]]
-        for nh, (di, dj) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))):
-            if (nh + 2) % 4 == heading:
+        for nh, di, dj, back, axis in _MOVES:
+            if back == heading:
                 continue
             ni, nj = i + di, j + dj
-            if not (0 <= ni < len(xs) and 0 <= nj < len(ys)):
+            if not (0 <= ni < nx and 0 <= nj < ny):
                 continue
             if (ni, nj) in closed_pts:
                 continue
-            key = (min(i, ni), min(j, nj), 0 if di else 1)
+            key = (i if i < ni else ni, j if j < nj else nj, axis)
             if key in closed_moves:
                 continue
             nxt = (xs[ni], ys[nj])
@@ -246,7 +253,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
                 move_cost[key] = extra
             c = cost + extra + (BEND if nh != heading else 0.0)
             ns = (nxt, nh)
-            if c < best.get(ns, math.inf) - 1e-9:
+            if c < best.get(ns, inf) - 1e-9:
                 best[ns] = c
                 came[ns] = state
                 h = abs(nxt[0] - tx) + abs(nxt[1] - ty)
