@@ -213,14 +213,26 @@ class Placer:
     def _solve_run(self, run: list, offsets: list[float], left, left_sep, right, right_sep) -> None:
         """Items between two walls (or rank ends): PAV, then clamp into the walls."""
         blocks: list[list[float]] = []    # [weighted sum, weight, count]
+        pull = self._pull
         for tok, off in zip(run, offsets):
-            d, w = self._desire(tok[1])
-            blocks.append([w * (d - off), w, 1])
-            while len(blocks) > 1 and (blocks[-2][0] / blocks[-2][1]) > (blocks[-1][0] / blocks[-1][1]):
-                s, w2, c = blocks.pop()
-                blocks[-1][0] += s
-                blocks[-1][1] += w2
-                blocks[-1][2] += c
+            it = tok[1]
+            pulls, w = pull[id(it)]       # _desire(it), written out
+            if w == 0:
+                d, w = it.pos, 0.05
+            else:
+                total = 0.0
+                for n, nw in pulls:
+                    total += nw * n.pos
+                d = total / w
+            last = [w * (d - off), w, 1]
+            blocks.append(last)
+            while len(blocks) > 1 and (blocks[-2][0] / blocks[-2][1]) > (last[0] / last[1]):
+                blocks.pop()
+                merged = blocks[-1]
+                merged[0] += last[0]
+                merged[1] += last[1]
+                merged[2] += last[2]
+                last = merged
         values: list[float] = []
         for s, w, c in blocks:
             values.extend([s / w] * c)
