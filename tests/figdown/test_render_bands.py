@@ -97,6 +97,19 @@ def test_an_engine_placed_box_under_a_pinned_band_steps_out() -> None:
     assert band_intrusions(out.svg, membership(out)) == []
 
 
+def test_a_group_stepping_out_of_a_band_does_not_land_on_another_box() -> None:
+    # n2's pin stretches g0's band over g1's first member: g1 (engine-placed) steps
+    # aside, and its band must not then cover n3, which sat just beyond — stepping
+    # only past g0's edge did, and after a dozen passes of n3 and g1 trading places
+    # the figure was refused as one the layout "could not separate"
+    src = ('figdown 0.1 block\nflow down\ngroup g0 "g0"\ngroup g1 "g1"\nnode n0 in=g1\n'
+           "node n1 in=g0\nnode n2 in=g0\nnode n3\nnode n4 in=g1\nnode n5\nedge n0 -> n5\n"
+           "layout\npin n2 at=(275,18)\n")
+    out = build(src)
+    assert out.svg is not None, out.error_lines()
+    assert band_intrusions(out.svg, membership(out)) == []
+
+
 def test_groups_whose_ranks_interleave_are_drawn_with_bands_holding_only_members() -> None:
     # each rack's switch hangs off the core and its port off a server, so the members of
     # both racks share ranks with each other and with the servers; laid out rank by

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .checks import bands
 from .graph import Scene
+from .layout import BAND
 
 SEP = 16.0
 PASSES = 12
@@ -28,50 +29,79 @@ def separate(scene: Scene, moved: set[str]) -> None:
         return
     if all(_positioned(scene, n.id) for n in scene.nodes.values() if not n.external):
         return
-    horizontal = scene.horizontal
     for _ in range(PASSES):
         bands(scene)
         changed = False
         for gid, g in scene.groups.items():
-            if g.box is None:
-                continue
-            x0, y0, x1, y1 = g.box
             members = set(g.members)
             for n in scene.nodes.values():
-                if n.external or n.id in members:
+                if g.box is None or n.external or n.id in members:
                     continue
+                x0, y0, x1, y1 = g.box
                 if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
                     continue
-                if _positioned(scene, n.id):
+                unit = _movable_unit(scene, n)
+                if unit is None:
                     continue
-                unit = [n]
-                if n.group is not None and n.group in scene.groups:
-                    if _positioned(scene, n.group):
-                        continue
-                    unit = [scene.nodes[m] for m in scene.groups[n.group].members]
-                    if any(_positioned(scene, m.id) for m in unit):
-                        continue
-                lo = min((m.y if horizontal else m.x) for m in unit)
-                hi = max((m.y + m.h if horizontal else m.x + m.w) for m in unit)
-                if n.group is not None:   # the unit's own band padding
-                    lo -= 26 if horizontal else 14
-                    hi += 12 if horizontal else 14
-                band_lo, band_hi = (y0, y1) if horizontal else (x0, x1)
-                down = (band_hi + SEP) - lo
-                up = (band_lo - SEP) - hi
-                shift = down if abs(down) <= abs(up) else up
-                for m in unit:
-                    if horizontal:
-                        m.y += shift
-                    else:
-                        m.x += shift
-                    moved.add(m.id)
+                _step_aside(scene, unit, n.group, moved)
+                bands(scene)
                 changed = True
         changed |= _bands_apart(scene, moved)
         changed |= _boxes_apart(scene, moved)
         if not changed:
             break
     bands(scene)
+
+
+def _movable_unit(scene: Scene, n) -> list | None:
+    """What moves when ``n`` has to: ``n`` alone, or its whole group; None when
+    the author placed any of it."""
+    if _positioned(scene, n.id):
+        return None
+    if n.group is None or n.group not in scene.groups:
+        return [n]
+    if _positioned(scene, n.group):
+        return None
+    unit = [scene.nodes[m] for m in scene.groups[n.group].members]
+    if any(_positioned(scene, m.id) for m in unit):
+        return None
+    return unit
+
+
+def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> None:
+    """Move ``unit`` across the flow by the smallest distance that leaves its
+    footprint (its band, when it is a group) clear of every other box and band.
+
+    Stepping only past the band it is in can land it in the next one, and the
+    next pass moves it back: the search looks at everything at once, so a
+    move never makes a new intrusion and the pass settles."""
+    horizontal = scene.horizontal
+    ids = {m.id for m in unit}
+    fx0 = min(m.x for m in unit)
+    fy0 = min(m.y for m in unit)
+    fx1 = max(m.x + m.w for m in unit)
+    fy1 = max(m.y + m.h for m in unit)
+    if gid is not None:
+        fx0, fy0, fx1, fy1 = fx0 - BAND["l"], fy0 - BAND["t"], fx1 + BAND["r"], fy1 + BAND["b"]
+    obstacles = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
+    obstacles += [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
+    # along the flow the footprint stays where it is; across it, each obstacle that
+    # shares some of its span along the flow rules out an open range of shifts
+    a_lo, a_hi, c_lo, c_hi = (fx0, fx1, fy0, fy1) if horizontal else (fy0, fy1, fx0, fx1)
+    blocked = []
+    for ox0, oy0, ox1, oy1 in obstacles:
+        o_alo, o_ahi, o_clo, o_chi = (ox0, ox1, oy0, oy1) if horizontal else (oy0, oy1, ox0, ox1)
+        if o_ahi + SEP <= a_lo or o_alo - SEP >= a_hi:
+            continue
+        blocked.append(((o_clo - SEP) - c_hi, (o_chi + SEP) - c_lo))
+    candidates = sorted({e for pair in blocked for e in pair}, key=lambda s: (abs(s), s < 0))
+    shift = next(s for s in candidates if not any(lo < s < hi for lo, hi in blocked))
+    for m in unit:
+        if horizontal:
+            m.y += shift
+        else:
+            m.x += shift
+        moved.add(m.id)
 
 
 def _fixed_group(scene: Scene, gid: str) -> bool:
