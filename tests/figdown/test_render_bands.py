@@ -97,6 +97,31 @@ def test_an_engine_placed_box_under_a_pinned_band_steps_out() -> None:
     assert band_intrusions(out.svg, membership(out)) == []
 
 
+def test_an_engine_placed_group_yields_to_a_pinned_node() -> None:
+    # x is pinned where the engine had put g; g's members are all the engine's to
+    # move, so the group steps aside (core 2.2: the engine had freedom, so no error)
+    src = ('figdown 0.1 block\ngroup g "G"\nnode a "A" in=g\nnode b "B" in=g\nnode x "X"\n'
+           "edge a -> b\nlayout\npin x at=(10,10)\n")
+    out = build(src)
+    assert out.svg is not None, out.error_lines()
+    assert band_intrusions(out.svg, membership(out)) == []
+
+
+def test_a_partly_pinned_group_moves_only_its_engine_placed_members() -> None:
+    # b is pinned low, x high; a (the engine's) sat between them, so the band from a
+    # to b ran over x.  a moves, b and x stay on their pins
+    src = ('figdown 0.1 block\nflow down\ngroup g "G"\nnode a "A" in=g\nnode b "B" in=g\n'
+           'node x "X"\nedge a -- b\nedge x -- a\nlayout\npin b at=(100,235)\npin x at=(60,14)\n')
+    out = build(src)
+    assert out.svg is not None, out.error_lines()
+    assert band_intrusions(out.svg, membership(out)) == []
+    boxes = nodes(ET.fromstring(out.svg))
+    assert (boxes["b"]["x"] - boxes["x"]["x"], boxes["b"]["y"] - boxes["x"]["y"]) == (40, 221)
+    # with the pinned member's own extent over x there is nothing to move: refused
+    covered = src.replace("pin x at=(60,14)", "pin x at=(60,200)")
+    assert build(covered).error_lines() == [f"Line 11: {PIN_INSIDE}"]
+
+
 def test_a_group_stepping_out_of_a_band_does_not_land_on_another_box() -> None:
     # n2's pin stretches g0's band over g1's first member: g1 (engine-placed) steps
     # aside, and its band must not then cover n3, which sat just beyond — stepping

@@ -1,12 +1,15 @@
-"""Keeping engine-placed boxes out of group bands that pins have moved.
+"""Keeping group bands to their members once pins have moved boxes.
 
 Auto layout never puts a non-member inside a band (groups are lanes).  Pins
-can: a pinned member stretches its band over a box the engine placed.  Then
-whoever the engine placed yields — the intruding box (with its whole group,
-if it is in one) moves across the flow to just past the band's nearer edge.
-A box the author placed never moves; that case is reported by
-:mod:`.checks`.  The pass is bounded, and what it cannot clear is left for
-the check to name.
+can: a pinned member stretches its band over a box the engine placed, or a
+pinned box lands where the engine put a group.  Then whatever the engine
+placed yields, to the nearest place clear of every other box and band: the
+intruding box (with its whole group, if it is in one); failing that the
+group; failing that, the group's engine-placed members, when the pinned ones
+alone do not reach the intruder.  A box the author placed never moves; what
+is left is reported by :mod:`.checks`.  The work is bounded (passes, and
+places tried per group), and what it cannot clear is left for the check to
+name.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from .layout import BAND
 
 SEP = 16.0
 PASSES = 12
+TRIALS = 48      # places tried for a group's engine-placed members (bounded work)
 
 
 def _positioned(scene: Scene, ident: str | None) -> bool:
@@ -32,6 +36,7 @@ def separate(scene: Scene, moved: set[str]) -> None:
     for _ in range(PASSES):
         bands(scene)
         changed = False
+        tried: set[str] = set()
         for gid, g in scene.groups.items():
             members = set(g.members)
             for n in scene.nodes.values():
@@ -41,9 +46,17 @@ def separate(scene: Scene, moved: set[str]) -> None:
                 if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
                     continue
                 unit = _movable_unit(scene, n)
-                if unit is None:
-                    continue
-                _step_aside(scene, unit, n.group, moved)
+                owner = n.group if n.group in scene.groups else None
+                if unit is None:   # the author placed the intruder: the group yields, if it can
+                    unit, owner = _movable_group(scene, gid), gid
+                if unit is not None:
+                    _step_aside(scene, unit, owner, moved)
+                else:
+                    if gid in tried:   # one try per group and pass: a success clears the whole band
+                        continue
+                    tried.add(gid)
+                    if not _pull_in(scene, gid, n, moved):
+                        continue
                 bands(scene)
                 changed = True
         changed |= _bands_apart(scene, moved)
@@ -68,6 +81,76 @@ def _movable_unit(scene: Scene, n) -> list | None:
     return unit
 
 
+def _movable_group(scene: Scene, gid: str) -> list | None:
+    """A group's members, when the engine placed all of them (and the group)."""
+    if _fixed_group(scene, gid):
+        return None
+    return [scene.nodes[m] for m in scene.groups[gid].members]
+
+
+def _overlaps(a, b, margin: float = 0.0) -> bool:
+    return a[0] - margin < b[2] and b[0] < a[2] + margin and a[1] - margin < b[3] and b[1] < a[3] + margin
+
+
+def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
+    """The author placed ``n`` and some of group ``gid``'s members; the engine
+    placed the rest, and it is their extent that reaches ``n``.  Move those
+    members together by the least distance (across the flow before along it)
+    that leaves the band clear of every non-member and them clear of every
+    other box and band.  False when no such place is found among the
+    candidates (then the check reports the pin)."""
+    g = scene.groups[gid]
+    if _positioned(scene, gid):
+        return False
+    members = [scene.nodes[m] for m in g.members]
+    fixed = [m for m in members if _positioned(scene, m.id)]
+    free = [m for m in members if not _positioned(scene, m.id)]
+    if not fixed or not free:
+        return False
+    fixed_box = _extent(fixed)
+    if _overlaps(_pad(fixed_box), n.rect()):
+        return False    # the author's own members reach it: nothing to move
+    ids = {m.id for m in members}
+    others = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
+    obstacles = others + [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
+    free_box = _extent(free)
+    free_rects = [m.rect() for m in free]
+    trials = []   # (distance, along the flow, backwards, axis, shift); axis 0 moves x, 1 moves y
+    for axis in (0, 1):
+        lo, hi = free_box[axis], free_box[axis + 2]
+        shifts = {fixed_box[axis] - lo, fixed_box[axis + 2] - hi}
+        for o in obstacles:
+            shifts |= {(o[axis + 2] + SEP) - lo, (o[axis] - SEP) - hi}
+        along = (axis == 0) == scene.horizontal
+        trials += [(abs(s), along, s < 0, axis, s) for s in shifts]
+    for *_, axis, shift in sorted(trials)[:TRIALS]:
+        dx, dy = (0.0, shift) if axis else (shift, 0.0)
+        fb = (free_box[0] + dx, free_box[1] + dy, free_box[2] + dx, free_box[3] + dy)
+        band = _pad((min(fixed_box[0], fb[0]), min(fixed_box[1], fb[1]),
+                     max(fixed_box[2], fb[2]), max(fixed_box[3], fb[3])))
+        if any(_overlaps(band, o) for o in others):
+            continue
+        near = [o for o in obstacles if _overlaps(fb, o, SEP / 2)]
+        if any(_overlaps((r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy), o, SEP / 2)
+               for r in free_rects for o in near):
+            continue
+        for m in free:
+            m.x += dx
+            m.y += dy
+            moved.add(m.id)
+        return True
+    return False
+
+
+def _extent(boxes: list) -> tuple[float, float, float, float]:
+    return (min(b.x for b in boxes), min(b.y for b in boxes),
+            max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
+
+
+def _pad(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return (box[0] - BAND["l"], box[1] - BAND["t"], box[2] + BAND["r"], box[3] + BAND["b"])
+
+
 def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> None:
     """Move ``unit`` across the flow by the smallest distance that leaves its
     footprint (its band, when it is a group) clear of every other box and band.
@@ -77,12 +160,7 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
     move never makes a new intrusion and the pass settles."""
     horizontal = scene.horizontal
     ids = {m.id for m in unit}
-    fx0 = min(m.x for m in unit)
-    fy0 = min(m.y for m in unit)
-    fx1 = max(m.x + m.w for m in unit)
-    fy1 = max(m.y + m.h for m in unit)
-    if gid is not None:
-        fx0, fy0, fx1, fy1 = fx0 - BAND["l"], fy0 - BAND["t"], fx1 + BAND["r"], fy1 + BAND["b"]
+    fx0, fy0, fx1, fy1 = _pad(_extent(unit)) if gid is not None else _extent(unit)
     obstacles = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
     obstacles += [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
     # along the flow the footprint stays where it is; across it, each obstacle that
