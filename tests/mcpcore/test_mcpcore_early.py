@@ -12,6 +12,8 @@ import importlib
 import json
 import math
 import signal
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -359,3 +361,13 @@ def test_a_request_sent_right_after_initialize_is_answered_when_a_signal_comes_a
     assert answer is not None and answer["id"] == 1, stderr
     assert answer["error"]["code"] == -32000 and answer["error"]["message"].startswith("Connection closed"), answer
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_the_early_reply_declares_subscriptions_and_completions_when_the_spec_offers_them() -> None:
+    """The conformance fixture offers a subscribable resource and a completing prompt
+    argument: the reply our code gives before the SDK loads says so, as the SDK's does."""
+    with StdioClient([sys.executable, str(Path(__file__).with_name("conformance_fixture.py"))],
+                     timeout=LOADED_TIMEOUT) as client:
+        client.send(initialize(initialize_params(), 0))
+        capabilities = client.receive()["result"]["capabilities"]
+    assert capabilities["resources"]["subscribe"] is True and capabilities["completions"] == {}

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from markmcp.mcpcore.spec import ServerSpec, Settings
+from markmcp.mcpcore.spec import ServerSpec, Settings, offers_completions, offers_subscriptions
 
 JSON_WHITESPACE = b" \t\r\n"
 
@@ -64,6 +65,8 @@ main thread get their turn promptly while the import thread is busy."""
 
 STOP_GRACE = 0.1
 """Seconds a signal before the SDK was ready waits for lines still on their way from the reader."""
+SIGNAL_POLL = 0.05
+"""Seconds the wait for the SDK looks for a marked signal when no line comes (a line ends the wait at once)."""
 
 _ID_LIMIT = 2**63
 
@@ -205,14 +208,15 @@ def negotiated_version(requested: str) -> str:
 
 def capabilities(spec: ServerSpec) -> dict[str, Any]:
     """The server capabilities the layer's handlers amount to (``handlers.Handlers.build_server``
-    registers tools, resources, prompts and logging always, completion when a template completes)."""
+    registers tools, resources, prompts and logging always, completion and subscriptions when
+    the spec offers them: the same two functions of ``spec`` decide both)."""
     found: dict[str, Any] = {
         "logging": {},
         "prompts": {"listChanged": False},
-        "resources": {"listChanged": False, "subscribe": False},
+        "resources": {"listChanged": False, "subscribe": offers_subscriptions(spec)},
         "tools": {"listChanged": False},
     }
-    if any(template.complete is not None for template in spec.resource_templates):
+    if offers_completions(spec):
         found["completions"] = {}
     return dict(sorted(found.items()))
 
@@ -343,32 +347,51 @@ def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
             loaded["error"] = error
         reader.post(SDK_READY)
 
+    # A signal before the SDK is ready only marks the stop; the loop below sees the mark
+    # between items, so a line it has taken is always in the backlog (an exception raised
+    # by the signal between taking a line and keeping it would lose that request).
+    signals: list[str] = []
+
+    def mark(signum: int, frame: Any) -> None:
+        signals.append(signal.Signals(signum).name)
+
     interval = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL)
+    previous = {sig: signal.signal(sig, mark) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         reader.start()
         threading.Thread(target=load, name="mcp-sdk-import", daemon=True).start()
         backlog: list[Item] = []
-        try:
-            wait_for_sdk(spec, reader, wire, backlog)
-        except (KeyboardInterrupt, SystemExit) as stop:  # SIGINT or SIGTERM before the SDK was ready
-            signal_name = "SIGINT" if isinstance(stop, KeyboardInterrupt) else "SIGTERM"
+        wait_for_sdk(spec, reader, wire, backlog, signals)
+        if signals:  # SIGINT or SIGTERM before the SDK was ready
             take_the_rest(reader, backlog)
-            cancel_requests(backlog, wire, f"the server is stopping ({signal_name})")
-            raise
+            cancel_requests(backlog, wire, f"the server is stopping ({signals[0]})")
+            if signals[0] == "SIGINT":
+                raise KeyboardInterrupt
+            raise SystemExit(0)
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         sys.setswitchinterval(interval)
     if "error" in loaded:
         raise loaded["error"]
     return loaded["transports"].run_stdio(loaded["server"], wire, reader, backlog)
 
 
-def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog: list[Item]) -> None:
-    """Take the reader's items until the SDK is ready, answering a first plain ``initialize``.
+def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog: list[Item],
+                 signals: list[str] | None = None) -> None:
+    """Take the reader's items until the SDK is ready (or a signal is marked in ``signals``),
+    answering a first plain ``initialize``.
 
     Fills ``backlog`` with the items to replay to the server loop, in order (blank lines dropped).
     """
-    while (item := reader.items.get()) is not SDK_READY:
+    while not signals:
+        try:
+            item = reader.items.get(timeout=SIGNAL_POLL)
+        except queue.Empty:
+            continue
+        if item is SDK_READY:
+            return
         if isinstance(item, bytes):
             if not item.strip(JSON_WHITESPACE):
                 continue

@@ -78,6 +78,8 @@ from markmcp.mcpcore.spec import (
     Settings,
     Tool,
     ToolError,
+    offers_completions,
+    offers_subscriptions,
 )
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
 from markmcp.mcpcore.files import FileAccessError
@@ -408,12 +410,10 @@ class Handlers:
 
     def completes(self) -> bool:
         """Whether a template variable or a prompt argument offers completions."""
-        return any(t.complete for _, t in self.templates) or any(
-            a.complete for p in self.prompts.values() for a in p.arguments
-        )
+        return offers_completions(self.spec)
 
     def subscribable(self) -> bool:
-        return any(r.subscribable for r in self.resources.values())
+        return offers_subscriptions(self.spec)
 
     # protocol ------------------------------------------------------------------------
 

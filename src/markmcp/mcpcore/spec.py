@@ -263,6 +263,19 @@ class Settings:
     read_only: bool = False
 
 
+def offers_completions(spec: ServerSpec) -> bool:
+    """Whether ``completion/complete`` has anything to answer: a template variable or a
+    prompt argument that completes (the server then declares the capability)."""
+    return any(t.complete for t in spec.resource_templates) or any(
+        a.complete for p in spec.prompts for a in p.arguments
+    )
+
+
+def offers_subscriptions(spec: ServerSpec) -> bool:
+    """Whether a resource accepts ``resources/subscribe`` (the ``subscribe`` capability)."""
+    return any(r.subscribable for r in spec.resources)
+
+
 _COMMON_DESTS = (
     "transport", "host", "port", "root", "allow_write", "cwd", "log_level", "trust_client_roots", "read_only",
 )
