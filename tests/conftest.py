@@ -12,6 +12,7 @@ controller, which prints them.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ from hypothesis import settings
 # In CI the property tests run a fixed, reproducible sample (a submission must not
 # fail on a new random draw); on developers' machines they explore afresh each run.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+if IN_CI:
     settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,11 +33,24 @@ def shared_dir(*parts: str) -> Path:
     """Return a folder of the shared corpus, failing in CI and skipping elsewhere."""
     path = SHARED.joinpath(*parts)
     if not path.is_dir():
-        message = f"shared corpus not found: {path}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"shared corpus not found: {path}")
     return path
+
+
+def required_tool(name: str, *, path: str | None = None, hint: str = "") -> str:
+    """The path of a command the test needs (``git``; looked up on ``path`` when given),
+    failing in CI and skipping elsewhere."""
+    found = shutil.which(name, path=path)
+    if found is None:
+        missing(f"{name} is not installed{hint}")
+    return found  # type: ignore[return-value]
+
+
+def missing(message: str) -> None:
+    """Something a test needs is not here: a failure in CI, a visible skip elsewhere."""
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 # --- lines printed after the test summary (also from pytest-xdist workers) -------------------

@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 from packaging.requirements import Requirement
 
-from conftest import ROOT
+from conftest import ROOT, missing
 from mcpwire import StdioClient
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -45,18 +45,11 @@ PACKAGE = ROOT / "src" / "markmcp"
 SLOW = 900  # seconds: building and installing on a loaded machine; a hang still ends
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 def _require_pip() -> None:
     """The build and install use this interpreter's pip: missing fails in CI, skips elsewhere."""
     probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
     if probe.returncode != 0:
-        message = f"pip is not available to {sys.executable}: cannot build the wheel"
-        if _in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"pip is not available to {sys.executable}: cannot build the wheel")
 
 
 def _run(command: list[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[str]:

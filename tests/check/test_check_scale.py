@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conftest import required_tool
 from markmcp.check import cli
 from markmcp.figdown.render import build
 from markmcp.mrsf import ops
@@ -26,12 +26,7 @@ IMPORTING = "```vmark #stock from stock.csv\ntotal = SUM(Qty)\n```\n\nWe hold **
 
 
 def _git() -> str:
-    git = shutil.which("git")
-    if git is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("git is not installed")
-        pytest.skip("git is not installed")
-    return git
+    return required_tool("git")
 
 
 def git(folder: Path, *args: str) -> None:

@@ -8,13 +8,12 @@ toolchain there); elsewhere it is skipped visibly.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import required_tool
 from markmcp.check.ignore import Ignorer, compile_rule
 
 CASES: list[tuple[dict[str, str], list[str]]] = [
@@ -38,12 +37,7 @@ CASES: list[tuple[dict[str, str], list[str]]] = [
 
 
 def _git() -> str:
-    git = shutil.which("git")
-    if git is None:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("git is not installed")
-        pytest.skip("git is not installed")
-    return git
+    return required_tool("git")
 
 
 def _git_verdicts(tmp: Path, ignores: dict[str, str], paths: list[str]) -> dict[str, bool]:

@@ -11,15 +11,13 @@ install markmcp for a team's repository.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from ruamel.yaml import YAML
 
-from conftest import ROOT
+from conftest import ROOT, required_tool
 
 from .test_check import FIGURE, SHEET, STALE_SHEET, write
 
@@ -27,13 +25,8 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 
 def _tool(name: str) -> str:
-    found = shutil.which(name, path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    if found is None:
-        message = f"{name} is not installed (pip install -e '.[test]')"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return required_tool(name, path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+                         hint=" (pip install -e '.[test]')")
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
