@@ -204,6 +204,10 @@ class HttpServer:
             self.proc.terminate()
         else:
             self.proc.send_signal(sig)
+        return self.wait(timeout)
+
+    def wait(self, timeout: float = TIMEOUT) -> tuple[int, str, str]:
+        """Wait for the server to exit (killed after ``timeout``); return (exit code, stdout, stderr)."""
         try:
             self.proc.wait(timeout=timeout)
         finally:

@@ -51,6 +51,8 @@ def crash(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def slow(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    if args.get("announce"):  # lets a test see the handler is running (e.g. before it signals the server)
+        print(f"slow: sleeping {args['ms']} ms", file=sys.stderr, flush=True)
     time.sleep(args["ms"] / 1000)
     return {"slept_ms": args["ms"]}
 
@@ -176,8 +178,12 @@ TOOLS = [
     Tool(
         name="slow",
         title="Sleep",
-        description="Sleep for ms milliseconds, then answer.",
-        input_schema={"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]},
+        description="Sleep for ms milliseconds, then answer (announce: say so on stderr first).",
+        input_schema={
+            "type": "object",
+            "properties": {"ms": {"type": "integer"}, "announce": {"type": "boolean"}},
+            "required": ["ms"],
+        },
         output_schema={"type": "object", "properties": {"slept_ms": {"type": "integer"}}},
         handler=slow,
         read_only=True,

@@ -100,22 +100,6 @@ def test_sse_refuses_foreign_host() -> None:
         conn.close()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_http_signal_stops_cleanly(sig: signal.Signals) -> None:
-    with demo_http("http") as server:
-        HttpClient(server.port).initialize()
-        stuck = HttpClient(server.port)
-        stuck.initialize()
-        pool = ThreadPoolExecutor(1)
-        pool.submit(stuck.call, "tools/call", {"name": "slow", "arguments": {"ms": 600_000}})
-        HttpClient(server.port).initialize()  # still serving while one handler is stuck
-        code, stdout, stderr = server.stop(sig)
-        pool.shutdown(wait=False, cancel_futures=True)
-    assert code == 0, stderr
-    assert stdout == ""
-    assert "Traceback" not in stderr
-
-
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
     """The SDK's own client works against our server, including the server->client roots/list request
@@ -160,3 +144,117 @@ def test_port_in_use_is_reported_on_stderr() -> None:
     assert done.stdout == b""
     assert f"demo-mcp: cannot listen on 127.0.0.1:{server.port}" in done.stderr.decode()
     assert b"Traceback" not in done.stderr
+
+
+# Requests running when the server is asked to stop -----------------------------------------
+
+STOPPING = "Connection closed: the server is stopping ({}); the request was cancelled"
+
+
+def wait_for_stderr(server, text: str, times: int = 1, timeout: float = 20.0) -> None:
+    """Wait until the server has written ``text`` on stderr ``times`` times (e.g. a tool saying it runs)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while b"".join(server.stderr_lines).count(text.encode()) < times:
+        assert time.monotonic() < deadline and server.proc.poll() is None, b"".join(server.stderr_lines)
+        time.sleep(0.05)
+
+
+def blocking_call(request_id: object) -> dict:
+    """A tools/call that runs for ten minutes and ignores cancellation (a sleeping worker thread)."""
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"ms": 600_000, "announce": True}}}
+
+
+def post(port: int, message: dict, headers: dict[str, str]) -> http.client.HTTPConnection:
+    """Send one POST to /mcp without reading the answer (read it with ``getresponse``)."""
+    from mcpwire import TIMEOUT
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
+    conn.request("POST", "/mcp", body=json.dumps(message), headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+    return conn
+
+
+def assert_stopped_cleanly(server) -> None:
+    """The server, already signalled, exits with status 0 and no traceback."""
+    code, stdout, stderr = server.wait()
+    assert code == 0, stderr
+    assert stdout == ""
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)], ids=["SIGTERM", "SIGINTx2"])
+def test_a_request_left_running_gets_an_error_on_its_sse_response(signals: tuple[signal.Signals, ...]) -> None:
+    """When its session is deleted, or the server is signalled (a second Ctrl-C changing
+    nothing), a running request's SSE response ends with a "connection closed" error."""
+    from mcpwire import PROTOCOL, _sse_events
+
+    with demo_http("http") as server:
+        deleted = HttpClient(server.port)
+        deleted.initialize()
+        headers = {"MCP-Protocol-Version": PROTOCOL, "Mcp-Session-Id": deleted.session_id or ""}
+        response = post(server.port, blocking_call(5), headers).getresponse()
+        wait_for_stderr(server, "slow: sleeping")
+        deleting = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+        deleting.request("DELETE", "/mcp", headers=headers)
+        assert deleting.getresponse().status == 200
+        assert [json.loads(data) for event, data in _sse_events(response)] == [{"jsonrpc": "2.0", "id": 5, "error": {
+            "code": -32000, "message": "Connection closed: the session ended; the request was cancelled"}}]
+
+        client = HttpClient(server.port)
+        client.initialize()
+        conn = post(server.port, blocking_call("call-1"), {"MCP-Protocol-Version": PROTOCOL,
+                                                           "Mcp-Session-Id": client.session_id or ""})
+        response = conn.getresponse()
+        assert response.status == 200 and response.getheader("content-type").startswith("text/event-stream")
+        wait_for_stderr(server, "slow: sleeping", times=2)
+        assert client.call("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})["result"]["isError"] is False
+        for sig in signals:
+            server.proc.send_signal(sig)
+        events = list(_sse_events(response))  # the whole stream: it ends after the error
+        assert_stopped_cleanly(server)
+    assert [(event, json.loads(data)) for event, data in events] == [("message", {
+        "jsonrpc": "2.0", "id": "call-1", "error": {"code": -32000, "message": STOPPING.format(signals[0].name)}})]
+
+
+def test_a_request_running_at_a_signal_gets_an_error_as_its_json_response() -> None:
+    """A request at protocol 2026-07-28 is answered with a JSON body when it finishes
+    within the SDK's 15 s window; stopped before, the body is the error."""
+    version = "2026-07-28"
+    message = blocking_call(7)
+    message["params"]["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "markmcp-tests", "version": "1"},
+    }
+    with demo_http("http") as server:
+        conn = post(server.port, message, {"MCP-Protocol-Version": version, "Mcp-Method": "tools/call",
+                                           "Mcp-Name": "slow"})
+        wait_for_stderr(server, "slow: sleeping")
+        server.proc.send_signal(signal.SIGTERM)
+        response = conn.getresponse()
+        body = response.read()
+        assert_stopped_cleanly(server)
+    assert response.status == 200 and response.getheader("content-type") == "application/json"
+    assert json.loads(body) == {"jsonrpc": "2.0", "id": 7,
+                                "error": {"code": -32000, "message": STOPPING.format("SIGTERM")}}
+
+
+def test_requests_running_at_a_signal_get_errors_on_the_sse_transport_event_stream() -> None:
+    with demo_http("sse") as server:
+        client = SseClient(server.port)
+        client.initialize()
+        client.post(blocking_call(41))
+        client.post(blocking_call("42"))
+        assert client.call("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})["result"]["structuredContent"] \
+            == {"sum": 3}  # still serving while the two sleep
+        wait_for_stderr(server, "slow: sleeping", times=2)
+        server.proc.send_signal(signal.SIGTERM)
+        rest = [json.loads(data) for event, data in client.events]  # the stream ends after the errors
+        assert_stopped_cleanly(server)
+        client.close()
+    error = {"code": -32000, "message": STOPPING.format("SIGTERM")}
+    assert sorted(rest, key=lambda answer: str(answer["id"])) == [
+        {"jsonrpc": "2.0", "id": 41, "error": error}, {"jsonrpc": "2.0", "id": "42", "error": error}]

@@ -89,12 +89,6 @@ def _line(message: types.JSONRPCMessage) -> bytes:
     return rpc.encode(message) + b"\n"
 
 
-def _unanswered_error(request_id: Any, why: str) -> types.JSONRPCError:
-    """The answer to a request the server stops before finishing: it was cancelled, and why."""
-    error = types.ErrorData(code=types.CONNECTION_CLOSED, message=f"Connection closed: {why}; the request was cancelled")
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-
-
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve one client over stdin/stdout until stdin ends, stdout breaks, or SIGINT/SIGTERM.
 
@@ -182,7 +176,7 @@ class StdioSession:
             else "the server is stopping"
         )
         for request_id in list(self.pending.inbound.values()):
-            self.lines_out.put(_line(_unanswered_error(request_id, why)))
+            self.lines_out.put(_line(rpc.unanswered(request_id, why)))
         self.pending.inbound.clear()
 
     # input ---------------------------------------------------------------------------

@@ -12,6 +12,14 @@ Every POSTed message (``/mcp``, ``/messages/``) passes :class:`ScreenedPosts` be
 the SDK sees it: the same checks as a stdio line (``markmcp.mcpcore.wire``), the same
 size limit (413 beyond it), and a malformed message is answered ``400`` with the
 JSON-RPC error as the body.
+
+Every HTTP request is served as an exchange (``markmcp.mcpcore.exchanges``) that knows
+which answers its response still owes.  At SIGINT/SIGTERM each request still running
+is answered with a "connection closed" JSON-RPC error (as over stdio), on its POST
+response (JSON body or SSE event) or, for the SSE transport, on the session's event
+stream.  Nothing else is written after the signal, and the stop stays bounded when a
+tool ignores the cancellation (its worker thread is abandoned; see
+``_leave_abandoned_handlers``).
 """
 
 from __future__ import annotations
@@ -28,9 +36,11 @@ from typing import Any, Iterator
 
 import anyio
 from mcp.server.lowlevel import Server
+from mcp_types import JSONRPCRequest
 
 from markmcp.mcpcore import wire
 from markmcp.mcpcore.early import Item, LineReader, StdioWire
+from markmcp.mcpcore.exchanges import Exchange, Exchanges
 from markmcp.mcpcore.handlers import Handlers, running_handlers
 from markmcp.mcpcore.spec import ServerSpec, Settings
 from markmcp.mcpcore.stdio import serve_session
@@ -124,6 +134,9 @@ class ScreenedPosts:
     answered ``400`` with its JSON-RPC error as an ``application/json`` body; a
     notification nobody can use gets ``202``; anything else reaches ``app`` with the
     body replayed.
+
+    Every HTTP request (POST or not) is served as an exchange of :attr:`exchanges`,
+    whose :meth:`~markmcp.mcpcore.exchanges.Exchanges.stop` ends them all at shutdown.
     """
 
     def __init__(self, app: Any, paths: tuple[str, ...], security: Any) -> None:
@@ -132,10 +145,27 @@ class ScreenedPosts:
         self.app = app
         self.paths = paths
         self.security = TransportSecurityMiddleware(security)
+        self.exchanges = Exchanges()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in self.paths:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        exchange = self.exchanges.enter(scope, send)
+        try:
+            with exchange.cut:
+                await self.serve(scope, receive, exchange)
+            await exchange.finish()
+        finally:
+            self.exchanges.leave(exchange)
+
+    async def serve(self, scope: Any, receive: Any, exchange: Exchange) -> None:
+        """Serve one HTTP request, answering through ``exchange``."""
+        send = exchange.send
+        if scope["method"] != "POST" or scope["path"] not in self.paths:
+            if not self.exchanges.why:  # after the stop, the exchange answers for itself
+                exchange.delivered = True
+                await self.app(scope, receive, send)
             return
         from starlette.requests import Request
 
@@ -154,6 +184,11 @@ class ScreenedPosts:
         if verdict.message is None:
             await self.answer(send, 202, None)
             return
+        if isinstance(verdict.message, JSONRPCRequest):
+            exchange.owe(verdict.message.id)
+        if self.exchanges.why:
+            return
+        exchange.delivered = True
         replayed = False
 
         async def replay() -> Any:
@@ -261,8 +296,17 @@ def serve_http(server: Server[Any], settings: Settings, prog: str) -> int:
     """Serve streamable HTTP or SSE with uvicorn until SIGINT/SIGTERM; return the exit code."""
     import uvicorn
 
+    app = http_app(server, settings.host) if settings.transport == "http" else sse_app(server, settings.host)
+
     class QuietServer(uvicorn.Server):
-        """uvicorn without re-raising the caught signal after shutdown (that would end in 130/143)."""
+        """uvicorn ending the exchanges in flight at the first SIGINT/SIGTERM (their requests
+        answered with an error), without re-raising the signal after shutdown (that would end
+        in 130/143).  A second signal changes nothing: the stop is bounded already, and
+        uvicorn's forced exit would skip the app's shutdown and log a traceback for it."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.exchanges.stop(f"the server is stopping ({signal.Signals(sig).name})")
+            self.should_exit = True
 
         @contextmanager
         def capture_signals(self) -> Iterator[None]:
@@ -273,7 +317,6 @@ def serve_http(server: Server[Any], settings: Settings, prog: str) -> int:
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
 
-    app = http_app(server, settings.host) if settings.transport == "http" else sse_app(server, settings.host)
     try:
         sock = _listen(settings.host, settings.port)
     except OSError as error:

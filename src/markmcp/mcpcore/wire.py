@@ -78,6 +78,16 @@ def encode_id(request_id: Any) -> str:
     return _shown(request_id)
 
 
+def unanswered(request_id: Any, why: str) -> types.JSONRPCError:
+    """The answer to a request the server stops before finishing: it was cancelled, and why.
+
+    Every transport sends it for each request still unanswered when its connection or the
+    server ends (``why``: e.g. "the server is stopping (SIGTERM)"), so none goes unanswered.
+    """
+    error = types.ErrorData(code=types.CONNECTION_CLOSED, message=f"Connection closed: {why}; the request was cancelled")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
 def too_large(size: int | None) -> types.JSONRPCError:
     """The answer to a message over :data:`MAX_MESSAGE_BYTES` (``size`` None: not measured)."""
     amount = f" ({size} bytes)" if size is not None else ""
