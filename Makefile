@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) samples/demo.py
 
+# the package's bytecode is written first: the suite starts hundreds of server and CLI
+# processes, which would otherwise each compile it again where PYTHONDONTWRITEBYTECODE is set
 test: $(STAMP)
+	$(PY) -m compileall -q src
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(STAMP)

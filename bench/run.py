@@ -19,6 +19,8 @@ ROOT = HERE.parent
 BENCHMARKS: list[tuple[str, list[str]]] = [
     ("mrsf_reanchor.py", []),
     ("mrsf_write.py", []),
+    # eight concurrent writers through mrsf-mcp (HTTP, stdio), 400 comments, no lost update
+    ("mrsf_load.py", []),
     # what a user runs: CLI and MCP processes, start to sidecar on disk (with peak memory)
     ("mrsf_e2e.py", []),
     # protocol overhead alone (mrsf_help answers from memory), then a call that reads a

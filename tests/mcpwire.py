@@ -50,10 +50,12 @@ def initialize_params(capabilities: dict[str, Any] | None = None, client: str = 
 class StdioClient:
     """A server subprocess spoken to over stdin/stdout, one JSON-RPC message per line.
 
-    ``command`` is the full command line; ``timeout`` bounds every wait for an answer.
+    ``command`` is the full command line; ``timeout`` bounds every wait for an answer;
+    ``env`` replaces the environment (default: this process's).
     """
 
-    def __init__(self, command: list[str], *, cwd: Path | None = None, timeout: float = TIMEOUT) -> None:
+    def __init__(self, command: list[str], *, cwd: Path | None = None, timeout: float = TIMEOUT,
+                 env: dict[str, str] | None = None) -> None:
         self.timeout = timeout
         self.proc = subprocess.Popen(
             command,
@@ -61,6 +63,7 @@ class StdioClient:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=env,
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()

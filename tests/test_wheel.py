@@ -99,8 +99,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
          cwd=base, timeout=SLOW)
     work = base / "work"
     work.mkdir()
+    # a user's environment: nothing of this checkout's, and bytecode cached as Python does by
+    # default (under PYTHONDONTWRITEBYTECODE every command would compile the SDK again)
     env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH")}
+           if key not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH",
+                          "PYTHONDONTWRITEBYTECODE")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return Installed(wheel=wheel, bin=venv / "bin", python=python, work=work, env=env)
 
@@ -284,7 +287,7 @@ TOOL_CALLS: dict[str, Callable[[StdioClient, Path], None]] = {
 
 
 def _serve(installed: Installed, script: str, folder: Path) -> None:
-    with StdioClient(installed.command(script), cwd=folder, timeout=60) as client:
+    with StdioClient(installed.command(script), cwd=folder, timeout=60, env=installed.env) as client:
         answer = client.initialize()
         assert answer["result"]["serverInfo"]["version"] == VERSION, answer
         tools = [tool["name"] for tool in client.call("tools/list")["result"]["tools"]]
