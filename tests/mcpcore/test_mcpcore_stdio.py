@@ -11,8 +11,10 @@ import pytest
 from mcpwire import StdioClient, demo_client, demo_command, initialize_params
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client() -> StdioClient:
+    """One demo server for the tests that need nothing of their own: the demo keeps no state
+    between calls, and the tests that feed it errors also prove it keeps answering after them."""
     with demo_client() as c:
         c.initialize()
         yield c

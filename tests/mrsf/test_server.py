@@ -97,6 +97,19 @@ def server(work: Path):
     assert "Traceback" not in stderr, stderr
 
 
+@pytest.fixture(scope="module")
+def reading(tmp_path_factory: pytest.TempPathFactory):
+    """One server over one workspace, shared by the tests that only read: each of them
+    either asserts that nothing was written or reads what no other of them changes."""
+    root = tmp_path_factory.mktemp("reading") / "ws"
+    root.mkdir()
+    work = write_pair(root)
+    srv = Server(work)
+    yield srv, work
+    _, stderr = srv.finish()
+    assert "Traceback" not in stderr, stderr
+
+
 def comments_of(path: Path) -> list[dict[str, Any]]:
     return sidecar_data(path)["comments"]
 
@@ -106,7 +119,8 @@ def comments_of(path: Path) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------
 
 
-def test_tools_list_has_every_upstream_tool_and_parameter(server: Server) -> None:
+def test_tools_list_has_every_upstream_tool_and_parameter(reading: tuple[Server, Path]) -> None:
+    server, _ = reading
     tools = {t["name"]: t for t in server.call("tools/list")["result"]["tools"]}
     assert set(tools) == TOOL_NAMES
     for name, tool in tools.items():
@@ -115,7 +129,8 @@ def test_tools_list_has_every_upstream_tool_and_parameter(server: Server) -> Non
         assert tool["description"]
 
 
-def test_annotations(server: Server) -> None:
+def test_annotations(reading: tuple[Server, Path]) -> None:
+    server, _ = reading
     tools = {t["name"]: t["annotations"] for t in server.call("tools/list")["result"]["tools"]}
     for name in ("mrsf_discover", "mrsf_validate", "mrsf_list", "mrsf_status", "mrsf_help"):
         assert tools[name]["readOnlyHint"] is True and tools[name]["idempotentHint"] is True, name
@@ -126,7 +141,8 @@ def test_annotations(server: Server) -> None:
         assert tools[name]["readOnlyHint"] is False and tools[name]["destructiveHint"] is False, name
 
 
-def test_help_is_generated_from_the_live_schemas(server: Server) -> None:
+def test_help_is_generated_from_the_live_schemas(reading: tuple[Server, Path]) -> None:
+    server, _ = reading
     listing = {t["name"]: t for t in server.call("tools/list")["result"]["tools"]}
     overview = server.ok("mrsf_help")["tools"]
     assert {row["tool"] for row in overview} == TOOL_NAMES
@@ -150,7 +166,8 @@ def test_help_is_generated_from_the_live_schemas(server: Server) -> None:
     assert batch["items"]["author"]["required"] is True
 
 
-def test_help_unknown_tool(server: Server) -> None:
+def test_help_unknown_tool(reading: tuple[Server, Path]) -> None:
+    server, _ = reading
     text, data = server.fail("mrsf_help", tool="mrsf_nope")
     assert "There is no tool called 'mrsf_nope'" in text
     assert "mrsf_add" in text
@@ -161,7 +178,8 @@ def test_help_unknown_tool(server: Server) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_discover(server: Server, work: Path) -> None:
+def test_discover(reading: tuple[Server, Path]) -> None:
+    server, work = reading
     found = server.ok("mrsf_discover", document="doc.md")
     assert found["sidecarPath"] == str(work / "doc.md.review.yaml")
     assert found["documentPath"] == str(work / "doc.md")
@@ -189,7 +207,8 @@ def test_validate(server: Server, work: Path) -> None:
     assert len(everything["files"]) == 2 and everything["valid"] is False
 
 
-def test_list_full_compact_summary(server: Server, work: Path) -> None:
+def test_list_full_compact_summary(reading: tuple[Server, Path]) -> None:
+    server, work = reading
     full = server.ok("mrsf_list", files=["doc.md.review.yaml"])
     assert [c["id"] for c in full["files"][0]["comments"]] == ["c1", "c2", "c3"]
     assert full["version"] == sha(work / "doc.md.review.yaml")
@@ -204,7 +223,8 @@ def test_list_full_compact_summary(server: Server, work: Path) -> None:
     assert [c["id"] for c in filtered["files"][0]["comments"]] == ["c3"]
 
 
-def test_status(server: Server, work: Path) -> None:
+def test_status(reading: tuple[Server, Path]) -> None:
+    server, work = reading
     result = server.ok("mrsf_status", files=["doc.md"])
     health = {r["commentId"]: r["health"] for r in result["results"]}
     assert health == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}  # the reply takes its parent's health
@@ -443,7 +463,8 @@ def test_resource_path_escape(server: Server, work: Path) -> None:
         ({"document": "doc.md", "text": "t", "author": "a", "colour": "red"}, "colour"),
     ],
 )
-def test_wrong_argument_types(server: Server, work: Path, arguments: dict[str, Any], name: str) -> None:
+def test_wrong_argument_types(reading: tuple[Server, Path], arguments: dict[str, Any], name: str) -> None:
+    server, work = reading
     before = snapshot(work)
     text, _ = server.fail("mrsf_add", **arguments)
     assert name in text
@@ -584,7 +605,8 @@ def test_validate_strict_and_reanchor_of_every_sidecar(server: Server, work: Pat
     assert comments_of(work / "doc.md.review.yaml")[0]["line"] == 4
 
 
-def test_schemas_are_valid_json_schema(server: Server) -> None:
+def test_schemas_are_valid_json_schema(reading: tuple[Server, Path]) -> None:
+    server, _ = reading
     from jsonschema import Draft202012Validator
 
     for tool in server.call("tools/list")["result"]["tools"]:

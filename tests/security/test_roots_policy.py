@@ -149,25 +149,25 @@ def test_read_only_and_allow_write_exclude_each_other(places: dict[str, Path]) -
         assert done.returncode == 2 and "unrecognized arguments: --read-only" in done.stderr
 
 
-# The same refusal from every server: (module, tool, arguments for an absolute path outside)
-REFUSALS = [
-    ("markmcp.visimark.server", "visimark_check", "path"),
-    ("markmcp.figdown.server", "figdown_check", "path"),
-    ("markmcp.mrsf.server", "mrsf_discover", "document"),
-    ("markmcp.server", "visimark_check", "path"),
-    ("markmcp.server", "figdown_read", "path"),
-    ("markmcp.server", "mrsf_list", "cwd"),
-]
+# The same refusal from every server: module -> (tool, the argument given an absolute path outside)
+REFUSALS = {
+    "markmcp.visimark.server": [("visimark_check", "path")],
+    "markmcp.figdown.server": [("figdown_check", "path")],
+    "markmcp.mrsf.server": [("mrsf_discover", "document")],
+    "markmcp.server": [("visimark_check", "path"), ("figdown_read", "path"), ("mrsf_list", "cwd")],
+}
 
 
-@pytest.mark.parametrize("module, tool, key", REFUSALS)
-def test_every_server_refuses_a_path_outside_with_the_same_message(
-        places: dict[str, Path], module: str, tool: str, key: str) -> None:
-    target = places["other"] if key == "cwd" else places["other"] / "doc.md"
-    [result] = session(module_command(module), places["project"], [], [(tool, {key: str(target)})])
-    message = result["content"][0]["text"]
-    expected = f"path '{target}' outside the allowed folders ({places['project']}); {HINT}"
-    assert result["isError"] is True and expected in message, message
+@pytest.mark.parametrize("module", REFUSALS)
+def test_every_server_refuses_a_path_outside_with_the_same_message(places: dict[str, Path], module: str) -> None:
+    targets = [places["other"] if key == "cwd" else places["other"] / "doc.md" for _, key in REFUSALS[module]]
+    calls = [(tool, {key: str(target)}) for (tool, key), target in zip(REFUSALS[module], targets)]
+    results = session(module_command(module), places["project"], [], calls)
+    assert len(results) == len(calls)
+    for (tool, _), target, result in zip(calls, targets, results):
+        message = result["content"][0]["text"]
+        expected = f"path '{target}' outside the allowed folders ({places['project']}); {HINT}"
+        assert result["isError"] is True and expected in message, (tool, message)
 
 
 @pytest.mark.parametrize("module", MRSF_SERVERS)
