@@ -124,3 +124,18 @@ def test_a_directory_is_not_a_document(tmp_path):
         ops.add("docs", author="a", text="t", root=tmp_path)
     assert info.value.code == "invalid-argument"
     assert not (tmp_path / "docs.review.yaml").exists()
+
+
+def test_a_config_linked_out_of_the_root_is_never_read(tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("out")
+    (outside / "config.yaml").write_text("sidecar_root: /a-value-from-outside\n")
+    (tmp_path / "inside.yaml").write_text("sidecar_root: reviews\n")
+    (tmp_path / "a.md").write_text("x\n")
+    os.symlink(outside / "config.yaml", tmp_path / ".mrsf.yaml")
+    with pytest.raises(MrsfError) as info:
+        locate("a.md", cwd=tmp_path)
+    assert info.value.code == "invalid-config" and "outside the allowed folders" in info.value.message
+    assert "a-value-from-outside" not in info.value.message  # refused before it was read
+    os.remove(tmp_path / ".mrsf.yaml")
+    os.symlink("inside.yaml", tmp_path / ".mrsf.yaml")  # a link to a file inside the root is followed
+    assert locate("a.md", cwd=tmp_path).sidecar == "reviews/a.md.review.yaml"

@@ -6,6 +6,9 @@
   sidecar of ``docs/a.md`` is ``<root>/<sidecar_root>/docs/a.md.review.yaml`` and only that
   location counts.  Otherwise it is ``<root>/docs/a.md.review.yaml`` (co-located).
 * A ``.review.json`` sidecar is used when it exists and the ``.review.yaml`` does not.
+* ``<root>/.mrsf.yaml`` is read only when it resolves inside the root: a planted symlink
+  to a file elsewhere is refused (``invalid-config``), never read, so no value of a
+  file outside can show up in an error message.
 * Every path handed in must stay inside the root, both as written (``..``) and after
   following symlinks; otherwise MrsfError ``path-escape``.  A path that no file system
   takes (empty, a NUL, too long, a name over 255 bytes) is ``invalid-argument``.
@@ -166,11 +169,12 @@ def has_marker(root: Path) -> bool:
 
 
 def load_config(root: Path) -> Config:
-    """Read ``<root>/.mrsf.yaml`` (a missing file is an empty config)."""
+    """Read ``<root>/.mrsf.yaml`` (a missing file is an empty config); a symlink there
+    leading out of the root is refused unread (``invalid-config``)."""
     path = root / CONFIG_FILENAME
     if files.kind_of(path) is None:
         return Config()
-    return load_config_file(path)
+    return load_config_file(path, places=Places.of([root]))
 
 
 def config_file_path(config: str | os.PathLike, cwd: str | os.PathLike | None) -> Path:
@@ -178,11 +182,12 @@ def config_file_path(config: str | os.PathLike, cwd: str | os.PathLike | None) -
     return Path(os.path.abspath(Path(cwd if cwd is not None else os.getcwd()) / config))
 
 
-def load_config_file(path: str | os.PathLike) -> Config:
-    """Read a given ``.mrsf.yaml`` file (it must exist and be a regular file)."""
+def load_config_file(path: str | os.PathLike, *, places: Places | None = None) -> Config:
+    """Read a given ``.mrsf.yaml`` file (it must exist and be a regular file, inside
+    ``places`` when given)."""
     path = Path(path)
     try:
-        text = files.read_text(path, limit=MAX_CONFIG_BYTES, what="config file")
+        text = files.read_text(path, places=places, limit=MAX_CONFIG_BYTES, what="config file")
     except FileAccessError as error:
         code = "io-error" if error.code == "io-error" else "invalid-config"
         raise MrsfError(code, error.message, path=str(path)) from None
