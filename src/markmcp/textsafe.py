@@ -6,7 +6,10 @@ a carriage return or newline forges a line that looks like ours, and a bidirecti
 override shows text in another order than it is stored.  :func:`escape_controls`
 writes each such character as a visible escape (``\\x1b``, ``\\n``, ``\\u202e``) and
 leaves everything else, non-ASCII letters and emoji included, as it is.  Machine
-output (``--json``) is never passed through it: its encoder keeps values exact.
+output (``--json``) is never passed through it: its encoder keeps values exact, and
+:func:`inert_json` writes the few unsafe characters a JSON encoder leaves raw (DEL,
+the C1 controls, the bidirectional controls, U+2028/U+2029) as ``\\uXXXX`` escapes,
+which decode to the same values.
 
 Standard library only and cheap to import.
 """
@@ -38,6 +41,16 @@ def escape_controls(text: str, keep: str = "") -> str:
     if UNSAFE.search(text) is None:
         return text
     return UNSAFE.sub(lambda match: match.group() if match.group() in keep else _escape(match.group()), text)
+
+
+def inert_json(text: str) -> str:
+    """JSON text (as ``json.dumps`` writes it, any indent) with every unsafe character
+    written as a ``\\uXXXX`` escape: the values it encodes are the same, and nothing in
+    it acts on a terminal.  (The encoder escapes the C0 controls inside strings itself,
+    so a raw one can only be the layout's own newline, which stays.)"""
+    if UNSAFE.search(text) is None:
+        return text
+    return UNSAFE.sub(lambda match: match.group() if match.group() < " " else f"\\u{ord(match.group()):04x}", text)
 
 
 def for_terminal(value: object) -> str:

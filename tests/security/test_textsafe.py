@@ -29,3 +29,15 @@ def test_output_is_printable_and_escaping_is_idempotent(text):
     once = escape_controls(text)
     assert escape_controls(once) == once
     assert not any(ch in once for ch in "\x1b\r\n\x00\x9b\u202e")
+
+
+def test_json_text_is_made_inert_and_keeps_its_values() -> None:
+    import json
+
+    from markmcp.textsafe import UNSAFE, inert_json
+
+    value = {"name": "a\nb\x1b[31m\x7f\x9b31m\u202egpj\u2028é😀", "list": ["\r", "\u2066x"]}
+    text = inert_json(json.dumps(value, ensure_ascii=False, indent=2))
+    assert json.loads(text) == value
+    assert not UNSAFE.search(text.replace("\n", ""))  # only the layout's own newlines are raw
+    assert "é😀" in text  # everything else stays as it is

@@ -21,7 +21,6 @@ error when that is a terminal.  The work is in the package (:mod:`.tree`,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -148,9 +147,9 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             bar.close()
     outcomes = sorted(plan.known + outcomes, key=lambda item: (item["path"], item["engine"]))
     if form == "json":
-        out.write(json.dumps(report.envelope(outcomes), ensure_ascii=False, indent=2) + "\n")
+        out.write(report.json_text(report.envelope(outcomes)))
     elif form == "sarif":
-        out.write(json.dumps(report.sarif(outcomes, plan.top), ensure_ascii=False, indent=2) + "\n")
+        out.write(report.json_text(report.sarif(outcomes, plan.top)))
     else:
         out.write(report.text(outcomes))
     return report.exit_code(outcomes)

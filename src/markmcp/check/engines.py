@@ -38,6 +38,7 @@ from typing import Any
 
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
+from markmcp.textsafe import escape_controls
 
 from .findings import crashed, finding, line_starts, outcome, position, skipped, unreadable
 
@@ -152,7 +153,7 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
             "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
     if fixed:
         data["fixed"] = fixed
-    report = format_check(label, result.findings) if result.findings else None
+    report = format_check(escape_controls(label), result.findings) if result.findings else None
     return outcome("visimark", label, findings=found, fixed=fixed, report=report, data=data)
 
 
@@ -184,7 +185,7 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
         why = (f"{svg_label} is a symbolic link; an artifact is never read or written through one"
                if error.code == "symlink" else error.message.replace(files.shown(svg), svg_label))
         found.append(finding(svg_label, "error", f"not-read:{error.code}", why))
-        blocks.append(f"NOT READ — {svg_label}\n  {why}")
+        blocks.append(f"NOT READ — {escape_controls(svg_label)}\n  {escape_controls(why)}")
         existing = None
     artifact_data: dict[str, Any] = {"path": svg_label, "status": existing.state if existing else "unreadable"}
     if existing is not None and existing.state == "ours":
@@ -205,7 +206,7 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
         if stale:
             message = SidecarCheck("stale").describe(Path(path).name)
             found.append(finding(svg_label, "error", "stale-artifact", message))
-            blocks.append(f"{svg_label}\n  {message}")
+            blocks.append(f"{escape_controls(svg_label)}\n  {escape_controls(message)}")
     data = {**report, "artifact": artifact_data}
     if fixed:
         data["fixed"] = fixed
@@ -300,7 +301,7 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
     report = None
     if lines:
         mark = "✗" if any(item["fails"] for item in found) else "✓"
-        report = "\n".join([f"{mark} {label}", *lines])
+        report = "\n".join(escape_controls(line) for line in [f"{mark} {label}", *lines])
     return outcome("mrsf", label, findings=found, fixed=fixed, report=report, data=data)
 
 

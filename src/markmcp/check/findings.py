@@ -15,7 +15,10 @@ SARIF log can be made from all three engines:
   read: a FIFO, a symlink leading out, too large, not UTF-8), ``skipped`` (not this
   engine's, or unchanged under ``--changed-since``) or ``crashed`` (an engine failed:
   the check could not run); ``fixed`` lists what ``--fix`` changed, in words;
-  ``report`` is the engine's text block for the file (None when clean); ``data`` is
+  ``report`` is the engine's text block for the file (None when clean), its lines
+  separated by newlines and every name and message in it escaped
+  (:func:`markmcp.textsafe.escape_controls`: a newline in a file name cannot forge a
+  line of the report); ``data`` is
   the file's entry in the engine's own JSON shape.
 
 Everything here is plain data, so outcomes cross process boundaries as they are.
@@ -24,6 +27,8 @@ Everything here is plain data, so outcomes cross process boundaries as they are.
 from __future__ import annotations
 
 from typing import Any
+
+from markmcp.textsafe import escape_controls
 
 ENGINES = ("visimark", "figdown", "mrsf")
 LEVELS = ("error", "warning", "note")
@@ -56,7 +61,7 @@ def unreadable(engine: str, path: str, code: str, message: str) -> dict[str, Any
     :data:`markmcp.mcpcore.files.CODES`)."""
     return outcome(engine, path, status="unreadable",
                    findings=[finding(path, "error", f"not-read:{code}", message)],
-                   report=f"NOT READ — {path}\n  {message}",
+                   report=f"NOT READ — {escape_controls(path)}\n  {escape_controls(message)}",
                    data={"path": path, "problem": {"code": code, "message": message}})
 
 
@@ -68,7 +73,7 @@ def crashed(engine: str, path: str, error: BaseException) -> dict[str, Any]:
     """An engine raised where it should have reported: the check could not run on this file."""
     message = f"the {engine} check failed on this file: {type(error).__name__}: {error}"
     return outcome(engine, path, status="crashed", findings=[finding(path, "error", "crash", message)],
-                   report=f"COULD NOT CHECK — {path}\n  {message}",
+                   report=f"COULD NOT CHECK — {escape_controls(path)}\n  {escape_controls(message)}",
                    data={"path": path, "crash": {"type": type(error).__name__, "message": str(error)}})
 
 

@@ -22,6 +22,7 @@ file.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from markmcp import __version__
-from markmcp.textsafe import escape_controls
+from markmcp.textsafe import escape_controls, inert_json
 
 from .findings import ENGINES
 
@@ -90,12 +91,19 @@ def summary_line(numbers: dict[str, Any]) -> str:
 def text(outcomes: list[dict[str, Any]]) -> str:
     """The human report (ends with a newline)."""
     blocks = [item["report"] for item in outcomes if item["status"] != "skipped" and item["report"]]
-    fixed = [f"fixed {item['path']}: {change}" for item in outcomes for change in item["fixed"]]
+    fixed = [escape_controls(f"fixed {item['path']}: {change}") for item in outcomes for change in item["fixed"]]
     parts = [*blocks]
     if fixed:
         parts.append("\n".join(fixed))
     parts.append(summary_line(summary(outcomes)))
     return escape_controls("\n\n".join(parts), keep="\n") + "\n"
+
+
+def json_text(body: Any) -> str:
+    """``body`` (the envelope or the SARIF log) as the JSON text printed (ends with a
+    newline): non-ASCII kept as it is, except the characters a terminal acts on, which
+    are ``\\uXXXX`` escapes (:func:`markmcp.textsafe.inert_json`)."""
+    return inert_json(json.dumps(body, ensure_ascii=False, indent=2)) + "\n"
 
 
 def _section(engine: str, items: list[dict[str, Any]]) -> dict[str, Any]:
