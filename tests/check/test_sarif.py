@@ -38,7 +38,7 @@ _RESULT = {
     "type": "object", "required": ["ruleId", "ruleIndex", "level", "message", "locations"],
     "additionalProperties": False,
     "properties": {
-        "ruleId": {"type": "string", "pattern": r"^(visimark|figdown|mrsf)/\S"},
+        "ruleId": {"type": "string", "pattern": r"^(visimark|figdown|mrsf|folder)/\S"},
         "ruleIndex": {"type": "integer", "minimum": 0},
         "level": {"enum": ["none", "note", "warning", "error"]},
         "message": _MESSAGE,

@@ -32,7 +32,7 @@ from markmcp import __version__
 from markmcp.textsafe import escape_controls, tolerant
 
 from . import report
-from .findings import ENGINES
+from .findings import ENGINES, FOLDER
 from .run import default_jobs, run
 from .tree import TreeError, changed_since, parse_shard, plan_for, repository_top, take_shard
 
@@ -133,7 +133,7 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     plan = plan_for(options.paths)
     if options.only:
         plan.tasks = [task for task in plan.tasks if task[0] in options.only]
-        plan.known = [item for item in plan.known if item["engine"] in options.only]
+        plan.known = [item for item in plan.known if item["engine"] in (*options.only, FOLDER)]
     if shard is not None:
         take_shard(plan, *shard)
     changed = changed_since(options.changed_since, plan.top) if options.changed_since else None

@@ -31,6 +31,9 @@ from typing import Any
 from markmcp.textsafe import escape_controls
 
 ENGINES = ("visimark", "figdown", "mrsf")
+FOLDER = "folder"
+"""The ``engine`` of a folder the walk could not list: it belongs to no engine (it may
+hold any engine's files), so it is in no engine's section, only among the findings."""
 LEVELS = ("error", "warning", "note")
 STATUSES = ("clean", "findings", "unreadable", "skipped", "crashed")
 

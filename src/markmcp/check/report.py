@@ -167,7 +167,7 @@ def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
             if rule_id not in index:
                 index[rule_id] = len(rules)
                 rules.append({"id": rule_id,
-                              "shortDescription": {"text": f"{TITLES[engine]}: {f['code']}"},
+                              "shortDescription": {"text": f"{TITLES.get(engine, engine)}: {f['code']}"},
                               "properties": {"engine": engine}})
             uri, base = _uri(f["file"], top)
             artifact: dict[str, Any] = {"uri": uri}

@@ -11,6 +11,8 @@ the shard.
 * A file named directly is checked whatever the ignore rules say, with what belongs to
   it: a Markdown file's sidecar, an ``.svg``'s ``.fd`` source, a sidecar's document is
   the sidecar's business.
+* A folder the walk cannot list (nested past the system's path limit, no permission)
+  is reported as not read, under :data:`~.findings.FOLDER` (it belongs to no engine).
 * ``--changed-since REV``: the files git lists as changed between ``REV`` and the work
   tree (staged or not) plus the untracked files it does not ignore.  The tasks are still
   found by the walk; each task then checks whether it or what it depends on changed.
@@ -33,7 +35,7 @@ from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
 
 from .engines import FIGDOWN_SUFFIX, SIDECAR_SUFFIXES, engine_of
-from .findings import unreadable
+from .findings import FOLDER, unreadable
 from .ignore import Ignorer
 
 GIT_TIMEOUT = 60.0
@@ -140,7 +142,10 @@ def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
             if absolute.startswith(top_prefix) and rules.ignored(absolute[len(top_prefix):], False):
                 continue
         engine = engine_of(found.path.name)
-        assert engine is not None
+        if engine is None:  # a folder the walk could not list (too deep, no permission): said, not hidden
+            problem = found.problem or FileAccessError("io-error", f"{files.shown(text)}: cannot list")
+            plan.known.append(unreadable(FOLDER, label, problem.code, problem.message))
+            continue
         if found.problem is not None:
             plan.known.append(unreadable(engine, label, found.problem.code, found.problem.message))
             continue
