@@ -10,7 +10,9 @@ the shard.
   (``.fd``) and MRSF sidecars (``.review.yaml``, ``.review.json``).
 * A file named directly is checked whatever the ignore rules say, with what belongs to
   it: a Markdown file's sidecar, an ``.svg``'s ``.fd`` source, a sidecar's document is
-  the sidecar's business.
+  the sidecar's business.  A symlink in a named path never leads out of the tree it is
+  named in (:func:`leads_out`): such a file is reported and not read, such a folder
+  not walked.
 * A folder the walk cannot list (nested past the system's path limit, no permission)
   is reported as not read, under :data:`~.findings.FOLDER` (it belongs to no engine).
 * ``--changed-since REV``: the files git lists as changed between ``REV`` and the work
@@ -152,17 +154,54 @@ def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
         plan.add(engine, text, label, walked=True)
 
 
+def leads_out(path: str) -> FileAccessError | None:
+    """Why a path named on the command line is not followed, or None.
+
+    A path is taken where it is named, anywhere; but a symlink in it (the file itself,
+    or a folder on the way) must not lead out of the tree it is named in, as no walked
+    one may: the repository holding the working folder (or the working folder) for a
+    path below it, else the repository holding the path's last folder that is not a
+    symlink (or that folder)."""
+    lexical = Path(os.path.abspath(path))
+    real = Path(os.path.realpath(path))
+    if real == lexical:
+        return None
+    here = Path.cwd()
+    if lexical.is_relative_to(here):
+        home = repository_top(here) or here
+    else:
+        base = Path(lexical.anchor)
+        for part in lexical.parent.parts[1:]:
+            if files.is_link(base / part):
+                break
+            base = base / part
+        home = repository_top(base) or base
+    allowed = files.Places.of([home])
+    return None if allowed.holds(real) else allowed.refusal(path, real)
+
+
 def add_named_file(plan: Plan, path: str) -> None:
-    """A file named on the command line, with the files that belong to it."""
+    """A file named on the command line, with the files that belong to it (a file a
+    symlink leads out of the tree with is reported, never read: :func:`leads_out`)."""
     label = _label(path)
     name = os.path.basename(path)
     engine = engine_of(name)
+    out = leads_out(path)
     if engine is not None:
+        if out is not None:
+            plan.known.append(unreadable(engine, label, out.code, out.message))
+            return
         plan.add(engine, path, label)
+    if out is not None:
+        return
     for related, related_label in related_files(path, label):
         if files.kind_of(related) == "file":
             related_engine = engine_of(os.path.basename(related))
-            if related_engine is not None:
+            if related_engine is None:
+                continue
+            if (away := leads_out(related)) is not None:
+                plan.known.append(unreadable(related_engine, related_label, away.code, away.message))
+            else:
                 plan.add(related_engine, related, related_label)
 
 
@@ -191,6 +230,8 @@ def plan_for(paths: list[str]) -> Plan:
         if kind is None:
             raise TreeError(f"{files.shown(text)}: no such file or folder")
         if kind == "dir":
+            if (out := leads_out(text)) is not None:
+                raise TreeError(f"{out.message}; a folder a symlink leads out of the tree with is not walked")
             walk_folder(plan, text)
         else:
             add_named_file(plan, text)

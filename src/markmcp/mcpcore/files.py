@@ -370,6 +370,14 @@ def kind_of(path: str | os.PathLike[str]) -> str | None:
     return "other"
 
 
+def is_link(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` itself is a symbolic link (not followed); False when missing."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 # --- walking a folder --------------------------------------------------------------------
 
 
