@@ -4,9 +4,10 @@ the shard.
 * A folder is walked with :func:`markmcp.mcpcore.files.walk`: ``.git`` and
   ``node_modules`` are skipped, symlinked folders are never entered, a symlinked file
   that leads out of the folder is reported and never read, and git's ignore rules hold
-  (every ``.gitignore`` from the repository's top down to each folder; an ignored
-  folder is not entered).  Files are taken by name: Markdown (``.md``, ``.markdown``;
-  the VisiMark check then tells whether it is a VisiMark document), FigDown sources
+  (every ``.gitignore`` from the repository's top down to each folder, except one that
+  is a symlink, which git does not read either; an ignored folder is not entered).
+  Files are taken by name: Markdown (``.md``, ``.markdown``; the VisiMark check then
+  tells whether it is a VisiMark document), FigDown sources
   (``.fd``) and MRSF sidecars (``.review.yaml``, ``.review.json``).
 * A file named directly is checked whatever the ignore rules say, with what belongs to
   it: a Markdown file's sidecar, an ``.svg``'s ``.fd`` source, a sidecar's document is
@@ -88,9 +89,10 @@ def _label(path: str) -> str:
 
 
 def _read_ignore(folder: Path) -> str | None:
-    """The ``.gitignore`` of a folder, or None (absent, or not a readable regular file)."""
+    """The ``.gitignore`` of a folder, or None (absent, a symlink, which git does not
+    follow either, or not a readable regular file)."""
     path = folder / IGNORE_FILE
-    if files.kind_of(path) is None:
+    if files.is_link(path) or files.kind_of(path) is None:
         return None
     try:
         return files.read_text(path, what="ignore file")
