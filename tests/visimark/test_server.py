@@ -445,8 +445,8 @@ def test_served_skill_is_generated_from_the_skill() -> None:
 
 
 def test_start_up_imports_no_engine_module() -> None:
-    """Starting the server costs the shared layer and the SDK, not the engine: the first
-    tool call imports what it needs."""
+    """Starting the server costs the shared layer and the SDK, not the engine: the tools import
+    what they use (the layer loads it right after the ``initialize`` reply: ServerSpec.preload)."""
     code = ("import sys, markmcp.visimark.server; "
             "print(sorted(m for m in sys.modules if m.startswith('markmcp.visimark.')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)

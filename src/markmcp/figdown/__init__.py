@@ -20,15 +20,38 @@ rules), :mod:`.reference` (the whole-section post-pass), :mod:`.model`
 
 Drawing is :mod:`markmcp.figdown.render` (``build(source)`` → the deterministic,
 self-carrying SVG; ``read_artifact(svg)`` → its embedded source).
+
+The names below are loaded on first use (PEP 562): importing a submodule that does not
+need the parser (``markmcp.figdown.sources``, or ``markmcp.figdown.server`` on its way to
+answering ``initialize``) does not pay for it.
 """
 
-from .parser import ParseResult, model_json, parse
-from .vocabulary import GENRES_BY_VERSION, LANG_VERSIONS
+from __future__ import annotations
 
-#: The header versions the engine accepts, oldest first.
-VERSIONS: tuple[str, ...] = LANG_VERSIONS
-#: Every genre the engine accepts (under the newest version), in the order the
-#: header's "(block|topology|…)" listing names them.
-GENRES: tuple[str, ...] = GENRES_BY_VERSION[LANG_VERSIONS[-1]]
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["GENRES", "VERSIONS", "ParseResult", "model_json", "parse"]
+
+if TYPE_CHECKING:
+    from .parser import ParseResult, model_json, parse
+
+    #: The header versions the engine accepts, oldest first.
+    VERSIONS: tuple[str, ...]
+    #: Every genre the engine accepts (under the newest version), in the order the
+    #: header's "(block|topology|…)" listing names them.
+    GENRES: tuple[str, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ParseResult", "model_json", "parse"):
+        from . import parser
+
+        value = getattr(parser, name)
+    elif name in ("VERSIONS", "GENRES"):
+        from .vocabulary import GENRES_BY_VERSION, LANG_VERSIONS
+
+        value = LANG_VERSIONS if name == "VERSIONS" else GENRES_BY_VERSION[LANG_VERSIONS[-1]]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -78,22 +78,18 @@ from pathlib import Path
 from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
-from markmcp.figdown import artifacts, docs, model_json, parse
-from markmcp.figdown.render import ENGINE_VERSION, NotAnArtifact, build, sha256
-from markmcp.figdown.report import (
-    as_items,
-    check_report,
-    diagnostics,
-    failing_blocks,
-    parse_failed,
-    refusal,
-    tally,
-    tally_line,
-    unread_report,
-)
 from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, shown
 from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve, writable_places
 from markmcp.textsafe import escape_controls
+
+# The engine (parser, renderer, artifacts, reports, pages) is imported by the tools that use
+# it, not here: the server answers ``initialize`` without it, and loads it right after
+# (ENGINE_MODULES, imported in the background over stdio, before serving over HTTP/SSE).
+ENGINE_MODULES = (
+    "markmcp.figdown.artifacts", "markmcp.figdown.docs", "markmcp.figdown.report",
+    # the drawing code, which the renderer imports on its first drawing
+    "markmcp.figdown.render.regions", "markmcp.figdown.render.scene", "markmcp.figdown.render.sequence",
+)
 
 SERVER_NAME = "markmcp-figdown"
 DEFAULT_PORT = 3002
@@ -381,6 +377,10 @@ def _label(ctx: CallContext, path: Path) -> str:
 
 
 def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.figdown import artifacts, model_json
+    from markmcp.figdown.render import ENGINE_VERSION, build, sha256
+    from markmcp.figdown.report import as_items
+
     _one_of(args)
     write = args.get("write", False)
     with_title = args.get("with_title", False)
@@ -438,6 +438,8 @@ def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 def build_text(result: dict[str, Any]) -> list[str]:
     """The summary first (or the refusal), then the SVG when sent, then the model when asked for."""
+    from markmcp.figdown.report import refusal
+
     if not result["ok"]:
         return [refusal(result["label"], result["stage"], result["diagnostics"])]
     options = "  render options: with-title" if result["renderOptions"] else ""
@@ -472,6 +474,8 @@ def build_text(result: dict[str, Any]) -> list[str]:
 
 
 def check(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.figdown.report import check_report, tally, unread_report
+
     _one_of(args)
     if "source" in args:
         return tally([check_report(INLINE_LABEL, check_inline(args["source"], INLINE_LABEL))])
@@ -492,6 +496,8 @@ def check(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 def check_text(result: dict[str, Any]) -> list[str]:
     """Failing documents first (each a PARSE FAILED or NOT READ block), then the tally."""
+    from markmcp.figdown.report import failing_blocks, tally_line
+
     summary = tally_line(result)
     if result["checked"] == 0:
         summary += " (no .fd file found)"
@@ -502,6 +508,10 @@ def check_text(result: dict[str, Any]) -> list[str]:
 
 
 def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.figdown import artifacts, model_json, parse
+    from markmcp.figdown.render import NotAnArtifact
+    from markmcp.figdown.report import diagnostics
+
     _one_of(args)
     sidecar = sidecar_label = None
     if "source" in args:
@@ -559,6 +569,8 @@ def _note_lines(result: dict[str, Any]) -> list[str]:
 
 
 def read_text(result: dict[str, Any]) -> list[str]:
+    from markmcp.figdown.report import parse_failed
+
     if not result["ok"]:
         blocks = [parse_failed(result["label"], result["diagnostics"])]
         if result.get("notes"):
@@ -583,6 +595,8 @@ def read_text(result: dict[str, Any]) -> list[str]:
 
 
 def reference(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.figdown import docs
+
     try:
         answer = docs.lookup(args.get("name"), experimental=args.get("experimental", False))
     except docs.DocsError as error:
@@ -591,6 +605,8 @@ def reference(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def reference_text(result: dict[str, Any]) -> list[str]:
+    from markmcp.figdown import docs
+
     answer = docs.Answer(
         kind=result["kind"], name=result["name"], experimental=result["experimental"],
         files=[(item["file"], item["text"]) for item in result["files"]],
@@ -691,6 +707,7 @@ SPEC = ServerSpec(
     default_port=DEFAULT_PORT,
     prog="figdown-mcp",
     write_gate=True,  # figdown_build's `write`: --allow-write, and X.svg only inside a root
+    preload=ENGINE_MODULES,
 )
 
 

@@ -27,6 +27,7 @@ from markmcp.mcpcore.spec import (  # noqa: F401  (the declarations, re-exported
     Tool,
     ToolError,
     build_parser,
+    import_preloads,
     parse_settings,
 )
 
@@ -52,6 +53,7 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
             return early.serve_stdio(spec, settings)  # the SDK loads while initialize is answered
         from markmcp.mcpcore import transports  # the SDK is imported only from here on
 
+        import_preloads(spec)  # the engine, before the first request rather than during it
         return transports.run(spec, settings)
     except KeyboardInterrupt:  # SIGINT outside the transports' own handling
         return 0

@@ -34,7 +34,8 @@ def combine(
 
     ``instructions`` are ``preface`` followed by each spec's instructions (one paragraph
     each); ``offered`` (default ``specs``) are the specs whose options the command line
-    takes; ``add_arguments`` adds the combined server's own options after theirs.
+    takes; ``add_arguments`` adds the combined server's own options after theirs.  The
+    modules loaded after the ``initialize`` reply (``preload``) are those of ``specs``.
     """
     if not specs:
         raise ValueError(f"server {name!r}: nothing to combine")
@@ -66,4 +67,5 @@ def combine(
         uses_roots=any(spec.uses_roots for spec in offered),
         write_gate=any(spec.write_gate for spec in offered),
         write_default=any(spec.write_default for spec in offered),
+        preload=tuple(dict.fromkeys(name for spec in specs for name in spec.preload)),
     )

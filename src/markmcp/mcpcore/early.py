@@ -3,8 +3,9 @@
 Importing the SDK (``mcp``, ``mcp_types``, pydantic, anyio) costs far more than the rest of
 a server's start (0.5-0.8 s against a few tens of milliseconds), and a client waits for the
 ``initialize`` reply before it does anything.  So :func:`serve_stdio` claims stdin/stdout,
-starts the line reader and imports the SDK in a background thread; meanwhile the main thread
-answers the first line itself when it is an ``initialize`` request of the ordinary shape.
+starts the line reader and imports the SDK in a background thread (then the server's engine,
+``ServerSpec.preload``, so that the first tool call does not wait for it); meanwhile the main
+thread answers the first line itself when it is an ``initialize`` request of the ordinary shape.
 When the SDK is ready, the session is handed over to it (``markmcp.mcpcore.stdio``):
 
 * the early-answered ``initialize`` is replayed to the SDK's server loop first, so the SDK
@@ -38,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from markmcp.mcpcore.spec import ServerSpec, Settings, offers_completions, offers_subscriptions
+from markmcp.mcpcore.spec import ServerSpec, Settings, import_preloads, offers_completions, offers_subscriptions
 
 JSON_WHITESPACE = b" \t\r\n"
 
@@ -343,6 +344,7 @@ def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
 
             loaded["transports"] = transports
             loaded["server"] = transports.build_server(spec, settings)
+            import_preloads(spec)  # the engine, so the first tool call does not wait for it
         except BaseException as error:  # handed to the main thread, which raises it
             loaded["error"] = error
         reader.post(SDK_READY)

@@ -14,6 +14,7 @@ import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -235,6 +236,11 @@ class ServerSpec:
     """Whether tools write without ``--allow-write`` (MRSF's, as their upstream server does):
     such a server offers ``--read-only`` to close its gate, and its tools write wherever they
     may read (``writable_places(..., by_default=True)``)."""
+    preload: Sequence[str] = ()
+    """Modules the handlers import on their first call (the engine), named here so that the
+    server module need not import them: the layer imports them right after the ``initialize``
+    reply over stdio (in the thread that loads the SDK, before any other request is served),
+    and before it starts serving over HTTP/SSE, so the first tool call does not wait for them."""
 
     def __post_init__(self) -> None:
         names = [tool.name for tool in self.tools]
@@ -261,6 +267,12 @@ class Settings:
     options: Mapping[str, Any] = field(default_factory=dict)
     trust_client_roots: bool = False
     read_only: bool = False
+
+
+def import_preloads(spec: ServerSpec) -> None:
+    """Import the modules ``spec.preload`` names (those already imported cost nothing)."""
+    for name in spec.preload:
+        import_module(name)
 
 
 def offers_completions(spec: ServerSpec) -> bool:

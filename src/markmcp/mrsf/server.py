@@ -67,9 +67,12 @@ from markmcp.mcpcore import (
 from markmcp.mcpcore.files import check_argument, kind_of, shown
 from markmcp.mrsf import compat
 from markmcp.mrsf import help as tool_help
-from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfConflict, MrsfError
-from markmcp.mrsf.store import file_error
+
+# The engine (``ops``: sidecars, YAML, anchoring, git) is imported by the tools that use it,
+# not here: the server answers ``initialize`` without it, and loads it right after
+# (ENGINE_MODULES, imported in the background over stdio, before serving over HTTP/SSE).
+ENGINE_MODULES = ("markmcp.mrsf.ops", "markmcp.mrsf.reanchor")
 
 SERVER_NAME = "markmcp-mrsf"
 SEVERITIES = ["low", "medium", "high"]
@@ -222,6 +225,8 @@ def _workdir(args: dict[str, Any], ctx: CallContext) -> Path:
 def _inside(ctx: CallContext, workdir: Path, value: str, what: str) -> Path:
     """Resolve ``value`` against ``workdir``; refuse it when no file system takes it
     (``invalid-argument``) or when it leaves the folders the server serves (``path-escape``)."""
+    from markmcp.mrsf.store import file_error
+
     try:
         check_argument(value)
     except FileAccessError as error:
@@ -258,6 +263,8 @@ def _writable(ctx: CallContext, target: str | Path) -> None:
 def _engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, **kwargs: Any) -> dict[str, Any]:
     """Run an engine operation confined to the server's folders; its MrsfError (conflicts
     included), a refused file or an operating-system error becomes a ToolError."""
+    from markmcp.mrsf.store import file_error
+
     try:
         return call(*args, places=_places(ctx), **kwargs)
     except MrsfConflict as error:
@@ -286,11 +293,15 @@ def _abs(result: dict[str, Any], key: str) -> str:
 
 def _sidecar_version(root: str, sidecar: str, ctx: CallContext) -> str | None:
     """The version of a sidecar as the engine reports it (None when missing)."""
+    from markmcp.mrsf import ops
+
     return _engine(ops.locate, str(Path(root) / sidecar), root=root, ctx=ctx).get("version")
 
 
 def _sidecars(ctx: CallContext, workdir: Path, files: list[str] | None) -> list[str]:
     """Absolute target paths for the multi-file tools: the given files, or every sidecar below workdir."""
+    from markmcp.mrsf import ops
+
     if not files:
         found = _engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
         return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
@@ -322,6 +333,8 @@ def _single(targets: list[str], version: str | None) -> str | None:
 
 
 def discover(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     target = _inside(ctx, workdir, args["document"], "document")
     found = _engine(ops.locate, str(target), cwd=str(workdir), ctx=ctx)
@@ -334,6 +347,8 @@ def discover(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def validate(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     targets = _sidecars(ctx, workdir, args.get("files"))
     files = []
@@ -360,6 +375,8 @@ def validate(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     targets = _sidecars(ctx, workdir, args.get("files"))
     single_only = [k for k in ("documentText", "expectedVersion") if k in args]
@@ -452,6 +469,8 @@ def _document_target(
     server's folders too (a ``sidecar_root`` or a symlinked sidecar could point elsewhere
     in the workspace).  ``write``: the tool writes the sidecar, so the write gate is asked first.
     """
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     target = str(_inside(ctx, workdir, args[key], key))
     if write:
@@ -470,6 +489,8 @@ def _write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) ->
 
 
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     result = _engine(ops.add, target, **_comment_options(args), **_write_kwargs(args, workdir, text=True), ctx=ctx)
     comment = result["comment"]
@@ -486,6 +507,8 @@ def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def add_batch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     comments = [_comment_options(item) for item in args["comments"]]
     result = _engine(ops.add_batch, target, comments, **_write_kwargs(args, workdir, text=True), ctx=ctx)
@@ -503,6 +526,8 @@ UPDATABLE = ("text", "type", "severity", "line", "end_line", "start_column", "en
 
 
 def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     changes = {key: args[key] for key in UPDATABLE if key in args}
     if "extensions" in args:
@@ -522,6 +547,8 @@ def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     ids: list[str] | None = None
     filters: dict[str, Any] | None = None
@@ -564,6 +591,8 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     targets = _sidecars(ctx, workdir, args.get("files"))
     # As upstream: open/resolved filter only when true; empty strings filter nothing.
@@ -652,6 +681,8 @@ def _upstream(name: str) -> Callable[[dict[str, Any]], str]:
 
 
 def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     targets = _sidecars(ctx, workdir, args.get("files"))
     results: list[dict[str, Any]] = []
@@ -671,6 +702,8 @@ def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir = _workdir(args, ctx)
     old = _inside(ctx, workdir, args["oldDocument"], "oldDocument")
     new = _inside(ctx, workdir, args["newDocument"], "newDocument")
@@ -686,6 +719,8 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     cascade = bool(args.get("cascade", False))
     result = _engine(ops.delete, target, [args["id"]], cascade=cascade, **_write_kwargs(args, workdir), ctx=ctx)
@@ -701,6 +736,8 @@ def delete(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 
 def repair(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     workdir, target = _document_target(args, ctx, write=True)
     strategy = args.get("strategy", "salvage")
     backup = bool(args.get("backup", False))
@@ -1263,6 +1300,8 @@ def _resource(ctx: CallContext, path: str, call: Callable[..., dict[str, Any]], 
 
 
 def _resource_sidecar(ctx: CallContext, path: str) -> dict[str, Any]:
+    from markmcp.mrsf import ops
+
     target = _inside(ctx, ctx.cwd, path, "path")
     return _resource(ctx, path, ops.read, str(target))
 
@@ -1282,6 +1321,8 @@ def comment_resource(params: dict[str, str], ctx: CallContext) -> str:
 
 
 def anchors_resource(params: dict[str, str], ctx: CallContext) -> str:
+    from markmcp.mrsf import ops
+
     target = _inside(ctx, ctx.cwd, params["path"], "path")
     result = _resource(ctx, params["path"], ops.status, [str(target)])
     for error in result.get("errors", []):
@@ -1335,6 +1376,7 @@ SPEC = ServerSpec(
     # by default, as upstream's (--read-only closes them), and go where the tools may read
     write_gate=False,
     write_default=True,
+    preload=ENGINE_MODULES,
 )
 
 

@@ -33,7 +33,8 @@ allows: the working directory (``--cwd``) and the roots.  Resources serve our sk
 server user), the CLI and function references and the worked invoice and its drifted twin;
 two prompts encode the orderings an agent gets wrong unsupplied.
 
-Start-up imports no engine module: the first tool call does.  Default HTTP/SSE port 3003.
+Start-up imports no engine module: the tools import what they use, and the layer loads the
+engine (``ENGINE_MODULES``) right after the ``initialize`` reply.  Default HTTP/SSE port 3003.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ from markmcp.mcpcore import (
     writable_places,
 )
 from markmcp.mcpcore import files
+
+# What the tools import when they run, loaded after the ``initialize`` reply (ServerSpec.preload).
+ENGINE_MODULES = (
+    "markmcp.visimark.envelopes", "markmcp.visimark.disk", "markmcp.visimark.infer", "markmcp.visimark.infer_report",
+    "markmcp.visimark.explain", "markmcp.visimark.scenario", "markmcp.visimark.reference",
+)
 
 SERVER_NAME = "markmcp-visimark"
 DEFAULT_PORT = 3003
@@ -725,6 +732,7 @@ SPEC = ServerSpec(
     prompts=PROMPTS,
     default_port=DEFAULT_PORT,
     prog="visimark-mcp",
+    preload=ENGINE_MODULES,
 )
 
 
