@@ -8,11 +8,15 @@ Usage::
     python bench/mcp_latency.py --servers --runs 11    # start-up of every markmcp server, side by side
 
 Everything after ``--`` is the server command (default: the test server in
-tests/mcpcore/mcpcore_demo.py run with this Python).  Two numbers are measured:
+tests/mcpcore/mcpcore_demo.py run with this Python).  Three numbers are measured:
 
 * start-up: process start -> the ``initialize`` reply, median (and min/max) of
   ``--runs`` fresh processes; the request is written right after the process is
   spawned, as a real client does;
+* first call: on ``--runs`` more fresh processes, the first ``tools/call`` of ``--tool``,
+  sent as soon as the ``initialize`` reply is read (after ``notifications/initialized``):
+  process start -> its reply, and the ``initialize`` reply -> its reply (what a client
+  waits for after the handshake: the SDK and the engine still loading), medians;
 * tools/call: ``--calls`` sequential calls of ``--tool`` with ``--args`` on one
   initialized process after ``--warmup`` calls, reported as p50/p99/max.
 
@@ -103,6 +107,31 @@ def measure_startup(command: list[str], runs: int, env: dict[str, str] | None = 
         server.close()
         if "result" not in reply:
             raise SystemExit(f"initialize failed: {reply}")
+    return times
+
+
+def measure_first_call(command: list[str], tool: str, arguments: dict[str, Any], runs: int,
+                       env: dict[str, str] | None = None) -> list[tuple[float, float]]:
+    """Per run, seconds from spawning the server to the reply of its first ``tools/call``
+    (sent right after the ``initialize`` reply), and from that ``initialize`` reply to it."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        server = Server(command, env)
+        try:
+            server.send(INITIALIZE)
+            server.answer(0)
+            answered = time.perf_counter()
+            server.send(INITIALIZED)
+            server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": tool, "arguments": arguments}})
+            reply = server.answer(1)
+            done = time.perf_counter()
+        finally:
+            server.close()
+        if "result" not in reply or reply["result"].get("isError"):
+            raise SystemExit(f"tools/call {tool} failed: {reply}")
+        times.append((done - started, done - answered))
     return times
 
 
@@ -244,6 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"start -> initialize reply: median {statistics.median(startup) * 1000:.1f} ms "
         f"(min {min(startup) * 1000:.1f}, max {max(startup) * 1000:.1f}; {options.runs} runs)"
+    )
+    first = measure_first_call(command, options.tool, arguments, options.runs)
+    print(
+        f"first tools/call {options.tool}, sent on the initialize reply: start -> its reply median "
+        f"{statistics.median(t for t, _ in first) * 1000:.1f} ms, initialize reply -> its reply median "
+        f"{statistics.median(t for _, t in first) * 1000:.1f} ms ({options.runs} runs)"
     )
     calls = measure_calls(command, options.tool, arguments, options.calls, options.warmup)
     print(
