@@ -9,7 +9,6 @@ after the command line was parsed, so a usage error costs no SDK import.
 
 from __future__ import annotations
 
-import logging
 import signal
 import sys
 from collections.abc import Sequence
@@ -45,12 +44,13 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
         settings = parse_settings(spec, argv)
     except SystemExit as stop:
         return 0 if stop.code in (0, None) else 2
-    _configure_logging(settings.log_level)
     # Until a transport installs its own handling, SIGTERM means "stop now, quietly".
     previous = signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         if settings.transport == "stdio":
-            return early.serve_stdio(spec, settings)  # the SDK loads while initialize is answered
+            # the SDK (and logging, set up before it) loads while initialize is answered
+            return early.serve_stdio(spec, settings, prepare=lambda: _configure_logging(settings.log_level))
+        _configure_logging(settings.log_level)
         from markmcp.mcpcore import transports  # the SDK is imported only from here on
 
         import_preloads(spec)  # the engine, before the first request rather than during it
@@ -74,6 +74,8 @@ def _configure_logging(level: str) -> None:
     level), so a client that asks for ``logging/setLevel debug`` gets the debug
     records of tool handlers even when stderr shows only warnings.
     """
+    import logging  # here, not at the top: over stdio this runs after the initialize reply
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
     handler.setLevel(level.upper())

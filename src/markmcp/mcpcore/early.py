@@ -329,9 +329,11 @@ def response_line(request_id: int | str, result: dict[str, Any]) -> bytes:
 # Serving ----------------------------------------------------------------------------------
 
 
-def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
+def serve_stdio(spec: ServerSpec, settings: Settings, prepare: Callable[[], None] | None = None) -> int:
     """Serve ``spec`` over stdin/stdout, answering ``initialize`` before the SDK is loaded.
 
+    ``prepare`` runs first in the thread that loads the SDK (``app`` sets up logging there:
+    nothing logs before the SDK is loaded, and the logging module is not needed for the reply).
     Returns the exit code (0 after stdin EOF, SIGINT or SIGTERM).
     """
     wire = StdioWire.claim()
@@ -340,6 +342,8 @@ def serve_stdio(spec: ServerSpec, settings: Settings) -> int:
 
     def load() -> None:
         try:
+            if prepare is not None:
+                prepare()
             from markmcp.mcpcore import transports  # the SDK, anyio, pydantic and the handlers
 
             loaded["transports"] = transports
