@@ -9,13 +9,14 @@ import os
 import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import required_tool
-from markmcp.check import cli
+from markmcp.check import cli, report
 from markmcp.figdown.render import build
 from markmcp.mrsf import ops
 
@@ -63,6 +64,64 @@ def test_a_pool_of_workers_reports_what_one_worker_does(tmp_path: Path, monkeypa
     many = run_json(capsys, "--jobs", "3")
     assert one == many
     assert one[0] == 1 and one[1]["summary"]["files"] == 18
+
+
+def test_the_json_report_is_byte_for_byte_what_json_dumps_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # the workers encode their files' parts of the envelope; joined, they are json.dumps's text
+    mixed_tree(tmp_path)
+    write(tmp_path / "d0" / "notes.md", "# Notes\n\nAn inserted line.\nThe first line to review.\nThe second line.\n")
+    write(tmp_path / "d1" / "café.md", "Prix « total » : **3**<!--vmark=nowhere.x-->\n")
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for jobs in ("1", "3"):
+        assert cli.main(["check", "--json", "--jobs", jobs]) == 1
+        outputs.append(capsys.readouterr().out)
+    one, many = outputs
+    assert one == many
+    assert one == report.json_text(json.loads(one))
+    data = json.loads(one)
+    assert data["findings"] and data["mrsf"]["files"] and "d1/café.md" in {e["path"] for e in data["visimark"]["files"]}
+    assert cli.main(["check", "--json", "--jobs", "3", "--fix"]) == 1  # the FigDown errors stay
+    fixed = capsys.readouterr().out
+    assert fixed == report.json_text(json.loads(fixed)) and json.loads(fixed)["fixed"]
+
+
+def test_git_is_asked_once_per_workspace_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    git(tmp_path, "init", "-q")
+    mixed_tree(tmp_path, copies=3)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "start")
+    monkeypatch.chdir(tmp_path)
+    asked: list[Path] = []
+    real = ops.git_facts
+
+    def counted(root: Any) -> Any:
+        asked.append(Path(root))
+        return real(root)
+
+    monkeypatch.setattr(ops, "git_facts", counted)
+    code, data = run_json(capsys, "--jobs", "1")
+    assert code == 1 and len(data["mrsf"]["files"]) == 3
+    assert asked == [tmp_path]  # three sidecars, one workspace root: git asked once
+    head = subprocess.run([_git(), "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert real(tmp_path) == (tmp_path, head)
+
+
+def test_what_a_run_remembers_is_forgotten_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # a folder's workspace root is remembered for a run, never across runs of one process
+    mixed_tree(tmp_path, copies=1)
+    write(tmp_path / ".mrsf.yaml", "")
+    monkeypatch.chdir(tmp_path)
+    code, data = run_json(capsys, "--jobs", "1")
+    assert data["mrsf"]["files"][0]["warnings"] == []
+    write(tmp_path / "d0" / ".mrsf.yaml", "")  # d0 is a workspace of its own now
+    code, data = run_json(capsys, "--jobs", "1")
+    [warning] = data["mrsf"]["files"][0]["warnings"]
+    assert warning["code"] == "document-mismatch" and "'d0/notes.md' but this sidecar belongs to 'notes.md'" in \
+        warning["message"]
 
 
 def test_shards_split_the_tree_stably(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -176,3 +235,30 @@ def test_the_work_is_spread_over_worker_processes(monkeypatch: pytest.MonkeyPatc
     assert seen[0] == (0, 24) and seen[-1] == (24, 24)
     few = run.run(tasks[: run.MIN_POOL_TASKS - 1], jobs=2)
     assert {item["pid"] for item in few} == {os.getpid()}  # too few for a pool: checked here
+
+
+def _quick(task: tuple[str, str, str], *args: Any) -> dict[str, Any]:
+    return {"engine": task[0], "path": task[2], "pid": os.getpid()}
+
+
+def test_files_are_checked_while_the_walk_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from markmcp.check import run
+
+    monkeypatch.setattr(run, "run_task", _quick)
+    seen: list[tuple[int, int]] = []
+    walked: list[int] = []
+
+    def walk() -> Any:  # a walk that ends once outcomes came back (or after 20,000 files)
+        for k in range(20_000):
+            if k >= 2 * run.MAX_BATCH and any(done for done, _ in seen):
+                return
+            walked.append(k)
+            yield ("figdown", f"/x/{k}.fd", f"{k}.fd")
+            if k >= 2 * run.MAX_BATCH:
+                time.sleep(0.001)
+
+    outcomes = run.run(walk(), jobs=2, progress=lambda done, total: seen.append((done, total)))
+    assert len(walked) < 20_000  # outcomes came back before the walk was over
+    assert [item["path"] for item in outcomes] == [f"{k}.fd" for k in range(len(walked))]  # in walk order
+    assert os.getpid() not in {item["pid"] for item in outcomes}
+    assert seen[-1] == (len(walked), len(walked))

@@ -34,7 +34,7 @@ from markmcp.textsafe import escape_controls, tolerant
 from . import report
 from .findings import ENGINES, FOLDER
 from .run import default_jobs, run
-from .tree import TreeError, changed_since, parse_shard, plan_for, repository_top, take_shard
+from .tree import TreeError, changed_since, in_shard, parse_shard, repository_top, shard_of, start
 
 PROG = "markmcp"
 
@@ -130,24 +130,28 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if options.json and options.format not in (None, "json"):
         raise TreeError(f"--json and --format {options.format} disagree; give one")
     shard = parse_shard(options.shard) if options.shard else None
-    plan = plan_for(options.paths)
+    plan, tasks = start(options.paths)  # the walk goes on while the first tasks are checked
     if options.only:
-        plan.tasks = [task for task in plan.tasks if task[0] in options.only]
-        plan.known = [item for item in plan.known if item["engine"] in (*options.only, FOLDER)]
+        only = frozenset(options.only)
+        tasks = (task for task in tasks if task[0] in only)
     if shard is not None:
-        take_shard(plan, *shard)
+        tasks = (task for task in tasks if in_shard(task, plan.top, *shard))
     changed = changed_since(options.changed_since, plan.top) if options.changed_since else None
     use_git = repository_top(plan.top) is not None
     bar = Bar(err) if not options.no_progress and err.isatty() else None
     try:
-        outcomes = run(plan.tasks, jobs=options.jobs or default_jobs(), fix=options.fix, changed=changed,
-                       use_git=use_git, progress=bar)
+        outcomes = run(tasks, jobs=options.jobs or default_jobs(), fix=options.fix, changed=changed,
+                       use_git=use_git, progress=bar, prepare=report.encode_parts if form == "json" else None)
     finally:
         if bar is not None:
             bar.close()
+    if options.only:
+        plan.known = [item for item in plan.known if item["engine"] in (*options.only, FOLDER)]
+    if shard is not None:
+        plan.known = [known for known in plan.known if shard_of(known["path"], plan.top, shard[1]) == shard[0]]
     outcomes = sorted(plan.known + outcomes, key=lambda item: (item["path"], item["engine"]))
     if form == "json":
-        out.write(report.json_text(report.envelope(outcomes)))
+        out.write(report.envelope_text(outcomes))
     elif form == "sarif":
         out.write(report.json_text(report.sarif(outcomes, plan.top)))
     else:

@@ -103,6 +103,13 @@ def _visimark_dependencies(model: Any) -> list[str]:
 
 
 def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
+    try:
+        text = files.read_text(path, what="document", label=label)
+    except FileAccessError as error:
+        return unreadable("visimark", label, error.code, error.message)
+    if not is_visimark(text):  # plain Markdown: the engine is not even imported
+        return skipped("visimark", label, "not a VisiMark document (no vmark fence or anchor)")
+
     from markmcp.visimark.check import check
     from markmcp.visimark.disk import DocumentFolder
     from markmcp.visimark.findings import ADVICE_CODES, count
@@ -110,12 +117,6 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
     from markmcp.visimark.report import finding_json, format_check
     from markmcp.visimark.write import fmt
 
-    try:
-        text = files.read_text(path, what="document", label=label)
-    except FileAccessError as error:
-        return unreadable("visimark", label, error.code, error.message)
-    if not is_visimark(text):
-        return skipped("visimark", label, "not a VisiMark document (no vmark fence or anchor)")
     model = build(text)
     folder = DocumentFolder(path)
     if changed is not None:
@@ -227,7 +228,10 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
     kind = files.kind_of(path)
     if kind != "file":
         return unreadable("mrsf", label, "not-regular", f"{files.shown(label)} is not a regular file; it was not read")
-    root = find_workspace_root(Path(path).parent)
+    folder = os.path.dirname(path)
+    root = _remembered.roots.get(folder)
+    if root is None:
+        root = _remembered.roots[folder] = find_workspace_root(Path(folder))
     try:
         where = ops.locate(path, root=root)
     except MrsfError as error:
@@ -253,7 +257,12 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
     anchoring: dict[str, Any] | None = None
     if entry.get("valid"):
         try:
-            anchoring = ops.reanchor(path, root=root, dry_run=not fix, use_git=use_git)
+            repository = None
+            if use_git:
+                repository = _remembered.repositories.get(root)
+                if repository is None:
+                    repository = _remembered.repositories[root] = ops.git_facts(root)
+            anchoring = ops.reanchor(path, root=root, dry_run=not fix, use_git=use_git, repository=repository)
         except MrsfError as error:
             found.append(finding(label, "error", error.code, error.message))
             lines.append(f"  ERROR: {error.message}")
@@ -320,6 +329,27 @@ def _resolved_ids(anchoring: dict[str, Any]) -> set[str]:
 # --- dispatch ---------------------------------------------------------------------------------
 
 
+class _Remembered:
+    """Facts about folders that hold for one run and are asked for again by every sidecar
+    in them: the MRSF workspace root of a folder, and the git work tree and HEAD of a
+    workspace root (asking git means starting it).  Forgotten when a run starts and ends
+    (:func:`forget`); a worker process keeps them for its part of the run."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, Path] = {}
+        self.repositories: dict[Path, tuple[Path | None, str | None]] = {}
+
+
+_remembered = _Remembered()
+
+
+def forget() -> None:
+    """Drop what :class:`_Remembered` holds (the tree may change between runs)."""
+    global _remembered
+    _remembered = _Remembered()
+
+
+
 def run_task(task: tuple[str, str, str], fix: bool = False, changed: frozenset[str] | None = None,
              use_git: bool = False) -> dict[str, Any]:
     """Check one task; never raises (a failing engine gives a ``crashed`` outcome)."""
@@ -340,20 +370,27 @@ def run_task(task: tuple[str, str, str], fix: bool = False, changed: frozenset[s
         return crashed(engine, label, error)
 
 
-def preload() -> None:
-    """Import every engine now, with the modules they import on first use (the renderer's
-    layouts, the re-anchoring engine, rapidfuzz), so forked workers share them instead of
-    each importing them again."""
-    import markmcp.figdown.artifacts  # noqa: F401
-    import markmcp.figdown.render  # noqa: F401
-    import markmcp.figdown.render.regions  # noqa: F401
-    import markmcp.figdown.render.scene  # noqa: F401
-    import markmcp.figdown.render.sequence  # noqa: F401
-    import markmcp.figdown.report  # noqa: F401
-    import markmcp.mrsf.discovery  # noqa: F401
-    import markmcp.mrsf.ops  # noqa: F401
-    import markmcp.mrsf.reanchor  # noqa: F401
-    import markmcp.visimark.check  # noqa: F401
-    import markmcp.visimark.disk  # noqa: F401
-    import markmcp.visimark.report  # noqa: F401
-    import markmcp.visimark.write  # noqa: F401
+def preload(engines: Iterable[str] = ("visimark", "figdown", "mrsf")) -> None:
+    """Import these engines now, with the modules they import on first use (the renderer's
+    layouts, the re-anchoring engine and the YAML resolver it asks about plain scalars),
+    so forked workers share them instead of each importing them again."""
+    chosen = set(engines)
+    if "figdown" in chosen:
+        import markmcp.figdown.artifacts  # noqa: F401
+        import markmcp.figdown.render  # noqa: F401
+        import markmcp.figdown.render.regions  # noqa: F401
+        import markmcp.figdown.render.scene  # noqa: F401
+        import markmcp.figdown.render.sequence  # noqa: F401
+        import markmcp.figdown.report  # noqa: F401
+    if "mrsf" in chosen:
+        import markmcp.mrsf.discovery  # noqa: F401
+        import markmcp.mrsf.ops  # noqa: F401
+        import markmcp.mrsf.reanchor  # noqa: F401
+        from markmcp.mrsf.yamlscan import resolve_plain
+
+        resolve_plain("2026-01-01")  # loads the resolver (a timestamp asks it)
+    if "visimark" in chosen:
+        import markmcp.visimark.check  # noqa: F401
+        import markmcp.visimark.disk  # noqa: F401
+        import markmcp.visimark.report  # noqa: F401
+        import markmcp.visimark.write  # noqa: F401

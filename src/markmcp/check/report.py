@@ -142,6 +142,69 @@ def envelope(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     return body
 
 
+# --- the JSON envelope as text -----------------------------------------------------------------
+
+#: The key under which an outcome may carry its share of the JSON envelope, encoded
+#: already (by :func:`encode_parts`, in the worker that checked the file).
+PARTS = "jsonParts"
+#: Where an engine section's entries and the findings sit in the envelope (nesting depth).
+ENTRY_DEPTH, FINDING_DEPTH = 3, 2
+INDENT = "  "
+
+
+def _dumps(value: Any, depth: int) -> str:
+    """``value`` as :func:`json.dumps` (indent 2) writes it ``depth`` levels deep.  JSON
+    text has no newline inside a string (it is escaped), so indenting each line is safe."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return text.replace("\n", "\n" + INDENT * depth) if depth else text
+
+
+def encode_parts(item: dict[str, Any]) -> dict[str, Any]:
+    """Encode an outcome's entry of its engine's section and its findings now (a worker
+    does it while the others check on, so the report at the end only joins text)."""
+    if item["status"] != "skipped":
+        item[PARTS] = (_dumps(item["data"], ENTRY_DEPTH),
+                       [_dumps({"engine": item["engine"], **f}, FINDING_DEPTH) for f in item["findings"]])
+    return item
+
+
+class _Encoded:
+    """JSON text that :func:`_encode` puts in as it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _encode(value: Any, depth: int) -> str:
+    """What ``json.dumps(value, ensure_ascii=False, indent=2)`` writes ``depth`` levels
+    deep, with :class:`_Encoded` parts put in as they are."""
+    if isinstance(value, _Encoded):
+        return value.text
+    inner = INDENT * (depth + 1)
+    if isinstance(value, dict) and value and all(isinstance(key, str) for key in value):
+        members = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_encode(item, depth + 1)}"
+                   for key, item in value.items()]
+        return "{\n" + ",\n".join(members) + "\n" + INDENT * depth + "}"
+    if isinstance(value, list) and value:
+        return "[\n" + ",\n".join(inner + _encode(item, depth + 1) for item in value) + "\n" + INDENT * depth + "]"
+    return _dumps(value, depth)
+
+
+def envelope_text(outcomes: list[dict[str, Any]]) -> str:
+    """``json_text(envelope(outcomes))``, made of the parts the workers encoded
+    (:func:`encode_parts`; an outcome without them is encoded here)."""
+    body = envelope(outcomes)
+    checked = _checked(outcomes)
+    parts = [item.get(PARTS) or encode_parts(dict(item))[PARTS] for item in checked]
+    for engine in ENGINES:
+        key = "documents" if engine == "figdown" else "files"
+        body[engine][key] = [_Encoded(part[0]) for item, part in zip(checked, parts) if item["engine"] == engine]
+    body["findings"] = [_Encoded(text) for part in parts for text in part[1]]
+    return inert_json(_encode(body, 0)) + "\n"  # one character at a time: the same on parts or the whole
+
+
 # --- SARIF ------------------------------------------------------------------------------------
 
 

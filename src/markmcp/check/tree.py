@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,16 +60,23 @@ class Plan:
     known: list[dict[str, Any]] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
 
-    def add(self, engine: str, path: str, label: str, *, walked: bool = False) -> None:
-        """Add a task once per file: a walked file is known by its absolute path (a walk
-        enters no symlinked folder, so it meets each path once), a named one by its
-        resolved path too, so the same file named twice, or named and walked, is one task."""
+    def take(self, engine: str, path: str, label: str, *, walked: bool = False) -> tuple[str, str, str] | None:
+        """The task of a file, or None when it is one already: a walked file is known by
+        its absolute path (a walk enters no symlinked folder, so it meets each path once),
+        a named one by its resolved path too, so the same file named twice, or named and
+        walked, is one task."""
         absolute = os.path.abspath(path)
         keys = [(engine, absolute)] if walked else [(engine, absolute), (engine, os.path.realpath(path))]
         if any(key in self.seen for key in keys):
-            return
+            return None
         self.seen.update(keys)
-        self.tasks.append((engine, absolute, label))
+        return (engine, absolute, label)
+
+    def add(self, engine: str, path: str, label: str, *, walked: bool = False) -> None:
+        """Add a task once per file (see :meth:`take`)."""
+        task = self.take(engine, path, label, walked=walked)
+        if task is not None:
+            self.tasks.append(task)
 
 
 def repository_top(start: Path) -> Path | None:
@@ -111,6 +119,12 @@ def _posix(path: Path, top: Path) -> str | None:
 
 def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
     """Add the tasks below ``folder`` (see the module docstring)."""
+    plan.tasks.extend(folder_tasks(plan, folder, ignore=ignore))
+
+
+def folder_tasks(plan: Plan, folder: str, *, ignore: bool = True) -> Iterator[tuple[str, str, str]]:
+    """The tasks below ``folder``, as the walk finds them (a file found but not readable
+    goes to ``plan.known`` meanwhile)."""
     start = Path(os.path.abspath(folder))
     top = repository_top(start) or start
     rules = Ignorer()
@@ -153,7 +167,9 @@ def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
         if found.problem is not None:
             plan.known.append(unreadable(engine, label, found.problem.code, found.problem.message))
             continue
-        plan.add(engine, text, label, walked=True)
+        task = plan.take(engine, text, label, walked=True)
+        if task is not None:
+            yield task
 
 
 def leads_out(path: str) -> FileAccessError | None:
@@ -185,6 +201,12 @@ def leads_out(path: str) -> FileAccessError | None:
 def add_named_file(plan: Plan, path: str) -> None:
     """A file named on the command line, with the files that belong to it (a file a
     symlink leads out of the tree with is reported, never read: :func:`leads_out`)."""
+    plan.tasks.extend(named_file_tasks(plan, path))
+
+
+def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
+    """The tasks of a file named on the command line and of the files that belong to it
+    (one a symlink leads out of the tree with goes to ``plan.known``, never read)."""
     label = _label(path)
     name = os.path.basename(path)
     engine = engine_of(name)
@@ -193,7 +215,8 @@ def add_named_file(plan: Plan, path: str) -> None:
         if out is not None:
             plan.known.append(unreadable(engine, label, out.code, out.message))
             return
-        plan.add(engine, path, label)
+        if (task := plan.take(engine, path, label)) is not None:
+            yield task
     if out is not None:
         return
     for related, related_label in related_files(path, label):
@@ -203,8 +226,8 @@ def add_named_file(plan: Plan, path: str) -> None:
                 continue
             if (away := leads_out(related)) is not None:
                 plan.known.append(unreadable(related_engine, related_label, away.code, away.message))
-            else:
-                plan.add(related_engine, related, related_label)
+            elif (task := plan.take(related_engine, related, related_label)) is not None:
+                yield task
 
 
 def related_files(path: str, label: str) -> list[tuple[str, str]]:
@@ -219,10 +242,22 @@ def related_files(path: str, label: str) -> list[tuple[str, str]]:
 
 
 def plan_for(paths: list[str]) -> Plan:
-    """The tasks for the PATH arguments (default ``.``)."""
+    """The tasks for the PATH arguments (default ``.``), every one found before this returns."""
+    plan, tasks = start(paths)
+    plan.tasks.extend(tasks)
+    return plan
+
+
+def start(paths: list[str]) -> tuple[Plan, Iterator[tuple[str, str, str]]]:
+    """The plan for the PATH arguments (default ``.``) and its tasks, found lazily: each
+    argument is checked here (a missing one is a TreeError before anything is walked), the
+    walk happens as the tasks are taken, so checking can start while it goes on.  The
+    tasks come in the order :func:`plan_for` lists them; ``plan.known`` is complete once
+    they are all taken."""
     arguments = paths or ["."]
     first = Path(os.path.abspath(arguments[0]))
     plan = Plan(top=repository_top(first if files.kind_of(first) == "dir" else first.parent) or Path.cwd())
+    checked: list[tuple[str, str | None]] = []
     for argument in arguments:
         try:
             text = files.check_argument(argument)
@@ -231,13 +266,18 @@ def plan_for(paths: list[str]) -> Plan:
         kind = files.kind_of(text)
         if kind is None:
             raise TreeError(f"{files.shown(text)}: no such file or folder")
-        if kind == "dir":
-            if (out := leads_out(text)) is not None:
-                raise TreeError(f"{out.message}; a folder a symlink leads out of the tree with is not walked")
-            walk_folder(plan, text)
-        else:
-            add_named_file(plan, text)
-    return plan
+        if kind == "dir" and (out := leads_out(text)) is not None:
+            raise TreeError(f"{out.message}; a folder a symlink leads out of the tree with is not walked")
+        checked.append((text, kind))
+
+    def tasks() -> Iterator[tuple[str, str, str]]:
+        for text, kind in checked:
+            if kind == "dir":
+                yield from folder_tasks(plan, text)
+            else:
+                yield from named_file_tasks(plan, text)
+
+    return plan, tasks()
 
 
 # --- git ----------------------------------------------------------------------------------
@@ -296,6 +336,11 @@ def shard_of(path: str, top: Path, total: int) -> int:
     rel = _posix(absolute, top) or absolute.as_posix()
     digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).digest()
     return 1 + int.from_bytes(digest[:8], "big") % total
+
+
+def in_shard(task: tuple[str, str, str], top: Path, index: int, total: int) -> bool:
+    """Whether a task belongs to shard ``index`` of ``total``."""
+    return shard_of(task[1], top, total) == index
 
 
 def take_shard(plan: Plan, index: int, total: int) -> None:

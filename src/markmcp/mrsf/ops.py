@@ -183,7 +183,7 @@ from .validate import validate as _validate
 __all__ = [
     "locate", "read", "init", "add", "add_batch", "update", "resolve", "unresolve", "delete",
     "list_comments", "format_list", "status", "validate", "rename", "repair", "reanchor",
-    "find_sidecars", "sidecars_of", "MrsfError",
+    "find_sidecars", "sidecars_of", "git_facts", "MrsfError",
 ]
 
 PathLike = str | os.PathLike
@@ -758,12 +758,26 @@ def find_sidecars(directory: PathLike | None = None, *, root: PathLike | None = 
     return {"status": "ok", "root": str(root_path), "sidecars": found}
 
 
+GitFacts = tuple[Path | None, str | None]
+
+
+def git_facts(root: PathLike) -> GitFacts:
+    """(top folder of the git work tree holding ``root``, its HEAD commit): (None, None)
+    outside a repository or without git, HEAD None before the first commit."""
+    repo = git.repo_root(root)
+    return repo, (git.head_commit(repo) if repo else None)
+
+
 def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = False, force: bool = False,
              dry_run: bool = False, from_commit: str | None = None, use_git: bool = True,
              expected_version: str | None = None, document_text: str | None = None,
              root: PathLike | None = None, cwd: PathLike | None = None, config: PathLike | None = None,
-             places: Places | None = None) -> dict:
-    """Re-anchor every comment against the current document (see module docstring)."""
+             places: Places | None = None, repository: GitFacts | None = None) -> dict:
+    """Re-anchor every comment against the current document (see module docstring).
+
+    ``repository`` (with ``use_git``) is what :func:`git_facts` gives for the workspace
+    root, when the caller already asked: a check of many sidecars asks git once, not twice
+    per sidecar."""
     from . import reanchor as engine
 
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
@@ -773,8 +787,7 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
     text = _document_text(loc, document_text)
     if text is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
-    repo = git.repo_root(loc.root) if use_git else None
-    head = git.head_commit(repo) if repo else None
+    repo, head = (repository if repository is not None else git_facts(loc.root)) if use_git else (None, None)
     sources: dict[str, str | None] = {}
 
     def source_for(commit: Any) -> str | None:
