@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 
@@ -54,9 +55,10 @@ class Location:
     config: Config
     places: Places | None = None  # where its files may be read and written (None: the root)
 
-    @property
+    @cached_property
     def allowed(self) -> Places:
-        """The folders the document, the sidecar and every file derived from them must lie in."""
+        """The folders the document, the sidecar and every file derived from them must lie in
+        (the root resolved once per Location, not at every file access)."""
         return self.places if self.places is not None else Places.of([self.root])
 
     @property
@@ -205,11 +207,13 @@ def check_path(target: object) -> str:
         raise MrsfError("invalid-argument", error.message) from None
 
 
-def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None) -> tuple[Path, str]:
+def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None, *,
+           real_root: Path | None = None) -> tuple[Path, str]:
     """Absolute path of ``target`` and its root-relative POSIX form; ``path-escape`` if outside.
 
     Checked twice: the normalised path as written (catches ``..``) and the path with
-    symlinks followed (catches links pointing out of the root).
+    symlinks followed (catches links pointing out of the root).  ``real_root`` is the
+    root resolved, when the caller has it already.
     """
     root_abs = Path(os.path.abspath(root))
     base = Path(os.path.abspath(cwd)) if cwd is not None else root_abs
@@ -219,7 +223,8 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
         rel = lexical.relative_to(root_abs)
     except ValueError:
         raise MrsfError("path-escape", f"{raw}: path is outside the workspace root {root_abs}", path=raw) from None
-    real_root = Path(os.path.realpath(root_abs))
+    if real_root is None:
+        real_root = Path(os.path.realpath(root_abs))
     real = Path(os.path.realpath(lexical))
     try:
         real.relative_to(real_root)
@@ -263,7 +268,8 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
     """
     cwd_path, root_path = base_dirs(root, cwd, config)
     config = load_config_file(config_file_path(config, cwd)) if config is not None else load_config(root_path)
-    lexical, rel = inside(root_path, target, cwd_path)
+    real_root = Path(os.path.realpath(root_path))
+    lexical, rel = inside(root_path, target, cwd_path, real_root=real_root)
     if files.kind_of(lexical) == "dir":
         raise MrsfError("invalid-argument", f"{os.fspath(target)}: is a directory, not a document or sidecar",
                         path=os.fspath(target))
@@ -276,8 +282,8 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
         json_sidecar = sidecar_rel_for(document, config, "json")
         if files.kind_of(root_path / sidecar) is None and files.kind_of(root_path / json_sidecar) is not None:
             sidecar = json_sidecar
-    inside(root_path, sidecar, root_path)
-    inside(root_path, document, root_path)
+    inside(root_path, sidecar, root_path, real_root=real_root)
+    inside(root_path, document, root_path, real_root=real_root)
     return Location(root=root_path, document=document, sidecar=sidecar, config=config)
 
 

@@ -140,7 +140,7 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``reset``, ``changed`` (bool), ``previousVersion``.
 ``reanchor(target, *, threshold=0.6, update_text=False, force=False, dry_run=False,
            from_commit=None, use_git=True, expected_version=None, document_text=None, root=None,
-           cwd=None, config=None, places=None)``
+           cwd=None, config=None, places=None, repository=None)``
     Places every anchored comment in the current document (``markmcp.mrsf.reanchor``),
     passing the document as of the comment's ``commit`` (or ``from_commit``) as the
     source when git has it.  -> ``results`` (``{id, status, score, reason, line,
@@ -151,7 +151,11 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``update_text``: ``selected_text`` takes the text found (hash recomputed) instead of
     ``anchored_text``; ``force``: anchored/shifted results scoring >= 0.8 are re-based on
     HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written, and no lock
-    taken (the sidecar is read as it is, so a read-only checkout can be checked).
+    taken (the sidecar is read as it is, so a read-only checkout can be checked);
+    ``repository``: what ``git_facts`` gave for the root (git is then not asked again).
+``git_facts(root)``
+    -> (top folder of the git work tree holding ``root``, its HEAD commit), each None
+    when there is none.
 ``find_sidecars(directory=None, *, root=None, cwd=None, config=None, places=None)``
     -> ``sidecars`` (relative paths).
 ``sidecars_of(targets, *, root=None, cwd=None, config=None, places=None)``
