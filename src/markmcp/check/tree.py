@@ -52,8 +52,9 @@ class TreeError(Exception):
 
 @dataclass
 class Plan:
-    """The tasks to run (``(engine, path, label)``), the outcomes the walk already knows
-    (files found but not readable), and the folder paths are measured from."""
+    """The tasks to run (``(engine, path, label)``; listed by :func:`plan_for`, given one by
+    one by :func:`start`), the outcomes the walk already knows (files found but not
+    readable), and the folder paths are measured from."""
 
     top: Path
     tasks: list[tuple[str, str, str]] = field(default_factory=list)
@@ -71,12 +72,6 @@ class Plan:
             return None
         self.seen.update(keys)
         return (engine, absolute, label)
-
-    def add(self, engine: str, path: str, label: str, *, walked: bool = False) -> None:
-        """Add a task once per file (see :meth:`take`)."""
-        task = self.take(engine, path, label, walked=walked)
-        if task is not None:
-            self.tasks.append(task)
 
 
 def repository_top(start: Path) -> Path | None:
@@ -115,11 +110,6 @@ def _posix(path: Path, top: Path) -> str | None:
     except ValueError:
         return None
     return "" if rel == "." else rel
-
-
-def walk_folder(plan: Plan, folder: str, *, ignore: bool = True) -> None:
-    """Add the tasks below ``folder`` (see the module docstring)."""
-    plan.tasks.extend(folder_tasks(plan, folder, ignore=ignore))
 
 
 def folder_tasks(plan: Plan, folder: str, *, ignore: bool = True) -> Iterator[tuple[str, str, str]]:
@@ -198,12 +188,6 @@ def leads_out(path: str) -> FileAccessError | None:
     return None if allowed.holds(real) else allowed.refusal(path, real)
 
 
-def add_named_file(plan: Plan, path: str) -> None:
-    """A file named on the command line, with the files that belong to it (a file a
-    symlink leads out of the tree with is reported, never read: :func:`leads_out`)."""
-    plan.tasks.extend(named_file_tasks(plan, path))
-
-
 def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
     """The tasks of a file named on the command line and of the files that belong to it
     (one a symlink leads out of the tree with goes to ``plan.known``, never read)."""
@@ -252,8 +236,8 @@ def start(paths: list[str]) -> tuple[Plan, Iterator[tuple[str, str, str]]]:
     """The plan for the PATH arguments (default ``.``) and its tasks, found lazily: each
     argument is checked here (a missing one is a TreeError before anything is walked), the
     walk happens as the tasks are taken, so checking can start while it goes on.  The
-    tasks come in the order :func:`plan_for` lists them; ``plan.known`` is complete once
-    they are all taken."""
+    tasks come in walk order, each file once; ``plan.known`` is complete once they are
+    all taken."""
     arguments = paths or ["."]
     first = Path(os.path.abspath(arguments[0]))
     plan = Plan(top=repository_top(first if files.kind_of(first) == "dir" else first.parent) or Path.cwd())
@@ -341,8 +325,3 @@ def shard_of(path: str, top: Path, total: int) -> int:
 def in_shard(task: tuple[str, str, str], top: Path, index: int, total: int) -> bool:
     """Whether a task belongs to shard ``index`` of ``total``."""
     return shard_of(task[1], top, total) == index
-
-
-def take_shard(plan: Plan, index: int, total: int) -> None:
-    plan.tasks = [task for task in plan.tasks if shard_of(task[1], plan.top, total) == index]
-    plan.known = [known for known in plan.known if shard_of(known["path"], plan.top, total) == index]
