@@ -37,8 +37,10 @@ Prepare = Callable[[dict[str, Any]], dict[str, Any]]
 #: cost of sending them is small.
 MAX_BATCH = 32
 #: Batches queued per worker at a time: enough that a worker never waits for the next
-#: one, few enough that the last tasks can still be split finely.
-QUEUED_PER_WORKER = 3
+#: one, even while the walk crosses a long stretch of files no engine owns (outcomes
+#: are collected, and batches sent, as the walk finds tasks); few enough that the last
+#: tasks can still be split finely.
+QUEUED_PER_WORKER = 8
 #: Once the walk is over, a batch takes at most this share of a worker's part of the
 #: tasks left (guided scheduling: the last batches are small).
 GUIDED_SPLIT = 4
@@ -175,7 +177,10 @@ def _run(tasks: Iterable[Task], *, jobs: int, fix: bool, changed: frozenset[str]
          progress: Progress | None, prepare: Prepare | None) -> list[dict[str, Any]]:
     known_total = len(tasks) if isinstance(tasks, Sequence) else None
     stream: Iterator[Task] = iter(tasks)
-    head = list(itertools.islice(stream, max(MIN_POOL_TASKS, 2 * MAX_BATCH)))
+    ahead = max(MIN_POOL_TASKS, 2 * MAX_BATCH)
+    head = list(itertools.islice(stream, ahead))
+    if len(head) < ahead:  # the walk is over already
+        known_total = len(head)
     if progress:
         progress(0, known_total if known_total is not None else len(head))
     if jobs <= 1 or len(head) < MIN_POOL_TASKS:
