@@ -35,12 +35,12 @@ Prepare = Callable[[dict[str, Any]], dict[str, Any]]
 
 #: Tasks per batch sent to a worker: few enough that the pool balances, enough that the
 #: cost of sending them is small.
-MAX_BATCH = 32
+MAX_BATCH = 64
 #: Batches queued per worker at a time: enough that a worker never waits for the next
 #: one, even while the walk crosses a long stretch of files no engine owns (outcomes
 #: are collected, and batches sent, as the walk finds tasks); few enough that the last
 #: tasks can still be split finely.
-QUEUED_PER_WORKER = 8
+QUEUED_PER_WORKER = 4
 #: Once the walk is over, a batch takes at most this share of a worker's part of the
 #: tasks left (guided scheduling: the last batches are small).
 GUIDED_SPLIT = 4
