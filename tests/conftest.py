@@ -28,6 +28,32 @@ if IN_CI:
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("MARKMCP_SHARED", ROOT.parent / "shared"))
 
+#: Test files that take longest (tens of seconds each: concurrent writers, kill -9 trials,
+#: the MCP conformance suite, building the wheel, the big property tests), run first: the
+#: pytest-xdist workers take whole files in collection order, and a long file taken last
+#: keeps one worker busy while the other has nothing left to do.
+LONG_FIRST = (
+    "tests/security/test_kill9_mrsf.py",
+    "tests/mrsf/test_server_load.py",
+    "tests/mcpcore/test_conformance_suite.py",
+    "tests/mrsf/test_sidecar_properties.py",
+    "tests/test_wheel.py",
+    "tests/fuzzing/test_fuzz_jsonrpc.py",
+    "tests/mrsf/test_server_demo.py",
+    "tests/mrsf/test_server.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long files first (in LONG_FIRST's order), every other test in collection order."""
+    rank = {name: index for index, name in enumerate(LONG_FIRST)}
+
+    def key(item: pytest.Item) -> int:
+        path = Path(item.path)
+        return rank.get(path.relative_to(ROOT).as_posix(), len(rank)) if path.is_relative_to(ROOT) else len(rank)
+
+    items.sort(key=key)
+
 
 def shared_dir(*parts: str) -> Path:
     """Return a folder of the shared corpus, failing in CI and skipping elsewhere."""

@@ -56,3 +56,10 @@ def test_every_command_prints_its_version(script, capsys):
     captured = capsys.readouterr()
     assert captured.out == f"{script} {markmcp.__version__}\n"
     assert captured.err == ""
+
+
+def test_the_long_test_files_named_to_run_first_exist() -> None:
+    """A renamed long file would silently lose its place at the front of the run."""
+    from conftest import LONG_FIRST, ROOT
+
+    assert [name for name in LONG_FIRST if not (ROOT / name).is_file()] == []

@@ -10,7 +10,8 @@ the background, while ``initialize`` is answered: ``markmcp.mcpcore.early``).
 The modules build on each other in one direction, without cycles: ``args`` and ``files``
 at the bottom; ``spec`` (the declarations and the command line) on them; ``roots``,
 ``writegate`` and ``early`` (stdio start-up) on ``spec``; the SDK side (``wire``,
-``handlers``, ``stdio``, ``transports``) above; ``app`` (``serve``) on top.
+``handlers``, ``stdio``, ``exchanges`` (what each HTTP response still owes, answered at
+shutdown), ``transports``) above; ``app`` (``serve``) on top.
 
 The names below are loaded on first use: a command line that only needs
 :mod:`markmcp.mcpcore.files` (every CLI reads and writes through it) does not pay for
