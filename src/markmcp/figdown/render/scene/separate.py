@@ -142,6 +142,16 @@ def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
     return False
 
 
+def _shift(nodes: list, shift: float, *, along_y: bool, moved: set[str]) -> None:
+    """Move ``nodes`` by ``shift`` along one axis and note them as moved."""
+    for n in nodes:
+        if along_y:
+            n.y += shift
+        else:
+            n.x += shift
+        moved.add(n.id)
+
+
 def _extent(boxes: list) -> tuple[float, float, float, float]:
     return (min(b.x for b in boxes), min(b.y for b in boxes),
             max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
@@ -174,12 +184,7 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
         blocked.append(((o_clo - SEP) - c_hi, (o_chi + SEP) - c_lo))
     candidates = sorted({e for pair in blocked for e in pair}, key=lambda s: (abs(s), s < 0))
     shift = next(s for s in candidates if not any(lo < s < hi for lo, hi in blocked))
-    for m in unit:
-        if horizontal:
-            m.y += shift
-        else:
-            m.x += shift
-        moved.add(m.id)
+    _shift(unit, shift, along_y=horizontal, moved=moved)
 
 
 def _fixed_group(scene: Scene, gid: str) -> bool:
@@ -206,13 +211,7 @@ def _bands_apart(scene: Scene, moved: set[str]) -> bool:
             else:
                 after = (b[1] + b[3]) >= (a[1] + a[3])
                 shift = (a[3] + 2 * SEP - b[1]) if after else (a[1] - 2 * SEP - b[3])
-            for m in h.members:
-                n = scene.nodes[m]
-                if horizontal:
-                    n.x += shift
-                else:
-                    n.y += shift
-                moved.add(m)
+            _shift([scene.nodes[m] for m in h.members], shift, along_y=not horizontal, moved=moved)
             bands(scene)
             return True
     return False
@@ -246,11 +245,6 @@ def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
             down = (p_hi + SEP) - lo
             up = (p_lo - SEP) - hi
             shift = down if abs(down) <= abs(up) else up
-            for m in unit:
-                if horizontal:
-                    m.y += shift
-                else:
-                    m.x += shift
-                moved.add(m.id)
+            _shift(unit, shift, along_y=horizontal, moved=moved)
             changed = True
     return changed
