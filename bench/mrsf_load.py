@@ -4,7 +4,8 @@ Eight clients add 50 comments each (400 in all) to one sidecar through ``mrsf-mc
 passing ``expectedVersion`` and retrying on conflicts: once through one server over
 streamable HTTP, once through eight stdio servers, each on a YAML and a JSON sidecar.
 Every comment must arrive exactly once, in each client's order, and the sidecar must
-validate; the test suite runs the same test with 20 comments per client.  This script runs
+validate; the test suite runs the same test with 8 comments per client, each set-up on
+one format.  This script runs
 ``tests/mrsf/test_server_load.py`` with pytest at the full size and prints each set-up's
 time, adds per second and conflicts retried.  Exit status: pytest's.
 
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-client", type=int, default=50, help="comments each of the eight clients adds (default 50)")
     args = parser.parse_args(argv)
-    env = {**os.environ, "MARKMCP_LOAD_PER_CLIENT": str(args.per_client)}
+    env = {**os.environ, "MARKMCP_LOAD_PER_CLIENT": str(args.per_client), "MARKMCP_LOAD_ALL": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
                "tests/mrsf/test_server_load.py", "-k", "eight"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)

@@ -201,7 +201,7 @@ def apply(sc, model: dict, steps, touched: set[str]) -> None:
         touched.add(target["id"])
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=sidecars(), style=st.sampled_from(STYLES), seed=st.integers(0, 11),
        steps=st.lists(edit, max_size=8), more=st.lists(edit, max_size=4))
 def test_random_edits_write_exactly_the_intended_data(data, style, seed, steps, more):
@@ -234,7 +234,7 @@ def test_random_edits_write_exactly_the_intended_data(data, style, seed, steps, 
     assert adopted.render().text == fresh.render().text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=sidecars(), style=st.sampled_from([s for s in STYLES if not s.startswith("json")]),
        seed=st.integers(0, 11))
 def test_fast_reader_agrees_with_ruamel(data, style, seed):
