@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,19 +83,46 @@ class Server(StdioClient):
         return result["content"][0]["text"], result.get("structuredContent")
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+def _wipe(folder: Path) -> None:
+    """Remove everything inside ``folder`` (symlinks removed, never followed)."""
+    for entry in folder.iterdir():
+        _wipe_entry(entry)
+
+
+def _wipe_entry(entry: Path) -> None:
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry)
+    else:
+        entry.unlink()
+
+
+@pytest.fixture(scope="module")
+def _writing(tmp_path_factory: pytest.TempPathFactory):
+    """One server for the tests that write, over a folder each test gets afresh."""
+    base = tmp_path_factory.mktemp("writing")
+    root = base / "ws"
     root.mkdir()
+    srv = Server(root)
+    yield srv, base, root
+    _, stderr = srv.finish()
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.fixture
+def work(_writing: tuple[Server, Path, Path]) -> Path:
+    """The shared server's folder, wiped (with its parent, where tests put outside files)
+    and seeded with the pair: every test sees exactly the files it would in a new folder."""
+    _, base, root = _writing
+    for entry in base.iterdir():
+        if entry != root:
+            _wipe_entry(entry)
+    _wipe(root)  # the folder itself stays: it is the server's working directory
     return write_pair(root)
 
 
 @pytest.fixture
-def server(work: Path):
-    srv = Server(work)
-    yield srv
-    _, stderr = srv.finish()
-    assert "Traceback" not in stderr, stderr
+def server(_writing: tuple[Server, Path, Path], work: Path) -> Server:
+    return _writing[0]
 
 
 @pytest.fixture(scope="module")
