@@ -51,22 +51,29 @@ def test_two_concurrent_http_clients() -> None:
     assert "Traceback" not in stderr
 
 
-def test_integers_stay_integers_over_http() -> None:
+@pytest.fixture(scope="module")
+def plain_http():
+    """One plain ``--transport http`` server for the tests that only talk to it (never stop or signal it)."""
     with demo_http("http") as server:
-        client = HttpClient(server.port)
-        client.initialize()
-        result = client.call("tools/call", {"name": "echo", "arguments": {"count": 3, "ratio": 1.5}})["result"]
-        assert result["structuredContent"]["types"] == {"count": "integer", "ratio": "number"}
-        assert type(result["structuredContent"]["arguments"]["count"]) is int
+        yield server
 
 
-def test_dns_rebinding_protection_refuses_foreign_host() -> None:
-    with demo_http("http") as server:
-        evil = HttpClient(server.port, host_header="evil.example:80")
-        status, _ = evil.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-        assert 400 <= status < 500
-        good = HttpClient(server.port, host_header=f"localhost:{server.port}")
-        assert good.initialize()["result"]["serverInfo"]["name"] == "markmcp-demo"
+def test_integers_stay_integers_over_http(plain_http) -> None:
+    server = plain_http
+    client = HttpClient(server.port)
+    client.initialize()
+    result = client.call("tools/call", {"name": "echo", "arguments": {"count": 3, "ratio": 1.5}})["result"]
+    assert result["structuredContent"]["types"] == {"count": "integer", "ratio": "number"}
+    assert type(result["structuredContent"]["arguments"]["count"]) is int
+
+
+def test_dns_rebinding_protection_refuses_foreign_host(plain_http) -> None:
+    server = plain_http
+    evil = HttpClient(server.port, host_header="evil.example:80")
+    status, _ = evil.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert 400 <= status < 500
+    good = HttpClient(server.port, host_header=f"localhost:{server.port}")
+    assert good.initialize()["result"]["serverInfo"]["name"] == "markmcp-demo"
 
 
 def test_two_concurrent_sse_clients() -> None:
@@ -131,15 +138,15 @@ def test_sdk_client_with_roots(transport: str, tmp_path) -> None:
     assert added == {"sum": 42} and type(added["sum"]) is int
 
 
-def test_port_in_use_is_reported_on_stderr() -> None:
+def test_port_in_use_is_reported_on_stderr(plain_http) -> None:
     import subprocess
 
     from mcpwire import demo_command
 
-    with demo_http("http") as server:
-        done = subprocess.run(
-            demo_command("--transport", "http", "--port", str(server.port)), capture_output=True, timeout=60
-        )
+    server = plain_http
+    done = subprocess.run(
+        demo_command("--transport", "http", "--port", str(server.port)), capture_output=True, timeout=60
+    )
     assert done.returncode == 1
     assert done.stdout == b""
     assert f"demo-mcp: cannot listen on 127.0.0.1:{server.port}" in done.stderr.decode()
