@@ -40,13 +40,17 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           encoding="utf-8", timeout=TIMEOUT)
 
 
+def seed(ws: Path) -> None:
+    for name in ("example-invoice-drift.md", "example-quote-plain.md", "example-invoice.md"):
+        shutil.copyfile(shared_dir("visimark", "docs") / name, ws / name)
+    shutil.copyfile(shared_dir("visimark", "fixtures", "domain") / "levers.md", ws / "levers.md")
+
+
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
-    for name in ("example-invoice-drift.md", "example-quote-plain.md", "example-invoice.md"):
-        shutil.copyfile(shared_dir("visimark", "docs") / name, ws / name)
-    shutil.copyfile(shared_dir("visimark", "fixtures", "domain") / "levers.md", ws / "levers.md")
+    seed(ws)
     return ws
 
 
@@ -258,6 +262,30 @@ class Raw(StdioClient):
         super().__init__(module_command("markmcp.visimark.server", "--cwd", str(ws), *args), timeout=TIMEOUT)
 
 
+@pytest.fixture(scope="module")
+def _plain_server(tmp_path_factory: pytest.TempPathFactory):
+    ws = tmp_path_factory.mktemp("plain") / "ws"
+    ws.mkdir()
+    with Raw(ws) as server:
+        server.initialize()
+        yield ws, server
+        assert server.finish()[0] == 0
+
+
+@pytest.fixture()
+def plain(_plain_server: tuple[Path, Raw]) -> tuple[Path, Raw]:
+    """One server started without options, shared by the tests that only read; its folder is
+    wiped and seeded afresh for each test, so each sees exactly the files ``workspace`` holds."""
+    ws, server = _plain_server
+    for child in ws.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    seed(ws)
+    return ws, server
+
+
 def call(server: Raw, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return server.call_tool(tool, arguments)
 
@@ -341,24 +369,23 @@ def test_plans_are_exact(workspace: Path) -> None:
         assert (workspace / "example-quote-plain.md").read_bytes() == before
 
 
-def test_content_mode_names_what_it_skipped(workspace: Path) -> None:
+def test_content_mode_names_what_it_skipped(plain: tuple[Path, Raw]) -> None:
     charts = (shared_dir("visimark", "docs") / "example-charts.md").read_text(encoding="utf-8")
     imports = (shared_dir("visimark", "docs") / "example-invoice-csv-import.md").read_text(encoding="utf-8")
-    with Raw(workspace) as server:
-        server.initialize()
-        result = call(server, "visimark_check", {"content": charts})["structuredContent"]
-        assert result["skipped"] == {"charts": ["sales.performance", "sales.trend", "sales.split", "audience.mix",
-                                                "audience.spread"]}
-        assert result["status"] == "ok"  # valid; nothing on disk could be compared, and it says so
-        plan = call(server, "visimark_fmt", {"content": imports})["structuredContent"]
-        assert plan["skipped"] == {"imports": ["lines"]} and plan["artifactsWouldWrite"] == []
-        # by path, the same documents are checked against their folder: nothing skipped
-        shutil.copytree(shared_dir("visimark", "docs") / "charts", workspace / "charts")
-        for name in ("example-charts.md", "example-invoice-csv-import.md", "example-invoice-csv-import.csv"):
-            shutil.copyfile(shared_dir("visimark", "docs") / name, workspace / name)
-        for name in ("example-charts.md", "example-invoice-csv-import.md"):
-            by_path = call(server, "visimark_check", {"path": name})["structuredContent"]
-            assert by_path["skipped"] == {} and by_path["status"] == "ok", by_path["files"][0]["findings"]
+    workspace, server = plain
+    result = call(server, "visimark_check", {"content": charts})["structuredContent"]
+    assert result["skipped"] == {"charts": ["sales.performance", "sales.trend", "sales.split", "audience.mix",
+                                            "audience.spread"]}
+    assert result["status"] == "ok"  # valid; nothing on disk could be compared, and it says so
+    plan = call(server, "visimark_fmt", {"content": imports})["structuredContent"]
+    assert plan["skipped"] == {"imports": ["lines"]} and plan["artifactsWouldWrite"] == []
+    # by path, the same documents are checked against their folder: nothing skipped
+    shutil.copytree(shared_dir("visimark", "docs") / "charts", workspace / "charts")
+    for name in ("example-charts.md", "example-invoice-csv-import.md", "example-invoice-csv-import.csv"):
+        shutil.copyfile(shared_dir("visimark", "docs") / name, workspace / name)
+    for name in ("example-charts.md", "example-invoice-csv-import.md"):
+        by_path = call(server, "visimark_check", {"path": name})["structuredContent"]
+        assert by_path["skipped"] == {} and by_path["status"] == "ok", by_path["files"][0]["findings"]
 
 
 def test_artifacts_are_planned_and_written_first(workspace: Path) -> None:
@@ -389,36 +416,35 @@ def test_artifacts_are_planned_and_written_first(workspace: Path) -> None:
         assert result["isError"] is True and "would not write" in result["content"][0]["text"]
 
 
-def test_read_tools_match_the_cli_json(workspace: Path) -> None:
+def test_read_tools_match_the_cli_json(plain: tuple[Path, Raw]) -> None:
     """One contract: each read tool's envelope is what `visimark --json` prints."""
     def same(tool: str, arguments: dict[str, Any], *argv: str, drop: tuple[str, ...] = ("skipped",)) -> None:
         got = {k: v for k, v in call(server, tool, arguments)["structuredContent"].items() if k not in drop}
         ran = cli(*argv)
         assert got == {k: v for k, v in json.loads(ran.stdout).items() if k not in drop}, tool
 
-    with Raw(workspace) as server:
-        server.initialize()
-        inv = str(workspace / "example-invoice.md")
-        same("visimark_check", {"path": inv}, "check", inv, "--json")
-        same("visimark_eval", {"path": inv}, "eval", inv, "--json")
-        same("visimark_eval", {"path": inv, "get": "gross_total"}, "eval", inv, "--get", "gross_total", "--json")
-        same("visimark_explain", {"path": inv, "sheet": "lines"}, "explain", inv, "#lines", "--json")
-        same("visimark_ref", {}, "ref", "--json")
-        same("visimark_ref", {"name": "PMT"}, "ref", "PMT", "--json")
-        quote = str(workspace / "example-quote-plain.md")
-        same("visimark_infer", {"path": quote}, "infer", quote, "--json",
-             drop=("skipped", "sha256", "wouldWrite", "applied"))
-        lever = str(workspace / "levers.md")
-        (workspace / "tight.json").write_text('{ "budget": "0.40" }')
-        got = call(server, "visimark_eval", {"path": lever, "scenarioPath": str(workspace / "tight.json")})
-        ran = cli("eval", lever, "--scenario", str(workspace / "tight.json"), "--json")
-        assert got["isError"] is (ran.returncode == 2)
-        for tool, arguments, argv in (("visimark_ref", {"name": "SUMM"}, ("ref", "SUMM", "--json")),
-                                      ("visimark_explain", {"path": inv, "sheet": "nope"},
-                                       ("explain", inv, "#nope", "--json"))):
-            result = call(server, tool, arguments)
-            assert result["isError"] is True
-            assert result["structuredContent"] == json.loads(cli(*argv).stdout)
+    workspace, server = plain
+    inv = str(workspace / "example-invoice.md")
+    same("visimark_check", {"path": inv}, "check", inv, "--json")
+    same("visimark_eval", {"path": inv}, "eval", inv, "--json")
+    same("visimark_eval", {"path": inv, "get": "gross_total"}, "eval", inv, "--get", "gross_total", "--json")
+    same("visimark_explain", {"path": inv, "sheet": "lines"}, "explain", inv, "#lines", "--json")
+    same("visimark_ref", {}, "ref", "--json")
+    same("visimark_ref", {"name": "PMT"}, "ref", "PMT", "--json")
+    quote = str(workspace / "example-quote-plain.md")
+    same("visimark_infer", {"path": quote}, "infer", quote, "--json",
+         drop=("skipped", "sha256", "wouldWrite", "applied"))
+    lever = str(workspace / "levers.md")
+    (workspace / "tight.json").write_text('{ "budget": "0.40" }')
+    got = call(server, "visimark_eval", {"path": lever, "scenarioPath": str(workspace / "tight.json")})
+    ran = cli("eval", lever, "--scenario", str(workspace / "tight.json"), "--json")
+    assert got["isError"] is (ran.returncode == 2)
+    for tool, arguments, argv in (("visimark_ref", {"name": "SUMM"}, ("ref", "SUMM", "--json")),
+                                  ("visimark_explain", {"path": inv, "sheet": "nope"},
+                                   ("explain", inv, "#nope", "--json"))):
+        result = call(server, tool, arguments)
+        assert result["isError"] is True
+        assert result["structuredContent"] == json.loads(cli(*argv).stdout)
 
 
 def test_unknown_option_and_clean_shutdown(workspace: Path) -> None:
@@ -430,14 +456,13 @@ def test_unknown_option_and_clean_shutdown(workspace: Path) -> None:
         assert server.finish()[0] == 0
 
 
-def test_prompts_refuse_unknown_names_and_arguments(workspace: Path) -> None:
-    with Raw(workspace) as server:
-        server.initialize()
-        assert server.call("prompts/get", {"name": "visimark/nope"})["error"]["code"] == -32602
-        answer = server.call("prompts/get", {"name": "visimark/author", "arguments": {"pth": "x"}})
-        assert answer["error"]["code"] == -32602 and "pth" in answer["error"]["message"]
-        listed = server.call("resources/read", {"uri": "visimark://nope"})
-        assert listed["error"]["code"] == -32002
+def test_prompts_refuse_unknown_names_and_arguments(plain: tuple[Path, Raw]) -> None:
+    workspace, server = plain
+    assert server.call("prompts/get", {"name": "visimark/nope"})["error"]["code"] == -32602
+    answer = server.call("prompts/get", {"name": "visimark/author", "arguments": {"pth": "x"}})
+    assert answer["error"]["code"] == -32602 and "pth" in answer["error"]["message"]
+    listed = server.call("resources/read", {"uri": "visimark://nope"})
+    assert listed["error"]["code"] == -32002
 
 
 def test_served_skill_is_generated_from_the_skill() -> None:
