@@ -16,6 +16,7 @@ import http.client
 import json
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -27,6 +28,21 @@ HERE = Path(__file__).resolve().parent
 DEMO = HERE / "mcpcore" / "mcpcore_demo.py"
 TIMEOUT = 20.0
 PROTOCOL = "2025-11-25"
+
+
+def wipe(folder: Path) -> None:
+    """Remove everything inside ``folder`` (symlinks removed, never followed); the folder
+    itself stays, so a server started in it keeps its working directory."""
+    for entry in folder.iterdir():
+        wipe_entry(entry)
+
+
+def wipe_entry(entry: Path) -> None:
+    """Remove one file, symlink or folder tree (a symlink to a folder is unlinked, not followed)."""
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry)
+    else:
+        entry.unlink()
 
 
 def demo_command(*args: str) -> list[str]:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpwire import StdioClient, module_command
+from mcpwire import StdioClient, module_command, wipe, wipe_entry
 
 from .fixtures import DOC, SIDECAR, sidecar_data, snapshot, write_pair
 
@@ -83,19 +82,6 @@ class Server(StdioClient):
         return result["content"][0]["text"], result.get("structuredContent")
 
 
-def _wipe(folder: Path) -> None:
-    """Remove everything inside ``folder`` (symlinks removed, never followed)."""
-    for entry in folder.iterdir():
-        _wipe_entry(entry)
-
-
-def _wipe_entry(entry: Path) -> None:
-    if entry.is_dir() and not entry.is_symlink():
-        shutil.rmtree(entry)
-    else:
-        entry.unlink()
-
-
 @pytest.fixture(scope="module")
 def _writing(tmp_path_factory: pytest.TempPathFactory):
     """One server for the tests that write, over a folder each test gets afresh."""
@@ -115,8 +101,8 @@ def work(_writing: tuple[Server, Path, Path]) -> Path:
     _, base, root = _writing
     for entry in base.iterdir():
         if entry != root:
-            _wipe_entry(entry)
-    _wipe(root)  # the folder itself stays: it is the server's working directory
+            wipe_entry(entry)
+    wipe(root)  # the folder itself stays: it is the server's working directory
     return write_pair(root)
 
 

@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 
-from .fixtures import DOC, sidecar_data, write_pair
+from .fixtures import DOC, sidecar_data
 from .test_server import Server, sha
+from .test_server import _writing, server, work  # noqa: F401 - fixtures: one server, a fresh folder per test
 
 HEX = str  # a version: lowercase hex SHA-256 (checked separately where it matters)
 NUMBER = (int, float)
@@ -115,21 +116,6 @@ def test_the_checker_catches_extra_missing_and_mistyped_keys() -> None:
         "$.c: missing key 'd'"]
     assert mismatches([{"a": 1, "c": {"d": "x"}}], [shape]) == []
     assert mismatches({"a": 1, "c": {"d": "x"}}, [shape]) == ["$: expected an array, got dict"]
-
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return write_pair(root)
-
-
-@pytest.fixture
-def server(work: Path):
-    srv = Server(work)
-    yield srv
-    _, stderr = srv.finish()
-    assert "Traceback" not in stderr, stderr
 
 
 def reply(server: Server, name: str, /, **arguments: Any) -> tuple[Any, dict[str, Any]]:
