@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mcpwire import HttpServer, StdioClient, module_command
+from mcpwire import HttpServer, StdioClient, module_command, wipe
 
 from .test_roots import sdk_session, text_of
 
@@ -25,38 +25,92 @@ MRSF_SERVERS = ["markmcp.mrsf.server", "markmcp.server"]
 DOCUMENT = "# Notes\n\nA line to review.\nAnother line.\n"
 
 
-def session(command: list[str], cwd: Path, roots: list[Path] | None,
-            calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Run ``calls`` over stdio; the client declares ``roots`` (None: no roots capability)
-    and answers the server's ``roots/list`` with them."""
-    results = []
-    with StdioClient(command, cwd=cwd, timeout=TIMEOUT) as client:
-        client.initialize({"roots": {}} if roots is not None else {})
+class Session:
+    """A stdio session with one server: the client declares ``roots`` (None: no roots
+    capability) and answers the server's ``roots/list`` with them."""
+
+    def __init__(self, command: list[str], cwd: Path, roots: list[Path] | None) -> None:
+        self.roots = roots
+        self.client = StdioClient(command, cwd=cwd, timeout=TIMEOUT)
+        self.client.initialize({"roots": {}} if roots is not None else {})
+
+    def run(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        results = []
         for name, arguments in calls:
-            request_id = client.request("tools/call", {"name": name, "arguments": arguments})
+            request_id = self.client.request("tools/call", {"name": name, "arguments": arguments})
             while True:
-                message = client.receive()
+                message = self.client.receive()
                 assert message is not None, "the server closed stdout"
                 if message.get("method") == "roots/list":
-                    listed = [{"uri": root.as_uri()} for root in roots or []]
-                    client.send({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": listed}})
+                    listed = [{"uri": root.as_uri()} for root in self.roots or []]
+                    self.client.send({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": listed}})
                 elif message.get("id") == request_id and "method" not in message:
                     results.append(message["result"])
                     break
-        code, stderr = client.finish(timeout=TIMEOUT)
-    assert code == 0 and "Traceback" not in stderr, stderr
+        return results
+
+    def finish(self) -> None:
+        with self.client:
+            code, stderr = self.client.finish(timeout=TIMEOUT)
+        assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def session(command: list[str], cwd: Path, roots: list[Path] | None,
+            calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Run ``calls`` in a session of their own (see :class:`Session`)."""
+    started = Session(command, cwd, roots)
+    with started.client:  # killed if a call fails
+        results = started.run(calls)
+        started.finish()
     return results
+
+
+def make_places(base: Path) -> dict[str, Path]:
+    """A launch folder with nothing in it, the host's project, and a folder nobody granted."""
+    found = {name: base / name for name in ("launch", "project", "other")}
+    for folder in found.values():
+        folder.mkdir(exist_ok=True)
+        wipe(folder)
+    (found["project"] / "doc.md").write_text(DOCUMENT, encoding="utf-8")
+    (found["other"] / "doc.md").write_text(DOCUMENT, encoding="utf-8")
+    return found
 
 
 @pytest.fixture()
 def places(tmp_path: Path) -> dict[str, Path]:
-    """A launch folder with nothing in it, the host's project, and a folder nobody granted."""
-    found = {name: tmp_path / name for name in ("launch", "project", "other")}
-    for folder in found.values():
-        folder.mkdir()
-    (found["project"] / "doc.md").write_text(DOCUMENT, encoding="utf-8")
-    (found["other"] / "doc.md").write_text(DOCUMENT, encoding="utf-8")
-    return found
+    return make_places(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def _hosts(tmp_path_factory: pytest.TempPathFactory):
+    """Per MRSF server, one session launched in an empty folder whose client declares the
+    project as its root (the @mrsf/mcp host configuration), shared by the tests below that
+    use exactly that configuration; their folders are wiped and seeded afresh per test."""
+    base = tmp_path_factory.mktemp("hosts")
+    folders = make_places(base)
+    started: dict[str, Session] = {}
+    yield base, folders, started
+    for host in started.values():
+        host.finish()
+
+
+@pytest.fixture()
+def host_places(_hosts: tuple[Path, dict[str, Path], dict[str, Session]]) -> dict[str, Path]:
+    base, _, _ = _hosts
+    return make_places(base)
+
+
+@pytest.fixture()
+def host(_hosts: tuple[Path, dict[str, Path], dict[str, Session]], host_places: dict[str, Path]):
+    """``host(module)``: the shared session of that server (started on first use)."""
+    _, folders, started = _hosts
+
+    def get(module: str) -> Session:
+        if module not in started:
+            started[module] = Session(module_command(module), folders["launch"], [folders["project"]])
+        return started[module]
+
+    return get
 
 
 def mrsf_calls(project: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -70,10 +124,10 @@ def mrsf_calls(project: Path) -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize("module", MRSF_SERVERS)
 def test_a_host_passing_an_absolute_cwd_per_call_works_when_it_declares_the_project(
-        places: dict[str, Path], module: str) -> None:
+        host, host_places: dict[str, Path], module: str) -> None:
     """The @mrsf/mcp host configuration: launched elsewhere, cwd per call, the project a client root."""
-    added, listed, status = session(module_command(module), places["launch"], [places["project"]],
-                                    mrsf_calls(places["project"]))
+    places = host_places
+    added, listed, status = host(module).run(mrsf_calls(places["project"]))
     for result in (added, listed, status):
         assert result["isError"] is False, result["content"]
     assert (places["project"] / "doc.md.review.yaml").is_file()
@@ -84,9 +138,10 @@ def test_a_host_passing_an_absolute_cwd_per_call_works_when_it_declares_the_proj
 
 @pytest.mark.parametrize("module", MRSF_SERVERS)
 def test_a_cwd_outside_every_allowed_place_is_refused_naming_how_to_allow_it(
-        places: dict[str, Path], module: str) -> None:
+        host, host_places: dict[str, Path], module: str) -> None:
+    places = host_places
     other = places["other"]
-    results = session(module_command(module), places["launch"], [places["project"]], [
+    results = host(module).run([
         ("mrsf_add", {"document": "doc.md", "text": "Why?", "author": "Ada", "line": 3, "cwd": str(other)}),
         ("mrsf_list", {"cwd": str(other)}),
         ("mrsf_add", {"document": str(other / "doc.md"), "text": "Why?", "author": "Ada", "cwd": str(places["project"])}),
