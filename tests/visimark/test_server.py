@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
-from mcpwire import HttpServer, StdioClient, module_command
+from mcpwire import HttpServer, StdioClient, module_command, wipe
 
 from conftest import shared_dir
 from markmcp import __version__
@@ -277,11 +277,7 @@ def plain(_plain_server: tuple[Path, Raw]) -> tuple[Path, Raw]:
     """One server started without options, shared by the tests that only read; its folder is
     wiped and seeded afresh for each test, so each sees exactly the files ``workspace`` holds."""
     ws, server = _plain_server
-    for child in ws.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+    wipe(ws)
     seed(ws)
     return ws, server
 
