@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -12,12 +13,33 @@ from mcpwire import StdioClient, demo_client, demo_command, initialize_params
 
 
 @pytest.fixture(scope="module")
-def client() -> StdioClient:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder above the shared demo server's working folder (``served/docs``)."""
+    base = tmp_path_factory.mktemp("served")
+    (base / "docs").mkdir()
+    return base
+
+
+@pytest.fixture(scope="module")
+def client(served: Path) -> StdioClient:
     """One demo server for the tests that need nothing of their own: the demo keeps no state
-    between calls, and the tests that feed it errors also prove it keeps answering after them."""
-    with demo_client() as c:
-        c.initialize()
+    between calls, and the tests that feed it errors also prove it keeps answering after them.
+    It works in ``served/docs``, which the tests that read files seed afresh (``fresh``)."""
+    with demo_client("--cwd", str(served / "docs")) as c:
+        c.initialize_answer = c.initialize()
         yield c
+
+
+@pytest.fixture
+def fresh(served: Path) -> Path:
+    """``served`` emptied (the server's working folder ``docs`` recreated empty) for one test."""
+    for entry in served.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    (served / "docs").mkdir()
+    return served
 
 
 def test_initialize_reports_server_and_capabilities() -> None:
@@ -151,25 +173,25 @@ def test_tool_supplied_text(client: StdioClient) -> None:
     assert result["structuredContent"] == {"n": 2}
 
 
-def test_resource_templates_list_and_read_with_slashes(tmp_path: Path) -> None:
+def test_resource_templates_list_and_read_with_slashes(client: StdioClient, fresh: Path) -> None:
+    tmp_path = fresh  # the server works in tmp_path / "docs"
     (tmp_path / "docs" / "deep").mkdir(parents=True)
     (tmp_path / "docs" / "deep" / "note.md").write_text("# Note\nhello\n", encoding="utf-8")
     (tmp_path / "secret.txt").write_text("no", encoding="utf-8")
-    with demo_client("--cwd", str(tmp_path / "docs")) as c:
-        c.initialize()
-        templates = c.call("resources/templates/list")["result"]["resourceTemplates"]
-        assert {t["uriTemplate"] for t in templates} == {"demo://file/{+path}", "test://template/{id}/data"}
-        assert all(t["mimeType"] and t["name"] and t["description"] for t in templates)
-        read = c.call("resources/read", {"uri": "demo://file/deep/note.md"})["result"]
-        assert read["contents"] == [
-            {"uri": "demo://file/deep/note.md", "mimeType": "text/plain", "text": "# Note\nhello\n"}
-        ]
-        escape = c.call("resources/read", {"uri": "demo://file/../secret.txt"})
-        assert escape["error"]["code"] == -32602 and "outside" in escape["error"]["message"]
-        missing = c.call("resources/read", {"uri": "demo://file/deep/none.md"})
-        assert missing["error"]["code"] == -32002
-        unknown = c.call("resources/read", {"uri": "other://x"})
-        assert unknown["error"]["code"] == -32002
+    c = client
+    templates = c.call("resources/templates/list")["result"]["resourceTemplates"]
+    assert {t["uriTemplate"] for t in templates} == {"demo://file/{+path}", "test://template/{id}/data"}
+    assert all(t["mimeType"] and t["name"] and t["description"] for t in templates)
+    read = c.call("resources/read", {"uri": "demo://file/deep/note.md"})["result"]
+    assert read["contents"] == [
+        {"uri": "demo://file/deep/note.md", "mimeType": "text/plain", "text": "# Note\nhello\n"}
+    ]
+    escape = c.call("resources/read", {"uri": "demo://file/../secret.txt"})
+    assert escape["error"]["code"] == -32602 and "outside" in escape["error"]["message"]
+    missing = c.call("resources/read", {"uri": "demo://file/deep/none.md"})
+    assert missing["error"]["code"] == -32002
+    unknown = c.call("resources/read", {"uri": "other://x"})
+    assert unknown["error"]["code"] == -32002
 
 
 def test_unknown_option_prints_usage_and_exits_2() -> None:
@@ -355,24 +377,25 @@ def test_2026_envelope_requests_without_handshake() -> None:
     assert code == 0 and "Traceback" not in stderr, stderr
 
 
-def test_completion_of_template_variables(tmp_path: Path) -> None:
+def test_completion_of_template_variables(client: StdioClient, fresh: Path) -> None:
+    tmp_path = fresh / "docs"  # the server works in tmp_path
     (tmp_path / "docs" / "deep").mkdir(parents=True)
     (tmp_path / "docs" / "a.md").write_text("a")
     (tmp_path / "docs" / "deep" / "b.md").write_text("b")
-    with demo_client("--cwd", str(tmp_path)) as c:
-        assert "completions" in c.initialize()["result"]["capabilities"]
-        ref = {"type": "ref/resource", "uri": "demo://file/{+path}"}
+    c = client
+    assert "completions" in c.initialize_answer["result"]["capabilities"]
+    ref = {"type": "ref/resource", "uri": "demo://file/{+path}"}
 
-        def complete(value: str) -> dict:
-            return c.call("completion/complete", {"ref": ref, "argument": {"name": "path", "value": value}})
+    def complete(value: str) -> dict:
+        return c.call("completion/complete", {"ref": ref, "argument": {"name": "path", "value": value}})
 
-        assert complete("docs/")["result"]["completion"] == {"values": ["docs/a.md", "docs/deep/"], "total": 2,
-                                                             "hasMore": False}
-        assert complete("docs/deep/")["result"]["completion"]["values"] == ["docs/deep/b.md"]
-        assert complete("nothing")["result"]["completion"]["values"] == []
-        assert complete("../")["result"]["completion"]["values"] == []  # outside the cwd: nothing offered
-        wrong_variable = c.call("completion/complete", {"ref": ref, "argument": {"name": "id", "value": ""}})
-        assert wrong_variable["error"]["code"] == -32602
-        prompt = c.call("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"},
-                                                "argument": {"name": "x", "value": ""}})
-        assert prompt["error"]["code"] == -32602
+    assert complete("docs/")["result"]["completion"] == {"values": ["docs/a.md", "docs/deep/"], "total": 2,
+                                                         "hasMore": False}
+    assert complete("docs/deep/")["result"]["completion"]["values"] == ["docs/deep/b.md"]
+    assert complete("nothing")["result"]["completion"]["values"] == []
+    assert complete("../")["result"]["completion"]["values"] == []  # outside the cwd: nothing offered
+    wrong_variable = c.call("completion/complete", {"ref": ref, "argument": {"name": "id", "value": ""}})
+    assert wrong_variable["error"]["code"] == -32602
+    prompt = c.call("completion/complete", {"ref": {"type": "ref/prompt", "name": "p"},
+                                            "argument": {"name": "x", "value": ""}})
+    assert prompt["error"]["code"] == -32602
