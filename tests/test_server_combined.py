@@ -34,8 +34,25 @@ def names(client: StdioClient, method: str, key: str, field: str) -> list[str]:
     return [item[field] for item in client.call(method)["result"][key]]
 
 
+@pytest.fixture(scope="module")
+def combined(tmp_path_factory: pytest.TempPathFactory):
+    """One ``markmcp.server`` process (started with ``--cwd`` on an empty folder), shared by the
+    tests that talk to the combined server without options of their own: the folder, the client
+    and the answer to initialize.  It must exit 0 when its input closes."""
+    folder = tmp_path_factory.mktemp("combined")
+    with StdioClient(module_command("markmcp.server", "--cwd", str(folder)), timeout=TIMEOUT) as client:
+        answer = client.initialize()["result"]
+        yield folder, client, answer
+        code, stderr = client.finish(timeout=TIMEOUT)
+        assert code == 0, stderr
+
+
 @pytest.mark.parametrize("module", sorted(SINGLE))
-def test_every_server_names_itself_at_the_package_version(module: str) -> None:
+def test_every_server_names_itself_at_the_package_version(module: str, request: pytest.FixtureRequest) -> None:
+    if module == "markmcp.server":  # the combined server's own process is shared (it exits 0 at teardown)
+        info = request.getfixturevalue("combined")[2]["serverInfo"]
+        assert (info["name"], info["version"]) == (SINGLE[module], __version__)
+        return
     with StdioClient(module_command(module), timeout=TIMEOUT) as client:
         info = client.initialize()["result"]["serverInfo"]
         code, stderr = client.finish(timeout=TIMEOUT)
@@ -43,35 +60,34 @@ def test_every_server_names_itself_at_the_package_version(module: str) -> None:
     assert code == 0, stderr
 
 
-def test_the_combined_server_serves_the_union_of_the_three(tmp_path: Path) -> None:
+def test_the_combined_server_serves_the_union_of_the_three(combined: tuple[Path, StdioClient, dict]) -> None:
+    tmp_path, client, answer = combined
+    for name in ("fig.fd", "doc.md", "doc.md.review.yaml"):  # the same empty folder whatever ran before
+        (tmp_path / name).unlink(missing_ok=True)
     (tmp_path / "fig.fd").write_text('figdown 0.1 block\nnode a "A"\n', encoding="utf-8")
     (tmp_path / "doc.md").write_text("# Notes\n\nA line to review.\n", encoding="utf-8")
     families = (VISIMARK, FIGDOWN, MRSF)
-    with StdioClient(module_command("markmcp.server", "--cwd", str(tmp_path)), timeout=TIMEOUT) as client:
-        answer = client.initialize()["result"]
-        assert (answer["serverInfo"]["name"], answer["serverInfo"]["version"]) == ("markmcp", __version__)
-        assert answer["instructions"].count("\n\n") >= 3
-        for spec_ in families:
-            assert spec_.instructions in answer["instructions"]
-        assert names(client, "tools/list", "tools", "name") == [t.name for s in families for t in s.tools]
-        assert names(client, "resources/list", "resources", "uri") == [r.uri for s in families for r in s.resources]
-        assert names(client, "resources/templates/list", "resourceTemplates", "uriTemplate") == [
-            t.uri_template for s in families for t in s.resource_templates]
-        assert names(client, "prompts/list", "prompts", "name") == [p.name for s in families for p in s.prompts]
-        # one session, a call of each family
-        checked = client.call_tool("figdown_check", {"path": "fig.fd"})
-        assert checked["isError"] is False and checked["structuredContent"]["clean"] == 1, checked
-        added = client.call_tool("mrsf_add", {"document": "doc.md", "text": "Why?", "author": "Ada", "line": 3})
-        assert added["isError"] is False, added
-        assert (tmp_path / "doc.md.review.yaml").is_file()
-        ref = client.call_tool("visimark_ref", {"name": "SUM"})
-        assert ref["isError"] is False and ref["structuredContent"]["function"]["name"] == "SUM", ref
-        skill = client.call("resources/read", {"uri": "visimark://skill"})["result"]["contents"][0]
-        assert skill["text"]
-        sidecar = client.call("resources/read", {"uri": "mrsf://sidecar/doc.md"})["result"]["contents"][0]
-        assert "Why?" in sidecar["text"]
-        code, stderr = client.finish(timeout=TIMEOUT)
-    assert code == 0, stderr
+    assert (answer["serverInfo"]["name"], answer["serverInfo"]["version"]) == ("markmcp", __version__)
+    assert answer["instructions"].count("\n\n") >= 3
+    for spec_ in families:
+        assert spec_.instructions in answer["instructions"]
+    assert names(client, "tools/list", "tools", "name") == [t.name for s in families for t in s.tools]
+    assert names(client, "resources/list", "resources", "uri") == [r.uri for s in families for r in s.resources]
+    assert names(client, "resources/templates/list", "resourceTemplates", "uriTemplate") == [
+        t.uri_template for s in families for t in s.resource_templates]
+    assert names(client, "prompts/list", "prompts", "name") == [p.name for s in families for p in s.prompts]
+    # one session, a call of each family
+    checked = client.call_tool("figdown_check", {"path": "fig.fd"})
+    assert checked["isError"] is False and checked["structuredContent"]["clean"] == 1, checked
+    added = client.call_tool("mrsf_add", {"document": "doc.md", "text": "Why?", "author": "Ada", "line": 3})
+    assert added["isError"] is False, added
+    assert (tmp_path / "doc.md.review.yaml").is_file()
+    ref = client.call_tool("visimark_ref", {"name": "SUM"})
+    assert ref["isError"] is False and ref["structuredContent"]["function"]["name"] == "SUM", ref
+    skill = client.call("resources/read", {"uri": "visimark://skill"})["result"]["contents"][0]
+    assert skill["text"]
+    sidecar = client.call("resources/read", {"uri": "mrsf://sidecar/doc.md"})["result"]["contents"][0]
+    assert "Why?" in sidecar["text"]
 
 
 def test_only_serves_the_chosen_families_with_the_same_options() -> None:
