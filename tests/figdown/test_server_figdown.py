@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -306,9 +307,15 @@ def test_roots_widen_the_readable_folders(workspace: Path, tmp_path: Path) -> No
         assert running.finish()[0] == 0
 
 
-def test_help_names_the_default_port(workspace: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--help"], cwd=workspace,
-                         capture_output=True, text=True, timeout=60)
+@pytest.fixture(scope="module")
+def help_run(workspace: Path) -> subprocess.CompletedProcess[str]:
+    """``figdown-mcp --help``, run once for the tests that read it."""
+    return subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--help"], cwd=workspace,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_help_names_the_default_port(workspace: Path, help_run: subprocess.CompletedProcess[str]) -> None:
+    run = help_run
     assert run.returncode == 0
     assert "default 3002" in run.stdout
     bad = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--transport", "carrier-pigeon"],
@@ -481,21 +488,34 @@ def test_build_write_needs_the_gate(server: Server, workspace: Path) -> None:
     assert not (workspace / "figs" / "clean.svg").exists()
 
 
-def test_help_offers_the_write_gate(workspace: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "markmcp.figdown.server", "--help"], cwd=workspace,
-                         capture_output=True, text=True, timeout=60)
+def test_help_offers_the_write_gate(help_run: subprocess.CompletedProcess[str]) -> None:
+    run = help_run
     assert "--allow-write" in run.stdout and "--root DIR" in run.stdout
 
 
-@pytest.fixture()
-def writable(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
-    (tmp_path / "figs").mkdir()
-    (tmp_path / "figs" / "clean.fd").write_text(CLEAN, encoding="utf-8")
-    (tmp_path / "figs" / "covered.fd").write_text(COVERED, encoding="utf-8")
-    with Server(tmp_path, "--allow-write", "--root", ".") as running:
+@pytest.fixture(scope="module")
+def _writable_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    root = tmp_path_factory.mktemp("writable")
+    with Server(root, "--allow-write", "--root", ".") as running:
         running.initialize(client="figdown-tests")
-        yield running, tmp_path
+        yield running, root
         assert running.finish()[0] == 0
+
+
+@pytest.fixture()
+def writable(_writable_server: tuple[Server, Path]) -> tuple[Server, Path]:
+    """One server started with ``--allow-write --root .``, shared by the tests that write; its
+    folder is emptied and seeded afresh for each test (``figs/clean.fd``, ``figs/covered.fd``)."""
+    running, root = _writable_server
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    (root / "figs").mkdir()
+    (root / "figs" / "clean.fd").write_text(CLEAN, encoding="utf-8")
+    (root / "figs" / "covered.fd").write_text(COVERED, encoding="utf-8")
+    return running, root
 
 
 def test_build_writes_the_artifact_beside_its_source(writable: tuple[Server, Path],
