@@ -133,17 +133,16 @@ def test_a_cancel_naming_an_object_id_does_not_stop_the_reader(stdio: StdioClien
     assert stdio.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
 
 
-def test_a_request_id_still_in_use_is_refused() -> None:
-    with demo_client() as client:
-        client.initialize()
-        client.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 1500}}})
-        client.send({"jsonrpc": "2.0", "id": "7", "method": "ping"})  # the SDK correlates "7" and 7 as one id
-        first = client.receive()
-        assert first["id"] is None and first["error"]["code"] == INVALID_REQUEST
-        assert "id \"7\" is already used by a request that is still unanswered" in first["error"]["message"]
-        assert client.response(7)["result"]["structuredContent"] == {"slept_ms": 1500}
-        client.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})  # answered: id 7 is free again
-        assert client.response(7) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+def test_a_request_id_still_in_use_is_refused(stdio: StdioClient) -> None:
+    client = stdio
+    client.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 1500}}})
+    client.send({"jsonrpc": "2.0", "id": "7", "method": "ping"})  # the SDK correlates "7" and 7 as one id
+    first = client.receive()
+    assert first["id"] is None and first["error"]["code"] == INVALID_REQUEST
+    assert "id \"7\" is already used by a request that is still unanswered" in first["error"]["message"]
+    assert client.response(7)["result"]["structuredContent"] == {"slept_ms": 1500}
+    client.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})  # answered: id 7 is free again
+    assert client.response(7) == {"jsonrpc": "2.0", "id": 7, "result": {}}
 
 
 # --- the lifecycle and the parameters -------------------------------------------------------------
