@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mcpwire import HttpServer, StdioClient, module_command
+from mcpwire import HttpServer, StdioClient, module_command, wipe
 
 from markmcp.figdown import model_json, parse
 
@@ -507,11 +506,7 @@ def writable(_writable_server: tuple[Server, Path]) -> tuple[Server, Path]:
     """One server started with ``--allow-write --root .``, shared by the tests that write; its
     folder is emptied and seeded afresh for each test (``figs/clean.fd``, ``figs/covered.fd``)."""
     running, root = _writable_server
-    for child in root.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+    wipe(root)
     (root / "figs").mkdir()
     (root / "figs" / "clean.fd").write_text(CLEAN, encoding="utf-8")
     (root / "figs" / "covered.fd").write_text(COVERED, encoding="utf-8")

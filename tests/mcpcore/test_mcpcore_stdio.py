@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from mcpwire import StdioClient, demo_client, demo_command, initialize_params
+from mcpwire import StdioClient, demo_client, demo_command, initialize_params, wipe
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +32,7 @@ def client(served: Path) -> StdioClient:
 @pytest.fixture
 def fresh(served: Path) -> Path:
     """``served`` emptied (the server's working folder ``docs`` recreated empty) for one test."""
-    for entry in served.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()
+    wipe(served)
     (served / "docs").mkdir()
     return served
 
