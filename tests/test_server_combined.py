@@ -23,7 +23,7 @@ from markmcp.mcpcore.combine import combine
 from markmcp.mrsf.server import SPEC as MRSF
 from markmcp.server import FAMILIES, chosen_families, spec
 from markmcp.visimark.server import SPEC as VISIMARK
-from mcpwire import StdioClient, module_command
+from mcpwire import StdioClient, module_command, wipe
 
 TIMEOUT = 60.0
 SINGLE = {"markmcp.visimark.server": "markmcp-visimark", "markmcp.figdown.server": "markmcp-figdown",
@@ -62,8 +62,7 @@ def test_every_server_names_itself_at_the_package_version(module: str, request: 
 
 def test_the_combined_server_serves_the_union_of_the_three(combined: tuple[Path, StdioClient, dict]) -> None:
     tmp_path, client, answer = combined
-    for name in ("fig.fd", "doc.md", "doc.md.review.yaml"):  # the same empty folder whatever ran before
-        (tmp_path / name).unlink(missing_ok=True)
+    wipe(tmp_path)  # the same empty folder whatever ran before
     (tmp_path / "fig.fd").write_text('figdown 0.1 block\nnode a "A"\n', encoding="utf-8")
     (tmp_path / "doc.md").write_text("# Notes\n\nA line to review.\n", encoding="utf-8")
     families = (VISIMARK, FIGDOWN, MRSF)
