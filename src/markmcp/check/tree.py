@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markmcp import gitsafe
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
 
@@ -43,6 +43,8 @@ from .findings import FOLDER, unreadable
 from .ignore import Ignorer
 
 GIT_TIMEOUT = 60.0
+GIT_MAX_OUTPUT = 256 * 1024 * 1024
+"""A list of changed names longer than this stops the check (git is killed)."""
 IGNORE_FILE = ".gitignore"
 
 
@@ -267,18 +269,15 @@ def start(paths: list[str]) -> tuple[Plan, Iterator[tuple[str, str, str]]]:
 # --- git ----------------------------------------------------------------------------------
 
 
-def _git(args: list[str], cwd: Path) -> bytes:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+def _git(args: list[str], cwd: Path, *, work_tree: bool = False) -> bytes:
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=GIT_TIMEOUT, check=False)
-    except FileNotFoundError:
-        raise TreeError("--changed-since needs git, and no git command was found") from None
-    except (OSError, subprocess.SubprocessError) as error:
-        raise TreeError(f"git could not run: {error}") from None
+        done = gitsafe.run(args, cwd, timeout=GIT_TIMEOUT, max_output=GIT_MAX_OUTPUT, work_tree=work_tree)
+    except gitsafe.GitError as error:
+        if error.missing:
+            raise TreeError("--changed-since needs git, and no git command was found") from None
+        raise TreeError(error.message) from None
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise TreeError(f"git {args[0]} failed: {message[0] if message else f'exit {done.returncode}'}")
+        raise TreeError(f"git {args[0]} failed: {done.first_error_line}")
     return done.stdout
 
 
@@ -294,7 +293,11 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
         _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
     except TreeError:
         raise TreeError(f"--changed-since {revision}: git knows no commit of that name here") from None
-    names = _git(["diff", "--name-only", "--no-renames", "-z", revision, "--"], top).split(b"\0")
+    # the work tree is compared with the revision: files are hashed, so the repository's
+    # filter drivers are switched off (gitsafe); a submodule counts as changed when its
+    # recorded commit did, not when files inside it were edited (that would run git in it)
+    names = _git(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv",
+                  "--ignore-submodules=dirty", "-z", revision, "--"], top, work_tree=True).split(b"\0")
     names += _git(["ls-files", "--others", "--exclude-standard", "-z"], top).split(b"\0")
     return frozenset(os.path.realpath(top / os.fsdecode(name)) for name in names if name)
 

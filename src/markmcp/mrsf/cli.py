@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +37,7 @@ from typing import Any, NoReturn
 
 from markmcp import __version__
 from markmcp.mcpcore.files import FileAccessError, kind_of, shown
-from markmcp.mrsf import ops
+from markmcp.mrsf import git, ops
 from markmcp.mrsf.errors import MrsfError
 from markmcp.textsafe import for_terminal
 
@@ -488,18 +487,12 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 
 def _staged_sidecars(ctx: Context) -> list[str]:
     """Sidecars of the Markdown files staged in git (``reanchor --staged``)."""
-    try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=ctx.cwd, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        staged = subprocess.run(
-            ["git", "diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"],
-            cwd=top, capture_output=True, text=True, check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        raise UsageError("--staged needs a git work tree, and this directory is not in one.") from None
+    top = git.repo_root(ctx.cwd)
+    staged = git.staged_files(top) if top is not None else None
+    if staged is None:
+        raise UsageError("--staged needs a git work tree, and this directory is not in one.")
     sidecars = []
-    for name in staged.split("\0"):
+    for name in staged:
         if not name.endswith(".md"):
             continue
         found = ops.locate(str(Path(top) / name), **ctx.kwargs())

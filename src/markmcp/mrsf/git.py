@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
+from markmcp import gitsafe
 from markmcp.mcpcore.files import FileAccessError, kind_of, read_bytes
 
 GIT_TIMEOUT = 10.0
@@ -20,26 +20,17 @@ MAX_OUTPUT_BYTES = 32 * 1024 * 1024
 _REV = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/\-~^]{0,199}")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"})
-    return env
-
-
 def _run(args: list[str], cwd: str | os.PathLike, *, timeout: float | None = None) -> tuple[int, bytes] | None:
     """(exit code, stdout) of ``git args`` in ``cwd``, or None when git could not run
-    (missing, failed to start, or still running after the timeout: it is killed)."""
+    (missing, failed to start, still running after the timeout or writing more than
+    :data:`MAX_OUTPUT_BYTES`: it is killed).  The repository's own commands (hooks,
+    file-system monitor, filters, transports) never run: :mod:`markmcp.gitsafe`."""
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=os.fspath(cwd), env=_env(), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            timeout=GIT_TIMEOUT if timeout is None else timeout, check=False,
-        )
-    except (OSError, subprocess.SubprocessError, ValueError):
+        result = gitsafe.run(args, cwd, timeout=GIT_TIMEOUT if timeout is None else timeout,
+                             max_output=MAX_OUTPUT_BYTES)
+    except gitsafe.GitError:
         return None
-    if len(proc.stdout) > MAX_OUTPUT_BYTES:
-        return None
-    return proc.returncode, proc.stdout
+    return result.returncode, result.stdout
 
 
 def is_available() -> bool:
@@ -96,7 +87,7 @@ def show_file(repo: str | os.PathLike, commit: str, path: str | os.PathLike) -> 
     rel = rel_in_repo(Path(repo), path) if os.path.isabs(os.fspath(path)) else os.fspath(path)
     if rel is None:
         return None
-    result = _run(["show", f"{commit}:{rel}"], repo)
+    result = _run(["cat-file", "blob", f"{commit}:{rel}"], repo)
     if result is None or result[0] != 0:
         return None
     try:
@@ -124,3 +115,13 @@ def changed_since(repo: str | os.PathLike, commit: str, path: str | os.PathLike)
     if old is None or current is None:
         return old is not None or current is not None
     return old.replace("\r\n", "\n") != current.replace("\r\n", "\n")
+
+
+def staged_files(repo: str | os.PathLike) -> list[str] | None:
+    """Paths (relative to the repository's top) of the files added, copied, modified or
+    renamed in the index, or None when git cannot tell."""
+    result = _run(["diff", "--cached", "--name-only", "--no-renames", "--diff-filter=ACMR", "-z",
+                   "--ignore-submodules=all"], repo)
+    if result is None or result[0] != 0:
+        return None
+    return [os.fsdecode(name) for name in result[1].split(b"\0") if name]

@@ -1,0 +1,166 @@
+"""A repository's own git configuration never makes us run its commands.
+
+Each hostile repository below is first shown to be live: plain ``git`` run in it does
+run the planted program (it leaves a marker file).  Then the same question asked through
+markmcp (``--changed-since``, ``reanchor --staged``, the MRSF commit look-ups) must
+leave no marker and still give the right answer.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import required_tool
+from markmcp import gitsafe
+from markmcp.check.tree import TreeError, changed_since
+from markmcp.mrsf import git as mrsf_git
+
+TIMEOUT = 60
+
+
+class Repository:
+    def __init__(self, root: Path, markers: Path) -> None:
+        self.root = root
+        self.markers = markers
+        self.git = required_tool("git")
+        self.env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(markers),
+                    "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.org",
+                    "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.org"}
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([self.git, *args], cwd=self.root, env=self.env, check=check, capture_output=True,
+                              timeout=TIMEOUT)
+
+    def program(self, name: str, *, passes_input: bool = True) -> str:
+        """A command that leaves the marker ``name`` and passes its input through (or
+        exits at once)."""
+        script = self.markers / f"{name}.py"
+        script.write_text(f"import pathlib, sys\npathlib.Path({str(self.markers / name)!r}).touch()\n"
+                          + ("sys.stdout.buffer.write(sys.stdin.buffer.read())\n" if passes_input else ""))
+        return f"'{sys.executable}' '{script}'"
+
+    def fired(self) -> set[str]:
+        found = {path.name for path in self.markers.iterdir() if not path.name.endswith(".py")}
+        for path in self.markers.iterdir():
+            if not path.name.endswith(".py"):
+                path.unlink()
+        return found
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Repository:
+    """A work tree whose .git/config and .gitattributes name programs for git to run."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / "repo", markers)
+    repo.root.mkdir()
+    repo.run("init", "-q")
+    (repo.root / "doc.md").write_text("# Title\n\nOne line.\n")
+    (repo.root / "doc.md.review.yaml").write_text(
+        "mrsf_version: '1.0'\ndocument: doc.md\ncomments:\n- id: c1\n  author: A\n"
+        "  timestamp: '2026-01-01T00:00:00Z'\n  text: Hi\n  resolved: false\n  line: 3\n"
+        "  selected_text: One line.\n")
+    repo.run("add", "-A")
+    repo.run("commit", "-q", "-m", "first")
+    repo.run("config", "core.fsmonitor", repo.program("fsmonitor"))
+    repo.run("config", "filter.evil.clean", repo.program("clean"))
+    repo.run("config", "filter.evil.smudge", repo.program("smudge"))
+    repo.run("config", "filter.evil.required", "true")
+    repo.run("config", "diff.evil.textconv", repo.program("textconv"))
+    repo.run("config", "diff.external", repo.program("external"))
+    (repo.root / ".gitattributes").write_text("*.md filter=evil diff=evil\n")
+    # same size, new content: git must read the file (through the clean filter) to compare
+    (repo.root / "doc.md").write_text("# Title\n\nTwo line.\n")
+    return repo
+
+
+def test_plain_git_runs_the_planted_programs(hostile: Repository) -> None:
+    hostile.run("diff", "HEAD", "--", "doc.md")
+    assert {"fsmonitor", "clean", "external"} <= hostile.fired()
+
+
+def test_changed_since_runs_none_of_them(hostile: Repository) -> None:
+    names = changed_since("HEAD", hostile.root)
+    assert hostile.fired() == set()
+    top = Path(os.path.realpath(hostile.root))
+    assert names == {str(top / "doc.md"), str(top / ".gitattributes")}
+
+
+def test_staged_files_and_commit_lookups_run_none_of_them(hostile: Repository) -> None:
+    hostile.run("add", "doc.md")  # with the repository's clean filter (git's own add): then forget it
+    hostile.fired()
+    assert mrsf_git.repo_root(hostile.root) == Path(os.path.realpath(hostile.root))
+    assert mrsf_git.staged_files(hostile.root) == ["doc.md"]
+    assert mrsf_git.show_file(hostile.root, "HEAD", "doc.md") == "# Title\n\nOne line.\n"
+    assert mrsf_git.changed_since(hostile.root, "HEAD", "doc.md") is True
+    assert hostile.fired() == set()
+
+
+def test_reanchor_staged_runs_none_of_them(hostile: Repository) -> None:
+    from markmcp.mrsf.cli import main
+
+    hostile.run("add", "doc.md")
+    hostile.fired()
+    assert main(["reanchor", "--staged", "--dry-run", "--cwd", str(hostile.root)]) == 0
+    assert hostile.fired() == set()
+
+
+def test_a_promisor_remote_is_never_fetched_from(tmp_path: Path) -> None:
+    """A partial clone whose promisor remote is an ``ext::`` command: git would run it to
+    fetch an object that is missing."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / "repo", markers)
+    repo.root.mkdir()
+    repo.run("init", "-q")
+    (repo.root / "doc.md").write_text("# Doc\n")
+    repo.run("add", "doc.md")
+    repo.run("commit", "-q", "-m", "first")
+    blob = repo.run("rev-parse", "HEAD:doc.md").stdout.decode().strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    fetch = repo.program("fetch", passes_input=False).replace("'", "")  # ext:: splits its command at spaces
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true"), ("remote.origin.url", f"ext::{fetch}"),
+                       ("protocol.ext.allow", "always")):
+        repo.run("config", key, value)
+    repo.run("cat-file", "blob", "HEAD:doc.md", check=False)
+    assert repo.fired() == {"fetch"}
+    assert mrsf_git.show_file(repo.root, "HEAD", "doc.md") is None
+    assert repo.fired() == set()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_config_include_that_never_ends_is_stopped(hostile: Repository) -> None:
+    """``include.path`` naming a FIFO nobody writes to: git would wait forever."""
+    os.mkfifo(hostile.markers / "pipe")
+    hostile.run("config", "include.path", str(hostile.markers / "pipe"))
+    with pytest.raises(gitsafe.GitError, match="did not finish within 1 s"):
+        gitsafe.run(["rev-parse", "--show-toplevel"], hostile.root, timeout=1)
+    assert mrsf_git._run(["rev-parse", "HEAD"], hostile.root, timeout=1) is None
+
+
+def test_output_past_the_cap_stops_git(hostile: Repository) -> None:
+    with pytest.raises(gitsafe.GitError, match="wrote more than 8 bytes"):
+        gitsafe.run(["cat-file", "blob", "HEAD:doc.md"], hostile.root, max_output=8)
+    assert gitsafe.run(["cat-file", "blob", "HEAD:doc.md"], hostile.root, max_output=64).stdout == \
+        b"# Title\n\nOne line.\n"
+
+
+def test_a_failing_git_is_a_tree_error_with_its_first_line(tmp_path: Path) -> None:
+    with pytest.raises(TreeError, match="git rev-parse failed: fatal: not a git repository"):
+        changed_since("HEAD", tmp_path)
+
+
+def test_driver_overrides_cover_every_named_driver() -> None:
+    listing = (b"core.bare\nfalse\0filter.lfs.clean\ngit-lfs clean\0filter.a.b.process\nx\0"
+               b"diff.pdf.textconv\npdftotext\0merge.ours.driver\ntrue\0diff.color\nauto\0")
+    overrides = gitsafe.driver_overrides(listing)
+    assert "filter.lfs.clean=" in overrides and "filter.lfs.required=false" in overrides
+    assert "filter.a.b.process=" in overrides  # a driver name may hold dots
+    assert "diff.pdf.textconv=" in overrides and "merge.ours.driver=" in overrides
+    assert not any(item.startswith(("core.", "diff.color")) for item in overrides)
