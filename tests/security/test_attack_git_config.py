@@ -164,3 +164,23 @@ def test_driver_overrides_cover_every_named_driver() -> None:
     assert "filter.a.b.process=" in overrides  # a driver name may hold dots
     assert "diff.pdf.textconv=" in overrides and "merge.ours.driver=" in overrides
     assert not any(item.startswith(("core.", "diff.color")) for item in overrides)
+
+
+def test_a_bare_repository_planted_in_a_folder_is_not_used(tmp_path: Path) -> None:
+    """A bare repository (as an archive or a checkout can carry one) whose config names
+    the folder around it as its work tree and a monitor hook: git run inside it would
+    read the index and run the hook."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / "project" / "planted.git", markers)
+    repo.root.parent.mkdir()
+    subprocess.run([repo.git, "init", "-q", "--bare", str(repo.root)], env=repo.env, check=True, timeout=TIMEOUT)
+    repo.run("config", "core.bare", "false")
+    repo.run("config", "core.worktree", str(repo.root.parent))
+    repo.run("config", "core.fsmonitor", repo.program("fsmonitor"))
+    repo.run("ls-files", check=False)
+    assert repo.fired() == {"fsmonitor"}
+    assert mrsf_git.repo_root(repo.root) is None
+    with pytest.raises(TreeError, match="safe.bareRepository"):
+        changed_since("HEAD", repo.root)
+    assert repo.fired() == set()
