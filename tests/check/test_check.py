@@ -295,3 +295,19 @@ def test_a_file_named_twice_or_named_and_walked_is_checked_once(tree: Path,
     assert code == 1 and data["summary"]["files"] == 1
     code, data = envelope(capsys, "order.md", ".")
     assert [entry["path"] for entry in data["visimark"]["files"]] == ["alias.md", "order.md"]  # the walk keeps both names
+
+
+def test_a_folder_that_could_not_be_read_is_not_counted_as_a_file() -> None:
+    from markmcp.check import report
+    from markmcp.check.findings import FOLDER, outcome, unreadable
+
+    outcomes = [outcome("visimark", "ok.md", status="clean"),
+                unreadable("figdown", "pipe.fd", "not-regular", "not a regular file"),
+                unreadable(FOLDER, "deep/er", "invalid-path", "a name in the path is too long")]
+    numbers = report.summary(outcomes)
+    assert (numbers["files"], numbers["unreadable"], numbers["foldersNotRead"]) == (2, 1, 1)
+    assert numbers["findings"] == 2  # the folder's finding is still one of them
+    assert report.summary_line(numbers) == (
+        "checked 2 file(s) (VisiMark 1, FigDown 1): 1 clean, 0 with findings, 1 not read; "
+        "1 folder(s) could not be read; 2 finding(s) (2 error(s), 0 warning(s))")
+    assert report.exit_code(outcomes) == 1

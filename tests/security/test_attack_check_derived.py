@@ -358,6 +358,7 @@ def test_a_folder_loop_and_a_tree_past_the_path_limit(tmp_path: Path) -> None:
     text = run_check(h.root, "--jobs", "1", "--only", "mrsf")
     assert_safe(text)
     assert "a name in the path is too long" in text.stdout  # said whatever the engines chosen
+    assert "; 1 folder(s) could not be read" in text.stdout  # and counted as a folder, not a file
     h.assert_untouched()
 
 

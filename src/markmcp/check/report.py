@@ -32,7 +32,7 @@ from urllib.parse import quote
 from markmcp import __version__
 from markmcp.textsafe import escape_controls, inert_json
 
-from .findings import ENGINES
+from .findings import ENGINES, FOLDER
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/markmcp/"
@@ -54,9 +54,10 @@ def exit_code(outcomes: list[dict[str, Any]]) -> int:
 
 
 def summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
-    checked = _checked(outcomes)
+    everything = _checked(outcomes)
+    checked = [item for item in everything if item["engine"] != FOLDER]  # files, not folders
     statuses = Counter(item["status"] for item in checked)
-    levels = Counter(f["level"] for item in checked for f in item["findings"] if f["fails"])
+    levels = Counter(f["level"] for item in everything for f in item["findings"] if f["fails"])
     return {
         "files": len(checked),
         "byEngine": {engine: sum(1 for item in checked if item["engine"] == engine) for engine in ENGINES},
@@ -69,6 +70,7 @@ def summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": levels["error"],
         "warnings": levels["warning"],
         "fixed": sum(1 for item in checked if item["fixed"]),
+        "foldersNotRead": len(everything) - len(checked),
     }
 
 
@@ -81,6 +83,8 @@ def summary_line(numbers: dict[str, Any]) -> str:
     if numbers["crashed"]:
         parts.append(f"{numbers['crashed']} could not be checked")
     line += ": " + ", ".join(parts)
+    if numbers["foldersNotRead"]:
+        line += f"; {numbers['foldersNotRead']} folder(s) could not be read"
     if numbers["findings"]:
         line += f"; {numbers['findings']} finding(s) ({numbers['errors']} error(s), {numbers['warnings']} warning(s))"
     if numbers["fixed"]:
