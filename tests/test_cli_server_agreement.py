@@ -176,8 +176,7 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def _reset(pristine: Path, work: Path) -> None:
     """``work`` as ``pristine`` again (emptied and refilled: it is the CLI's and the server's
     working folder, so the folder itself stays)."""
-    for child in work.iterdir():
-        shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+    mcpwire.wipe(work)
     shutil.copytree(pristine, work, dirs_exist_ok=True)
 
 
