@@ -3,7 +3,9 @@
 Pipeline: size the boxes (:mod:`.graph`), rank them (:mod:`.ranks`), order the
 ranks (:mod:`.order`), place them across the flow (:mod:`.place`), route the
 connectors (:mod:`.route`, and :mod:`.free` where the author placed boxes),
-apply pins, check what the drawing would state (:mod:`.checks`), place the
+apply pins, move engine-placed boxes out of group bands (:mod:`.separate`) and
+bundle lassos (:mod:`.lassos`), check what the drawing would state
+(:mod:`.checks`), place the
 text (:mod:`.labels`) and the annotations (:mod:`.marks`), then write the
 markup (:mod:`.draw`).
 """
@@ -11,7 +13,7 @@ markup (:mod:`.draw`).
 from __future__ import annotations
 
 from ..page import Block
-from . import checks, draw, marks
+from . import checks, draw, lassos, marks
 from .separate import separate
 from .free import Ink, path_hits, route_free
 from .graph import Box, Scene, build_scene
@@ -39,6 +41,7 @@ def render(model: dict, classes: dict, y0: float) -> Block:
     _reroute(scene, frame, paths, moved)
     for link in scene.links:
         link.points = paths[link.index]
+    _clear_lassos(scene, model, frame, paths, moved)
     checks.bands(scene)
     diags += checks.band_enclosures(scene)
     diags += checks.complete_covers(scene)
@@ -304,6 +307,62 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
         ink.add(paths[link.index])
     _spread_free_pairs(scene, paths, todo)
+
+
+def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> None:
+    """Engine-placed boxes a lasso encloses step out of it (:mod:`.lassos`); the
+    connectors of what moved are routed afresh and the rings asked again."""
+    if not model.get("bundles") or frame is None:
+        return
+    cross0 = lassos.cross_start(scene)
+    for _ in range(lassos.PASSES):
+        shifted = lassos.step(scene, marks.rings_of(scene, model), cross0)
+        if not shifted:
+            break
+        moved.update(shifted)
+        _reroute_shifted(scene, paths, shifted)
+        for link in scene.links:
+            link.points = paths[link.index]
+
+
+def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tuple[float, float]]) -> None:
+    """After boxes moved by ``shifted``: a connector whose two ends moved alike
+    (or a self-loop) moves with them; one with a single end moved, or now
+    crossing a moved box, is routed afresh round every other box."""
+    todo = []
+    moved_rects = {nid: scene.nodes[nid].rect() for nid in shifted if not scene.nodes[nid].external}
+    for link in scene.links:
+        da, db = shifted.get(link.a), shifted.get(link.b)
+        if da is not None and da == db:
+            paths[link.index] = [(x + da[0], y + da[1]) for x, y in paths[link.index]]
+            link.dots = [(x + da[0], y + da[1]) for x, y in link.dots]
+        elif da is not None or db is not None:
+            todo.append(link)
+            continue
+        others = [r for nid, r in moved_rects.items() if nid not in (link.a, link.b)]
+        if others and path_hits(paths[link.index], others):
+            todo.append(link)
+    if not todo:
+        return
+    pending = {lk.index for lk in todo}
+    ink = Ink()
+    for link in scene.links:
+        if link.index not in pending:
+            ink.add(paths[link.index])
+
+    def span(link) -> float:
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        return (a.cx - b.cx) ** 2 + (a.cy - b.cy) ** 2
+    todo.sort(key=lambda lk: (span(lk), lk.index))
+    for link in todo:
+        link.bus, link.dots = None, []
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        obstacles = [n.rect() for n in scene.nodes.values()
+                     if n.id not in (link.a, link.b) and not n.external]
+        paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
+        ink.add(paths[link.index])
+    _spread_free_pairs(scene, paths, todo)
+    _bus_dots(scene, paths)
 
 
 def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo) -> None:

@@ -36,6 +36,7 @@ class Ring:
     solo: bool = False
     colour: str = "#64748b"
     style: str | None = None
+    caption: str | None = None
     label: Label | None = None
 
     def norm(self, px: float, py: float) -> float:
@@ -83,11 +84,24 @@ def _hits_box(ring: Ring, r_along: float, box) -> bool:
         ring.r_along = saved
 
 
-def _member_links(scene: Scene, member: str):
+def _link_index(scene: Scene) -> tuple[dict, dict]:
+    """The scene's links by their key and by their (unordered) pair of ends,
+    each list in document order; self-loops have no pair."""
+    by_key: dict[str, list] = {}
+    by_pair: dict[frozenset, list] = {}
+    for lk in scene.links:
+        by_key.setdefault(lk.key, []).append(lk)
+        if lk.a != lk.b:
+            by_pair.setdefault(frozenset((lk.a, lk.b)), []).append(lk)
+    return by_key, by_pair
+
+
+def _member_links(index: tuple[dict, dict], member: str):
+    by_key, by_pair = index
     if "--" in member:
         a, b = member.split("--", 1)
-        return [lk for lk in scene.links if {lk.a, lk.b} == {a, b} and lk.a != lk.b]
-    return [lk for lk in scene.links if lk.key == member]
+        return by_pair.get(frozenset((a, b)), []) if a != b else []
+    return by_key.get(member, [])
 
 
 def _middle(points):
@@ -111,12 +125,23 @@ def _longest(points):
 
 
 def bundles(scene: Scene, model: dict, board: Board) -> list[Ring]:
+    """Every bundle's ring at the scene's current geometry, captions placed."""
+    rings = rings_of(scene, model)
+    for ring in rings:
+        if ring.caption:
+            _caption(ring, ring.caption, board)
+    return rings
+
+
+def rings_of(scene: Scene, model: dict) -> list[Ring]:
+    """The rings alone (no captions): what the lasso pass and the check look at."""
     rings = []
     boxes = [n.rect() for n in scene.nodes.values() if not n.external]
+    index = _link_index(scene)
     for bundle in model.get("bundles", ()):
         segs, members = [], set()
         for member in bundle.get("members", ()):
-            for link in _member_links(scene, member):
+            for link in _member_links(index, member):
                 seg = _middle(link.points) if len(link.points) >= 2 else None
                 if seg is None:
                     continue
@@ -127,8 +152,7 @@ def bundles(scene: Scene, model: dict, board: Board) -> list[Ring]:
         if not segs:
             continue
         ring = _ring(bundle, segs, members, boxes)
-        if bundle.get("label"):
-            _caption(ring, bundle["label"], board)
+        ring.caption = bundle.get("label") or None
         rings.append(ring)
     return rings
 

@@ -1,0 +1,139 @@
+"""Keeping bundle lassos to their members (FigDown's lasso-truth rule).
+
+A bundle's lasso is the drawn extent of its member links, so a box drawn
+wholly inside the ring reads as one of the members.  Where the engine chose
+that box's position it moves the box out, before the ring is judged; what it
+cannot move, or has no room for, is left for :func:`.checks.lasso_enclosures`
+to refuse.
+
+The move, one step of it:
+
+* only the intruder yields — the box alone, or its whole group when it is in
+  one (half a group would reshape that group's band); never anything the
+  author placed (the box, its group, or any of the group's members pinned);
+* it goes across the flow, to just clear of the ring's axis-aligned extent
+  (outside that box is outside the ring whatever the ring's tilt), the nearer
+  side first;
+* only into room that is already free: the moved footprint (the band, for a
+  group) keeps ``SEP`` clear of every other box and band, does not land
+  inside another lasso, and does not go before the cross-flow edge the
+  layout started from.  When neither side qualifies the step declines — a
+  separation that overlaps or squeezes the figure is no separation — and the
+  check refuses the figure.
+
+Nothing moves further than that: the ring of a bundle whose members fan round
+a bystander spans the fan, so the room beside it is where the outermost
+members already are, and the figure is refused rather than redrawn around a
+pushed-about box.  The caller reroutes the connectors of what moved and asks
+again, a bounded number of times (the ring follows its member links, so it
+is recomputed after every step).
+"""
+
+from __future__ import annotations
+
+from .checks import bands
+from .graph import Scene
+from .layout import BAND
+
+SEP = 16.0
+PASSES = 8
+
+
+def _positioned(scene: Scene, ident: str | None) -> bool:
+    pin = scene.pins.get(ident) if ident is not None else None
+    return bool(pin and pin.get("x") is not None)
+
+
+def real_boxes(scene: Scene) -> list:
+    return [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+
+
+def encloses(ring, rect) -> bool:
+    """Is the rectangle wholly inside the ring (all four corners)?"""
+    x0, y0, x1, y1 = rect
+    return all(ring.inside(px, py) for px, py in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)))
+
+
+def cross_start(scene: Scene) -> float:
+    """The smallest cross-flow coordinate of any box: a moved box stays past it."""
+    real = real_boxes(scene)
+    if not real:
+        return 0.0
+    return min((n.y if scene.horizontal else n.x) for n in real)
+
+
+def _unit(scene: Scene, n) -> list | None:
+    """What moves when ``n`` has to: ``n`` alone or its whole group; None when
+    the author placed any of it."""
+    if _positioned(scene, n.id):
+        return None
+    if n.group is None or n.group not in scene.groups:
+        return [n]
+    if _positioned(scene, n.group):
+        return None
+    unit = [scene.nodes[m] for m in scene.groups[n.group].members]
+    if any(_positioned(scene, m.id) for m in unit):
+        return None
+    return unit
+
+
+def _extent(boxes: list) -> tuple[float, float, float, float]:
+    return (min(b.x for b in boxes), min(b.y for b in boxes),
+            max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
+
+
+def _meets(a, b, margin: float) -> bool:
+    return a[0] - margin < b[2] and b[0] < a[2] + margin and a[1] - margin < b[3] and b[1] < a[3] + margin
+
+
+def _moved(rect, dx: float, dy: float):
+    return (rect[0] + dx, rect[1] + dy, rect[2] + dx, rect[3] + dy)
+
+
+def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, float]]:
+    """Move every engine-placed box a lasso encloses to just clear of that lasso,
+    where there is room; the displacement of each box moved."""
+    shifted: dict[str, tuple[float, float]] = {}
+    lassos = [r for r in rings if not r.solo]
+    if not lassos:
+        return shifted
+    horizontal = scene.horizontal
+    real = real_boxes(scene)
+    bands(scene)
+    for ring in lassos:
+        for n in real:
+            if n.id in ring.members or not encloses(ring, n.rect()):
+                continue
+            unit = _unit(scene, n)
+            if unit is None:
+                continue
+            gid = n.group if n.group in scene.groups else None
+            ids = {m.id for m in unit}
+            ux0, uy0, ux1, uy1 = _extent(unit)
+            foot = ((ux0 - BAND["l"], uy0 - BAND["t"], ux1 + BAND["r"], uy1 + BAND["b"])
+                    if gid is not None else (ux0, uy0, ux1, uy1))
+            hw, hh = ring.half_extent()
+            if horizontal:
+                lo, hi, u_lo, u_hi = ring.cy - hh, ring.cy + hh, uy0, uy1
+            else:
+                lo, hi, u_lo, u_hi = ring.cx - hw, ring.cx + hw, ux0, ux1
+            after, before = (hi + SEP) - u_lo, (lo - SEP) - u_hi
+            others = [o.rect() for o in real if o.id not in ids]
+            others += [g.box for k, g in scene.groups.items() if k != gid and g.box is not None]
+            for d in sorted((after, before), key=lambda s: (abs(s), s < 0)):
+                if u_lo + d < cross0 - 0.01:
+                    continue    # never before the edge the layout started from
+                dx, dy = (0.0, d) if horizontal else (d, 0.0)
+                if any(_meets(_moved(foot, dx, dy), o, SEP) for o in others):
+                    continue
+                if any(encloses(r, _moved(m.rect(), dx, dy)) for r in lassos
+                       for m in unit if m.id not in r.members):
+                    continue
+                for m in unit:
+                    m.x += dx
+                    m.y += dy
+                    px, py = shifted.get(m.id, (0.0, 0.0))
+                    shifted[m.id] = (px + dx, py + dy)
+                bands(scene)
+                break
+    return shifted

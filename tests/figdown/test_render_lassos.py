@@ -1,0 +1,213 @@
+"""Bundle lassos: what a ring encloses is one of the bundle's members.
+
+A lasso is the drawn extent of a bundle's member links, so a box wholly inside
+the ring reads as a member.  Where the engine chose the box's position it steps
+the box out of the ring (there was a refusal here before: ``the layout pass
+could not separate them``); where an author's pin put it there, or there is no
+free room beside the ring, the figure is refused.  Every check reads the drawn
+SVG — the ring's ellipse and the boxes — never the engine's bookkeeping; who is
+a member comes from the parsed source.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import shared_dir
+from markmcp.figdown.render import build
+
+from .test_render_scene import SVG, nodes
+
+
+def rings(root: ET.Element) -> list[tuple[str, float, float, float, float, float]]:
+    """(bundle id, cx, cy, rx, ry, rotation in radians) of every drawn lasso."""
+    found = []
+    for el in root.iter(SVG + "ellipse"):
+        if el.get("data-lasso") is None:
+            continue
+        cx, cy, rx, ry = (float(el.get(k)) for k in ("cx", "cy", "rx", "ry"))
+        turn = re.match(r"rotate\(([-\d.e+]+)", el.get("transform", ""))
+        degrees = float(turn.group(1)) if turn else 0.0
+        found.append((el.get("data-lasso"), cx, cy, rx, ry, math.radians(degrees)))
+    return found
+
+
+def _ring_norm(ring, x: float, y: float) -> float:
+    _bid, cx, cy, rx, ry, turn = ring
+    dx, dy = x - cx, y - cy
+    along = (math.cos(turn) * dx + math.sin(turn) * dy) / rx
+    across = (-math.sin(turn) * dx + math.cos(turn) * dy) / ry
+    return math.hypot(along, across)
+
+
+def enclosed(ring, box) -> bool:
+    x, y, w, h = box
+    return all(_ring_norm(ring, px, py) <= 1 for px, py in ((x, y), (x + w, y), (x, y + h), (x + w, y + h)))
+
+
+def bundle_members(out) -> dict[str, set[str]]:
+    """bundle id -> the endpoints of its member links, from the parsed model."""
+    (doc,) = out.result.docs
+    by_id = {e["id"]: e for e in doc.edges if e.get("id")}
+    members = {}
+    for bundle in doc.bundles:
+        ends: set[str] = set()
+        for member in bundle["_members"]:
+            edge = by_id.get(member["id"]) if "id" in member else member
+            if edge is not None:
+                ends |= {edge["a"], edge["b"]}
+        members[bundle["id"]] = ends
+    return members
+
+
+def lasso_intrusions(out) -> list[str]:
+    """``"bundle: node"`` for every non-member box wholly inside a drawn lasso."""
+    root = ET.fromstring(out.svg)
+    boxes = {k: v["box"] for k, v in nodes(root).items()}
+    members = bundle_members(out)
+    return [f"{ring[0]}: {nid}" for ring in rings(root) for nid, box in boxes.items()
+            if nid not in members[ring[0]] and enclosed(ring, box)]
+
+
+def overlapping_boxes(out) -> list[tuple[str, str]]:
+    found = sorted(nodes(ET.fromstring(out.svg)).items())
+    return [(a, b) for i, (a, p) in enumerate(found) for b, q in found[i + 1:]
+            if p["box"][0] < q["box"][0] + q["box"][2] and q["box"][0] < p["box"][0] + p["box"][2]
+            and p["box"][1] < q["box"][1] + q["box"][3] and q["box"][1] < p["box"][1] + p["box"][3]]
+
+
+# Five routers; the bundle's links fan out from r1 and into r5, and the layout
+# puts r4 (wired to both, but not in the bundle) where the ring falls.
+FAN = ("figdown 0.4 topology\n{flow}{group}node r1\nnode r2\nnode r3\nnode r4{member}\nnode r5\n"
+       "edge r1 -- r2\nedge r1 -- r4\nedge r1 -- r5\nedge r3 -- r5\nedge r4 -- r5\n"
+       'bundle up "Uplinks" r1--r2,r1--r5,r3--r5\n{pins}')
+
+STEPPED_OUT = {
+    "flow right": FAN.format(flow="", group="", member="", pins=""),
+    "flow down": FAN.format(flow="flow down\n", group="", member="", pins=""),
+    "a group steps out whole": FAN.format(flow="", group='group lab "Lab"\n', member=" in=lab", pins=""),
+    "pinned members, engine-placed bystander": FAN.format(
+        flow="", group="", member="", pins="layout\npin r1 at=(0,180)\npin r2 at=(400,10)\n"),
+}
+
+
+@pytest.mark.parametrize("source", STEPPED_OUT.values(), ids=STEPPED_OUT.keys())
+def test_an_engine_placed_bystander_steps_out_of_the_lasso(source: str) -> None:
+    # each of these was refused ('would enclose non-member "r4" ...') before the
+    # layout moved the bystander out; now it draws, and the ring holds members only
+    out = build(source)
+    assert out.diagnostics == [], out.error_lines()
+    root = ET.fromstring(out.svg)
+    (ring,) = rings(root)
+    boxes = nodes(root)
+    assert not enclosed(ring, boxes["r4"]["box"])
+    assert lasso_intrusions(out) == []
+    assert overlapping_boxes(out) == []
+    assert build(source).svg == out.svg     # the move is deterministic
+
+
+# The pinned aggregation of two taps, and a monitor wired to one of them.
+AGG = ('figdown 0.4 topology\nnode s1 "S1"\nnode s2 "S2"\nnode p "P"\nnode q "Q"\nnode m "Mon"\n'
+       "edge s1 -- p\nedge p -- s2\nedge s1 -- q\nedge q -- s2\nedge m -- q\n"
+       'bundle agg "Agg" s1--p,p--s2,s1--q,q--s2\nlayout\n'
+       "pin s1 at=(0,100)\npin p at=(150,0)\npin q at=(150,200)\npin s2 at=(300,100)\n")
+
+
+def test_a_pinned_bystander_inside_the_lasso_is_still_refused_naming_the_pin() -> None:
+    out = build(AGG + "pin m at=(150,100)\n")
+    assert out.svg is None
+    assert out.error_lines() == [
+        'Line 12: the lasso for bundle "agg" would enclose non-member "m" — a lasso is the drawn '
+        'extent of the bundle\'s members, so this draws "m" as one of them. Move the pin clear of '
+        'the bundle\'s extent, or change what "agg" collects so the lasso is its members\' own. '
+        "The figure is not drawn rather than drawn wrongly."]
+    unpinned = build(AGG)    # left to the engine, the monitor is placed outside the ring
+    assert unpinned.diagnostics == [] and lasso_intrusions(unpinned) == []
+
+
+def test_a_bystander_with_no_room_beside_the_ring_is_refused() -> None:
+    # the pair's links run round the probe through West and East; the ring spans
+    # that fan, so beside it on either side is a member (or the layout's edge): the
+    # probe is not pushed into them and the figure is refused in the engine's voice
+    source = ('figdown 0.4 topology\nflow down\nnode top "Core"\nnode w "West"\nnode mid "Probe"\n'
+              'node e "East"\nnode bot "Edge"\nedge top -- w\nedge top -- mid\nedge top -- e\n'
+              'edge w -- bot\nedge mid -- bot\nedge e -- bot\nbundle pair "Pair" top--w,w--bot,top--e,e--bot\n')
+    out = build(source)
+    assert out.svg is None
+    assert out.error_lines() == [
+        'Line 14: the lasso for bundle "pair" would enclose non-member "mid" and the layout pass '
+        "could not separate them; the figure is not drawn rather than drawn wrongly. Give \"mid\" "
+        'a pin outside the bundle\'s extent, or add its link to "pair".']
+
+
+# --- every drawn lasso, over corpora and random documents ------------------------------
+
+
+def test_every_conformance_lasso_rings_only_its_members() -> None:
+    drawn = 0
+    for corpus in ("cases", "experimental"):
+        for fd in sorted(shared_dir("figdown", "conformance", corpus).glob("*.fd")):
+            out = build(fd.read_bytes().decode("utf-8"))
+            if out.svg is None or len(out.result.docs) != 1 or not out.result.docs[0].bundles:
+                continue
+            drawn += len(rings(ET.fromstring(out.svg)))
+            assert lasso_intrusions(out) == [], fd.name
+    assert drawn >= 3
+
+
+def test_every_upstream_example_lasso_rings_only_its_members() -> None:
+    value = os.environ.get("FIGDOWN_UPSTREAM", "")
+    root = Path(value)
+    if not value or not (root / "examples").is_dir():
+        pytest.skip("set FIGDOWN_UPSTREAM to an upstream FigDown checkout to check its example figures")
+    drawn = 0
+    for path in sorted((root / "examples").rglob("*.fd")):
+        out = build(path.read_bytes().decode("utf-8"))
+        assert out.svg is not None, path
+        if len(out.result.docs) == 1 and out.result.docs[0].bundles:
+            drawn += len(rings(ET.fromstring(out.svg)))
+            assert lasso_intrusions(out) == [], path
+    assert drawn >= 3
+
+
+@st.composite
+def bundled_topologies(draw) -> str:
+    """Small topologies with one or two bundles of two or three links each,
+    sometimes a group, sometimes a few pins."""
+    n = draw(st.integers(3, 8))
+    ids = [f"n{i}" for i in range(n)]
+    lines = ["figdown 0.5 topology", draw(st.sampled_from(["", "flow down", "flow left", "flow up"]))]
+    group = draw(st.booleans())
+    if group:
+        lines.append('group g "G"')
+    for i in ids:
+        lines.append(f"node {i}" + (" in=g" if group and draw(st.integers(0, 2)) == 0 else ""))
+    pair = st.tuples(st.sampled_from(ids), st.sampled_from(ids)).filter(lambda p: p[0] < p[1])
+    pairs = draw(st.lists(pair, min_size=2, max_size=n + 3, unique=True))
+    lines += [f"edge {a} -- {b}" for a, b in pairs]
+    for k in range(draw(st.integers(1, 2))):
+        picked = draw(st.lists(st.sampled_from(pairs), min_size=2, max_size=3, unique=True))
+        lines.append(f'bundle b{k} "B{k}" ' + ",".join(f"{a}--{b}" for a, b in picked))
+    pinned = draw(st.lists(st.sampled_from(ids), max_size=n // 2, unique=True))
+    if pinned:
+        lines.append("layout")
+        lines += [f"pin {i} at=({draw(st.integers(0, 400))},{draw(st.integers(0, 300))})" for i in pinned]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bundled_topologies())
+def test_random_bundles_draw_no_lasso_round_a_non_member(source: str) -> None:
+    out = build(source)
+    if out.svg is None:
+        assert out.diagnostics
+        return
+    assert lasso_intrusions(out) == []
