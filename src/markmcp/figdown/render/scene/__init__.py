@@ -3,11 +3,10 @@
 Pipeline: size the boxes (:mod:`.graph`), rank them (:mod:`.ranks`), order the
 ranks (:mod:`.order`), place them across the flow (:mod:`.place`), route the
 connectors (:mod:`.route`, and :mod:`.free` where the author placed boxes),
-apply pins, move engine-placed boxes out of group bands (:mod:`.separate`) and
-bundle lassos (:mod:`.lassos`), check what the drawing would state
-(:mod:`.checks`), place the
-text (:mod:`.labels`) and the annotations (:mod:`.marks`), then write the
-markup (:mod:`.draw`).
+apply pins, move engine-placed boxes out of group bands (:mod:`.separate`)
+and bundle lassos (:mod:`.lassos`), check what the drawing would state
+(:mod:`.checks`), place the text (:mod:`.labels`) and the annotations
+(:mod:`.marks`), then write the markup (:mod:`.draw`).
 """
 
 from __future__ import annotations
