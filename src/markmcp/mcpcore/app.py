@@ -4,7 +4,9 @@ A server module builds one :class:`ServerSpec` (``markmcp.mcpcore.spec``) and ca
 ``serve(spec)`` from its ``main``.  This module sits on top of the layer and stays cheap to
 import: over stdio the SDK is imported in the background while ``initialize`` is answered
 (``markmcp.mcpcore.early``); for HTTP and SSE it (with uvicorn and starlette) is imported
-after the command line was parsed, so a usage error costs no SDK import.
+after the command line was parsed and the port opened.  So nothing a user can get wrong on
+the command line (an unknown option, a bad value, a missing ``--root`` or ``--cwd`` folder,
+a port in use, a host that does not resolve) waits for the SDK's import (~1 s) to be told.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from markmcp.mcpcore import early
 from markmcp.mcpcore.spec import (  # noqa: F401  (the declarations, re-exported for servers and tests)
@@ -29,6 +32,9 @@ from markmcp.mcpcore.spec import (  # noqa: F401  (the declarations, re-exported
     import_preloads,
     parse_settings,
 )
+
+if TYPE_CHECKING:
+    import socket
 
 
 def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
@@ -50,17 +56,44 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
         if settings.transport == "stdio":
             # the SDK (and logging, set up before it) loads while initialize is answered
             return early.serve_stdio(spec, settings, prepare=lambda: _configure_logging(settings.log_level))
-        _configure_logging(settings.log_level)
-        from markmcp.mcpcore import transports  # the SDK is imported only from here on
+        try:  # before the SDK is imported: a port in use or an unknown host is told at once
+            sock = listen(settings.host, settings.port)
+        except OSError as error:
+            print(f"{spec.prog or spec.name}: cannot listen on {settings.host}:{settings.port}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return 1
+        with sock:
+            _configure_logging(settings.log_level)
+            from markmcp.mcpcore import transports  # the SDK is imported only from here on
 
-        import_preloads(spec)  # the engine, before the first request rather than during it
-        return transports.run(spec, settings)
+            import_preloads(spec)  # the engine, before the first request rather than during it
+            return transports.run(spec, settings, sock)
     except KeyboardInterrupt:  # SIGINT outside the transports' own handling
         return 0
     except SystemExit as stop:  # SIGTERM before/after the transport ran, or uvicorn giving up
         return stop.code if isinstance(stop.code, int) else 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free one); OSError when the port is
+    taken or the host does not resolve.  Connections made before the server is ready wait in
+    the backlog."""
+    import socket  # here: a stdio server does not need it on the way to its initialize reply
+
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _exit_quietly(signum: int, frame: object) -> None:

@@ -56,11 +56,14 @@ def build_server(spec: ServerSpec, settings: Settings) -> Server[Any]:
     return Handlers(spec, settings).build_server()
 
 
-def run(spec: ServerSpec, settings: Settings) -> int:
+def run(spec: ServerSpec, settings: Settings, sock: socket.socket | None = None) -> int:
     """Serve ``spec`` with ``settings``; return the process exit code.
 
-    (``markmcp.mcpcore.app.serve`` starts stdio through ``markmcp.mcpcore.early`` instead,
-    which answers ``initialize`` while this module is still being imported.)
+    HTTP and SSE serve on ``sock``, the listening socket ``markmcp.mcpcore.app.serve``
+    opened before it imported this module (so a port in use or a host that does not
+    resolve is reported without the SDK's import time).  (``serve`` starts stdio through
+    ``markmcp.mcpcore.early`` instead, which answers ``initialize`` while this module is
+    still being imported.)
     """
     server = build_server(spec, settings)
     if settings.transport == "stdio":
@@ -68,7 +71,9 @@ def run(spec: ServerSpec, settings: Settings) -> int:
         reader = LineReader(wire.reader)
         reader.start()
         return run_stdio(server, wire, reader, [])
-    code = serve_http(server, settings, spec.prog or spec.name)
+    if sock is None:
+        raise ValueError(f"--transport {settings.transport} needs the listening socket")
+    code = serve_http(server, settings, spec.prog or spec.name, sock)
     _leave_abandoned_handlers(code)
     return code
 
@@ -276,24 +281,9 @@ def sse_app(server: Server[Any], host: str) -> Any:
     return ScreenedPosts(app, ("/messages/", "/messages"), security)
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (port 0: a free one)."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def serve_http(server: Server[Any], settings: Settings, prog: str) -> int:
-    """Serve streamable HTTP or SSE with uvicorn until SIGINT/SIGTERM; return the exit code."""
+def serve_http(server: Server[Any], settings: Settings, prog: str, sock: socket.socket) -> int:
+    """Serve streamable HTTP or SSE with uvicorn on the listening ``sock`` until SIGINT/SIGTERM;
+    return the exit code (the caller closes ``sock``)."""
     import uvicorn
 
     app = http_app(server, settings.host) if settings.transport == "http" else sse_app(server, settings.host)
@@ -317,11 +307,6 @@ def serve_http(server: Server[Any], settings: Settings, prog: str) -> int:
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
 
-    try:
-        sock = _listen(settings.host, settings.port)
-    except OSError as error:
-        print(f"{prog}: cannot listen on {settings.host}:{settings.port}: {error.strerror or error}", file=sys.stderr)
-        return 1
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     path = "/mcp" if settings.transport == "http" else "/sse"
@@ -337,8 +322,5 @@ def serve_http(server: Server[Any], settings: Settings, prog: str) -> int:
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
-    try:
-        QuietServer(config).run(sockets=[sock])
-    finally:
-        sock.close()
+    QuietServer(config).run(sockets=[sock])
     return 0
