@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from markmcp import __version__ as PACKAGE_VERSION
+from markmcp.cmdline import arguments
 from markmcp.figdown.server import SPEC as FIGDOWN
 from markmcp.mcpcore import ServerSpec, serve
 from markmcp.mcpcore.combine import combine
@@ -84,7 +85,7 @@ def spec(names: Sequence[str] = tuple(FAMILIES), prog: str = PROG) -> ServerSpec
 
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """Entry point of ``markmcp-mcp`` (and of ``markmcp serve``, with that ``prog``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = arguments(argv)
     return serve(spec(chosen_families(argv), prog), argv)
 
 

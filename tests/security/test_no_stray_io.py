@@ -37,19 +37,17 @@ MODULE_FUNCTIONS = {
 }
 #: (file below src/markmcp, call as written) -> why it is not a served path.
 ALLOWED = {
-    ("check/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
+    ("cmdline.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
     ("figdown/docs/__init__.py", "resources.files(__name__).joinpath(name).read_text"):
         "our own reference pages, shipped inside the package",
     ("figdown/docs/__init__.py", "resources.files(__name__).iterdir"):
         "lists our own reference pages, shipped inside the package",
-    ("figdown/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
     ("visimark/docs/__init__.py", "resources.files(__name__).joinpath(name).read_text"):
         "our own reference pages, shipped inside the package",
     ("visimark/docs/__init__.py", "resources.files(__name__).iterdir"):
         "lists our own reference pages, shipped inside the package",
     ("visimark/docs/__main__.py", "target.write_text"):
         "the developer's regeneration of our own served skill, inside the package",
-    ("visimark/cli.py", "os.open"): "opens os.devnull to silence stdout after the reader left (broken pipe)",
     ("visimark/disk.py", "guarded.read_bytes"): "is markmcp.mcpcore.files.read_bytes (imported as `guarded`)",
     ("mcpcore/files.py", "*"): "the guarded layer itself",
     ("mcpcore/early.py", "os.fdopen"): "the server's own stdin and stdout (the protocol stream)",

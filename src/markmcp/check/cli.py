@@ -21,7 +21,6 @@ error when that is a terminal.  The work is in the package (:mod:`.tree`,
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -29,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TextIO
 
 from markmcp import __version__
+from markmcp.cmdline import CommandParser, arguments, leave_stdout, parse
 from markmcp.textsafe import escape_controls, tolerant
 
 from . import report
@@ -37,14 +37,6 @@ from .run import default_jobs, run
 from .tree import TreeError, changed_since, in_shard, parse_shard, repository_top, shard_of, start
 
 PROG = "markmcp"
-
-
-class _Parser(argparse.ArgumentParser):
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
-        namespace, extras = super().parse_known_args(args, namespace)
-        if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
 
 
 def _engines(text: str) -> list[str]:
@@ -69,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description="markmcp: VisiMark, FigDown and MRSF documents, "
                                      "checked together.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
     check = commands.add_parser(
         "check", help="check every VisiMark, FigDown and MRSF document of a tree", allow_abbrev=False,
         description="Check every document each engine owns below PATH (default: the working folder): "
@@ -162,16 +154,14 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``markmcp``; returns the exit code."""
     tolerant(sys.stdout, sys.stderr)
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = arguments(argv)
     if argv[:1] == ["serve"]:
         from markmcp.server import main as serve  # the server's modules load only for `serve`
 
         return serve(argv[1:], prog=f"{PROG} serve")
-    parser = build_parser()
-    try:
-        options = parser.parse_args(argv)
-    except SystemExit as stop:
-        return 0 if stop.code in (0, None) else 2
+    options = parse(build_parser().parse_args, argv)
+    if isinstance(options, int):  # --help, --version or a usage error, already told
+        return options
     out, err = sys.stdout, sys.stderr
     try:
         return command_check(options, out, err)
@@ -182,8 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.write(f"{PROG} check: a worker process died; the check could not finish\n")
         return 2
     except BrokenPipeError:  # `markmcp check | head`: the reader left; stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+        leave_stdout()
         return report.EXIT_OK
     except KeyboardInterrupt:
         err.write(f"{PROG}: interrupted\n")

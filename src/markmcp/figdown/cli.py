@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from markmcp import __version__
+from markmcp import __version__, cmdline
 from markmcp.figdown import artifacts, docs, model_json, parse
 from markmcp.figdown.render import NotAnArtifact, build
 from markmcp.figdown.report import (
@@ -300,17 +300,6 @@ def command_reference(options: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-class _CommandParser(argparse.ArgumentParser):
-    """A command's parser: an argument it does not take is reported with the command's own
-    usage (argparse would leave it to the top-level parser, whose usage names no argument)."""
-
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
-        namespace, extras = super().parse_known_args(args, namespace)
-        if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -318,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=cmdline.CommandParser
+    )
     check = commands.add_parser(
         "check", help="check documents (files, or every .fd below a directory)",
         description="Check FigDown documents. Exit 0 when all are clean, 1 when any has "
@@ -366,11 +357,9 @@ def _stdin_bytes() -> BinaryIO:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``figdown``; returns the exit code."""
     tolerant(sys.stdout, sys.stderr)
-    parser = build_parser()
-    try:
-        options = parser.parse_args(argv)
-    except SystemExit as stop:
-        return 0 if stop.code in (0, None) else 2
+    options = cmdline.parse(build_parser().parse_args, argv)
+    if isinstance(options, int):  # --help, --version or a usage error, already told
+        return options
     out, err = sys.stdout, sys.stderr
     try:
         if options.command == "check":
@@ -384,8 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.write(f"{PROG}: {escape_controls(str(error))}\n")
         return 2
     except BrokenPipeError:  # e.g. `figdown reference | head`: the reader left; stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+        cmdline.leave_stdout()
         return 0
     except KeyboardInterrupt:
         err.write(f"{PROG}: interrupted\n")

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from markmcp import cmdline
 from markmcp.mcpcore import early
 from markmcp.mcpcore.spec import (  # noqa: F401  (the declarations, re-exported for servers and tests)
     TRANSPORTS,
@@ -46,10 +47,9 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
     SIGINT or SIGTERM), 2 after a usage error (printed on stderr before any
     transport starts, nothing on stdout).
     """
-    try:
-        settings = parse_settings(spec, argv)
-    except SystemExit as stop:
-        return 0 if stop.code in (0, None) else 2
+    settings = cmdline.parse(lambda words: parse_settings(spec, words), argv)
+    if isinstance(settings, int):  # --help, --version or a usage error, already told
+        return settings
     # Until a transport installs its own handling, SIGTERM means "stop now, quietly".
     previous = signal.signal(signal.SIGTERM, _exit_quietly)
     try:

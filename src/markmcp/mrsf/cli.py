@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from markmcp import __version__
+from markmcp.cmdline import parse
 from markmcp.mcpcore.files import FileAccessError, kind_of, shown
 from markmcp.mrsf import git, ops
 from markmcp.mrsf.errors import MrsfError
@@ -593,10 +594,9 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mrsf``; returns the exit code (0 ok, 1 problems found, 2 usage or read error)."""
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as stop:
-        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    args = parse(parser.parse_args, argv)
+    if isinstance(args, int):  # --help, --version or a usage error, already told
+        return args
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -7,11 +7,11 @@ Exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could n
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 
 from markmcp import __version__
+from markmcp.cmdline import arguments, leave_stdout
 
 from markmcp.textsafe import escape_controls
 
@@ -558,7 +558,7 @@ def label(path: str) -> str:
 
 def main(argv: list[str] | None = None, out=None, err=None) -> int:
     """Entry point: returns the exit code (0, 1 or 2)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = arguments(argv)
     out = out or (lambda s: print(s))
     err = err or (lambda s: print(s, file=sys.stderr))
     if not argv or argv[0] in ("--help", "-h", "help"):
@@ -592,13 +592,7 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
         err("visimark: the document nests too deeply to evaluate")
         return 2
     except BrokenPipeError:
-        # the reader went away (`visimark eval … | head`): stop quietly, without a traceback
-        # on interpreter exit when the buffered rest of stdout is flushed
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        leave_stdout()  # the reader went away (`visimark eval … | head`): stop quietly
         return 1
 
 
