@@ -6,6 +6,7 @@ Usage::
     python bench/mcp_latency.py --runs 20 --calls 1000
     python bench/mcp_latency.py --tool validate --args '{"path": "doc.md"}' -- mrsf-mcp
     python bench/mcp_latency.py --servers --runs 11    # start-up of every markmcp server, side by side
+    python bench/mcp_latency.py --usage-errors --runs 11  # --help, --version and mistakes, per server
 
 Everything after ``--`` is the server command (default: the test server in
 tests/mcpcore/mcpcore_demo.py run with this Python).  Three numbers are measured:
@@ -27,6 +28,11 @@ machine is shared rather than charged to one server), and prints them side by si
 each server's ratio to the bare SDK server.  The package is measured twice, from two
 temporary copies: compiled to bytecode ahead (what a wheel install leaves) and without
 bytecode (a source tree under ``PYTHONDONTWRITEBYTECODE=1``: every start compiles).
+
+``--usage-errors`` measures what a user waits for when a server command does not serve:
+``--help``, ``--version``, an unknown option, a ``--root`` that is not a folder and a port in
+use (``--transport http``), each the whole process of every server command (with bytecode),
+interleaved run by run, beside ``python -c pass``.  None of them should import the SDK.
 
 Standard library only; prints the numbers and exits 1 if the server misbehaves.
 """
@@ -239,6 +245,49 @@ def compare_startup(runs: int) -> int:
     return 0
 
 
+def compare_usage_errors(runs: int) -> int:
+    """Whole-process time of each server command's --help, --version and usage errors (with
+    bytecode), interleaved run by run; exits 1 when one of them ends with an unexpected code."""
+    import socket
+    import tempfile
+
+    commands = server_commands()
+    with tempfile.TemporaryDirectory(prefix="mcp-usage-") as folder, socket.socket() as taken:
+        env = package_copies(Path(folder))["bytecode"]
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        cases = {
+            "--help": (["--help"], 0),
+            "--version": (["--version"], 0),
+            "unknown option": (["--no-such-option"], 2),
+            "--root not a folder": (["--root", str(Path(folder) / "missing")], 2),
+            "port in use": (["--transport", "http", "--port", str(taken.getsockname()[1])], 1),
+        }
+        bare = [sys.executable, "-c", "pass"]
+        times: dict[tuple[str, str], list[float]] = {}
+        wrong = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run(bare, env=env, check=True)
+            times.setdefault(("python -c pass", ""), []).append(time.perf_counter() - started)
+            for name, command in commands.items():
+                for case, (words, expected) in cases.items():
+                    started = time.perf_counter()
+                    done = subprocess.run([*command, *words], env=env, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    times.setdefault((name, case), []).append(time.perf_counter() - started)
+                    if done.returncode != expected:
+                        wrong.append(f"{name} {case}: exit {done.returncode}, expected {expected}")
+    print(f"process start -> exit, with bytecode (installed), median of {runs} runs (min-max), interleaved:")
+    width = max(len(f"{name} {case}") for name, case in times)
+    for (name, case), values in times.items():
+        print(f"  {f'{name} {case}'.ljust(width)}  {statistics.median(values) * 1000:7.1f} ms "
+              f"({min(values) * 1000:6.1f}-{max(values) * 1000:7.1f})")
+    for line in sorted(set(wrong)):
+        print(f"  wrong exit code: {line}")
+    return 1 if wrong else 0
+
+
 def percentile(values: list[float], fraction: float) -> float:
     """The ``fraction`` quantile by nearest rank."""
     ordered = sorted(values)
@@ -263,9 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--args", default='{"a": 1, "b": 2}', help="tool arguments as JSON")
     parser.add_argument("--servers", action="store_true",
                         help="only the start-up, of every markmcp server side by side (--runs each)")
+    parser.add_argument("--usage-errors", action="store_true",
+                        help="only --help, --version and usage errors of every markmcp server (--runs each)")
     options = parser.parse_args(argv)
     if options.servers:
         return compare_startup(options.runs)
+    if options.usage_errors:
+        return compare_usage_errors(options.runs)
     arguments = json.loads(options.args)
 
     print(f"server: {' '.join(command)}")

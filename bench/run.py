@@ -37,6 +37,8 @@ BENCHMARKS: list[tuple[str, list[str]]] = [
                         "--args", '{"path": "samples/visimark/catering-quote.md"}',
                         "--", sys.executable, "-m", "markmcp.visimark.server"]),
     ("mcp_latency.py", ["--servers", "--runs", "11"]),
+    # what a server command costs when it does not serve: --help, --version, usage errors
+    ("mcp_latency.py", ["--usage-errors", "--runs", "11"]),
     ("figdown_bench.py", []),
     # the renderer in process (inner loop), then layout quality beside upstream's shipped
     # figures (needs FIGDOWN_UPSTREAM = a FigDown checkout; skipped without it)
