@@ -2,7 +2,8 @@
 
 HTTP and SSE use the SDK's session manager / SSE transport on uvicorn; this module
 imports uvicorn and the SSE/starlette pieces only when such a transport is chosen
-(``import mcp`` itself already costs ~0.45 s and is unavoidable on every path).
+(``import mcp`` itself already costs ~0.45 s, paid on every path that serves; none that ends
+with a usage error imports this module: see ``markmcp.mcpcore.app``).
 SSE connections are served by a plain ASGI endpoint (one ``Server.run`` per GET
 /sse): the SDK's own SSE app answers a finished SSE response with a second
 response, which raises on every client disconnect.  uvicorn is run without
