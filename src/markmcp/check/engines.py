@@ -15,11 +15,12 @@ it (never through another package's ``cli.py`` or ``server.py``):
 * **FigDown**: a ``.fd`` source is checked (:func:`markmcp.figdown.report.check_report`),
   and the ``.svg`` beside it, when FigDown built it, is compared with the source it
   records (stale when the ``.fd`` changed since); ``fix`` rebuilds a stale artifact.
-* **MRSF**: a sidecar is validated (:func:`markmcp.mrsf.ops.validate`: the schema and
-  MRSF §10) and re-anchored against its document without writing
-  (:func:`markmcp.mrsf.ops.reanchor`, ``dry_run``): a comment the current document
-  would move, or leaves orphaned or ambiguous, is a finding; ``fix`` re-anchors for
-  real (the sidecar is written under its lock).
+* **MRSF**: a sidecar is validated (the schema and MRSF §10, as
+  :func:`markmcp.mrsf.ops.validate` does) and re-anchored against its document without
+  writing (as :func:`markmcp.mrsf.ops.reanchor` does with ``dry_run``), both by
+  :func:`markmcp.mrsf.ops.check` from one reading of the sidecar: a comment the
+  current document would move, or leaves orphaned or ambiguous, is a finding; ``fix``
+  re-anchors for real (the sidecar is written under its lock).
 
 Files are read and written through :mod:`markmcp.mcpcore.files` (the MRSF operations
 do their own guarded access).  ``changed`` (a set of resolved paths, from
@@ -232,42 +233,40 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
     root = _remembered.roots.get(folder)
     if root is None:
         root = _remembered.roots[folder] = find_workspace_root(Path(folder))
-    try:
-        where = ops.locate(path, root=root)
+    repository = None
+    if use_git:
+        repository = _remembered.repositories.get(root)
+        if repository is None:
+            repository = _remembered.repositories[root] = ops.git_facts(root)
+
+    def touched(where: dict[str, Any]) -> bool:
+        return _touched(changed, [path, where["documentPath"]])
+
+    try:  # located, read and parsed once: validated, then re-anchored (a dry run unless fix)
+        checked = ops.check(path, root=root, fix=fix, use_git=use_git, repository=repository,
+                            select=touched if changed is not None else None)
     except MrsfError as error:
         return unreadable("mrsf", label, error.code, error.message)
-    document = Path(where["documentPath"])
-    doc_label = os.path.normpath(os.path.join(os.path.dirname(label), os.path.relpath(document, Path(path).parent)))
-    if not _touched(changed, [path, document]):
+    if checked.get("skipped"):
         return skipped("mrsf", label, "unchanged")
+    document = Path(checked["documentPath"])
+    doc_label = os.path.normpath(os.path.join(os.path.dirname(label), os.path.relpath(document, Path(path).parent)))
     found: list[dict[str, Any]] = []
     lines: list[str] = []
-    try:
-        checked = ops.validate([path], root=root)
-    except MrsfError as error:
-        return unreadable("mrsf", label, error.code, error.message)
-    entry = checked["files"][0] if checked["files"] else {"valid": False, "errors": [], "warnings": []}
     for level, key in (("error", "errors"), ("warning", "warnings")):
-        for diag in entry.get(key, []):
+        for diag in checked[key]:
             found.append(finding(label, level, diag.get("code", "invalid"), diag["message"],
                                  line=diag.get("line"), column=diag.get("column"), fails=level == "error"))
             lines.append(f"  {'ERROR' if level == 'error' else 'WARN'}: {diag['message']}"
                          + (f" ({diag['path']})" if diag.get("path") else ""))
     fixed: list[str] = []
-    anchoring: dict[str, Any] | None = None
-    if entry.get("valid"):
-        try:
-            repository = None
-            if use_git:
-                repository = _remembered.repositories.get(root)
-                if repository is None:
-                    repository = _remembered.repositories[root] = ops.git_facts(root)
-            anchoring = ops.reanchor(path, root=root, dry_run=not fix, use_git=use_git, repository=repository)
-        except MrsfError as error:
-            found.append(finding(label, "error", error.code, error.message))
-            lines.append(f"  ERROR: {error.message}")
+    anchoring: dict[str, Any] | None = checked["reanchor"]
+    failed = checked["reanchorError"]
+    if failed is not None:
+        found.append(finding(label, "error", failed["code"], failed["message"]))
+        lines.append(f"  ERROR: {failed['message']}")
     if anchoring is not None:
-        resolved: set[str] | None = None
+        resolved = set(checked["resolved"])  # a resolved comment that lost its place fails nothing
         for result in anchoring["results"]:
             status = result.get("status")
             moved = bool(result.get("changed")) and status in ("anchored", "shifted", "fuzzy")
@@ -289,8 +288,6 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
                                           if old_line != new_line else f"would change ({status})")
             reason = result.get("reason") or ""
             message = f"comment {ident} {what}" + (f": {reason}" if reason else "")
-            if resolved is None:
-                resolved = _resolved_ids(anchoring)
             is_resolved = ident in resolved
             code = "reanchor:moved" if status not in ("orphaned", "ambiguous") else f"reanchor:{status}"
             found.append(finding(doc_label, "note" if is_resolved else level, code, message,
@@ -300,8 +297,8 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
             icon = _ICONS.get(status, "·") if status in ("orphaned", "ambiguous") else _ICONS["shifted"]
             lines.append(f"  {icon} {ident}{where_at} — {what}"
                          + (f" ({reason})" if reason else ""))
-    data: dict[str, Any] = {"sidecar": label, "document": doc_label, "valid": bool(entry.get("valid")),
-                            "errors": entry.get("errors", []), "warnings": entry.get("warnings", [])}
+    data: dict[str, Any] = {"sidecar": label, "document": doc_label, "valid": bool(checked["valid"]),
+                            "errors": checked["errors"], "warnings": checked["warnings"]}
     if anchoring is not None:
         data["reanchor"] = {"results": anchoring["results"], "counts": anchoring.get("counts", {}),
                             "dryRun": anchoring.get("dryRun", not fix)}
@@ -312,18 +309,6 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
         mark = "✗" if any(item["fails"] for item in found) else "✓"
         report = "\n".join(escape_controls(line) for line in [f"{mark} {label}", *lines])
     return outcome("mrsf", label, findings=found, fixed=fixed, report=report, data=data)
-
-
-def _resolved_ids(anchoring: dict[str, Any]) -> set[str]:
-    """Ids of resolved comments (a resolved comment that lost its place fails nothing)."""
-    from markmcp.mrsf import ops
-
-    try:
-        data = ops.read(anchoring["sidecarPath"], root=anchoring["root"])["data"]
-    except Exception:  # the sidecar just validated; reading it again can only fail by a race
-        return set()
-    comments = data.get("comments") if isinstance(data, dict) else None
-    return {c.get("id") for c in comments or () if isinstance(c, dict) and c.get("resolved") is True}
 
 
 # --- dispatch ---------------------------------------------------------------------------------

@@ -153,6 +153,21 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     HEAD (``commit`` = HEAD, audit fields removed); ``dry_run``: nothing written, and no lock
     taken (the sidecar is read as it is, so a read-only checkout can be checked);
     ``repository``: what ``git_facts`` gave for the root (git is then not asked again).
+``check(target, *, fix=False, use_git=True, repository=None, select=None, root=None, cwd=None,
+        config=None, places=None)``
+    What ``validate`` and ``reanchor`` (a dry run unless ``fix``) say of one sidecar, from
+    one reading of it (located once, read once, parsed once; with ``fix`` the file is
+    parsed again under the lock only when it changed meanwhile).  -> ``version``,
+    ``valid``, ``errors``, ``warnings`` (as a ``validate`` file entry), ``reanchor``
+    (``reanchor``'s result, or None when the sidecar is not valid or re-anchoring
+    failed), ``reanchorError`` (``{code, message}`` when it failed, else None),
+    ``resolved`` (ids of the resolved comments, in order).  A sidecar that cannot be read
+    (``not-found``, ``not-regular``, ``file-too-large``, ``path-escape``, ...) raises; one
+    that is not UTF-8 or does not parse is an invalid sidecar with that one error.
+    ``select``, when given, is called with the located paths (``_base`` keys and
+    ``version``) once the sidecar is read, before it is parsed: False ends the operation
+    there, with ``skipped`` True (``markmcp check --changed-since`` passes over what did
+    not change).
 ``git_facts(root)``
     -> (top folder of the git work tree holding ``root``, its HEAD commit), each None
     when there is none.
@@ -168,7 +183,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from markmcp.mcpcore.files import FileAccessError, Places, kind_of
 
@@ -187,7 +202,7 @@ from .validate import validate as _validate
 __all__ = [
     "locate", "read", "init", "add", "add_batch", "update", "resolve", "unresolve", "delete",
     "list_comments", "format_list", "status", "validate", "rename", "repair", "reanchor",
-    "find_sidecars", "sidecars_of", "git_facts", "MrsfError",
+    "find_sidecars", "sidecars_of", "git_facts", "check", "MrsfError",
 ]
 
 PathLike = str | os.PathLike
@@ -265,7 +280,8 @@ def _check_version(data: Any, where: str) -> None:
                             path=where)
 
 
-def _write(loc: Location, change, *, expected_version: str | None, create: bool = False) -> store.Outcome:
+def _write(loc: Location, change, *, expected_version: str | None, create: bool = False,
+           parsed: store.Loaded | None = None) -> store.Outcome:
     if not create:
         _require_sidecar(loc)
 
@@ -275,7 +291,7 @@ def _write(loc: Location, change, *, expected_version: str | None, create: bool 
         return change(sc)
 
     return store.transact(loc.sidecar_path, guarded, expected_version=expected_version, create_dirs=create,
-                          places=loc.allowed)
+                          places=loc.allowed, parsed=parsed)
 
 
 def _written(loc: Location, outcome: store.Outcome, **extra: Any) -> dict[str, Any]:
@@ -576,6 +592,34 @@ def status(targets: Iterable[PathLike] | PathLike | None = None, *, root: PathLi
             "errors": errors}
 
 
+def _unparsed(loc: Location, exc: MrsfError) -> dict[str, Any]:
+    """The validation entry of a sidecar that could not be read or parsed: one error."""
+    diag = {"code": exc.code, "severity": "error", "message": exc.message, "path": "/"}
+    for key in ("line", "column"):
+        if key in exc.details:
+            diag[key] = exc.details[key]
+    return {"sidecar": loc.sidecar, "document": loc.document, "valid": False, "errors": [diag], "warnings": []}
+
+
+def _validated(loc: Location, loaded: store.Loaded, *, strict: bool, document_text: str | None) -> dict[str, Any]:
+    """The validation entry of a parsed sidecar (``validate``'s ``files`` item): the schema,
+    MRSF §10, the anchors against ``document_text`` when given, and a ``document`` field
+    that disagrees with where the sidecar lies (when the root is marked)."""
+    report = _validate(loaded.sidecar, strict=strict, document_text=document_text)
+    data = loaded.sidecar.data
+    recorded = data.get("document") if isinstance(data, dict) else None
+    if isinstance(recorded, str) and recorded != loc.document and has_marker(loc.root):
+        diag = {"code": "document-mismatch", "severity": "error" if strict else "warning",
+                "message": f"`document` is {recorded!r} but this sidecar belongs to {loc.document!r}",
+                "path": "/document"}
+        pos = loaded.sidecar.position(key="document")
+        if pos:
+            diag["line"], diag["column"] = pos
+        (report["errors"] if strict else report["warnings"]).append(diag)
+        report["valid"] = not report["errors"]
+    return {"sidecar": loc.sidecar, "document": loc.document, "version": loaded.version, **report}
+
+
 def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bool = False,
              check_document: bool = False, root: PathLike | None = None, cwd: PathLike | None = None,
              config: PathLike | None = None,
@@ -588,15 +632,10 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
                       "errors": [{"code": err["code"], "severity": "error", "message": err["message"], "path": "/"}],
                       "warnings": []})
     for loc in locs:
-        entry: dict[str, Any] = {"sidecar": loc.sidecar, "document": loc.document}
         try:
             loaded = store.load(loc.sidecar_path, places=loc.allowed)
         except MrsfError as exc:
-            diag = {"code": exc.code, "severity": "error", "message": exc.message, "path": "/"}
-            for key in ("line", "column"):
-                if key in exc.details:
-                    diag[key] = exc.details[key]
-            files.append({**entry, "valid": False, "errors": [diag], "warnings": []})
+            files.append(_unparsed(loc, exc))
             continue
         text = None
         if check_document:
@@ -604,19 +643,7 @@ def validate(targets: Iterable[PathLike] | PathLike | None = None, *, strict: bo
                 text = _document_text(loc)
             except MrsfError:
                 text = None
-        report = _validate(loaded.sidecar, strict=strict, document_text=text)
-        data = loaded.sidecar.data
-        recorded = data.get("document") if isinstance(data, dict) else None
-        if isinstance(recorded, str) and has_marker(loc.root) and recorded != loc.document:
-            diag = {"code": "document-mismatch", "severity": "error" if strict else "warning",
-                    "message": f"`document` is {recorded!r} but this sidecar belongs to {loc.document!r}",
-                    "path": "/document"}
-            pos = loaded.sidecar.position(key="document")
-            if pos:
-                diag["line"], diag["column"] = pos
-            (report["errors"] if strict else report["warnings"]).append(diag)
-            report["valid"] = not report["errors"]
-        files.append({**entry, "version": loaded.version, **report})
+        files.append(_validated(loc, loaded, strict=strict, document_text=text))
     versions = {f["sidecar"]: f["version"] for f in files if "version" in f}
     return {"status": "ok", "root": str(root_path), "valid": all(f["valid"] for f in files) and bool(files),
             "versions": versions,
@@ -782,8 +809,6 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
     ``repository`` (with ``use_git``) is what :func:`git_facts` gives for the workspace
     root, when the caller already asked: a check of many sidecars asks git once, not twice
     per sidecar."""
-    from . import reanchor as engine
-
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         raise MrsfError("invalid-argument", f"threshold must be a number between 0 and 1, got {threshold!r}")
     loc = _find(target, root, cwd, config, places)
@@ -792,6 +817,21 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
     if text is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
     repo, head = (repository if repository is not None else git_facts(loc.root)) if use_git else (None, None)
+    return _reanchored(loc, text, repo, head, threshold=threshold, update_text=update_text, force=force,
+                       dry_run=dry_run, from_commit=from_commit, expected_version=expected_version)
+
+
+def _reanchored(loc: Location, text: str, repo: Path | None, head: str | None, *, threshold: float = 0.6,
+                update_text: bool = False, force: bool = False, dry_run: bool = False,
+                from_commit: str | None = None, expected_version: str | None = None,
+                loaded: store.Loaded | None = None) -> dict:
+    """:func:`reanchor` of the located sidecar ``loc`` against the document ``text``.
+
+    ``loaded``: the sidecar as the caller read and parsed it (unchanged): a dry run works
+    on it without reading the file again, and a real one under the lock uses it when the
+    file still has those bytes."""
+    from . import reanchor as engine
+
     sources: dict[str, str | None] = {}
 
     def source_for(commit: Any) -> str | None:
@@ -829,14 +869,15 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
         return (None if dry_run else sc), results
 
     if dry_run:
-        loaded = store.load(loc.sidecar_path, places=loc.allowed)
+        if loaded is None:
+            loaded = store.load(loc.sidecar_path, places=loc.allowed)
         if expected_version is not None and expected_version != loaded.version:
             from .errors import MrsfConflict
             raise MrsfConflict(loaded.version, expected_version, loc.sidecar)
         _check_version(loaded.sidecar.data, loc.sidecar)
         outcome = store.Outcome(change(loaded.sidecar)[1], loaded.version, loaded.version, False)
     else:
-        outcome = _write(loc, change, expected_version=expected_version)
+        outcome = _write(loc, change, expected_version=expected_version, parsed=loaded)
     results = outcome.result
     counts: dict[str, int] = {}
     for r in results:
@@ -844,3 +885,37 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
     changed = sum(1 for r in results if r.get("changed"))
     return _written(loc, outcome, results=results, changed=changed, counts=counts, dryRun=dry_run,
                     headCommit=head)
+
+
+def check(target: PathLike, *, fix: bool = False, use_git: bool = True, repository: GitFacts | None = None,
+          select: Callable[[dict[str, Any]], bool] | None = None, root: PathLike | None = None,
+          cwd: PathLike | None = None, config: PathLike | None = None, places: Places | None = None) -> dict:
+    """Validate one sidecar and re-anchor its comments (a dry run unless ``fix``) from one
+    reading of it (see module docstring): what ``markmcp check`` asks of each sidecar."""
+    loc = _find(target, root, cwd, config, places)
+    raw = store.read_limited(loc.sidecar_path, store.MAX_SIDECAR_BYTES, "sidecar", places=loc.allowed)
+    out: dict[str, Any] = {**_base(loc), "version": store.version_of(raw)}
+    if select is not None and not select(out):
+        return {**out, "skipped": True}
+    loaded: store.Loaded | None
+    try:
+        loaded = store.parse_bytes(raw, loc.sidecar_path)
+    except MrsfError as exc:
+        loaded, entry = None, _unparsed(loc, exc)
+    else:
+        entry = _validated(loc, loaded, strict=False, document_text=None)
+    out.update(valid=entry["valid"], errors=entry["errors"], warnings=entry["warnings"], reanchor=None,
+               reanchorError=None, resolved=[])
+    if loaded is None or not entry["valid"]:
+        return out
+    out["resolved"] = [c.get("id") for c in loaded.sidecar.comments or ()
+                       if isinstance(c, dict) and c.get("resolved") is True]  # re-anchoring changes none
+    try:
+        text = _document_text(loc)
+        if text is None:
+            raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
+        repo, head = (repository if repository is not None else git_facts(loc.root)) if use_git else (None, None)
+        out["reanchor"] = _reanchored(loc, text, repo, head, dry_run=not fix, loaded=loaded)
+    except MrsfError as exc:
+        out["reanchorError"] = {"code": exc.code, "message": exc.message}
+    return out

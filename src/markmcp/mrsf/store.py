@@ -156,7 +156,12 @@ def clear_caches() -> None:
 
 def load(path: Path, *, places: Places | None = None) -> Loaded:
     """Read and parse a sidecar (no lock needed: writers replace files atomically)."""
-    raw = read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places)
+    return parse_bytes(read_limited(path, MAX_SIDECAR_BYTES, "sidecar", places=places), path)
+
+
+def parse_bytes(raw: bytes, path: Path) -> Loaded:
+    """The sidecar ``path`` whose bytes were read as ``raw``, parsed (``encoding-error``,
+    ``malformed-yaml``, ``malformed-json``, ``invalid-sidecar`` as :func:`load` raises them)."""
     text = decode(raw, path, "sidecar")
     return Loaded(parse_sidecar(text, name=str(path)), version_of(raw), text)
 
@@ -273,6 +278,7 @@ def transact(
     lenient: bool = False,
     places: Places | None = None,
     mode: int | None = None,
+    parsed: Loaded | None = None,
 ) -> Outcome:
     """Read-check-change-write one sidecar under its lock.
 
@@ -282,6 +288,10 @@ def transact(
     ``change`` as None instead of raising (for repair).  ``places``: every file used
     (sidecar, lock, folders created) must lie inside them.  ``mode``: permission bits of
     the written file (default: the old file's, or the umask's for a new one).
+    ``parsed``: the caller's own parse of this sidecar (read before the lock was
+    taken), handed to ``change`` when the file under the lock still has exactly those
+    bytes (same version), instead of parsing them again; the caller must not have
+    changed it.
     """
     if create_dirs:
         with _guarded():
@@ -304,6 +314,8 @@ def transact(
         except MrsfError:
             text = None  # reported by the parse below (or handed over as None when lenient)
         sc = _take_parsed(path, current, text) if text is not None else None
+        if sc is None and parsed is not None and raw is not None and parsed.version == current:
+            sc = parsed.sidecar
         if raw is not None and sc is None:
             try:
                 sc = parse_sidecar(decode(raw, path, "sidecar"), name=str(path))
