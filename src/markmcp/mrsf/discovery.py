@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path, PurePosixPath
 
 
@@ -85,11 +85,14 @@ def is_sidecar_name(path: str | os.PathLike) -> bool:
     return name.endswith(SIDECAR_SUFFIX_YAML) or name.endswith(SIDECAR_SUFFIX_JSON)
 
 
+@lru_cache(maxsize=16)
 def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
     """Parse ``.mrsf.yaml`` text; MrsfError ``invalid-config`` when malformed or unsafe.
 
     Unknown keys are ignored; a ``sidecar_root`` that is not a string, is absolute or
-    contains ``..`` is refused (MRSF §3.2).
+    contains ``..`` is refused (MRSF §3.2).  The same text is parsed once (every
+    operation reads the file again, and a check of many sidecars reads it for each; a
+    Config cannot be changed, so the one parsed is handed out again).
     """
     if not any(line.strip() and not line.lstrip().startswith("#") for line in text.split("\n")):
         return Config()  # empty or only comments (no YAML parser needed)
@@ -282,8 +285,9 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
         json_sidecar = sidecar_rel_for(document, config, "json")
         if files.kind_of(root_path / sidecar) is None and files.kind_of(root_path / json_sidecar) is not None:
             sidecar = json_sidecar
-    inside(root_path, sidecar, root_path, real_root=real_root)
-    inside(root_path, document, root_path, real_root=real_root)
+    for derived in (sidecar, document):
+        if derived != rel:  # the target itself was checked above
+            inside(root_path, derived, root_path, real_root=real_root)
     return Location(root=root_path, document=document, sidecar=sidecar, config=config)
 
 

@@ -229,7 +229,10 @@ def _confined(loc: Location, places: Places | None) -> Location:
 def _find(target: PathLike, root: PathLike | None, cwd: PathLike | None, config: PathLike | None,
           places: Places | None) -> Location:
     """The Location of ``target`` (document or sidecar), confined to ``places``."""
-    return _confined(_locate(target, root=root, cwd=cwd, config=config), places)
+    loc = _locate(target, root=root, cwd=cwd, config=config)
+    # locate has proved that the document and the sidecar lie inside the root, symlinks
+    # followed: confining them to the root (no ``places``) again would prove nothing new
+    return loc if places is None else _confined(loc, places)
 
 
 def _base(loc: Location) -> dict[str, Any]:
