@@ -311,3 +311,39 @@ def test_a_folder_that_could_not_be_read_is_not_counted_as_a_file() -> None:
         "checked 2 file(s) (VisiMark 1, FigDown 1): 1 clean, 0 with findings, 1 not read; "
         "1 folder(s) could not be read; 2 finding(s) (2 error(s), 0 warning(s))")
     assert report.exit_code(outcomes) == 1
+
+
+def test_encoded_outcomes_make_the_same_envelope_and_carry_only_the_json(tree: Path) -> None:
+    """What a worker sends the parent with --json (report.encode_parts) is the JSON text and
+    what the summaries count; the envelope made of it is the one made of whole outcomes."""
+    from markmcp.check import report
+    from markmcp.check.engines import run_task
+
+    write(tree / "ok.md", SHEET)
+    write(tree / "stale.md", STALE_SHEET)
+    write(tree / "plain.md", PAGE)
+    write(tree / "f.fd", FIGURE + "# newer\n")
+    (tree / "f.svg").write_text(build(FIGURE).svg or "", encoding="utf-8")
+    write(tree / "notes.md", "# Notes\n\nA new opening line.\n\nThe first line to review.\nSomething else.\n")
+    write(tree / "notes.md.review.yaml", "mrsf_version: '1.0'\ndocument: notes.md\ncomments:\n"
+          + "".join(f"  - id: {cid}\n    author: A\n    timestamp: '2026-01-01T10:00:00Z'\n    text: t\n"
+                    f"    resolved: false\n    line: {line}\n    selected_text: {text}\n"
+                    for cid, line, text in (("c1", 3, "The first line to review."), ("c2", 4, "Gone."))))
+    write(tree / "bad.md.review.yaml", "mrsf_version: '1.0'\ndocument: bad.md\ncomments: [}\n")
+    os.mkfifo(tree / "pipe.md")
+    tasks = [(engine, str(tree / name), name) for engine, name in (
+        ("visimark", "ok.md"), ("visimark", "stale.md"), ("visimark", "plain.md"), ("visimark", "pipe.md"),
+        ("figdown", "f.fd"), ("mrsf", "notes.md.review.yaml"), ("mrsf", "bad.md.review.yaml"))]
+    whole = [run_task(task) for task in tasks]
+    assert {item["status"] for item in whole} == {"clean", "findings", "skipped", "unreadable"}
+    encoded = [report.encode_parts(dict(item)) for item in whole]
+    for item in encoded:
+        if item["status"] != "skipped":
+            assert item["data"] is None and item["report"] is None and report.PARTS in item
+            assert all(set(f) == {"level", "fails"} for f in item["findings"])
+    text = report.envelope_text(encoded)
+    assert text == report.envelope_text(whole) == report.json_text(report.envelope(whole))
+    body = json.loads(text)
+    assert body["mrsf"]["summary"]["comments"] == {"anchored": 1, "orphaned": 1}
+    assert body["figdown"]["summary"]["artifacts"] == {"current": 0, "stale": 1, "rebuilt": 0}
+    assert body["visimark"]["summary"]["problems"] >= 1

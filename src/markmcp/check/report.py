@@ -110,8 +110,26 @@ def json_text(body: Any) -> str:
     return inert_json(json.dumps(body, ensure_ascii=False, indent=2)) + "\n"
 
 
+#: The key under which an encoded outcome (:func:`encode_parts`) carries what its
+#: engine's section summary counts of its entry (:func:`_tally`), the entry itself gone.
+TALLY = "jsonTally"
+
+
+def _tally(engine: str, entry: dict[str, Any]) -> Any:
+    """What the summary of ``engine``'s section counts of one file's entry: VisiMark's
+    problems, stale values and errors, FigDown's artifact state, MRSF's comments by
+    re-anchoring status."""
+    if engine == "visimark":
+        numbers = entry.get("summary") or {}
+        return {key: numbers.get(key, 0) for key in ("problems", "stale", "errors")}
+    if engine == "figdown":
+        return (entry.get("artifact") or {}).get("status")
+    return (entry.get("reanchor") or {}).get("counts") or {}
+
+
 def _section(engine: str, items: list[dict[str, Any]]) -> dict[str, Any]:
     entries = [item["data"] for item in items]
+    tallies = [item[TALLY] if TALLY in item else _tally(engine, item["data"]) for item in items]
     numbers: dict[str, Any] = {"files": len(items),
                                "clean": sum(1 for item in items if item["status"] == "clean"),
                                "withFindings": sum(1 for item in items if item["status"] == "findings"),
@@ -119,15 +137,15 @@ def _section(engine: str, items: list[dict[str, Any]]) -> dict[str, Any]:
                                "crashed": sum(1 for item in items if item["status"] == "crashed")}
     if engine == "visimark":
         for key in ("problems", "stale", "errors"):
-            numbers[key] = sum((entry.get("summary") or {}).get(key, 0) for entry in entries)
+            numbers[key] = sum(tally[key] for tally in tallies)
         return {"files": entries, "summary": numbers}
     if engine == "figdown":
-        artifacts = Counter((entry.get("artifact") or {}).get("status") for entry in entries)
+        artifacts = Counter(tallies)
         numbers["artifacts"] = {status: artifacts[status] for status in ("current", "stale", "rebuilt")}
         return {"documents": entries, "summary": numbers}
     counts: Counter[str] = Counter()
-    for entry in entries:
-        counts.update((entry.get("reanchor") or {}).get("counts") or {})
+    for tally in tallies:
+        counts.update(tally)
     numbers["comments"] = dict(sorted(counts.items()))
     return {"files": entries, "summary": numbers}
 
@@ -164,12 +182,21 @@ def _dumps(value: Any, depth: int) -> str:
 
 
 def encode_parts(item: dict[str, Any]) -> dict[str, Any]:
-    """Encode an outcome's entry of its engine's section and its findings now (a worker
-    does it while the others check on, so the report at the end only joins text)."""
-    if item["status"] != "skipped":
-        item[PARTS] = (_dumps(item["data"], ENTRY_DEPTH),
-                       [_dumps({"engine": item["engine"], **f}, FINDING_DEPTH) for f in item["findings"]])
-    return item
+    """The outcome with its entry of its engine's section and its findings encoded now (a
+    worker does it while the others check on, so the report at the end only joins text).
+
+    The encoded outcome is what :func:`envelope_text` needs and no more (it is what
+    crosses from a worker to the parent): the JSON text (``PARTS``), the entry's
+    :func:`_tally` (``TALLY``) for the section summaries, and of each finding its
+    ``level`` and ``fails`` for the summary; no ``data`` and no text ``report``.  A
+    skipped outcome is returned as it is (it is in no section)."""
+    if item["status"] == "skipped":
+        return item
+    return {"engine": item["engine"], "path": item["path"], "status": item["status"], "fixed": item["fixed"],
+            "findings": [{"level": f["level"], "fails": f["fails"]} for f in item["findings"]],
+            "report": None, "data": None, TALLY: _tally(item["engine"], item["data"]),
+            PARTS: (_dumps(item["data"], ENTRY_DEPTH),
+                    [_dumps({"engine": item["engine"], **f}, FINDING_DEPTH) for f in item["findings"]])}
 
 
 class _Encoded:
@@ -201,7 +228,7 @@ def envelope_text(outcomes: list[dict[str, Any]]) -> str:
     (:func:`encode_parts`; an outcome without them is encoded here)."""
     body = envelope(outcomes)
     checked = _checked(outcomes)
-    parts = [item.get(PARTS) or encode_parts(dict(item))[PARTS] for item in checked]
+    parts = [item.get(PARTS) or encode_parts(item)[PARTS] for item in checked]
     for engine in ENGINES:
         key = "documents" if engine == "figdown" else "files"
         body[engine][key] = [_Encoded(part[0]) for item, part in zip(checked, parts) if item["engine"] == engine]
