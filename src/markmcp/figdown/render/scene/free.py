@@ -60,29 +60,71 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
     return False
 
 
+CELL = 96.0   # side of a square of the ink index
+
+
 class Ink:
-    """Segments already drawn, indexed for the overlap and crossing penalties."""
+    """Segments already drawn, indexed for the overlap and crossing penalties.
+
+    For the crossing count each segment is bucketed under every square of side
+    :data:`CELL` that its bounding box touches, in one of three indexes: level
+    segments, upright ones, and the rest.  A count reads only the squares the
+    query's box touches, and skips the index of segments parallel to a level or
+    upright query (two such segments never properly cross: the determinant of
+    their directions is exactly zero).  A segment whose box meets the query's box
+    is counted once, in the square holding the low corner of the two boxes'
+    overlap (that corner lies in both boxes, so both were bucketed under it)."""
 
     def __init__(self):
         self.h: dict[float, list[tuple[float, float]]] = {}
         self.v: dict[float, list[tuple[float, float]]] = {}
         self.segments: list[tuple] = []
+        self.level: dict[tuple[int, int], list[tuple]] = {}
+        self.upright: dict[tuple[int, int], list[tuple]] = {}
+        self.slanted: dict[tuple[int, int], list[tuple]] = {}
 
     def crossings(self, p, q) -> int:
         """How many drawn segments the segment p–q properly crosses."""
-        x0, x1 = min(p[0], q[0]), max(p[0], q[0])
-        y0, y1 = min(p[1], q[1]), max(p[1], q[1])
+        x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
+        y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
+        if p[1] == q[1]:
+            indexes = (self.upright, self.slanted)
+        elif p[0] == q[0]:
+            indexes = (self.level, self.slanted)
+        else:
+            indexes = (self.level, self.upright, self.slanted)
         count = 0
-        for a, b, bx0, by0, bx1, by1 in self.segments:
-            if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
-                continue
-            if _proper(p, q, a, b):
-                count += 1
+        ci0, ci1 = math.floor(x0 / CELL), math.floor(x1 / CELL)
+        cj0, cj1 = math.floor(y0 / CELL), math.floor(y1 / CELL)
+        for cells in indexes:
+            for ci in range(ci0, ci1 + 1):
+                for cj in range(cj0, cj1 + 1):
+                    bucket = cells.get((ci, cj))
+                    if bucket is None:
+                        continue
+                    for a, b, bx0, by0, bx1, by1 in bucket:
+                        if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
+                            continue
+                        if (ci0 != ci1 and math.floor((x0 if x0 > bx0 else bx0) / CELL) != ci) \
+                                or (cj0 != cj1 and math.floor((y0 if y0 > by0 else by0) / CELL) != cj):
+                            continue   # counted in another square
+                        if _proper(p, q, a, b):
+                            count += 1
         return count
 
     def add(self, points) -> None:
         for a, b in zip(points, points[1:]):
-            self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])))
+            seg = (a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+            self.segments.append(seg)
+            if a[1] == b[1]:
+                cells = self.level
+            elif a[0] == b[0]:
+                cells = self.upright
+            else:
+                cells = self.slanted
+            for ci in range(math.floor(seg[2] / CELL), math.floor(seg[4] / CELL) + 1):
+                for cj in range(math.floor(seg[3] / CELL), math.floor(seg[5] / CELL) + 1):
+                    cells.setdefault((ci, cj), []).append(seg)
         for (x0, y0), (x1, y1) in zip(points, points[1:]):
             if abs(y0 - y1) < 0.5:
                 self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
@@ -168,106 +210,124 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     xs = sorted(x for x in xs if zone[0] <= x <= zone[2])
     ys = sorted(y for y in ys if zone[1] <= y <= zone[3])
     blocked = obstacles + [a.rect(), b.rect()]
+    nx, ny = len(xs), len(ys)
+    # grid point (i, j) is cell j * nx + i; a search state is cell * 4 + heading
     # grid points inside a box (with its margin), and grid moves through a box,
-    # marked once per search from the boxes' own index ranges
-    closed_pts: set = set()
-    closed_moves: set = set()
+    # marked once per search from the boxes' own index ranges: ``closed_h[cell]``
+    # is the move from (i, j) to (i + 1, j), ``closed_v[cell]`` to (i, j + 1)
+    closed = bytearray(nx * ny)
+    closed_h = bytearray(nx * ny)
+    closed_v = bytearray(nx * ny)
     for r in blocked:
         i0 = bisect.bisect_right(xs, r[0] - MARGIN + 1)
         i1 = bisect.bisect_left(xs, r[2] + MARGIN - 1)
         j0 = bisect.bisect_right(ys, r[1] - MARGIN + 1)
         j1 = bisect.bisect_left(ys, r[3] + MARGIN - 1)
-        for i in range(i0, i1):
-            for j in range(j0, j1):
-                closed_pts.add((i, j))
+        for j in range(j0, j1):
+            row = j * nx
+            for i in range(i0, i1):
+                closed[row + i] = 1
         # moves whose open segment runs through the box interior (shrunk by 1)
         ri0 = bisect.bisect_right(xs, r[0] + 1)
         ri1 = bisect.bisect_left(xs, r[2] - 1)
         rj0 = bisect.bisect_right(ys, r[1] + 1)
         rj1 = bisect.bisect_left(ys, r[3] - 1)
         for j in range(rj0, rj1):            # horizontal moves on rows inside the box
-            for i in range(max(0, ri0 - 1), min(len(xs) - 1, ri1)):
-                closed_moves.add((i, j, 0))
+            row = j * nx
+            for i in range(max(0, ri0 - 1), min(nx - 1, ri1)):
+                closed_h[row + i] = 1
         for i in range(ri0, ri1):            # vertical moves on columns inside the box
-            for j in range(max(0, rj0 - 1), min(len(ys) - 1, rj1)):
-                closed_moves.add((i, j, 1))
-    move_cost: dict = {}
-
-    def free(pt) -> bool:
-        return (xi[pt[0]], yi[pt[1]]) not in closed_pts
-
+            for j in range(max(0, rj0 - 1), min(ny - 1, rj1)):
+                closed_v[j * nx + i] = 1
+    # what a move costs, filled in when the search first takes it (either way)
+    cost_h: list = [None] * (nx * ny)
+    cost_v: list = [None] * (nx * ny)
     xi = {x: i for i, x in enumerate(xs)}
-    yi = {y: i for i, y in enumerate(ys)}
-    goal = {e[1]: e for e in ends}
+    yi = {y: j for j, y in enumerate(ys)}
     tx, ty = b.cx, b.cy
+    hx = [abs(x - tx) for x in xs]
+    hy = [abs(y - ty) for y in ys]
+    # the heading the last leg must arrive with, per goal cell (-1: not a goal)
+    goal = {e[1]: e for e in ends}
+    arrive = [-1] * (nx * ny)
+    for pt, e in goal.items():
+        if pt[0] in xi and pt[1] in yi:
+            arrive[yi[pt[1]] * nx + xi[pt[0]]] = (e[2] + 2) % 4
+    inf = math.inf
+    best = [inf] * (nx * ny * 4)
+    came: dict[int, int] = {}
     heap: list = []
     counter = 0
-    best: dict = {}
-    came: dict = {}
     for border, first, heading in starts:
-        if not free(first):
+        i, j = xi[first[0]], yi[first[1]]
+        if closed[j * nx + i]:
             continue
-        state = (first, heading)
+        state = (j * nx + i) * 4 + heading
         cost = MARGIN
         best[state] = cost
-        came[state] = None
-        h = abs(first[0] - tx) + abs(first[1] - ty)
-        heapq.heappush(heap, (cost + h, counter, cost, state))
+        came[state] = -1
+        heapq.heappush(heap, (cost + (hx[i] + hy[j]), counter, cost, state))
         counter += 1
     start_border = {s[1]: s[0] for s in starts}
-    found = None
+    found = -1
     pops = 0
-    nx, ny, inf = len(xs), len(ys), math.inf
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
         pops += 1
         if pops > MAX_POPS:
             return None
-        _, _, cost, state = heapq.heappop(heap)
-        if best.get(state, math.inf) < cost:
+        _, _, cost, state = pop(heap)
+        if best[state] < cost:
             continue
-        pt, heading = state
-        if pt in goal:
-            g = goal[pt]
-            # the last leg must enter the target head-on
-            if (heading + 2) % 4 == g[2]:
-                found = state
-                break
-        i, j = xi[pt[0]], yi[pt[1]]
+        cell, heading = state >> 2, state & 3
+        if arrive[cell] == heading:   # the last leg enters the target head-on
+            found = state
+            break
+        j, i = divmod(cell, nx)
         for nh, di, dj, back, axis in _MOVES:
             if back == heading:
                 continue
             ni, nj = i + di, j + dj
             if not (0 <= ni < nx and 0 <= nj < ny):
                 continue
-            if (ni, nj) in closed_pts:
+            ncell = nj * nx + ni
+            if closed[ncell]:
                 continue
-            key = (i if i < ni else ni, j if j < nj else nj, axis)
-            if key in closed_moves:
-                continue
-            nxt = (xs[ni], ys[nj])
-            extra = move_cost.get(key)
+            key = cell if (di > 0 or dj > 0) else ncell   # the move's lower end
+            if axis == 0:
+                if closed_h[key]:
+                    continue
+                extra = cost_h[key]
+            else:
+                if closed_v[key]:
+                    continue
+                extra = cost_v[key]
             if extra is None:
+                pt, nxt = (xs[i], ys[j]), (xs[ni], ys[nj])
                 extra = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
                 if ink is not None:
                     extra += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
-                move_cost[key] = extra
+                if axis == 0:
+                    cost_h[key] = extra
+                else:
+                    cost_v[key] = extra
             c = cost + extra + (BEND if nh != heading else 0.0)
-            ns = (nxt, nh)
-            if c < best.get(ns, inf) - 1e-9:
+            ns = ncell * 4 + nh
+            if c < best[ns] - 1e-9:
                 best[ns] = c
                 came[ns] = state
-                h = abs(nxt[0] - tx) + abs(nxt[1] - ty)
-                heapq.heappush(heap, (c + h, counter, c, ns))
+                push(heap, (c + (hx[ni] + hy[nj]), counter, c, ns))
                 counter += 1
-    if found is None:
+    if found < 0:
         return None
     pts = []
     s = found
-    while s is not None:
-        pts.append(s[0])
+    while s >= 0:
+        j, i = divmod(s >> 2, nx)
+        pts.append((xs[i], ys[j]))
         s = came[s]
     pts.reverse()
-    path = [start_border[pts[0]], *pts, goal[found[0]][0]]
+    path = [start_border[pts[0]], *pts, goal[pts[-1]][0]]
     return simplify(path)
 
 
