@@ -73,7 +73,8 @@ class Ink:
     upright query (two such segments never properly cross: the determinant of
     their directions is exactly zero).  A segment whose box meets the query's box
     is counted once, in the square holding the low corner of the two boxes'
-    overlap (that corner lies in both boxes, so both were bucketed under it)."""
+    overlap (that corner lies in both boxes, so both were bucketed under it).
+    The test itself is :func:`_proper`'s arithmetic, written out in the loop."""
 
     def __init__(self):
         self.h: dict[float, list[tuple[float, float]]] = {}
@@ -94,27 +95,39 @@ class Ink:
         else:
             indexes = (self.level, self.upright, self.slanted)
         count = 0
+        px, py = p
+        d1x, d1y = q[0] - px, q[1] - py
         ci0, ci1 = math.floor(x0 / CELL), math.floor(x1 / CELL)
         cj0, cj1 = math.floor(y0 / CELL), math.floor(y1 / CELL)
+        one = ci0 == ci1 and cj0 == cj1
         for cells in indexes:
             for ci in range(ci0, ci1 + 1):
                 for cj in range(cj0, cj1 + 1):
                     bucket = cells.get((ci, cj))
                     if bucket is None:
                         continue
-                    for a, b, bx0, by0, bx1, by1 in bucket:
+                    for c, _, bx0, by0, bx1, by1, d2x, d2y in bucket:
                         if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
                             continue
-                        if (ci0 != ci1 and math.floor((x0 if x0 > bx0 else bx0) / CELL) != ci) \
-                                or (cj0 != cj1 and math.floor((y0 if y0 > by0 else by0) / CELL) != cj):
+                        if not one and (math.floor((x0 if x0 > bx0 else bx0) / CELL) != ci
+                                        or math.floor((y0 if y0 > by0 else by0) / CELL) != cj):
                             continue   # counted in another square
-                        if _proper(p, q, a, b):
-                            count += 1
+                        # _proper(p, q, c, d), written out with the same arithmetic
+                        den = d1x * d2y - d1y * d2x
+                        if abs(den) < 1e-9:
+                            continue
+                        ex, ey = c[0] - px, c[1] - py
+                        t = (ex * d2y - ey * d2x) / den
+                        if 1e-6 < t < 1 - 1e-6:
+                            u = (ex * d1y - ey * d1x) / den
+                            if 1e-6 < u < 1 - 1e-6:
+                                count += 1
         return count
 
     def add(self, points) -> None:
         for a, b in zip(points, points[1:]):
-            seg = (a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+            seg = (a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
+                   b[0] - a[0], b[1] - a[1])
             self.segments.append(seg)
             if a[1] == b[1]:
                 cells = self.level
@@ -182,12 +195,6 @@ REACH = 160.0        # obstacles further than this from both ends' box are not i
 MAX_POPS = 4000      # a search that has not arrived by then gives up (the caller keeps the line)
 
 
-#: the grid moves: (heading, column step, row step, the heading that reverses it,
-#: 0 for a move along a row / 1 along a column)
-_MOVES = tuple((nh, di, dj, (nh + 2) % 4, 0 if di else 1)
-               for nh, (di, dj) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))))
-
-
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None.
 
@@ -239,9 +246,39 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
         for i in range(ri0, ri1):            # vertical moves on columns inside the box
             for j in range(max(0, rj0 - 1), min(ny - 1, rj1)):
                 closed_v[j * nx + i] = 1
-    # what a move costs, filled in when the search first takes it (either way)
-    cost_h: list = [None] * (nx * ny)
-    cost_v: list = [None] * (nx * ny)
+    size = nx * ny
+    # per heading, the cells a step that way may not leave: the edge of the grid,
+    # a closed neighbour or a closed move (bytes of 0/1, combined as integers)
+    last_col = (b"\x00" * (nx - 1) + b"\x01") * ny
+    first_col = (b"\x01" + b"\x00" * (nx - 1)) * ny
+    edge_row = b"\x01" * nx
+
+    def either(*parts: bytes) -> bytes:
+        value = 0
+        for part in parts:
+            value |= int.from_bytes(part, "little")
+        return value.to_bytes(size, "little")
+
+    shut = bytes(closed)
+    no_move = (
+        either(last_col, shut[1:] + b"\x01", closed_h),                            # right
+        either(shut[nx:] + edge_row, closed_v),                                     # down
+        either(first_col, b"\x01" + shut[:-1], b"\x01" + bytes(closed_h[:-1])),   # left
+        either(edge_row + shut[:-nx], edge_row + bytes(closed_v[:-nx])),            # up
+    )
+    # what a move costs, filled in when the search first takes it (either way),
+    # under the move's lower cell: along a row in cost_h, along a column in cost_v
+    cost_h: list = [None] * size
+    cost_v: list = [None] * size
+    right_shut, down_shut, left_shut, up_shut = no_move
+
+    def step_cost(i: int, j: int, ni: int, nj: int) -> float:
+        pt, nxt = (xs[i], ys[j]), (xs[ni], ys[nj])
+        extra = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
+        if ink is not None:
+            extra += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
+        return extra
+
     xi = {x: i for i, x in enumerate(xs)}
     yi = {y: j for j, y in enumerate(ys)}
     tx, ty = b.cx, b.cy
@@ -249,12 +286,12 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
     hy = [abs(y - ty) for y in ys]
     # the heading the last leg must arrive with, per goal cell (-1: not a goal)
     goal = {e[1]: e for e in ends}
-    arrive = [-1] * (nx * ny)
+    arrive = [-1] * size
     for pt, e in goal.items():
         if pt[0] in xi and pt[1] in yi:
             arrive[yi[pt[1]] * nx + xi[pt[0]]] = (e[2] + 2) % 4
     inf = math.inf
-    best = [inf] * (nx * ny * 4)
+    best = [inf] * (size * 4)
     came: dict[int, int] = {}
     heap: list = []
     counter = 0
@@ -284,39 +321,51 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None):
             found = state
             break
         j, i = divmod(cell, nx)
-        for nh, di, dj, back, axis in _MOVES:
-            if back == heading:
-                continue
-            ni, nj = i + di, j + dj
-            if not (0 <= ni < nx and 0 <= nj < ny):
-                continue
-            ncell = nj * nx + ni
-            if closed[ncell]:
-                continue
-            key = cell if (di > 0 or dj > 0) else ncell   # the move's lower end
-            if axis == 0:
-                if closed_h[key]:
-                    continue
-                extra = cost_h[key]
-            else:
-                if closed_v[key]:
-                    continue
-                extra = cost_v[key]
+        # the four steps, written out (this loop is the router's hot path): right,
+        # down, left, up; never straight back, never out of a blocked cell
+        if heading != 2 and not right_shut[cell]:
+            extra = cost_h[cell]
             if extra is None:
-                pt, nxt = (xs[i], ys[j]), (xs[ni], ys[nj])
-                extra = abs(nxt[0] - pt[0]) + abs(nxt[1] - pt[1])
-                if ink is not None:
-                    extra += SHARED * ink.overlap(pt, nxt) + CROSS * ink.crossings(pt, nxt)
-                if axis == 0:
-                    cost_h[key] = extra
-                else:
-                    cost_v[key] = extra
-            c = cost + extra + (BEND if nh != heading else 0.0)
-            ns = ncell * 4 + nh
+                extra = cost_h[cell] = step_cost(i, j, i + 1, j)
+            c = cost + extra + (BEND if heading != 0 else 0.0)
+            ns = (cell + 1) * 4
             if c < best[ns] - 1e-9:
                 best[ns] = c
                 came[ns] = state
-                push(heap, (c + (hx[ni] + hy[nj]), counter, c, ns))
+                push(heap, (c + (hx[i + 1] + hy[j]), counter, c, ns))
+                counter += 1
+        if heading != 3 and not down_shut[cell]:
+            extra = cost_v[cell]
+            if extra is None:
+                extra = cost_v[cell] = step_cost(i, j, i, j + 1)
+            c = cost + extra + (BEND if heading != 1 else 0.0)
+            ns = (cell + nx) * 4 + 1
+            if c < best[ns] - 1e-9:
+                best[ns] = c
+                came[ns] = state
+                push(heap, (c + (hx[i] + hy[j + 1]), counter, c, ns))
+                counter += 1
+        if heading != 0 and not left_shut[cell]:
+            extra = cost_h[cell - 1]
+            if extra is None:
+                extra = cost_h[cell - 1] = step_cost(i, j, i - 1, j)
+            c = cost + extra + (BEND if heading != 2 else 0.0)
+            ns = (cell - 1) * 4 + 2
+            if c < best[ns] - 1e-9:
+                best[ns] = c
+                came[ns] = state
+                push(heap, (c + (hx[i - 1] + hy[j]), counter, c, ns))
+                counter += 1
+        if heading != 1 and not up_shut[cell]:
+            extra = cost_v[cell - nx]
+            if extra is None:
+                extra = cost_v[cell - nx] = step_cost(i, j, i, j - 1)
+            c = cost + extra + (BEND if heading != 3 else 0.0)
+            ns = (cell - nx) * 4 + 3
+            if c < best[ns] - 1e-9:
+                best[ns] = c
+                came[ns] = state
+                push(heap, (c + (hx[i] + hy[j - 1]), counter, c, ns))
                 counter += 1
     if found < 0:
         return None

@@ -1,0 +1,123 @@
+"""Routing round author-placed boxes (``scene/free.py``): the indexed ink and the search.
+
+The crossing count reads a square index instead of every drawn segment; it must
+give exactly the count of the plain definition (one proper crossing per drawn
+segment), including on square borders, for collinear and touching segments and
+for segments met in several squares.  Scenes with many pins route many
+connectors round boxes; they must draw the same bytes on every run.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markmcp.figdown.render import build
+from markmcp.figdown.render.scene.free import CELL, Ink, _proper, path_hits, route_free
+from markmcp.figdown.render.scene.graph import Box
+
+# coordinates that land on square borders, near them, on shared grid lines, and anywhere
+_edges = st.integers(-3, 6).map(lambda k: k * CELL)
+_near = st.tuples(st.integers(-3, 6), st.sampled_from((-0.5, 0.25, 10.0, 48.0))).map(lambda t: t[0] * CELL + t[1])
+_any = st.floats(-400.0, 700.0, allow_nan=False, allow_infinity=False)
+coordinate = st.one_of(_edges, _near, _any, st.sampled_from((0.0, 10.0, 106.0, 202.0)))
+point = st.tuples(coordinate, coordinate)
+
+
+def _level_or_upright(start: tuple[float, float], other: float, level: bool):
+    return [start, (other, start[1]) if level else (start[0], other)]
+
+
+polyline = st.one_of(
+    st.lists(point, min_size=2, max_size=5),
+    st.builds(_level_or_upright, point, coordinate, st.booleans()),
+)
+
+
+def plain_count(drawn: list[list[tuple[float, float]]], p, q) -> int:
+    return sum(_proper(p, q, a, b) for points in drawn for a, b in zip(points, points[1:]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(drawn=st.lists(polyline, min_size=1, max_size=8),
+       queries=st.lists(st.one_of(polyline.map(lambda pts: pts[:2])), min_size=1, max_size=8))
+def test_indexed_crossings_equal_the_plain_count(drawn, queries):
+    ink = Ink()
+    for points in drawn:
+        ink.add(points)
+    for p, q in queries:
+        assert ink.crossings(p, q) == plain_count(drawn, p, q)
+        assert ink.crossings(q, p) == plain_count(drawn, q, p)
+
+
+def test_a_segment_met_in_many_squares_is_counted_once():
+    drawn = [[(-5.0, -5.0), (7 * CELL + 3, 5 * CELL + 1)],     # a long slant over dozens of squares
+             [(CELL, -50.0), (CELL, 9 * CELL)],                # upright, on a square border
+             [(-50.0, 2 * CELL), (9 * CELL, 2 * CELL)]]        # level, on a square border
+    ink = Ink()
+    for points in drawn:
+        ink.add(points)
+    for query, crossed in ((((-20.0, 3 * CELL - 1), (8 * CELL, 0.5 * CELL)), 3),
+                           (((0.0, 2 * CELL), (5 * CELL, 2 * CELL)), 2),   # along the level: not it
+                           (((CELL, 0.0), (CELL, 4 * CELL)), 2),          # along the upright: not it
+                           (((2 * CELL, 0.0), (2 * CELL, 2 * CELL)), 1)):  # ends on the level: not it
+        assert ink.crossings(*query) == crossed == plain_count(drawn, *query)
+
+
+def _boxes(seed: int, count: int) -> list[Box]:
+    rnd = random.Random(seed)
+    boxes: list[Box] = []
+    while len(boxes) < count:
+        box = Box(f"n{len(boxes)}", "", x=rnd.randrange(0, 900), y=rnd.randrange(0, 600), w=80.0, h=40.0)
+        x0, y0, x1, y1 = box.rect()
+        if all(x1 + 12 < o.x or o.x + o.w + 12 < x0 or y1 + 12 < o.y or o.y + o.h + 12 < y0 for o in boxes):
+            boxes.append(box)
+    return boxes
+
+
+def _route_all(boxes: list[Box], seed: int) -> list[tuple[list, list]]:
+    """40 connectors between random pairs, each routed over the ink of those before it:
+    (the boxes it must avoid, its points) per connector."""
+    rnd = random.Random(seed)
+    ink = Ink()
+    routes = []
+    for _ in range(40):
+        a, b = rnd.sample(boxes, 2)
+        others = [o.rect() for o in boxes if o is not a and o is not b]
+        points = route_free(a, b, others, ink)
+        ink.add(points)
+        routes.append((others, points))
+    return routes
+
+
+def test_routes_round_boxes_keep_clear_of_them_and_repeat_exactly():
+    boxes = _boxes(3, 30)
+    first = _route_all(boxes, 5)
+    assert [pts for _, pts in first] == [pts for _, pts in _route_all(boxes, 5)]
+    detours = [(others, pts) for others, pts in first if len(pts) > 2]
+    assert len(detours) >= 5, "the scene should need routes round boxes"
+    for others, pts in detours:
+        # a detour runs level and upright between its two border points and meets no other box
+        assert all(p[0] == q[0] or p[1] == q[1] for p, q in zip(pts[1:-1], pts[2:-1]))
+        assert not path_hits(pts, others)
+
+
+def pinned_scene(nodes: int, pins: int, seed: int) -> str:
+    rnd = random.Random(seed)
+    lines = ["figdown 0.5 block", "flow right"] + [f'node n{i} "Service {i}"' for i in range(nodes)]
+    lines += [f"edge n{rnd.randrange(max(0, i - 8), i)} -> n{i}" for i in range(1, nodes)]
+    lines += [f"edge n{rnd.randrange(nodes)} -> n{rnd.randrange(nodes)} style=dashed" for _ in range(nodes // 5)]
+    lines.append("layout")
+    for k, i in enumerate(sorted(rnd.sample(range(nodes), pins))):
+        lines.append(f"pin n{i} at=({(k % 6) * 170 + rnd.randrange(40)},{(k // 6) * 110 + rnd.randrange(30)})")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_scene_with_many_pins_builds_the_same_bytes_every_time():
+    source = pinned_scene(60, 16, 2)
+    first = build(source)
+    assert first.svg is not None, first.error_lines()
+    assert build(source).svg == first.svg
+    assert first.svg.count("data-edge=") == source.count("\nedge ")
