@@ -60,21 +60,32 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
     return False
 
 
-CELL = 96.0   # side of a square of the ink index
+CELL = 96.0   # side of a square of the ink index (level and upright segments)
+LINE_CELL = 48.0   # side of a square of the slanted segments' index
 
 
 class Ink:
     """Segments already drawn, indexed for the overlap and crossing penalties.
 
-    For the crossing count each segment is bucketed under every square of side
-    :data:`CELL` that its bounding box touches, in one of three indexes: level
-    segments, upright ones, and the rest.  A count reads only the squares the
-    query's box touches, and skips the index of segments parallel to a level or
-    upright query (two such segments never properly cross: the determinant of
-    their directions is exactly zero).  A segment whose box meets the query's box
-    is counted once, in the square holding the low corner of the two boxes'
-    overlap (that corner lies in both boxes, so both were bucketed under it).
-    The test itself is :func:`_proper`'s arithmetic, written out in the loop."""
+    Crossing counts are asked of level and upright segments (the search's grid
+    moves) hundreds of thousands of times, so drawn segments are bucketed by
+    squares of side :data:`CELL`, in three indexes:
+
+    * level and upright segments under every square their extent touches; a
+      count reads the squares its own box touches and takes a segment in the
+      square holding the low corner of the two boxes' overlap only (that corner
+      lies in both boxes, so both were bucketed under it): once, exactly;
+    * slanted segments under every square (side :data:`LINE_CELL`) within :func:`_pad` of the line
+      itself (not its bounding box, which for a long diagonal is mostly empty),
+      read with a set against repeats.  Where a count crosses it, the crossing
+      point lies on both segments up to rounding far below the pad, so the
+      square holding it was bucketed.
+
+    A level query skips the level index, an upright one the upright index: two
+    such segments never properly cross (their direction determinant is exactly
+    zero).  A slanted query (a straight connector, a few per route) reads every
+    drawn segment.  Each candidate is judged by :func:`_proper`'s arithmetic,
+    written out, so the count is always the plain one."""
 
     def __init__(self):
         self.h: dict[float, list[tuple[float, float]]] = {}
@@ -86,42 +97,46 @@ class Ink:
 
     def crossings(self, p, q) -> int:
         """How many drawn segments the segment p–q properly crosses."""
+        if p[1] == q[1]:
+            straight, lines = self.upright, self.slanted
+        elif p[0] == q[0]:
+            straight, lines = self.level, self.slanted
+        else:
+            return _count(p, q, self.segments)
         x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
         y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-        if p[1] == q[1]:
-            indexes = (self.upright, self.slanted)
-        elif p[0] == q[0]:
-            indexes = (self.level, self.slanted)
-        else:
-            indexes = (self.level, self.upright, self.slanted)
         count = 0
-        px, py = p
-        d1x, d1y = q[0] - px, q[1] - py
         ci0, ci1 = math.floor(x0 / CELL), math.floor(x1 / CELL)
         cj0, cj1 = math.floor(y0 / CELL), math.floor(y1 / CELL)
-        one = ci0 == ci1 and cj0 == cj1
-        for cells in indexes:
+        if ci0 == ci1 and cj0 == cj1:
+            bucket = straight.get((ci0, cj0))
+            if bucket is not None:
+                count += _count(p, q, bucket)
+        else:
             for ci in range(ci0, ci1 + 1):
                 for cj in range(cj0, cj1 + 1):
-                    bucket = cells.get((ci, cj))
-                    if bucket is None:
-                        continue
-                    for c, _, bx0, by0, bx1, by1, d2x, d2y in bucket:
-                        if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
-                            continue
-                        if not one and (math.floor((x0 if x0 > bx0 else bx0) / CELL) != ci
-                                        or math.floor((y0 if y0 > by0 else by0) / CELL) != cj):
-                            continue   # counted in another square
-                        # _proper(p, q, c, d), written out with the same arithmetic
-                        den = d1x * d2y - d1y * d2x
-                        if abs(den) < 1e-9:
-                            continue
-                        ex, ey = c[0] - px, c[1] - py
-                        t = (ex * d2y - ey * d2x) / den
-                        if 1e-6 < t < 1 - 1e-6:
-                            u = (ex * d1y - ey * d1x) / den
-                            if 1e-6 < u < 1 - 1e-6:
-                                count += 1
+                    bucket = straight.get((ci, cj))
+                    if bucket is not None:
+                        count += _count(p, q, [
+                            seg for seg in bucket
+                            if math.floor((x0 if x0 > seg[2] else seg[2]) / CELL) == ci
+                            and math.floor((y0 if y0 > seg[3] else seg[3]) / CELL) == cj])
+        ci0, ci1 = math.floor(x0 / LINE_CELL), math.floor(x1 / LINE_CELL)
+        cj0, cj1 = math.floor(y0 / LINE_CELL), math.floor(y1 / LINE_CELL)
+        if ci0 == ci1 and cj0 == cj1:
+            bucket = lines.get((ci0, cj0))
+            if bucket is not None:
+                count += _count(p, q, bucket)
+            return count
+        near: dict[int, tuple] = {}
+        for ci in range(ci0, ci1 + 1):
+            for cj in range(cj0, cj1 + 1):
+                bucket = lines.get((ci, cj))
+                if bucket is not None:
+                    for seg in bucket:
+                        near[id(seg)] = seg
+        if near:
+            count += _count(p, q, near.values())
         return count
 
     def add(self, points) -> None:
@@ -129,15 +144,24 @@ class Ink:
             seg = (a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
                    b[0] - a[0], b[1] - a[1])
             self.segments.append(seg)
-            if a[1] == b[1]:
-                cells = self.level
-            elif a[0] == b[0]:
-                cells = self.upright
-            else:
-                cells = self.slanted
-            for ci in range(math.floor(seg[2] / CELL), math.floor(seg[4] / CELL) + 1):
-                for cj in range(math.floor(seg[3] / CELL), math.floor(seg[5] / CELL) + 1):
-                    cells.setdefault((ci, cj), []).append(seg)
+            if a[1] == b[1] or a[0] == b[0]:
+                cells = self.level if a[1] == b[1] else self.upright
+                for ci in range(math.floor(seg[2] / CELL), math.floor(seg[4] / CELL) + 1):
+                    for cj in range(math.floor(seg[3] / CELL), math.floor(seg[5] / CELL) + 1):
+                        cells.setdefault((ci, cj), []).append(seg)
+                continue
+            _, _, bx0, by0, bx1, by1, dx, dy = seg
+            pad = _pad(seg)
+            for ci in range(math.floor((bx0 - pad) / LINE_CELL), math.floor((bx1 + pad) / LINE_CELL) + 1):
+                # the part of the line over this column of squares (widened by the pad)
+                xa, xb = max(bx0, ci * LINE_CELL - pad), min(bx1, (ci + 1) * LINE_CELL + pad)
+                if xa > xb:
+                    continue
+                ya, yb = a[1] + (xa - a[0]) * dy / dx, a[1] + (xb - a[0]) * dy / dx
+                lo = max(min(ya, yb), by0) - pad
+                hi = min(max(ya, yb), by1) + pad
+                for cj in range(math.floor(lo / LINE_CELL), math.floor(hi / LINE_CELL) + 1):
+                    self.slanted.setdefault((ci, cj), []).append(seg)
         for (x0, y0), (x1, y1) in zip(points, points[1:]):
             if abs(y0 - y1) < 0.5:
                 self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
@@ -165,6 +189,36 @@ def _proper(a, b, c, d) -> bool:
     t = ((c[0] - a[0]) * d2y - (c[1] - a[1]) * d2x) / den
     u = ((c[0] - a[0]) * d1y - (c[1] - a[1]) * d1x) / den
     return 1e-6 < t < 1 - 1e-6 and 1e-6 < u < 1 - 1e-6
+
+
+def _pad(seg) -> float:
+    """How far round a slanted segment its squares reach: half a pixel, and more for
+    huge coordinates — many orders above the rounding in a crossing test, whose
+    error is a few units in the last place of the coordinates."""
+    return 0.5 + 1e-9 * (abs(seg[2]) + abs(seg[3]) + abs(seg[4]) + abs(seg[5]))
+
+
+def _count(p, q, segments) -> int:
+    """How many of ``segments`` (as :meth:`Ink.add` stores them) the segment p–q
+    properly crosses: :func:`_proper`, written out with the same arithmetic."""
+    x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
+    y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
+    px, py = p
+    d1x, d1y = q[0] - px, q[1] - py
+    count = 0
+    for c, _, bx0, by0, bx1, by1, d2x, d2y in segments:
+        if bx1 < x0 or bx0 > x1 or by1 < y0 or by0 > y1:
+            continue
+        den = d1x * d2y - d1y * d2x
+        if abs(den) < 1e-9:
+            continue
+        ex, ey = c[0] - px, c[1] - py
+        t = (ex * d2y - ey * d2x) / den
+        if 1e-6 < t < 1 - 1e-6:
+            u = (ex * d1y - ey * d1x) / den
+            if 1e-6 < u < 1 - 1e-6:
+                count += 1
+    return count
 
 
 def _inside(pt, r: Rect, pad: float) -> bool:
