@@ -13,6 +13,11 @@
 
    Beside it, the same figure built in process (parse + draw + metadata, no process
    start, no file): the inner loop, labelled as such.
+
+   Then scenes where the author pinned a quarter of the boxes (``pin`` lines), in
+   the ``block`` and the ``topology`` genre: 20 boxes / 5 pins, 200 / 50 (10x) and
+   400 / 100 (20x).  Connectors touching a pinned box are routed afresh round the
+   other boxes, the router's heaviest work.
 2. ``figdown build DIR``: one process over a folder of figures — upstream's 59
    example figures (``FIGDOWN_UPSTREAM`` = a FigDown checkout, copied to a temporary
    folder) and the conformance corpus (``$MARKMCP_SHARED`` or ``../shared``).
@@ -31,13 +36,14 @@ small shared machine wall time also counts the time other processes hold the cor
 tool call's CPU time is the server's, read from ``/proc`` around each call.
 Exit 1 when a command fails or writes other bytes than the in-process build.
 
-Run: .venv/bin/python bench/figdown_build.py [--runs 7] [--calls 20]
+Run: .venv/bin/python bench/figdown_build.py [--runs 7] [--calls 20] [--only pinned]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -127,6 +133,44 @@ def address_map(scale: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pinned(genre: str, nodes: int, pins: int, seed: int) -> str:
+    """A ``block`` or ``topology`` scene of ``nodes`` boxes, mostly linked to recent
+    ones, with ``pins`` of them pinned on a loose lattice over the automatic layout."""
+    rnd = random.Random(seed)
+    lines = [f"figdown 0.5 {genre}", f'title "{nodes} boxes, {pins} pinned"', "flow right"]
+    for i in range(nodes):
+        lines.append(f'node n{i} "Device {i}" shape=rounded' if genre == "topology"
+                     else f'node n{i} "Service {i}"' + (" shape=cylinder" if i % 9 == 0 else ""))
+    for i in range(1, nodes):
+        j = rnd.randrange(max(0, i - 12), i)
+        if genre == "topology":
+            lines.append(f"edge n{j} [p{rnd.randrange(1, 9)}] -- [p{rnd.randrange(1, 9)}] n{i}")
+        else:
+            lines.append(f'edge n{j} -["call {i}"]-> n{i}' if rnd.random() < 0.3 else f"edge n{j} -> n{i}")
+    for _ in range(nodes // 4):
+        a, b = rnd.randrange(nodes), rnd.randrange(nodes)
+        if a != b:
+            lines.append(f"edge n{a} -- n{b}" if genre == "topology" else f"edge n{a} -> n{b} style=dashed")
+    lines.append("layout")
+    columns = max(4, int(pins ** 0.5 * 1.6))
+    for k, i in enumerate(sorted(rnd.sample(range(nodes), pins))):
+        lines.append(f"pin n{i} at=({(k % columns) * 170 + rnd.randrange(40)},{(k // columns) * 110 + rnd.randrange(30)})")
+    return "\n".join(lines) + "\n"
+
+
+def drawable_pinned(genre: str, nodes: int, pins: int) -> tuple[int, str]:
+    """The first seed from 1 whose scene draws: a pin may land a box exactly over an
+    automatically placed one, which the geometry checks rightly refuse."""
+    for seed in range(1, 40):
+        source = pinned(genre, nodes, pins, seed)
+        if build(source).svg is not None:
+            return seed, source
+    raise SystemExit(f"no drawable pinned {genre} scene of {nodes} boxes in 39 seeds")
+
+
+PINNED_SIZES = ((20, 5, "realistic"), (200, 50, "10x"), (400, 100, "20x"))
+
+
 FIGURES: list[tuple[str, Callable[[int], str]]] = [
     ("architecture (block)", architecture), ("header (bitfield)", header), ("address map (table)", address_map),
 ]
@@ -192,6 +236,28 @@ def single_figures(work: Path, runs: int) -> bool:
             inner = in_process(source, runs)
             size = f"{len(source.encode()):>6} B .fd -> {len(expected.encode()) if expected else 0:>7} B .svg"
             print(f"  {name:<22} {'realistic' if scale == 1 else '10x':<9} {size}  whole {spread(whole)} wall, "
+                  f"{ms(statistics.median(cpu))} CPU;  inner {ms(statistics.median(inner))} CPU")
+    return ok
+
+
+def pinned_scenes(work: Path, runs: int) -> bool:
+    print(f"figdown build X.fd, a quarter of the boxes pinned — process start to X.svg on disk, median of {runs} "
+          "(beside it: build() in process, the inner loop)")
+    ok = True
+    for genre in ("block", "topology"):
+        for nodes, pins, size in PINNED_SIZES:
+            seed, source = drawable_pinned(genre, nodes, pins)
+            fd = work / f"pinned-{genre}-{nodes}.fd"
+            fd.write_text(source, encoding="utf-8")
+            svg = fd.with_suffix(".svg")
+            whole, cpu = whole_command(["build", fd.name], work, [svg], runs)
+            expected = build(source).svg
+            if expected is None or svg.read_text(encoding="utf-8") != expected:
+                print(f"  pinned {genre} {nodes}: the file written differs from the in-process build")
+                ok = False
+            inner = in_process(source, max(1, runs // 2))
+            label = f"{genre} {nodes} boxes / {pins} pins"
+            print(f"  {label:<29} {size:<9} (seed {seed:>2})  whole {spread(whole)} wall, "
                   f"{ms(statistics.median(cpu))} CPU;  inner {ms(statistics.median(inner))} CPU")
     return ok
 
@@ -299,13 +365,17 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7, help="processes per command (7)")
     parser.add_argument("--calls", type=int, default=20, help="measured tool calls (20)")
     parser.add_argument("--warmup", type=int, default=3, help="unmeasured tool calls first (3)")
+    parser.add_argument("--only", choices=("pinned",), help="run one part alone: the pinned scenes")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="figdown-build-bench-") as scratch:
         work = Path(scratch) / "figures"
         work.mkdir()
         ENV.update({key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"})
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "bytecode")
+        if options.only == "pinned":
+            return 0 if pinned_scenes(work, options.runs) else 1
         ok = single_figures(work, options.runs)
+        ok = pinned_scenes(work, options.runs) and ok
         folders(work, max(3, options.runs // 2))
         tool_calls(work, options.calls, options.warmup)
     return 0 if ok else 1
