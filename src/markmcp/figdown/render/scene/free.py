@@ -94,9 +94,12 @@ class Ink:
         self.level: dict[tuple[int, int], list[tuple]] = {}
         self.upright: dict[tuple[int, int], list[tuple]] = {}
         self.slanted: dict[tuple[int, int], list[tuple]] = {}
+        self.indexed = 0   # segments[:indexed] are in the squares (the rest wait for a count)
 
     def crossings(self, p, q) -> int:
         """How many drawn segments the segment p–q properly crosses."""
+        if self.indexed < len(self.segments):
+            self._index()
         if p[1] == q[1]:
             straight, lines = self.upright, self.slanted
         elif p[0] == q[0]:
@@ -141,9 +144,19 @@ class Ink:
 
     def add(self, points) -> None:
         for a, b in zip(points, points[1:]):
-            seg = (a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
-                   b[0] - a[0], b[1] - a[1])
-            self.segments.append(seg)
+            self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
+                                  b[0] - a[0], b[1] - a[1]))
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            if abs(y0 - y1) < 0.5:
+                self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
+            elif abs(x0 - x1) < 0.5:
+                self.v.setdefault(round(x0), []).append((min(y0, y1), max(y0, y1)))
+
+    def _index(self) -> None:
+        """Bucket the segments drawn since the last count (a drawing that never asks
+        for one, e.g. straight lines only, never pays for the squares)."""
+        for seg in self.segments[self.indexed:]:
+            a, b = seg[0], seg[1]
             if a[1] == b[1] or a[0] == b[0]:
                 cells = self.level if a[1] == b[1] else self.upright
                 for ci in range(math.floor(seg[2] / CELL), math.floor(seg[4] / CELL) + 1):
@@ -162,11 +175,7 @@ class Ink:
                 hi = min(max(ya, yb), by1) + pad
                 for cj in range(math.floor(lo / LINE_CELL), math.floor(hi / LINE_CELL) + 1):
                     self.slanted.setdefault((ci, cj), []).append(seg)
-        for (x0, y0), (x1, y1) in zip(points, points[1:]):
-            if abs(y0 - y1) < 0.5:
-                self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
-            elif abs(x0 - x1) < 0.5:
-                self.v.setdefault(round(x0), []).append((min(y0, y1), max(y0, y1)))
+        self.indexed = len(self.segments)
 
     def overlap(self, p, q) -> float:
         if abs(p[1] - q[1]) < 0.5:
