@@ -158,12 +158,15 @@ def test_a_failing_git_is_a_tree_error_with_its_first_line(tmp_path: Path) -> No
 
 def test_driver_overrides_cover_every_named_driver() -> None:
     listing = (b"core.bare\nfalse\0filter.lfs.clean\ngit-lfs clean\0filter.a.b.process\nx\0"
-               b"diff.pdf.textconv\npdftotext\0merge.ours.driver\ntrue\0diff.color\nauto\0")
+               b"diff.pdf.textconv\npdftotext\0merge.ours.driver\ntrue\0diff.color\nauto\0"
+               b"filter.x=y.clean\nz\0filter..smudge\nz\0")
     overrides = gitsafe.driver_overrides(listing)
-    assert "filter.lfs.clean=" in overrides and "filter.lfs.required=false" in overrides
-    assert "filter.a.b.process=" in overrides  # a driver name may hold dots
-    assert "diff.pdf.textconv=" in overrides and "merge.ours.driver=" in overrides
-    assert not any(item.startswith(("core.", "diff.color")) for item in overrides)
+    assert ("filter.lfs.clean", "") in overrides and ("filter.lfs.required", "false") in overrides
+    assert ("filter.a.b.process", "") in overrides  # a driver name may hold dots
+    assert ("filter.x=y.clean", "") in overrides  # or "="
+    assert ("filter..smudge", "") in overrides  # or be empty
+    assert ("diff.pdf.textconv", "") in overrides and ("merge.ours.driver", "") in overrides
+    assert not any(key.startswith(("core.", "diff.color")) for key, _ in overrides)
 
 
 def test_a_bare_repository_planted_in_a_folder_is_not_used(tmp_path: Path) -> None:
@@ -184,3 +187,125 @@ def test_a_bare_repository_planted_in_a_folder_is_not_used(tmp_path: Path) -> No
     with pytest.raises(TreeError, match="safe.bareRepository"):
         changed_since("HEAD", repo.root)
     assert repo.fired() == set()
+
+
+@pytest.mark.parametrize("driver", ["x=y", ""], ids=["equals-sign", "empty"])
+def test_a_driver_whose_name_a_command_line_setting_cannot_spell_is_switched_off(tmp_path: Path,
+                                                                                driver: str) -> None:
+    """``-c filter.x=y.clean=`` sets ``filter.x`` (git splits at the first "="), and a
+    pattern wanting a non-empty name misses ``filter..clean``: both drivers stay live
+    unless named another way."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / "repo", markers)
+    repo.root.mkdir()
+    repo.run("init", "-q")
+    (repo.root / "doc.md").write_text("# Title\n\nOne line.\n")
+    repo.run("add", "-A")
+    repo.run("commit", "-q", "-m", "first")
+    repo.run("config", f"filter.{driver}.clean", repo.program("clean"))
+    repo.run("config", f"filter.{driver}.required", "true")
+    (repo.root / ".gitattributes").write_text(f"*.md filter={driver}\n")
+    (repo.root / "doc.md").write_text("# Title\n\nTwo line.\n")
+    repo.run("diff", "HEAD", "--name-only")
+    assert repo.fired() == {"clean"}
+    top = Path(os.path.realpath(repo.root))
+    assert changed_since("HEAD", repo.root) == {str(top / "doc.md"), str(top / ".gitattributes")}
+    assert repo.fired() == set()
+
+
+def test_git_allow_protocol_in_the_users_environment_does_not_reopen_transports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GIT_ALLOW_PROTOCOL`` outranks every ``protocol.*.allow`` setting, the command
+    line's too: a promisor remote given as a local path, with its own upload-pack
+    program, is reached through it."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / "repo", markers)
+    repo.root.mkdir()
+    repo.run("init", "-q")
+    (repo.root / "doc.md").write_text("# Doc\n")
+    repo.run("add", "doc.md")
+    repo.run("commit", "-q", "-m", "first")
+    blob = repo.run("rev-parse", "HEAD:doc.md").stdout.decode().strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true"), ("remote.origin.url", str(tmp_path / "elsewhere")),
+                       ("remote.origin.uploadpack", repo.program("upload", passes_input=False))):
+        repo.run("config", key, value)
+    repo.env["GIT_ALLOW_PROTOCOL"] = "file"
+    monkeypatch.setenv("GIT_ALLOW_PROTOCOL", "file")
+    repo.run("-c", "protocol.allow=never", "cat-file", "blob", "HEAD:doc.md", check=False)
+    assert repo.fired() == {"upload"}
+    assert mrsf_git.show_file(repo.root, "HEAD", "doc.md") is None
+    assert repo.fired() == set()
+
+
+def test_a_git_planted_where_a_relative_path_entry_finds_it_is_not_run(
+        hostile: Repository, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty entry in ``PATH`` (a trailing ":") means the current folder: the
+    repository's own ``git`` at its top would be found before the real one."""
+    planted = hostile.root / "git"
+    planted.write_text(f"#!/bin/sh\ntouch '{hostile.markers / 'planted'}'\n")
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", ":" + os.environ.get("PATH", ""))
+    subprocess.run(["git", "--version"], cwd=hostile.root, env={**hostile.env, "PATH": os.environ["PATH"]},
+                   timeout=TIMEOUT, check=True)
+    assert hostile.fired() == {"planted"}
+    assert mrsf_git.head_commit(hostile.root) == hostile.run("rev-parse", "HEAD").stdout.decode().strip()
+    assert hostile.fired() == set()
+
+
+def test_a_program_git_leaves_running_is_killed_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git that starts a program holding its output open, then hangs: the timeout
+    kills both (they share a process group of their own) instead of waiting for the
+    output to end."""
+    import shutil
+    import threading
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    pid_file = tmp_path / "pid"
+    sleep = shutil.which("sleep")
+    (fake / "git").write_text(f"#!/bin/sh\n{sleep} 600 &\necho $! > '{pid_file}'\nexec {sleep} 600\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake))
+    outcome: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            gitsafe.run(["--version"], tmp_path, timeout=1)
+        except gitsafe.GitError as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT)
+    assert not thread.is_alive(), "gitsafe.run waited for the output of a program git left running"
+    assert "did not finish within 1 s" in str(outcome[0])
+    state = Path(f"/proc/{pid_file.read_text().strip()}/stat")
+    if state.exists():  # still listed: only as a zombie
+        assert state.read_text().rpartition(")")[2].split()[0] == "Z"
+
+
+def test_a_folder_that_is_not_there_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    for where, why in ((tmp_path / "missing", "there is no such folder"), (tmp_path / "file", "it is not a folder")):
+        with pytest.raises(gitsafe.GitError, match=f"git cannot run in .*: {why}") as caught:
+            gitsafe.run(["rev-parse", "HEAD"], where)
+        assert not caught.value.missing  # git itself is there
+    with pytest.raises(TreeError, match="there is no such folder"):
+        changed_since("HEAD", tmp_path / "missing")
+
+
+def test_a_repository_of_another_user_is_refused_with_a_hint(hostile: Repository,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git refuses a repository owned by someone else (``safe.directory``); the
+    repository's own config cannot lift that, and we do not either."""
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
+    hostile.run("config", "safe.directory", "*")  # ignored by git: not the user's own config
+    with pytest.raises(TreeError, match="dubious ownership.*lists it under safe.directory"):
+        changed_since("HEAD", hostile.root)
+    assert mrsf_git.repo_root(hostile.root) is None
+    assert hostile.fired() == set()
+
