@@ -309,3 +309,19 @@ def test_a_repository_of_another_user_is_refused_with_a_hint(hostile: Repository
     assert mrsf_git.repo_root(hostile.root) is None
     assert hostile.fired() == set()
 
+
+@pytest.mark.parametrize("name", ["ends in a space ", os.fsdecode(b"not utf-8 \xff")], ids=["space", "bytes"])
+def test_a_repository_folder_with_an_awkward_name(tmp_path: Path, name: str) -> None:
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    repo = Repository(tmp_path / name, markers)
+    repo.root.mkdir()
+    repo.run("init", "-q")
+    (repo.root / "doc.md").write_text("# Doc\n")
+    repo.run("add", "doc.md")
+    repo.run("commit", "-q", "-m", "first")
+    (repo.root / "doc.md").write_text("# Changed\n")
+    top = Path(os.path.realpath(repo.root))
+    assert mrsf_git.repo_root(repo.root) == top
+    assert mrsf_git.show_file(top, "HEAD", top / "doc.md") == "# Doc\n"
+    assert changed_since("HEAD", repo.root) == {str(top / "doc.md")}

@@ -287,7 +287,8 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
     git does not ignore."""
     if not revision or revision.startswith("-") or "\x00" in revision:
         raise TreeError(f"--changed-since: {revision!r} is not a revision")
-    top_text = _git(["rev-parse", "--show-toplevel"], where).decode("utf-8", "surrogateescape").strip()
+    # less the newline only: a folder's name may end in a space
+    top_text = os.fsdecode(_git(["rev-parse", "--show-toplevel"], where).removesuffix(b"\n"))
     top = Path(top_text)
     try:
         _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)

@@ -49,7 +49,9 @@ def repo_root(path: str | os.PathLike) -> Path | None:
     result = _run(["rev-parse", "--show-toplevel"], start)
     if result is None or result[0] != 0:
         return None
-    text = result[1].decode("utf-8", "replace").strip()
+    # the path as git wrote it, bytes included, less its newline (a folder's name may end in
+    # a space, or not be UTF-8)
+    text = os.fsdecode(result[1].removesuffix(b"\n"))
     return Path(text) if text else None
 
 
