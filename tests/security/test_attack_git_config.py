@@ -325,3 +325,18 @@ def test_a_repository_folder_with_an_awkward_name(tmp_path: Path, name: str) -> 
     assert mrsf_git.repo_root(repo.root) == top
     assert mrsf_git.show_file(top, "HEAD", top / "doc.md") == "# Doc\n"
     assert changed_since("HEAD", repo.root) == {str(top / "doc.md")}
+
+
+def test_git_has_no_terminal_to_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A configuration may include ``/dev/tty``: git in our session would sit reading the
+    user's keystrokes.  Git runs in a session of its own, without a controlling
+    terminal (opening ``/dev/tty`` fails), and leads its own process group."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f"#!{sys.executable}\nimport os\nprint(os.getpid(), os.getsid(0), os.getpgid(0))\n"
+                              "try:\n    open('/dev/tty').close()\nexcept OSError:\n    print('no terminal')\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake))
+    pid, session, group, *rest = gitsafe.run(["--version"], tmp_path).stdout.decode().split()
+    assert pid == session == group and int(session) != os.getsid(0)
+    assert rest == ["no", "terminal"]
