@@ -340,3 +340,17 @@ def test_git_has_no_terminal_to_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     pid, session, group, *rest = gitsafe.run(["--version"], tmp_path).stdout.decode().split()
     assert pid == session == group and int(session) != os.getsid(0)
     assert rest == ["no", "terminal"]
+
+
+def test_a_work_tree_set_elsewhere_is_reported_in_gits_words(hostile: Repository, tmp_path: Path) -> None:
+    """``core.worktree`` may name any folder: git then reports that folder as the top,
+    and from there it finds no repository.  The check says so instead of blaming the
+    revision, and runs nothing on the way."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    hostile.run("config", "core.worktree", str(elsewhere))
+    hostile.run("ls-files", check=False)
+    assert "fsmonitor" in hostile.fired()
+    with pytest.raises(TreeError, match="git rev-parse failed: fatal: not a git repository"):
+        changed_since("HEAD", hostile.root)
+    assert hostile.fired() == set()

@@ -269,7 +269,9 @@ def start(paths: list[str]) -> tuple[Plan, Iterator[tuple[str, str, str]]]:
 # --- git ----------------------------------------------------------------------------------
 
 
-def _git(args: list[str], cwd: Path, *, work_tree: bool = False) -> bytes:
+def _git(args: list[str], cwd: Path, *, work_tree: bool = False, silent_failure: str = "") -> bytes:
+    """Standard output of ``git args``; a :class:`TreeError` when it fails, worded
+    ``silent_failure`` when git said nothing about why (``rev-parse --quiet``)."""
     try:
         done = gitsafe.run(args, cwd, timeout=GIT_TIMEOUT, max_output=GIT_MAX_OUTPUT, work_tree=work_tree)
     except gitsafe.GitError as error:
@@ -277,6 +279,8 @@ def _git(args: list[str], cwd: Path, *, work_tree: bool = False) -> bytes:
             raise TreeError("--changed-since needs git, and no git command was found") from None
         raise TreeError(error.message) from None
     if done.returncode != 0:
+        if silent_failure and not done.stderr.strip():
+            raise TreeError(silent_failure)
         raise TreeError(f"git {args[0]} failed: {done.first_error_line}")
     return done.stdout
 
@@ -290,10 +294,10 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
     # less the newline only: a folder's name may end in a space
     top_text = os.fsdecode(_git(["rev-parse", "--show-toplevel"], where).removesuffix(b"\n"))
     top = Path(top_text)
-    try:
-        _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
-    except TreeError:
-        raise TreeError(f"--changed-since {revision}: git knows no commit of that name here") from None
+    # an unknown revision fails without a word; any other failure says what it was (a
+    # repository whose core.worktree names a folder git cannot find it from)
+    _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top,
+         silent_failure=f"--changed-since {revision}: git knows no commit of that name here")
     # the work tree is compared with the revision: files are hashed, so the repository's
     # filter drivers are switched off (gitsafe); a submodule counts as changed when its
     # recorded commit did, not when files inside it were edited (that would run git in it)
