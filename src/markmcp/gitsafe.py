@@ -66,11 +66,15 @@ _NEVER_RUN = (
     ("diff.external", ""),
     ("log.showSignature", "false"),
     ("safe.bareRepository", "explicit"),
+    # the index left as it was (git 2.50+; an older ``git diff`` refreshes it when it can
+    # take the lock, with no hook to run since hooks are off)
+    ("diff.autoRefreshIndex", "false"),
     ("protocol.allow", "never"),
     # a per-transport setting outranks protocol.allow, so each is closed by name as well
     *((f"protocol.{name}.allow", "never") for name in ("ext", "file", "git", "ssh", "http", "https")),
 )
-"""Settings whose repository value could make git run a program or reach the network."""
+"""Settings whose repository value could make git run a program, reach the network or
+write the index."""
 
 # "filter.<driver>.clean" and the like as ``git config --list`` prints them: the section
 # and the variable lower-cased, the driver name as written (it may hold dots and "=",

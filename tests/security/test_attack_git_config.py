@@ -354,3 +354,30 @@ def test_a_work_tree_set_elsewhere_is_reported_in_gits_words(hostile: Repository
     with pytest.raises(TreeError, match="git rev-parse failed: fatal: not a git repository"):
         changed_since("HEAD", hostile.root)
     assert hostile.fired() == set()
+
+
+def test_a_submodules_own_config_runs_nothing(hostile: Repository) -> None:
+    """A submodule's repository (``.git/modules/<name>``) has a configuration of its
+    own, which the overrides computed for the outer repository do not cover: plain git
+    comparing the work tree runs git inside the submodule, which runs its monitor and its
+    filter.  We compare the submodule's recorded commit only."""
+    inner = Repository(hostile.root.parent / "inner", hostile.markers)
+    inner.root.mkdir()
+    inner.run("init", "-q")
+    (inner.root / "a.md").write_text("one\n")
+    inner.run("add", "-A")
+    inner.run("commit", "-q", "-m", "inner")
+    hostile.run("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner.root), "sub")
+    hostile.run("commit", "-q", "-m", "sub")
+    hostile.run("-C", "sub", "config", "core.fsmonitor", hostile.program("sub-fsmonitor"))
+    hostile.run("-C", "sub", "config", "filter.evil.clean", hostile.program("sub-clean"))
+    hostile.run("-C", "sub", "config", "filter.evil.required", "true")
+    (hostile.root / "sub" / ".gitattributes").write_text("*.md filter=evil\n")
+    (hostile.root / "sub" / "a.md").write_text("two\n")
+    hostile.fired()
+    hostile.run("diff", "HEAD", "--name-only")
+    assert {"sub-fsmonitor", "sub-clean"} <= hostile.fired()
+    top = Path(os.path.realpath(hostile.root))
+    assert changed_since("HEAD", hostile.root) == {str(top / "doc.md"), str(top / ".gitattributes")}
+    assert mrsf_git.staged_files(hostile.root) == []
+    assert hostile.fired() == set()
