@@ -9,6 +9,7 @@ leave no marker and still give the right answer.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -33,8 +34,21 @@ class Repository:
                     "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.org"}
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([self.git, *args], cwd=self.root, env=self.env, check=check, capture_output=True,
-                              timeout=TIMEOUT)
+        """Plain git, in a process group of its own: whatever it leaves running (a
+        transport helper waiting on a remote that never answers) is killed after it."""
+        with subprocess.Popen([self.git, *args], cwd=self.root, env=self.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True) as proc:
+            try:
+                out, err = proc.communicate(timeout=TIMEOUT)
+            finally:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        if check:
+            done.check_returncode()
+        return done
 
     def program(self, name: str, *, passes_input: bool = True) -> str:
         """A command that leaves the marker ``name`` and passes its input through (or
