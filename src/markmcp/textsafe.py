@@ -23,6 +23,10 @@ UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u2
 """C0 controls (tab and newline included), DEL, the C1 controls, the bidirectional
 marks, embeddings, overrides and isolates, and the Unicode line and paragraph separators."""
 
+_UNSAFE_IN_JSON = re.compile(UNSAFE.pattern.replace("\x00-\x1f", "", 1))
+"""What :data:`UNSAFE` matches apart from the C0 controls, which a JSON encoder escapes
+inside strings itself (a raw one in its output is the layout's newline)."""
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -48,9 +52,9 @@ def inert_json(text: str) -> str:
     written as a ``\\uXXXX`` escape: the values it encodes are the same, and nothing in
     it acts on a terminal.  (The encoder escapes the C0 controls inside strings itself,
     so a raw one can only be the layout's own newline, which stays.)"""
-    if UNSAFE.search(text) is None:
+    if _UNSAFE_IN_JSON.search(text) is None:
         return text
-    return UNSAFE.sub(lambda match: match.group() if match.group() < " " else f"\\u{ord(match.group()):04x}", text)
+    return _UNSAFE_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def for_terminal(value: object) -> str:
