@@ -34,14 +34,10 @@ from __future__ import annotations
 from .checks import bands
 from .graph import Scene
 from .layout import BAND
+from .separate import movable_unit
 
 SEP = 16.0
 PASSES = 8
-
-
-def _positioned(scene: Scene, ident: str | None) -> bool:
-    pin = scene.pins.get(ident) if ident is not None else None
-    return bool(pin and pin.get("x") is not None)
 
 
 def real_boxes(scene: Scene) -> list:
@@ -60,21 +56,6 @@ def cross_start(scene: Scene) -> float:
     if not real:
         return 0.0
     return min((n.y if scene.horizontal else n.x) for n in real)
-
-
-def _unit(scene: Scene, n) -> list | None:
-    """What moves when ``n`` has to: ``n`` alone or its whole group; None when
-    the author placed any of it."""
-    if _positioned(scene, n.id):
-        return None
-    if n.group is None or n.group not in scene.groups:
-        return [n]
-    if _positioned(scene, n.group):
-        return None
-    unit = [scene.nodes[m] for m in scene.groups[n.group].members]
-    if any(_positioned(scene, m.id) for m in unit):
-        return None
-    return unit
 
 
 def _extent(boxes: list) -> tuple[float, float, float, float]:
@@ -104,7 +85,7 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
         for n in real:
             if n.id in ring.members or not encloses(ring, n.rect()):
                 continue
-            unit = _unit(scene, n)
+            unit = movable_unit(scene, n)
             if unit is None:
                 continue
             gid = n.group if n.group in scene.groups else None

@@ -23,15 +23,16 @@ PASSES = 12
 TRIALS = 48      # places tried for a group's engine-placed members (bounded work)
 
 
-def _positioned(scene: Scene, ident: str | None) -> bool:
+def positioned(scene: Scene, ident: str | None) -> bool:
+    """Whether the author gave ``ident`` (a box or a group) a position with a pin."""
     pin = scene.pins.get(ident) if ident is not None else None
     return bool(pin and pin.get("x") is not None)
 
 
 def separate(scene: Scene, moved: set[str]) -> None:
-    if not any(_positioned(scene, i) for i in list(scene.nodes) + list(scene.groups)):
+    if not any(positioned(scene, i) for i in list(scene.nodes) + list(scene.groups)):
         return
-    if all(_positioned(scene, n.id) for n in scene.nodes.values() if not n.external):
+    if all(positioned(scene, n.id) for n in scene.nodes.values() if not n.external):
         return
     for _ in range(PASSES):
         bands(scene)
@@ -45,7 +46,7 @@ def separate(scene: Scene, moved: set[str]) -> None:
                 x0, y0, x1, y1 = g.box
                 if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
                     continue
-                unit = _movable_unit(scene, n)
+                unit = movable_unit(scene, n)
                 owner = n.group if n.group in scene.groups else None
                 if unit is None:   # the author placed the intruder: the group yields, if it can
                     unit, owner = _movable_group(scene, gid), gid
@@ -66,17 +67,17 @@ def separate(scene: Scene, moved: set[str]) -> None:
     bands(scene)
 
 
-def _movable_unit(scene: Scene, n) -> list | None:
+def movable_unit(scene: Scene, n) -> list | None:
     """What moves when ``n`` has to: ``n`` alone, or its whole group; None when
     the author placed any of it."""
-    if _positioned(scene, n.id):
+    if positioned(scene, n.id):
         return None
     if n.group is None or n.group not in scene.groups:
         return [n]
-    if _positioned(scene, n.group):
+    if positioned(scene, n.group):
         return None
     unit = [scene.nodes[m] for m in scene.groups[n.group].members]
-    if any(_positioned(scene, m.id) for m in unit):
+    if any(positioned(scene, m.id) for m in unit):
         return None
     return unit
 
@@ -100,11 +101,11 @@ def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
     other box and band.  False when no such place is found among the
     candidates (then the check reports the pin)."""
     g = scene.groups[gid]
-    if _positioned(scene, gid):
+    if positioned(scene, gid):
         return False
     members = [scene.nodes[m] for m in g.members]
-    fixed = [m for m in members if _positioned(scene, m.id)]
-    free = [m for m in members if not _positioned(scene, m.id)]
+    fixed = [m for m in members if positioned(scene, m.id)]
+    free = [m for m in members if not positioned(scene, m.id)]
     if not fixed or not free:
         return False
     fixed_box = _extent(fixed)
@@ -188,7 +189,7 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
 
 
 def _fixed_group(scene: Scene, gid: str) -> bool:
-    return _positioned(scene, gid) or any(_positioned(scene, m) for m in scene.groups[gid].members)
+    return positioned(scene, gid) or any(positioned(scene, m) for m in scene.groups[gid].members)
 
 
 def _bands_apart(scene: Scene, moved: set[str]) -> bool:
@@ -225,10 +226,10 @@ def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
     changed = False
     real = [n for n in scene.nodes.values() if not n.external]
     for p in real:
-        if not _positioned(scene, p.id):
+        if not positioned(scene, p.id):
             continue
         for n in real:
-            if n is p or _positioned(scene, n.id):
+            if n is p or positioned(scene, n.id):
                 continue
             if not (n.x < p.x + p.w + 8 and p.x < n.x + n.w + 8 and n.y < p.y + p.h + 8 and p.y < n.y + n.h + 8):
                 continue
@@ -236,7 +237,7 @@ def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
                 continue
             unit = [n]
             if n.group is not None and n.group in scene.groups:
-                if _positioned(scene, n.group) or any(_positioned(scene, m) for m in scene.groups[n.group].members):
+                if positioned(scene, n.group) or any(positioned(scene, m) for m in scene.groups[n.group].members):
                     continue
                 unit = [scene.nodes[m] for m in scene.groups[n.group].members]
             lo = min((m.y if horizontal else m.x) for m in unit)
