@@ -264,6 +264,15 @@ def _seat_externals(scene: Scene, moved: set[str]) -> None:
         moved.add(box.id)
 
 
+def _shortest_first(scene, links: list) -> None:
+    """Sort ``links`` so the shortest (by the distance between its boxes' centres) is
+    routed first; the index breaks ties."""
+    def span(link) -> float:
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        return (a.cx - b.cx) ** 2 + (a.cy - b.cy) ** 2
+    links.sort(key=lambda lk: (span(lk), lk.index))
+
+
 def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> None:
     """Connectors touching a moved box, or crossing one, are routed afresh."""
     if not moved:
@@ -289,10 +298,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             ink.add(paths[link.index])
     loops: dict[str, int] = {}
 
-    def span(link) -> float:
-        a, b = scene.nodes[link.a], scene.nodes[link.b]
-        return (a.cx - b.cx) ** 2 + (a.cy - b.cy) ** 2
-    todo.sort(key=lambda lk: (span(lk), lk.index))
+    _shortest_first(scene, todo)
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
@@ -349,10 +355,7 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
         if link.index not in pending:
             ink.add(paths[link.index])
 
-    def span(link) -> float:
-        a, b = scene.nodes[link.a], scene.nodes[link.b]
-        return (a.cx - b.cx) ** 2 + (a.cy - b.cy) ** 2
-    todo.sort(key=lambda lk: (span(lk), lk.index))
+    _shortest_first(scene, todo)
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
