@@ -33,6 +33,21 @@ class Repository:
                     "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.org",
                     "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.org"}
 
+    @classmethod
+    def committed(cls, tmp_path: Path, files: dict[str, str], name: str = "repo") -> Repository:
+        """A new repository ``tmp_path/name`` holding ``files`` in one commit (markers
+        are left in ``tmp_path/markers``)."""
+        markers = tmp_path / "markers"
+        markers.mkdir()
+        repo = cls(tmp_path / name, markers)
+        repo.root.mkdir()
+        repo.run("init", "-q")
+        for relative, text in files.items():
+            (repo.root / relative).write_text(text)
+        repo.run("add", "-A")
+        repo.run("commit", "-q", "-m", "first")
+        return repo
+
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         """Plain git, in a process group of its own: whatever it leaves running (a
         transport helper waiting on a remote that never answers) is killed after it."""
@@ -69,18 +84,11 @@ class Repository:
 @pytest.fixture
 def hostile(tmp_path: Path) -> Repository:
     """A work tree whose .git/config and .gitattributes name programs for git to run."""
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = Repository(tmp_path / "repo", markers)
-    repo.root.mkdir()
-    repo.run("init", "-q")
-    (repo.root / "doc.md").write_text("# Title\n\nOne line.\n")
-    (repo.root / "doc.md.review.yaml").write_text(
-        "mrsf_version: '1.0'\ndocument: doc.md\ncomments:\n- id: c1\n  author: A\n"
-        "  timestamp: '2026-01-01T00:00:00Z'\n  text: Hi\n  resolved: false\n  line: 3\n"
-        "  selected_text: One line.\n")
-    repo.run("add", "-A")
-    repo.run("commit", "-q", "-m", "first")
+    repo = Repository.committed(tmp_path, {
+        "doc.md": "# Title\n\nOne line.\n",
+        "doc.md.review.yaml": "mrsf_version: '1.0'\ndocument: doc.md\ncomments:\n- id: c1\n  author: A\n"
+                              "  timestamp: '2026-01-01T00:00:00Z'\n  text: Hi\n  resolved: false\n  line: 3\n"
+                              "  selected_text: One line.\n"})
     repo.run("config", "core.fsmonitor", repo.program("fsmonitor"))
     repo.run("config", "filter.evil.clean", repo.program("clean"))
     repo.run("config", "filter.evil.smudge", repo.program("smudge"))
@@ -124,23 +132,24 @@ def test_reanchor_staged_runs_none_of_them(hostile: Repository) -> None:
     assert hostile.fired() == set()
 
 
+def partial_clone(tmp_path: Path) -> Repository:
+    """A repository with one commit whose one file's content is missing, and the
+    configuration of a partial clone that would fetch it from its promisor remote."""
+    repo = Repository.committed(tmp_path, {"doc.md": "# Doc\n"})
+    blob = repo.run("rev-parse", "HEAD:doc.md").stdout.decode().strip()
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true")):
+        repo.run("config", key, value)
+    return repo
+
+
 def test_a_promisor_remote_is_never_fetched_from(tmp_path: Path) -> None:
     """A partial clone whose promisor remote is an ``ext::`` command: git would run it to
     fetch an object that is missing."""
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = Repository(tmp_path / "repo", markers)
-    repo.root.mkdir()
-    repo.run("init", "-q")
-    (repo.root / "doc.md").write_text("# Doc\n")
-    repo.run("add", "doc.md")
-    repo.run("commit", "-q", "-m", "first")
-    blob = repo.run("rev-parse", "HEAD:doc.md").stdout.decode().strip()
-    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    repo = partial_clone(tmp_path)
     fetch = repo.program("fetch", passes_input=False).replace("'", "")  # ext:: splits its command at spaces
-    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-                       ("remote.origin.promisor", "true"), ("remote.origin.url", f"ext::{fetch}"),
-                       ("protocol.ext.allow", "always")):
+    for key, value in (("remote.origin.url", f"ext::{fetch}"), ("protocol.ext.allow", "always")):
         repo.run("config", key, value)
     repo.run("cat-file", "blob", "HEAD:doc.md", check=False)
     assert repo.fired() == {"fetch"}
@@ -209,14 +218,7 @@ def test_a_driver_whose_name_a_command_line_setting_cannot_spell_is_switched_off
     """``-c filter.x=y.clean=`` sets ``filter.x`` (git splits at the first "="), and a
     pattern wanting a non-empty name misses ``filter..clean``: both drivers stay live
     unless named another way."""
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = Repository(tmp_path / "repo", markers)
-    repo.root.mkdir()
-    repo.run("init", "-q")
-    (repo.root / "doc.md").write_text("# Title\n\nOne line.\n")
-    repo.run("add", "-A")
-    repo.run("commit", "-q", "-m", "first")
+    repo = Repository.committed(tmp_path, {"doc.md": "# Title\n\nOne line.\n"})
     repo.run("config", f"filter.{driver}.clean", repo.program("clean"))
     repo.run("config", f"filter.{driver}.required", "true")
     (repo.root / ".gitattributes").write_text(f"*.md filter={driver}\n")
@@ -233,18 +235,8 @@ def test_git_allow_protocol_in_the_users_environment_does_not_reopen_transports(
     """``GIT_ALLOW_PROTOCOL`` outranks every ``protocol.*.allow`` setting, the command
     line's too: a promisor remote given as a local path, with its own upload-pack
     program, is reached through it."""
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = Repository(tmp_path / "repo", markers)
-    repo.root.mkdir()
-    repo.run("init", "-q")
-    (repo.root / "doc.md").write_text("# Doc\n")
-    repo.run("add", "doc.md")
-    repo.run("commit", "-q", "-m", "first")
-    blob = repo.run("rev-parse", "HEAD:doc.md").stdout.decode().strip()
-    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
-    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-                       ("remote.origin.promisor", "true"), ("remote.origin.url", str(tmp_path / "elsewhere")),
+    repo = partial_clone(tmp_path)
+    for key, value in (("remote.origin.url", str(tmp_path / "elsewhere")),
                        ("remote.origin.uploadpack", repo.program("upload", passes_input=False))):
         repo.run("config", key, value)
     repo.env["GIT_ALLOW_PROTOCOL"] = "file"
@@ -326,14 +318,7 @@ def test_a_repository_of_another_user_is_refused_with_a_hint(hostile: Repository
 
 @pytest.mark.parametrize("name", ["ends in a space ", os.fsdecode(b"not utf-8 \xff")], ids=["space", "bytes"])
 def test_a_repository_folder_with_an_awkward_name(tmp_path: Path, name: str) -> None:
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    repo = Repository(tmp_path / name, markers)
-    repo.root.mkdir()
-    repo.run("init", "-q")
-    (repo.root / "doc.md").write_text("# Doc\n")
-    repo.run("add", "doc.md")
-    repo.run("commit", "-q", "-m", "first")
+    repo = Repository.committed(tmp_path, {"doc.md": "# Doc\n"}, name=name)
     (repo.root / "doc.md").write_text("# Changed\n")
     top = Path(os.path.realpath(repo.root))
     assert mrsf_git.repo_root(repo.root) == top
