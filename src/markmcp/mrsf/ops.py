@@ -816,12 +816,21 @@ def reanchor(target: PathLike, *, threshold: float = 0.6, update_text: bool = Fa
         raise MrsfError("invalid-argument", f"threshold must be a number between 0 and 1, got {threshold!r}")
     loc = _find(target, root, cwd, config, places)
     _require_sidecar(loc)
+    text, repo, head = _anchoring_inputs(loc, document_text, use_git, repository)
+    return _reanchored(loc, text, repo, head, threshold=threshold, update_text=update_text, force=force,
+                       dry_run=dry_run, from_commit=from_commit, expected_version=expected_version)
+
+
+def _anchoring_inputs(loc: Location, document_text: str | None, use_git: bool,
+                      repository: GitFacts | None) -> tuple[str, Path | None, str | None]:
+    """What re-anchoring ``loc`` starts from: the document's text (``document_text`` when
+    given), and the repository and its HEAD commit (``repository`` when the caller asked
+    git already; none without ``use_git``).  MrsfError ``not-found`` without a document."""
     text = _document_text(loc, document_text)
     if text is None:
         raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
     repo, head = (repository if repository is not None else git_facts(loc.root)) if use_git else (None, None)
-    return _reanchored(loc, text, repo, head, threshold=threshold, update_text=update_text, force=force,
-                       dry_run=dry_run, from_commit=from_commit, expected_version=expected_version)
+    return text, repo, head
 
 
 def _reanchored(loc: Location, text: str, repo: Path | None, head: str | None, *, threshold: float = 0.6,
@@ -914,10 +923,7 @@ def check(target: PathLike, *, fix: bool = False, use_git: bool = True, reposito
     out["resolved"] = [c.get("id") for c in loaded.sidecar.comments or ()
                        if isinstance(c, dict) and c.get("resolved") is True]  # re-anchoring changes none
     try:
-        text = _document_text(loc)
-        if text is None:
-            raise MrsfError("not-found", f"document not found: {loc.document}", path=loc.document)
-        repo, head = (repository if repository is not None else git_facts(loc.root)) if use_git else (None, None)
+        text, repo, head = _anchoring_inputs(loc, None, use_git, repository)
         out["reanchor"] = _reanchored(loc, text, repo, head, dry_run=not fix, loaded=loaded)
     except MrsfError as exc:
         out["reanchorError"] = {"code": exc.code, "message": exc.message}
