@@ -36,9 +36,21 @@ def _pin_line(scene: Scene, ident: str) -> int | None:
     return None if pin is None else pin.get("line")
 
 
-def _positioned(scene: Scene, ident: str) -> bool:
-    pin = scene.pins.get(ident)
+def positioned(scene: Scene, ident: str | None) -> bool:
+    """Whether the author gave ``ident`` (a box or a group) a position with a pin."""
+    pin = scene.pins.get(ident) if ident is not None else None
     return bool(pin and pin.get("x") is not None)
+
+
+def real_boxes(scene: Scene) -> list:
+    """The boxes drawn with an extent (not the outside world's stand-ins, not empty)."""
+    return [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+
+
+def encloses(ring, rect) -> bool:
+    """Is the rectangle ``(x0, y0, x1, y1)`` wholly inside the ring (all four corners)?"""
+    x0, y0, x1, y1 = rect
+    return all(ring.inside(px, py) for px, py in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)))
 
 
 def band_enclosures(scene: Scene) -> list[tuple[int, str]]:
@@ -54,14 +66,14 @@ def band_enclosures(scene: Scene) -> list[tuple[int, str]]:
             if not (n.x < x1 and n.x + n.w > x0 and n.y < y1 and n.y + n.h > y0):
                 continue
             who = None
-            if _positioned(scene, n.id):
+            if positioned(scene, n.id):
                 who = n.id
-            elif n.group is not None and _positioned(scene, n.group):
+            elif n.group is not None and positioned(scene, n.group):
                 who = n.group
-            elif _positioned(scene, gid):
+            elif positioned(scene, gid):
                 who = gid
             else:
-                who = next((m for m in g.members if _positioned(scene, m)), None)
+                who = next((m for m in g.members if positioned(scene, m)), None)
             if who is not None:
                 line = _pin_line(scene, who) or g.line
                 out.append((line, f'pin puts "{n.id}" inside the band of group "{gid}" — a band is '
@@ -77,7 +89,7 @@ def band_enclosures(scene: Scene) -> list[tuple[int, str]]:
 
 
 def complete_covers(scene: Scene) -> list[tuple[int, str]]:
-    real = [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+    real = real_boxes(scene)
     out = []
     for a in real:
         for b in real:
@@ -86,7 +98,7 @@ def complete_covers(scene: Scene) -> list[tuple[int, str]]:
             if not (a.x >= b.x - 0.01 and a.y >= b.y - 0.01 and a.x + a.w <= b.x + b.w + 0.01
                     and a.y + a.h <= b.y + b.h + 0.01):
                 continue
-            pa, pb = _positioned(scene, a.id), _positioned(scene, b.id)
+            pa, pb = positioned(scene, a.id), positioned(scene, b.id)
             if pa and pb:
                 continue
             who = b.id if pb else (a.id if pa else None)
@@ -105,20 +117,19 @@ def complete_covers(scene: Scene) -> list[tuple[int, str]]:
 
 def lasso_enclosures(scene: Scene, rings: list) -> list[tuple[int, str]]:
     out = []
-    real = [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
+    real = real_boxes(scene)
     for ring in rings:
         if ring.solo:
             continue
         members = ring.members
-        member_pinned = any(_positioned(scene, m) for m in members)
+        member_pinned = any(positioned(scene, m) for m in members)
         for n in real:
             if n.id in members:
                 continue
-            corners = ((n.x, n.y), (n.x + n.w, n.y), (n.x, n.y + n.h), (n.x + n.w, n.y + n.h))
-            if not all(ring.inside(px, py) for px, py in corners):
+            if not encloses(ring, n.rect()):
                 continue
             bid = ring.id
-            if _positioned(scene, n.id) or member_pinned:
+            if positioned(scene, n.id) or member_pinned:
                 out.append((ring.line, f'the lasso for bundle "{bid}" would enclose non-member '
                                        f'"{n.id}" — a lasso is the drawn extent of the bundle\'s '
                                        f'members, so this draws "{n.id}" as one of them. Move the '

@@ -31,23 +31,12 @@ is recomputed after every step).
 
 from __future__ import annotations
 
-from .checks import bands
+from .checks import bands, encloses, real_boxes
 from .graph import Scene
-from .layout import BAND
-from .separate import movable_unit
+from .separate import extent, movable_unit, overlaps, pad
 
 SEP = 16.0
 PASSES = 8
-
-
-def real_boxes(scene: Scene) -> list:
-    return [n for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
-
-
-def encloses(ring, rect) -> bool:
-    """Is the rectangle wholly inside the ring (all four corners)?"""
-    x0, y0, x1, y1 = rect
-    return all(ring.inside(px, py) for px, py in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)))
 
 
 def cross_start(scene: Scene) -> float:
@@ -56,15 +45,6 @@ def cross_start(scene: Scene) -> float:
     if not real:
         return 0.0
     return min((n.y if scene.horizontal else n.x) for n in real)
-
-
-def _extent(boxes: list) -> tuple[float, float, float, float]:
-    return (min(b.x for b in boxes), min(b.y for b in boxes),
-            max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
-
-
-def _meets(a, b, margin: float) -> bool:
-    return a[0] - margin < b[2] and b[0] < a[2] + margin and a[1] - margin < b[3] and b[1] < a[3] + margin
 
 
 def _moved(rect, dx: float, dy: float):
@@ -90,9 +70,8 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
                 continue
             gid = n.group if n.group in scene.groups else None
             ids = {m.id for m in unit}
-            ux0, uy0, ux1, uy1 = _extent(unit)
-            foot = ((ux0 - BAND["l"], uy0 - BAND["t"], ux1 + BAND["r"], uy1 + BAND["b"])
-                    if gid is not None else (ux0, uy0, ux1, uy1))
+            ux0, uy0, ux1, uy1 = extent(unit)
+            foot = pad((ux0, uy0, ux1, uy1)) if gid is not None else (ux0, uy0, ux1, uy1)
             hw, hh = ring.half_extent()
             if horizontal:
                 lo, hi, u_lo, u_hi = ring.cy - hh, ring.cy + hh, uy0, uy1
@@ -105,7 +84,7 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
                 if u_lo + d < cross0 - 0.01:
                     continue    # never before the edge the layout started from
                 dx, dy = (0.0, d) if horizontal else (d, 0.0)
-                if any(_meets(_moved(foot, dx, dy), o, SEP) for o in others):
+                if any(overlaps(_moved(foot, dx, dy), o, SEP) for o in others):
                     continue
                 if any(encloses(r, _moved(m.rect(), dx, dy)) for r in lassos
                        for m in unit if m.id not in r.members):

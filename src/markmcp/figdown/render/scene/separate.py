@@ -14,19 +14,13 @@ name.
 
 from __future__ import annotations
 
-from .checks import bands
+from .checks import bands, positioned
 from .graph import Scene
 from .layout import BAND
 
 SEP = 16.0
 PASSES = 12
 TRIALS = 48      # places tried for a group's engine-placed members (bounded work)
-
-
-def positioned(scene: Scene, ident: str | None) -> bool:
-    """Whether the author gave ``ident`` (a box or a group) a position with a pin."""
-    pin = scene.pins.get(ident) if ident is not None else None
-    return bool(pin and pin.get("x") is not None)
 
 
 def separate(scene: Scene, moved: set[str]) -> None:
@@ -89,7 +83,8 @@ def _movable_group(scene: Scene, gid: str) -> list | None:
     return [scene.nodes[m] for m in scene.groups[gid].members]
 
 
-def _overlaps(a, b, margin: float = 0.0) -> bool:
+def overlaps(a, b, margin: float = 0.0) -> bool:
+    """Do rectangles ``a`` and ``b`` come closer than ``margin``?"""
     return a[0] - margin < b[2] and b[0] < a[2] + margin and a[1] - margin < b[3] and b[1] < a[3] + margin
 
 
@@ -108,13 +103,13 @@ def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
     free = [m for m in members if not positioned(scene, m.id)]
     if not fixed or not free:
         return False
-    fixed_box = _extent(fixed)
-    if _overlaps(_pad(fixed_box), n.rect()):
+    fixed_box = extent(fixed)
+    if overlaps(pad(fixed_box), n.rect()):
         return False    # the author's own members reach it: nothing to move
     ids = {m.id for m in members}
     others = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
     obstacles = others + [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
-    free_box = _extent(free)
+    free_box = extent(free)
     free_rects = [m.rect() for m in free]
     trials = []   # (distance, along the flow, backwards, axis, shift); axis 0 moves x, 1 moves y
     for axis in (0, 1):
@@ -127,12 +122,12 @@ def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
     for *_, axis, shift in sorted(trials)[:TRIALS]:
         dx, dy = (0.0, shift) if axis else (shift, 0.0)
         fb = (free_box[0] + dx, free_box[1] + dy, free_box[2] + dx, free_box[3] + dy)
-        band = _pad((min(fixed_box[0], fb[0]), min(fixed_box[1], fb[1]),
+        band = pad((min(fixed_box[0], fb[0]), min(fixed_box[1], fb[1]),
                      max(fixed_box[2], fb[2]), max(fixed_box[3], fb[3])))
-        if any(_overlaps(band, o) for o in others):
+        if any(overlaps(band, o) for o in others):
             continue
-        near = [o for o in obstacles if _overlaps(fb, o, SEP / 2)]
-        if any(_overlaps((r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy), o, SEP / 2)
+        near = [o for o in obstacles if overlaps(fb, o, SEP / 2)]
+        if any(overlaps((r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy), o, SEP / 2)
                for r in free_rects for o in near):
             continue
         for m in free:
@@ -153,12 +148,14 @@ def _shift(nodes: list, shift: float, *, along_y: bool, moved: set[str]) -> None
         moved.add(n.id)
 
 
-def _extent(boxes: list) -> tuple[float, float, float, float]:
+def extent(boxes: list) -> tuple[float, float, float, float]:
+    """The rectangle the boxes cover together."""
     return (min(b.x for b in boxes), min(b.y for b in boxes),
             max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
 
 
-def _pad(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+def pad(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """A group's band around its members' extent ``box``."""
     return (box[0] - BAND["l"], box[1] - BAND["t"], box[2] + BAND["r"], box[3] + BAND["b"])
 
 
@@ -171,7 +168,7 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
     move never makes a new intrusion and the pass settles."""
     horizontal = scene.horizontal
     ids = {m.id for m in unit}
-    fx0, fy0, fx1, fy1 = _pad(_extent(unit)) if gid is not None else _extent(unit)
+    fx0, fy0, fx1, fy1 = pad(extent(unit)) if gid is not None else extent(unit)
     obstacles = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
     obstacles += [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
     # along the flow the footprint stays where it is; across it, each obstacle that
