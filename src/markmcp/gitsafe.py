@@ -66,8 +66,9 @@ _NEVER_RUN = (
     ("diff.external", ""),
     ("log.showSignature", "false"),
     ("safe.bareRepository", "explicit"),
-    # the index left as it was (git 2.50+; an older ``git diff`` refreshes it when it can
-    # take the lock, with no hook to run since hooks are off)
+    # the index left as it was: ``git diff`` against the work tree rewrites it to record
+    # fresh timestamps unless told not to (``git status`` keeps from it under
+    # GIT_OPTIONAL_LOCKS=0, set below)
     ("diff.autoRefreshIndex", "false"),
     ("protocol.allow", "never"),
     # a per-transport setting outranks protocol.allow, so each is closed by name as well

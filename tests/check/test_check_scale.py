@@ -17,6 +17,7 @@ import pytest
 
 from conftest import required_tool
 from markmcp.check import cli, report
+from markmcp.check.tree import changed_since
 from markmcp.figdown.render import build
 from markmcp.mrsf import ops
 
@@ -175,6 +176,30 @@ def test_changed_since_follows_changes_and_dependencies(tmp_path: Path, monkeypa
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == "markmcp check: --changed-since no-such-revision: git knows no commit of that name here\n"
+
+
+def test_changed_since_compares_content_and_leaves_the_index_alone(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    for name in ("same.md", "touched.md", "edited.md", "staged.md", "deleted.md", "staged-back.md"):
+        write(tmp_path / name, f"# {name}\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "start")
+    index = tmp_path / ".git" / "index"
+    os.utime(tmp_path / "touched.md", (1, 1))  # new timestamps, same content
+    write(tmp_path / "edited.md", "# edited\n")
+    write(tmp_path / "staged.md", "# staged\n")
+    git(tmp_path, "add", "staged.md")
+    write(tmp_path / "staged-back.md", "# changed, staged, then changed back\n")
+    git(tmp_path, "add", "staged-back.md")
+    write(tmp_path / "staged-back.md", "# staged-back.md\n")
+    (tmp_path / "deleted.md").unlink()
+    write(tmp_path / "new.md", "# new\n")
+    before = (index.read_bytes(), index.stat().st_mtime_ns)
+    top = Path(os.path.realpath(tmp_path))
+    assert changed_since("HEAD", tmp_path) == {str(top / name) for name in (
+        "edited.md", "staged.md", "deleted.md", "new.md",
+        "staged-back.md")}  # the one file counted though its content is the revision's again
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before  # nothing written
 
 
 def test_changed_since_outside_a_repository_is_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -298,13 +298,27 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
     # repository whose core.worktree names a folder git cannot find it from)
     _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top,
          silent_failure=f"--changed-since {revision}: git knows no commit of that name here")
-    # the work tree is compared with the revision: files are hashed, so the repository's
+    # what differs is told in two parts, neither of which writes the index: the index
+    # against the revision (blobs only), and ``git status`` for the work tree against the
+    # index and for untracked files. ``git diff REVISION`` would do both at once, but it
+    # either lists every file whose timestamps changed (an untouched checkout, a ``touch``)
+    # or, to find out, rewrites ``.git/index``. Files are hashed, so the repository's
     # filter drivers are switched off (gitsafe); a submodule counts as changed when its
-    # recorded commit did, not when files inside it were edited (that would run git in it)
-    names = _git(["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv",
-                  "--ignore-submodules=dirty", "-z", revision, "--"], top, work_tree=True).split(b"\0")
-    names += _git(["ls-files", "--others", "--exclude-standard", "-z"], top).split(b"\0")
+    # recorded commit did, not when files inside it were edited (that would run git in it).
+    names = _git(["diff", "--cached", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv",
+                  "--ignore-submodules=dirty", "-z", revision, "--"], top).split(b"\0")
+    names += _work_tree_changes(_git(["status", "--porcelain=v1", "-z", "--no-renames",
+                                      "--untracked-files=all", "--ignore-submodules=dirty"],
+                                     top, work_tree=True))
     return frozenset(os.path.realpath(top / os.fsdecode(name)) for name in names if name)
+
+
+def _work_tree_changes(status: bytes) -> list[bytes]:
+    """The paths ``git status --porcelain=v1 -z --no-renames`` shows changed in the work
+    tree (its second column) or untracked. A file changed in the work tree is counted even
+    where its content has come back to the revision's (rare: more is checked, never less)."""
+    entries = status.split(b"\0")
+    return [entry[3:] for entry in entries if len(entry) > 3 and entry[1:2] != b" "]
 
 
 # --- sharding -----------------------------------------------------------------------------
