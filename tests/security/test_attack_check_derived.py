@@ -44,6 +44,7 @@ from jsonschema import Draft7Validator
 
 from check.test_sarif import SARIF_RULES
 from conftest import required_tool
+from markmcp.check.tree import system_top
 from markmcp.figdown.render import build
 from markmcp.mcpcore.files import MAX_FILE_BYTES
 
@@ -243,6 +244,19 @@ def test_named_paths_a_symlink_leads_out_are_not_read(derived: Repo) -> None:
     assert "would move from line 3 to 5" in inside.stdout and "NOT READ" not in inside.stdout
     derived.assert_outside_untouched()
     derived.assert_plants_kept()
+
+
+def test_only_the_systems_own_top_level_links_are_followed(tmp_path: Path) -> None:
+    """A named path outside the working folder is confined to the tree it lies in. macOS
+    reaches ``/tmp`` through a root-made link, so that link is followed: stopping there
+    would make ``/`` the tree. A link planted deeper is never followed."""
+    planted = tmp_path / "planted"
+    planted.symlink_to(tmp_path / "elsewhere")
+    assert system_top(planted / "doc.md") == (Path("/"), (planted / "doc.md").parts[1:])
+    links = sorted(p for p in Path("/").iterdir() if p.is_symlink() and p.lstat().st_uid == 0)
+    if not links:
+        pytest.skip("this machine's / holds no link of the system's to follow")
+    assert system_top(links[0] / "a" / "b") == (Path(os.path.realpath(links[0])), ("a", "b"))
 
 
 # --- names ----------------------------------------------------------------------------------

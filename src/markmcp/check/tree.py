@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +165,29 @@ def folder_tasks(plan: Plan, folder: str, *, ignore: bool = True) -> Iterator[tu
             yield task
 
 
+def system_top(path: Path) -> tuple[Path, tuple[str, ...]]:
+    """The real folder an absolute path starts in, and the parts below it.
+
+    The first folder is followed when it is one of the system's own links, made by root
+    in a root folder that no one else may write to (macOS ``/tmp`` and ``/var`` lead to
+    ``/private/...``; a merged ``/usr`` makes ``/bin`` and ``/lib`` links): no repository
+    can plant one there. Any other first folder is kept as written."""
+    anchor = Path(path.anchor)
+    parts = path.parts[1:]
+    if not parts:
+        return anchor, parts
+    first = anchor / parts[0]
+    try:
+        top, link = os.stat(anchor), os.lstat(first)
+    except OSError:
+        return anchor, parts
+    made_by_the_system = (top.st_uid == 0 and not top.st_mode & 0o022
+                          and stat.S_ISLNK(link.st_mode) and link.st_uid == 0)
+    if not made_by_the_system:
+        return anchor, parts
+    return Path(os.path.realpath(first)), parts[1:]
+
+
 def leads_out(path: str) -> FileAccessError | None:
     """Why a path named on the command line is not followed, or None.
 
@@ -171,7 +195,8 @@ def leads_out(path: str) -> FileAccessError | None:
     or a folder on the way) must not lead out of the tree it is named in, as no walked
     one may: the repository holding the working folder (or the working folder) for a
     path below it, else the repository holding the path's last folder that is not a
-    symlink (or that folder)."""
+    symlink (or that folder; the system's own top-level links do not count as symlinks
+    here, see :func:`system_top`)."""
     lexical = Path(os.path.abspath(path))
     real = Path(os.path.realpath(path))
     if real == lexical:
@@ -180,8 +205,8 @@ def leads_out(path: str) -> FileAccessError | None:
     if lexical.is_relative_to(here):
         home = repository_top(here) or here
     else:
-        base = Path(lexical.anchor)
-        for part in lexical.parent.parts[1:]:
+        base, parts = system_top(lexical.parent)
+        for part in parts:
             if files.is_link(base / part):
                 break
             base = base / part
