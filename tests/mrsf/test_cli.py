@@ -419,6 +419,13 @@ def test_no_command_and_unknown_command_are_usage_errors(tmp_path: Path) -> None
     assert "invalid choice" in proc.stderr
 
 
+def test_an_option_a_command_does_not_take_is_shown_with_that_commands_usage(tmp_path: Path) -> None:
+    proc = run("list", "--bogus", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith("usage: mrsf list ")
+    assert proc.stderr.endswith("mrsf list: error: unrecognized arguments: --bogus\n")
+
+
 def test_quiet_suppresses_info(work: Path) -> None:
     proc = run("-q", "resolve", "doc.md.review.yaml", "c1", cwd=work)
     assert proc.returncode == 0

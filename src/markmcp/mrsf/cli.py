@@ -33,10 +33,10 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from markmcp import __version__
-from markmcp.cmdline import parse
+from markmcp.cmdline import CommandParser, parse
 from markmcp.mcpcore.files import FileAccessError, kind_of, shown
 from markmcp.mrsf import git, ops
 from markmcp.mrsf.errors import MrsfError
@@ -56,14 +56,6 @@ _NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
 
 class UsageError(Exception):
     """A bad command line; reported on stderr with exit code 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports errors as ``mrsf <cmd>: error: ...`` (exit 2), never a traceback."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 # ---------------------------------------------------------------------------
@@ -138,10 +130,10 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mrsf`` argument parser."""
-    parser = _Parser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", allow_abbrev=False)
+    parser = argparse.ArgumentParser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", allow_abbrev=False)
     parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__}")
     _global_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=CommandParser)
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
