@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,13 +176,7 @@ def system_top(path: Path) -> tuple[Path, tuple[str, ...]]:
     if not parts:
         return anchor, parts
     first = anchor / parts[0]
-    try:
-        top, link = os.stat(anchor), os.lstat(first)
-    except OSError:
-        return anchor, parts
-    made_by_the_system = (top.st_uid == 0 and not top.st_mode & 0o022
-                          and stat.S_ISLNK(link.st_mode) and link.st_uid == 0)
-    if not made_by_the_system:
+    if not files.is_system_link(first):
         return anchor, parts
     return Path(os.path.realpath(first)), parts[1:]
 

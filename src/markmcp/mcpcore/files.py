@@ -378,6 +378,21 @@ def is_link(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def is_system_link(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a symbolic link root made directly under a root folder no one
+    else may write to (macOS ``/tmp``, a merged ``/usr``'s ``/bin``): no repository can
+    plant one there.  False for anything else, or when it cannot be told."""
+    link = Path(os.path.abspath(path))
+    if link.parent != Path(link.anchor) or link == link.parent:
+        return False
+    try:
+        top, entry = os.stat(link.parent), os.lstat(link)
+    except (OSError, ValueError):
+        return False
+    return (top.st_uid == 0 and not top.st_mode & 0o022
+            and stat.S_ISLNK(entry.st_mode) and entry.st_uid == 0)
+
+
 # --- walking a folder --------------------------------------------------------------------
 
 
