@@ -55,7 +55,7 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
     try:
         if settings.transport == "stdio":
             # the SDK (and logging, set up before it) loads while initialize is answered
-            return early.serve_stdio(spec, settings, prepare=lambda: _configure_logging(settings.log_level))
+            return early.serve_stdio(spec, lambda: _load_stdio(spec, settings))
         try:  # before the SDK is imported: a port in use or an unknown host is told at once
             sock = listen(settings.host, settings.port)
         except OSError as error:
@@ -74,6 +74,19 @@ def serve(spec: ServerSpec, argv: Sequence[str] | None = None) -> int:
         return stop.code if isinstance(stop.code, int) else 0
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _load_stdio(spec: ServerSpec, settings: Settings) -> early.Session:
+    """What ``early.serve_stdio`` runs in the background while ``initialize`` is answered:
+    logging set up (nothing logs before, and the reply does not need the logging module), the
+    SDK imported and the server built on it, then the engine imported so that the first tool
+    call does not wait for it.  Returns the session that serves the client from then on."""
+    _configure_logging(settings.log_level)
+    from markmcp.mcpcore import transports  # the SDK, anyio, pydantic and the handlers
+
+    server = transports.build_server(spec, settings)
+    import_preloads(spec)
+    return lambda wire, reader, backlog: transports.run_stdio(server, wire, reader, backlog)
 
 
 def listen(host: str, port: int) -> socket.socket:

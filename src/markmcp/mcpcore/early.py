@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from markmcp.mcpcore.spec import ServerSpec, Settings, import_preloads, offers_completions, offers_subscriptions
+from markmcp.mcpcore.spec import ServerSpec, offers_completions, offers_subscriptions
 
 JSON_WHITESPACE = b" \t\r\n"
 
@@ -329,26 +329,26 @@ def response_line(request_id: int | str, result: dict[str, Any]) -> bytes:
 # Serving ----------------------------------------------------------------------------------
 
 
-def serve_stdio(spec: ServerSpec, settings: Settings, prepare: Callable[[], None] | None = None) -> int:
+Session = Callable[[StdioWire, LineReader, list[Item]], int]
+"""Serves the stdio client once the SDK is loaded: the wire, the reader and the backlog of
+items read (and the ``initialize`` answered) meanwhile; returns the exit code."""
+
+
+def serve_stdio(spec: ServerSpec, load: Callable[[], Session]) -> int:
     """Serve ``spec`` over stdin/stdout, answering ``initialize`` before the SDK is loaded.
 
-    ``prepare`` runs first in the thread that loads the SDK (``app`` sets up logging there:
-    nothing logs before the SDK is loaded, and the logging module is not needed for the reply).
-    Returns the exit code (0 after stdin EOF, SIGINT or SIGTERM).
+    ``load`` runs in a background thread while the reply is sent: it imports the SDK (``app``
+    gives one that also sets up logging, builds the server and imports the engine) and returns
+    the session that serves the client from then on.  Returns the exit code (0 after stdin
+    EOF, SIGINT or SIGTERM).
     """
     wire = StdioWire.claim()
     reader = LineReader(wire.reader)
     loaded: dict[str, Any] = {}
 
-    def load() -> None:
+    def load_in_background() -> None:
         try:
-            if prepare is not None:
-                prepare()
-            from markmcp.mcpcore import transports  # the SDK, anyio, pydantic and the handlers
-
-            loaded["transports"] = transports
-            loaded["server"] = transports.build_server(spec, settings)
-            import_preloads(spec)  # the engine, so the first tool call does not wait for it
+            loaded["session"] = load()
         except BaseException as error:  # handed to the main thread, which raises it
             loaded["error"] = error
         reader.post(SDK_READY)
@@ -366,7 +366,7 @@ def serve_stdio(spec: ServerSpec, settings: Settings, prepare: Callable[[], None
     previous = {sig: signal.signal(sig, mark) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         reader.start()
-        threading.Thread(target=load, name="mcp-sdk-import", daemon=True).start()
+        threading.Thread(target=load_in_background, name="mcp-sdk-import", daemon=True).start()
         backlog: list[Item] = []
         wait_for_sdk(spec, reader, wire, backlog, signals)
         if signals:  # SIGINT or SIGTERM before the SDK was ready
@@ -381,7 +381,7 @@ def serve_stdio(spec: ServerSpec, settings: Settings, prepare: Callable[[], None
         sys.setswitchinterval(interval)
     if "error" in loaded:
         raise loaded["error"]
-    return loaded["transports"].run_stdio(loaded["server"], wire, reader, backlog)
+    return loaded["session"](wire, reader, backlog)
 
 
 def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog: list[Item],
