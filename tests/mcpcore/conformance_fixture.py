@@ -38,6 +38,7 @@ from markmcp.mcpcore import (
     ToolError,
     serve,
 )
+from markmcp.mcpcore.spec import ClientLink
 
 log = logging.getLogger("markmcp.conformance")
 
@@ -76,7 +77,7 @@ def as_text(result: dict[str, Any]) -> str:
     return result["text"]
 
 
-def client_of(ctx: CallContext):  # noqa: ANN201 - ClientLink, imported lazily by the layer
+def client_of(ctx: CallContext) -> ClientLink:
     if ctx.client is None:
         raise ToolError("no client to ask: this call did not come through tools/call")
     return ctx.client

@@ -16,7 +16,7 @@ result models (not raw dicts) so the SDK can shape them for either protocol era
   the content blocks (text, or what ``Tool.text`` gives: images, audio, embedded resources);
   ``ToolError`` -> ``isError`` (with ``data``); any other exception
   -> ``isError`` with a one-line message, the traceback going to the stderr log; during the
-  call the handler reaches the client through :class:`ClientLink` (progress, sampling,
+  call the handler reaches the client through :class:`SessionLink` (progress, sampling,
   elicitation);
 * ``resources/list`` (the fixed-URI resources), ``resources/templates/list`` and
   ``resources/read`` (exact URIs first, then RFC 6570 matching via the SDK's ``UriTemplate``;
@@ -195,8 +195,9 @@ def _base64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-class ClientLink:
-    """The client behind one ``tools/call``, for its handler (``CallContext.client``).
+class SessionLink:
+    """The client behind one ``tools/call``, for its handler (``CallContext.client``): the
+    :class:`~markmcp.mcpcore.spec.ClientLink` over the SDK's session.
 
     The handler runs in a worker thread; each method hands its message to the event
     loop and blocks that thread until the message is sent (and, for :meth:`sample` and
@@ -457,7 +458,7 @@ class Handlers:
         problems = check_arguments(self.strict_inputs[tool.name], arguments)
         if problems:
             return error_result(f"invalid arguments for tool '{tool.name}': " + "; ".join(problems))
-        call_ctx = dataclasses.replace(await self.call_context(ctx), client=ClientLink(ctx))
+        call_ctx = dataclasses.replace(await self.call_context(ctx), client=SessionLink(ctx))
         with clientlog.collect() as records:
             try:
                 result = await in_worker(tool.handler, arguments, call_ctx)

@@ -16,13 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Protocol, Union
 
 from markmcp.mcpcore.args import unsupported_keywords
 from markmcp.mcpcore.files import Places
-
-if TYPE_CHECKING:  # only for the annotation: handlers builds on this module
-    from markmcp.mcpcore.handlers import ClientLink
 
 TRANSPORTS = ("stdio", "http", "sse")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -76,6 +73,35 @@ Content = Union[str, Image, Audio, EmbeddedResource]
 """One content block: a string is a text block."""
 
 
+class ClientLink(Protocol):
+    """The way back to the client during a ``tools/call``, as a tool handler sees it
+    (``CallContext.client``).
+
+    The layer provides it over the SDK's session (``markmcp.mcpcore.handlers.SessionLink``).
+    The handler runs in a worker thread; each method blocks that thread until its message is
+    sent (and, for :meth:`sample` and :meth:`elicit`, until the client answered or ``timeout``
+    seconds passed: 300 by default, a person may be answering).  A client without the
+    capability, a refusal, a timeout or an answer of the wrong shape raises :class:`ToolError`
+    naming what happened, so the call ends as a tool error.
+    """
+
+    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send ``notifications/progress`` for this call (nothing when the client gave no progress token)."""
+        ...
+
+    def sample(
+        self, prompt: str, *, max_tokens: int, system_prompt: str | None = None, timeout: float = ...
+    ) -> dict[str, Any]:
+        """Ask the client's model (``sampling/createMessage``, one user message); returns the
+        client's result as JSON (``role``, ``content``, ``model``, ``stopReason``)."""
+        ...
+
+    def elicit(self, message: str, requested_schema: dict[str, Any], *, timeout: float = ...) -> dict[str, Any]:
+        """Ask the user through the client (``elicitation/create``, form mode); returns the
+        client's result as JSON (``action`` and, when accepted, ``content``)."""
+        ...
+
+
 @dataclass(frozen=True)
 class CallContext:
     """What a handler may know about the server and client it runs for.
@@ -103,7 +129,7 @@ class CallContext:
     """``--read-only``: not even the tools that write by default (``ServerSpec.write_default``) may write."""
     client: ClientLink | None = None
     """The way back to the client during a ``tools/call`` (progress notifications, sampling,
-    elicitation; see ``markmcp.mcpcore.handlers.ClientLink``); None outside a tool call."""
+    elicitation; see :class:`ClientLink`); None outside a tool call."""
 
     def places(self) -> Places:
         """The folders tools may read (confine every read with it, e.g. ``files.read_text(places=...)``)."""
