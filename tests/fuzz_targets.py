@@ -186,7 +186,8 @@ def jsonrpc_runner() -> Callable[[str, Any], None]:
 
     import mcp_types as types
 
-    from markmcp.mcpcore.stdio import StdioSession, StdioWire
+    from markmcp.mcpcore.lines import StdioWire
+    from markmcp.mcpcore.stdio import StdioSession
 
     session = StdioSession(StdioWire(reader=io.BytesIO(), writer=io.BytesIO()), signals=False)
 

@@ -93,12 +93,6 @@ def test_the_handshake_versions_are_the_sdks() -> None:
     assert early.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
 
 
-def test_the_message_limits_are_one_definition() -> None:
-    from markmcp.mcpcore import wire
-
-    assert (wire.MAX_MESSAGE_BYTES, wire.SKIP_CHUNK) == (early.MAX_MESSAGE_BYTES, early.SKIP_CHUNK)
-
-
 ORDINARY_PARAMS = [
     {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
     for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01", "", "x")
@@ -294,7 +288,8 @@ def test_requests_left_unanswered_when_the_session_ends_get_an_error_with_their_
 
     import anyio
 
-    from markmcp.mcpcore.stdio import StdioSession, StdioWire
+    from markmcp.mcpcore.lines import StdioWire
+    from markmcp.mcpcore.stdio import StdioSession
 
     async def run() -> list[dict[str, Any]]:
         session = StdioSession(StdioWire(reader=io.BytesIO(), writer=io.BytesIO()), signals=False)

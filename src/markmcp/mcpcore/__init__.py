@@ -7,11 +7,13 @@ SSE), strict argument checking, result shaping and the write gate.  Importing th
 package does not import the MCP SDK; :func:`serve` does, after parsing argv (over stdio in
 the background, while ``initialize`` is answered: ``markmcp.mcpcore.early``).
 
-The modules build on each other in one direction, without cycles: ``args`` and ``files``
-at the bottom; ``spec`` (the declarations and the command line) on them; ``roots``,
-``writegate`` and ``early`` (stdio start-up) on ``spec``; the SDK side (``wire``,
-``handlers``, ``stdio``, ``exchanges`` (what each HTTP response still owes, answered at
-shutdown), ``transports``) above; ``app`` (``serve``) on top.
+The modules build on each other in one direction, without cycles: ``args``, ``files`` and
+``lines`` (stdin/stdout, the line reader, the message size limit) at the bottom; ``spec``
+(the declarations and the command line) on ``args`` and ``files``; ``roots``, ``writegate`` and ``early``
+(stdio start-up) on ``spec``; the SDK side (``wire``, ``handlers``, ``stdio``,
+``exchanges`` (what each HTTP response still owes, answered at shutdown), ``transports``)
+above; ``app`` (``serve``) on top: it starts ``early`` and hands it the function that
+loads the SDK side, so nothing below ``app`` imports upwards.
 
 The names below are loaded on first use: a command line that only needs
 :mod:`markmcp.mcpcore.files` (every CLI reads and writes through it) does not pay for

@@ -5,7 +5,7 @@ what we measured with the latter (mcp 2.3): on stdin EOF its dispatcher cancels
 requests it already received, so they are never answered (we answer them first);
 its stdin reader sits in a worker thread that cancellation cannot interrupt, so
 SIGINT on an idle server hangs until more input arrives (and SIGTERM ends it with
-status -15).  Here one daemon thread reads lines (``early.LineReader``, started before
+status -15).  Here one daemon thread reads lines (``lines.LineReader``, started before
 the SDK is even imported), one daemon thread writes them, and the event loop in between
 stays free to react to signals.  The SDK's server loop (``Server.run``) does everything
 else.  A session may start with a backlog: the lines read, and the ``initialize`` answered,
@@ -38,9 +38,10 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 from markmcp.mcpcore import wire as rpc
-from markmcp.mcpcore.early import (
+from markmcp.mcpcore.lines import (
     END_OF_INPUT,
     JSON_WHITESPACE,
+    MAX_MESSAGE_BYTES,
     Answered,
     Item,
     LineReader,
@@ -215,7 +216,7 @@ class StdioSession:
 
     def on_oversized(self, size: int) -> None:
         """A line over the size limit was discarded: say so (the id is unknown: null)."""
-        logger.warning("discarded a %d-byte message (the limit is %d bytes)", size, rpc.MAX_MESSAGE_BYTES)
+        logger.warning("discarded a %d-byte message (the limit is %d bytes)", size, MAX_MESSAGE_BYTES)
         self.reply(rpc.too_large(size))
 
     def reply(self, message: types.JSONRPCMessage) -> None:

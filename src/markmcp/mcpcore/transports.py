@@ -40,7 +40,7 @@ from mcp.server.lowlevel import Server
 from mcp_types import JSONRPCRequest
 
 from markmcp.mcpcore import wire
-from markmcp.mcpcore.early import Item, LineReader, StdioWire
+from markmcp.mcpcore.lines import MAX_MESSAGE_BYTES, Item, LineReader, StdioWire
 from markmcp.mcpcore.exchanges import Exchange, Exchanges
 from markmcp.mcpcore.handlers import Handlers, running_handlers
 from markmcp.mcpcore.spec import ServerSpec, Settings
@@ -135,7 +135,7 @@ class ScreenedPosts:
     """ASGI wrapper: each POST to one of ``paths`` is screened before ``app`` sees it.
 
     The SDK's Host/Origin/Content-Type check runs first (a refused caller learns
-    nothing more); then the body is read up to ``wire.MAX_MESSAGE_BYTES`` (a larger
+    nothing more); then the body is read up to ``MAX_MESSAGE_BYTES`` (a larger
     one, declared or streamed, gets ``413``) and screened.  A malformed message is
     answered ``400`` with its JSON-RPC error as an ``application/json`` body; a
     notification nobody can use gets ``202``; anything else reaches ``app`` with the
@@ -209,7 +209,7 @@ class ScreenedPosts:
     @staticmethod
     async def read_body(scope: Any, receive: Any) -> bytes | None:
         """The request body, or None when it is over the size limit (declared or streamed)."""
-        limit = wire.MAX_MESSAGE_BYTES
+        limit = MAX_MESSAGE_BYTES
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
@@ -246,7 +246,7 @@ def http_app(server: Server[Any], host: str) -> Any:
     """The streamable HTTP app: the SDK's session manager at ``/mcp``, its POSTs screened."""
     security = security_settings(host)
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", transport_security=security, max_request_body_size=wire.MAX_MESSAGE_BYTES
+        streamable_http_path="/mcp", transport_security=security, max_request_body_size=MAX_MESSAGE_BYTES
     )
     return ScreenedPosts(app, ("/mcp",), security)
 
@@ -259,7 +259,7 @@ def sse_app(server: Server[Any], host: str) -> Any:
 
     security = security_settings(host)
     transport = SseServerTransport(
-        "/messages/", security_settings=security, max_request_body_size=wire.MAX_MESSAGE_BYTES
+        "/messages/", security_settings=security, max_request_body_size=MAX_MESSAGE_BYTES
     )
     init_options = server.create_initialization_options()
 

@@ -35,7 +35,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from markmcp.mcpcore.args import json_type
-from markmcp.mcpcore.early import MAX_MESSAGE_BYTES, SKIP_CHUNK  # noqa: F401  (the limits, defined at start-up)
+from markmcp.mcpcore.lines import MAX_MESSAGE_BYTES
 from markmcp.textsafe import escape_controls
 
 SHOWN_VALUE_CHARS = 40
