@@ -13,7 +13,7 @@ Several sections stack top to bottom 28 px apart, each keeping its own
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .notes import note_svg
 from .style import class_table, paint
@@ -24,17 +24,6 @@ PADL, PADT = 18, 6
 STACK_GAP = 28
 TITLE_CH = 8.6
 LEGEND_CH = 6.6
-
-
-@dataclass
-class Block:
-    """What a genre renderer hands back: markup, the y it ended at, the width it used."""
-
-    svg: str
-    y: float
-    w: float
-    box: dict | None = None  # a region's frame, for the marks that target it
-    diags: list[tuple[int, str]] = field(default_factory=list)  # section-relative lines
 
 
 @dataclass

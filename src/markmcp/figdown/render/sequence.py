@@ -16,7 +16,7 @@ Columns widen until every label and frame caption fits.
 
 from __future__ import annotations
 
-from .page import Block
+from .block import Block
 from .style import class_table, display_label, paint
 from .svg import dash, num, tag, text
 from .text import CH, INK_DARK, label_ink, widest

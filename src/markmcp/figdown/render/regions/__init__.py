@@ -5,7 +5,7 @@ that target a region — the frame of its data."""
 
 from __future__ import annotations
 
-from ..page import Block
+from ..block import Block
 from . import bitfield, chart, table, timing
 
 

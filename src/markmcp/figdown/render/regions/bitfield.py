@@ -13,7 +13,7 @@ strip between them when elements are left out.
 
 from __future__ import annotations
 
-from ..page import Block
+from ..block import Block
 from ..style import paint
 from ..svg import esc, tag, text
 from ..text import CH, INK_LIGHT, INK_MUTED, is_dark, units, widest

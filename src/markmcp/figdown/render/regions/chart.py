@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..page import Block
+from ..block import Block
 from ..svg import esc, points, tag, text
 from ..text import INK_MUTED, units
 from .bitfield import title_width

@@ -11,7 +11,7 @@ is never drawn.  Every data cell (and the bottom header tier, row 0) carries
 
 from __future__ import annotations
 
-from ..page import Block
+from ..block import Block
 from ..style import paint
 from ..svg import esc, tag, text
 from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width

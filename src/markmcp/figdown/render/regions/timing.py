@@ -10,7 +10,7 @@ draws a break mark across every lane at its cycle.
 
 from __future__ import annotations
 
-from ..page import Block
+from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
 from ..text import INK_LIGHT, is_dark, node_width

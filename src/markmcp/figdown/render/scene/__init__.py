@@ -11,7 +11,7 @@ and bundle lassos (:mod:`.lassos`), check what the drawing would state
 
 from __future__ import annotations
 
-from ..page import Block
+from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
 from .free import Ink, path_hits, route_free
