@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .bands import band_edge, band_rect
 from .notes import note_svg
 from .style import class_table, paint
 from .svg import SVG_NS, dash, esc, num, open_tag, tag, text
@@ -103,26 +104,6 @@ def _region_marks(model: dict, boxes: dict[str, dict]) -> tuple[str, float]:
                         halo=True))
         right = max(right, b["x1"] + 8 + max(30.0, units(mark["label"]) * 7.2 + 28))
     return "".join(out), right
-
-
-def band_rect(band: dict, x0: float, y0: float, x1: float, y1: float):
-    """The rectangle of a band over a target box: ``extend`` is the side it grows from."""
-    w, h = x1 - x0, y1 - y0
-    lo, hi = band["from"], band["to"]
-    side = band.get("extend") or "up"
-    if side == "up":
-        return x0, y1 - h * hi / 100, w, h * (hi - lo) / 100
-    if side == "down":
-        return x0, y0 + h * lo / 100, w, h * (hi - lo) / 100
-    if side == "right":
-        return x0 + w * lo / 100, y0, w * (hi - lo) / 100, h
-    return x1 - w * hi / 100, y0, w * (hi - lo) / 100, h
-
-
-def band_edge(band: dict):
-    if band.get("stroke") is None and band.get("style") is None:
-        return ()
-    return (("stroke", band.get("stroke") or "#8a8880"), ("stroke-dasharray", dash(band.get("style"))))
 
 
 def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -> Section:

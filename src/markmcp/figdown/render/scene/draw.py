@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..page import band_edge, band_rect
+from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
 from ..svg import dash, num, open_tag, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, widest
