@@ -16,15 +16,11 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, tag, text
-from ..text import CH, INK_LIGHT, INK_MUTED, is_dark, units, widest
+from ..text import INK_LIGHT, INK_MUTED, is_dark, title_width, units
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
 CONT = "(cont.)"
-
-
-def title_width(label: str) -> float:
-    return widest(label) * CH * 1.08 + 2
 
 
 def _outline(box: list[dict]) -> str:

@@ -16,8 +16,7 @@ import re
 
 from ..block import Block
 from ..svg import esc, points, tag, text
-from ..text import INK_MUTED, units
-from .bitfield import title_width
+from ..text import INK_MUTED, title_width, units
 
 PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
 W2, H2, BAR = 20, 10, 0.72

@@ -14,9 +14,8 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, tag, text
-from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width
+from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, title_width
 from . import grid
-from .bitfield import title_width
 
 FS, LH, ROW_MIN = 12, 12 * 1.3, 26
 HEADER_FILL, HIGHLIGHT_FILL = "#eeede6", "#fef3c7"

@@ -13,8 +13,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, is_dark, node_width
-from .bitfield import title_width
+from ..text import INK_LIGHT, is_dark, node_width, title_width
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
 
