@@ -16,10 +16,13 @@ covering a node the engine placed, a group band or bundle lasso enclosing a
 non-member); the renderer reports those, and a non-empty list withholds the
 picture exactly as a parse error does.
 
-Modules: :mod:`.page` (section assembly, legend, stacking), :mod:`.scene`
-(block/topology/flowchart/statechart), :mod:`.sequence`, :mod:`.regions`
-(bitfield, table, timing, chart), :mod:`.artifact` (metadata and read-back),
-:mod:`.svg` (the only writer of markup), :mod:`.text` (measure and ink).
+Modules: :mod:`.page` (section assembly, legend, stacking) sits above the
+genre renderers — :mod:`.scene` (block/topology/flowchart/statechart),
+:mod:`.sequence`, :mod:`.regions` (bitfield, table, timing, chart) — each of
+which hands it a :class:`.block.Block`; below them all, :mod:`.bands` (band
+geometry), :mod:`.notes`, :mod:`.style`, :mod:`.svg` (the only writer of
+markup) and :mod:`.text` (measure and ink); :mod:`.artifact` (metadata and
+read-back) serves :func:`build`.
 """
 
 from __future__ import annotations

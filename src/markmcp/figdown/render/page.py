@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import regions, scene, sequence
 from .bands import band_edge, band_rect
 from .notes import note_svg
 from .style import class_table, paint
@@ -108,8 +109,6 @@ def _region_marks(model: dict, boxes: dict[str, dict]) -> tuple[str, float]:
 
 def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -> Section:
     """Draw one section's §12 model.  Diagnostics carry section-relative lines."""
-    from . import regions, scene, sequence  # local: the genre modules import this one
-
     classes = class_table(model)
     parts: list[str] = []
     diags: list[tuple[int, str]] = []
