@@ -10,17 +10,22 @@ A ``vmark`` block body is a list of statements, one per line::
     [J] = [N⋅m]                          unit definition (document scope only)
 
 Every function here is pure: text and absolute offsets in, AST or LangError out.
+The tree and the error are defined in :mod:`.syntax`; :func:`parse_statement`
+hands ``chart`` and ``report`` lines to their own grammar in :mod:`.statements`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from .domain import Clause, Domain, DomainSyntaxError, parse_clause
-from .units import UnitMap, UnitSyntaxError, parse_unit
+from .domain import Clause, DomainSyntaxError, parse_clause
+from .statements import is_report_line, parse_chart, parse_report
+from .syntax import (Alias, Assert, Binary, Binding, Call, DateLit, LangError, Node, Num, Param, Ref, Statement,
+                     Str, Unary, UnitDef)
+from .units import UnitSyntaxError, parse_unit
 
 MAX_DEPTH = 256
 
@@ -35,134 +40,6 @@ SIMPLE_OPS = {"+", "-", "*", "/", "^", "(", ")", ",", ".", "|", "⌊", "⌋", "�
 TWO_CHAR_OPS = {"==", "!=", "<=", ">="}
 COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-class LangError(Exception):
-    """A statement that does not parse; ``code`` is the finding code to report it under."""
-
-    def __init__(self, message: str, offset: int, code: str = "TYPE") -> None:
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
-        self.code = code
-
-
-# ---------------------------------------------------------------------------
-# AST
-
-
-@dataclass
-class Node:
-    start: int
-    end: int
-
-
-@dataclass
-class Num(Node):
-    value: Decimal
-    places: int
-    percent: bool = False
-    unit: UnitMap | None = None
-    unit_span: tuple[int, int] | None = None
-
-
-@dataclass
-class DateLit(Node):
-    value: date
-
-
-@dataclass
-class Str(Node):
-    value: str
-
-
-@dataclass
-class Ref(Node):
-    name: str
-    qualifier: str | None = None
-
-    @property
-    def text(self) -> str:
-        return f"{self.qualifier}.{self.name}" if self.qualifier else self.name
-
-
-@dataclass
-class Unary(Node):
-    op: str
-    operand: Node
-
-
-@dataclass
-class Binary(Node):
-    op: str
-    left: Node
-    right: Node
-
-
-@dataclass
-class Call(Node):
-    name: str
-    args: list[Node]
-    glyph: str | None = None
-    implicit_step: bool = False
-
-
-@dataclass
-class Statement:
-    """Base of every parsed block line; ``start``/``end`` span the line's content."""
-
-    start: int
-    end: int
-    source: str
-
-
-@dataclass
-class Binding(Statement):
-    name: str
-    name_span: tuple[int, int]
-    expr: Node
-    quoted: bool = False
-    precision: int | None = None
-    unit: UnitMap | None = None
-    unit_text: str | None = None
-    unit_span: tuple[int, int] | None = None
-    param: "Param | None" = None
-
-
-@dataclass
-class Param:
-    """A param's default as written, its preset words and domain (see ``domain.py``)."""
-
-    default_text: str
-    clause: Clause = field(default_factory=Clause)
-    percent: bool = False
-
-    @property
-    def presets(self) -> list[str]:
-        return self.clause.presets
-
-    @property
-    def domain(self) -> Domain | None:
-        return self.clause.domain
-
-
-@dataclass
-class Assert(Statement):
-    expr: Node
-
-
-@dataclass
-class Alias(Statement):
-    header: str
-    symbol: str
-    symbol_span: tuple[int, int]
-
-
-@dataclass
-class UnitDef(Statement):
-    atom: str
-    unit: UnitMap
-    atom_span: tuple[int, int]
 
 
 # ---------------------------------------------------------------------------
@@ -516,12 +393,8 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
     first = re.match(r"[A-Za-z_][A-Za-z0-9_]*", stripped)
     word = first.group(0) if first else ""
     if word == "chart" and not re.match(r"chart\s*(=|\[|precision\b)", stripped):
-        from .statements import parse_chart
-
         return parse_chart(src[:text_end], base, start, end, source)
     if word == "report":
-        from .statements import is_report_line, parse_report
-
         if is_report_line(src[:text_end].strip()):
             return parse_report(src[lead:text_end], base + lead, start, end, source)
     if stripped.startswith("["):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .lang import LangError, Ref, Statement
+from .syntax import LangError, Ref, Statement
 
 TOKEN_RE = re.compile(
     r"(?P<ident>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>[0-9]+(?:\.[0-9]+)?%?)|(?P<punct>[.,:\-])|(?P<other>[^\s])"
