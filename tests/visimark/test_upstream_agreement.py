@@ -15,9 +15,10 @@ import pytest
 
 from markmcp.visimark.check import check
 from markmcp.visimark.findings import Finding
-from markmcp.visimark.lang import Num, parse_expression
+from markmcp.visimark.lang import parse_expression
 from markmcp.visimark.model import build
 from markmcp.visimark.report import finding_json, format_check
+from markmcp.visimark.syntax import Num
 from markmcp.visimark.values import parse_cell_number
 from markmcp.visimark.write import fmt
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from . import lang
+from . import syntax
 from .builtins import EvalError, is_reduce
 from .display import (
     BARE_SEED_MESSAGE,
@@ -124,7 +124,7 @@ class ProseChecks:
             stale_ids.add(a.id)
             if not self.cross_sheet_aggregate(node):
                 formula = None
-                if isinstance(node.expr, lang.Call) and is_reduce(node.expr.name):
+                if isinstance(node.expr, syntax.Call) and is_reduce(node.expr.name):
                     formula = self.m.source[node.expr.start:node.expr.end]
                 self.emit(Finding("STALE", node.sheet or None, node.name, stored=stored, computed=text,
                                   formula=formula, span=a.value_span, binding_order=node.order))
@@ -204,7 +204,7 @@ class ProseChecks:
 
     def cross_sheet_aggregate(self, node: Node) -> bool:
         e = node.expr
-        if not (isinstance(e, lang.Call) and is_reduce(e.name) and e.args and isinstance(e.args[-1], lang.Ref)):
+        if not (isinstance(e, syntax.Call) and is_reduce(e.name) and e.args and isinstance(e.args[-1], syntax.Ref)):
             return False
         r = self.resolve(node.sheet, e.args[-1])
         return r.kind in ("column", "input") and r.sheet is not None and r.sheet.id != node.sheet
@@ -213,8 +213,8 @@ class ProseChecks:
         referenced: set[str] = set()
         used_aliases: set[tuple[str, str]] = set()
         for n in self.m.nodes:
-            def walk(e: lang.Node) -> None:
-                if isinstance(e, lang.Ref):
+            def walk(e: syntax.Node) -> None:
+                if isinstance(e, syntax.Ref):
                     sheet_id = e.qualifier or n.sheet
                     sh = self.m.sheets.get(sheet_id)
                     if sh is not None and e.name in sh.aliases:

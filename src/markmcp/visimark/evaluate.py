@@ -15,7 +15,7 @@ from itertools import compress, count
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow
 
-from . import lang
+from . import lang, syntax
 from .builtins import REGISTRY, EvalError, map_call, reduce_call, type_word
 from .findings import Finding
 from .graph import children
@@ -177,7 +177,7 @@ class Evaluation:
                               span=(cell.start, cell.end)))
             self.edits.append(Edit(cell.start, cell.end, text, "cell"))
 
-    def column_at_once(self, e: lang.Node, node: Node, height: int) -> list[Decimal] | Decimal | None:
+    def column_at_once(self, e: syntax.Node, node: Node, height: int) -> list[Decimal] | Decimal | None:
         """The rule's value for every row at once, when it is sums, differences and
         products of numbers only (bare-number input cells, computed cells that all have a
         value, numeric scalars and literals); None otherwise, and the rule is evaluated
@@ -188,10 +188,10 @@ class Evaluation:
         except (ArithmeticError, _NotAtOnce):
             return None
 
-    def _at_once(self, e: lang.Node, node: Node, height: int) -> list[Decimal] | Decimal:
-        if isinstance(e, lang.Num):
+    def _at_once(self, e: syntax.Node, node: Node, height: int) -> list[Decimal] | Decimal:
+        if isinstance(e, syntax.Num):
             return e.value
-        if isinstance(e, lang.Ref):
+        if isinstance(e, syntax.Ref):
             r = self.resolve(node.sheet, e)
             if r.kind == "scalar" and r.node is not None:
                 v = self.values.get(r.node.id)
@@ -206,10 +206,10 @@ class Evaluation:
             if r.kind == "input" and r.sheet is not None and r.sheet.id == node.sheet and r.column is not None:
                 return self.plain_input(r.sheet, r.column)
             raise _NotAtOnce()
-        if isinstance(e, lang.Unary) and e.op == "-":
+        if isinstance(e, syntax.Unary) and e.op == "-":
             v = self._at_once(e.operand, node, height)
             return [-x for x in v] if isinstance(v, list) else -v
-        if isinstance(e, lang.Binary) and e.op in DECIMAL_OPS:
+        if isinstance(e, syntax.Binary) and e.op in DECIMAL_OPS:
             op = DECIMAL_OPS[e.op]
             a, b = self._at_once(e.left, node, height), self._at_once(e.right, node, height)
             if isinstance(a, list) and isinstance(b, list):
@@ -274,7 +274,7 @@ class Evaluation:
             self.emit(Finding("ASSERT", node.sheet, None, substituted, source=src, assertion_scoped=True,
                               substituted=substituted, span=(node.stmt.start, node.stmt.end)))
 
-    def operand_text(self, node: Node, ref: lang.Ref) -> str:
+    def operand_text(self, node: Node, ref: syntax.Ref) -> str:
         r = self.resolve(node.sheet, ref)
         if r.node is None or r.node.id not in self.values:
             return ref.text
@@ -287,8 +287,8 @@ class Evaluation:
         subs: list[tuple[int, int, str]] = []
         operands: dict[str, str] = {}
 
-        def walk(e: lang.Node) -> None:
-            if isinstance(e, lang.Ref):
+        def walk(e: syntax.Node) -> None:
+            if isinstance(e, syntax.Ref):
                 shown = self.operand_text(node, e)
                 operands[e.text] = shown
                 subs.append((e.start - expr.start, e.end - expr.start, shown))
@@ -309,7 +309,7 @@ class Evaluation:
         except DivisionByZero:
             raise EvalError("division by zero") from None
 
-    def compile(self, e: lang.Node, node: Node) -> Evaluator:
+    def compile(self, e: syntax.Node, node: Node) -> Evaluator:
         """``e``, part of ``node``'s expression, as a function of the table row it is
         evaluated for (None for a scalar or an assertion).
 
@@ -317,16 +317,16 @@ class Evaluation:
         once per cell; values are read when the function runs.  Operands are evaluated left
         to right, ``and``/``or`` short-circuit and ``IF`` evaluates only the branch taken.
         """
-        if isinstance(e, (lang.Num, lang.DateLit, lang.Str)):
+        if isinstance(e, (syntax.Num, syntax.DateLit, syntax.Str)):
             value = e.value
             return lambda row: value
-        if isinstance(e, lang.Ref):
+        if isinstance(e, syntax.Ref):
             return self._compile_ref(e, node)
-        if isinstance(e, lang.Unary):
+        if isinstance(e, syntax.Unary):
             return self._compile_unary(e, node)
-        if isinstance(e, lang.Binary):
+        if isinstance(e, syntax.Binary):
             return self._compile_binary(e, node)
-        if isinstance(e, lang.Call):
+        if isinstance(e, syntax.Call):
             return self._compile_call(e, node)
 
         def unknown(row: int | None) -> object:
@@ -334,7 +334,7 @@ class Evaluation:
 
         return unknown
 
-    def _compile_ref(self, ref: lang.Ref, node: Node) -> Evaluator:
+    def _compile_ref(self, ref: syntax.Ref, node: Node) -> Evaluator:
         r = self.resolve(node.sheet, ref)
         values, cells, unevaluable = self.values, self.cells, self.unevaluable
         if r.kind == "scalar" and r.node is not None:
@@ -384,7 +384,7 @@ class Evaluation:
 
         return unresolved
 
-    def _compile_unary(self, e: lang.Unary, node: Node) -> Evaluator:
+    def _compile_unary(self, e: syntax.Unary, node: Node) -> Evaluator:
         operand = self.compile(e.operand, node)
         if e.op == "not":
             def negation(row: int | None) -> object:
@@ -403,7 +403,7 @@ class Evaluation:
 
         return minus
 
-    def _compile_binary(self, e: lang.Binary, node: Node) -> Evaluator:
+    def _compile_binary(self, e: syntax.Binary, node: Node) -> Evaluator:
         left, right = self.compile(e.left, node), self.compile(e.right, node)
         op = e.op
         if op in ("and", "or"):
@@ -434,11 +434,11 @@ class Evaluation:
 
         return arithmetic
 
-    def _compile_call(self, e: lang.Call, node: Node) -> Evaluator:
+    def _compile_call(self, e: syntax.Call, node: Node) -> Evaluator:
         name = e.name
         if REGISTRY[name].kind == "reduce":
             col_ref = e.args[-1]
-            assert isinstance(col_ref, lang.Ref)
+            assert isinstance(col_ref, syntax.Ref)
             extra = [self.compile(a, node) for a in e.args[:-1]]
 
             def reduce(row: int | None) -> object:
@@ -459,7 +459,7 @@ class Evaluation:
             return choose
         return lambda row: map_call(name, [f(row) for f in args])
 
-    def vector(self, ref: lang.Ref, node: Node) -> list[object]:
+    def vector(self, ref: syntax.Ref, node: Node) -> list[object]:
         r = self.resolve(node.sheet, ref)
         if r.kind == "column" and r.node is not None:
             if r.node.id in self.unevaluable:

@@ -9,7 +9,7 @@ document order, and sets each cycle aside with the longest path through it.
 
 from __future__ import annotations
 
-from . import lang
+from . import syntax
 from .builtins import REGISTRY
 from .findings import Finding
 from .model import IDENT_RE, Node, Sheet
@@ -27,7 +27,7 @@ class NameGraph:
     def sheet_of(self, node: Node) -> Sheet | None:
         return self.m.sheets.get(node.sheet) if node.sheet else None
 
-    def resolve(self, sheet_id: str, ref: lang.Ref) -> Resolved:
+    def resolve(self, sheet_id: str, ref: syntax.Ref) -> Resolved:
         m = self.m
         if ref.qualifier is not None:
             sheet = m.sheets.get(ref.qualifier)
@@ -47,11 +47,11 @@ class NameGraph:
             candidates |= self._sheet_names(m.sheets[sheet_id])
         return Resolved("unknown", suggestion=closest(ref.name, candidates))
 
-    def import_failed(self, sheet_id: str, ref: lang.Ref) -> bool:
+    def import_failed(self, sheet_id: str, ref: syntax.Ref) -> bool:
         sheet = self.m.sheets.get(ref.qualifier or sheet_id)
         return sheet is not None and sheet.import_failed
 
-    def chart_named(self, sheet_id: str, ref: lang.Ref) -> bool:
+    def chart_named(self, sheet_id: str, ref: syntax.Ref) -> bool:
         sheet = self.m.sheets.get(ref.qualifier or sheet_id)
         return sheet is not None and any(c.name == ref.name for c in sheet.charts)
 
@@ -83,8 +83,8 @@ class NameGraph:
             return Finding(code, node.sheet or None, None if scoped else node.name,
                            assertion_scoped=scoped, **kw)
 
-        def walk(e: lang.Node, reduce_arg: bool = False) -> None:
-            if isinstance(e, lang.Ref):
+        def walk(e: syntax.Node, reduce_arg: bool = False) -> None:
+            if isinstance(e, syntax.Ref):
                 r = self.resolve(node.sheet, e)
                 if r.kind == "unknown" and self.import_failed(node.sheet, e):
                     deps.add(IMPORT_FAILED)  # the import's own finding says why; this value waits on it
@@ -103,7 +103,7 @@ class NameGraph:
                 if r.node is not None:
                     deps.add(r.node.id)
                 return
-            if isinstance(e, lang.Call):
+            if isinstance(e, syntax.Call):
                 spec = REGISTRY.get(e.name)
                 if spec is None:
                     call_errors.append(base("TYPE", message=f"unknown function `{e.name}`",
@@ -120,7 +120,7 @@ class NameGraph:
                 for i, arg in enumerate(e.args):
                     col_param = spec.kind == "reduce" and i == len(spec.params) - 1
                     if col_param:
-                        if not isinstance(arg, lang.Ref):
+                        if not isinstance(arg, syntax.Ref):
                             call_errors.append(base(
                                 "TYPE", message=f"{e.name}() takes a column reference, not an expression",
                                 span=(e.start, e.end)))
@@ -181,8 +181,8 @@ class NameGraph:
     def _ref_order(self, node: Node) -> list[str]:
         out: list[str] = []
 
-        def walk(e: lang.Node) -> None:
-            if isinstance(e, lang.Ref):
+        def walk(e: syntax.Node) -> None:
+            if isinstance(e, syntax.Ref):
                 r = self.resolve(node.sheet, e)
                 if r.node is not None and r.node.id not in out:
                     out.append(r.node.id)
@@ -233,12 +233,12 @@ def lang_ident(name: str) -> bool:
     return IDENT_RE.fullmatch(name) is not None
 
 
-def children(e: lang.Node) -> list[lang.Node]:
-    if isinstance(e, lang.Unary):
+def children(e: syntax.Node) -> list[syntax.Node]:
+    if isinstance(e, syntax.Unary):
         return [e.operand]
-    if isinstance(e, lang.Binary):
+    if isinstance(e, syntax.Binary):
         return [e.left, e.right]
-    if isinstance(e, lang.Call):
+    if isinstance(e, syntax.Call):
         return list(e.args)
     return []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import lang
+from . import lang, syntax
 from .findings import Finding
 from .locate import Cell, Located, Table, locate, plain_text
 from .imports import ImportDecl, ImportSyntaxError, parse_import
@@ -40,17 +40,17 @@ class Node:
     sheet: str  # "" for document scope
     name: str
     kind: str  # column | scalar | assert
-    stmt: lang.Statement
+    stmt: syntax.Statement
     column: str | None = None  # header name for a column rule
     order: int = 0
 
     @property
-    def expr(self) -> lang.Node:
+    def expr(self) -> syntax.Node:
         return self.stmt.expr  # type: ignore[attr-defined]
 
     @property
-    def binding(self) -> lang.Binding:
-        assert isinstance(self.stmt, lang.Binding)
+    def binding(self) -> syntax.Binding:
+        assert isinstance(self.stmt, syntax.Binding)
         return self.stmt
 
 
@@ -105,7 +105,7 @@ class Model:
     sheets: dict[str, Sheet] = field(default_factory=dict)
     doc: dict[str, Node] = field(default_factory=dict)
     units: UnitDefinitions = field(default_factory=UnitDefinitions)
-    unit_defs: list[lang.UnitDef] = field(default_factory=list)
+    unit_defs: list[syntax.UnitDef] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)  # document order
     findings: list[Finding] = field(default_factory=list)
 
@@ -212,7 +212,7 @@ def build(src: str) -> Model:
         for text, offset in fence.lines:
             try:
                 stmt = lang.parse_statement(text, offset)
-            except lang.LangError as e:
+            except syntax.LangError as e:
                 name = _head_name(text)
                 report = name is None and re.match(r"\s*report(?![A-Za-z0-9_])", text) is not None
                 emit(Finding(e.code, sheet_id or None, name, e.message, assertion_scoped=report,
@@ -282,7 +282,7 @@ def _read_header(model: Model, sheet: Sheet, emit) -> None:
         sheet.columns[name] = col
 
 
-def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.Statement, order: int, emit) -> None:
+def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: syntax.Statement, order: int, emit) -> None:
     prefix = f"{sheet_id}." if sheet_id else ""
     if isinstance(stmt, ChartStmt):
         _add_chart(sheet, sheet_id, stmt, order, emit)
@@ -298,7 +298,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
                 return
         sheet.reports.append(stmt)
         return
-    if isinstance(stmt, lang.UnitDef):
+    if isinstance(stmt, syntax.UnitDef):
         if sheet is not None:
             emit(Finding("SHEET", sheet_id, None, "a unit definition belongs in a document-scope block",
                          span=(stmt.start, stmt.end)))
@@ -312,7 +312,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         model.unit_defs.append(stmt)
         model.units.defs[stmt.atom] = stmt.unit
         return
-    if isinstance(stmt, lang.Assert):
+    if isinstance(stmt, syntax.Assert):
         if sheet is None:
             emit(Finding("SHEET", None, None, "`assert` must be in a `#id` sheet block",
                          span=(stmt.start, stmt.end)))
@@ -321,7 +321,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
         sheet.assertions.append(node)
         model.nodes.append(node)
         return
-    if isinstance(stmt, lang.Alias):
+    if isinstance(stmt, syntax.Alias):
         if sheet is None or sheet.table is None:
             emit(Finding("SHEET", sheet_id or None, stmt.symbol, "an alias needs the sheet's table above its block",
                          span=(stmt.start, stmt.end)))
@@ -342,7 +342,7 @@ def _add_statement(model: Model, sheet: Sheet | None, sheet_id: str, stmt: lang.
             return
         sheet.aliases[stmt.symbol] = (stmt.header, stmt.symbol_span)
         return
-    assert isinstance(stmt, lang.Binding)
+    assert isinstance(stmt, syntax.Binding)
     b = stmt
     # column rule?
     col_name: str | None = None

@@ -12,7 +12,7 @@ import json
 import re
 from decimal import Decimal
 
-from . import lang
+from . import syntax
 from .domain import domain_fault
 from .model import Model, Node
 from .values import canonical
@@ -40,7 +40,7 @@ def default_of(node: Node) -> Decimal:
 
 def _value(node: Node) -> Decimal:
     e = node.expr
-    if isinstance(e, lang.Unary):
+    if isinstance(e, syntax.Unary):
         return -e.operand.value  # type: ignore[attr-defined]
     return e.value  # type: ignore[attr-defined]
 
@@ -117,7 +117,7 @@ def apply_scenario(model: Model, text: str, file: str) -> dict:
         default = canonical(_value(p))
         if p.id in supplied:
             v = supplied[p.id]
-            p.binding.expr = lang.Num(p.expr.start, p.expr.end, v, p.binding.precision or 0)
+            p.binding.expr = syntax.Num(p.expr.start, p.expr.end, v, p.binding.precision or 0)
             out[p.id] = (canonical(v), default, "scenario")
         else:
             out[p.id] = (default, default, "default")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from . import lang
+from . import syntax
 from .check import Checker, CheckResult, check
 from .findings import Finding
 from .lattice import points as lattice_points
@@ -103,7 +103,7 @@ def assertion_key(source: str) -> str:
 
 def _set(node: Node, value: Decimal) -> None:
     e = node.binding.expr
-    node.binding.expr = lang.Num(e.start, e.end, value, node.binding.precision or 0)
+    node.binding.expr = syntax.Num(e.start, e.end, value, node.binding.precision or 0)
 
 
 def simulate(src: str, files: Files | None = None,
@@ -335,7 +335,7 @@ def prose_index(a: Answer) -> str:
 
 def _default(lv: Lever) -> Decimal:
     e = lv.node.binding.expr
-    return -e.operand.value if isinstance(e, lang.Unary) else e.value  # type: ignore[attr-defined]
+    return -e.operand.value if isinstance(e, syntax.Unary) else e.value  # type: ignore[attr-defined]
 
 
 def _ref_label(sim: Simulation, shown: str, rid: str) -> str:

@@ -9,7 +9,7 @@ definitions (cycles, unused ones) and the document's coverage.
 
 from __future__ import annotations
 
-from . import lang
+from . import lang, syntax
 from .builtins import REGISTRY
 from .domain import in_domain, is_empty
 from .findings import Finding
@@ -26,26 +26,26 @@ class StaticChecks:
     """Phase 3: before any value is computed, each binding's type, width and unit,
     and the param and unit-definition rules."""
 
-    def derive(self, e: lang.Node, node: Node) -> tuple[str, int | None]:
+    def derive(self, e: syntax.Node, node: Node) -> tuple[str, int | None]:
         """(type, width) of an expression, by the derivation table."""
-        if isinstance(e, lang.Num):
+        if isinstance(e, syntax.Num):
             return "num", e.places
-        if isinstance(e, lang.DateLit):
+        if isinstance(e, syntax.DateLit):
             return "date", None
-        if isinstance(e, lang.Str):
+        if isinstance(e, syntax.Str):
             return "str", None
-        if isinstance(e, lang.Ref):
+        if isinstance(e, syntax.Ref):
             r = self.resolve(node.sheet, e)
             if r.node is not None:
                 return self.vtype.get(r.node.id, "?"), self.prec.get(r.node.id)
             if r.kind == "input" and r.sheet is not None and r.column is not None:
                 return self.input_info(r.sheet, r.column)
             return "?", None
-        if isinstance(e, lang.Unary):
+        if isinstance(e, syntax.Unary):
             if e.op == "not":
                 return "bool", None
             return self.derive(e.operand, node)
-        if isinstance(e, lang.Binary):
+        if isinstance(e, syntax.Binary):
             if e.op in lang.COMPARISONS or e.op in ("and", "or"):
                 return "bool", None
             lt, lp = self.derive(e.left, node)
@@ -61,11 +61,11 @@ class StaticChecks:
             if e.op == "*":
                 return "num", None if lp is None or rp is None else lp + rp
             if e.op == "^":
-                if isinstance(e.right, lang.Num) and not e.right.percent and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0 and lp is not None:
+                if isinstance(e.right, syntax.Num) and not e.right.percent and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0 and lp is not None:
                     return "num", lp * int(e.right.value)
                 return "num", None
             return "num", None
-        if isinstance(e, lang.Call):
+        if isinstance(e, syntax.Call):
             name = e.name
             args = [self.derive(a, node) for a in e.args]
             if name in ("SUM", "MIN", "MAX"):
@@ -74,7 +74,7 @@ class StaticChecks:
             if name == "COUNT":
                 return "num", 0
             if name == "ROUND":
-                if len(e.args) == 2 and isinstance(e.args[1], lang.Num):
+                if len(e.args) == 2 and isinstance(e.args[1], syntax.Num):
                     return "num", int(e.args[1].value)
                 return "num", None
             if name in ("FLOOR", "CEILING"):
@@ -97,14 +97,14 @@ class StaticChecks:
             return "num", None
         return "?", None
 
-    def unit_of(self, e: lang.Node, node: Node) -> tuple[UnitMap | None, bool]:
+    def unit_of(self, e: syntax.Node, node: Node) -> tuple[UnitMap | None, bool]:
         """(unit map or None for non-numbers, whether any operand carries a unit)."""
         defs = self.m.units
-        if isinstance(e, lang.Num):
+        if isinstance(e, syntax.Num):
             return (e.unit or DIMENSIONLESS), e.unit is not None
-        if isinstance(e, (lang.DateLit, lang.Str)):
+        if isinstance(e, (syntax.DateLit, syntax.Str)):
             return None, False
-        if isinstance(e, lang.Ref):
+        if isinstance(e, syntax.Ref):
             r = self.resolve(node.sheet, e)
             if r.node is not None:
                 u = self.units.get(r.node.id)
@@ -116,10 +116,10 @@ class StaticChecks:
                     return None, False
                 return (col.unit or DIMENSIONLESS), bool(col.unit)
             return DIMENSIONLESS, False
-        if isinstance(e, lang.Unary):
+        if isinstance(e, syntax.Unary):
             u, c = self.unit_of(e.operand, node)
             return (None, c) if e.op == "not" else (u, c)
-        if isinstance(e, lang.Binary):
+        if isinstance(e, syntax.Binary):
             lu, lc = self.unit_of(e.left, node)
             ru, rc = self.unit_of(e.right, node)
             carries = lc or rc
@@ -144,10 +144,10 @@ class StaticChecks:
             if e.op == "^":
                 if not lu:
                     return DIMENSIONLESS, carries
-                if isinstance(e.right, lang.Num) and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0:
+                if isinstance(e.right, syntax.Num) and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0:
                     return power(lu, int(e.right.value)), carries
                 raise UnitError(f"^ needs a literal exponent when its base has a unit ({format_unit(lu)})")
-        if isinstance(e, lang.Call):
+        if isinstance(e, syntax.Call):
             args = [self.unit_of(a, node) for a in e.args]
             carries = any(c for _, c in args)
             maps = [u for u, _ in args]
@@ -222,19 +222,19 @@ class StaticChecks:
                 used.update(a for a, _ in col.unit or ())
         for node in self.m.nodes:
             b = node.stmt
-            if isinstance(b, lang.Binding):
+            if isinstance(b, syntax.Binding):
                 used.update(a for a, _ in b.unit or ())
-                stack: list[lang.Node] = [b.expr]
+                stack: list[syntax.Node] = [b.expr]
                 while stack:
                     e = stack.pop()
-                    if isinstance(e, lang.Num) and e.unit:
+                    if isinstance(e, syntax.Num) and e.unit:
                         used.update(a for a, _ in e.unit)
                     stack.extend(children(e))
-            elif isinstance(b, lang.Assert):
+            elif isinstance(b, syntax.Assert):
                 stack = [b.expr]
                 while stack:
                     e = stack.pop()
-                    if isinstance(e, lang.Num) and e.unit:
+                    if isinstance(e, syntax.Num) and e.unit:
                         used.update(a for a, _ in e.unit)
                     stack.extend(children(e))
         for d in self.m.unit_defs:
@@ -301,9 +301,9 @@ class StaticChecks:
                 self.emit(Finding("UNIT", node.sheet or None, node.name,
                                   f"a {'date' if vtype == 'date' else 'string'} cannot carry a unit", span=(b.start, b.end)))
                 return False
-            if isinstance(b.expr, lang.Num) and b.expr.percent or (
-                    isinstance(b.expr, lang.Unary) and isinstance(b.expr.operand, lang.Num) and b.expr.operand.percent):
-                lit = b.expr if isinstance(b.expr, lang.Num) else b.expr.operand  # type: ignore[union-attr]
+            if isinstance(b.expr, syntax.Num) and b.expr.percent or (
+                    isinstance(b.expr, syntax.Unary) and isinstance(b.expr.operand, syntax.Num) and b.expr.operand.percent):
+                lit = b.expr if isinstance(b.expr, syntax.Num) else b.expr.operand  # type: ignore[union-attr]
                 self.emit(Finding("UNIT", node.sheet or None, node.name,
                                   f"{self.m.source[lit.start:lit.end]} is a ratio and cannot carry a unit", span=(b.start, b.end)))
                 return False
@@ -321,20 +321,20 @@ class StaticChecks:
         b = node.binding
         assert b.param is not None
         expr = b.expr
-        lit = expr.operand if isinstance(expr, lang.Unary) else expr
+        lit = expr.operand if isinstance(expr, syntax.Unary) else expr
         if b.precision is None:
             self.emit(Finding("PRECISION", node.sheet or None, node.name, f"param {node.name} declares no width",
                               suggestion=f"param {node.name} precision N = default …",
                               hint=f"write `param {node.name} precision N = default …`", span=(b.start, b.end)))
             return False
-        assert isinstance(lit, lang.Num)
+        assert isinstance(lit, syntax.Num)
         places = significant_places(b.param.default_text)
         if places > b.precision:
             self.emit(Finding("PRECISION", node.sheet or None, node.name,
                               f"default {b.param.default_text} has {places} decimals; param {node.name} "
                               f"declares {b.precision}", span=(b.start, b.end)))
             return False
-        value = -lit.value if isinstance(expr, lang.Unary) else lit.value
+        value = -lit.value if isinstance(expr, syntax.Unary) else lit.value
         clause = b.param.clause
         if clause.text and is_empty(clause):
             self.emit(Finding("DOMAIN", node.sheet or None, node.name,
@@ -368,8 +368,8 @@ class StaticChecks:
         return True
 
 
-def is_zero(e: lang.Node) -> bool:
-    return isinstance(e, lang.Num) and e.value == 0 and e.unit is None and not e.percent
+def is_zero(e: syntax.Node) -> bool:
+    return isinstance(e, syntax.Num) and e.value == 0 and e.unit is None and not e.percent
 
 
 def significant_places(literal: str) -> int:

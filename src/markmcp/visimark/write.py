@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import lang
+from . import syntax
 from .charts import owner
 from .check import CheckResult, Edit, check, children
 from .findings import Finding
@@ -105,11 +105,11 @@ def unit_edits(model: Model) -> list[Edit]:
     seen: set[int] = set()
     for node in model.nodes:
         stmt = node.stmt
-        if isinstance(stmt, lang.Binding):
+        if isinstance(stmt, syntax.Binding):
             bracket(stmt.unit_span, stmt.unit)
 
-        def walk(e: lang.Node) -> None:
-            if isinstance(e, lang.Num) and e.unit_span and e.unit_span[0] not in seen:
+        def walk(e: syntax.Node) -> None:
+            if isinstance(e, syntax.Num) and e.unit_span and e.unit_span[0] not in seen:
                 seen.add(e.unit_span[0])
                 bracket(e.unit_span, e.unit)
             for c in children(e):
