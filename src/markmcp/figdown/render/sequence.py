@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .block import Block
 from .style import class_table, display_label, paint
-from .svg import dash, num, tag, text
+from .svg import dash, esc, num, tag, text
 from .text import CH, INK_DARK, label_ink, widest
 
 HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
@@ -47,12 +47,7 @@ def _arrow(tip, back, colour):
 
 
 def _titled(desc, shape: str) -> str:
-    return shape if desc is None else tag("g", (), tag("title", (), _esc(desc)) + shape)
-
-
-def _esc(s: str) -> str:
-    from .svg import esc
-    return esc(s)
+    return shape if desc is None else tag("g", (), tag("title", (), esc(desc)) + shape)
 
 
 def render(model: dict, classes: dict, y0: float) -> Block:
@@ -218,7 +213,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
         fill, stroke = ink_["fill"] or "#eef2ff", ink_["stroke"] or "#4f46e5"
         bg.append(tag("line", [("x1", xs[i]), ("y1", y0 + HEAD_H + 8), ("x2", xs[i]), ("y2", bottom),
                                ("stroke", "#94a3b8"), ("stroke-width", 1), ("stroke-dasharray", "4 4")]))
-        body = "" if lf.get("description") is None else tag("title", (), _esc(lf["description"]))
+        body = "" if lf.get("description") is None else tag("title", (), esc(lf["description"]))
         body += tag("rect", [("x", hx), ("y", y0 + 8), ("width", w), ("height", HEAD_H), ("rx", 4),
                              ("fill", fill), ("stroke", stroke), ("stroke-dasharray", dash(ink_["style"]))])
         body += text(xs[i], y0 + 8 + HEAD_H / 2 + 4.5, 13, display_label(lf), anchor="middle",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..block import Block
 from ..style import paint
-from ..svg import esc, tag, text
+from ..svg import esc, num, tag, text
 from ..text import INK_LIGHT, INK_MUTED, is_dark, title_width, units
 from . import grid
 
@@ -47,7 +47,6 @@ def _outline(box: list[dict]) -> str:
         add(bands[j]["x"], bands[j]["y0"])
         if j > 0:
             add(bands[j - 1]["x"], bands[j]["y0"])
-    from ..svg import num
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in pts) + " Z"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..text import label_px
 from .graph import Box, Link, Scene
 from .order import Item, order_ranks
 from .place import Lane, Placer, Spacing
@@ -177,7 +178,6 @@ def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],
 def _loop_label(scene: Scene, link: Link) -> float:
     if not link.mid:
         return 0.0
-    from ..text import label_px
     return label_px(link.mid) + 8
 
 
