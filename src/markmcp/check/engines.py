@@ -356,16 +356,13 @@ def run_task(task: tuple[str, str, str], fix: bool = False, changed: frozenset[s
 
 
 def preload(engines: Iterable[str] = ("visimark", "figdown", "mrsf")) -> None:
-    """Import these engines now, with the modules they import on first use (the renderer's
-    layouts, the re-anchoring engine and the YAML resolver it asks about plain scalars),
-    so forked workers share them instead of each importing them again."""
+    """Import these engines now, with the modules they import on first use (the re-anchoring
+    engine and the YAML resolver it asks about plain scalars), so forked workers share them
+    instead of each importing them again."""
     chosen = set(engines)
     if "figdown" in chosen:
         import markmcp.figdown.artifacts  # noqa: F401
         import markmcp.figdown.render  # noqa: F401
-        import markmcp.figdown.render.regions  # noqa: F401
-        import markmcp.figdown.render.scene  # noqa: F401
-        import markmcp.figdown.render.sequence  # noqa: F401
         import markmcp.figdown.report  # noqa: F401
     if "mrsf" in chosen:
         import markmcp.mrsf.discovery  # noqa: F401

@@ -87,8 +87,6 @@ from markmcp.textsafe import escape_controls
 # (ENGINE_MODULES, imported in the background over stdio, before serving over HTTP/SSE).
 ENGINE_MODULES = (
     "markmcp.figdown.artifacts", "markmcp.figdown.docs", "markmcp.figdown.report",
-    # the drawing code, which the renderer imports on its first drawing
-    "markmcp.figdown.render.regions", "markmcp.figdown.render.scene", "markmcp.figdown.render.sequence",
 )
 
 SERVER_NAME = "markmcp-figdown"
