@@ -16,12 +16,12 @@ its state is ``skipped``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from .findings import Finding
 from .port import Files, PortError, gate, port_problem
+from .results import ChartResult
 from .statements import ColumnRef
 from .suggest import closest
 from .values import CellNumber, parse_cell_number
@@ -32,27 +32,6 @@ if TYPE_CHECKING:
 
 MARKER_RE = re.compile(r'<visimark\s+sheet="([^"]*)"\s+chart="([^"]*)"\s*/>')
 WHAT = "artifact path"
-
-
-@dataclass
-class ChartResult:
-    """One declaration's outcome; ``svg`` is present whenever it rendered."""
-
-    sheet: str
-    name: str
-    engine: str
-    series: list[str]
-    labels: str
-    path: str | None = None
-    state: str = "error"  # current | stale | missing | error | skipped
-    svg: bytes | None = field(default=None, repr=False)
-
-    def json(self, with_state: bool = True) -> dict:
-        out: dict = {"sheet": self.sheet, "name": self.name, "engine": self.engine, "series": list(self.series),
-                     "labels": self.labels, "path": self.path}
-        if with_state:
-            out["state"] = self.state
-        return out
 
 
 class _Skip(Exception):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from decimal import localcontext
 
 from .anchors import ProseChecks
-from .charts import ChartResult, check_charts
+from .charts import check_charts
 from .evaluate import Evaluation, binary, cell_matches, compare, strip_assert
 from .findings import Finding
 from .graph import NameGraph, children, tarjan
@@ -28,6 +28,7 @@ from .results import (
     BOOLEAN_BINDING,
     IMPORT_FAILED,
     AssertionResult,
+    ChartResult,
     CheckResult,
     Edit,
     Unevaluable,

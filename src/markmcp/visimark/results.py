@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .charts import ChartResult
 from .findings import Finding
 from .model import Node, Sheet
 from .units import UnitMap
@@ -50,6 +49,27 @@ class Edit:
     end: int
     text: str
     kind: str  # cell | anchor | date | unit
+
+
+@dataclass
+class ChartResult:
+    """One declaration's outcome; ``svg`` is present whenever it rendered."""
+
+    sheet: str
+    name: str
+    engine: str
+    series: list[str]
+    labels: str
+    path: str | None = None
+    state: str = "error"  # current | stale | missing | error | skipped
+    svg: bytes | None = field(default=None, repr=False)
+
+    def json(self, with_state: bool = True) -> dict:
+        out: dict = {"sheet": self.sheet, "name": self.name, "engine": self.engine, "series": list(self.series),
+                     "labels": self.labels, "path": self.path}
+        if with_state:
+            out["state"] = self.state
+        return out
 
 
 @dataclass
