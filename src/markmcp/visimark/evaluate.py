@@ -19,14 +19,10 @@ from . import lang, syntax
 from .builtins import REGISTRY, EvalError, map_call, reduce_call, type_word
 from .findings import Finding
 from .graph import children
-from .inputs import _PENDING
+from .inputs import _PENDING, _NotAtOnce
 from .model import Node
 from .results import BOOLEAN_BINDING, AssertionResult, Edit, Unevaluable, UnitError
 from .values import WORKING_DIGITS, CellNumber, Decoration, canonical, parse_cell_number, quantum, render
-
-
-class _NotAtOnce(Exception):
-    """A rule that must be evaluated row by row."""
 
 
 DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {

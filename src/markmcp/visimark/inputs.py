@@ -22,6 +22,11 @@ from .values import PLAIN_RE, CellNumber, Decoration, diagnose_date, parse_cell_
 _PENDING = object()  # an input cell not read yet
 
 
+class _NotAtOnce(Exception):
+    """A rule that must be evaluated row by row: evaluation's whole-column path gives up
+    (an input column raises it when its cells are not all bare numbers)."""
+
+
 # A column's cells are tested all at once, joined by NUL.  Every quantifier is possessive
 # (the grammar never needs to give a character back), so the match keeps no backtracking
 # state per cell and takes time linear in the column; with ordinary quantifiers a pattern
@@ -214,8 +219,6 @@ class InputColumns:
     def plain_input(self, sheet: Sheet, column: str) -> list[Decimal]:
         """Every cell of an input column as a number, when every one is a bare number
         (no empty cell, no decoration, no date); raises otherwise.  Read once."""
-        from .evaluate import _NotAtOnce
-
         key = (sheet.id, column)
         cached = self.plain_columns.get(key)
         if cached is not None:
