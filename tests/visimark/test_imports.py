@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from conftest import shared_dir
 from markmcp.visimark.check import check
 from markmcp.visimark.disk import DocumentFolder
-from markmcp.visimark.imports import parse_import, read_csv
+from markmcp.visimark.import_decl import parse_import
+from markmcp.visimark.imports import read_csv
 from markmcp.visimark.model import build
 from markmcp.visimark.port import MemoryFiles
 from markmcp.visimark.report import format_check

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from . import lang, syntax
 from .findings import Finding
+from .import_decl import ImportDecl, ImportSyntaxError, parse_import
 from .locate import Cell, Located, Table, locate, plain_text
-from .imports import ImportDecl, ImportSyntaxError, parse_import
 from .statements import ChartStmt, ReportStmt
 from .units import UnitDefinitions, UnitMap, UnitSyntaxError, parse_unit
 
