@@ -107,7 +107,7 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
         m = self.m
         for f in m.findings:
             self.emit(f)
-        resolve_imports(self, self.files)
+        resolve_imports(m, self.files, self.emit, self.edits)
         self.coverage()
         for sheet in m.sheets.values():
             if sheet.table is not None:

@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import re
 from array import array
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from .findings import Finding
 from .import_decl import ImportDecl
 from .locate import Cell, Table
+from .model import Column, Model, Sheet
 from .port import Files, PortError, gate, port_problem
-
-if TYPE_CHECKING:
-    from .check import Checker
-    from .model import Sheet
+from .results import Edit
 
 WHAT = "imported file path"
 DIGEST_RE = re.compile(r"[0-9a-f]{64}")
@@ -71,38 +69,42 @@ def read_csv(text: str, delimiter: str) -> list[list[str]]:
 # ------------------------------------------------------------------ resolution
 
 
-def resolve_imports(ck: Checker, files: Files | None) -> None:
-    """Give every imported sheet its table, or report why it has none."""
-    for sheet in ck.m.sheets.values():
+def resolve_imports(model: Model, files: Files | None, emit: Callable[[Finding], object],
+                    edits: list[Edit]) -> None:
+    """Give every imported sheet its table, or report why it has none: findings go to
+    ``emit``, the stamps ``fmt`` may write to ``edits``."""
+    for sheet in model.sheets.values():
         decl = sheet.import_decl
         if decl is not None:
-            _resolve(ck, files, sheet, decl)
+            _resolve(model, files, emit, edits, sheet, decl)
 
 
-def _fail(ck: Checker, sheet: Sheet, message: str, span: tuple[int, int]) -> None:
+def _fail(emit: Callable[[Finding], object], sheet: Sheet, message: str, span: tuple[int, int]) -> None:
     assert sheet.import_decl is not None
     sheet.import_decl.state = "error"
     sheet.import_failed = True
-    ck.emit(Finding("IMPORT", sheet.id, None, message, assertion_scoped=True, span=span))
+    emit(Finding("IMPORT", sheet.id, None, message, assertion_scoped=True, span=span))
 
 
-def _resolve(ck: Checker, files: Files | None, sheet: Sheet, decl: ImportDecl) -> None:
+def _resolve(model: Model, files: Files | None, emit: Callable[[Finding], object], edits: list[Edit],
+             sheet: Sheet, decl: ImportDecl) -> None:
     if files is None:
         decl.state = "skipped"  # no folder to read from: nothing can be verified, nothing is claimed
         sheet.import_failed = True
         return
     refused = gate(decl.path, WHAT, ".csv")
     if refused:
-        _fail(ck, sheet, refused, decl.path_span)
+        _fail(emit, sheet, refused, decl.path_span)
         return
     try:
         raw = files.read(decl.path)
     except PortError as e:
-        _fail(ck, sheet, port_problem(e, WHAT) if e.code == "outside" else f"cannot read `{decl.path}`: {e.message}",
+        _fail(emit, sheet,
+              port_problem(e, WHAT) if e.code == "outside" else f"cannot read `{decl.path}`: {e.message}",
               decl.path_span)
         return
     if raw is None:
-        _fail(ck, sheet, f"imported file not found: `{decl.path}`", decl.path_span)
+        _fail(emit, sheet, f"imported file not found: `{decl.path}`", decl.path_span)
         return
     from hashlib import sha256  # only a document that imports a CSV needs it
 
@@ -110,35 +112,36 @@ def _resolve(ck: Checker, files: Files | None, sheet: Sheet, decl: ImportDecl) -
     decl.digest = digest
     if decl.stamp_span is not None:
         if decl.stamp_prefix != "sha256":
-            _fail(ck, sheet, f"unrecognised stamp prefix `{decl.stamp_prefix or ''}` — only `sha256:` is supported",
+            _fail(emit, sheet,
+                  f"unrecognised stamp prefix `{decl.stamp_prefix or ''}` — only `sha256:` is supported",
                   decl.stamp_span)
             return
         stamp = decl.stamp_digest or ""
         if not DIGEST_RE.fullmatch(stamp):
             reason = ("wrong length" if len(stamp) != 64 else
                       "uppercase hex" if re.search(r"[A-F]", stamp) else "non-hex character")
-            _fail(ck, sheet, f"malformed digest ({reason})", decl.stamp_span)
+            _fail(emit, sheet, f"malformed digest ({reason})", decl.stamp_span)
             return
     state = "ok"
     if decl.stamp_span is not None and decl.stamp_digest != digest:
         state = "stale"
-        ck.emit(Finding("STALE", sheet.id, None, f"`{decl.path}` does not match its recorded stamp — "
-                        f"expected sha256:{decl.stamp_digest}, got sha256:{digest}", artifact=decl.path,
-                        span=decl.stamp_span))
+        emit(Finding("STALE", sheet.id, None, f"`{decl.path}` does not match its recorded stamp — "
+                     f"expected sha256:{decl.stamp_digest}, got sha256:{digest}", artifact=decl.path,
+                     span=decl.stamp_span))
         assert decl.digest_span is not None
-        ck.edits.append(_edit(decl.digest_span, digest))
+        edits.append(_edit(decl.digest_span, digest))
     elif decl.stamp_span is None:
         state = "unstamped"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        _fail(ck, sheet, f"`{decl.path}` is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start})",
+        _fail(emit, sheet, f"`{decl.path}` is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start})",
               decl.decl_span)
         return
     try:
         rows = read_csv(text.removeprefix("\ufeff"), decl.delimiter)
     except ValueError as e:
-        _fail(ck, sheet, str(e), decl.decl_span)
+        _fail(emit, sheet, str(e), decl.decl_span)
         return
     unlabelled = decl.mode == "unlabelled"
     names = list(decl.labels or []) if unlabelled else rows[0]
@@ -147,52 +150,50 @@ def _resolve(ck: Checker, files: Files | None, sheet: Sheet, decl: ImportDecl) -
     dupes = [n for i, n in enumerate(names) if n in names[:i]]
     if dupes:
         listed = ", ".join(f"`{d}`" for d in dict.fromkeys(dupes))
-        _fail(ck, sheet, f"duplicate column {listed} " + ("in `unlabelled` declaration" if unlabelled
-                                                          else "in imported header"), where)
+        _fail(emit, sheet, f"duplicate column {listed} " + ("in `unlabelled` declaration" if unlabelled
+                                                            else "in imported header"), where)
         return
     bad = next((n for n in names if not IDENT_RE.fullmatch(n)), None)
     if bad is not None:
-        _fail(ck, sheet, f"{'declared' if unlabelled else 'imported'} column `{bad}` is not a valid identifier", where)
+        _fail(emit, sheet, f"{'declared' if unlabelled else 'imported'} column `{bad}` is not a valid identifier",
+              where)
         return
     if decl.mode == "labelled" and decl.labels != names:
-        _fail(ck, sheet, f"labelled header does not match: expected [{', '.join(decl.labels or [])}], "
-                         f"got [{', '.join(names)}]", decl.labels_span or decl.decl_span)
+        _fail(emit, sheet, f"labelled header does not match: expected [{', '.join(decl.labels or [])}], "
+                           f"got [{', '.join(names)}]", decl.labels_span or decl.decl_span)
         return
     if unlabelled:
         for r, row in enumerate(body, 1):
             if len(row) != len(names):
                 word = "too few" if len(names) < len(row) else "too many"
-                _fail(ck, sheet, f"{word} names: declared {len(names)}, row {r} has {len(row)} fields", where)
+                _fail(emit, sheet, f"{word} names: declared {len(names)}, row {r} has {len(row)} fields", where)
                 return
-    _attach(ck, sheet, decl, names, body)
+    _attach(model, emit, sheet, decl, names, body)
     decl.state = state
     if state == "unstamped":
-        ck.emit(Finding("IMPORT", sheet.id, None, "unstamped import", assertion_scoped=True, span=decl.decl_span))
-        ck.edits.append(_edit((decl.decl_span[1], decl.decl_span[1]), f" at sha256:{digest}"))
+        emit(Finding("IMPORT", sheet.id, None, "unstamped import", assertion_scoped=True, span=decl.decl_span))
+        edits.append(_edit((decl.decl_span[1], decl.decl_span[1]), f" at sha256:{digest}"))
 
 
-def _edit(span: tuple[int, int], text: str):
-    from .check import Edit
-
+def _edit(span: tuple[int, int], text: str) -> Edit:
     return Edit(span[0], span[1], text, "stamp")
 
 
-def _attach(ck: Checker, sheet: Sheet, decl: ImportDecl, names: list[str], body: list[list[str]]) -> None:
-    from .model import Column
-
+def _attach(model: Model, emit: Callable[[Finding], object], sheet: Sheet, decl: ImportDecl, names: list[str],
+            body: list[list[str]]) -> None:
     start, end = decl.decl_span
     width = len(names)
     texts: list[str] = []
     for row in body:
         texts += row[:width] + [""] * (width - len(row))
     header = tuple(Cell(n, start, end) for n in names)
-    sheet.table = ImportedTable(header, texts, array("q", [start, end] * len(body)), ck.m.source, start, end, 0)
+    sheet.table = ImportedTable(header, texts, array("q", [start, end] * len(body)), model.source, start, end, 0)
     sheet.columns = {n: Column(n, i, header[i]) for i, n in enumerate(names)}
     # a binding named like an imported column would be a column rule, and there is no cell to write
     for name in names:
         node = sheet.scalars.pop(name, None)
         if node is None:
             continue
-        ck.m.nodes.remove(node)
-        ck.emit(Finding("IMPORT", sheet.id, name, f"column rule on an imported sheet: `{name}` is a read-only "
-                        "imported column", assertion_scoped=True, span=(node.stmt.start, node.stmt.end)))
+        model.nodes.remove(node)
+        emit(Finding("IMPORT", sheet.id, name, f"column rule on an imported sheet: `{name}` is a read-only "
+                     "imported column", assertion_scoped=True, span=(node.stmt.start, node.stmt.end)))
