@@ -17,21 +17,37 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from . import lang
 from .findings import Finding
+from .model import Chart, Model, Sheet
 from .port import Files, PortError, gate, port_problem
-from .results import ChartResult
+from .results import ChartResult, Resolved, Unevaluable
 from .statements import ColumnRef
 from .suggest import closest
-from .values import CellNumber, parse_cell_number
-
-if TYPE_CHECKING:
-    from .check import Checker
-    from .model import Chart, Sheet
+from .values import CellNumber, Decoration, parse_cell_number
 
 MARKER_RE = re.compile(r'<visimark\s+sheet="([^"]*)"\s+chart="([^"]*)"\s*/>')
 WHAT = "artifact path"
+
+
+class Evaluated(Protocol):
+    """What the chart pass reads of a check whose bindings are all evaluated (the checker
+    is one): the model, each column's values, width and decoration, name resolution, and
+    where findings go."""
+
+    m: Model
+    cells: dict[str, list[object | None]]
+    prec: dict[str, int | None]
+    col_decoration: dict[tuple[str, str], Decoration | None]
+    unevaluable: set[str]
+
+    def emit(self, f: Finding) -> Finding: ...
+
+    def resolve(self, sheet_id: str, ref: lang.Ref) -> Resolved: ...
+
+    def input_value(self, sheet: Sheet, column: str, row: int) -> object: ...
 
 
 class _Skip(Exception):
@@ -52,7 +68,7 @@ def owner(data: bytes) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def check_charts(ck: Checker, files: Files | None) -> list[ChartResult]:
+def check_charts(ck: Evaluated, files: Files | None) -> list[ChartResult]:
     """Validate, render and compare every chart; findings go through ``ck.emit``."""
     results: list[ChartResult] = []
     declared = [c for sheet in ck.m.sheets.values() for c in sheet.charts]
@@ -79,7 +95,7 @@ def check_charts(ck: Checker, files: Files | None) -> list[ChartResult]:
     return results
 
 
-def _image_urls(ck: Checker) -> dict[str, str]:
+def _image_urls(ck: Evaluated) -> dict[str, str]:
     out: dict[str, str] = {}
     for a in ck.m.located.anchors:
         if a.kind == "image" and a.image_url is not None:
@@ -87,11 +103,11 @@ def _image_urls(ck: Checker) -> dict[str, str]:
     return out
 
 
-def _finding(ck: Checker, c: Chart, code: str, message: str, **kw) -> None:
+def _finding(ck: Evaluated, c: Chart, code: str, message: str, **kw) -> None:
     ck.emit(Finding(code, c.sheet, c.name, message, span=(c.stmt.start, c.stmt.end), binding_order=c.order, **kw))
 
 
-def _one(ck: Checker, files: Files | None, sheet: Sheet, c: Chart, result: ChartResult,
+def _one(ck: Evaluated, files: Files | None, sheet: Sheet, c: Chart, result: ChartResult,
          image_of: dict[str, str], claimants: dict[str, list[str]]) -> None:
     from . import chartsvg  # here, not at the top: a document without charts never loads the renderer
 
@@ -170,7 +186,7 @@ def _one(ck: Checker, files: Files | None, sheet: Sheet, c: Chart, result: Chart
     _finding(ck, c, "STALE", "artifact is out of date — run `visimark fmt`", artifact=url)
 
 
-def _operand(ck: Checker, c: Chart, ref: ColumnRef) -> tuple[str, str | None] | None:
+def _operand(ck: Evaluated, c: Chart, ref: ColumnRef) -> tuple[str, str | None] | None:
     """(header name, column rule id or None for an input) of a series, or None once reported."""
     r = ck.resolve(c.sheet, ref.as_ref())
     span = (ref.start, ref.end)
@@ -187,16 +203,14 @@ def _operand(ck: Checker, c: Chart, ref: ColumnRef) -> tuple[str, str | None] | 
     return r.column, (r.node.id if r.node is not None else None)
 
 
-def _label_column(ck: Checker, sheet: Sheet, ref: ColumnRef) -> str | None:
+def _label_column(ck: Evaluated, sheet: Sheet, ref: ColumnRef) -> str | None:
     if ref.qualifier not in (None, sheet.id) or sheet.table is None:
         return None
     return sheet.column_name(ref.name)
 
 
-def _values(ck: Checker, sheet: Sheet, column: str, node_id: str | None, shown: str) -> tuple[str | None, list[Decimal]]:
+def _values(ck: Evaluated, sheet: Sheet, column: str, node_id: str | None, shown: str) -> tuple[str | None, list[Decimal]]:
     """A series' numbers, or the ARTIFACT message saying why it has none to draw."""
-    from .check import Unevaluable
-
     assert sheet.table is not None
     height = sheet.table.height
     if height == 0:
