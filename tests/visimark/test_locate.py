@@ -198,11 +198,20 @@ _pieces = st.sampled_from(["**5**", "*7*", "`3`", "``a`b``", "__x__", "_y_", "wo
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_pieces, max_size=12))
 def test_anchor_lookback_window_matches_the_whole_paragraph(parts: list[str]) -> None:
-    text = "".join(parts).strip("\n").replace("\n\n", "\n") + "<!--vmark=s.v-->"
+    # one paragraph: a line holding only blanks would end it, so none is kept
+    lines = [line for line in "".join(parts).split("\n") if line.strip(" ")]
+    text = "\n".join(lines) + "<!--vmark=s.v-->"
     k = text.index("<!--vmark=")
     codes = _code_spans(text)
     ending = {b: a for a, b in codes}
     assert _value_before(text, k, 0, ending, _window(text, k, 0)) == _value_before(text, k, 0, ending, 0)
+
+
+def test_a_line_of_blanks_ends_the_paragraph_an_anchor_looks_back_in() -> None:
+    from markmcp.visimark.locate import locate
+
+    (anchor,) = locate("**5**\n \n <!--vmark=s.v-->\n").anchors
+    assert anchor.kind == "empty"  # the bold 5 is in the paragraph before
 
 
 def test_anchors_in_one_long_paragraph() -> None:
