@@ -492,6 +492,27 @@ UMASK = _read_umask()
 #: Test hook: called after each chunk written to a temporary file (simulates a slow disk).
 write_hook: Callable[[], None] | None = None
 
+_abandoned = threading.local()
+
+
+@contextmanager
+def writes_abandoned_when(event: threading.Event) -> Iterator[None]:
+    """Within this block (in this thread), :func:`write_atomic` renames nothing into place
+    once ``event`` is set: a tool call whose request was cancelled while its thread still
+    runs leaves the file as it was (a cancel that comes after the rename began is too late:
+    the file is then written whole)."""
+    previous = getattr(_abandoned, "event", None)
+    _abandoned.event = event
+    try:
+        yield
+    finally:
+        _abandoned.event = previous
+
+
+def _write_abandoned() -> bool:
+    event = getattr(_abandoned, "event", None)
+    return event is not None and event.is_set()
+
 
 def target_of(path: str | os.PathLike[str], *, follow: bool) -> Path:
     """The file a write to ``path`` replaces.
@@ -617,6 +638,10 @@ def write_atomic(
             os.fsync(fd)
         finally:
             os.close(fd)
+        if _write_abandoned():
+            _unlink_quietly(tmp)
+            raise FileAccessError("io-error", f"{shown(path)}: the request was cancelled; nothing was written",
+                                  os.fspath(path))
         os.replace(tmp, target)
     except OSError as error:
         _unlink_quietly(tmp)

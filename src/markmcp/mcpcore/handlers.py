@@ -82,6 +82,7 @@ from markmcp.mcpcore.spec import (
     offers_subscriptions,
 )
 from markmcp.mcpcore.args import check_arguments, check_value, json_type, strict_schema
+from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.mcpcore.roots import RootsPolicy
 from markmcp.textsafe import escape_controls
@@ -120,20 +121,27 @@ async def in_worker(function: Callable[..., T], *args: Any) -> T:
 
     If the awaiting request is cancelled (client cancel, shutdown), the thread is
     abandoned rather than awaited, so a stuck handler cannot block shutdown;
-    :func:`running_handlers` still counts it until it really returns.
+    :func:`running_handlers` still counts it until it really returns, and a file it
+    would still write is left as it was (:func:`files.writes_abandoned_when`).
     """
+    abandoned = threading.Event()
 
     def counted() -> T:
         global _running
         with _running_lock:
             _running += 1
         try:
-            return function(*args)
+            with files.writes_abandoned_when(abandoned):
+                return function(*args)
         finally:
             with _running_lock:
                 _running -= 1
 
-    return await anyio.to_thread.run_sync(counted, abandon_on_cancel=True)
+    try:
+        return await anyio.to_thread.run_sync(counted, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        abandoned.set()
+        raise
 
 
 SHOWN_NAME_CHARS = 80
