@@ -379,7 +379,7 @@ def is_link(path: str | os.PathLike[str]) -> bool:
 
 
 def is_system_link(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a symbolic link root made directly under a root folder no one
+    """Whether ``path`` is a symbolic link that root made directly in a root folder no one
     else may write to (macOS ``/tmp``, a merged ``/usr``'s ``/bin``): no repository can
     plant one there.  False for anything else, or when it cannot be told."""
     link = Path(os.path.abspath(path))
