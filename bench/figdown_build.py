@@ -218,6 +218,19 @@ def in_process(source: str, runs: int) -> list[float]:
     return times
 
 
+def built_on_disk(work: Path, stem: str, source: str,
+                  runs: int) -> tuple[list[float], list[float], str | None, bool]:
+    """``figdown build STEM.fd`` timed as a whole command (wall and CPU seconds per run),
+    the SVG ``build()`` gives in process, and whether the file written is that SVG."""
+    fd = work / f"{stem}.fd"
+    fd.write_text(source, encoding="utf-8")
+    svg = fd.with_suffix(".svg")
+    whole, cpu = whole_command(["build", fd.name], work, [svg], runs)
+    expected = build(source).svg
+    same = expected is not None and svg.read_text(encoding="utf-8") == expected
+    return whole, cpu, expected, same
+
+
 def single_figures(work: Path, runs: int) -> bool:
     print(f"figdown build X.fd — process start to X.svg on disk, median of {runs} "
           "(beside it: build() in process, the inner loop)")
@@ -225,12 +238,8 @@ def single_figures(work: Path, runs: int) -> bool:
     for name, make in FIGURES:
         for scale in (1, 10):
             source = make(scale)
-            fd = work / f"{make.__name__}-{scale}x.fd"
-            fd.write_text(source, encoding="utf-8")
-            svg = fd.with_suffix(".svg")
-            whole, cpu = whole_command(["build", fd.name], work, [svg], runs)
-            expected = build(source).svg
-            if expected is None or svg.read_text(encoding="utf-8") != expected:
+            whole, cpu, expected, same = built_on_disk(work, f"{make.__name__}-{scale}x", source, runs)
+            if not same:
                 print(f"  {name} {scale}x: the file written differs from the in-process build")
                 ok = False
             inner = in_process(source, runs)
@@ -247,12 +256,8 @@ def pinned_scenes(work: Path, runs: int) -> bool:
     for genre in ("block", "topology"):
         for nodes, pins, size in PINNED_SIZES:
             seed, source = drawable_pinned(genre, nodes, pins)
-            fd = work / f"pinned-{genre}-{nodes}.fd"
-            fd.write_text(source, encoding="utf-8")
-            svg = fd.with_suffix(".svg")
-            whole, cpu = whole_command(["build", fd.name], work, [svg], runs)
-            expected = build(source).svg
-            if expected is None or svg.read_text(encoding="utf-8") != expected:
+            whole, cpu, _, same = built_on_disk(work, f"pinned-{genre}-{nodes}", source, runs)
+            if not same:
                 print(f"  pinned {genre} {nodes}: the file written differs from the in-process build")
                 ok = False
             inner = in_process(source, max(1, runs // 2))
