@@ -57,24 +57,16 @@ def build_server(spec: ServerSpec, settings: Settings) -> Server[Any]:
     return Handlers(spec, settings).build_server()
 
 
-def run(spec: ServerSpec, settings: Settings, sock: socket.socket | None = None) -> int:
-    """Serve ``spec`` with ``settings``; return the process exit code.
+def run(spec: ServerSpec, settings: Settings, sock: socket.socket) -> int:
+    """Serve ``spec`` over HTTP or SSE on ``sock``; return the process exit code.
 
-    HTTP and SSE serve on ``sock``, the listening socket ``markmcp.mcpcore.app.serve``
-    opened before it imported this module (so a port in use or a host that does not
-    resolve is reported without the SDK's import time).  (``serve`` starts stdio through
-    ``markmcp.mcpcore.early`` instead, which answers ``initialize`` while this module is
-    still being imported.)
+    ``sock`` is the listening socket ``markmcp.mcpcore.app.serve`` opened before it
+    imported this module, so a port in use or a host that does not resolve is reported
+    without the SDK's import time.  Stdio never comes here: ``serve`` starts it through
+    ``markmcp.mcpcore.early``, which answers ``initialize`` while this module is still
+    being imported, and then hands the client to :func:`run_stdio`.
     """
-    server = build_server(spec, settings)
-    if settings.transport == "stdio":
-        wire = StdioWire.claim()
-        reader = LineReader(wire.reader)
-        reader.start()
-        return run_stdio(server, wire, reader, [])
-    if sock is None:
-        raise ValueError(f"--transport {settings.transport} needs the listening socket")
-    code = serve_http(server, settings, spec.prog or spec.name, sock)
+    code = serve_http(build_server(spec, settings), settings, spec.prog or spec.name, sock)
     _leave_abandoned_handlers(code)
     return code
 
