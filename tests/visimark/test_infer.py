@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from conftest import shared_dir
 from markmcp.visimark.check import check
-from markmcp.visimark.infer import apply, figures, generate_alias, infer, plan
+from markmcp.visimark.infer import apply, infer, plan
+from markmcp.visimark.infer_read import figures, generate_alias
 from markmcp.visimark.infer_report import format_infer
 from markmcp.visimark.model import build
 from markmcp.visimark.report import format_check
