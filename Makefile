@@ -26,7 +26,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 
-# a million inputs into each parser (FigDown, VisiMark, MRSF, the JSON-RPC layer) on two
+# a million inputs into each parser (FigDown and its renderer, VisiMark, MRSF, the JSON-RPC layer) on two
 # cores; reports crashes and inputs/s (takes hours: see bench/fuzz.py for smaller runs)
 fuzz: $(STAMP)
 	$(PY) bench/fuzz.py

@@ -1,9 +1,9 @@
 """``make fuzz``: a million inputs into each parser, crashes and inputs/s reported.
 
 The targets, their corpora and the mutations are those of the CI-sized Hypothesis fuzz tests
-(``tests/fuzz_targets.py``): FigDown ``parse``, what ``visimark check`` runs on a document,
-MRSF ``parse_sidecar`` + the validator, the validator alone on mutated data, and the stdio
-session's JSON-RPC line handler.  A *crash* is any exception other than the engine's
+(``tests/fuzz_targets.py``): FigDown ``parse``, the FigDown renderer on what parses, what
+``visimark check`` runs on a document, MRSF ``parse_sidecar`` + the validator, the validator
+alone on mutated data, and the stdio session's JSON-RPC line handler.  A *crash* is any exception other than the engine's
 documented error type (a MemoryError included: each worker may use at most ``MEMORY_BYTES``
 of address space); a *hang* is an input that runs longer than ``--timeout`` seconds of
 CPU time twice in a row (CPU, not wall-clock time: a worker starved by a busy machine is not
@@ -23,7 +23,7 @@ Figures: ``inputs/s`` is the wall-clock throughput of all workers together (it d
 how busy the machine is); ``per CPU-s`` divides by the CPU time the workers spent on the
 inputs, which does not.
 
-Usage: ``python bench/fuzz.py [--inputs 1000000] [--targets figdown,visimark,mrsf,mrsf-validate,jsonrpc]
+Usage: ``python bench/fuzz.py [--inputs 1000000] [--targets figdown,figdown-render,visimark,mrsf,mrsf-validate,jsonrpc]
 [--workers 2] [--timeout 5] [--seed 1] [--crashes DIR] [--replay TARGET:INDEX]``
 """
 

@@ -8,6 +8,9 @@ Targets (``TARGETS``):
 
 * ``figdown``: ``markmcp.figdown.parse`` on text; a clean result must also give its model
   JSON.  Bad input is reported as diagnostics, never raised.
+* ``figdown-render``: the same text, and a clean parse built (``markmcp.figdown.render.build``):
+  either refused with geometry diagnostics whose lines lie in the document, or an artifact
+  that is well-formed XML inside the Safe SVG profile and reads back its source.
 * ``visimark``: what ``visimark check`` runs on a document's text (``check(build(text))``)
   and the report it prints (text and JSON).  Problems are findings, never raised.
 * ``mrsf``: ``markmcp.mrsf.sidecar.parse_sidecar`` on YAML or JSON text (``MrsfError`` is
@@ -142,6 +145,26 @@ def run_figdown(text: str, context: Any = None) -> None:
         assert isinstance(line, int) and isinstance(message, str) and message, diagnostic
     if not result.diagnostics:
         json.loads(model_json(result))
+
+
+def run_figdown_render(text: str, context: Any = None) -> None:
+    from figdown.svgprofile import safe_profile_problems
+    from markmcp.figdown import parse
+    from markmcp.figdown.render import build, read_artifact
+
+    if not parse(text).ok:
+        return
+    out = build(text)
+    if out.svg is None:
+        assert out.diagnostics, "no artifact and no diagnostic"
+        lines = text.count("\n") + 1
+        for line, message in out.diagnostics:
+            assert 1 <= line <= lines and message, (line, message)
+        return
+    assert not out.diagnostics, out.diagnostics
+    problems = safe_profile_problems(out.svg)  # parses it as XML first
+    assert problems == [], problems
+    assert read_artifact(out.svg).source == text, "the artifact does not read back its source"
 
 
 def run_visimark(text: str, context: Any = None) -> None:
@@ -406,6 +429,8 @@ class Target:
 
 TARGETS: dict[str, Target] = {
     "figdown": Target("figdown", _plain_runner(run_figdown), figdown_seeds, ALPHABETS["figdown"]),
+    "figdown-render": Target("figdown-render", _plain_runner(run_figdown_render), figdown_seeds,
+                             ALPHABETS["figdown"]),
     "visimark": Target("visimark", _plain_runner(run_visimark), visimark_seeds, ALPHABETS["visimark"]),
     "mrsf": Target("mrsf", _plain_runner(run_mrsf), mrsf_seeds, ALPHABETS["mrsf"], mrsf_documents),
     "mrsf-validate": Target("mrsf-validate", _plain_runner(run_mrsf_validate), mrsf_seeds, ALPHABETS["mrsf"],

@@ -15,12 +15,9 @@ import pytest
 from markmcp.figdown import parse
 from markmcp.figdown.render import (ENGINE_VERSION, NotAnArtifact, build, check_sidecar,
                                     read_artifact, sha256)
-from markmcp.figdown.render.svg import ATTRIBUTES, ELEMENTS, STYLE_VALUES
 from conftest import SHARED, shared_dir
+from figdown.svgprofile import safe_profile_problems
 from figdown.test_docs_figdown import EXAMPLES
-
-SVG = "{http://www.w3.org/2000/svg}"
-
 
 def corpus_sources() -> list[tuple[str, str]]:
     out = []
@@ -37,32 +34,6 @@ def doc_sources() -> list[tuple[str, str]]:
 
 def clean(sources):
     return [(n, s) for n, s in sources if parse(s).ok]
-
-
-def safe_profile_problems(svg: str) -> list[str]:
-    """Walk every element and attribute of an artifact against core §15.2."""
-    problems = []
-    root = ET.fromstring(svg)
-    for el in root.iter():
-        if not el.tag.startswith(SVG):
-            problems.append(f"element outside the SVG namespace: {el.tag}")
-            continue
-        name = el.tag[len(SVG):]
-        if name not in ELEMENTS:
-            problems.append(f"element {name}")
-        for key, value in el.attrib.items():
-            if key not in ATTRIBUTES:
-                problems.append(f"attribute {key} on {name}")
-            if key.lower().startswith("on") or "href" in key.lower() or key.lower() == "src":
-                problems.append(f"forbidden attribute {key}")
-            for ref in re.findall(r"url\(([^)]*)\)", value):
-                if not ref.startswith("#"):
-                    problems.append(f"external url({ref})")
-            if "@import" in value:
-                problems.append("@import")
-            if key == "style" and value not in STYLE_VALUES:
-                problems.append(f"style={value!r}")
-    return problems
 
 
 def markup_regions(svg: str) -> str:

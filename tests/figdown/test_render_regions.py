@@ -78,3 +78,50 @@ def test_sequence_rows_follow_declaration_order() -> None:
     assert order == ["first", "first", "WAITING", "second", "second", "third", "third"]  # halo twins
     assert ">loop</text>" in svg and "[retry]" in svg and "[until done]" in svg
     assert 'data-node="c"' in svg and 'data-node="s"' in svg
+
+
+# --- the bitfield's bound: the language allows any word= and field width; a drawing does not
+
+
+def refusal(source: str) -> list[str]:
+    out = build(source)
+    assert out.svg is None
+    return out.error_lines()
+
+
+def test_a_bitfield_row_wider_than_a_drawing_holds_is_refused_on_its_line() -> None:
+    # found by `make fuzz`: this word took minutes and gigabytes before it was bounded
+    lines = refusal('figdown 0.1 bitfield\nbitfield gre "GRE Header" word=214748364832 numbering=lsb0\n'
+                    'field "Reserved" 9\nfield "Ver" 3\n')
+    assert lines == ['Line 2: bitfield "gre" has word=214748364832: a row of that many bits is more than one '
+                     'bitfield drawing holds (at most 65536 bit cells); the figure is not drawn rather than '
+                     'cut short.']
+
+
+def test_a_field_that_runs_past_the_bound_is_refused_on_the_field_line() -> None:
+    lines = refusal('figdown 0.1 bitfield\nbitfield b "B" word=32 numbering=lsb0\n'
+                    'field "Head" 8\nfield "Big" 900000000000\nfield "Tail" 3\n')
+    assert len(lines) == 1 and lines[0].startswith('Line 4: field "Big" takes bitfield "b" to 28125000001 rows of 32 bits')
+
+
+def test_the_bound_is_on_bit_cells_drawn_word_times_rows() -> None:
+    head = 'figdown 0.1 bitfield\nbitfield b "B" word=32 numbering=lsb0\n'
+    assert build(head + 'field "All" 65536\n').svg is not None        # 2,048 rows of 32: drawn
+    assert refusal(head + 'field "All" 65536\nfield "One" 1\n')[0].startswith('Line 4: field "One" takes bitfield "b" '
+                                                                              'to 2049 rows of 32 bits')
+    assert build('figdown 0.1 bitfield\nbitfield b "B" word=65536 numbering=lsb0\nfield "Row" *\n').svg is not None
+
+
+def test_an_index_range_counts_both_of_its_drawn_elements() -> None:
+    head = 'figdown 0.2 bitfield\nbitfield b "B" word=32 numbering=lsb0\n'
+    # 2,000 rows for the first element fit; the last element drawn after the elision does not
+    lines = refusal(head + 'field "Seg" 64000 index=0..7\n')
+    assert lines[0].startswith('Line 3: field "Seg" takes bitfield "b" to 4000 rows of 32 bits')
+    # an index range of any length draws two elements and an elision: bounded, drawn
+    assert build(head + 'field "Seg" 32 index=0..99999999999\n').svg is not None
+
+
+def test_a_refused_bitfield_in_a_later_section_names_its_document_line() -> None:
+    lines = refusal('figdown 0.1 block\nnode a "A"\n\nfigdown 0.1 bitfield\n'
+                    'bitfield hdr numbering=msb0 word=70000\nfield "Payload" *\n')
+    assert len(lines) == 1 and lines[0].startswith('Line 5: bitfield "hdr" has word=70000')

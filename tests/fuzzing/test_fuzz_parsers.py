@@ -72,6 +72,12 @@ def test_figdown_parse_never_crashes(figdown_seeds: list[str], data: Any) -> Non
     fuzz_targets.run_figdown(data.draw(documents(figdown_seeds, fuzz_targets.ALPHABETS["figdown"])))
 
 
+@settings(FUZZ, max_examples=80)
+@given(data=st.data())
+def test_figdown_render_never_crashes(figdown_seeds: list[str], data: Any) -> None:
+    fuzz_targets.run_figdown_render(data.draw(documents(figdown_seeds, fuzz_targets.ALPHABETS["figdown"])))
+
+
 @settings(FUZZ, max_examples=120)
 @given(data=st.data())
 def test_visimark_check_never_crashes(visimark_seeds: list[str], data: Any) -> None:

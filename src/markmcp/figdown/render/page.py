@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from . import regions, scene, sequence
 from .bands import band_edge, band_rect
 from .notes import note_svg
-from .style import class_table, paint
+from .style import class_table
 from .svg import SVG_NS, dash, esc, num, open_tag, tag, text
 from .text import label_ink, note_size, units
 
@@ -133,6 +133,7 @@ def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -
     boxes: dict[str, dict] = {}
     for region in model.get("regions", ()):
         b = regions.render(region, model, classes, y, prefix)
+        diags.extend(b.diags)
         parts.append(b.svg)
         if b.box is not None and region.get("id"):
             boxes[region["id"]] = b.box

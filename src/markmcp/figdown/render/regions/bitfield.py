@@ -9,6 +9,11 @@ engine's *(cont.)*.  ``break`` starts a new row; ``*`` fills the rest of one.
 ``present=`` dashes the field's boundary and adds a caption line;
 ``index=first..last`` draws the first and the last element with an elision
 strip between them when elements are left out.
+
+The drawing is bounded: a bitfield whose rows would hold more than
+:data:`MAX_CELLS` bit cells (a huge ``word=`` or field width, which the
+language allows) is refused with a diagnostic on the line that went past it,
+instead of drawing for ever.
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
 CONT = "(cont.)"
+MAX_CELLS = 65_536
+"""The most bit cells (``word`` × rows) one bitfield draws: 2,048 rows of 32 bits, 8 KiB."""
+
+
+def _refused(line: int, message: str) -> Block:
+    return Block("", 0.0, 0.0, diags=[(line, f"{message}; the figure is not drawn rather than cut short.")])
 
 
 def _outline(box: list[dict]) -> str:
@@ -52,6 +63,10 @@ def _outline(box: list[dict]) -> str:
 
 def render(block: dict, classes: dict, y0: float) -> Block:
     word = int(block.get("word") or 32)
+    name = f'bitfield "{block.get("id", "")}"'
+    if word > MAX_CELLS:
+        return _refused(block.get("line", 1), f"{name} has word={word}: a row of that many bits is more than one "
+                                              f"bitfield drawing holds (at most {MAX_CELLS} bit cells)")
     cell = max(18, min(28, 760 // word))
     label = block.get("label")
     label = block.get("id", "") if label is None else label
@@ -127,8 +142,19 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                                 anchor="middle", fill=INK_LIGHT if is_dark(fill) else None,
                                 extra=(("font-style", "italic"),) if bi else ()))
 
+        def past_limit() -> Block | None:
+            rows = -(-(pos + w0) // word)
+            if rows * word <= MAX_CELLS:
+                return None
+            return _refused(f.get("line", 1), f'field "{f.get("name", "")}" takes {name} to {rows} rows of {word} '
+                                              f"bits, more than one bitfield drawing holds (at most {MAX_CELLS} "
+                                              "bit cells)")
+
         index = f.get("index")
         stated = index is not None and "first" in index
+        refused = past_limit()
+        if refused is not None:
+            return refused
         first = cut()
         occurrence(first, f" [{index['first']}]" if stated else "")
         if index is not None:
@@ -140,6 +166,9 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                 elisions.append({"row": ls["row"], "x": ls["x"], "w": ls["w"], "y": ls["y"] + RH})
             if stated:
                 pos += len(first) * word - w0
+                refused = past_limit()
+                if refused is not None:
+                    return refused
                 occurrence(cut(), f" [{last}]")
     max_row = max((r for r, _ in owners), default=-1)
 
