@@ -15,14 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.figdown.render import build
-from markmcp.figdown.render.scene.free import CELL, Ink, _proper, path_hits, route_free
+from markmcp.figdown.render.scene.free import CELL, MAX_SQUARES, Ink, _proper, path_hits, route_free
 from markmcp.figdown.render.scene.graph import Box
 
 # coordinates that land on square borders, near them, on shared grid lines, and anywhere
 _edges = st.integers(-3, 6).map(lambda k: k * CELL)
 _near = st.tuples(st.integers(-3, 6), st.sampled_from((-0.5, 0.25, 10.0, 48.0))).map(lambda t: t[0] * CELL + t[1])
 _any = st.floats(-400.0, 700.0, allow_nan=False, allow_infinity=False)
-coordinate = st.one_of(_edges, _near, _any, st.sampled_from((0.0, 10.0, 106.0, 202.0)))
+# far beyond any drawing: segments over more squares than the index buckets (a box pinned
+# billions of pixels wide is legal), counted from a plain list instead
+_huge = st.one_of(st.sampled_from((-2.1e12, 4.0e5, 2147483648110.0)), st.floats(-3e12, 3e12, allow_nan=False))
+coordinate = st.one_of(_edges, _near, _any, st.sampled_from((0.0, 10.0, 106.0, 202.0)), _huge)
 point = st.tuples(coordinate, coordinate)
 
 
@@ -121,3 +124,21 @@ def test_a_scene_with_many_pins_builds_the_same_bytes_every_time():
     assert first.svg is not None, first.error_lines()
     assert build(source).svg == first.svg
     assert first.svg.count("data-edge=") == source.count("\nedge ")
+
+
+def test_a_box_pinned_billions_of_pixels_wide_is_drawn_in_bounded_work():
+    # found by `make fuzz` (the renderer target): each of these ran out of memory in the
+    # crossing index, which bucketed a segment under every square of its extent
+    huge = 2147483648110
+    assert huge / CELL > 1000 * MAX_SQUARES
+    for source in (
+        'figdown 0.2 statechart\nstate down "DOWN"\nstate up "UP"\ntransition down -[go]-> up\n'
+        'transition up -[back]-> down\ntransition down -[stay]-> down\nlayout\n'
+        f'pin down at=(220,40) width={huge} height=56\npin up at=(60,200) width=110 height=56\n',
+        'figdown 0.4 topology\nnode a "A"\nnode b "B"\nnode c "C"\nedge a -- b\nedge b -- c\nedge a -- c\n'
+        f'layout\npin a at=(0,140) width=100 height=70\npin b at=(220,40) width=110 height={huge}\n'
+        'pin c at=(440,140) width=100 height=70\n',
+    ):
+        out = build(source)
+        assert out.svg is not None and not out.diagnostics, out.diagnostics
+        assert out.svg == build(source).svg

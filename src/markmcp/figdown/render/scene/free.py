@@ -62,6 +62,7 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
 
 CELL = 96.0   # side of a square of the ink index (level and upright segments)
 LINE_CELL = 48.0   # side of a square of the slanted segments' index
+MAX_SQUARES = 4096  # a segment (or a query) over more squares than this is counted plainly
 
 
 class Ink:
@@ -81,6 +82,12 @@ class Ink:
       point lies on both segments up to rounding far below the pad, so the
       square holding it was bucketed.
 
+    A segment whose squares would number more than :data:`MAX_SQUARES` (a box
+    pinned billions of pixels wide, which the language allows) is kept in a
+    plain list that every count reads, and a query over as many squares counts
+    against every drawn segment: the same counts, in work bounded by the number
+    of segments rather than by the size of the coordinates.
+
     A level query skips the level index, an upright one the upright index: two
     such segments never properly cross (their direction determinant is exactly
     zero).  A slanted query (a straight connector, a few per route) reads every
@@ -94,6 +101,7 @@ class Ink:
         self.level: dict[tuple[int, int], list[tuple]] = {}
         self.upright: dict[tuple[int, int], list[tuple]] = {}
         self.slanted: dict[tuple[int, int], list[tuple]] = {}
+        self.wide: list[tuple] = []   # segments over too many squares to bucket
         self.indexed = 0   # segments[:indexed] are in the squares (the rest wait for a count)
 
     def crossings(self, p, q) -> int:
@@ -108,7 +116,9 @@ class Ink:
             return _count(p, q, self.segments)
         x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
         y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-        count = 0
+        if _squares(x0, y0, x1, y1, LINE_CELL) > MAX_SQUARES:
+            return _count(p, q, self.segments)
+        count = _count(p, q, self.wide) if self.wide else 0
         ci0, ci1 = math.floor(x0 / CELL), math.floor(x1 / CELL)
         cj0, cj1 = math.floor(y0 / CELL), math.floor(y1 / CELL)
         if ci0 == ci1 and cj0 == cj1:
@@ -157,6 +167,10 @@ class Ink:
         for one, e.g. straight lines only, never pays for the squares)."""
         for seg in self.segments[self.indexed:]:
             a, b = seg[0], seg[1]
+            pad = _pad(seg)
+            if _squares(seg[2] - pad, seg[3] - pad, seg[4] + pad, seg[5] + pad, LINE_CELL) > MAX_SQUARES:
+                self.wide.append(seg)
+                continue
             if a[1] == b[1] or a[0] == b[0]:
                 cells = self.level if a[1] == b[1] else self.upright
                 for ci in range(math.floor(seg[2] / CELL), math.floor(seg[4] / CELL) + 1):
@@ -164,7 +178,6 @@ class Ink:
                         cells.setdefault((ci, cj), []).append(seg)
                 continue
             _, _, bx0, by0, bx1, by1, dx, dy = seg
-            pad = _pad(seg)
             for ci in range(math.floor((bx0 - pad) / LINE_CELL), math.floor((bx1 + pad) / LINE_CELL) + 1):
                 # the part of the line over this column of squares (widened by the pad)
                 xa, xb = max(bx0, ci * LINE_CELL - pad), min(bx1, (ci + 1) * LINE_CELL + pad)
@@ -188,6 +201,11 @@ class Ink:
         for a, b in spans:
             total += max(0.0, min(hi, b) - max(lo, a))
         return total
+
+
+def _squares(x0: float, y0: float, x1: float, y1: float, side: float) -> float:
+    """How many squares of ``side`` the box (x0, y0)–(x1, y1) touches."""
+    return (math.floor(x1 / side) - math.floor(x0 / side) + 1) * (math.floor(y1 / side) - math.floor(y0 / side) + 1)
 
 
 def _proper(a, b, c, d) -> bool:
