@@ -155,6 +155,10 @@ def test_every_tool_replies_in_the_upstream_shape(server: Server, work: Path) ->
     conforms(text, "mrsf_list summary")
     assert (text["total"], text["open"], text["threads"]) == (3, 3, 2)
     assert data["summary"]["total"] == 3  # structured: our object around it
+    # a summary asked for with the compact format is still the summary, as upstream answers
+    # (this combination once failed with an internal error)
+    both, both_data = reply(server, "mrsf_list", summary=True, format="compact")
+    assert both == text and "table" not in both_data
 
     text, _ = reply(server, "mrsf_status", files=["doc.md"])
     conforms(text, "mrsf_status")

@@ -617,11 +617,12 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         )
     output: dict[str, Any] = {"files": files, "version": files[0]["version"] if len(files) == 1 else None}
     if args.get("summary"):
-        # Summary statistics instead of the comments (as upstream); the per-file counts stay.
+        # Summary statistics instead of the comments (as upstream, which answers a summary
+        # even when a compact table is asked for too); the per-file counts stay.
         output["summary"] = _summary(flat)
         for entry in files:
             del entry["comments"]
-    if args.get("format") == "compact":
+    elif args.get("format") == "compact":
         output["table"] = _compact(files)
     return output
 
