@@ -86,25 +86,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "src", source / "src",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
-    dist = base / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", dist, source],
-         cwd=base, timeout=SLOW)
-    [wheel] = dist.glob("*.whl")
     venv = base / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", venv], timeout=SLOW)
-    python = venv / "bin" / "python"
-    # this interpreter's pip installs into the new environment (no second copy of pip);
-    # dependencies come from the configured index, as for any user, not from this checkout
-    _run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile", wheel],
-         cwd=base, timeout=SLOW)
-    work = base / "work"
-    work.mkdir()
-    # a user's environment: nothing of this checkout's, and bytecode cached as Python does by
-    # default (under PYTHONDONTWRITEBYTECODE every command would compile the SDK again)
+    # a user's environment: nothing of this checkout's (a PYTHONPATH naming its src/ would make
+    # pip take the package as installed already), and bytecode cached as Python does by default
+    # (under PYTHONDONTWRITEBYTECODE every command would compile the SDK again)
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTHONSAFEPATH",
                           "PYTHONDONTWRITEBYTECODE")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    dist = base / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", dist, source],
+         cwd=base, env=env, timeout=SLOW)
+    [wheel] = dist.glob("*.whl")
+    _run([sys.executable, "-m", "venv", "--without-pip", venv], env=env, timeout=SLOW)
+    python = venv / "bin" / "python"
+    # this interpreter's pip installs into the new environment (no second copy of pip);
+    # dependencies come from the configured index, as for any user, not from this checkout
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile", wheel],
+         cwd=base, env=env, timeout=SLOW)
+    work = base / "work"
+    work.mkdir()
     return Installed(wheel=wheel, bin=venv / "bin", python=python, work=work, env=env)
 
 
