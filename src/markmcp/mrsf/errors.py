@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from markmcp.mcpcore.files import shown
+
 
 class MrsfError(Exception):
     """A user-facing failure with a stable ``code``; nothing was written."""
@@ -48,6 +50,12 @@ class MrsfError(Exception):
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.message
+
+
+def os_error_message(error: OSError) -> str:
+    """What the operating system refused, for a user: ``<file>: <reason>`` (the file when known)."""
+    name = f"{shown(error.filename)}: " if error.filename is not None else ""
+    return f"{name}{error.strerror or type(error).__name__}"
 
 
 class MrsfConflict(MrsfError):

@@ -1,0 +1,197 @@
+"""What every ``mrsf-mcp`` tool handler shares: its arguments checked, the engine called, errors shaped.
+
+Paths are resolved against the tool's ``cwd`` and must stay inside the server's folders
+(``CallContext.places()``); the write gate is asked before a writing tool touches a file;
+an engine operation runs confined to those folders, and whatever it raises (an
+:class:`~markmcp.mrsf.errors.MrsfError`, a version conflict, a refused file, an
+operating-system error) becomes a :class:`~markmcp.mcpcore.ToolError` whose data is the
+``{"status": "error", "code", "message", ...}`` object (the conflict object for a conflict).
+
+The engine (``ops``) is imported inside the functions that use it, so that importing the
+server imports no engine (see ``ENGINE_MODULES`` in :mod:`markmcp.mrsf.server`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore import CallContext, FileAccessError, ToolError, writable_places
+from markmcp.mcpcore.files import check_argument, kind_of, shown
+from markmcp.mrsf import compat
+from markmcp.mrsf.errors import MrsfConflict, MrsfError, os_error_message
+
+
+def error_data(code: str, message: str, **details: Any) -> dict[str, Any]:
+    """The structured result of a failed call (details that are None are left out)."""
+    return {"status": "error", "code": code, "message": message, **{k: v for k, v in details.items() if v is not None}}
+
+
+def invalid(message: str, **details: Any) -> ToolError:
+    """An ``invalid-argument`` failure."""
+    return ToolError(message, data=error_data("invalid-argument", message, **details))
+
+
+def pretty(value: Any) -> str:
+    """A result as text: indented JSON, as the upstream server writes it."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def upstream_text(name: str) -> Callable[[dict[str, Any]], str]:
+    """The text content of a tool: its result in the shape the upstream server returns
+    (:mod:`markmcp.mrsf.compat`), as indented JSON (a compact list is its table)."""
+    shape = compat.SHAPES[name]
+
+    def text(result: dict[str, Any]) -> str:
+        value = shape(result)
+        return value if isinstance(value, str) else pretty(value)
+
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Paths and the write gate
+# ---------------------------------------------------------------------------
+
+
+def workdir_of(args: dict[str, Any], ctx: CallContext) -> Path:
+    """The tool's working directory: ``cwd`` if given (inside the server's), else the server's."""
+    cwd = args.get("cwd")
+    if cwd is None:
+        return ctx.cwd.resolve()
+    path = inside(ctx, ctx.cwd, cwd, "cwd")
+    if kind_of(path) != "dir":
+        message = f"cwd '{shown(cwd)}' is not a directory"
+        raise ToolError(message, data=error_data("not-found", message))
+    return path
+
+
+def inside(ctx: CallContext, workdir: Path, value: str, what: str) -> Path:
+    """Resolve ``value`` against ``workdir``; refuse it when no file system takes it
+    (``invalid-argument``) or when it leaves the folders the server serves (``path-escape``)."""
+    from markmcp.mrsf.store import file_error
+
+    try:
+        check_argument(value)
+    except FileAccessError as error:
+        raise invalid(f"{what}: {error.message}") from None
+    try:
+        return ctx.places().resolve(value, workdir)
+    except FileAccessError as error:
+        if error.code != "outside":
+            raise ToolError(f"{what}: {error.message}", data=file_error(error).to_dict()) from None
+        message = f"{what}: {error.message}"
+        raise ToolError(message, data=error_data("path-escape", message, path=shown(value))) from None
+
+
+def writable(ctx: CallContext, target: str | Path) -> None:
+    """The write gate of a writing tool, before anything is read or written: open unless the
+    server runs with ``--read-only`` (the write folders are those it may read)."""
+    try:
+        writable_places(ctx, target, by_default=True)
+    except ToolError as error:
+        raise ToolError(error.message, data=error_data("read-only", error.message)) from None
+
+
+# ---------------------------------------------------------------------------
+# Engine calls
+# ---------------------------------------------------------------------------
+
+
+def engine(call: Callable[..., dict[str, Any]], *args: Any, ctx: CallContext, **kwargs: Any) -> dict[str, Any]:
+    """Run an engine operation confined to the server's folders; its MrsfError (conflicts
+    included), a refused file or an operating-system error becomes a ToolError."""
+    from markmcp.mrsf.store import file_error
+
+    try:
+        return call(*args, places=ctx.places(), **kwargs)
+    except MrsfConflict as error:
+        raise conflict(error) from None
+    except MrsfError as error:
+        raise ToolError(error.message, data=error.to_dict()) from None
+    except FileAccessError as error:
+        raise ToolError(error.message, data=file_error(error).to_dict()) from None
+    except OSError as error:
+        message = os_error_message(error)
+        raise ToolError(message, data=error_data("io-error", message)) from None
+
+
+def conflict(error: MrsfConflict) -> ToolError:
+    """A version mismatch: the conflict object is both the structured and the text reply
+    (clients of the upstream server parse it from the text)."""
+    data = error.to_dict()
+    return ToolError(pretty(data), data=data)
+
+
+def raise_errors(result: dict[str, Any]) -> None:
+    """Multi-file engine results list unreadable sidecars in ``errors``: the first becomes a ToolError."""
+    for error in result.get("errors", []):
+        raise ToolError(f"{error['sidecar']}: {error['message']}", data={"status": "error", **error})
+
+
+def absolute(result: dict[str, Any], key: str = "sidecar") -> str:
+    """An absolute path from a result's repository-relative ``key``."""
+    return str(Path(result["root"]) / result[key])
+
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+
+def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> tuple[Path, list[str]]:
+    """The working directory and the absolute targets of a multi-file tool: the ``files``
+    given (a folder stands for the sidecars of its documents, as in the CLI), or every
+    sidecar below the working directory."""
+    from markmcp.mrsf import ops
+
+    workdir = workdir_of(args, ctx)
+    files = args.get("files")
+    if not files:
+        found = engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
+        return workdir, _found(found)
+    targets = []
+    for name in files:
+        target = inside(ctx, workdir, name, "file")
+        if kind_of(target) == "dir":
+            found = engine(ops.sidecars_of, [str(target)], cwd=str(workdir), ctx=ctx)
+            raise_errors(found)
+            targets.extend(_found(found))
+        else:
+            targets.append(str(target))
+    return workdir, targets
+
+
+def _found(found: dict[str, Any]) -> list[str]:
+    """The absolute paths of the sidecars an engine search found."""
+    return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+
+
+def document_target(
+    args: dict[str, Any], ctx: CallContext, key: str = "document", *, write: bool = False
+) -> tuple[Path, str]:
+    """The tool's working directory and its checked target (document or sidecar).
+
+    Besides the target itself, the sidecar the engine would write must resolve inside the
+    server's folders too (a ``sidecar_root`` or a symlinked sidecar could point elsewhere
+    in the workspace).  ``write``: the tool writes the sidecar, so the write gate is asked first.
+    """
+    from markmcp.mrsf import ops
+
+    workdir = workdir_of(args, ctx)
+    target = str(inside(ctx, workdir, args[key], key))
+    if write:
+        writable(ctx, target)
+    found = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
+    inside(ctx, workdir, found["sidecarPath"], "sidecar")
+    return workdir, target
+
+
+def write_kwargs(args: dict[str, Any], workdir: Path, *, text: bool = False) -> dict[str, Any]:
+    """Engine keyword arguments shared by the writing tools (version check, cwd, buffer text)."""
+    kwargs: dict[str, Any] = {"expected_version": args.get("expectedVersion"), "cwd": str(workdir)}
+    if text and "documentText" in args:
+        kwargs["document_text"] = args["documentText"]
+    return kwargs
