@@ -83,7 +83,6 @@ from markmcp.mrsf.toolschemas import (
     FILES,
     NULLABLE_INT,
     REANCHOR_RESULT_OUT,
-    RESULT_VERSION,
     STRING_OUT,
     STRINGS_OUT,
     VERSION_OUT,
@@ -95,6 +94,7 @@ from markmcp.mrsf.toolschemas import (
     severity,
     string,
     strings,
+    written,
 )
 
 # The engine (``ops``: sidecars, YAML, anchoring, git) is imported by the tools that use it,
@@ -265,7 +265,7 @@ TOOLS: list[Tool] = [
             },
             ["document", "text", "author"],
         ),
-        results=outputs(
+        results=written(
             {
                 "id": STRING_OUT,
                 "line": NULLABLE_INT,
@@ -273,9 +273,8 @@ TOOLS: list[Tool] = [
                 "status": {"const": "added"},
                 "sidecarPath": STRING_OUT,
                 "comment": COMMENT_OUT,
-                **RESULT_VERSION,
             },
-            ["id", "line", "end_line", "status", "sidecarPath", "version"],
+            ["id", "line", "end_line", "status", "sidecarPath"],
         ),
     ),
     _tool(
@@ -300,14 +299,13 @@ TOOLS: list[Tool] = [
             },
             ["document", "comments"],
         ),
-        results=outputs(
+        results=written(
             {
                 "sidecarPath": STRING_OUT,
                 "added": array(outputs({"id": STRING_OUT, "line": NULLABLE_INT, "end_line": NULLABLE_INT}, ["id"])),
                 "total": {"type": "integer"},
-                **RESULT_VERSION,
             },
-            ["sidecarPath", "added", "total", "version"],
+            ["sidecarPath", "added", "total"],
         ),
     ),
     _tool(
@@ -336,15 +334,14 @@ TOOLS: list[Tool] = [
             },
             ["document", "id"],
         ),
-        results=outputs(
+        results=written(
             {
                 "id": STRING_OUT,
                 "updated": STRINGS_OUT,
                 "sidecarPath": STRING_OUT,
                 "comment": COMMENT_OUT,
-                **RESULT_VERSION,
             },
-            ["id", "updated", "sidecarPath", "version"],
+            ["id", "updated", "sidecarPath"],
         ),
     ),
     _tool(
@@ -369,15 +366,14 @@ TOOLS: list[Tool] = [
             },
             ["document"],
         ),
-        results=outputs(
+        results=written(
             {
                 "resolved": {"type": "boolean"},
                 "changed": STRINGS_OUT,
                 "notFound": STRINGS_OUT,
                 "sidecarPath": STRING_OUT,
-                **RESULT_VERSION,
             },
-            ["resolved", "changed", "sidecarPath", "version"],
+            ["resolved", "changed", "sidecarPath"],
         ),
     ),
     _tool(
@@ -474,14 +470,13 @@ TOOLS: list[Tool] = [
             },
             ["oldDocument", "newDocument"],
         ),
-        results=outputs(
+        results=written(
             {
                 "oldSidecar": STRING_OUT,
                 "newSidecar": STRING_OUT,
                 "document": STRING_OUT,
-                **RESULT_VERSION,
             },
-            ["oldSidecar", "newSidecar", "document", "version"],
+            ["oldSidecar", "newSidecar", "document"],
         ),
     ),
     _tool(
@@ -504,16 +499,15 @@ TOOLS: list[Tool] = [
             },
             ["document", "id"],
         ),
-        results=outputs(
+        results=written(
             {
                 "id": STRING_OUT,
                 "deleted": {"type": "boolean"},
                 "cascade": {"type": "boolean"},
                 "promoted": STRINGS_OUT,
                 "sidecarPath": STRING_OUT,
-                **RESULT_VERSION,
             },
-            ["id", "deleted", "cascade", "sidecarPath", "version"],
+            ["id", "deleted", "cascade", "sidecarPath"],
         ),
     ),
     _tool(
@@ -542,7 +536,7 @@ TOOLS: list[Tool] = [
             },
             ["document"],
         ),
-        results=outputs(
+        results=written(
             {
                 "strategy": {"enum": ["salvage", "reset"]},
                 "sidecarPath": STRING_OUT,
@@ -554,9 +548,8 @@ TOOLS: list[Tool] = [
                     "type": ["string", "null"],
                     "description": "Where the old bytes were saved (absolute path); null when no backup was asked for",
                 },
-                **RESULT_VERSION,
             },
-            ["strategy", "sidecarPath", "result", "commentsRecovered", "version"],
+            ["strategy", "sidecarPath", "result", "commentsRecovered"],
         ),
     ),
     _tool(

@@ -146,5 +146,10 @@ def array(items: dict[str, Any]) -> dict[str, Any]:
 
 STRING_OUT = {"type": "string"}
 STRINGS_OUT = array({"type": "string"})
-#: The version fields of every writing tool's result (see ``VERSION_OUT``).
 RESULT_VERSION = {"version": VERSION_OUT, "previousVersion": VERSION_OUT}
+
+
+def written(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    """The result schema of a writing tool: its fields, then the sidecar's ``version`` now
+    (required) and ``previousVersion`` before the write."""
+    return outputs({**properties, **RESULT_VERSION}, [*required, "version"])
