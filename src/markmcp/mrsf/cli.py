@@ -37,9 +37,9 @@ from typing import Any
 
 from markmcp import __version__
 from markmcp.cmdline import CommandParser, parse
-from markmcp.mcpcore.files import FileAccessError, kind_of, shown
+from markmcp.mcpcore.files import FileAccessError, kind_of
 from markmcp.mrsf import git, ops
-from markmcp.mrsf.errors import MrsfError
+from markmcp.mrsf.errors import MrsfError, os_error_message
 from markmcp.textsafe import for_terminal
 
 PROG = "mrsf"
@@ -238,6 +238,13 @@ class Out:
     def json(self, value: Any) -> None:
         print(json.dumps(value, ensure_ascii=False, indent=2))
 
+    def result(self, value: Any, text: str) -> None:
+        """A command's result: ``value`` as JSON with --json, else the informational ``text``."""
+        if self.as_json:
+            self.json(value)
+        else:
+            self.info(text)
+
     @staticmethod
     def error(text: str) -> None:
         print(for_terminal(text), file=sys.stderr)
@@ -275,6 +282,20 @@ class Context:
         return str(Path(result["root"]) / result[key])
 
 
+def _nothing_to_do(out: Out, empty: Any) -> int:
+    """A multi-file command that found no sidecar: says so, or prints its ``empty`` JSON result."""
+    out.info("Nothing to do: no sidecars here.")
+    if out.as_json:
+        out.json(empty)
+    return EXIT_OK
+
+
+def _report_errors(out: Out, result: dict[str, Any]) -> None:
+    """The sidecars a multi-file engine result could not read, one line each on stderr."""
+    for error in result.get("errors", []):
+        out.error(f"✗ {error['sidecar']}: {error['message']}")
+
+
 def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
     """The sidecars a multi-file command works on (given files, or every sidecar found)."""
     targets = ctx.targets(files)
@@ -292,10 +313,7 @@ def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
 def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("Nothing to do: no sidecars here.")
-        if out.as_json:
-            out.json({"valid": True, "files": []})
-        return EXIT_OK
+        return _nothing_to_do(out, {"valid": True, "files": []})
     files: list[dict[str, Any]] = []
     failed = False
     for target in targets:
@@ -373,10 +391,7 @@ def cmd_resolve(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         raise
     if not result.get("matched", [args.id]):
         raise MrsfError("comment-not-found", f"{args.sidecar} has no comment with id {args.id}.")
-    if out.as_json:
-        out.json(result)
-    else:
-        out.info(f"{args.id} is now {'open' if args.undo else 'resolved'} ({args.sidecar}).")
+    out.result(result, f"{args.id} is now {'open' if args.undo else 'resolved'} ({args.sidecar}).")
     return EXIT_OK
 
 
@@ -385,13 +400,9 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     filters.update({k: getattr(args, k) for k in ("author", "type", "severity") if getattr(args, k)})
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("Nothing to do: no sidecars here.")
-        if out.as_json:
-            out.json([])
-        return EXIT_OK
+        return _nothing_to_do(out, [])
     result = ops.list_comments(targets, filters=filters or None, **ctx.kwargs())
-    for error in result.get("errors", []):
-        out.error(f"✗ {error['sidecar']}: {error['message']}")
+    _report_errors(out, result)
     root = Path(result["root"])
     rows = [
         {
@@ -442,10 +453,7 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     else:
         targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("Nothing to do: no sidecars here.")
-        if out.as_json:
-            out.json({"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
-        return EXIT_OK
+        return _nothing_to_do(out, {"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
     total_changed = total_orphaned = 0
     files = []
     for target in targets:
@@ -500,13 +508,9 @@ _HEALTH_ICONS = {"fresh": "●", "stale": "◐", "orphaned": "✗", "unknown": "
 def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     targets = _sidecar_list(ctx, args.files)
     if not targets:
-        out.info("Nothing to do: no sidecars here.")
-        if out.as_json:
-            out.json([])
-        return EXIT_OK
+        return _nothing_to_do(out, [])
     result = ops.status(targets, **ctx.kwargs())
-    for error in result.get("errors", []):
-        out.error(f"✗ {error['sidecar']}: {error['message']}")
+    _report_errors(out, result)
     rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
     if out.as_json:
         out.json(rows)
@@ -535,19 +539,13 @@ def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             raise MrsfError(error.code, f"sidecar already exists: {error.details.get('path')}; "
                             "add --force to replace it") from None
         raise
-    if out.as_json:
-        out.json(result)
-    else:
-        out.info(f"New sidecar: {ctx.path(result)}")
+    out.result(result, f"New sidecar: {ctx.path(result)}")
     return EXIT_OK
 
 
 def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     result = ops.rename(str(ctx.cwd / args.old_document), str(ctx.cwd / args.new_document), **ctx.kwargs())
-    if out.as_json:
-        out.json(result)
-    else:
-        out.info(f"Sidecar moved: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
+    out.result(result, f"Sidecar moved: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
     return EXIT_OK
 
 
@@ -608,8 +606,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except OSError as error:
-        name = f"{shown(error.filename)}: " if error.filename is not None else ""
-        out.error(f"{PROG} {args.command}: error: {name}{error.strerror or type(error).__name__}")
+        out.error(f"{PROG} {args.command}: error: {os_error_message(error)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
