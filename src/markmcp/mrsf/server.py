@@ -2,9 +2,13 @@
 
 The thirteen tools and three resource templates of the upstream Sidemark MCP server,
 with every parameter of its current version (``documentText`` for unsaved buffers,
-``version`` in every result, ``expectedVersion`` on every write).  This module is only an
-edge: it checks paths, maps MCP arguments to :mod:`markmcp.mrsf.ops` calls and shapes the
-results.  The engine does the work, and :mod:`markmcp.mcpcore` speaks the protocol.
+``version`` in every result, ``expectedVersion`` on every write).  The server is only an
+edge: this module holds the tool table (names, descriptions, schemas built from
+:mod:`markmcp.mrsf.toolschemas`), the resource templates and the server's spec; the
+handlers (:mod:`markmcp.mrsf.handlers`) map MCP arguments to :mod:`markmcp.mrsf.ops` calls
+and shape the results, through the path, write-gate and error plumbing of
+:mod:`markmcp.mrsf.toolcalls`.  The engine does the work, and :mod:`markmcp.mcpcore`
+speaks the protocol.
 
 Paths
     Every path argument (``document``, ``files``, ``cwd``, ``oldDocument`` ...) is
