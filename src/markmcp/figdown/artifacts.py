@@ -24,6 +24,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from markmcp.figdown.artifact_paths import (  # the names and limits of artifact paths, used here and through here
+    ARTIFACT_LIMIT,
+    ARTIFACT_SUFFIX,
+    SOURCE_SUFFIX,
+    artifact_for,
+    is_svg_name,
+    looks_like_svg,
+    read_svg,
+    source_for,
+)
 from markmcp.figdown.render import (
     ENGINE_VERSION,
     Artifact,
@@ -35,38 +45,6 @@ from markmcp.figdown.render import (
 from markmcp.figdown.sources import read_document
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
-
-SOURCE_SUFFIX = ".fd"
-ARTIFACT_SUFFIX = ".svg"
-
-ARTIFACT_LIMIT = 8 * files.MAX_FILE_BYTES
-"""The largest SVG read back (a 10 MiB source draws an artifact larger than itself)."""
-
-
-def artifact_for(document: str | os.PathLike[str]) -> Path:
-    """``X.svg`` beside ``X.fd`` (a name without ``.fd`` gets ``.svg`` appended)."""
-    path = Path(document)
-    name = path.name
-    stem = name[: -len(SOURCE_SUFFIX)] if name.endswith(SOURCE_SUFFIX) and name != SOURCE_SUFFIX else name
-    return path.with_name(stem + ARTIFACT_SUFFIX)
-
-
-def source_for(artifact: str | os.PathLike[str]) -> Path | None:
-    """``X.fd`` beside ``X.svg``; None when the name does not end in ``.svg``."""
-    path = Path(artifact)
-    if not is_svg_name(path.name) or path.name.lower() == ARTIFACT_SUFFIX:
-        return None
-    return path.with_name(path.name[: -len(ARTIFACT_SUFFIX)] + SOURCE_SUFFIX)
-
-
-def is_svg_name(name: str) -> bool:
-    return name.lower().endswith(ARTIFACT_SUFFIX)
-
-
-def looks_like_svg(text: str) -> bool:
-    """Is ``text`` markup rather than FigDown?  (No FigDown document begins with ``<``:
-    a comment is ``#`` and every statement begins with a word.)"""
-    return text.lstrip("\ufeff \t\r\n").startswith("<")
 
 
 class NotOurs(Exception):
@@ -185,13 +163,6 @@ def freshness(existing: OnDisk, svg: str, source: str, *, with_title: bool) -> F
         return Freshness("stale", f"it was drawn by {artifact.engine_version or 'an engine that did not say'}, "
                                   f"this build uses {ENGINE_VERSION}")
     return Freshness("stale", "the drawing differs from what this build writes")
-
-
-def read_svg(path: str | os.PathLike[str], *, places: Places | None = None,
-             label: str | os.PathLike[str] | None = None) -> str:
-    """The text of an ``.svg`` a reader named (symlinks followed, as for any named file;
-    confined to ``places`` when given)."""
-    return files.read_text(path, places=places, limit=ARTIFACT_LIMIT, what="SVG", label=label)
 
 
 @dataclass(frozen=True)

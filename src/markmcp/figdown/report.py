@@ -2,6 +2,7 @@
 their human-readable text.
 
 Shared by both edges (``figdown`` and ``figdown-mcp``); neither edge imports the other.
+Only :func:`findings` (and so :func:`check_report`) loads the renderer, when it draws.
 The data (JSON output, ``structuredContent``) keeps every label and message exact; the
 text escapes the control characters a document or a file name brings with it
 (:func:`markmcp.textsafe.escape_controls`), so a planted ``ESC [`` or newline cannot
@@ -15,7 +16,6 @@ from typing import Any
 
 from markmcp.figdown import ParseResult, parse
 from markmcp.figdown.context import Diagnostic
-from markmcp.figdown.render import render
 from markmcp.mcpcore.files import FileAccessError
 from markmcp.textsafe import escape_controls
 
@@ -38,6 +38,10 @@ def findings(result: ParseResult) -> tuple[str | None, list[dict[str, Any]]]:
     ``(None, [])`` when it builds."""
     if result.diagnostics:
         return "parse", diagnostics(result)
+    # the one place this module draws: the renderer is loaded by a check, never by a
+    # report of diagnostics alone (``figdown read`` of a .fd, ``figdown_read``)
+    from markmcp.figdown.render import render
+
     picture = render(result)
     if picture.diagnostics:
         return "geometry", as_items(picture.diagnostics)

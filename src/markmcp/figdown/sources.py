@@ -33,6 +33,14 @@ def shown(path: str | os.PathLike[str]) -> str:
     return files.name_text(path)
 
 
+def cwd_label(path: Path) -> str:
+    """A path as the user will recognise it: relative to the working directory when below it."""
+    try:
+        return shown(path.relative_to(Path.cwd()))
+    except ValueError:
+        return shown(path)
+
+
 def is_document(name: str) -> bool:
     """Whether a walk looks at a file of this name."""
     return name.endswith(SUFFIX)
