@@ -150,7 +150,7 @@ def test_every_reference_example_evaluates_to_what_it_states(name: str) -> None:
     lines = [f"e{i} = {expr}" for i, (expr, _) in enumerate(b.examples)]
     result = check(build(SAMPLE + "\n```vmark #x\n" + "\n".join(lines) + "\n```\n"))
     assert [f for f in result.findings if f.is_problem] == []
-    from markmcp.visimark.cli import eval_values
+    from markmcp.visimark.envelopes import eval_values
 
     values = eval_values(result)
     assert [values[f"x.e{i}"] for i in range(len(b.examples))] == [value for _, value in b.examples]

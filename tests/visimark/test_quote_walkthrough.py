@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from markmcp.visimark.check import check
-from markmcp.visimark.cli import eval_values
+from markmcp.visimark.envelopes import eval_values
 from markmcp.visimark.model import build
 from markmcp.visimark.report import format_check
 from markmcp.visimark.write import fmt
