@@ -33,6 +33,7 @@ from mcpwire import StdioClient, module_command
 from markmcp.mcpcore import CallContext, ToolError
 from markmcp.mcpcore.files import MAX_FILE_BYTES
 from markmcp.mrsf import cli, server
+from markmcp.mrsf.commands import COMMANDS
 
 from .hostile import BILLION_LAUGHS, SECRET, Hostile, deep_nesting
 
@@ -271,7 +272,7 @@ def run_cli(argv: list[str]) -> tuple[str, Any, str]:
 
 def test_every_cli_command_is_attacked() -> None:
     commands = {argv[0] for argv in cli_calls()}
-    assert commands == set(cli.COMMANDS)
+    assert commands == set(COMMANDS)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

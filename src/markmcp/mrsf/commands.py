@@ -1,0 +1,464 @@
+"""What each ``mrsf`` subcommand does once its command line parsed
+(:func:`markmcp.mrsf.cli.build_parser`): :func:`run` calls :mod:`markmcp.mrsf.ops`, prints
+the result and turns every error into its exit code and one line on stderr.
+
+Imported by :mod:`.cli` only after the command line is known to be good, so ``mrsf
+--help`` and a usage error load no engine.  An edge like the command itself: it reads
+files only through the engine and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from markmcp.mcpcore.files import FileAccessError, kind_of
+from markmcp.mrsf import git, ops
+from markmcp.mrsf.errors import MrsfError, os_error_message
+from markmcp.textsafe import for_terminal
+
+PROG = "mrsf"
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+#: Engine error codes that mean "the command ran and found a problem" (exit 1);
+#: every other code is a usage or read error (exit 2).
+PROBLEM_CODES = frozenset({"comment-not-found", "version-mismatch", "duplicate-id"})
+#: Codes that mean a file could not be read at all (``validate`` reports other codes as invalid).
+READ_ERROR_CODES = frozenset({"not-found", "io-error", "path-escape", "file-too-large", "not-regular", "symlink"})
+
+_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+
+
+class UsageError(Exception):
+    """A bad command line; reported on stderr with exit code 2."""
+
+
+def parse_extension(flag: str) -> tuple[str, Any]:
+    """``--ext key=value``: JSON literals (numbers, true/false/null, objects, arrays) or a string."""
+    key, sep, raw = flag.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UsageError(f"--ext {flag!r}: write it as x_name=value")
+    if not key.startswith("x_"):
+        raise UsageError(f"--ext key {key!r} is not allowed: extension keys begin with 'x_'")
+    trimmed = raw.strip()
+    if trimmed in ("true", "false", "null") or _NUMBER.fullmatch(trimmed):
+        return key, json.loads(trimmed)
+    if (trimmed.startswith("{") and trimmed.endswith("}")) or (trimmed.startswith("[") and trimmed.endswith("]")):
+        try:
+            return key, json.loads(trimmed)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--ext value {raw!r} looks like JSON but does not parse: {exc.msg}") from None
+    return key, raw
+
+
+# ---------------------------------------------------------------------------
+# Output helpers
+# ---------------------------------------------------------------------------
+
+
+class Out:
+    """Where a command prints: stdout for results, stderr for diagnostics.
+
+    Human output passes through :func:`for_terminal`: a control character (a newline
+    too) inside a value from a file is printed escaped, so each call prints exactly one
+    line; a blank line is its own call.  ``json`` output is exact.
+    """
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.quiet = bool(getattr(args, "quiet", False))
+        self.verbose = bool(getattr(args, "verbose", False))
+        self.as_json = bool(getattr(args, "json", False))
+
+    def info(self, text: str) -> None:
+        """Informational output, hidden by --quiet and --json."""
+        if not self.quiet and not self.as_json:
+            print(for_terminal(text))
+
+    def line(self, text: str) -> None:
+        """Essential output (hidden only by --json)."""
+        if not self.as_json:
+            print(for_terminal(text))
+
+    def detail(self, text: str) -> None:
+        if self.verbose and not self.as_json:
+            print(f"  {for_terminal(text)}")
+
+    def json(self, value: Any) -> None:
+        print(json.dumps(value, ensure_ascii=False, indent=2))
+
+    def result(self, value: Any, text: str) -> None:
+        """A command's result: ``value`` as JSON with --json, else the informational ``text``."""
+        if self.as_json:
+            self.json(value)
+        else:
+            self.info(text)
+
+    @staticmethod
+    def error(text: str) -> None:
+        print(for_terminal(text), file=sys.stderr)
+
+
+class Context:
+    """Per-invocation settings shared by the commands."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        cwd = getattr(args, "cwd", None)
+        self.cwd = Path(cwd or os.getcwd()).resolve()
+        if kind_of(self.cwd) != "dir":
+            raise UsageError(f"--cwd {cwd}: not a directory")
+        self.config = getattr(args, "config", None)
+        if self.config is not None:
+            config = (self.cwd / self.config).resolve()
+            kind = kind_of(config)
+            if kind != "file":
+                raise UsageError(f"--config {self.config}: {'file not found' if kind is None else 'not a regular file'}")
+            self.config = str(config)
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments every engine call takes."""
+        kwargs: dict[str, Any] = {"cwd": str(self.cwd)}
+        if self.config is not None:
+            kwargs["config"] = self.config
+        return kwargs
+
+    def targets(self, files: list[str]) -> list[str] | None:
+        """File arguments as absolute paths (None: discover every sidecar)."""
+        return [str(self.cwd / f) for f in files] if files else None
+
+    def path(self, result: dict[str, Any], key: str = "sidecar") -> str:
+        """A displayable path for a result's repository-relative ``key``."""
+        return str(Path(result["root"]) / result[key])
+
+
+def _nothing_to_do(out: Out, empty: Any) -> int:
+    """A multi-file command that found no sidecar: says so, or prints its ``empty`` JSON result."""
+    out.info("Nothing to do: no sidecars here.")
+    if out.as_json:
+        out.json(empty)
+    return EXIT_OK
+
+
+def _report_errors(out: Out, result: dict[str, Any]) -> None:
+    """The sidecars a multi-file engine result could not read, one line each on stderr."""
+    for error in result.get("errors", []):
+        out.error(f"✗ {error['sidecar']}: {error['message']}")
+
+
+def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
+    """The sidecars a multi-file command works on (given files, or every sidecar found)."""
+    targets = ctx.targets(files)
+    if targets is not None:
+        return targets
+    found = ops.find_sidecars(str(ctx.cwd), **ctx.kwargs())
+    return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+
+
+# ---------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        return _nothing_to_do(out, {"valid": True, "files": []})
+    files: list[dict[str, Any]] = []
+    failed = False
+    for target in targets:
+        try:
+            result = ops.validate([target], strict=args.strict, **ctx.kwargs())
+        except MrsfError as error:
+            if error.code in READ_ERROR_CODES:
+                raise
+            failed = True
+            files.append({"sidecar": target, "valid": False, "errors": [error.to_dict()], "warnings": []})
+            out.line(f"✗ {target}: {error.message}")
+            continue
+        for entry in result["files"]:
+            unreadable = [d for d in entry["errors"] if d.get("code") in READ_ERROR_CODES]
+            if unreadable:
+                raise MrsfError(unreadable[0]["code"], f"{target}: {unreadable[0]['message']}")
+            files.append(entry)
+            shown = str(Path(result["root"]) / entry["sidecar"])
+            valid = entry["valid"] and not (args.strict and entry["warnings"])
+            failed = failed or not valid
+            if valid and out.quiet:
+                continue
+            out.line(f"{'✓' if valid else '✗'} {shown}")
+            for diag in entry["errors"]:
+                out.line(f"  ERROR: {diag['message']}{_where(diag)}")
+            for diag in entry["warnings"]:
+                out.line(f"  {'ERROR' if args.strict else 'WARN'}: {diag['message']}{_where(diag)}")
+            out.detail(f"errors: {len(entry['errors'])}, warnings: {len(entry['warnings'])}")
+    if out.as_json:
+        out.json({"valid": not failed, "files": files})
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _where(diag: dict[str, Any]) -> str:
+    return f" ({diag['path']})" if diag.get("path") else ""
+
+
+def cmd_add(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    extensions = dict(parse_extension(flag) for flag in args.ext)
+    options: dict[str, Any] = {
+        "author": args.author,
+        "text": args.text,
+        "line": args.line,
+        "end_line": args.end_line,
+        "start_column": args.start_column,
+        "end_column": args.end_column,
+        "selected_text": args.selected_text,
+        "type": args.type,
+        "severity": args.severity,
+        "reply_to": args.reply_to,
+    }
+    options = {k: v for k, v in options.items() if v is not None}
+    if extensions:
+        options["extensions"] = extensions
+    result = ops.add(str(ctx.cwd / args.document), **options, **ctx.kwargs())
+    comment = result["comment"]
+    if out.as_json:
+        out.json(result)
+        return EXIT_OK
+    where = f" at line {comment['line']}" if comment.get("line") else ""
+    out.info(f"New comment {comment['id']}{where} saved in {ctx.path(result)}")
+    out.detail(f"sidecar: {ctx.path(result)}")
+    if comment.get("selected_text"):
+        out.detail(f"selected_text: {comment['selected_text'][:80]}")
+    return EXIT_OK
+
+
+def cmd_resolve(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    operation = ops.unresolve if args.undo else ops.resolve
+    try:
+        result = operation(str(ctx.cwd / args.sidecar), [args.id], cascade=args.cascade, **ctx.kwargs())
+    except MrsfError as error:
+        if error.code == "comment-not-found":
+            raise MrsfError(error.code, f"{args.sidecar} has no comment with id {args.id}.") from None
+        raise
+    if not result.get("matched", [args.id]):
+        raise MrsfError("comment-not-found", f"{args.sidecar} has no comment with id {args.id}.")
+    out.result(result, f"{args.id} is now {'open' if args.undo else 'resolved'} ({args.sidecar}).")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    filters = {k: True for k in ("open", "resolved", "orphaned") if getattr(args, k)}
+    filters.update({k: getattr(args, k) for k in ("author", "type", "severity") if getattr(args, k)})
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        return _nothing_to_do(out, [])
+    result = ops.list_comments(targets, filters=filters or None, **ctx.kwargs())
+    _report_errors(out, result)
+    root = Path(result["root"])
+    rows = [
+        {
+            "sidecar": str(root / c["sidecar"]),
+            "document": str(root / c["document"]),
+            "comment": {k: v for k, v in c.items() if k not in ("sidecar", "document")},
+        }
+        for c in result["comments"]
+    ]
+    summary = result["summary"]
+    if out.as_json:
+        out.json(summary if args.summary else rows)
+    elif args.summary:
+        out.line(
+            f"{summary['total']} comments: {summary['open']} open, {summary['resolved']} resolved, "
+            f"{summary['orphaned']} orphaned, {summary['threads']} threads"
+        )
+        if summary.get("byType"):
+            out.line("per type: " + ", ".join(f"{k} {v}" for k, v in summary["byType"].items()))
+        if summary.get("bySeverity"):
+            out.line("per severity: " + ", ".join(f"{k} {v}" for k, v in summary["bySeverity"].items()))
+    elif not rows:
+        out.line("No comment passes these filters." if result.get("versions") or result.get("errors")
+                 else "No sidecars found.")
+    else:
+        for row in rows:
+            c = row["comment"]
+            state = "[resolved]" if c.get("resolved") is True else "[open]"
+            loc = f":{c['line']}" if c.get("line") else ""
+            sev = f" [{c['severity']}]" if c.get("severity") else ""
+            kind = f" ({c['type']})" if c.get("type") else ""
+            out.line(f"{state} {c.get('id')} {row['document']}{loc}{sev}{kind}")
+            text = c.get("text")
+            out.line(f"  {c.get('author')}: {text if isinstance(text, str) else '(no text)'}")
+            if c.get("reply_to"):
+                out.line(f"  ↳ answers {c['reply_to']}")
+        out.line("")
+        out.line(f"{len(rows)} shown.")
+    return EXIT_USAGE if result.get("errors") else EXIT_OK
+
+
+_REANCHOR_ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
+
+
+def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    if args.staged and args.git:
+        targets = _staged_sidecars(ctx)
+    else:
+        targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        return _nothing_to_do(out, {"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
+    total_changed = total_orphaned = 0
+    files = []
+    for target in targets:
+        result = ops.reanchor(
+            target,
+            threshold=args.threshold,
+            update_text=args.update_text,
+            force=args.force,
+            dry_run=args.dry_run,
+            from_commit=args.from_commit,
+            use_git=args.git,
+            **ctx.kwargs(),
+        )
+        orphaned = sum(1 for r in result["results"] if r.get("status") == "orphaned")
+        total_changed += result["changed"]
+        total_orphaned += orphaned
+        files.append({"file": ctx.path(result), **{k: result[k] for k in ("results", "changed", "version") if k in result}})
+        if not out.quiet:
+            out.line(f"{'[dry-run] ' if args.dry_run else ''}{ctx.path(result)}:")
+            for r in result["results"]:
+                where = f":{r['line']}" if r.get("line") is not None else ""
+                out.line(f"  {_REANCHOR_ICONS.get(r.get('status'), '·')} {r.get('id')}{where} — {r.get('reason', '')}")
+                if r.get("score") is not None:
+                    out.detail(f"    score: {r['score']:.3f}")
+    if out.as_json:
+        out.json({"totalChanged": total_changed, "totalOrphaned": total_orphaned, "dryRun": args.dry_run, "files": files})
+    else:
+        out.info("")
+        out.info(f"{total_changed} comment(s) {'would change' if args.dry_run else 'changed'}, {total_orphaned} orphaned.")
+    return EXIT_PROBLEMS if total_orphaned else EXIT_OK
+
+
+def _staged_sidecars(ctx: Context) -> list[str]:
+    """Sidecars of the Markdown files staged in git (``reanchor --staged``)."""
+    top = git.repo_root(ctx.cwd)
+    staged = git.staged_files(top) if top is not None else None
+    if staged is None:
+        raise UsageError("--staged needs a git work tree, and this directory is not in one.")
+    sidecars = []
+    for name in staged:
+        if not name.endswith(".md"):
+            continue
+        found = ops.locate(str(Path(top) / name), **ctx.kwargs())
+        if found["exists"]:
+            sidecars.append(found["sidecarPath"])
+    return sidecars
+
+
+_HEALTH_ICONS = {"fresh": "●", "stale": "◐", "orphaned": "✗", "unknown": "?"}
+
+
+def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    targets = _sidecar_list(ctx, args.files)
+    if not targets:
+        return _nothing_to_do(out, [])
+    result = ops.status(targets, **ctx.kwargs())
+    _report_errors(out, result)
+    rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
+    if out.as_json:
+        out.json(rows)
+    else:
+        for r in rows:
+            out.line(f"{_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
+        counts = {h: sum(1 for r in rows if r["health"] == h) for h in _HEALTH_ICONS}
+        out.info("")
+        out.info(
+            f"{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "
+            f"{counts['orphaned']} orphaned, {counts['unknown']} unknown"
+        )
+    return EXIT_USAGE if result.get("errors") else EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    document = ctx.cwd / args.document
+    kind = kind_of(document)
+    if kind != "file":
+        raise MrsfError("not-found" if kind is None else "not-regular",
+                        f"{document}: {'no such Markdown file' if kind is None else 'not a regular file'}")
+    try:
+        result = ops.init(str(document), force=args.force, **ctx.kwargs())
+    except MrsfError as error:
+        if error.code == "sidecar-exists":  # a usage error (exit 2), with the CLI's own hint
+            raise MrsfError(error.code, f"sidecar already exists: {error.details.get('path')}; "
+                            "add --force to replace it") from None
+        raise
+    out.result(result, f"New sidecar: {ctx.path(result)}")
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    result = ops.rename(str(ctx.cwd / args.old_document), str(ctx.cwd / args.new_document), **ctx.kwargs())
+    out.result(result, f"Sidecar moved: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
+    return EXIT_OK
+
+
+def cmd_repair(args: argparse.Namespace, ctx: Context, out: Out) -> int:
+    result = ops.repair(str(ctx.cwd / args.document), reset=args.reset, backup=args.backup, **ctx.kwargs())
+    if out.as_json:
+        out.json(result)
+        return EXIT_OK
+    if args.backup and result.get("backup"):
+        out.info(f"Backup of the old sidecar: {ctx.path(result, 'backup')}")
+    if args.reset:
+        out.info(f"Comments cleared: {ctx.path(result)} now holds none.")
+    elif not result["changed"]:
+        out.info(f"Nothing to repair: {ctx.path(result)} is sound ({result['salvaged']} comment(s)).")
+    else:
+        out.info(f"Repaired {ctx.path(result)}: kept {result['salvaged']} comment(s), dropped {len(result['dropped'])}.")
+    for dropped in result["dropped"]:
+        where = f"line {dropped['line']}: " if dropped.get("line") else ""
+        out.line(f"  dropped {where}{dropped['reason']}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "validate": cmd_validate,
+    "add": cmd_add,
+    "resolve": cmd_resolve,
+    "list": cmd_list,
+    "reanchor": cmd_reanchor,
+    "status": cmd_status,
+    "init": cmd_init,
+    "rename": cmd_rename,
+    "repair": cmd_repair,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand ``args`` names; returns the exit code (0 ok, 1 problems found,
+    2 usage or read error)."""
+    out = Out(args)
+    try:
+        ctx = Context(args)
+        return COMMANDS[args.command](args, ctx, out)
+    except UsageError as error:
+        out.error(f"{PROG} {args.command}: error: {error}")
+        return EXIT_USAGE
+    except MrsfError as error:
+        out.error(f"{PROG} {args.command}: error: {error.message}")
+        return EXIT_PROBLEMS if error.code in PROBLEM_CODES else EXIT_USAGE
+    except FileAccessError as error:
+        out.error(f"{PROG} {args.command}: error: {error.message}")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as error:
+        out.error(f"{PROG} {args.command}: error: {os_error_message(error)}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug: still no traceback for the user
+        out.error(f"{PROG} {args.command}: internal error: {type(error).__name__}: {error}")
+        return EXIT_USAGE
+
