@@ -1,4 +1,4 @@
-"""What a command line tool imports before it answers: the command line is parsed (and
+"""What a command line tool (figdown, visimark, mrsf, markmcp) imports before it answers: the command line is parsed (and
 ``--help``, ``--version`` and usage errors answered) before any engine module is loaded, and
 each subcommand loads only the engine parts it uses.
 
@@ -112,3 +112,43 @@ def test_visimark_check_loads_its_engine(tmp_path: Path) -> None:
     exit_code, modules = loaded(tmp_path, "markmcp.visimark.cli", "check", "plain.md")
     assert exit_code in (0, 1)
     assert missing(modules, VISIMARK_ENGINE) == []
+
+
+MRSF_ENGINE = ("markmcp.mrsf.commands", "markmcp.mrsf.ops", "markmcp.mrsf.sidecar", "markmcp.mrsf.git")
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["--help"], 0), (["-V"], 0), ([], 2), (["nosuch"], 2), (["add"], 2), (["validate", "--help"], 0),
+    (["reanchor", "--threshold", "2"], 2), (["--cwd"], 2),
+])
+def test_mrsf_answers_its_command_line_without_an_engine(tmp_path: Path, argv: list[str], code: int) -> None:
+    exit_code, modules = loaded(tmp_path, "markmcp.mrsf.cli", *argv)
+    assert exit_code == code
+    assert absent(modules, MRSF_ENGINE + FILES) == []
+
+
+def test_mrsf_validate_loads_its_engine(tmp_path: Path) -> None:
+    exit_code, modules = loaded(tmp_path, "markmcp.mrsf.cli", "validate")
+    assert exit_code == 0  # no sidecars here: nothing to do
+    assert missing(modules, MRSF_ENGINE + FILES) == []
+
+
+CHECK_WORK = ("markmcp.check.command", "markmcp.check.run", "markmcp.check.tree", "markmcp.check.report",
+              "concurrent.futures.process")
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["--help"], 0), (["--version"], 0), ([], 2), (["check", "--help"], 0), (["check", "--only", "nope"], 2),
+    (["check", "--jobs", "0"], 2), (["nosuch"], 2),
+])
+def test_markmcp_answers_its_command_line_without_walking(tmp_path: Path, argv: list[str], code: int) -> None:
+    exit_code, modules = loaded(tmp_path, "markmcp.check.cli", *argv)
+    assert exit_code == code
+    assert absent(modules, CHECK_WORK + FILES) == []
+
+
+def test_markmcp_check_loads_the_walk(tmp_path: Path) -> None:
+    (tmp_path / "tree").mkdir()
+    exit_code, modules = loaded(tmp_path, "markmcp.check.cli", "check", "--jobs", "1", "--no-progress", "tree")
+    assert exit_code == 0
+    assert missing(modules, CHECK_WORK) == []
