@@ -150,11 +150,13 @@ def run_figdown(text: str, context: Any = None) -> None:
 def run_figdown_render(text: str, context: Any = None) -> None:
     from figdown.svgprofile import safe_profile_problems
     from markmcp.figdown import parse
-    from markmcp.figdown.render import build, read_artifact
+    from markmcp.figdown.render import build, geometry, read_artifact
 
     if not parse(text).ok:
         return
     out = build(text)
+    # a check finds the same diagnostics without drawing
+    assert geometry(parse(text)) == out.diagnostics, (geometry(parse(text)), out.diagnostics)
     if out.svg is None:
         assert out.diagnostics, "no artifact and no diagnostic"
         lines = text.count("\n") + 1

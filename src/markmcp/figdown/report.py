@@ -35,16 +35,17 @@ def findings(result: ParseResult) -> tuple[str | None, list[dict[str, Any]]]:
     """What stops a document from being drawn: ``("parse", items)`` when it does not
     parse, ``("geometry", items)`` when it parses but the drawing would state what the
     source does not (a pin covering a node, a band or lasso enclosing a non-member),
-    ``(None, [])`` when it builds."""
+    ``(None, [])`` when it builds.  The geometry diagnostics are the drawing's own
+    (:func:`markmcp.figdown.render.geometry`), found without writing its markup."""
     if result.diagnostics:
         return "parse", diagnostics(result)
-    # the one place this module draws: the renderer is loaded by a check, never by a
+    # the one place this module reaches the renderer: loaded by a check, never by a
     # report of diagnostics alone (``figdown read`` of a .fd, ``figdown_read``)
-    from markmcp.figdown.render import render
+    from markmcp.figdown.render import geometry
 
-    picture = render(result)
-    if picture.diagnostics:
-        return "geometry", as_items(picture.diagnostics)
+    found = geometry(result)
+    if found:
+        return "geometry", as_items(found)
     return None, []
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from ..context import Diagnostic
 from ..parser import ParseResult, parse, utf16_order
 from .artifact import ENGINE_VERSION, Artifact, NotAnArtifact, embed, read_artifact, sha256
-from .page import render_section, stack
+from .page import render_section, section_diagnostics, stack
 
 
 @dataclass
@@ -73,6 +73,16 @@ def render(result: ParseResult, *, with_title: bool = False) -> Picture:
     return Picture(stack(sections), [])
 
 
+def geometry(result: ParseResult, *, with_title: bool = False) -> list[Diagnostic]:
+    """The diagnostics :func:`render` reports, found without writing its markup (what a
+    check needs): the parse's when it has any, else the drawing's geometry ones."""
+    if result.diagnostics:
+        return list(result.diagnostics)
+    return [Diagnostic(result.document_line(k, line), message)
+            for k, model in enumerate(result.models)
+            for line, message in section_diagnostics(model, with_title=with_title)]
+
+
 def build(source: str, *, with_title: bool = False) -> Build:
     """Parse, draw and embed: the artifact ``figdown build`` writes."""
     result = parse(source)
@@ -109,4 +119,4 @@ def check_sidecar(artifact: Artifact, fd_source: str) -> SidecarCheck:
 
 
 __all__ = ["ENGINE_VERSION", "Artifact", "Build", "NotAnArtifact", "Picture", "SidecarCheck",
-           "build", "check_sidecar", "embed", "read_artifact", "render", "sha256"]
+           "build", "check_sidecar", "embed", "geometry", "read_artifact", "render", "sha256"]

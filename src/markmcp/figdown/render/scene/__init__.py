@@ -29,6 +29,26 @@ AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
 def render(model: dict, classes: dict, y0: float) -> Block:
+    scene, board, rings, diags = _settle(model, classes, y0)
+    annotations = marks.annotations(scene, model, board)
+    svg, box = draw.scene_svg(scene, model, board, rings, annotations)
+    shift_x = -box[0] if box[0] < 0 else 0.0
+    shift_y = (y0 - box[1]) if box[1] < y0 else 0.0
+    if shift_x or shift_y:
+        _shift_everything(scene, rings, annotations, board, shift_x, shift_y)
+        svg, box = draw.scene_svg(scene, model, board, rings, annotations)
+    return Block(svg, box[3] + 10, box[2] + 2, None, diags)
+
+
+def diagnostics(model: dict, classes: dict, y0: float) -> list[tuple[int, str]]:
+    """What :func:`render` at ``y0`` reports, without its annotations and markup: every
+    geometry check is made before them."""
+    return _settle(model, classes, y0)[3]
+
+
+def _settle(model: dict, classes: dict, y0: float) -> tuple[Scene, Board, list, list[tuple[int, str]]]:
+    """Everything up to the markup: the boxes, the routes, the text on the board, the
+    lassos, and the geometry diagnostics."""
     scene = build_scene(model, classes)
     frame = _auto_layout(scene)
     paths = _auto_routes(scene, frame)
@@ -47,14 +67,7 @@ def render(model: dict, classes: dict, y0: float) -> Block:
     board = _labels(scene)
     rings = marks.bundles(scene, model, board)
     diags += checks.lasso_enclosures(scene, rings)
-    annotations = marks.annotations(scene, model, board)
-    svg, box = draw.scene_svg(scene, model, board, rings, annotations)
-    shift_x = -box[0] if box[0] < 0 else 0.0
-    shift_y = (y0 - box[1]) if box[1] < y0 else 0.0
-    if shift_x or shift_y:
-        _shift_everything(scene, rings, annotations, board, shift_x, shift_y)
-        svg, box = draw.scene_svg(scene, model, board, rings, annotations)
-    return Block(svg, box[3] + 10, box[2] + 2, None, diags)
+    return scene, board, rings, diags
 
 
 # --- auto layout ----------------------------------------------------------------------
