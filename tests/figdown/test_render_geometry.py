@@ -10,10 +10,13 @@ the fuzz tests compare the two as well (``fuzz_targets.run_figdown_render``).
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import shared_dir
 from markmcp.figdown import parse
 from markmcp.figdown.render import geometry, render
+from markmcp.figdown.render.regions import bitfield
 from markmcp.figdown.report import check_report
 
 from .test_render_lassos import AGG
@@ -61,3 +64,35 @@ def test_the_check_report_names_the_geometry_stage() -> None:
     report = check_report("agg.fd", REFUSED["a pin covering a placed box"])
     assert report["ok"] is False and report["stage"] == "geometry"
     assert [d["line"] for d in report["diagnostics"]] == [12]
+
+
+# --- a bitfield's bound, walked without drawing -----------------------------------------------
+
+
+@st.composite
+def bitfields(draw) -> str:
+    word = draw(st.sampled_from([1, 3, 8, 16, 32]))
+    lines = ["figdown 0.2 bitfield", f'bitfield b "B" word={word} numbering=lsb0']
+    for k in range(draw(st.integers(1, 8))):
+        if draw(st.integers(0, 5)) == 0:
+            lines.append("break")
+            continue
+        index = draw(st.sampled_from(["", "", f" index=0..{draw(st.integers(1, 9))}",
+                                      f" index={draw(st.integers(2, 9))}..0", ' index="0..Last Entry"',
+                                      ' index=""']))
+        lines.append(f'field "F{k}" {draw(st.integers(1, 70))}{index}')
+    if draw(st.booleans()):
+        lines.append('field "Rest" *')
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bitfields(), st.sampled_from([24, 64, 96, 200]))
+def test_a_bitfield_is_refused_on_the_same_line_drawn_or_not(source: str, bound: int) -> None:
+    # with a small bound, random fields cross it at every kind of field line
+    result = parse(source)
+    if not result.ok:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bitfield, "MAX_CELLS", bound)
+        assert geometry(result) == render(result).diagnostics

@@ -161,15 +161,14 @@ def section_diagnostics(model: dict, *, with_title: bool = False) -> list[tuple[
     """The diagnostics :func:`render_section` reports, without drawing: the scene's
     geometry checks and the bitfields' bound (the sequence ladder and the other regions
     report nothing), in the same order."""
-    classes = class_table(model)
     diags: list[tuple[int, str]] = []
     y = 30.0 if model.get("title") is not None and with_title else 0.0
     genre = model["header"].get("genre")
     if not (genre == "sequence" and model.get("lifelines")) and (
             model.get("nodes") or model.get("edges") or model.get("externals")):
-        diags.extend(scene.diagnostics(model, classes, y))
+        diags.extend(scene.diagnostics(model, class_table(model), y))
     for region in model.get("regions", ()):
-        diags.extend(regions.diagnostics(region, classes))
+        diags.extend(regions.diagnostics(region))
     return diags
 
 

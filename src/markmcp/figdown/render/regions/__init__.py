@@ -22,9 +22,7 @@ def render(region: dict, model: dict, classes: dict, y0: float, prefix: str = ""
     return Block("", y0, 0.0)
 
 
-def diagnostics(region: dict, classes: dict) -> list[tuple[int, str]]:
-    """What :func:`render` reports for ``region`` (wherever it stands): only a bitfield
-    refuses (past its bound), and only a bitfield is drawn to find out."""
-    if region.get("genre") == "bitfield":
-        return bitfield.render(region, classes, 0.0).diags
-    return []
+def diagnostics(region: dict) -> list[tuple[int, str]]:
+    """What :func:`render` reports for ``region`` (wherever it stands), without drawing
+    it: only a bitfield refuses (past its bound)."""
+    return bitfield.diagnostics(region) if region.get("genre") == "bitfield" else []

@@ -61,6 +61,43 @@ def _outline(box: list[dict]) -> str:
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in pts) + " Z"
 
 
+def _refusal(block: dict) -> Block | None:
+    """What :func:`render` refuses ``block`` with, found without drawing: the fields'
+    bit positions walked as :func:`render` walks them (breaks, ``*``, the two elements
+    of an index range), and the first that goes past :data:`MAX_CELLS`."""
+    word = int(block.get("word") or 32)
+    name = f'bitfield "{block.get("id", "")}"'
+    if word > MAX_CELLS:
+        return _refused(block.get("line", 1), f"{name} has word={word}: a row of that many bits is more than one "
+                                              f"bitfield drawing holds (at most {MAX_CELLS} bit cells)")
+    pos = 0
+    for f in block.get("fields", ()):
+        if f.get("break"):
+            pos = -(-max(pos, 1) // word) * word
+            continue
+        width = f.get("width")
+        w0 = word - pos % word if width == "*" else int(width)
+        if w0 <= 0:
+            continue
+        index = f.get("index")
+        stated = index is not None and "first" in index
+        for element in range(2 if stated else 1):
+            rows = -(-(pos + w0) // word)
+            if rows * word > MAX_CELLS:
+                return _refused(f.get("line", 1), f'field "{f.get("name", "")}" takes {name} to {rows} rows of '
+                                                  f"{word} bits, more than one bitfield drawing holds (at most "
+                                                  f"{MAX_CELLS} bit cells)")
+            # the last element starts in the same column, on the row below the first's rows
+            pos += -(-(pos % word + w0) // word) * word if element == 0 and stated else w0
+    return None
+
+
+def diagnostics(block: dict) -> list[tuple[int, str]]:
+    """The diagnostics :func:`render` reports for ``block``, without drawing it."""
+    refused = _refusal(block)
+    return [] if refused is None else refused.diags
+
+
 def render(block: dict, classes: dict, y0: float) -> Block:
     word = int(block.get("word") or 32)
     name = f'bitfield "{block.get("id", "")}"'
