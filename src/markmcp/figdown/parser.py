@@ -52,6 +52,7 @@ from .context import Context, Diagnostic
 from .genres import bitfield, scene, sequence, table, timing
 from .header import directive_header
 from .lexer import (
+    COMMENT_MARK,
     WS,
     LexError,
     find_comment,
@@ -194,8 +195,11 @@ def statement(ctx: Context, n: int, raw: str) -> None:
     ``#`` is cell text there), blank or comment, a line using the reserved
     ``;``, a connector line (its own scanner), or a tokenized directive line
     (:func:`directive_line`)."""
-    if trim_start(raw).startswith(PIPE):
+    head = trim_start(raw)
+    if head.startswith(PIPE):
         return table.pipe_row(ctx, n, raw)
+    if not head or head[0] == COMMENT_MARK:   # blank, or a comment from its first character
+        return None
     comment_at = find_comment(raw)
     code = raw if comment_at < 0 else raw[:comment_at]
     line = trim(code)
