@@ -256,7 +256,13 @@ class Token:
 
     def bare_commas(self, a: int = 0) -> list[int]:
         """Offsets from ``a`` on of the commas that were written outside quotes."""
-        return [i for i in range(max(a, 0), len(self.v)) if self.v[i] == "," and self.mask[i] == BARE]
+        v, mask, found = self.v, self.mask, []
+        at = v.find(",", max(a, 0))
+        while at >= 0:
+            if mask[at] == BARE:
+                found.append(at)
+            at = v.find(",", at + 1)
+        return found
 
 
 def parse_token(src: str, pos: int) -> tuple[int, Token]:
