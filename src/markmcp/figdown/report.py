@@ -81,8 +81,8 @@ def not_read(label: str, problem: dict[str, str]) -> str:
 
 def check_report(label: str, text: str) -> dict[str, Any]:
     """``{"label", "ok", "diagnostics"}`` for one document, plus ``"stage"`` (``parse``
-    or ``geometry``) when it has diagnostics: a check parses AND draws, because a
-    document the renderer refuses cannot be built either."""
+    or ``geometry``) when it has diagnostics: a check parses AND makes the drawing's
+    geometry checks, because a document the renderer refuses cannot be built either."""
     stage, items = findings(parse(text))
     report: dict[str, Any] = {"label": label, "ok": not items, "diagnostics": items}
     if stage is not None:
