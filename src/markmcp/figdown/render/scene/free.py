@@ -60,8 +60,8 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
     return False
 
 
-CELL = 96.0   # side of a square of the ink index (level and upright segments)
 LINE_CELL = 48.0   # side of a square of the slanted segments' index
+CELL = 2 * LINE_CELL   # side of a square of the ink index (level and upright segments)
 MAX_SQUARES = 4096  # a segment (or a query) over more squares than this is counted plainly
 
 
@@ -116,11 +116,15 @@ class Ink:
             return _count(p, q, self.segments)
         x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
         y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-        if _squares(x0, y0, x1, y1, LINE_CELL) > MAX_SQUARES:
+        floor = math.floor
+        li0, li1 = floor(x0 / LINE_CELL), floor(x1 / LINE_CELL)
+        lj0, lj1 = floor(y0 / LINE_CELL), floor(y1 / LINE_CELL)
+        if (li1 - li0 + 1) * (lj1 - lj0 + 1) > MAX_SQUARES:   # _squares(.., LINE_CELL)
             return _count(p, q, self.segments)
         count = _count(p, q, self.wide) if self.wide else 0
-        ci0, ci1 = math.floor(x0 / CELL), math.floor(x1 / CELL)
-        cj0, cj1 = math.floor(y0 / CELL), math.floor(y1 / CELL)
+        # CELL is twice LINE_CELL, and halving a float is exact, so x / CELL is
+        # (x / LINE_CELL) / 2 to the bit and floor(x / CELL) is floor(x / LINE_CELL) // 2
+        ci0, ci1, cj0, cj1 = li0 >> 1, li1 >> 1, lj0 >> 1, lj1 >> 1
         if ci0 == ci1 and cj0 == cj1:
             bucket = straight.get((ci0, cj0))
             if bucket is not None:
@@ -134,8 +138,7 @@ class Ink:
                             seg for seg in bucket
                             if math.floor((x0 if x0 > seg[2] else seg[2]) / CELL) == ci
                             and math.floor((y0 if y0 > seg[3] else seg[3]) / CELL) == cj])
-        ci0, ci1 = math.floor(x0 / LINE_CELL), math.floor(x1 / LINE_CELL)
-        cj0, cj1 = math.floor(y0 / LINE_CELL), math.floor(y1 / LINE_CELL)
+        ci0, ci1, cj0, cj1 = li0, li1, lj0, lj1
         if ci0 == ci1 and cj0 == cj1:
             bucket = lines.get((ci0, cj0))
             if bucket is not None:
@@ -191,15 +194,27 @@ class Ink:
         self.indexed = len(self.segments)
 
     def overlap(self, p, q) -> float:
-        if abs(p[1] - q[1]) < 0.5:
-            spans, lo, hi = self.h.get(round(p[1]), ()), min(p[0], q[0]), max(p[0], q[0])
-        elif abs(p[0] - q[0]) < 0.5:
-            spans, lo, hi = self.v.get(round(p[0]), ()), min(p[1], q[1]), max(p[1], q[1])
+        """How much of p–q runs along drawn level or upright ink on its own line:
+        the sum of max(0, min(hi, b) - max(lo, a)) over the spans (a, b) there,
+        written out (asked once per grid move, and most lines hold no span)."""
+        px, py = p
+        qx, qy = q
+        if abs(py - qy) < 0.5:
+            spans = self.h.get(round(py))
+        elif abs(px - qx) < 0.5:
+            spans = self.v.get(round(px))
+            px, qx = py, qy
         else:
             return 0.0
+        if not spans:
+            return 0.0
+        lo = qx if qx < px else px   # min(px, qx)
+        hi = qx if qx > px else px   # max(px, qx)
         total = 0.0
         for a, b in spans:
-            total += max(0.0, min(hi, b) - max(lo, a))
+            run = (b if b < hi else hi) - (a if a > lo else lo)
+            if run > 0.0:
+                total += run
         return total
 
 
