@@ -147,7 +147,15 @@ class Board:
         self._labels: list[Rect] = []
         self._paths = [(key, self.bbox[key], segs) for key, segs in self.segs.items()]
 
-    def cost(self, r: Rect, own: int | None, anchor: tuple[float, float]) -> float:
+    def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
+             above: float = math.inf) -> float:
+        """What placing a label at ``r`` costs: hard boxes, labels, soft boxes and
+        connectors under it, another connector nearer than its own, and the distance
+        from ``anchor``.
+
+        Every term is a non-negative addition, so the sum only grows: once it reaches
+        ``above`` (the best candidate's cost, which this one must undercut) the rest is
+        not counted and a value at least ``above`` comes back."""
         r0, r1, r2, r3 = r
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
@@ -166,6 +174,8 @@ class Board:
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c += hits * 300
+        if c >= above:
+            return float(c)
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
         n0, n1, n2, n3 = band
         hits = 0
@@ -180,6 +190,8 @@ class Board:
                     break
         c += hits * 500
         c = float(c)
+        if c >= above:
+            return c
         cx, cy = (r0 + r2) / 2, (r1 + r3) / 2
         if own is not None and own in self.segs:
             own_d = _near(cx, cy, self.segs[own])
@@ -234,7 +246,7 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
     best = None
     for cx, cy, anchor in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = board.cost(r, own, anchor)
+        c = board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:   # nothing in the way: the candidates are in preference order
@@ -262,7 +274,7 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
     best = None
     for cx, cy in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = board.cost(r, None, p)
+        c = board.cost(r, None, p, math.inf if best is None else best[0] - 1e-9)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:

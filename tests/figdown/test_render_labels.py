@@ -1,0 +1,54 @@
+"""Label placement costs (``scene/labels.py``): the bounded count.
+
+A candidate is taken only when it costs less than the best so far, so ``Board.cost``
+may stop counting once its sum reaches that bound (``above``).  Below the bound it
+must give the whole cost; at or over it, a value no smaller than the bound, so the
+choice between candidates is the one the whole costs make.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markmcp.figdown.render.scene.labels import Board
+
+_coord = st.floats(-200.0, 400.0, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def _rect(draw):
+    x, y = draw(_coord), draw(_coord)
+    return (x, y, x + draw(st.floats(0.0, 120.0)), y + draw(st.floats(0.0, 60.0)))
+
+
+_path = st.lists(st.tuples(_coord, _coord), min_size=2, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(boxes=st.lists(_rect(), max_size=6), soft=st.lists(_rect(), max_size=3),
+       paths=st.lists(_path, max_size=4), taken=st.lists(_rect(), max_size=3),
+       r=_rect(), own=st.integers(-1, 4), anchor=st.tuples(_coord, _coord),
+       above=st.one_of(st.floats(0.0, 4000.0), st.just(math.inf)))
+def test_bounded_cost_is_whole_below_the_bound_and_not_below_it_otherwise(
+        boxes, soft, paths, taken, r, own, anchor, above):
+    board = Board(boxes, dict(enumerate(paths)), soft)
+    for label in taken:
+        board.take(label)
+    mine = own if own >= 0 else None
+    whole = board.cost(r, mine, anchor)
+    bounded = board.cost(r, mine, anchor, above)
+    if whole < above:
+        assert bounded == whole
+    else:
+        assert bounded >= above
+
+
+def test_a_label_on_a_box_costs_the_box_and_stops_at_a_lower_bound():
+    board = Board([(0.0, 0.0, 100.0, 40.0)], {})
+    r = (10.0, 10.0, 50.0, 30.0)
+    assert board.cost(r, None, (30.0, 20.0)) == 1000.0
+    assert board.cost(r, None, (30.0, 20.0), above=2.0) >= 2.0
+    assert board.cost((200.0, 10.0, 240.0, 30.0), None, (220.0, 20.0), above=2.0) == 0.0
