@@ -309,9 +309,9 @@ def process_cpu(pid: int) -> float | None:
 #: Upstream's figdown-mcp (Node 20) answering the same ``figdown_check`` of its 59 example
 #: figures: measured on the 2-core development machine, warm calls interleaved with ours in
 #: one run (this script does not run it).  Shown beside our figure for orientation only.
-UPSTREAM_CHECK_59 = ("upstream figdown-mcp (Node 20), recorded 2026-12-03 on the loaded 2-core development "
-                     "machine, 25 warm calls interleaved with ours, three runs: server CPU p50 404 / 372 / "
-                     "336 ms per call (ours in the same runs: 278 / 319 / 261 ms)")
+UPSTREAM_CHECK_59 = ("upstream figdown-mcp (Node 20), recorded 2026-12-04 on the 2-core development machine "
+                     "(load ~2), 20 warm calls interleaved with ours: wall p50 165 ms, server CPU p50 228 ms "
+                     "per call (ours in the same run: 113 ms wall, 99 ms CPU)")
 
 
 def tool_calls(work: Path, calls: int, warmup: int) -> None:
