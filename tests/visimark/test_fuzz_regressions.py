@@ -99,3 +99,14 @@ def test_the_counted_lattice_is_the_enumerated_one(lo: int, width: int, opening:
     if isinstance(outcome[1], int):
         points = lattice.points("p", clause, step, False, 1)
         assert points == sorted(points) and all(low <= p <= high for p in points)
+
+
+def test_a_column_too_wide_for_the_whole_column_pass_is_evaluated_row_by_row() -> None:
+    """A cell of hundreds of digits sends a computed column from the whole-column pass back to
+    row-by-row evaluation, which crashed (AttributeError) instead of reporting the row."""
+    huge = "3" * 300 + ".00"
+    src = (f"| m | r | c | p |\n|---|--:|--:|--:|\n| a | 10.00 | 4.00 | 6.00 |\n| b | 9.00 | {huge} | 1.00 |\n\n"
+           "```vmark #s\np = r - c\n```\n")
+    found = problems(src)
+    assert found and all(ident == "s.p" for _, ident, _ in found)
+    assert ("PRECISION", "s.p") in {(code, ident) for code, ident, _ in found}

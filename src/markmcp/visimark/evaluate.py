@@ -67,10 +67,10 @@ class Evaluation:
         q = quantum(prec) if prec is not None else None
         limit = WORKING_DIGITS - 1 - (prec or 0)
         if isinstance(whole, list) and prec is not None and 0 <= prec <= 6:
-            out = self._whole_column(whole, prec, limit)
-            if out is not None:
-                self.cells[node.id] = out
-                self._compare_column(node, out, prec, deco, conflicted, formula)
+            done = self._whole_column(whole, prec, limit)
+            if done is not None:
+                self.cells[node.id] = done
+                self._compare_column(node, done, prec, deco, conflicted, formula)
                 return
         fn = whole.__getitem__ if isinstance(whole, list) else self.compile(node.expr, node)
         for r, stored in enumerate(table.column(idx)):
