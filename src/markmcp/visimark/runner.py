@@ -49,6 +49,13 @@ class Runner:
     def error_envelope(self, command: str, code: str, message: str, **body) -> dict:
         return self.envelope(command, "error", error={"code": code, "message": message}, **body)
 
+    def refuse(self, command: str, code: str, message: str, as_json: bool) -> int:
+        """Tell ``message`` on stderr (and, with ``--json``, as an error envelope); exit 2."""
+        self.err(message)
+        if as_json:
+            self.emit_json(self.error_envelope(command, code, message))
+        return 2
+
     @staticmethod
     def status(exit_code: int) -> str:
         return {0: "ok", 1: "problems"}.get(exit_code, "error")
@@ -105,17 +112,11 @@ class Runner:
         path = a.files[0]
         src = self.read(path)
         if src is None:
-            self.err(self.last_read_error)
-            if as_json:
-                self.emit_json(self.error_envelope(a.command, "READ", self.last_read_error))
-            return 2
+            return self.refuse(a.command, "READ", self.last_read_error, as_json)
         return path, src
 
     def usage(self, command: str, as_json: bool) -> int:
-        self.err(USAGE[command])
-        if as_json:
-            self.emit_json(self.error_envelope(command, "USAGE", USAGE[command]))
-        return 2
+        return self.refuse(command, "USAGE", USAGE[command], as_json)
 
     # ------------------------------------------------------------------ fmt
 
@@ -272,17 +273,11 @@ class Runner:
                     text = read_document(name, what="scenario", code="SCENARIO")
             except DocumentError as e:
                 msg = e.message.replace("cannot read ", "cannot read scenario ", 1)
-                self.err(msg)
-                if as_json:
-                    self.emit_json(self.error_envelope("eval", "SCENARIO", msg))
-                return 2
+                return self.refuse("eval", "SCENARIO", msg, as_json)
             try:
                 scenario_info = apply_scenario(model, text, name)
             except ScenarioError as e:
-                self.err(str(e))
-                if as_json:
-                    self.emit_json(self.error_envelope("eval", "SCENARIO", str(e)))
-                return 2
+                return self.refuse("eval", "SCENARIO", str(e), as_json)
         result = check(model, DocumentFolder(path))
         values = eval_values(result)
         failed = [x for x in result.assertions if x.holds is False]
@@ -296,10 +291,7 @@ class Runner:
             key = get if get in values else bare_to_qualified(values, get)
             if key is None:
                 msg = f"visimark: no value named {label(get)}"
-                self.err(msg)
-                if as_json:
-                    self.emit_json(self.error_envelope("eval", "USAGE", msg))
-                return 2
+                return self.refuse("eval", "USAGE", msg, as_json)
             selected = {get: values[key]}
         else:
             selected = values
@@ -369,10 +361,7 @@ class Runner:
             if s not in model.sheets:
                 guess = closest(s, model.sheets)
                 msg = f"visimark: no sheet #{label(s)}" + (f" — did you mean `#{guess}`?" if guess else "")
-                self.err(msg)
-                if as_json:
-                    self.emit_json(self.error_envelope("explain", "USAGE", msg))
-                return 2
+                return self.refuse("explain", "USAGE", msg, as_json)
         result = check(model, DocumentFolder(path))
         from .explain import explain_json, explain_text
 
