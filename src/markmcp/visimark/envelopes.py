@@ -198,11 +198,20 @@ def eval_envelope(label: str, src: str, files: Files | None, get: str | None = N
         selected = {get: values[key]}
     else:
         selected = values
+    body = eval_body(label, model, result, info, values, selected, key, defaults)
+    return envelope("eval", status_of(exit_code), **body), skipped_of(model, result)
+
+
+def eval_body(label: str, model: Model, result: CheckResult, info: dict | None, values: dict, selected: dict,
+              key: str | None, defaults: list[bool | None] | None) -> dict:
+    """The fields of ``eval``'s envelope (the CLI's ``--json`` and the server's alike):
+    ``selected`` the values shown, ``key`` the one asked for by ``get`` (None: all), and
+    ``defaults`` each assertion's verdict without the scenario (None: no scenario ran)."""
     body: dict = {"file": label}
     if info is not None:
         body["scenario"] = scenario_json(info, values)
     body["values"] = selected
-    body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items() if get is None or k == key}
+    body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items() if key is None or k == key}
     assertions = []
     for i, x in enumerate(result.assertions):
         entry = {"sheet": x.sheet, "source": x.source, "holds": x.holds, "operands": x.operands,
@@ -216,7 +225,7 @@ def eval_envelope(label: str, src: str, files: Files | None, get: str | None = N
     params = params_json(model, info)
     if params:
         body["params"] = params
-    return envelope("eval", status_of(exit_code), **body), skipped_of(model, result)
+    return body
 
 
 # --- explain and ref -------------------------------------------------------------------------------------------

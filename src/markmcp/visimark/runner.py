@@ -15,12 +15,12 @@ from .check import check
 from .command_line import USAGE, Args
 from .disk import DocumentFolder
 from .documents import DocumentError, read_document, read_stream, write_document
-from .envelopes import bare_to_qualified, eval_units, eval_values, params_block, params_json, scenario_json
+from .envelopes import bare_to_qualified, eval_body, eval_units, eval_values, params_block
 from .findings import count
 from .model import build
 from .report import finding_json, format_check
 from .suggest import closest
-from .units import format_unit, map_to_json
+from .units import format_unit
 from .write import fmt
 
 
@@ -296,25 +296,8 @@ class Runner:
         else:
             selected = values
         if as_json:
-            body: dict = {"file": path}
-            if scenario_info is not None:
-                body["scenario"] = scenario_json(scenario_info, values)
-            body["values"] = selected
-            body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items()
-                             if get is None or k == key}
-            assertions = []
-            for i, x in enumerate(result.assertions):
-                entry = {"sheet": x.sheet, "source": x.source, "holds": x.holds, "operands": x.operands,
-                         "substituted": x.substituted}
-                if defaults_holds is not None and x.holds is False:
-                    d = defaults_holds[i] if i < len(defaults_holds) else None
-                    entry["defaults"] = "pass" if d is True else "fail" if d is False else "unverified"
-                assertions.append(entry)
-            body["assertions"] = assertions
-            body["charts"] = [c.json(with_state=scenario_info is None) for c in result.charts]
-            params = params_json(model, scenario_info)
-            if params:
-                body["params"] = params
+            body = eval_body(path, model, result, scenario_info, values, selected,
+                             key if get is not None else None, defaults_holds)
             self.emit_json(self.envelope("eval", self.status(exit_code), **body))
             return exit_code
         units = eval_units(result)
