@@ -221,3 +221,12 @@ def test_anchors_in_one_long_paragraph() -> None:
     found = locate(para + "\n").anchors
     assert len(found) == 3000 and all(a.kind == "strong" for a in found)
     assert para[found[-1].value_span[0]:found[-1].value_span[1]] == "2999"
+
+
+def test_a_code_span_opened_two_lines_up_is_the_node_an_anchor_follows() -> None:
+    # found by the look-back property above: the bounded window starts on the line before the
+    # anchor's, and the code span's opening backtick lies before it
+    text = "`\n**5**\n`<!--vmark=s.v-->"
+    k = text.index("<!--vmark=")
+    ending = {b: a for a, b in _code_spans(text)}
+    assert _value_before(text, k, 0, ending, _window(text, k, 0)) == ("code", (1, 8), None)

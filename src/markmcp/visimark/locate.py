@@ -564,14 +564,14 @@ def _value_before(text: str, k: int, base: int, code_ending_at: dict[int, int],
         if tok is None or before[tok[1] - 1] in "*_`)":
             return "bad", None, None
         return "text", (base + tok[0], base + tok[1]), None
-    # inline code
+    # inline code: the paragraph's own code spans, so one that opens before the window (on an
+    # earlier line) is still the node in front of the anchor
     a = code_ending_at.get(k + lo)
-    if a is not None and a >= lo:
-        a -= lo
+    if a is not None:
         ticks = 0
-        while before[a + ticks] == "`":
+        while text[a + ticks] == "`":
             ticks += 1
-        return "code", (base + a + ticks, base + k - ticks), None
+        return "code", (base - lo + a + ticks, base + k - ticks), None
     img = _trailing_image(before)
     if img:
         return "image", (base + img[0], base + k), img[1]
