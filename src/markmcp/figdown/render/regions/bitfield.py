@@ -34,6 +34,27 @@ def _refused(line: int, message: str) -> Block:
     return Block("", 0.0, 0.0, diags=[(line, f"{message}; the figure is not drawn rather than cut short.")])
 
 
+def _name(block: dict) -> str:
+    return f'bitfield "{block.get("id", "")}"'
+
+
+def _row_too_wide(block: dict, word: int) -> Block | None:
+    """The refusal of a ``word=`` wider than the bound, or None."""
+    if word <= MAX_CELLS:
+        return None
+    return _refused(block.get("line", 1), f"{_name(block)} has word={word}: a row of that many bits is more than "
+                                          f"one bitfield drawing holds (at most {MAX_CELLS} bit cells)")
+
+
+def _field_past_bound(block: dict, f: dict, end: int, word: int) -> Block | None:
+    """The refusal of field ``f`` when the bits drawn up to ``end`` pass the bound, or None."""
+    rows = -(-end // word)
+    if rows * word <= MAX_CELLS:
+        return None
+    return _refused(f.get("line", 1), f'field "{f.get("name", "")}" takes {_name(block)} to {rows} rows of {word} '
+                                      f"bits, more than one bitfield drawing holds (at most {MAX_CELLS} bit cells)")
+
+
 def _outline(box: list[dict]) -> str:
     """The outline of a box made of row segments: bands down the right, back up the left."""
     bands = []
@@ -66,10 +87,9 @@ def _refusal(block: dict) -> Block | None:
     bit positions walked as :func:`render` walks them (breaks, ``*``, the two elements
     of an index range), and the first that goes past :data:`MAX_CELLS`."""
     word = int(block.get("word") or 32)
-    name = f'bitfield "{block.get("id", "")}"'
-    if word > MAX_CELLS:
-        return _refused(block.get("line", 1), f"{name} has word={word}: a row of that many bits is more than one "
-                                              f"bitfield drawing holds (at most {MAX_CELLS} bit cells)")
+    refused = _row_too_wide(block, word)
+    if refused is not None:
+        return refused
     pos = 0
     for f in block.get("fields", ()):
         if f.get("break"):
@@ -82,11 +102,9 @@ def _refusal(block: dict) -> Block | None:
         index = f.get("index")
         stated = index is not None and "first" in index
         for element in range(2 if stated else 1):
-            rows = -(-(pos + w0) // word)
-            if rows * word > MAX_CELLS:
-                return _refused(f.get("line", 1), f'field "{f.get("name", "")}" takes {name} to {rows} rows of '
-                                                  f"{word} bits, more than one bitfield drawing holds (at most "
-                                                  f"{MAX_CELLS} bit cells)")
+            refused = _field_past_bound(block, f, pos + w0, word)
+            if refused is not None:
+                return refused
             # the last element starts in the same column, on the row below the first's rows
             pos += -(-(pos % word + w0) // word) * word if element == 0 and stated else w0
     return None
@@ -100,10 +118,9 @@ def diagnostics(block: dict) -> list[tuple[int, str]]:
 
 def render(block: dict, classes: dict, y0: float) -> Block:
     word = int(block.get("word") or 32)
-    name = f'bitfield "{block.get("id", "")}"'
-    if word > MAX_CELLS:
-        return _refused(block.get("line", 1), f"{name} has word={word}: a row of that many bits is more than one "
-                                              f"bitfield drawing holds (at most {MAX_CELLS} bit cells)")
+    refused = _row_too_wide(block, word)
+    if refused is not None:
+        return refused
     cell = max(18, min(28, 760 // word))
     label = block.get("label")
     label = block.get("id", "") if label is None else label
@@ -179,17 +196,9 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                                 anchor="middle", fill=INK_LIGHT if is_dark(fill) else None,
                                 extra=(("font-style", "italic"),) if bi else ()))
 
-        def past_limit() -> Block | None:
-            rows = -(-(pos + w0) // word)
-            if rows * word <= MAX_CELLS:
-                return None
-            return _refused(f.get("line", 1), f'field "{f.get("name", "")}" takes {name} to {rows} rows of {word} '
-                                              f"bits, more than one bitfield drawing holds (at most {MAX_CELLS} "
-                                              "bit cells)")
-
         index = f.get("index")
         stated = index is not None and "first" in index
-        refused = past_limit()
+        refused = _field_past_bound(block, f, pos + w0, word)
         if refused is not None:
             return refused
         first = cut()
@@ -203,7 +212,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                 elisions.append({"row": ls["row"], "x": ls["x"], "w": ls["w"], "y": ls["y"] + RH})
             if stated:
                 pos += len(first) * word - w0
-                refused = past_limit()
+                refused = _field_past_bound(block, f, pos + w0, word)
                 if refused is not None:
                     return refused
                 occurrence(cut(), f" [{last}]")
