@@ -87,14 +87,24 @@ def test_figdown_read_of_a_document_loads_the_parser_not_the_renderer(tmp_path: 
     assert absent(modules, FIGDOWN_RENDERER + FIGDOWN_ARTIFACTS) == []
 
 
-def test_figdown_check_and_reading_an_artifact_back_load_the_renderer(tmp_path: Path, figure: Path) -> None:
+def test_figdown_check_and_reading_an_artifact_beside_its_source_load_the_renderer(tmp_path: Path,
+                                                                                   figure: Path) -> None:
     exit_code, modules = loaded(tmp_path, "markmcp.figdown.cli", "check", figure.name)
     assert exit_code == 0
     assert missing(modules, FIGDOWN_PARSER + FIGDOWN_RENDERER) == []
     assert loaded(tmp_path, "markmcp.figdown.cli", "build", figure.name)[0] == 0
-    exit_code, modules = loaded(tmp_path, "markmcp.figdown.cli", "read", "a.svg")
+    exit_code, modules = loaded(tmp_path, "markmcp.figdown.cli", "read", "a.svg")  # a.fd is rebuilt and compared
     assert exit_code == 0
     assert missing(modules, FIGDOWN_RENDERER + FIGDOWN_ARTIFACTS) == []
+
+
+def test_figdown_read_of_an_artifact_alone_loads_no_renderer(tmp_path: Path, figure: Path) -> None:
+    assert loaded(tmp_path, "markmcp.figdown.cli", "build", figure.name)[0] == 0
+    (tmp_path / "a.svg").rename(tmp_path / "lone.svg")
+    exit_code, modules = loaded(tmp_path, "markmcp.figdown.cli", "read", "lone.svg")
+    assert exit_code == 0
+    assert missing(modules, FIGDOWN_PARSER + FIGDOWN_ARTIFACTS + ("markmcp.figdown.provenance",)) == []
+    assert absent(modules, FIGDOWN_RENDERER) == []
 
 
 @pytest.mark.parametrize(("argv", "code"), [

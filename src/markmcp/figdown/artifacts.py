@@ -34,14 +34,7 @@ from markmcp.figdown.artifact_paths import (  # the names and limits of artifact
     read_svg,
     source_for,
 )
-from markmcp.figdown.render import (
-    ENGINE_VERSION,
-    Artifact,
-    NotAnArtifact,
-    check_sidecar,
-    read_artifact,
-    sha256,
-)
+from markmcp.figdown.provenance import ENGINE_VERSION, Artifact, NotAnArtifact, read_artifact, sha256
 from markmcp.figdown.sources import read_document
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
@@ -213,6 +206,8 @@ def read_back(svg: str, *, sidecar: str | os.PathLike[str] | None = None,
                     report["status"] = "unchecked"
                     notes.append(f"the artifact records no SHA-256, so {name} could not be compared with it")
                 else:
+                    from markmcp.figdown.render import check_sidecar  # the drawing code, only to rebuild a sibling
+
                     check = check_sidecar(artifact, text)
                     report["status"] = check.status
                     report["diagnostics"] = list(check.diagnostics)

@@ -507,7 +507,7 @@ def check_text(result: dict[str, Any]) -> list[str]:
 
 def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.figdown import artifacts, model_json, parse
-    from markmcp.figdown.render import NotAnArtifact
+    from markmcp.figdown.provenance import NotAnArtifact
     from markmcp.figdown.report import diagnostics
 
     _one_of(args)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .yamlscan import Binary, Entry, Unsupported, resolve_plain
+from .yamlscan import Binary, Entry, resolve_plain
 
 #: A string written as a plain scalar must look like this (and not be a YAML word).
 _PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9 _./()@+\-]*")

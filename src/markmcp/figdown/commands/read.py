@@ -46,10 +46,10 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
 
 def embedded_source(svg: str, label: str, sidecar: Path | None, err: TextIO) -> str:
     """The FigDown source an artifact carries, its notes told on ``err``; :class:`CommandError`
-    when ``svg`` is not an artifact.  Reading one back loads the renderer (and its artifact
-    format), which ``read`` of a ``.fd`` never does."""
+    when ``svg`` is not an artifact.  The renderer is loaded only to rebuild a ``.fd`` found
+    beside it."""
     from markmcp.figdown import artifacts
-    from markmcp.figdown.render import NotAnArtifact
+    from markmcp.figdown.provenance import NotAnArtifact
 
     try:
         back = artifacts.read_back(svg, sidecar=sidecar)

@@ -21,8 +21,9 @@ genre renderers — :mod:`.scene` (block/topology/flowchart/statechart),
 :mod:`.sequence`, :mod:`.regions` (bitfield, table, timing, chart) — each of
 which hands it a :class:`.block.Block`; below them all, :mod:`.bands` (band
 geometry), :mod:`.notes`, :mod:`.style`, :mod:`.svg` (the only writer of
-markup) and :mod:`.text` (measure and ink); :mod:`.artifact` (metadata and
-read-back) serves :func:`build`.
+markup) and :mod:`.text` (measure and ink).  :mod:`markmcp.figdown.provenance`
+(metadata and read-back, outside this package so a read loads no drawing code)
+serves :func:`build`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 
 from ..context import Diagnostic
 from ..parser import ParseResult, parse, utf16_order
-from .artifact import ENGINE_VERSION, Artifact, NotAnArtifact, embed, read_artifact, sha256
+from ..provenance import ENGINE_VERSION, Artifact, NotAnArtifact, embed, read_artifact, sha256
 from .page import render_section, section_diagnostics, stack
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from ... import __version__
+from .. import __version__
 
 #: The version string every artifact we write records (``data-engine-version``).
 ENGINE_VERSION = f"markmcp-figdown {__version__}"
