@@ -40,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from markmcp.figdown import parse  # noqa: E402
-from markmcp.figdown.render import build, render  # noqa: E402
+from markmcp.figdown.render import build  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
 WEIGHTS = {"cross": 2, "thru": 3, "novlp": 3, "lblcol": 2, "coinc": 2, "offcv": 4,

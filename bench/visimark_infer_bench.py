@@ -12,7 +12,6 @@ Run: .venv/bin/python bench/visimark_infer_bench.py
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys

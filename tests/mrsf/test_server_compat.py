@@ -22,8 +22,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from .fixtures import DOC, sidecar_data
 from .test_server import Server, sha
 from .test_server import _writing, server, work  # noqa: F401 - fixtures: one server, a fresh folder per test

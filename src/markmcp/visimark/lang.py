@@ -478,7 +478,7 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
         except UnitSyntaxError as e:
             raise LangError(str(e), br.start, "UNIT") from None
     if p.tok.kind == "IDENT" and p.tok.text == "precision":
-        kw = p.advance()
+        p.advance()
         n = p.tok
         if n.kind != "NUM" or n.value or "." in n.text:
             raise LangError("`precision` takes a whole number from 0 to 18", n.start)
@@ -490,7 +490,6 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
             raise LangError("a binding takes one `precision` clause", p.tok.start)
         if p.tok.kind == "BRACKET":
             raise LangError("the unit comes before precision: name [unit] precision N", p.tok.start)
-        del kw
     info: Param | None = None
     if param:
         info = Param(default_text="", clause=clause or Clause())

@@ -36,7 +36,7 @@ DELIMITER_CELL_RE = re.compile(f"{WS}*:?-+:?{WS}*\\Z")
 LINE_BREAK_TAG_RE = re.compile(f"<br{WS}*/?>", re.I)
 DECIMAL = r"[0-9]+(?:\.[0-9]+)?"
 # cell addresses: (h?row,col) for a cell, h?row for a row, and the unparenthesised pair (retired)
-CELL_ADDRESS_RE = re.compile(rf"\((h?)([0-9]+),([0-9]+)\)\Z")
+CELL_ADDRESS_RE = re.compile(r"\((h?)([0-9]+),([0-9]+)\)\Z")
 ROW_ADDRESS_RE = re.compile(r"(h?)([0-9]+)\Z")
 UNWRAPPED_PAIR_RE = re.compile(r"h?[0-9]+,[0-9]+\Z")
 # column widths: auto | <px> | <n>%  (a px suffix is a common slip, named in the error)

@@ -15,7 +15,7 @@ from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
 from .free import Ink, path_hits, route_free
-from .graph import Box, Scene, build_scene
+from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
 from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,

@@ -14,7 +14,7 @@ import math
 
 from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
-from ..svg import dash, num, open_tag, points, rounded_path, tag, text
+from ..svg import dash, num, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, widest
 from .graph import Box, Scene, inscribed_half
 from .labels import Board, measure

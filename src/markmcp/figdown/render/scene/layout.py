@@ -83,7 +83,6 @@ def plan_layout(scene: Scene) -> Frame:
         ranks[box.rank].append(it)
     plans: dict[int, Plan] = {}
     loops: dict[str, int] = {}
-    forward_pairs = {(lk.a, lk.b) for lk in scene.links if rank_of[lk.a] < rank_of[lk.b]}
     for link in scene.links:
         ra, rb = rank_of[link.a], rank_of[link.b]
         if link.a == link.b:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
 from .graph import Box, Link, Scene, axes, border_point, outline_norm, side_point
-from .layout import Frame, Plan
+from .layout import Frame
 
 PORT_STEP = 10.0
 PORT_MARGIN = 6.0
