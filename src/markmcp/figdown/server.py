@@ -86,7 +86,7 @@ from markmcp.textsafe import escape_controls
 # it, not here: the server answers ``initialize`` without it, and loads it right after
 # (ENGINE_MODULES, imported in the background over stdio, before serving over HTTP/SSE).
 ENGINE_MODULES = (
-    "markmcp.figdown.artifacts", "markmcp.figdown.docs", "markmcp.figdown.report",
+    "markmcp.figdown.artifacts", "markmcp.figdown.docs", "markmcp.figdown.report", "markmcp.figdown.render",
 )
 
 SERVER_NAME = "markmcp-figdown"
