@@ -65,7 +65,9 @@ def _settle(model: dict, classes: dict, y0: float) -> tuple[Scene, Board, list, 
     diags += checks.band_enclosures(scene)
     diags += checks.complete_covers(scene)
     board = _labels(scene)
-    rings = marks.bundles(scene, model, board)
+    rings = marks.rings_of(scene, model)
+    lassos.refit(scene, rings)
+    marks.captions(rings, board)
     diags += checks.lasso_enclosures(scene, rings)
     return scene, board, rings, diags
 

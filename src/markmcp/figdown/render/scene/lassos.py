@@ -3,8 +3,9 @@
 A bundle's lasso is the drawn extent of its member links, so a box drawn
 wholly inside the ring reads as one of the members.  Where the engine chose
 that box's position it moves the box out, before the ring is judged; what it
-cannot move, or has no room for, is left for :func:`.checks.lasso_enclosures`
-to refuse.
+cannot move, or has no room for, gets a ring fitted round it instead
+(:func:`refit`), and only what no ring round the member links avoids is left
+for :func:`.checks.lasso_enclosures` to refuse.
 
 The move, one step of it:
 
@@ -19,20 +20,24 @@ The move, one step of it:
   inside another lasso, and does not go before the cross-flow edge the
   layout started from.  When neither side qualifies the step declines — a
   separation that overlaps or squeezes the figure is no separation — and the
-  check refuses the figure.
+  ring is refitted, or the check refuses the figure.
 
 Nothing moves further than that: the ring of a bundle whose members fan round
 a bystander spans the fan, so the room beside it is where the outermost
-members already are, and the figure is refused rather than redrawn around a
-pushed-about box.  The caller reroutes the connectors of what moved and asks
-again, a bounded number of times (the ring follows its member links, so it
-is recomputed after every step).
+members already are, and the ring is refitted (or the figure refused) rather
+than redrawn around a pushed-about box.  The caller reroutes the connectors of
+what moved and asks again, a bounded number of times (the ring follows its
+member links, so it is recomputed after every step).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+
 from .checks import bands, encloses, real_boxes
 from .graph import Scene
+from .marks import Ring, meets
 from .separate import extent, movable_unit, overlaps, pad
 
 SEP = 16.0
@@ -97,3 +102,107 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
                 bands(scene)
                 break
     return shifted
+
+
+# --- a ring fitted round the bystander --------------------------------------------------
+#
+# What the step cannot clear (a pinned box, or one with no room beside the ring)
+# may still lie outside another ring round the same links.  A lasso says "these
+# links": a ring holding one point of every member link says it as truly as the
+# ring through their midpoints.  So a ring that still encloses a non-member is
+# fitted afresh: one point on each member link at one of REFIT_AT (fractions of
+# the link's length), a ring along those points' spread at one of REFIT_MARGINS.
+# A fit qualifies only when it meets no non-member box at all (not only when it
+# does not enclose one: a ring cutting through a bystander reads no better); of
+# those, the one meeting the fewest member boxes wins, then the smallest, then
+# the first tried.  When none qualifies the ring stays as it was and the check
+# refuses the figure.  A ring enclosing no non-member is never refitted, so no
+# figure drawn without this changes.
+
+REFIT_AT = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)
+REFIT_MARGINS = ((22.0, 14.0), (14.0, 9.0), (9.0, 6.0))   # (along the points' spread, across it)
+REFIT_COMBINATIONS = 343     # beyond this many, every member link takes the same fraction
+REFIT_HOLD = 0.8             # each chosen point lies within this (ring norm) of the centre
+
+
+def refit(scene: Scene, rings: list) -> None:
+    """Refit, in place, every ring that encloses a non-member, where a ring round
+    the same links meets no non-member (see above)."""
+    real = real_boxes(scene)
+    for ring in rings:
+        if ring.solo or len(ring.paths) < 2:
+            continue
+        outsiders = [n.rect() for n in real if n.id not in ring.members]
+        if not any(encloses(ring, r) for r in outsiders):
+            continue
+        fit = _best_fit(ring, outsiders, [n.rect() for n in real if n.id in ring.members])
+        if fit is not None:
+            ring.cx, ring.cy, ring.ux, ring.uy, ring.r_along, ring.r_across = fit
+
+
+def _point_at(points, t: float) -> tuple[float, float]:
+    """The point ``t`` of the way along the polyline's length."""
+    lengths = [math.hypot(q[0] - p[0], q[1] - p[1]) for p, q in zip(points, points[1:])]
+    goal, run = sum(lengths) * t, 0.0
+    for (p, q), length in zip(zip(points, points[1:]), lengths):
+        if length > 0 and run + length >= goal:
+            f = (goal - run) / length
+            return p[0] + (q[0] - p[0]) * f, p[1] + (q[1] - p[1]) * f
+        run += length
+    return points[-1]
+
+
+def _choices(ring) -> list[tuple[tuple[float, float], ...]]:
+    """One point per member link, in every combination of REFIT_AT (or, past
+    REFIT_COMBINATIONS, the same fraction on every link)."""
+    along = [[_point_at(path, t) for t in REFIT_AT] for path in ring.paths]
+    if len(REFIT_AT) ** len(along) > REFIT_COMBINATIONS:
+        return [tuple(pts[k] for pts in along) for k in range(len(REFIT_AT))]
+    return list(itertools.product(*along))
+
+
+def _fit(pts, margins: tuple[float, float]) -> tuple[float, float, float, float, float, float]:
+    """``(cx, cy, ux, uy, r_along, r_across)`` of a ring whose long axis runs along
+    the points' spread (the half-angle of their doubled mean direction, the way
+    rings take their tilt), holding every point within REFIT_HOLD."""
+    m_long, m_short = margins
+    n = len(pts)
+    mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
+    c2 = sum((p[0] - mx) ** 2 - (p[1] - my) ** 2 for p in pts)
+    s2 = 2 * sum((p[0] - mx) * (p[1] - my) for p in pts)
+    norm = math.sqrt(c2 * c2 + s2 * s2)
+    if norm < 1e-9:
+        wx, wy = 1.0, 0.0
+    else:
+        cc = c2 / norm
+        wx, wy = math.sqrt(max(0.0, (1 + cc) / 2)), math.sqrt(max(0.0, (1 - cc) / 2))
+        if s2 < 0:
+            wy = -wy
+    along = [wx * p[0] + wy * p[1] for p in pts]
+    across = [-wy * p[0] + wx * p[1] for p in pts]
+    ca, cb = (min(along) + max(along)) / 2, (min(across) + max(across)) / 2
+    half_long = (max(along) - min(along)) / 2 + m_long
+    half_short = (max(across) - min(across)) / 2 + m_short
+    reach = max(math.hypot((a - ca) / half_long, (b - cb) / half_short) for a, b in zip(along, across))
+    if reach > REFIT_HOLD:
+        half_long, half_short = half_long * reach / REFIT_HOLD, half_short * reach / REFIT_HOLD
+    # a ring's own axis (ux, uy) crosses its links, so here it is across the spread
+    return wx * ca - wy * cb, wy * ca + wx * cb, -wy, wx, half_short, half_long
+
+
+def _best_fit(ring, outsiders: list, member_rects: list):
+    best = None
+    probe = Ring(ring.id, ring.line, ring.members, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0)
+    for k, pts in enumerate(_choices(ring)):
+        for margins in REFIT_MARGINS:
+            fit = _fit(pts, margins)
+            probe.cx, probe.cy, probe.ux, probe.uy, probe.r_along, probe.r_across = fit
+            hw, hh = probe.half_extent()
+            reach = (probe.cx - hw, probe.cy - hh, probe.cx + hw, probe.cy + hh)
+            if any(overlaps(reach, r, 0.0) and meets(probe, r) for r in outsiders):
+                continue
+            key = (sum(overlaps(reach, r, 0.0) and meets(probe, r) for r in member_rects),
+                   fit[4] * fit[5], k)
+            if best is None or key < best[0]:
+                best = (key, fit)
+    return None if best is None else best[1]

@@ -3,7 +3,8 @@
 A bundle's *lasso* is a ring the member links run through: it sits where the
 members share their run, narrow along the links and long across them, and is
 shrunk (or, as a last resort, drawn axis-aligned round the members'
-midpoints) so it touches no box.  A one-member bundle draws no ring, only its
+midpoints) so it touches no box; a ring that still encloses a non-member is
+fitted afresh by :func:`.lassos.refit`.  A one-member bundle draws no ring, only its
 caption beside the link.  Orientation uses only square roots: the half-angle
 of the members' mean doubled direction is taken by the half-angle identities,
 and the printed rotation is rounded to 1/1000 degree.
@@ -38,6 +39,7 @@ class Ring:
     style: str | None = None
     caption: str | None = None
     label: Label | None = None
+    paths: list = field(default_factory=list, repr=False)   # the member links' polylines
 
     def norm(self, px: float, py: float) -> float:
         dx, dy = px - self.cx, py - self.cy
@@ -124,13 +126,16 @@ def _longest(points):
     return segment
 
 
-def bundles(scene: Scene, model: dict, board: Board) -> list[Ring]:
-    """Every bundle's ring at the scene's current geometry, captions placed."""
-    rings = rings_of(scene, model)
+def meets(ring: Ring, box) -> bool:
+    """Does the ring's disc meet the rectangle ``(x0, y0, x1, y1)``?"""
+    return _hits_box(ring, ring.r_along, box)
+
+
+def captions(rings: list[Ring], board: Board) -> None:
+    """Each ring's caption placed beside it, on the board."""
     for ring in rings:
         if ring.caption:
             _caption(ring, ring.caption, board)
-    return rings
 
 
 def rings_of(scene: Scene, model: dict) -> list[Ring]:
@@ -139,7 +144,7 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
     boxes = [n.rect() for n in scene.nodes.values() if not n.external]
     index = _link_index(scene)
     for bundle in model.get("bundles", ()):
-        segs, members = [], set()
+        segs, members, paths = [], set(), []
         for member in bundle.get("members", ()):
             for link in _member_links(index, member):
                 seg = _middle(link.points) if len(link.points) >= 2 else None
@@ -148,10 +153,12 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
                 (px, py), (qx, qy) = seg
                 if (qx - px) ** 2 + (qy - py) ** 2 > 1e-12:
                     segs.append(seg)
+                    paths.append(link.points)
                     members.update((link.a, link.b))
         if not segs:
             continue
         ring = _ring(bundle, segs, members, boxes)
+        ring.paths = paths
         ring.caption = bundle.get("label") or None
         rings.append(ring)
     return rings
