@@ -186,6 +186,12 @@ REFITTED = {
                                    'node n6 in=g\nnode n7 in=g\nedge n0 -- n1\nedge n2 -- n7\n'
                                    'edge n0 -- n7\nbundle b0 "B0" n0--n1,n0--n7,n2--n7\n'
                                    'bundle b1 "B1" n2--n7,n0--n1,n0--n7\nlayout\npin n5 at=(300,90)\n'),
+    # two member links leave n0 apart; the first ring, between them, held n2
+    "two links from one box": ("n2", 'figdown 0.5 topology\nflow left\ngroup g "G"\nnode n0\nnode n1\n'
+                               'node n2\nnode n3 in=g\nnode n4\nnode n5\nnode n6\nnode n7\n'
+                               'edge n0 -- n6\nedge n4 -- n6\nedge n0 -- n3\nedge n0 -- n1\n'
+                               'bundle b0 "B0" n0--n3,n0--n1\nbundle b1 "B1" n4--n6,n0--n3,n0--n6\n'
+                               'layout\npin n1 at=(225,196)\n'),
 }
 
 
@@ -240,6 +246,19 @@ def test_a_ring_is_fitted_round_a_bystander_that_cannot_step_out(bystander: str,
                for name, x, y in re.findall(r"pin (\w+) at=\((\d+),(\d+)\)", source)}
     assert len(offsets) <= 1 and all(dx >= 0 and dy >= 0 for dx, dy in offsets), offsets
     assert build(source).svg == out.svg
+
+
+def test_a_fitted_ring_prefers_one_no_other_connector_runs_through() -> None:
+    # the links from n0 to n3 and to n1 part at n0, and n0's third connector (to
+    # n6) leaves between them: a ring near n0 that holds both members need not
+    # take it in, and the fitted ring does not, so it reads as those two alone
+    bystander, source = REFITTED["two links from one box"]
+    out = build(source)
+    (doc,) = out.result.docs
+    drawn = connectors(out.svg)
+    (ring,) = [r for r in rings(ET.fromstring(out.svg)) if r[0] == "b0"]
+    others = [e["line"] for e in doc.edges if {e["a"], e["b"]} not in ({"n0", "n3"}, {"n0", "n1"})]
+    assert [line for line in others if any(runs_through(ring, poly) for poly in drawn[line])] == []
 
 
 # --- every drawn lasso, over corpora and random documents ------------------------------

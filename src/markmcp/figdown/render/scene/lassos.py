@@ -114,10 +114,11 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
 # the link's length), a ring along those points' spread at one of REFIT_MARGINS.
 # A fit qualifies only when it meets no non-member box at all (not only when it
 # does not enclose one: a ring cutting through a bystander reads no better); of
-# those, the one meeting the fewest member boxes wins, then the smallest, then
-# the first tried.  When none qualifies the ring stays as it was and the check
-# refuses the figure.  A ring enclosing no non-member is never refitted, so no
-# figure drawn without this changes.
+# those, the one the fewest other connectors run through wins (a ring reads as
+# gathering what runs through it), then the one meeting the fewest member boxes,
+# then the smallest, then the first tried.  When none qualifies the ring stays
+# as it was and the check refuses the figure.  A ring enclosing no non-member is
+# never refitted, so no figure drawn without this changes.
 
 REFIT_AT = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)
 REFIT_MARGINS = ((22.0, 14.0), (14.0, 9.0), (9.0, 6.0))   # (along the points' spread, across it)
@@ -130,12 +131,14 @@ def refit(scene: Scene, rings: list) -> None:
     the same links meets no non-member (see above)."""
     real = real_boxes(scene)
     for ring in rings:
-        if ring.solo or len(ring.paths) < 2:
+        if ring.solo or len(ring.links) < 2:
             continue
         outsiders = [n.rect() for n in real if n.id not in ring.members]
         if not any(encloses(ring, r) for r in outsiders):
             continue
-        fit = _best_fit(ring, outsiders, [n.rect() for n in real if n.id in ring.members])
+        mine = {id(link) for link in ring.links}
+        others = [link.points for link in scene.links if id(link) not in mine and len(link.points) >= 2]
+        fit = _best_fit(ring, outsiders, [n.rect() for n in real if n.id in ring.members], others)
         if fit is not None:
             ring.cx, ring.cy, ring.ux, ring.uy, ring.r_along, ring.r_across = fit
 
@@ -155,7 +158,7 @@ def _point_at(points, t: float) -> tuple[float, float]:
 def _choices(ring) -> list[tuple[tuple[float, float], ...]]:
     """One point per member link, in every combination of REFIT_AT (or, past
     REFIT_COMBINATIONS, the same fraction on every link)."""
-    along = [[_point_at(path, t) for t in REFIT_AT] for path in ring.paths]
+    along = [[_point_at(link.points, t) for t in REFIT_AT] for link in ring.links]
     if len(REFIT_AT) ** len(along) > REFIT_COMBINATIONS:
         return [tuple(pts[k] for pts in along) for k in range(len(REFIT_AT))]
     return list(itertools.product(*along))
@@ -190,7 +193,21 @@ def _fit(pts, margins: tuple[float, float]) -> tuple[float, float, float, float,
     return wx * ca - wy * cb, wy * ca + wx * cb, -wy, wx, half_short, half_long
 
 
-def _best_fit(ring, outsiders: list, member_rects: list):
+def _crosses(ring, points) -> bool:
+    """Does the polyline come inside the ring?  (In the ring's own frame, where
+    it is the unit circle: is some segment nearer the centre than 1?)"""
+    local = [((ring.ux * (x - ring.cx) + ring.uy * (y - ring.cy)) / ring.r_along,
+              (-ring.uy * (x - ring.cx) + ring.ux * (y - ring.cy)) / ring.r_across) for x, y in points]
+    for (px, py), (qx, qy) in zip(local, local[1:]):
+        dx, dy = qx - px, qy - py
+        run = dx * dx + dy * dy
+        t = 0.0 if run == 0 else min(1.0, max(0.0, -(px * dx + py * dy) / run))
+        if (px + dx * t) ** 2 + (py + dy * t) ** 2 < 1.0:
+            return True
+    return False
+
+
+def _best_fit(ring, outsiders: list, member_rects: list, others: list):
     best = None
     probe = Ring(ring.id, ring.line, ring.members, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0)
     for k, pts in enumerate(_choices(ring)):
@@ -201,7 +218,8 @@ def _best_fit(ring, outsiders: list, member_rects: list):
             reach = (probe.cx - hw, probe.cy - hh, probe.cx + hw, probe.cy + hh)
             if any(overlaps(reach, r, 0.0) and meets(probe, r) for r in outsiders):
                 continue
-            key = (sum(overlaps(reach, r, 0.0) and meets(probe, r) for r in member_rects),
+            key = (sum(_crosses(probe, points) for points in others),
+                   sum(overlaps(reach, r, 0.0) and meets(probe, r) for r in member_rects),
                    fit[4] * fit[5], k)
             if best is None or key < best[0]:
                 best = (key, fit)

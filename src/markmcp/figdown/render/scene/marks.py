@@ -39,7 +39,7 @@ class Ring:
     style: str | None = None
     caption: str | None = None
     label: Label | None = None
-    paths: list = field(default_factory=list, repr=False)   # the member links' polylines
+    links: list = field(default_factory=list, repr=False)   # the member links drawn
 
     def norm(self, px: float, py: float) -> float:
         dx, dy = px - self.cx, py - self.cy
@@ -144,7 +144,7 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
     boxes = [n.rect() for n in scene.nodes.values() if not n.external]
     index = _link_index(scene)
     for bundle in model.get("bundles", ()):
-        segs, members, paths = [], set(), []
+        segs, members, links = [], set(), []
         for member in bundle.get("members", ()):
             for link in _member_links(index, member):
                 seg = _middle(link.points) if len(link.points) >= 2 else None
@@ -153,12 +153,12 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
                 (px, py), (qx, qy) = seg
                 if (qx - px) ** 2 + (qy - py) ** 2 > 1e-12:
                     segs.append(seg)
-                    paths.append(link.points)
+                    links.append(link)
                     members.update((link.a, link.b))
         if not segs:
             continue
         ring = _ring(bundle, segs, members, boxes)
-        ring.paths = paths
+        ring.links = links
         ring.caption = bundle.get("label") or None
         rings.append(ring)
     return rings
