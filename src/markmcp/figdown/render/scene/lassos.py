@@ -37,7 +37,7 @@ import math
 
 from .checks import bands, encloses, real_boxes
 from .graph import Scene
-from .marks import Ring, meets
+from .marks import Ring
 from .separate import extent, movable_unit, overlaps, pad
 
 SEP = 16.0
@@ -111,19 +111,20 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
 # links": a ring holding one point of every member link says it as truly as the
 # ring through their midpoints.  So a ring that still encloses a non-member is
 # fitted afresh: one point on each member link at one of REFIT_AT (fractions of
-# the link's length), a ring along those points' spread at one of REFIT_MARGINS.
-# A fit qualifies only when it meets no non-member box at all (not only when it
-# does not enclose one: a ring cutting through a bystander reads no better); of
-# those, the one the fewest other connectors run through wins (a ring reads as
-# gathering what runs through it), then the one meeting the fewest member boxes,
-# then the smallest, then the first tried.  When none qualifies the ring stays
-# as it was and the check refuses the figure.  A ring enclosing no non-member is
-# never refitted, so no figure drawn without this changes.
+# the link's length), and rings along those points' spread, centred two ways, at
+# each of REFIT_MARGINS and REFIT_STRETCH (see _fits).  A fit qualifies only
+# when it meets no non-member box at all (not only when it does not enclose one:
+# a ring cutting through a bystander reads no better); of those, the one the
+# fewest other connectors run through wins (a ring reads as gathering what runs
+# through it), then the one meeting the fewest member boxes, then the smallest,
+# then the first tried.  When none qualifies the ring stays as it was and the
+# check refuses the figure.  A ring enclosing no non-member is never refitted,
+# so no figure drawn without this changes.
 
 REFIT_AT = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)
-REFIT_MARGINS = ((22.0, 14.0), (14.0, 9.0), (9.0, 6.0))   # (along the points' spread, across it)
+REFIT_MARGINS = ((18.0, 12.0), (9.0, 6.0))   # (along the points' spread, across it)
+REFIT_STRETCH = (1.0, 1.6)   # the ring's aspect, times that of the points' extent
 REFIT_COMBINATIONS = 343     # beyond this many, every member link takes the same fraction
-REFIT_HOLD = 0.8             # each chosen point lies within this (ring norm) of the centre
 
 
 def refit(scene: Scene, rings: list) -> None:
@@ -137,7 +138,8 @@ def refit(scene: Scene, rings: list) -> None:
         if not any(encloses(ring, r) for r in outsiders):
             continue
         mine = {id(link) for link in ring.links}
-        others = [link.points for link in scene.links if id(link) not in mine and len(link.points) >= 2]
+        others = [(_bounds(link.points), link.points) for link in scene.links
+                  if id(link) not in mine and len(link.points) >= 2]
         fit = _best_fit(ring, outsiders, [n.rect() for n in real if n.id in ring.members], others)
         if fit is not None:
             ring.cx, ring.cy, ring.ux, ring.uy, ring.r_along, ring.r_across = fit
@@ -164,11 +166,14 @@ def _choices(ring) -> list[tuple[tuple[float, float], ...]]:
     return list(itertools.product(*along))
 
 
-def _fit(pts, margins: tuple[float, float]) -> tuple[float, float, float, float, float, float]:
-    """``(cx, cy, ux, uy, r_along, r_across)`` of a ring whose long axis runs along
-    the points' spread (the half-angle of their doubled mean direction, the way
-    rings take their tilt), holding every point within REFIT_HOLD."""
-    m_long, m_short = margins
+def _fits(pts):
+    """``(cx, cy, ux, uy, r_along, r_across)`` of each ring tried round the points.
+
+    Every one has its long axis along the points' spread (the half-angle of their
+    doubled mean direction, the way rings take their tilt) and is centred on the
+    points' extent or on their mean; for each stretch it just holds the farthest
+    point at the aspect of the points' extent times the stretch, then each margin
+    grows it."""
     n = len(pts)
     mx, my = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
     c2 = sum((p[0] - mx) ** 2 - (p[1] - my) ** 2 for p in pts)
@@ -183,14 +188,25 @@ def _fit(pts, margins: tuple[float, float]) -> tuple[float, float, float, float,
             wy = -wy
     along = [wx * p[0] + wy * p[1] for p in pts]
     across = [-wy * p[0] + wx * p[1] for p in pts]
-    ca, cb = (min(along) + max(along)) / 2, (min(across) + max(across)) / 2
-    half_long = (max(along) - min(along)) / 2 + m_long
-    half_short = (max(across) - min(across)) / 2 + m_short
-    reach = max(math.hypot((a - ca) / half_long, (b - cb) / half_short) for a, b in zip(along, across))
-    if reach > REFIT_HOLD:
-        half_long, half_short = half_long * reach / REFIT_HOLD, half_short * reach / REFIT_HOLD
-    # a ring's own axis (ux, uy) crosses its links, so here it is across the spread
-    return wx * ca - wy * cb, wy * ca + wx * cb, -wy, wx, half_short, half_long
+    for ca, cb in (((min(along) + max(along)) / 2, (min(across) + max(across)) / 2),
+                   (sum(along) / n, sum(across) / n)):
+        half_long = max(abs(a - ca) for a in along)
+        half_short = max(abs(b - cb) for b in across)
+        cx, cy = wx * ca - wy * cb, wy * ca + wx * cb
+        for stretch in REFIT_STRETCH:
+            if half_short < 1e-9 or half_long < 1e-9:
+                aspect, reach = 0.0, max(half_long, half_short)
+            else:
+                aspect = half_short / half_long * stretch
+                reach = max(math.hypot(a - ca, (b - cb) / aspect) for a, b in zip(along, across))
+            for m_long, m_short in REFIT_MARGINS:
+                # a ring's own axis (ux, uy) crosses its links: here, across the spread
+                yield cx, cy, -wy, wx, aspect * reach + m_short, reach + m_long
+
+
+def _bounds(points) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _crosses(ring, points) -> bool:
@@ -207,20 +223,31 @@ def _crosses(ring, points) -> bool:
     return False
 
 
+def _touches(ring, rect) -> bool:
+    """Does the ring's inside meet the rectangle ``(x0, y0, x1, y1)``?  (Both are
+    convex: either the ring's centre is in the rectangle or an edge comes inside.)"""
+    x0, y0, x1, y1 = rect
+    if x0 <= ring.cx <= x1 and y0 <= ring.cy <= y1:
+        return True
+    return _crosses(ring, ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)))
+
+
 def _best_fit(ring, outsiders: list, member_rects: list, others: list):
     best = None
     probe = Ring(ring.id, ring.line, ring.members, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0)
     for k, pts in enumerate(_choices(ring)):
-        for margins in REFIT_MARGINS:
-            fit = _fit(pts, margins)
+        for fit in _fits(pts):
             probe.cx, probe.cy, probe.ux, probe.uy, probe.r_along, probe.r_across = fit
             hw, hh = probe.half_extent()
             reach = (probe.cx - hw, probe.cy - hh, probe.cx + hw, probe.cy + hh)
-            if any(overlaps(reach, r, 0.0) and meets(probe, r) for r in outsiders):
+            size = fit[4] * fit[5]
+            if best is not None and best[0][:2] == (0, 0) and size >= best[0][2]:
+                continue    # a clear ring at least as small is already in hand
+            if any(overlaps(reach, r, 0.0) and _touches(probe, r) for r in outsiders):
                 continue
-            key = (sum(_crosses(probe, points) for points in others),
-                   sum(overlaps(reach, r, 0.0) and meets(probe, r) for r in member_rects),
-                   fit[4] * fit[5], k)
+            key = (sum(overlaps(reach, box, 0.0) and _crosses(probe, points) for box, points in others),
+                   sum(overlaps(reach, r, 0.0) and _touches(probe, r) for r in member_rects),
+                   size, k)
             if best is None or key < best[0]:
                 best = (key, fit)
     return None if best is None else best[1]

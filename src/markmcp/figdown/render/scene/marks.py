@@ -126,11 +126,6 @@ def _longest(points):
     return segment
 
 
-def meets(ring: Ring, box) -> bool:
-    """Does the ring's disc meet the rectangle ``(x0, y0, x1, y1)``?"""
-    return _hits_box(ring, ring.r_along, box)
-
-
 def captions(rings: list[Ring], board: Board) -> None:
     """Each ring's caption placed beside it, on the board."""
     for ring in rings:
