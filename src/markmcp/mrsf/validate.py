@@ -66,10 +66,12 @@ STRING_FIELDS = (
 INT_FIELDS = {"line": 1, "end_line": 1, "start_column": 0, "end_column": 0}
 SEVERITIES = ("low", "medium", "high")
 
-_VERSION = re.compile(r"(\d+)\.(\d+)")
+# ASCII digits only: the schema's ``\d`` is JavaScript's, and Python's ``\d`` would also
+# take other scripts' digits ("1.\u0663", full-width years).
+_VERSION = re.compile(r"([0-9]+)\.([0-9]+)")
 _HASH = re.compile(r"[a-f0-9]{64}")
 _DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
 )
 
 
@@ -93,16 +95,18 @@ def is_rfc3339(value: Any) -> bool:
     if not m:
         return False
     year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-    try:
-        _dt.datetime(year, month, day, hour, minute, min(second, 59))
-    except ValueError:
-        return False
-    if second > 60:
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)  # proleptic Gregorian: 0000 is one
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (1 <= month <= 12 and 1 <= day <= days[month - 1] and hour <= 23 and minute <= 59 and second <= 60):
         return False
     tz = m.group(8)
-    if tz not in ("Z", "z") and (int(tz[1:3]) > 23 or int(tz[4:6]) > 59):
-        return False
-    return True
+    offset = 0
+    if tz not in ("Z", "z"):
+        if int(tz[1:3]) > 23 or int(tz[4:6]) > 59:
+            return False
+        offset = (int(tz[1:3]) * 60 + int(tz[4:6])) * (1 if tz[0] == "+" else -1)
+    # a leap second is the 61st second of the last minute of a UTC day (RFC 3339 5.7)
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
 
 
 class _Report:
@@ -272,9 +276,10 @@ def _check_comments(comments: list, report: _Report) -> None:
                 ids[cid] = i
         if "line" in ints and "end_line" in ints and ints["end_line"] < ints["line"]:
             err("end-line-before-line", f"{label}: `end_line` ({ints['end_line']}) must be >= `line` ({ints['line']})", "end_line")
+        # one line unless both line and end_line are given and differ (MRSF 7.1)
         if (
             "start_column" in ints and "end_column" in ints
-            and ints.get("end_line", ints.get("line")) == ints.get("line")
+            and not ("line" in ints and "end_line" in ints and ints["end_line"] != ints["line"])
             and ints["end_column"] < ints["start_column"]
         ):
             err("end-column-before-start-column",
