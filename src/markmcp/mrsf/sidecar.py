@@ -800,6 +800,8 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
 
 
 _LIMITED: tuple[type, type, type] | None = None
+#: Line breaks as the YAML library's reader sees them.
+_BREAKS = "\r\n\x85\u2028\u2029"
 
 
 def _depth_limited() -> tuple[type, type, type]:
@@ -831,15 +833,57 @@ def _depth_limited() -> tuple[type, type, type]:
                     raise self._too_deep()
                 return super().add_indent(column)  # type: ignore[misc]
 
-        class RoundTrip(DepthLimit, RoundTripScanner):
+        class Tabs:
+            """YAML 1.2 tabs: white space anywhere on a line but in its indentation.  The
+            YAML library refuses a tab in block context outside quotes and block scalars
+            (``text: a<TAB>b``, ``key:<TAB>value``, ``value<TAB># note``), which the
+            reference tools write and read; here such a tab separates tokens, or is part
+            of the plain scalar it stands inside."""
+
+            def _after_content(self) -> bool:
+                # True when something other than spaces precedes the reader on its line
+                buffer, i = self.reader.buffer, self.reader.pointer - 1  # type: ignore[attr-defined]
+                while i >= 0 and buffer[i] in " \t":
+                    i -= 1
+                return i >= 0 and buffer[i] not in _BREAKS
+
             def scan_to_next_token(self) -> Any:
                 # The data read here keeps no comments (writes splice the file's own lines),
                 # so comments are skipped as the plain scanner skips them, in linear time:
                 # the round-trip scanner gathers them character by character and joins runs
                 # of them, which grows with the square of their size (make fuzz hangs).
-                return Scanner.scan_to_next_token(self)
+                peek, forward = self.reader.peek, self.reader.forward  # type: ignore[attr-defined]
+                if self.reader.index == 0 and peek() == "\ufeff":  # type: ignore[attr-defined]
+                    forward()
+                while True:
+                    while peek() == " " or (peek() == "\t" and (self.flow_level or self._after_content())):  # type: ignore[attr-defined]
+                        forward()
+                    if peek() == "#":
+                        while peek() not in _BREAKS + "\0":
+                            forward()
+                    if self.scan_line_break():  # type: ignore[attr-defined]
+                        if not self.flow_level:  # type: ignore[attr-defined]
+                            self.allow_simple_key = True
+                    else:
+                        return None
 
-        class Safe(DepthLimit, Scanner):
+            def scan_plain_spaces(self, indent: Any, start_mark: Any) -> Any:
+                # white space holding a tab between two parts of a plain scalar's line is
+                # part of the scalar; before a line break the library's rules apply
+                peek = self.reader.peek  # type: ignore[attr-defined]
+                n = 0
+                while peek(n) in " \t":
+                    n += 1
+                if "\t" in self.reader.prefix(n) and peek(n) not in _BREAKS:  # type: ignore[attr-defined]
+                    white = self.reader.prefix(n)  # type: ignore[attr-defined]
+                    self.reader.forward(n)  # type: ignore[attr-defined]
+                    return [white]
+                return super().scan_plain_spaces(indent, start_mark)  # type: ignore[misc]
+
+        class RoundTrip(Tabs, DepthLimit, RoundTripScanner):
+            pass
+
+        class Safe(Tabs, DepthLimit, Scanner):
             pass
 
         _LIMITED = (RoundTrip, Safe, TooDeep)
