@@ -61,3 +61,61 @@ def test_a_sidecar_with_plain_tabs_can_be_validated_and_edited(tmp_path):
     before = parse_sidecar(text).data["comments"][0]
     assert after == {**before, "resolved": True}
     assert after["anchored_text"] == "a\tb" and after["x_note"] == "keep\tme"
+
+
+# An item the fast reader declines (a tab, a tag, an anchor) is edited entry by entry too:
+# the reference writer edits such a file in place, keeping every YAML comment and style.
+DECLINED = HEAD + (
+    "  - id: c1\n"
+    "    # a comment line inside the item\n"
+    "    author: !!str A   # why\n"
+    "    timestamp: '2026-01-02T03:04:05Z'\n"
+    "    text: &t |\n"
+    "      body\n"
+    "      # body, not a comment\n"
+    "    # a comment after the block\n"
+    "    resolved: false   # still open\n"
+    "    anchored_text: a\tb\n"
+    "    x_note: keep\tme  # why\n"
+    "  - id: c2\n"
+    "    author: B\n"
+    "    timestamp: '2026-01-02T03:04:05Z'\n"
+    "    text: *t\n"
+    "    resolved: false\n"
+)
+
+
+def test_editing_a_declined_item_keeps_its_other_lines():
+    sc = parse_sidecar(DECLINED)
+    first = sc.comments[0]
+    sc.set_field(first, "resolved", True)
+    sc.set_field(first, "line", 2)
+    text = sc.render().text
+    assert text == DECLINED.replace("resolved: false   # still open", "resolved: true   # still open").replace(
+        "    x_note: keep\tme  # why\n", "    x_note: keep\tme  # why\n    line: 2\n")
+    assert parse_sidecar(text).data["comments"][0] == {**parse_sidecar(DECLINED).data["comments"][0],
+                                                        "resolved": True, "line": 2}
+
+
+def test_removing_an_entry_of_a_declined_item_keeps_the_comment_lines():
+    sc = parse_sidecar(DECLINED)
+    sc.delete_field(sc.comments[0], "anchored_text")
+    text = sc.render().text
+    assert text == DECLINED.replace("    anchored_text: a\tb\n", "")
+
+
+def test_a_declined_item_whose_changed_value_is_not_simple_is_written_anew_correctly():
+    sc = parse_sidecar(DECLINED)
+    sc.set_field(sc.comments[0], "author", "Z")           # a tagged value
+    after = parse_sidecar(sc.render().text).data["comments"]
+    assert after[0]["author"] == "Z" and after[0]["x_note"] == "keep\tme" and after[1]["text"] == after[0]["text"]
+
+
+def test_resolving_in_an_upstream_written_sidecar_changes_one_line(tmp_path):
+    (tmp_path / ".mrsf.yaml").write_text("", encoding="utf-8")
+    (tmp_path / "doc.md").write_text("a\tb\n", encoding="utf-8")
+    text = one("text: t\n    line: 1\n    selected_text: \"a\\tb\"\n    anchored_text: a\tb\n    x_note: keep\tme  # why")
+    sidecar = tmp_path / "doc.md.review.yaml"
+    sidecar.write_text(text, encoding="utf-8")
+    ops.resolve(str(sidecar), ["c1"], root=str(tmp_path))
+    assert sidecar.read_text(encoding="utf-8") == text.replace("resolved: false", "resolved: true")

@@ -542,6 +542,10 @@ class Sidecar:
                 edited = edit_item(lines[:own_last + 1], read.item_entries[0], read.scalars, old, new, st, same_value)
                 if edited is not None:
                     return edited + lines[own_last + 1:]
+            elif read is None:
+                edited = _edit_item_rt(text, old, new, st)
+                if edited is not None:
+                    return edited
         return emit_items([new], st.offset, st.sequence, st)
 
     # -- JSON -------------------------------------------------------------
@@ -1069,6 +1073,145 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
         except Exception:
             sc._top, sc._items = None, None
     return sc
+
+
+_SIMPLE_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?=[ \t]|$)")
+_BLOCK_HEAD = re.compile(r"[|>]([1-9]?[+-]?|[+-][1-9])(?=[ \t]|$)")
+
+
+def _rt_plain(text: str) -> Any:
+    """``text`` read by the full reader as plain data (stand-ins undone); None when it
+    cannot be read."""
+    reader_text, back = yaml12_text(text)
+    try:
+        return put_back(to_plain(_yaml().load(reader_text)), back)
+    except Exception:  # noqa: BLE001 - any failure means: do not use this edit
+        return None
+
+
+def _quoted_end(line: str, start: int) -> int | None:
+    """Index after the quoted scalar opening at ``line[start]`` when it closes on this line."""
+    quote, i = line[start], start + 1
+    while i < len(line):
+        ch = line[i]
+        if quote == '"' and ch == "\\":
+            i += 2
+            continue
+        if ch == quote:
+            if quote == "'" and line[i + 1:i + 2] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return None
+
+
+def _comment_or_blank(line: str) -> bool:
+    s = line.lstrip(" \t")
+    return not s or s.startswith("#")
+
+
+def _rt_entries(lines: list[str], item: Any) -> tuple[list[Entry], list[tuple[int, int]]] | None:
+    """Entries of a block-mapping item the fast reader declined (a tab, an anchor, a tag
+    ...), from the full reader's key positions and the item's lines: exact for one-line
+    plain and quoted scalars, empty values and block scalars; every other value gets the
+    style ``other`` when it is a scalar on its key's line (a tag, an anchor: written anew
+    without them), else ``?`` (its lines run to the next key: kept, never rewritten)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if not isinstance(item, CommentedMap) or item.fa.flow_style():
+        return None
+    keys = list(item)
+    starts = [item.lc.key(k) for k in keys]
+    if not keys or [line for line, _ in starts] != sorted(line for line, _ in starts):
+        return None
+    entries: list[Entry] = []
+    scalars: list[tuple[int, int]] = []
+    for n, key in enumerate(keys):
+        kl, kc = starts[n]
+        nxt = starts[n + 1][0] if n + 1 < len(keys) else len(lines)
+        if kl >= len(lines) or (n + 1 < len(keys) and nxt == kl):
+            return None
+        line = lines[kl]
+        m = _SIMPLE_KEY.match(line, kc)
+        rest_clean = all(_comment_or_blank(lines[j]) for j in range(kl + 1, nxt))
+        last, style, end_col, indent = kl, "?", len(line), 0
+        if m is not None and m.group(1) == str(key):
+            vc = m.end()
+            while vc < len(line) and line[vc] in " \t":
+                vc += 1
+            first = line[vc:vc + 1]
+            if first in ("", "#") and item[key] is None and rest_clean:
+                style = "empty"
+            elif first in ("'", '"'):
+                end = _quoted_end(line, vc)
+                if end is not None and rest_clean and _comment_or_blank(line[end:]) and (
+                        end == len(line) or line[end] in " \t"):
+                    style, end_col = first, end
+            elif first in ("|", ">"):
+                head = _BLOCK_HEAD.match(line, vc)
+                if head is not None and _comment_or_blank(line[head.end():]):
+                    body = [j for j in range(kl + 1, nxt) if lines[j].strip(" ")]
+                    digits = [c for c in head.group(1) if c.isdigit()]
+                    content = kc + int(digits[0]) if digits else (
+                        len(lines[body[0]]) - len(lines[body[0]].lstrip(" ")) if body else kc + 1)
+                    inside = [j for j in body if len(lines[j]) - len(lines[j].lstrip(" ")) >= content]
+                    if content > kc and "+" not in head.group(1):
+                        style, indent = first, content
+                        last = inside[-1] if inside else kl
+                        end_col = len(lines[last])
+                        if last > kl:
+                            scalars.append((kl + 1, last))
+            elif first not in "&*!|>[]{}%@`" and isinstance(item[key], (str, int, float, bool)) and rest_clean:
+                stop = len(line)
+                for i in range(vc, len(line)):
+                    if line[i] == "#" and line[i - 1] in " \t":
+                        stop = i
+                        break
+                style, end_col = "plain", len(line[:stop].rstrip(" \t"))
+        if style == "?" and rest_clean and not isinstance(item[key], (dict, list)):
+            style = "other"       # a one-line scalar with a tag or anchor: rewritable without them
+        if style == "?":
+            content_lines = [j for j in range(kl + 1, nxt) if not _comment_or_blank(lines[j])
+                             or len(lines[j]) - len(lines[j].lstrip(" ")) > kc]
+            last = content_lines[-1] if content_lines else kl
+            end_col = len(lines[last])
+        entries.append(Entry(str(key), kl, kc, last, style, end_col, indent))
+    return entries, scalars
+
+
+def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout) -> list[str] | None:
+    """The lines of one ``comments`` item (``text``) changed from ``old`` to ``new`` key by
+    key, for an item the fast reader declined: entries that did not change keep their
+    lines, comments and styles.  None (write the item anew) when a changed or removed
+    entry is not one whose lines are known exactly, or the result does not read back as
+    ``new``."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    reader_text, back = yaml12_text(text)
+    try:
+        loaded = _yaml().load(reader_text)
+    except Exception:  # noqa: BLE001
+        return None
+    if not isinstance(loaded, CommentedSeq) or len(loaded) != 1:
+        return None
+    lines = text.split("\n")[:-1]
+    found = _rt_entries(lines, loaded[0])
+    if found is None:
+        return None
+    entries, scalars = found
+    for e in entries:
+        if e.style == "?" and (e.key not in new or not same_value(old.get(e.key), new[e.key])):
+            return None
+    own_last = entries[-1].last
+    edited = edit_item(lines[:own_last + 1], entries, scalars, old, new, layout, same_value)
+    if edited is None:
+        return None
+    edited = edited + lines[own_last + 1:]
+    again = _rt_plain("\n".join(edited) + "\n")
+    if not isinstance(again, list) or len(again) != 1 or not same_value(again[0], new):
+        return None
+    return edited
 
 
 def _rt_layout(loaded: Any, lines: list[str], text: str):
