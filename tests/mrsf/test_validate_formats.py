@@ -75,3 +75,21 @@ def test_mrsf_version_minor_of_several_digits_is_fine():
 def test_end_column_before_start_column_on_one_line(fields, valid):
     text = HEAD + comment(**fields, start_column="5", end_column="2")
     assert verdict(text) == (valid, [] if valid else ["end-column-before-start-column"])
+
+
+# YAML 1.2 has no timestamp type: an unquoted timestamp is the string it is written as, on
+# both readers (the fast one, and the full one a tab elsewhere in the item sends it to).
+@pytest.mark.parametrize("tail", ["", "    x_note: a\tb\n"])
+@pytest.mark.parametrize("written, valid", [
+    ("2026-01-02T03:04:05Z", True),
+    ("2026-01-02T03:04:05.5+01:00", True),
+    ("2026-01-02 03:04:05Z", True),             # a space for the T, as RFC 3339 allows
+    ("2026-01-02 03:04:05 +01:00", False),      # YAML 1.1 timestamps are not RFC 3339
+    ("2001-12-14 21:59:43.10 -5", False),
+    ("2026-01-02t03:04:05", False),
+    ("2026-01-02", False),
+])
+def test_unquoted_timestamps_are_read_and_judged_as_written(written, valid, tail):
+    text = HEAD + comment(timestamp=written) + tail
+    assert parse_sidecar(text).data["comments"][0]["timestamp"] == written
+    assert verdict(text) == (valid, [] if valid else ["invalid-timestamp"])

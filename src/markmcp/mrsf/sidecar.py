@@ -4,8 +4,8 @@ This module is pure: it turns sidecar *text* into a :class:`Sidecar` and back, a
 the few editing primitives the operations need (set or delete a field of a comment, append
 or remove a comment, set a top-level field).  It never touches the filesystem.
 
-The data is plain Python (``dict``/``list``/``str``/numbers/``bool``/``None``; YAML
-timestamps become ISO-8601 strings).  Beside it the model keeps the text and where each
+The data is plain Python (``dict``/``list``/``str``/numbers/``bool``/``None``; an unquoted
+timestamp is the string it is written as: YAML 1.2 has no timestamp type).  Beside it the model keeps the text and where each
 ``comments`` item stands in it.  An edit never serialises the file again: writing splices
 new text for exactly the changed items (and within an item, for exactly the changed
 entries, see :mod:`markmcp.mrsf.yamledit`) into the original text, so a change to N
@@ -946,11 +946,31 @@ def safe_yaml() -> Any:
     return y
 
 
+_CONSTRUCTOR: list[type] = []
+
+
+def _constructor() -> type:
+    """The round-trip constructor with YAML 1.2's schema for timestamps: there is no
+    timestamp type, an unquoted ``2026-01-02 03:04:05 +1`` is the string it is written as
+    (the library would make a date of it, and the validator then judge a rewritten one)."""
+    if not _CONSTRUCTOR:
+        from ruamel.yaml.constructor import RoundTripConstructor
+
+        class TextTimestamps(RoundTripConstructor):
+            pass
+
+        TextTimestamps.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda self, node: self.construct_scalar(node))
+        _CONSTRUCTOR.append(TextTimestamps)
+    return _CONSTRUCTOR[0]
+
+
 def _yaml() -> Any:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
     y.Scanner = _depth_limited()[0]
+    y.Constructor = _constructor()
     y.preserve_quotes = True
     y.width = 1 << 30
     return y
@@ -1417,9 +1437,10 @@ def to_plain(value: Any) -> Any:
     """Convert data to plain JSON-able Python (str, int, float, bool, None, list, dict),
     always a fresh copy.
 
-    YAML timestamps become ISO-8601 strings, ``!!binary`` values :class:`Binary` (their
-    base64 text, a string of its own type); aliases are expanded within a node budget
-    (MrsfError ``invalid-sidecar`` beyond it).
+    Dates and times (which the readers here no longer construct) become ISO-8601
+    strings, ``!!binary`` values :class:`Binary` (their base64 text, a string of its own
+    type); aliases are expanded within a node budget (MrsfError ``invalid-sidecar``
+    beyond it).
     """
     budget = [_MAX_PLAIN_NODES]
 

@@ -143,7 +143,7 @@ class Read:
 
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
-    "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:float",
 }
 #: The YAML 1.2 core words (what ruamel's resolver gives for them, without asking it).
 _WORDS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False,
@@ -185,8 +185,8 @@ def resolve_plain(text: str) -> Any:
         if pattern.match(text):
             name = tag
             break
-    if name == "tag:yaml.org,2002:str":
-        return text
+    if name in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp"):
+        return text     # YAML 1.2 has no timestamp type: the text as written
     if name not in _PLAIN_TAGS:
         raise Unsupported(f"plain scalar {text!r} resolves to {name}")
     try:
