@@ -93,3 +93,12 @@ def test_unquoted_timestamps_are_read_and_judged_as_written(written, valid, tail
     text = HEAD + comment(timestamp=written) + tail
     assert parse_sidecar(text).data["comments"][0]["timestamp"] == written
     assert verdict(text) == (valid, [] if valid else ["invalid-timestamp"])
+
+
+def test_a_merge_key_is_an_ordinary_key_as_in_yaml_1_2():
+    text = HEAD + comment() + "  - <<: *base\n    id: c2\n"
+    text = text.replace("  - id: \"c1\"", "  - &base\n    id: \"c1\"")
+    data = parse_sidecar(text).data["comments"]
+    assert data[1] == {"<<": data[0], "id": "c2"}
+    valid, errors = verdict(text)
+    assert not valid and errors == ["missing-field"] * 4

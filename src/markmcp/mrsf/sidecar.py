@@ -946,7 +946,7 @@ def safe_yaml() -> Any:
     return y
 
 
-_CONSTRUCTOR: list[type] = []
+_CONSTRUCTOR: list[type] = []      # the constructor, then the resolver (built on first use)
 
 
 def _constructor() -> type:
@@ -965,12 +965,29 @@ def _constructor() -> type:
     return _CONSTRUCTOR[0]
 
 
+def _resolver() -> type:
+    """The resolver of YAML 1.2's core schema: ``<<`` is a key like any other (merge keys
+    are YAML 1.1; the library applies them in 1.2 too, the reference tools do not)."""
+    if len(_CONSTRUCTOR) < 2:
+        _constructor()
+        from ruamel.yaml.resolver import VersionedResolver
+
+        class NoMerge(VersionedResolver):
+            def add_version_implicit_resolver(self, version: Any, tag: Any, regexp: Any, first: Any) -> None:
+                if tag != "tag:yaml.org,2002:merge":
+                    super().add_version_implicit_resolver(version, tag, regexp, first)
+
+        _CONSTRUCTOR.append(NoMerge)
+    return _CONSTRUCTOR[1]
+
+
 def _yaml() -> Any:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
     y.Scanner = _depth_limited()[0]
     y.Constructor = _constructor()
+    y.Resolver = _resolver()
     y.preserve_quotes = True
     y.width = 1 << 30
     return y
