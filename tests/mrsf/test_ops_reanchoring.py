@@ -181,3 +181,19 @@ def test_status_after_reanchor(examples):
     assert set(dg.values()) == {"stale"}  # fuzzy placements need a reviewer
     assert {v for k, v in health.items() if k.startswith("a1b2c3d4")} == {"fresh"}  # moved back in place
     assert sum(1 for k, v in health.items() if k.startswith("00000000") and v == "orphaned") == 3
+
+
+@pytest.mark.parametrize("selection", ['    selected_text: ""\n', ""])
+def test_a_line_only_comment_with_an_empty_selection_gets_no_anchored_text(tmp_path, selection):
+    # an empty selected_text is no selection, as for the engine: the line is not recorded
+    (tmp_path / ".mrsf.yaml").write_text("", encoding="utf-8")
+    (tmp_path / "doc.md").write_text("# Title\n\nBody line.\n", encoding="utf-8")
+    sidecar = tmp_path / "doc.md.review.yaml"
+    sidecar.write_text(
+        'mrsf_version: "1.0"\ndocument: doc.md\ncomments:\n  - id: c1\n    author: a\n'
+        '    timestamp: "2026-01-02T03:04:05Z"\n    text: t\n    resolved: false\n    line: 3\n' + selection,
+        encoding="utf-8")
+    before = sidecar.read_text(encoding="utf-8")
+    result = ops.reanchor("doc.md", root=tmp_path, use_git=False)
+    assert [r["status"] for r in result["results"]] == ["anchored"]
+    assert sidecar.read_text(encoding="utf-8") == before

@@ -612,7 +612,8 @@ def apply_placement(sc: Sidecar, comment: dict, placement: Any, *, update_text: 
         put(key, value)
     selected = before.get("selected_text")
     if status in ("anchored", "shifted", "fuzzy") and isinstance(text, str):
-        if isinstance(selected, str) and text != selected:
+        # an empty selected_text is no selection (a line-only comment): nothing to compare
+        if isinstance(selected, str) and selected and text != selected:
             if update_text:
                 put("selected_text", text)
                 if "selected_text_hash" in before:
