@@ -218,7 +218,7 @@ def reduce_call(name: str, values: list[object], extra: list[object]) -> object:
     if name == "NPV":
         rate = need_number("NPV", extra[0], "rate")
         if rate <= -1:
-            raise EvalError("NPV needs a rate above -1")
+            raise EvalError("NPV rate must be greater than -1")
         flows = _numbers(name, values)
         if not flows:
             raise EvalError("NPV() of an empty column")
@@ -244,13 +244,13 @@ def irr(flows: list[Decimal]) -> Decimal:
     if not flows:
         raise EvalError("IRR() of an empty column")
     if all(f == 0 for f in flows):
-        raise EvalError("IRR of an all-zero column")
+        raise EvalError("IRR() of an all-zero column")
     signs = [f > 0 for f in flows if f != 0]
     changes = sum(1 for a, b in zip(signs, signs[1:]) if a != b)
     if changes == 0:
-        raise EvalError("IRR needs a sign change in its column")
+        raise EvalError("IRR needs one sign change")
     if changes > 1:
-        raise EvalError("IRR needs exactly one sign change in its column; this one has more")
+        raise EvalError("IRR has more than one sign change")
     lo, hi = Decimal("-0.999999999999"), Decimal(1)
     f_lo = npv(lo, flows)
     f_hi = npv(hi, flows)
@@ -320,7 +320,7 @@ def map_call(name: str, args: list[object]) -> object:
         if nper <= 0 or nper != nper.to_integral_value():
             raise EvalError("PMT expects a positive whole number of periods")
         if rate <= -1:
-            raise EvalError("PMT needs a rate above -1")
+            raise EvalError("PMT rate must be greater than -1")
         if rate == 0:
             return pv / nper
         return pv * rate / (1 - (1 + rate) ** (-int(nper)))

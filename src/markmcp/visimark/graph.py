@@ -127,9 +127,10 @@ class NameGraph:
                             continue
                         r = self.resolve(node.sheet, arg)
                         if r.kind == "scalar":
-                            call_errors.append(base(
-                                "TYPE", message=f"{e.name} takes a column; `{arg.text}` is a value",
-                                span=(arg.start, arg.end)))
+                            # NPV's and IRR's specs word this one; the other reduces keep ours
+                            said = (f"{e.name}() expects a column" if e.name in ("NPV", "IRR")
+                                    else f"{e.name} takes a column; `{arg.text}` is a value")
+                            call_errors.append(base("TYPE", message=said, span=(arg.start, arg.end)))
                             continue
                         walk(arg, reduce_arg=True)
                     else:

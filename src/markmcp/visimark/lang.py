@@ -35,6 +35,8 @@ DIGITS = "0123456789"
 RESERVED = {"assert", "is", "precision", "chart"}
 WORD_OPERATORS = {"and", "or", "not"}
 BOOLEAN_WORDS = {"true", "false"}
+# upstream's wording, for `true` or `false` written as a value or as a name
+NO_BOOLEAN_LITERALS = "VisiMark has no boolean literals; use `IF()` to produce a number or a string"
 GLYPH_CALLS = {"Σ": "SUM", "∑": "SUM", "√": "SQRT"}
 SIMPLE_OPS = {"+", "-", "*", "/", "^", "(", ")", ",", ".", "|", "⌊", "⌋", "⌈", "⌉", "<", ">", "="}
 TWO_CHAR_OPS = {"==", "!=", "<=", ">="}
@@ -291,11 +293,7 @@ class Parser:
                 return Call(t.start, close.end, name, [inner, one], glyph=t.text, implicit_step=True)
         if t.kind == "IDENT":
             if t.text in BOOLEAN_WORDS:
-                raise LangError(
-                    f"`{t.text}` is not a value: there are no boolean literals; "
-                    "a comparison produces a boolean",
-                    t.start,
-                )
+                raise LangError(NO_BOOLEAN_LITERALS, t.start)
             if t.text in RESERVED:
                 raise LangError(f"`{t.text}` is a keyword and cannot be used as a name", t.start)
             if t.text == "not":
@@ -420,6 +418,8 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
         if p.toks[1].kind == "OP" and p.toks[1].text == "=":
             raise LangError("`assert` is a keyword", t.start)
         p.advance()
+        if p.tok.kind == "EOF":
+            raise LangError("assert needs an expression", t.start)
         expr = p.expression()
         _expect_end(p)
         return Assert(start, end, source, expr)
@@ -449,7 +449,7 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
         if t.text in RESERVED:
             raise LangError(f"`{t.text}` is a keyword", t.start)
         if t.text in BOOLEAN_WORDS:
-            raise LangError(f"`{t.text}` is not a name: there are no boolean literals", t.start)
+            raise LangError(NO_BOOLEAN_LITERALS, t.start)
         p.advance()
         return _binding_rest(p, start, end, source, t, quoted=False, param=param, clause=clause)
     raise LangError("expected a binding `name = expression`", t.start)

@@ -1,0 +1,83 @@
+"""Behaviour an audit against upstream's documents found different, each test naming the
+upstream text it holds: message wordings the vocabulary specs and upstream's tests quote
+verbatim."""
+
+from __future__ import annotations
+
+import pytest
+
+from markmcp.visimark.check import check
+from markmcp.visimark.lang import LangError, parse_statement
+from markmcp.visimark.model import build
+
+F = "```"
+NO_BOOLEANS = "VisiMark has no boolean literals; use `IF()` to produce a number or a string"
+
+
+def findings(src: str) -> list[tuple[str, str | None, str | None]]:
+    return [(f.code, f.name, f.message) for f in check(build(src)).findings if f.code != "WARN"]
+
+
+def cash(values: list[str], rule: str) -> str:
+    rows = "".join(f"| {i} | {v} |\n" for i, v in enumerate(values))
+    return f"| Year | Cash |\n|---:|---:|\n{rows}\n{F}vmark #t\n{rule}\n{F}\n"
+
+
+# --- booleans: upstream's booleans test pins one sentence for `true`/`false` anywhere
+
+
+@pytest.mark.parametrize("src,name", [
+    (f"| Item | Qty | Out |\n|---|--:|--:|\n| a | 10 | 9 |\n\n{F}vmark #s\nOut = IF(true, 1, 0)\n{F}\n", "Out"),
+    (f"{F}vmark #s\ngood = 1\nflag = false\n{F}\n", "flag"),
+    (f"{F}vmark\ntrue = 1\n{F}\n", "true"),
+])
+def test_a_boolean_literal_is_one_type_in_upstreams_words(src: str, name: str) -> None:
+    assert [f for f in findings(src) if f[0] == "TYPE"] == [("TYPE", name, NO_BOOLEANS)]
+
+
+# --- assert: upstream's parser test pins the message for a bare `assert`
+
+
+@pytest.mark.parametrize("line", ["assert", "assert   ", "assert # nothing to test"])
+def test_assert_with_no_expression(line: str) -> None:
+    with pytest.raises(LangError) as caught:
+        parse_statement(line)
+    assert caught.value.args[0] == "assert needs an expression"
+
+
+# --- IRR's spec (docs/vocab/irr-spec.md §4): the evaluation messages, in its order
+
+
+@pytest.mark.parametrize("values,message", [
+    (["0", "0", "0"], "IRR() of an all-zero column"),
+    (["0"], "IRR() of an all-zero column"),
+    (["100"], "IRR needs one sign change"),
+    (["-100", "-5"], "IRR needs one sign change"),
+    (["-100", "230", "-132"], "IRR has more than one sign change"),
+])
+def test_irr_evaluation_messages(values: list[str], message: str) -> None:
+    assert findings(cash(values, "rate precision 4 = IRR(Cash)")) == [("TYPE", "rate", message)]
+
+
+@pytest.mark.parametrize("call", ["IRR(k)", "NPV(0.08, k)"])
+def test_a_scalar_where_the_column_goes(call: str) -> None:
+    """NPV's and IRR's specs: `flows` naming a scalar binding is `NPV() expects a column`."""
+    name = call.split("(")[0]
+    assert findings(cash(["-100", "110"], f"k = 5\nx precision 2 = {call}")) == [
+        ("TYPE", "x", f"{name}() expects a column")]
+
+
+@pytest.mark.parametrize("rule,message", [
+    ("x precision 2 = NPV(-1, Cash)", "NPV rate must be greater than -1"),
+    ("x precision 2 = NPV(-1.5, Cash)", "NPV rate must be greater than -1"),
+    ("x precision 2 = PMT(-1, 12, 1000)", "PMT rate must be greater than -1"),
+    ("x precision 2 = PMT(-1.5, 12, 1000)", "PMT rate must be greater than -1"),
+    ("x precision 2 = PMT(-1, 1.5, 1000)", "PMT expects a positive whole number of periods"),
+])
+def test_rate_of_minus_one_or_below(rule: str, message: str) -> None:
+    assert findings(cash(["-100", "110"], rule)) == [("TYPE", "x", message)]
+
+
+def test_npv_rate_is_checked_before_an_empty_column() -> None:
+    assert findings(cash([], "x precision 2 = NPV(-1, Cash)")) == [
+        ("TYPE", "x", "NPV rate must be greater than -1")]
