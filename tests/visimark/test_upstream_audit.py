@@ -1,8 +1,10 @@
 """Behaviour an audit against upstream's documents found different, each test naming the
 upstream text it holds: message wordings the vocabulary specs and upstream's tests quote
-verbatim."""
+verbatim, and PMT's full working values, which its spec tabulates to 40 digits."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 import pytest
 
@@ -81,3 +83,36 @@ def test_rate_of_minus_one_or_below(rule: str, message: str) -> None:
 def test_npv_rate_is_checked_before_an_empty_column() -> None:
     assert findings(cash([], "x precision 2 = NPV(-1, Cash)")) == [
         ("TYPE", "x", "NPV rate must be greater than -1")]
+
+
+# --- PMT's spec (docs/vocab/pmt-spec.md §3): the full working value of each case
+
+
+@pytest.mark.parametrize("call,full", [
+    ("PMT(0.01, 12, 10000)", "888.4878867834170733998783122788652898045"),
+    ("PMT(0.005, 36, 48000)", "1460.252997674645676629785549680054151698"),
+    ("PMT(0.01, 12, -10000)", "-888.4878867834170733998783122788652898045"),
+    ("PMT(-0.005, 12, 1000)", "80.64988715141371165792070491691546452695"),
+    ("PMT(0.1, 2, 1000)", "576.1904761904761904761904761904761904762"),
+    ("PMT(0.10, 1, 1000)", "1100"),
+    ("PMT(0, 12, 1200)", "100"),
+    ("PMT(0, 4, 0)", "0"),
+])
+def test_pmt_full_working_value(call: str, full: str) -> None:
+    result = check(build(f"{F}vmark #s\nraw = {call}\n{F}\n"))
+    assert [f.code for f in result.findings] == ["WARN"]  # unanchored, unread: advice only
+    value = result.values["s.raw"]
+    assert isinstance(value, Decimal) and value == Decimal(full)  # to the last of 40 digits
+
+
+def test_pmt_written_forms_still_round_half_up() -> None:
+    src = ("Instalment **1460.25**<!--vmark=s.i-->.\n\n"
+           f"{F}vmark #s\nmonthly precision 3 = 0.06 / 12\ni precision 2 = PMT(monthly, 36, 48000.00)\n{F}\n")
+    assert findings(src) == []
+
+
+def test_pmt_rate_too_small_to_move_forty_digits_is_not_finite() -> None:
+    """The spec's order 4: a power or quotient with no finite decimal value."""
+    tiny = "0." + "0" * 44 + "1"
+    assert findings(f"{F}vmark #s\nx precision 2 = PMT({tiny}, 12, 100)\n{F}\n\nX **_**<!--vmark=s.x-->\n") == [
+        ("TYPE", "x", "result is not a finite decimal")]

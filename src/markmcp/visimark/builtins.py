@@ -323,5 +323,10 @@ def map_call(name: str, args: list[object]) -> object:
             raise EvalError("PMT rate must be greater than -1")
         if rate == 0:
             return pv / nper
-        return pv * rate / (1 - (1 + rate) ** (-int(nper)))
+        # PMT's spec states the closed form in this order, and its full working values
+        # (40 digits) follow from evaluating it so: pv * r * (1 + r)^n / ((1 + r)^n - 1)
+        growth = (1 + rate) ** int(nper)
+        if growth == 1:  # a rate too small to move 40 digits: the quotient has no finite value
+            raise EvalError("result is not a finite decimal")
+        return pv * rate * growth / (growth - 1)
     raise EvalError(f"unknown function `{name}`")
