@@ -135,8 +135,8 @@ def test_explain_names_each_alias_with_its_header() -> None:
 
     path = shared_dir("visimark", "docs") / "example-bandwidth.md"
     out = run("explain", str(path)).stdout
-    assert '"Bandwidth per Unit (TB/s, full-duplex)" is bpu' in out
-    assert '"GPU-to-GPU Bandwidth (GB/s, full-duplex)" is gpu_bw' in out
+    assert ('  aliases:\n    bpu → "Bandwidth per Unit (TB/s, full-duplex)"\n'
+            '    gpu_bw → "GPU-to-GPU Bandwidth (GB/s, full-duplex)"\n') in out
     assert "GPU-to-GPU Bandwidth (GB/s, full-duplex) (alias gpu_bw) = ROUND(bpu / GPUs * 1000, 0)" in out
 
 

@@ -116,3 +116,27 @@ def test_pmt_rate_too_small_to_move_forty_digits_is_not_finite() -> None:
     tiny = "0." + "0" * 44 + "1"
     assert findings(f"{F}vmark #s\nx precision 2 = PMT({tiny}, 12, 100)\n{F}\n\nX **_**<!--vmark=s.x-->\n") == [
         ("TYPE", "x", "result is not a finite decimal")]
+
+
+# --- explain: upstream's CLI test and alias plan (Task 7) show each alias as `symbol → "header"`
+
+ALIASED = ("| GPUs | Bandwidth per Unit (TB/s, full-duplex) |\n|-----:|---:|\n|    8 |  3.2 |\n\n"
+           f'{F}vmark #network\n"Bandwidth per Unit (TB/s, full-duplex)" is bpu\npeak = MAX(bpu)\n{F}\n')
+
+
+def test_explain_lists_each_alias_under_its_own_heading() -> None:
+    from markmcp.visimark.explain import explain_text
+
+    lines = explain_text(build(ALIASED), check(build(ALIASED)), []).split("\n")
+    at = lines.index("  aliases:")
+    assert lines[at - 1].startswith("  inputs:")
+    assert lines[at + 1] == '    bpu → "Bandwidth per Unit (TB/s, full-duplex)"'
+
+
+def test_explain_json_lists_aliases_as_symbol_and_header() -> None:
+    from markmcp.visimark.explain import explain_json
+
+    plain = f"| A | B |\n|--:|--:|\n| 1 | 2 |\n\n{F}vmark #s\nB = A * 2\n{F}\n"
+    aliased = explain_json(build(ALIASED), check(build(ALIASED)), [])["sheets"][0]
+    assert aliased["aliases"] == [{"symbol": "bpu", "header": "Bandwidth per Unit (TB/s, full-duplex)"}]
+    assert explain_json(build(plain), check(build(plain)), [])["sheets"][0]["aliases"] == []

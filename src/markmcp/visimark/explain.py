@@ -82,6 +82,7 @@ def explain_json(model: Model, result: CheckResult, only: list[str]) -> dict:
             "id": sheet.id,
             "hasTable": sheet.table is not None,
             "inputs": [c for c in sheet.columns if c not in sheet.rules],
+            "aliases": [{"symbol": s, "header": h} for s, (h, _) in sheet.aliases.items()],
             "inputUnits": {c: map_to_json(col.unit) for c, col in sheet.columns.items()
                            if c not in sheet.rules and col.unit},
             "rules": [_binding_json(model, n, result) for n in nodes if n.kind == "column"],
@@ -159,6 +160,9 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
                 inputs.append(name + (f" [{format_unit(col.unit)}]" if col.unit else ""))
         if inputs:
             lines.append("  inputs:  " + ", ".join(inputs))
+        if sheet.aliases:  # upstream's layout: one `symbol → "header"` line each, after the inputs
+            lines.append("  aliases:")
+            lines += [f'    {s} → "{h}"' for s, (h, _) in sheet.aliases.items()]
         for title, kind in (("rules:", "column"), ("scalars:", "scalar")):
             group = [n for n in nodes if n.kind == kind and (kind == "column" or n.binding.param is None)]
             if group:
@@ -186,9 +190,6 @@ def explain_text(model: Model, result: CheckResult, only: list[str]) -> str:
             for r in rows:
                 lines.append(("    " + r[0].ljust(name_w) + "   " + r[1].ljust(prec_w) + "   " + r[2]
                               + ("   " + r[3] if r[3] else "")).rstrip())
-        aliases = [f'"{h}" is {s}' for s, (h, _) in sheet.aliases.items()]
-        if aliases:
-            lines.append("  aliases: " + ", ".join(aliases))
         order = [n.name for n in result.order if n.sheet == sheet.id and n.kind != "assert"]
         if order:
             lines.append("  order:   " + " → ".join(order))
