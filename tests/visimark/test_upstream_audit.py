@@ -140,3 +140,17 @@ def test_explain_json_lists_aliases_as_symbol_and_header() -> None:
     aliased = explain_json(build(ALIASED), check(build(ALIASED)), [])["sheets"][0]
     assert aliased["aliases"] == [{"symbol": "bpu", "header": "Bandwidth per Unit (TB/s, full-duplex)"}]
     assert explain_json(build(plain), check(build(plain)), [])["sheets"][0]["aliases"] == []
+
+
+# --- the command line: upstream's CLI test, "no command is a usage error"
+
+
+def test_no_command_prints_the_usage_on_stderr() -> None:
+    from markmcp.visimark.cli import main
+
+    out: list[str] = []
+    err: list[str] = []
+    assert main([], out.append, err.append) == 2
+    assert out == [] and "usage:" in "\n".join(err)
+    out.clear()
+    assert main(["--help"], out.append, err.append) == 0 and "usage:" in "\n".join(out)

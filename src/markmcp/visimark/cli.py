@@ -26,9 +26,12 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
     argv = arguments(argv)
     out = out or (lambda s: print(s))
     err = err or (lambda s: print(s, file=sys.stderr))
-    if not argv or argv[0] in ("--help", "-h", "help"):
+    if not argv:  # a usage error, so the usage goes where errors go (upstream's CLI test)
+        err(HELP)
+        return 2
+    if argv[0] in ("--help", "-h", "help"):
         out(HELP)
-        return 0 if argv else 2
+        return 0
     if argv[0] in ("--version", "-v", "version"):
         out(f"visimark {__version__}")
         return 0
