@@ -120,7 +120,7 @@ def test_param_width_findings() -> None:
                                                  "param tax precision N = default …")
     assert "s.net" not in result.values and result.assertions[0].holds is None
     assert findings("param x precision 0 in { } = default 0") == [
-        ("DOMAIN", "levers.x", "param x declares an empty domain: { } has no legal value")]
+        ("DOMAIN", "levers.x", "param x declares an empty domain: {} has no legal value")]
     assert findings("param x precision 1 integer in [0.2, 0.8] = default 0.5")[0][0] == "DOMAIN"
 
 

@@ -154,3 +154,13 @@ def test_no_command_prints_the_usage_on_stderr() -> None:
     assert out == [] and "usage:" in "\n".join(err)
     out.clear()
     assert main(["--help"], out.append, err.append) == 0 and "usage:" in "\n".join(out)
+
+
+# --- param domains (docs/design/a-param-declares-the-set-of-values-it-ac-spec.md §4.1)
+
+
+@pytest.mark.parametrize("clause", ["{ }", "{}", "{   }"])
+def test_an_empty_set_domain_is_printed_as_braces(clause: str) -> None:
+    src = f"{F}vmark #lv\nparam x precision 0 in {clause} = default 0\ny = x + 1\n{F}\n\nY **1**<!--vmark=lv.y-->\n"
+    assert [f for f in findings(src) if f[0] == "DOMAIN"] == [
+        ("DOMAIN", "x", "param x declares an empty domain: {} has no legal value")]

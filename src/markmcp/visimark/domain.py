@@ -91,7 +91,10 @@ class Clause:
     @property
     def shown(self) -> str:
         """The clause as messages print it: `integer in [0, 80]`, `{ 30%, 40% }`."""
-        parts = [self.preset_text, self.domain.text if self.domain else None]
+        domain = self.domain.text if self.domain else None
+        if self.domain is not None and self.domain.members == []:
+            domain = "{}"  # however it was spaced: the domain spec's message prints an empty set so
+        parts = [self.preset_text, domain]
         return " in ".join(p for p in parts if p)
 
 
