@@ -11,6 +11,7 @@ import pytest
 from markmcp.visimark.check import check
 from markmcp.visimark.lang import LangError, parse_statement
 from markmcp.visimark.model import build
+from markmcp.visimark.write import fmt
 
 F = "```"
 NO_BOOLEANS = "VisiMark has no boolean literals; use `IF()` to produce a number or a string"
@@ -164,3 +165,23 @@ def test_an_empty_set_domain_is_printed_as_braces(clause: str) -> None:
     src = f"{F}vmark #lv\nparam x precision 0 in {clause} = default 0\ny = x + 1\n{F}\n\nY **1**<!--vmark=lv.y-->\n"
     assert [f for f in findings(src) if f[0] == "DOMAIN"] == [
         ("DOMAIN", "x", "param x declares an empty domain: {} has no legal value")]
+
+
+# --- percent display: check compares numbers, fmt writes the anchor's own form (upstream's
+# tutorial, "How `check` reads it", and its display-rule spec §5 keeping that leniency)
+
+
+def test_an_anchor_that_holds_the_number_in_the_other_spelling_is_clean_and_fmt_respells_it() -> None:
+    src = (f"{F}vmark #s\nm precision 4 = 0.3988\n{F}\n\n"
+           "A **0.3988**<!--vmark=s.m|percent-->. B **39.88%**<!--vmark=s.m-->.\n")
+    assert findings(src) == []
+    out = fmt(src)
+    assert out.anchors_updated == 2
+    assert out.output.endswith("A **39.88%**<!--vmark=s.m|percent-->. B **0.3988**<!--vmark=s.m-->.\n")
+    assert findings(out.output) == [] and fmt(out.output).output == out.output
+
+
+@pytest.mark.parametrize("typed,rule", [("0.50", "|percent"), ("20.00%", ""), ("41.55%", "|percent"), ("0.39880", "")])
+def test_a_different_number_is_still_stale(typed: str, rule: str) -> None:
+    src = f"{F}vmark #s\nm precision 4 = 0.3988\n{F}\n\nA **{typed}**<!--vmark=s.m{rule}-->.\n"
+    assert [f[0] for f in findings(src)] == ["STALE", "STALE"]  # the value and the roll-up

@@ -119,8 +119,12 @@ class ProseChecks:
                 continue
             if text is None or stored == text:
                 continue
-            if a.rule is None and cell_matches(stored, text, value):
-                continue  # a plain anchor written as a percent (`40.26%`) holds the same number
+            if self.same_number(a, node, stored, text, value):
+                # check compares numbers, not spellings (`40.26%` is 0.4026 on a plain anchor,
+                # `0.4026` on a `|percent` one), and fmt still writes the anchor's own form
+                assert a.value_span is not None
+                self.edits.append(Edit(a.value_span[0], a.value_span[1], text, "anchor"))
+                continue
             stale_ids.add(a.id)
             if not self.cross_sheet_aggregate(node):
                 formula = None
@@ -180,6 +184,16 @@ class ProseChecks:
             before = ""
         after = src[end + width] if end + width < len(src) else ""
         return nbsp_refusal(value, opener, closer, before, after)
+
+    def same_number(self, a: Anchor, node: Node, stored: str, text: str, value: object) -> bool:
+        """Whether an anchor's text, written differently from its rendering ``text``, holds the
+        scalar's value: a percent-shaped number on a plain anchor, or on a `|percent` one the
+        plain number as a plain anchor would write it (upstream's percent display spec)."""
+        if a.rule is None:
+            return cell_matches(stored, text, value)
+        if a.rule == "percent" and isinstance(value, Decimal):
+            return stored == render(value, self.prec.get(node.id)) or cell_matches(stored, text, value)
+        return False
 
     def render_anchor(self, node: Node, a: Anchor, value: object, stored: str) -> str | None:
         prec = self.prec.get(node.id)
