@@ -185,3 +185,18 @@ def test_an_anchor_that_holds_the_number_in_the_other_spelling_is_clean_and_fmt_
 def test_a_different_number_is_still_stale(typed: str, rule: str) -> None:
     src = f"{F}vmark #s\nm precision 4 = 0.3988\n{F}\n\nA **{typed}**<!--vmark=s.m{rule}-->.\n"
     assert [f[0] for f in findings(src)] == ["STALE", "STALE"]  # the value and the roll-up
+
+
+# --- the working-precision ceiling, worded as upstream's tutorial quotes it (chapter 14)
+
+CEILING_TEXT = ("this value is too large to carry 18 decimals: 18 decimals past its integer digits exceeds "
+                "the 40-significant-digit working precision")
+
+
+@pytest.mark.parametrize("rule,anchor", [
+    ("big precision 18 = SUM(V) / 7", "\nB **0**<!--vmark=s.big-->\n"),
+    ("W precision 18 = V / 7", ""),
+])
+def test_the_ceiling_message(rule: str, anchor: str) -> None:
+    src = f"| I | V | W |\n|---|--:|--:|\n| a | {'1' * 28} | 0 |\n\n{F}vmark #s\n{rule}\n{F}\n{anchor}"
+    assert [f for f in findings(src) if f[0] == "PRECISION"] == [("PRECISION", rule.split()[0], CEILING_TEXT)]

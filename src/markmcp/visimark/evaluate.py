@@ -22,7 +22,7 @@ from .graph import children
 from .inputs import _PENDING, _NotAtOnce
 from .model import Node
 from .results import BOOLEAN_BINDING, AssertionResult, Edit, Unevaluable, UnitError
-from .values import WORKING_DIGITS, CellNumber, Decoration, canonical, parse_cell_number, quantum, render
+from .values import WORKING_DIGITS, CellNumber, Decoration, parse_cell_number, quantum, render
 
 
 DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
@@ -32,6 +32,12 @@ DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
 
 #: A compiled expression: its value for a table row (None outside a table).
 Evaluator = Callable[[int | None], object]
+
+
+def too_large(places: int) -> str:
+    """The working-precision ceiling, in the words upstream's tutorial quotes (chapter 14)."""
+    return (f"this value is too large to carry {places} decimals: {places} decimals past its integer digits "
+            f"exceeds the {WORKING_DIGITS}-significant-digit working precision")
 
 
 class Evaluation:
@@ -46,7 +52,7 @@ class Evaluation:
             p = self.prec.get(node.id)
             if p is not None:
                 if v.adjusted() + 1 + p > WORKING_DIGITS:
-                    raise EvalError(f"{canonical(v)} is too large to carry {p} decimals", "PRECISION")
+                    raise EvalError(too_large(p), "PRECISION")
                 return v.quantize(quantum(p), rounding=ROUND_HALF_UP)
         return v
 
@@ -80,7 +86,7 @@ class Evaluation:
                 if type(v) is Decimal and q is not None:
                     # the common case of bind(), inline: round at the column's width
                     if v.adjusted() > limit:
-                        raise EvalError(f"{canonical(v)} is too large to carry {prec} decimals", "PRECISION")
+                        raise EvalError(too_large(prec), "PRECISION")
                     v = v.quantize(q, rounding=ROUND_HALF_UP)
                     rounded = True
                 else:
