@@ -200,3 +200,28 @@ CEILING_TEXT = ("this value is too large to carry 18 decimals: 18 decimals past 
 def test_the_ceiling_message(rule: str, anchor: str) -> None:
     src = f"| I | V | W |\n|---|--:|--:|\n| a | {'1' * 28} | 0 |\n\n{F}vmark #s\n{rule}\n{F}\n{anchor}"
     assert [f for f in findings(src) if f[0] == "PRECISION"] == [("PRECISION", rule.split()[0], CEILING_TEXT)]
+
+
+# --- explain --json on an import: upstream's CLI import test reads `stampStatus` "ok"
+
+
+def test_explain_json_import_stamp_status_is_the_state_word(tmp_path) -> None:
+    import hashlib
+    import json
+    import subprocess
+    import sys
+
+    csv = b"Id,Time\n1,12.3\n2,10.1\n"
+    (tmp_path / "b.csv").write_bytes(csv)
+    doc = tmp_path / "b.md"
+    stamp = hashlib.sha256(csv).hexdigest()
+    doc.write_text(f"{F}vmark #b from b.csv labelled Id, Time at sha256:{stamp}\nn = COUNT(Time)\n{F}\n\n"
+                   "N **2**<!--vmark=b.n-->\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", "explain", str(doc), "--json"],
+                         capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert run.returncode == 0, run.stderr
+    (sheet,) = json.loads(run.stdout)["sheets"]
+    assert sheet["import"]["stampStatus"] == "ok"
+    text = subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", "explain", str(doc)],
+                          capture_output=True, text=True, encoding="utf-8", timeout=60).stdout
+    assert "stamp matching" in text  # the text report keeps its words

@@ -108,7 +108,7 @@ STAMP_STATES = {"ok": "matching", "stale": "stale", "unstamped": "unstamped", "e
 def _import_json(decl) -> dict:
     return {"path": decl.path, "delimiter": decl.delimiter, "labels": decl.labels, "mode": decl.mode,
             "stamp": f"{decl.stamp_prefix}:{decl.stamp_digest}" if decl.stamp_prefix else None,
-            "stampStatus": STAMP_STATES.get(decl.state, decl.state)}
+            "stampStatus": decl.state}  # ok, stale, unstamped, error (skipped: a `content` document)
 
 
 def _param(n: Node) -> dict:
