@@ -225,3 +225,17 @@ def test_explain_json_import_stamp_status_is_the_state_word(tmp_path) -> None:
     text = subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", "explain", str(doc)],
                           capture_output=True, text=True, encoding="utf-8", timeout=60).stdout
     assert "stamp matching" in text  # the text report keeps its words
+
+
+# --- lattices (upstream's lattice test, "a percent param prints its numbers as percents")
+
+
+@pytest.mark.parametrize("clause,message", [
+    ("in [0%, 10%] lattice 3%",
+     "lattice step 3% does not reach the end of [0%, 10%]: 10% is not a multiple of 3% above 0%"),
+    ("in [0, 10] lattice 3", "lattice step 3 does not reach the end of [0, 10]: 10 is not a multiple of 3 above 0"),
+])
+def test_a_lattice_that_misses_its_end(clause: str, message: str) -> None:
+    default = "0%" if "%" in clause else "0"
+    src = f"{F}vmark #lv\nparam x precision 2 {clause} = default {default}\ny precision 2 = x + 1\n{F}\n\nY **_**<!--vmark=lv.y-->\n"
+    assert [f for f in findings(src) if f[0] == "TYPE"] == [("TYPE", "x", message)]

@@ -81,7 +81,7 @@ def _span(name: str, clause: Clause, step_text: str, percent: bool, precision: i
     n = (b - a) / s
     if n < 0 or n != n.to_integral_value():
         raise LatticeFault("TYPE", f"lattice step {step.text} does not reach the end of {shown}: "
-                                   f"{_plain(b)} is not a multiple of {step.text} above {_plain(a)}")
+                                   f"{_shown(b, percent)} is not a multiple of {step.text} above {_shown(a, percent)}")
     # every candidate a + k*s lies in [lo, hi]: only the first can sit on the low end, only
     # the last (b) on the high end, so dropping the open ends trims at most one from each side
     first = 1 if a == lo.value and not lo.closed else 0
@@ -107,3 +107,8 @@ def points(name: str, clause: Clause, step_text: str, percent: bool, precision: 
 def _plain(v: Decimal) -> str:
     n = v.normalize()
     return f"{n:f}" if n != 0 else "0"
+
+
+def _shown(v: Decimal, percent: bool) -> str:
+    """A bound as a message prints it: a percent param's numbers as percents (`10%`)."""
+    return _plain(v.scaleb(2)) + "%" if percent else _plain(v)
