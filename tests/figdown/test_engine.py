@@ -142,10 +142,69 @@ def test_a_leading_byte_order_mark_is_ignored() -> None:
 
 @pytest.mark.parametrize(("value", "text"), [
     (50.0, "50"), (12.5, "12.5"), (300.5, "300.5"), (1.5e-06, "0.0000015"), (1e-07, "1e-7"),
-    (1e21, "1e+21"), (float("inf"), "null"), (7, "7"),
+    (1e21, "1e+21"), (float("inf"), "null"), (float("nan"), "null"), (10**400, "null"), (7, "7"),
 ])
 def test_numbers_print_as_ecmascript_does(value: float, text: str) -> None:
     assert js_number(value) == text
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (1.2345678901234568e20, "123456789012345680000"), (123456789012345683968, "123456789012345680000"),
+    (-1.2345678901234568e20, "-123456789012345680000"), (1e20, "100000000000000000000"),
+    (2.0**53, "9007199254740992"), (2**53 + 2, "9007199254740994"), (9007199254740993, "9007199254740992"),
+])
+def test_integral_doubles_above_two_to_the_53_print_their_shortest_digits(value: float, text: str) -> None:
+    """JSON.stringify pads the shortest round-trip digits with zeros; the exact binary
+    integer a large double holds is not what it prints."""
+    assert js_number(value) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=2.0**53, max_value=1e21, exclude_max=True))
+def test_a_large_integral_double_prints_no_more_digits_than_it_carries(value: float) -> None:
+    value = float(int(value))
+    text = js_number(value)
+    assert float(text) == value
+    significant = text.rstrip("0")
+    assert len(significant) <= 17 and len(significant) <= len(repr(value).split("e")[0].replace(".", ""))
+
+
+def test_a_large_number_reaches_the_model_and_the_messages_as_ecmascript_reads_it() -> None:
+    head = "figdown 0.1 bitfield\nbitfield b numbering=lsb0 word=123456789012345678901\n"
+    model = model_json(parse(head + 'field "A" 123456789012345678901\n'))
+    assert '"word": 123456789012345680000,' in model
+    assert '"width": 123456789012345680000,' in model
+    refused = parse(head.replace(" word=123456789012345678901", "")
+                    + 'field "A" 8 index=0..123456789012345678901\n')
+    assert any("a reader would get 123456789012345680000 back" in line for line in refused.error_lines())
+
+
+NINES = "9" * 400  # past the largest double: ECMAScript reads it as Infinity
+
+
+@pytest.mark.parametrize(("source", "line"), [
+    ("figdown 0.1 timing\ntiming t\nsignal a 0101\ngap 123456789012345678901\ngap 123456789012345678901\n",
+     "Line 5: duplicate gap at cycle 123456789012345680000"),
+    (f"figdown 0.1 timing\ntiming t\nsignal a 0101\ngap {NINES}\n",
+     "Line 4: gap cycle Infinity is past the end of the timing lane (length 4)"),
+    ("figdown 0.1 table\ntable t\n|a|b|\n|-|-|\n|1|2|\ncell (9007199254740993,0) fill=red\n",
+     "Line 6: cell 9007199254740992,0 out of range"),
+    ("figdown 0.1 table\ntable t\n|a|b|\n|-|-|\n|1|2|\ncell (1,1000000000000000000000) fill=red\n",
+     "Line 6: cell 1,1e+21 out of range"),
+    ("figdown 0.1 table\ntable t\n|a|b|\n|-|-|\n|1|2|\ncell 123456789012345678901 highlight\n",
+     "Line 6: row 123456789012345680000 out of range"),
+    (f"figdown 0.1 table\ntable t\n|a|b|\n|-|-|\n|1|2|\ncell {NINES} highlight\n",
+     "Line 6: row Infinity out of range"),
+], ids=["duplicate-gap", "gap-infinity", "cell-row-2^53+1", "cell-col-1e21", "highlight-row", "highlight-infinity"])
+def test_a_number_quoted_in_a_message_is_the_double_the_line_denotes(source: str, line: str) -> None:
+    """A message repeats the number as ECMAScript's String() prints the double it reads
+    (shortest digits, exponent from 1e21, Infinity), not the digits as written."""
+    assert line in parse(source).error_lines()
+
+
+def test_an_index_too_large_for_any_double_is_reported_as_infinity() -> None:
+    refused = parse(f"figdown 0.1 bitfield\nbitfield b numbering=lsb0\nfield \"A\" 8 index=0..{NINES}\n")
+    assert any("a reader would get Infinity back" in line for line in refused.error_lines())
 
 
 def test_canonical_json_layout() -> None:

@@ -20,10 +20,10 @@ unescaped, one trailing LF.
 from __future__ import annotations
 
 import json
-import math
-from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
+
+from .numbers import number_text
 
 BAND_DEFAULT_FILL = "#e5e7eb"
 
@@ -126,27 +126,11 @@ def project(doc: Doc) -> dict:
 
 
 def js_number(value: float | int) -> str:
-    """Format a number the way ECMAScript's JSON.stringify does."""
+    """Format a number the way ECMAScript's JSON.stringify does (non-finite: ``null``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        if abs(value) < 10**21:
-            return str(value)
-        value = float(value)
-    if not math.isfinite(value):
-        return "null"
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        digits = exp.lstrip("+-").lstrip("0") or "0"
-        if sign == "-" and int(digits) <= 6:
-            # ECMAScript writes plain decimals down to 1e-6
-            return format(Decimal(text), "f")
-        return f"{mantissa}e{sign}{digits}"
-    return text
+    text = number_text(value)
+    return "null" if text in ("NaN", "Infinity", "-Infinity") else text
 
 
 #: JSON string literal with non-ASCII kept as is (the C-accelerated encoder).

@@ -14,6 +14,7 @@ from . import messages as M
 from .context import Context
 from .genres import sequence
 from .genres.table import is_numeric
+from .numbers import number_text
 
 #: Which paint channels each element kind has (core §5).
 CLASS_CHANNELS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -309,7 +310,8 @@ def _timing_block(ctx: Context, block: dict) -> None:
     longest = max((len(s["lane"]) for s in block["signals"]), default=0)
     for gap in block["gaps"]:
         if gap["t"] > longest:
-            ctx.err(gap["line"], f'gap cycle {gap["t"]} is past the end of the timing lane (length {longest})')
+            ctx.err(gap["line"], f'gap cycle {number_text(gap["t"])} is past the end of the timing lane '
+                                 f'(length {longest})')
 
 
 def _chart_block(ctx: Context, block: dict) -> None:
@@ -383,7 +385,7 @@ def _broken_span(grid: list[list[_Cell]], joined: set[tuple[int, int]]) -> tuple
 def _mark_problem(block: dict, mark: dict) -> str | None:
     """Why a cell mark's address does not name a visible cell, or None."""
     header, r, c = bool(mark["header"]), mark["row"], mark["col"]
-    address = f'{"h" if header else ""}{r},{c}'
+    address = f'{"h" if header else ""}{number_text(r)},{number_text(c)}'
     rows = block["heads"] if header else [row["cells"] for row in block["rows"]]
     if not 1 <= r <= len(rows) or not 1 <= c <= block["_cols"]:
         return f"cell {address} out of range"
@@ -412,7 +414,7 @@ def _table_marks(ctx: Context, block: dict) -> None:
             ctx.err(mark["line"], problem)
     for hl in block["highlights"]:
         if not 1 <= hl["row"] <= len(block["rows"]):
-            ctx.err(hl["line"], f'row {hl["row"]} out of range')
+            ctx.err(hl["line"], f'row {number_text(hl["row"])} out of range')
     if not (block["marks"] and block["highlights"]):
         return
     tinted = {hl["row"] for hl in block["highlights"]}

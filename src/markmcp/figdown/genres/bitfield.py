@@ -18,8 +18,7 @@ import re
 from .. import messages as M
 from ..context import Context
 from ..lexer import NOT_EOL, WS, split_list, trim
-from ..model import js_number
-from ..numbers import DIGITS_RE, MAX_SAFE_INTEGER, to_number
+from ..numbers import DIGITS_RE, MAX_SAFE_INTEGER, number_text, to_number
 from ..options import Split, parse_class_list
 from .blockhead import claim_block
 
@@ -87,7 +86,7 @@ def _beyond_exact(which: str, text: str, extra: str = "") -> str | None:
         return None
     return (f'index= {which} index "{text}" is above {MAX_SAFE_INTEGER}, the largest integer a FigDown '
             "number carries exactly (core §12.5 binds a number to an ECMAScript double) — a reader "
-            f"would get {js_number(float(text))} back, not what you wrote{extra}")
+            f"would get {number_text(float(text))} back, not what you wrote{extra}")
 
 
 def parse_index(value: str | None) -> tuple[dict | None, str | None]:

@@ -17,7 +17,7 @@ import re
 
 from .. import messages as M
 from ..context import Context
-from ..numbers import DIGITS_RE, to_number
+from ..numbers import DIGITS_RE, number_text, to_number
 from ..options import Split, parse_class_list
 from .blockhead import claim_block
 
@@ -93,7 +93,7 @@ def gap_line(ctx: Context, n: int, sp: Split) -> None:
     cycle = to_number(written)
     seen = block["_gap_cycles"]
     if cycle in seen:
-        return ctx.err(n, f"duplicate gap at cycle {cycle}")
+        return ctx.err(n, f"duplicate gap at cycle {number_text(cycle)}")
     seen.add(cycle)
     block["gaps"].append({"t": cycle, "line": n})
     return None
