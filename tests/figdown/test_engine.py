@@ -202,6 +202,21 @@ def test_a_number_quoted_in_a_message_is_the_double_the_line_denotes(source: str
     assert line in parse(source).error_lines()
 
 
+@pytest.mark.parametrize(("item", "fits"), [
+    ("x:9007199254740992", True), ("x:9007199254740993", True), ("x:9007199254740994", False),
+])
+def test_a_compact_item_is_measured_against_the_word_as_doubles(item: str, fits: bool) -> None:
+    """2**53+1 and 2**53 are one double, so an item that long fits a 2**53-bit word."""
+    result = parse(f"figdown 0.1 bitfield\nbitfield b numbering=lsb0 word=9007199254740992\nfield {item}\n")
+    assert result.ok is fits
+
+
+def test_the_word_a_compact_item_overflows_is_quoted_as_a_double() -> None:
+    result = parse("figdown 0.1 bitfield\nbitfield b numbering=lsb0 word=123456789012345678901\n"
+                   "field x:999999999999999999999999\n")
+    assert any('is wider than word=123456789012345680000 — ' in line for line in result.error_lines())
+
+
 def test_an_index_too_large_for_any_double_is_reported_as_infinity() -> None:
     refused = parse(f"figdown 0.1 bitfield\nbitfield b numbering=lsb0\nfield \"A\" 8 index=0..{NINES}\n")
     assert any("a reader would get Infinity back" in line for line in refused.error_lines())

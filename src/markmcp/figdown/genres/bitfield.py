@@ -174,16 +174,16 @@ def _compact_shape_problem(sp: Split) -> str | None:
             'whitespace: "Long Name":16) (MIGRATIONS 0.1)')
 
 
-def compact_item(text: str, word: int) -> tuple[str, str] | str:
+def compact_item(text: str, word: int | float) -> tuple[str, str] | str:
     """compact-item = name ':' width — ``(name, width)`` or the problem with it."""
     m = COMPACT_ITEM_RE.match(text)
     if m is None or (m.group(2) != REMAINDER and int(m.group(2)) == 0):
         hint = "" if ":" in text else '; quote a name that contains spaces: "Long Name":16'
         return f'bad item "{text}" (expected name:width{hint})'
     name, width = m.groups()
-    if width != REMAINDER and int(width) > word:
-        return (f'"{name}:{width}" is wider than word={word} — a compact item must fit one row; '
-                f'write it in the classic form to span rows: field "{name}" {width}')
+    if width != REMAINDER and to_number(width) > word:
+        return (f'"{name}:{width}" is wider than word={number_text(word)} — a compact item must fit one '
+                f'row; write it in the classic form to span rows: field "{name}" {width}')
     return name, width
 
 
