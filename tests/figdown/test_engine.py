@@ -217,6 +217,13 @@ def test_the_word_a_compact_item_overflows_is_quoted_as_a_double() -> None:
     assert any('is wider than word=123456789012345680000 — ' in line for line in result.error_lines())
 
 
+def test_a_cell_fill_on_a_highlighted_row_quotes_its_address_as_doubles() -> None:
+    result = parse("figdown 0.1 table\ntable t\n|a|b|\n|-|-|\n|1|2|\ncell 1 highlight\n"
+                   "cell (1,9007199254740993) fill=red\n")
+    assert any(line.startswith("Line 7: cell (1,9007199254740992) resolves to a fill on row 1,")
+               for line in result.error_lines())
+
+
 def test_an_index_too_large_for_any_double_is_reported_as_infinity() -> None:
     refused = parse(f"figdown 0.1 bitfield\nbitfield b numbering=lsb0\nfield \"A\" 8 index=0..{NINES}\n")
     assert any("a reader would get Infinity back" in line for line in refused.error_lines())

@@ -8,6 +8,8 @@ raised.  Templates with parameters are functions at the bottom.
 
 from __future__ import annotations
 
+from .numbers import number_text
+
 # ruff: noqa: E501
 
 SEMICOLON_RESERVED = '";" is reserved for a future statement separator and has no meaning in v0.1 — write one directive per line; a literal ";" belongs inside a quoted string, an [edge label] or a comment (MIGRATIONS 0.1)'
@@ -186,8 +188,9 @@ def style_not_on_item(keyword: str) -> str:
 
 
 def cell_highlight_conflict(row: int, col: int) -> str:
-    return (f"cell ({row},{col}) resolves to a fill on row {row}, which is highlighted — the cell "
-            f'fill overrides the row tint, so the model says "row {row} is highlighted" while the '
+    r, c = number_text(row), number_text(col)
+    return (f"cell ({r},{c}) resolves to a fill on row {r}, which is highlighted — the cell "
+            f'fill overrides the row tint, so the model says "row {r} is highlighted" while the '
             "drawing shows only part of the row tinted (`PRESENTATION-AS-MEANING-CARRIER`: "
             "presentation may render meaning, never delete it). Drop the row highlight, or move "
             "the cell fill to a row that carries none (MIGRATIONS 0.1)")
