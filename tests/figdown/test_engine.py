@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from markmcp.figdown import GENRES, VERSIONS, model_json, parse
 from markmcp.figdown.lexer import LexError, find_comment, split_list, tokenize
 from markmcp.figdown.model import dumps, js_number
+from markmcp.figdown.numbers import number_text
 
 # --- lexing ----------------------------------------------------------------------
 
@@ -167,6 +168,23 @@ def test_a_large_integral_double_prints_no_more_digits_than_it_carries(value: fl
     assert float(text) == value
     significant = text.rstrip("0")
     assert len(significant) <= 17 and len(significant) <= len(repr(value).split("e")[0].replace(".", ""))
+
+
+def _significant_digits(text: str) -> str:
+    """The digit string of a number's spelling without sign, point, exponent or padding zeros."""
+    mantissa = text.lstrip("-").split("e")[0].replace(".", "")
+    return mantissa.strip("0") or "0"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_double_prints_its_shortest_round_trip_digits(value: float) -> None:
+    """number_text reads back as the same double and carries exactly the shortest digits
+    that do (Python's repr finds them too), so ECMAScript and this engine agree on them."""
+    text = number_text(value)
+    assert float(text) == value
+    assert _significant_digits(text) == _significant_digits(repr(value))
+    assert ("e" in text) == (value != 0 and not 1e-6 <= abs(value) < 1e21)
 
 
 def test_a_large_number_reaches_the_model_and_the_messages_as_ecmascript_reads_it() -> None:
