@@ -270,6 +270,98 @@ def test_a_fitted_ring_prefers_one_no_other_connector_runs_through() -> None:
     assert [line for line in others if any(runs_through(ring, poly) for poly in drawn[line])] == []
 
 
+# --- every member link runs through its ring ----------------------------------------
+#
+# A ring says "these links", so each member link's drawn connector comes inside
+# it.  The ring through the members' common run used to miss links that share
+# no run with the others (their stretches along the members' mean direction do
+# not overlap, so the ring sat between them), and links routed round boxes away
+# from where the others run; such a ring is now fitted afresh round a point on
+# every member link.  Each of these drew a ring missing a member link before.
+
+def edge_polylines(svg: str) -> dict[str, list[list[tuple[float, float]]]]:
+    """``data-edge`` (authored id, else source line) -> its drawn polylines (a
+    fillet's control point reads as the corner it rounds)."""
+    found: dict[str, list] = {}
+    for m in re.finditer(r'<line data-edge="([^"]+)" x1="([-\d.e]+)" y1="([-\d.e]+)" x2="([-\d.e]+)" '
+                         r'y2="([-\d.e]+)"', svg):
+        x1, y1, x2, y2 = (float(m.group(k)) for k in range(2, 6))
+        found.setdefault(m.group(1), []).append([(x1, y1), (x2, y2)])
+    for m in re.finditer(r'<path data-edge="([^"]+)" d="([^"]+)"', svg):
+        values = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", m.group(2))]
+        found.setdefault(m.group(1), []).append(list(zip(values[::2], values[1::2])))
+    return found
+
+
+def passes_through(ring, polyline) -> bool:
+    """Does the polyline come inside the ring?  Exactly: in the ring's own frame,
+    where it is the unit circle, some segment is nearer the centre than 1."""
+    _bid, cx, cy, rx, ry, turn = ring
+    c, s = math.cos(turn), math.sin(turn)
+    local = [((c * (x - cx) + s * (y - cy)) / rx, (-s * (x - cx) + c * (y - cy)) / ry) for x, y in polyline]
+    for (px, py), (qx, qy) in zip(local, local[1:]):
+        dx, dy = qx - px, qy - py
+        run = dx * dx + dy * dy
+        t = 0.0 if run == 0 else min(1.0, max(0.0, -(px * dx + py * dy) / run))
+        if (px + dx * t) ** 2 + (py + dy * t) ** 2 < 1.0:
+            return True
+    return False
+
+
+def ring_misses(out) -> list[str]:
+    """``"bundle: edge"`` for every member link whose drawn connector stays
+    outside its bundle's drawn ring."""
+    (doc,) = out.result.docs
+    drawn = edge_polylines(out.svg)
+    missed = []
+    for ring in rings(ET.fromstring(out.svg)):
+        (bundle,) = [b for b in doc.bundles if b["id"] == ring[0]]
+        for member in bundle["_members"]:
+            if "id" in member:
+                edges = [e for e in doc.edges if e.get("id") == member["id"]]
+            else:
+                edges = [e for e in doc.edges if {e["a"], e["b"]} == {member["a"], member["b"]}
+                         and e["a"] != e["b"]]
+            for e in edges:
+                key = e["id"] if e.get("id") is not None else str(e["line"])
+                if not any(passes_through(ring, poly) for poly in drawn.get(key, ())):
+                    missed.append(f"{ring[0]}: {key}")
+    return missed
+
+
+MISSED = {
+    # b1 gathers n6--n7 and n0--n4, short links on either side of the figure:
+    # the ring sat in the gap between them and held neither
+    "two short links apart": ('figdown 0.5 topology\nflow left\nnode n0\nnode n1\nnode n2\nnode n3\nnode n4\n'
+                              'node n5\nnode n6\nnode n7\nedge n6 -- n7\nedge n3 -- n7\nedge n0 -- n4\n'
+                              'edge n1 -- n2\nedge n1 -- n5\nedge n5 -- n6\nedge n3 -- n4\n'
+                              'bundle b0 "B0" n1--n5,n3--n4,n6--n7\nbundle b1 "B1" n6--n7,n0--n4\n'),
+    # n0--n1 is short and ends where n1--n3 and n0--n3 begin their run: the ring
+    # at that run missed it
+    "a short link beside a long run": ('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nedge n0 -- n2\n'
+                                       'edge n2 -- n3\nedge n1 -- n3\nedge n0 -- n3\nedge n0 -- n1\nedge n1 -- n2\n'
+                                       'bundle b0 "B0" n0--n3,n0--n1,n1--n3\nlayout\npin n2 at=(0,296)\n'),
+    # n3--n6 is routed out of n6 and down round the group to n3, away from the
+    # other two members, which the ring sat on
+    "a member routed round a group": ('figdown 0.5 topology\nflow up\ngroup g "G"\nnode n0 in=g\nnode n1\nnode n2 in=g\n'
+                                      'node n3 in=g\nnode n4\nnode n5 in=g\nnode n6\nedge n3 -- n6\nedge n1 -- n6\n'
+                                      'edge n1 -- n4\nedge n4 -- n6\nedge n1 -- n5\nbundle b0 "B0" n4--n6,n3--n6,n1--n4\n'),
+    # the three sides of a triangle, two of them meeting at the pinned n1
+    "a triangle of members": ('figdown 0.5 topology\nflow down\ngroup g "G"\nnode n0\nnode n1 in=g\nnode n2 in=g\n'
+                              'edge n1 -- n2\nedge n0 -- n2\nedge n0 -- n1\nbundle b0 "B0" n0--n1,n0--n2,n1--n2\n'
+                              'layout\npin n1 at=(320,299)\n'),
+}
+
+
+@pytest.mark.parametrize("source", MISSED.values(), ids=MISSED.keys())
+def test_every_member_link_runs_through_its_ring(source: str) -> None:
+    out = build(source)
+    assert out.diagnostics == [], out.error_lines()
+    assert rings(ET.fromstring(out.svg))
+    assert ring_misses(out) == []
+    assert lasso_intrusions(out) == []
+
+
 # --- every drawn lasso, over corpora and random documents ------------------------------
 
 
@@ -282,6 +374,7 @@ def test_every_conformance_lasso_rings_only_its_members() -> None:
                 continue
             drawn += len(rings(ET.fromstring(out.svg)))
             assert lasso_intrusions(out) == [], fd.name
+            assert ring_misses(out) == [], fd.name
     assert drawn >= 3
 
 
@@ -297,6 +390,7 @@ def test_every_upstream_example_lasso_rings_only_its_members() -> None:
         if len(out.result.docs) == 1 and out.result.docs[0].bundles:
             drawn += len(rings(ET.fromstring(out.svg)))
             assert lasso_intrusions(out) == [], path
+            assert ring_misses(out) == [], path
     assert drawn >= 3
 
 
@@ -333,3 +427,4 @@ def test_random_bundles_draw_no_lasso_round_a_non_member(source: str) -> None:
         assert out.diagnostics
         return
     assert lasso_intrusions(out) == []
+    assert ring_misses(out) == []

@@ -128,21 +128,40 @@ REFIT_COMBINATIONS = 343     # beyond this many, every member link takes the sam
 
 
 def refit(scene: Scene, rings: list) -> None:
-    """Refit, in place, every ring that encloses a non-member, where a ring round
-    the same links meets no non-member (see above)."""
+    """Refit, in place, every ring that encloses a non-member or misses one of its
+    member links, where a ring round the same links does neither (see above)."""
     real = real_boxes(scene)
     for ring in rings:
         if ring.solo or len(ring.links) < 2:
             continue
         outsiders = [n.rect() for n in real if n.id not in ring.members]
-        if not any(encloses(ring, r) for r in outsiders):
+        missing = not holds(ring)
+        if not missing and not any(encloses(ring, r) for r in outsiders):
             continue
         mine = {id(link) for link in ring.links}
         others = [(_bounds(link.points), link.points) for link in scene.links
                   if id(link) not in mine and len(link.points) >= 2]
-        fit = _best_fit(ring, outsiders, [n.rect() for n in real if n.id in ring.members], others)
+        members = [n.rect() for n in real if n.id in ring.members]
+        fit = _best_fit(ring, outsiders, members, others, _touches)
+        if fit is None and missing:
+            fit = _best_fit(ring, outsiders, members, others, _holds_box) or _fallback(ring)
         if fit is not None:
             ring.cx, ring.cy, ring.ux, ring.uy, ring.r_along, ring.r_across = fit
+
+
+def holds(ring) -> bool:
+    """Does every member link's drawn polyline come inside the ring?"""
+    return all(len(link.points) >= 2 and _crosses(ring, link.points) for link in ring.links)
+
+
+def _holds_box(ring, rect) -> bool:
+    return encloses(ring, rect)
+
+
+def _fallback(ring):
+    """The first ring tried round the members' midpoints: it holds every member
+    link, and the non-member it encloses is what the check then names."""
+    return next(_fits(_choices(ring)[0]))
 
 
 def _point_at(points, t: float) -> tuple[float, float]:
@@ -232,7 +251,9 @@ def _touches(ring, rect) -> bool:
     return _crosses(ring, ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)))
 
 
-def _best_fit(ring, outsiders: list, member_rects: list, others: list):
+def _best_fit(ring, outsiders: list, member_rects: list, others: list, bars):
+    """The best of the rings tried (see above) that ``bars`` (ring, rect) holds
+    true of no outsider; None when every one is barred."""
     best = None
     probe = Ring(ring.id, ring.line, ring.members, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0)
     for k, pts in enumerate(_choices(ring)):
@@ -243,7 +264,7 @@ def _best_fit(ring, outsiders: list, member_rects: list, others: list):
             size = fit[4] * fit[5]
             if best is not None and best[0][:2] == (0, 0) and size >= best[0][2]:
                 continue    # a clear ring at least as small is already in hand
-            if any(overlaps(reach, r, 0.0) and _touches(probe, r) for r in outsiders):
+            if any(overlaps(reach, r, 0.0) and bars(probe, r) for r in outsiders):
                 continue
             key = (sum(overlaps(reach, box, 0.0) and _crosses(probe, points) for box, points in others),
                    sum(overlaps(reach, r, 0.0) and _touches(probe, r) for r in member_rects),
