@@ -6,9 +6,9 @@ the box out of the ring (there was a refusal here before: ``the layout pass
 could not separate them``); where an author's pin put it there, or there is no
 free room beside the ring, the ring is fitted afresh round a point on each
 member link, clear of every non-member, and only when no such ring exists is
-the figure refused.  Every check reads the drawn
-SVG — the ring's ellipse and the boxes — never the engine's bookkeeping; who is
-a member comes from the parsed source.
+the figure refused.  Each member link's connector runs through its ring.  Every
+check reads the drawn SVG — the ring's ellipse, the boxes and the connectors —
+never the engine's bookkeeping; who is a member comes from the parsed source.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ wholly inside the ring reads as one of the members.  Where the engine chose
 that box's position it moves the box out, before the ring is judged; what it
 cannot move, or has no room for, gets a ring fitted round it instead
 (:func:`refit`), and only what no ring round the member links avoids is left
-for :func:`.checks.lasso_enclosures` to refuse.
+for :func:`.checks.lasso_enclosures` to refuse.  A ring that misses one of its
+own member links is fitted afresh the same way (:func:`refit`).
 
 The move, one step of it:
 
@@ -118,8 +119,16 @@ def step(scene: Scene, rings: list, cross0: float) -> dict[str, tuple[float, flo
 # fewest other connectors run through wins (a ring reads as gathering what runs
 # through it), then the one meeting the fewest member boxes, then the smallest,
 # then the first tried.  When none qualifies the ring stays as it was and the
-# check refuses the figure.  A ring enclosing no non-member is never refitted,
-# so no figure drawn without this changes.
+# check refuses the figure.
+#
+# A ring one of whose member links does not come inside it is fitted afresh the
+# same way: it sits on the members' common run, and a link that shares none (a
+# short one beside long ones, one routed round boxes away from the others) can
+# pass it by.  Every fit tried holds a point of each member link.  When no fit
+# meets no non-member, one that encloses none will do (the lasso-truth rule asks
+# no more); when every fit encloses one, the ring round the members' midpoints
+# is drawn up and the check refuses the figure, naming what it encloses.  A ring
+# that holds all its member links and encloses no non-member is never refitted.
 
 REFIT_AT = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)
 REFIT_MARGINS = ((18.0, 12.0), (9.0, 6.0))   # (along the points' spread, across it)
