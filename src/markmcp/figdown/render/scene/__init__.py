@@ -60,12 +60,12 @@ def _settle(model: dict, classes: dict, y0: float) -> tuple[Scene, Board, list, 
     _reroute(scene, frame, paths, moved)
     for link in scene.links:
         link.points = paths[link.index]
-    _clear_lassos(scene, model, frame, paths, moved)
+    settled = _clear_lassos(scene, model, frame, paths, moved)
     checks.bands(scene)
     diags += checks.band_enclosures(scene)
     diags += checks.complete_covers(scene)
     board = _labels(scene)
-    rings = marks.rings_of(scene, model)
+    rings = settled if settled is not None else marks.rings_of(scene, model)
     lassos.refit(scene, rings)
     marks.captions(rings, board)
     diags += checks.lasso_enclosures(scene, rings)
@@ -329,20 +329,26 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
     _spread_free_pairs(scene, paths, todo)
 
 
-def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> None:
+def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> list | None:
     """Engine-placed boxes a lasso encloses step out of it (:mod:`.lassos`); the
-    connectors of what moved are routed afresh and the rings asked again."""
+    connectors of what moved are routed afresh and the rings asked again.  Each
+    time, a ring that misses one of its member links is first fitted round them
+    all, so what steps out is what the ring drawn would enclose.  The rings of
+    the last pass, when nothing moved after them (else None)."""
     if not model.get("bundles") or frame is None:
-        return
+        return None
     cross0 = lassos.cross_start(scene)
     for _ in range(lassos.PASSES):
-        shifted = lassos.step(scene, marks.rings_of(scene, model), cross0)
+        rings = marks.rings_of(scene, model)
+        lassos.refit(scene, rings, only_missing=True)
+        shifted = lassos.step(scene, rings, cross0)
         if not shifted:
-            break
+            return rings
         moved.update(shifted)
         _reroute_shifted(scene, paths, shifted)
         for link in scene.links:
             link.points = paths[link.index]
+    return None
 
 
 def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tuple[float, float]]) -> None:

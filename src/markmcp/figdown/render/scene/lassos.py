@@ -136,16 +136,18 @@ REFIT_STRETCH = (1.0, 1.6)   # the ring's aspect, times that of the points' exte
 REFIT_COMBINATIONS = 343     # beyond this many, every member link takes the same fraction
 
 
-def refit(scene: Scene, rings: list) -> None:
+def refit(scene: Scene, rings: list, only_missing: bool = False) -> None:
     """Refit, in place, every ring that encloses a non-member or misses one of its
-    member links, where a ring round the same links does neither (see above)."""
+    member links, where a ring round the same links does neither (see above).
+    With ``only_missing`` only rings that miss a member link are refitted: the
+    step pass asks this first, so the ring it clears is the one that is drawn."""
     real = real_boxes(scene)
     for ring in rings:
         if ring.solo or len(ring.links) < 2:
             continue
         outsiders = [n.rect() for n in real if n.id not in ring.members]
         missing = not holds(ring)
-        if not missing and not any(encloses(ring, r) for r in outsiders):
+        if not missing and (only_missing or not any(encloses(ring, r) for r in outsiders)):
             continue
         mine = {id(link) for link in ring.links}
         others = [(_bounds(link.points), link.points) for link in scene.links
@@ -275,9 +277,26 @@ def _best_fit(ring, outsiders: list, member_rects: list, others: list, bars):
                 continue    # a clear ring at least as small is already in hand
             if any(overlaps(reach, r, 0.0) and bars(probe, r) for r in outsiders):
                 continue
-            key = (sum(overlaps(reach, box, 0.0) and _crosses(probe, points) for box, points in others),
-                   sum(overlaps(reach, r, 0.0) and _touches(probe, r) for r in member_rects),
-                   size, k)
+            # the key, counted only as far as it can still beat the best in hand
+            cap = best[0] if best is not None else (math.inf, math.inf)
+            through = _count(((box, points) for box, points in others if overlaps(reach, box, 0.0)),
+                             lambda item: _crosses(probe, item[1]), cap[0])
+            if through > cap[0]:
+                continue
+            met = _count((r for r in member_rects if overlaps(reach, r, 0.0)),
+                         lambda r: _touches(probe, r), cap[1] if through == cap[0] else math.inf)
+            key = (through, met, size, k)
             if best is None or key < best[0]:
                 best = (key, fit)
     return None if best is None else best[1]
+
+
+def _count(items, test, cap) -> float:
+    """How many of ``items`` pass ``test``, counted no further than one past ``cap``."""
+    n = 0
+    for item in items:
+        if test(item):
+            n += 1
+            if n > cap:
+                break
+    return n
