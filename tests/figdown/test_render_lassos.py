@@ -332,24 +332,46 @@ def ring_misses(out) -> list[str]:
 MISSED = {
     # b1 gathers n6--n7 and n0--n4, short links on either side of the figure:
     # the ring sat in the gap between them and held neither
-    "two short links apart": ('figdown 0.5 topology\nflow left\nnode n0\nnode n1\nnode n2\nnode n3\nnode n4\n'
-                              'node n5\nnode n6\nnode n7\nedge n6 -- n7\nedge n3 -- n7\nedge n0 -- n4\n'
-                              'edge n1 -- n2\nedge n1 -- n5\nedge n5 -- n6\nedge n3 -- n4\n'
-                              'bundle b0 "B0" n1--n5,n3--n4,n6--n7\nbundle b1 "B1" n6--n7,n0--n4\n'),
+    "two short links apart":
+        ('figdown 0.5 topology\nflow left\nnode n0\nnode n1\nnode n2\nnode n3\nnode n4\nnode n5\n'
+         'node n6\nnode n7\nedge n6 -- n7\nedge n3 -- n7\nedge n0 -- n4\nedge n1 -- n2\n'
+         'edge n1 -- n5\nedge n5 -- n6\nedge n3 -- n4\nbundle b0 "B0" n1--n5,n3--n4,n6--n7\n'
+         'bundle b1 "B1" n6--n7,n0--n4\n'),
     # n0--n1 is short and ends where n1--n3 and n0--n3 begin their run: the ring
     # at that run missed it
-    "a short link beside a long run": ('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nedge n0 -- n2\n'
-                                       'edge n2 -- n3\nedge n1 -- n3\nedge n0 -- n3\nedge n0 -- n1\nedge n1 -- n2\n'
-                                       'bundle b0 "B0" n0--n3,n0--n1,n1--n3\nlayout\npin n2 at=(0,296)\n'),
+    "a short link beside a long run":
+        ('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nedge n0 -- n2\nedge n2 -- n3\n'
+         'edge n1 -- n3\nedge n0 -- n3\nedge n0 -- n1\nedge n1 -- n2\n'
+         'bundle b0 "B0" n0--n3,n0--n1,n1--n3\nlayout\npin n2 at=(0,296)\n'),
     # n3--n6 is routed out of n6 and down round the group to n3, away from the
     # other two members, which the ring sat on
-    "a member routed round a group": ('figdown 0.5 topology\nflow up\ngroup g "G"\nnode n0 in=g\nnode n1\nnode n2 in=g\n'
-                                      'node n3 in=g\nnode n4\nnode n5 in=g\nnode n6\nedge n3 -- n6\nedge n1 -- n6\n'
-                                      'edge n1 -- n4\nedge n4 -- n6\nedge n1 -- n5\nbundle b0 "B0" n4--n6,n3--n6,n1--n4\n'),
+    "a member routed round a group":
+        ('figdown 0.5 topology\nflow up\ngroup g "G"\nnode n0 in=g\nnode n1\nnode n2 in=g\n'
+         'node n3 in=g\nnode n4\nnode n5 in=g\nnode n6\nedge n3 -- n6\nedge n1 -- n6\n'
+         'edge n1 -- n4\nedge n4 -- n6\nedge n1 -- n5\nbundle b0 "B0" n4--n6,n3--n6,n1--n4\n'),
     # the three sides of a triangle, two of them meeting at the pinned n1
-    "a triangle of members": ('figdown 0.5 topology\nflow down\ngroup g "G"\nnode n0\nnode n1 in=g\nnode n2 in=g\n'
-                              'edge n1 -- n2\nedge n0 -- n2\nedge n0 -- n1\nbundle b0 "B0" n0--n1,n0--n2,n1--n2\n'
-                              'layout\npin n1 at=(320,299)\n'),
+    "a triangle of members":
+        ('figdown 0.5 topology\nflow down\ngroup g "G"\nnode n0\nnode n1 in=g\nnode n2 in=g\n'
+         'edge n1 -- n2\nedge n0 -- n2\nedge n0 -- n1\nbundle b0 "B0" n0--n1,n0--n2,n1--n2\nlayout\n'
+         'pin n1 at=(320,299)\n'),
+    # every ring round the members of both bundles, all in one crowded row, cuts
+    # through some bystander; one that encloses none is drawn (the rule asks no more)
+    "no clear ring, one enclosing nothing":
+        ('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nnode n4\nnode n5\nnode n6\n'
+         'node n7\nedge n4 -- n5\nedge n2 -- n4\nedge n2 -- n7\nedge n0 -- n5\nedge n5 -- n7\n'
+         'edge n4 -- n7\nedge n1 -- n3\nedge n2 -- n3\nedge n3 -- n6\nedge n1 -- n2\nedge n6 -- n7\n'
+         'edge n0 -- n1\nbundle b0 "B0" n1--n2,n5--n7,n4--n7\nbundle b1 "B1" n5--n7,n2--n3\n'),
+    # every ring round b0's four members encloses an engine-placed box at first:
+    # the step pass moves the boxes out of that ring (it moved them out of the
+    # ring that missed n4--n7 and n1--n3 before, and drew that one)
+    "the step clears the ring round all members":
+        ('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nnode n4\nnode n5\nnode n6\n'
+         'node n7\nnode n8\nnode n9\nnode n10\nnode n11\nnode n12\nedge n11 -- n2\nedge n4 -- n7\n'
+         'edge n1 -- n9\nedge n3 -- n7\nedge n1 -- n2\nedge n1 -- n3\nedge n3 -- n4\nedge n1 -- n4\n'
+         'edge n12 -- n7\nedge n11 -- n4\nedge n3 -- n8\nedge n1 -- n5\nedge n5 -- n6\n'
+         'edge n10 -- n11\nedge n3 -- n5\nedge n0 -- n11\nedge n4 -- n5\n'
+         'bundle b0 "B0" n4--n7,n12--n7,n1--n3,n3--n7\nbundle b1 "B1" n5--n6,n3--n4,n1--n9\nlayout\n'
+         'pin n11 at=(446,273)\n'),
 }
 
 
