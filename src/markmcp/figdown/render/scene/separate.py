@@ -166,23 +166,39 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
     Stepping only past the band it is in can land it in the next one, and the
     next pass moves it back: the search looks at everything at once, so a
     move never makes a new intrusion and the pass settles."""
-    horizontal = scene.horizontal
+    foot, obstacles = _footing(scene, unit, gid)
+    shift = _clear_shifts(scene, foot, obstacles, across=True)[0]
+    _shift(unit, shift, along_y=scene.horizontal, moved=moved)
+
+
+def _footing(scene: Scene, unit: list, gid: str | None) -> tuple:
+    """What ``unit`` occupies (its band, when it is group ``gid``) and what it must
+    keep clear of: every other box, and every band but its own."""
     ids = {m.id for m in unit}
-    fx0, fy0, fx1, fy1 = pad(extent(unit)) if gid is not None else extent(unit)
+    foot = pad(extent(unit)) if gid is not None else extent(unit)
     obstacles = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
     obstacles += [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
-    # along the flow the footprint stays where it is; across it, each obstacle that
-    # shares some of its span along the flow rules out an open range of shifts
-    a_lo, a_hi, c_lo, c_hi = (fx0, fx1, fy0, fy1) if horizontal else (fy0, fy1, fx0, fx1)
+    return foot, obstacles
+
+
+def _clear_shifts(scene: Scene, foot: tuple, obstacles: list, *, across: bool) -> list[float]:
+    """The shifts along one axis (across the flow, or along it) that leave the
+    rectangle ``foot`` ``SEP`` clear of every obstacle, nearest first (forward
+    before backward on a tie).  Never empty: past the farthest obstacle is clear.
+
+    Each obstacle that shares some of the footprint's span on the other axis
+    rules out an open range of shifts; the candidates are those ranges' ends."""
+    move_y = scene.horizontal == across
+    f_lo, f_hi, s_lo, s_hi = (foot[1], foot[3], foot[0], foot[2]) if move_y else \
+        (foot[0], foot[2], foot[1], foot[3])
     blocked = []
     for ox0, oy0, ox1, oy1 in obstacles:
-        o_alo, o_ahi, o_clo, o_chi = (ox0, ox1, oy0, oy1) if horizontal else (oy0, oy1, ox0, ox1)
-        if o_ahi + SEP <= a_lo or o_alo - SEP >= a_hi:
+        o_lo, o_hi, o_slo, o_shi = (oy0, oy1, ox0, ox1) if move_y else (ox0, ox1, oy0, oy1)
+        if o_shi + SEP <= s_lo or o_slo - SEP >= s_hi:
             continue
-        blocked.append(((o_clo - SEP) - c_hi, (o_chi + SEP) - c_lo))
+        blocked.append(((o_lo - SEP) - f_hi, (o_hi + SEP) - f_lo))
     candidates = sorted({e for pair in blocked for e in pair}, key=lambda s: (abs(s), s < 0))
-    shift = next(s for s in candidates if not any(lo < s < hi for lo, hi in blocked))
-    _shift(unit, shift, along_y=horizontal, moved=moved)
+    return [s for s in candidates if not any(lo < s < hi for lo, hi in blocked)] or [0.0]
 
 
 def _fixed_group(scene: Scene, gid: str) -> bool:
