@@ -6,10 +6,13 @@ pinned box lands where the engine put a group.  Then whatever the engine
 placed yields, to the nearest place clear of every other box and band: the
 intruding box (with its whole group, if it is in one); failing that the
 group; failing that, the group's engine-placed members, when the pinned ones
-alone do not reach the intruder.  A box the author placed never moves; what
-is left is reported by :mod:`.checks`.  The work is bounded (passes, and
-places tried per group), and what it cannot clear is left for the check to
-name.
+alone do not reach the intruder.  A box the engine placed that a pinned box
+runs into steps aside too (with its group when the engine placed all of it,
+else alone), and nothing that moves lands on another box, the engine's or
+the author's: two boxes overlap only where pins put both.  A box the author
+placed never moves; what is left is reported by :mod:`.checks`.  The work is
+bounded (passes, and places tried per group and per box), and what it cannot
+clear is left for the check to name.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from .layout import BAND
 
 SEP = 16.0
 PASSES = 12
-TRIALS = 48      # places tried for a group's engine-placed members (bounded work)
+TRIALS = 48      # places tried for a group's engine-placed members, or for a box (bounded work)
 
 
 def separate(scene: Scene, moved: set[str]) -> None:
@@ -154,6 +157,12 @@ def extent(boxes: list) -> tuple[float, float, float, float]:
             max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes))
 
 
+def _cover(rects: list) -> tuple[float, float, float, float]:
+    """The rectangle the rectangles ``(x0, y0, x1, y1)`` cover together."""
+    return (min(r[0] for r in rects), min(r[1] for r in rects),
+            max(r[2] for r in rects), max(r[3] for r in rects))
+
+
 def pad(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     """A group's band around its members' extent ``box``."""
     return (box[0] - BAND["l"], box[1] - BAND["t"], box[2] + BAND["r"], box[3] + BAND["b"])
@@ -171,13 +180,15 @@ def _step_aside(scene: Scene, unit: list, gid: str | None, moved: set[str]) -> N
     _shift(unit, shift, along_y=scene.horizontal, moved=moved)
 
 
-def _footing(scene: Scene, unit: list, gid: str | None) -> tuple:
+def _footing(scene: Scene, unit: list, gid: str | None, own: str | None = None) -> tuple:
     """What ``unit`` occupies (its band, when it is group ``gid``) and what it must
-    keep clear of: every other box, and every band but its own."""
+    keep clear of: every other box, and every band but its own (``gid``, or the
+    group ``own`` that a lone member stays in)."""
     ids = {m.id for m in unit}
     foot = pad(extent(unit)) if gid is not None else extent(unit)
     obstacles = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
-    obstacles += [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
+    obstacles += [h.box for hid, h in scene.groups.items()
+                  if hid not in (gid, own) and h.box is not None]
     return foot, obstacles
 
 
@@ -232,10 +243,11 @@ def _bands_apart(scene: Scene, moved: set[str]) -> bool:
 
 
 def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
-    """An engine-placed box that an author-placed one runs into PARTLY steps aside,
-    across the flow (with its group, if it has one).  A box the pin covers
-    completely is not moved: that is pin rot, which :mod:`.checks` reports."""
-    horizontal = scene.horizontal
+    """An engine-placed box that an author-placed one runs into PARTLY steps aside
+    (with its group, when the engine placed all of it; alone, staying in its band,
+    when the author placed some of the members) to where it lands on no other box
+    (:func:`_aside`).  A box the pin covers completely is not moved: that is pin
+    rot, which :mod:`.checks` reports; nor is one that a group pin placed."""
     changed = False
     real = [n for n in scene.nodes.values() if not n.external]
     for p in real:
@@ -248,17 +260,62 @@ def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
                 continue
             if n.x >= p.x and n.y >= p.y and n.x + n.w <= p.x + p.w and n.y + n.h <= p.y + p.h:
                 continue
-            unit = [n]
+            unit, gid, own = [n], None, None
             if n.group is not None and n.group in scene.groups:
-                if positioned(scene, n.group) or any(positioned(scene, m) for m in scene.groups[n.group].members):
+                if positioned(scene, n.group):
                     continue
-                unit = [scene.nodes[m] for m in scene.groups[n.group].members]
-            lo = min((m.y if horizontal else m.x) for m in unit)
-            hi = max((m.y + m.h if horizontal else m.x + m.w) for m in unit)
-            p_lo, p_hi = (p.y, p.y + p.h) if horizontal else (p.x, p.x + p.w)
-            down = (p_hi + SEP) - lo
-            up = (p_lo - SEP) - hi
-            shift = down if abs(down) <= abs(up) else up
-            _shift(unit, shift, along_y=horizontal, moved=moved)
+                if any(positioned(scene, m) for m in scene.groups[n.group].members):
+                    own = n.group
+                else:
+                    unit, gid = [scene.nodes[m] for m in scene.groups[n.group].members], n.group
+            found = _aside(scene, p, unit, gid, own)
+            if found is None:
+                continue
+            dx, dy = found
+            for m in unit:
+                m.x += dx
+                m.y += dy
+                moved.add(m.id)
             changed = True
     return changed
+
+
+def _aside(scene: Scene, p, unit: list, gid: str | None, own: str | None) -> tuple[float, float] | None:
+    """The displacement :func:`_boxes_apart` gives ``unit`` to clear ``p``: just past
+    ``p`` across the flow, on the nearer side, when that lands on no other box; else
+    the nearest place ``SEP`` clear of every box and band, across the flow before
+    along it.  A lone member of group ``own`` also keeps that group's band off every
+    non-member the other members' band is clear of; None when no candidate does."""
+    if own is not None:   # the outsiders the other members' band already meets are the author's doing
+        stay = [m.rect() for m in (scene.nodes[i] for i in scene.groups[own].members) if m is not unit[0]]
+        kept = pad(_cover(stay))
+        outsiders = [o.rect() for o in scene.nodes.values() if not o.external and o.group != own]
+        outsiders = [o for o in outsiders if not overlaps(kept, o)]
+
+    def fits(dx: float, dy: float) -> bool:
+        if own is None:
+            return True
+        r = unit[0].rect()
+        rects = stay + [(r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy)]
+        return not any(overlaps(pad(_cover(rects)), o) for o in outsiders)
+
+    horizontal = scene.horizontal
+    lo = min((m.y if horizontal else m.x) for m in unit)
+    hi = max((m.y + m.h if horizontal else m.x + m.w) for m in unit)
+    p_lo, p_hi = (p.y, p.y + p.h) if horizontal else (p.x, p.x + p.w)
+    down, up = (p_hi + SEP) - lo, (p_lo - SEP) - hi
+    shift = down if abs(down) <= abs(up) else up
+    dx, dy = (0.0, shift) if horizontal else (shift, 0.0)
+    ids = {m.id for m in unit}
+    others = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
+    if fits(dx, dy) and not any(overlaps((r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy), o)
+                                for r in (m.rect() for m in unit) for o in others):
+        return dx, dy
+    foot, obstacles = _footing(scene, unit, gid, own)
+    for across in (True, False):
+        move_y = horizontal == across
+        for shift in _clear_shifts(scene, foot, obstacles, across=across)[:TRIALS]:
+            dx, dy = (0.0, shift) if move_y else (shift, 0.0)
+            if fits(dx, dy):
+                return dx, dy
+    return None
