@@ -64,6 +64,22 @@ def test_a_group_member_beside_a_pinned_member_steps_aside_alone() -> None:
     assert unauthored_overlaps(out) == []
 
 
+def test_members_pulled_in_clear_of_a_band_keep_clear_of_the_pinned_members() -> None:
+    # n3's pin lands in group h's band; h's engine-placed members (n0, n9) move as one
+    # to let the band clear it, and must not land on h's pinned member n6.  They used
+    # to, and the figure was refused as 'pin puts "n6" completely over "n0"', blaming
+    # the author for the engine's move
+    src = ('figdown 0.5 block\nflow down\ngroup h "H"\nnode n0 in=h\nnode n1 "n1 label"\n'
+           'node n2 "longer label n2"\nnode n3\nnode n6 "longer label n6" in=h\n'
+           'node n9 "longer label n9" in=h\nedge n0 -> n1\nlayout\npin n6 at=(178,94)\n'
+           "pin n3 at=(291,8)\n")
+    out = build(src)
+    assert out.diagnostics == [], out.error_lines()
+    assert unauthored_overlaps(out) == []
+    boxes = nodes(ET.fromstring(out.svg))
+    assert (boxes["n3"]["x"] - boxes["n6"]["x"], boxes["n3"]["y"] - boxes["n6"]["y"]) == (113, -86)
+
+
 def test_boxes_both_pinned_over_each_other_are_the_authors_to_draw() -> None:
     # the control: the same kind of partial overlap, both ends pinned, is drawn as written
     src = 'figdown 0.5 block\nnode a "A"\nnode b "B"\nlayout\npin a at=(0,0)\npin b at=(20,10)\n'

@@ -112,6 +112,7 @@ def _pull_in(scene: Scene, gid: str, n, moved: set[str]) -> bool:
     ids = {m.id for m in members}
     others = [o.rect() for o in scene.nodes.values() if not o.external and o.id not in ids]
     obstacles = others + [h.box for hid, h in scene.groups.items() if hid != gid and h.box is not None]
+    obstacles += [m.rect() for m in fixed]   # the moved members keep clear of the pinned ones too
     free_box = extent(free)
     free_rects = [m.rect() for m in free]
     trials = []   # (distance, along the flow, backwards, axis, shift); axis 0 moves x, 1 moves y
