@@ -191,3 +191,39 @@ def test_a_binary_value_is_not_a_string_of_the_same_text():
     assert same_value(yamlscan.Binary("aGk="), yamlscan.Binary("aGk="))
     with pytest.raises(yamlscan.Unsupported):
         yamlscan.decode_binary("not base64!")
+
+
+KEY_MOVED = """\
+mrsf_version: "1.0"
+document: a.md
+comments:
+  - id: c1
+    author: ann
+    text: first
+    type: suggestion
+    resolved: false
+    x_ext:
+      n:
+        # a note inside the list
+        - 1
+        - 2
+  - id: c2
+    author: bob
+    text: second
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-reader", "full-reader"])
+def test_a_key_removed_and_set_again_moves_to_the_end_and_every_comment_line_stays(fast):
+    # a key dropped and set again comes last in the model; the item used to be written
+    # anew for that reordering, and the YAML comment inside its nested list was lost
+    text = KEY_MOVED if fast else KEY_MOVED.replace("author: ann", "author: !!str ann")
+    sc = parse_sidecar(text, fmt="yaml")
+    node = sc.comments[0]
+    sc.delete_field(node, "type")
+    sc.set_field(node, "type", "issue")
+    out = sc.render().text
+    assert out == text.replace("    type: suggestion\n", "").replace(
+        "        - 2\n", "        - 2\n    type: issue\n", 1)
+    again = parse_sidecar(out, fmt="yaml").plain()["comments"][0]
+    assert list(again) == ["id", "author", "text", "resolved", "x_ext", "type"] and again["type"] == "issue"

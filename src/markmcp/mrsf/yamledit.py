@@ -253,20 +253,33 @@ def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, i
               old: dict, new: dict, layout: Layout, same) -> list[str] | None:
     """The new lines of a block-mapping item whose old lines are ``lines`` (its entries
     ``entries``), changed from ``old`` to ``new``; None when the change cannot be made
-    entry by entry (keys reordered, every key removed)."""
+    entry by entry (every key removed, a complex key removed or moved).
+
+    ``new``'s keys are written in its own order: its longest leading run that keeps
+    ``old``'s order stays where it was, and each key after that run (new, or moved, as
+    a key removed and set again is) is taken from its old place, leaving its comment
+    lines there, and written at the end."""
     old_keys = [e.key for e in entries]
-    if old_keys != list(old):
+    if old_keys != list(old) or not new:
         return None
-    kept_new = [k for k in new if k in old]
-    if kept_new != [k for k in old_keys if k in new] or not new:
-        return None
+    at = {key: n for n, key in enumerate(old_keys)}
+    head: set[Any] = set()
+    last = -1
+    for key in new:
+        n = at.get(key, -1)
+        if n < last or n < 0:
+            break
+        head.add(key)
+        last = n
     out: list[str] = list(lines[:entries[0].line])
     prefix: str | None = None       # the "- " a removed first entry leaves to the next one
     for idx, e in enumerate(entries):
         seg_end = entries[idx + 1].line if idx + 1 < len(entries) else len(lines)
         between = lines[e.last + 1:seg_end]
         starts_dash = e.line == 0
-        if e.key not in new:
+        if e.key not in head:
+            if e.style == "?":
+                return None
             if starts_dash:
                 prefix = lines[0][:e.col]
             out.extend(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
@@ -292,6 +305,6 @@ def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, i
         return None
     col = entries[0].col
     for key, value in new.items():
-        if key not in old:
+        if key not in head:
             out.extend(emit_entry(key, value, col, layout))
     return out
