@@ -155,7 +155,7 @@ def refit(scene: Scene, rings: list, only_missing: bool = False) -> None:
         members = [n.rect() for n in real if n.id in ring.members]
         fit = _best_fit(ring, outsiders, members, others, _touches)
         if fit is None and missing:
-            fit = _best_fit(ring, outsiders, members, others, _holds_box) or _fallback(ring)
+            fit = _best_fit(ring, outsiders, members, others, encloses) or _fallback(ring)
         if fit is not None:
             ring.cx, ring.cy, ring.ux, ring.uy, ring.r_along, ring.r_across = fit
 
@@ -163,10 +163,6 @@ def refit(scene: Scene, rings: list, only_missing: bool = False) -> None:
 def holds(ring) -> bool:
     """Does every member link's drawn polyline come inside the ring?"""
     return all(len(link.points) >= 2 and _crosses(ring, link.points) for link in ring.links)
-
-
-def _holds_box(ring, rect) -> bool:
-    return encloses(ring, rect)
 
 
 def _fallback(ring):
