@@ -227,19 +227,19 @@ def _generated_accuracy(placements, expected) -> tuple[int, int]:
 
 def _measure(source: str, target: str, anchors: list[Anchor], use_source: bool) -> dict:
     """Time one document both as a batch and comment by comment."""
-    from markmcp.mrsf.reanchor import _Engine  # per-comment timing needs the engine
+    from markmcp.mrsf.reanchor import Engine, resolve  # per-comment timing needs the engine
 
     src = source if use_source else None
     started = time.perf_counter()
     placements = reanchor(anchors, target, source=src)
     batch_ms = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
-    engine = _Engine(target, src, 0.6)
+    engine = Engine(target, src, 0.6)
     setup_ms = (time.perf_counter() - started) * 1000
     timings = []
     for anchor in anchors:
         t0 = time.perf_counter()
-        engine.resolve(anchor)
+        resolve(engine, anchor)
         timings.append((time.perf_counter() - t0) * 1000)
     return {"placements": placements, "batch": batch_ms, "setup": setup_ms, "timings": timings}
 

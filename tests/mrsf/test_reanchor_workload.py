@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from markmcp.mrsf.evaluate import Truth, generate_workload, score_workload
 from markmcp.mrsf.lines import TextIndex
-from markmcp.mrsf.reanchor import Anchor, Placement, _Engine, reanchor
+from markmcp.mrsf.reanchor import Anchor, Finder, Placement, reanchor
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
@@ -82,10 +82,10 @@ def test_indexed_exact_search_finds_every_occurrence(seed, size):
     vocab = ["alpha", "beta", "gamma", "Beta", "ß", "straße", "x", "-", "a.b", "10"]
     lines = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8))) for _ in range(3000)]
     text = "\n".join(lines)
-    engine = _Engine(text, None, 0.6)
+    finder = Finder(text)
     start = rng.randrange(len(text) - 1)
     needle = text[start:start + size]
-    assert engine.find_exact(needle) == TextIndex(text).find_all(needle)
+    assert finder.find_exact(needle) == TextIndex(text).find_all(needle)
 
 
 @settings(max_examples=200, deadline=None)
@@ -101,7 +101,7 @@ def test_indexed_exact_search_with_rare_words_finds_every_occurrence(seed, size)
     lines = [" ".join(rng.choice(rare if rng.random() < 0.5 else common) for _ in range(rng.randint(0, 8)))
              for _ in range(3000)]
     text = "\n".join(lines)
-    engine = _Engine(text, None, 0.6)
+    finder = Finder(text)
     start = rng.randrange(len(text) - 1)
     needle = text[start:start + size]
-    assert engine.find_exact(needle) == TextIndex(text).find_all(needle)
+    assert finder.find_exact(needle) == TextIndex(text).find_all(needle)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .lines import normalize_newlines
-from .reanchor import CONFIDENT, Anchor, Placement, _Engine, reanchor
+from .reanchor import CONFIDENT, Anchor, Finder, Placement, reanchor
 
 RANGE_FIELDS = ("end_line", "start_column", "end_column")
 
@@ -233,7 +233,7 @@ def generate_workload(seed: int, lines: int = 10_000, comments: int = 1_000, edi
         counts[text] = counts.get(text, 0) + 1
     candidates = [n for n, text in enumerate(source) if text.strip() and text != "```" and counts[text] == 1]
     chosen = sorted(rng.sample(candidates, min(comments, len(candidates))))
-    finder = _Engine("\n".join(source), None, 0.6)
+    finder = Finder("\n".join(source))
     notes = []
     for n in chosen:
         text = source[n]
