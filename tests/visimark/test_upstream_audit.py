@@ -239,3 +239,36 @@ def test_a_lattice_that_misses_its_end(clause: str, message: str) -> None:
     default = "0%" if "%" in clause else "0"
     src = f"{F}vmark #lv\nparam x precision 2 {clause} = default {default}\ny precision 2 = x + 1\n{F}\n\nY **_**<!--vmark=lv.y-->\n"
     assert [f for f in findings(src) if f[0] == "TYPE"] == [("TYPE", "x", message)]
+
+
+# --- `^`: upstream's engine raises with decimal.js's pow and refuses only a result that is not
+# finite (its division-by-zero spec §3: "`0 ^ -1` (`Infinity`) and `(-2) ^ 0.5` (`NaN`)")
+
+
+@pytest.mark.parametrize("expr,shown", [
+    ("0 ^ 0", "1"), ("0.0 ^ 0", "1"), ("5 ^ 0", "1"), ("(-3) ^ 0", "1"),  # x^0 is 1, 0^0 included
+    ("0 ^ 2", "0"), ("0 ^ 0.5", "0"),
+    ("1 ^ 1000001", "1"), ("(-1) ^ 1000001", "-1"), ("(-2) ^ 3", "-8"),  # no cap on the exponent
+    ("0.5 ^ 200000", "0"),  # far below the 40-digit width, so it rounds to 0
+])
+def test_a_power_with_a_decimal_value(expr: str, shown: str) -> None:
+    src = f"{F}vmark #s\nv precision 0 = {expr}\n{F}\n\nV **{shown}**<!--vmark=s.v-->\n"
+    assert findings(src) == []
+
+
+@pytest.mark.parametrize("expr", ["0 ^ -1", "(-0) ^ -1", "0 ^ -0.5", "(-2) ^ 0.5", "(-8) ^ (1 / 3)"])
+def test_a_power_with_no_finite_value(expr: str) -> None:
+    src = f"{F}vmark #s\nv precision 2 = {expr}\n{F}\n\nV **_**<!--vmark=s.v-->\n"
+    assert findings(src) == [("TYPE", "v", "result is not a finite decimal")]
+
+
+def test_a_huge_finite_power_meets_the_ceiling_not_a_type_error() -> None:
+    """2^200000 is a finite decimal (about 1e60205): refused by the width it cannot carry."""
+    src = f"{F}vmark #s\nv precision 0 = 2 ^ 200000\n{F}\n\nV **_**<!--vmark=s.v-->\n"
+    assert [f[0] for f in findings(src)] == ["PRECISION"]
+
+
+def test_a_power_in_a_column_rule() -> None:
+    src = ("| I | B | E | P |\n|---|--:|--:|--:|\n| a | 0 | 0 | 1 |\n| b | 0 | -1 | 0 |\n| c | 2 | 3 | 8 |\n\n"
+           f"{F}vmark #s\nP precision 0 = B ^ E\n{F}\n")
+    assert findings(src) == [("TYPE", "P", "result is not a finite decimal")]  # row b only

@@ -12,6 +12,10 @@ from datetime import date
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 
+#: A computation with no decimal result (upstream's division-by-zero spec §4, its words).
+NOT_FINITE = "result is not a finite decimal"
+
+
 class EvalError(Exception):
     """A value-level failure reported under ``code`` (TYPE, DATE, PRECISION)."""
 
@@ -327,6 +331,6 @@ def map_call(name: str, args: list[object]) -> object:
         # (40 digits) follow from evaluating it so: pv * r * (1 + r)^n / ((1 + r)^n - 1)
         growth = (1 + rate) ** int(nper)
         if growth == 1:  # a rate too small to move 40 digits: the quotient has no finite value
-            raise EvalError("result is not a finite decimal")
+            raise EvalError(NOT_FINITE)
         return pv * rate * growth / (growth - 1)
     raise EvalError(f"unknown function `{name}`")

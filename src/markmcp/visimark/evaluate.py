@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow
 
 from . import lang, syntax
-from .builtins import REGISTRY, EvalError, map_call, reduce_call, type_word
+from .builtins import NOT_FINITE, REGISTRY, EvalError, map_call, reduce_call, type_word
 from .findings import Finding
 from .graph import children
 from .inputs import _PENDING, _NotAtOnce
@@ -94,7 +94,7 @@ class Evaluation:
             except (InvalidOperation, Overflow):
                 out.append(None)
                 cell = table.cell(r, idx)
-                self.emit(Finding("TYPE", sheet.id, node.name, "result is not a finite decimal",
+                self.emit(Finding("TYPE", sheet.id, node.name, NOT_FINITE,
                                   row_label=self.row_label(sheet, r), span=(cell.start, cell.end)))
                 continue
             except DivisionByZero:
@@ -307,7 +307,7 @@ class Evaluation:
         try:
             return fn(row)
         except (InvalidOperation, Overflow):
-            raise EvalError("result is not a finite decimal") from None
+            raise EvalError(NOT_FINITE) from None
         except DivisionByZero:
             raise EvalError("division by zero") from None
 
@@ -521,16 +521,28 @@ def binary(op: str, a: object, b: object) -> object:
             raise EvalError("division by zero")
         return a / b
     if op == "^":
-        if b != b.to_integral_value():
-            if a < 0:
-                raise EvalError("result is not a finite decimal")
-            return a ** b
-        if a == 0 and b < 0:
-            raise EvalError("result is not a finite decimal")
-        if abs(b) > 100000:
-            raise EvalError("result is not a finite decimal")
-        return a ** int(b)
+        return power(a, b)
     raise EvalError(f"unknown operator `{op}`")
+
+
+def power(a: Decimal, b: Decimal) -> Decimal:
+    """``a ^ b`` as upstream's engine computes it (decimal.js's ``pow`` at 40 digits, its
+    result refused when it is not finite, per upstream's division-by-zero spec §3-§4):
+    anything to the power 0 is 1, ``0 ^ 0`` included; 0 to a positive power is 0 and to
+    a negative one is infinite; a negative base with a fractional exponent has no real
+    value.  Any exponent is taken, however large: the result is refused only when it
+    leaves the decimal range (past 1e999999 here; upstream's reaches 1e9e15, so a power
+    between the two is refused here where upstream computes it and then meets the
+    working-precision ceiling at its binding).  A result too small for that range is 0."""
+    if not b:
+        return Decimal(1)
+    if not a:
+        if b < 0:
+            raise EvalError(NOT_FINITE)
+        return Decimal(0)
+    if a < 0 and b != b.to_integral_value():
+        raise EvalError(NOT_FINITE)
+    return a ** b  # an overflow is trapped and reported as NOT_FINITE by the caller
 
 
 def compare(op: str, a: object, b: object) -> bool:
