@@ -272,3 +272,18 @@ def test_a_power_in_a_column_rule() -> None:
     src = ("| I | B | E | P |\n|---|--:|--:|--:|\n| a | 0 | 0 | 1 |\n| b | 0 | -1 | 0 |\n| c | 2 | 3 | 8 |\n\n"
            f"{F}vmark #s\nP precision 0 = B ^ E\n{F}\n")
     assert findings(src) == [("TYPE", "P", "result is not a finite decimal")]  # row b only
+
+
+# --- a misspelt column rule that reads columns: upstream's engine, not its tutorial (chapter 8
+# shows only `WARN order.Nett`). Its dependency walk files an own-sheet input column read by a
+# scalar outside an aggregate as a vector reference, check reports one VECTOR per reference and
+# marks the binding unevaluable, and the unread-scalar WARN skips a binding that is unevaluable
+# or already carries a finding (as its design doc §6 says: "suppressed for any binding that
+# already carries an error")
+
+
+def test_a_scalar_multiplying_two_columns_is_vector_per_column_and_no_warn() -> None:
+    src = ("| Item | Qty | Price | Net |\n|---|--:|--:|--:|\n| Widgets | 4 | 12.50 | 50.00 |\n"
+           f"| Gadgets | 2 | 54.00 | 108.00 |\n\n{F}vmark #order\nNett = Qty * Price\n{F}\n")
+    got = [(f.code, f.name, f.raw) for f in check(build(src)).findings]
+    assert got == [("VECTOR", "Nett", "Qty"), ("VECTOR", "Nett", "Price")]
