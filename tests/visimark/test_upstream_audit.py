@@ -287,3 +287,30 @@ def test_a_scalar_multiplying_two_columns_is_vector_per_column_and_no_warn() -> 
            f"| Gadgets | 2 | 54.00 | 108.00 |\n\n{F}vmark #order\nNett = Qty * Price\n{F}\n")
     got = [(f.code, f.name, f.raw) for f in check(build(src)).findings]
     assert got == [("VECTOR", "Nett", "Qty"), ("VECTOR", "Nett", "Price")]
+
+
+# --- a glyph without its parentheses (upstream's prose-notation spec §4): `√` lexes as the name
+# SQRT, `Σ`/`∑` as SUM, so a bare one is that name, unknown (UNDEF at the glyph), and a name
+# after it is left over ("unexpected ident", at the name), "parity with `Σ a`"
+
+
+def _errors(expr: str) -> list[tuple[str, str | None, str | None, str]]:
+    src = f"{F}vmark #s\na = 4\nx precision 2 = {expr}\n{F}\n\nX **_**<!--vmark=s.x-->\nA **4**<!--vmark=s.a-->\n"
+    return [(f.code, f.message, f.raw, src[f.span[0]:f.span[1]]) for f in check(build(src)).findings
+            if f.code in ("TYPE", "UNDEF")]
+
+
+@pytest.mark.parametrize("expr,name,glyph", [
+    ("√", "SQRT", "√"), ("Σ", "SUM", "Σ"), ("∑", "SUM", "∑"), ("a + √", "SQRT", "√"), ("√ - a", "SQRT", "√"),
+])
+def test_a_bare_glyph_is_its_name_unknown(expr: str, name: str, glyph: str) -> None:
+    assert _errors(expr) == [("UNDEF", None, name, glyph)]
+
+
+@pytest.mark.parametrize("expr,at", [("√a", "a"), ("√ a", "a"), ("Σ a", "a"), ("|a|a", "a"), ("2 a", "a")])
+def test_a_name_left_over_is_unexpected_ident(expr: str, at: str) -> None:
+    assert _errors(expr) == [("TYPE", "unexpected ident", None, at)]
+
+
+def test_the_glyph_with_its_parentheses_is_still_the_call() -> None:
+    assert _errors("√(a)") == [] and _errors("√ (a) + 1") == []

@@ -315,8 +315,9 @@ class Parser:
                         break
                 close = self.expect_op(")", f"to close the call to {t.text}")
                 return Call(t.start, close.end, t.text, args, glyph=t.value)  # type: ignore[arg-type]
-            if t.value is not None:  # √ without parentheses
-                raise LangError(f"`{t.value}` needs parentheses: `{t.value}(x)`", t.start)
+            # a glyph (√, Σ, ∑) not followed by `(` is the name it lexes as, read as a name like
+            # any other (upstream's prose-notation spec §4: a bare `√` is UNDEF `SQRT` at the
+            # glyph, and `√a` leaves `a` unexpected, "parity with `Σ a`")
             if self.is_op("."):
                 self.advance()
                 nt = self.tok
@@ -368,6 +369,10 @@ def _expect_end(p: Parser) -> None:
         raise LangError(f"`{t.text}` has no opening `{'⌊' if t.text == '⌋' else '⌈'}`", t.start)
     if t.kind == "OP" and t.text in ("|", ")"):
         raise LangError(f"unexpected `{t.text}`", t.start)
+    if t.kind == "IDENT":
+        # upstream's parser words a name left over as its token kind, and its prose-notation
+        # spec §4 pins that text (`|a|b` and `√a`: "unexpected ident", at the name)
+        raise LangError("unexpected ident", t.start)
     raise LangError(f"unexpected `{t.text}` after the expression", t.start)
 
 
