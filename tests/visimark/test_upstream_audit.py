@@ -314,3 +314,72 @@ def test_a_name_left_over_is_unexpected_ident(expr: str, at: str) -> None:
 
 def test_the_glyph_with_its_parentheses_is_still_the_call() -> None:
     assert _errors("√(a)") == [] and _errors("√ (a) + 1") == []
+
+
+# --- IRR, as upstream's engine settles what its spec (docs/vocab/irr-spec.md) leaves contradictory;
+# the choices are listed in builtins.irr's docstring
+
+
+def _irr_value(values: list[str]) -> Decimal:
+    result = check(build(cash(values, "raw = IRR(Cash)")))
+    assert [f.code for f in result.findings] == ["WARN"]  # unanchored and unread: advice only
+    value = result.values["t.raw"]
+    assert isinstance(value, Decimal)
+    return value
+
+
+@pytest.mark.parametrize("values,exact", [
+    (["-100", "110"], "0.1"), (["-100", "0", "121"], "0.1"), (["-200", "100", "100"], "0"), (["-1", "2"], "1"),
+    (["-1", "0.0000000000005"], "-0.9999999999995"),  # below the old search's floor of -0.999999999999
+])
+def test_an_exact_root_is_that_decimal_not_a_forty_digit_neighbour(values: list[str], exact: str) -> None:
+    """§3: "toString() of the stored value is 0.1, 0.1, and 0 ... not a 40-digit neighbour"."""
+    value = _irr_value(values)
+    assert value == Decimal(exact) and fmt_canonical(value) == exact
+
+
+def fmt_canonical(value: Decimal) -> str:
+    from markmcp.visimark.values import canonical
+    return canonical(value)
+
+
+def test_a_root_closer_to_minus_one_than_forty_digits_is_minus_one_at_any_width() -> None:
+    src = cash(["-1", "0.00000000000000000000000000000000000000000001"], "rate precision 4 = IRR(Cash)")
+    assert findings(src + "\nR **-1.0000**<!--vmark=t.rate-->\n") == []
+
+
+def test_a_root_beyond_the_search_meets_the_ceiling() -> None:
+    """One flow 67 digits larger than the other: no width can write the rate (was a TYPE of our own words)."""
+    src = cash(["-1", "1" + "0" * 67], "rate precision 0 = IRR(Cash)") + "\nR **_**<!--vmark=t.rate-->\n"
+    assert [(code, name) for code, name, _ in findings(src)] == [("PRECISION", "rate")]
+
+
+def test_the_specs_own_bracket_settles_at_38_places_and_not_39() -> None:
+    """§3's table: -1000, 600, 600 is determined at width 38 and not at 39 (widths a binding
+    cannot declare here, 0 to 18 being the design's range, but the bracket is the spec's)."""
+    from decimal import localcontext
+
+    from markmcp.visimark.builtins import Bracketed, irr
+    from markmcp.visimark.values import CONTEXT
+    with localcontext(CONTEXT):
+        rate = irr([Decimal(-1000), Decimal(600), Decimal(600)])
+        assert rate.quantize(Decimal("1e-38")) == Decimal("0.13066238629180748525842627449074920102")
+    assert isinstance(rate, Bracketed)
+    assert rate.settled_at(18) and rate.settled_at(38) and not rate.settled_at(39)
+
+
+def test_a_rate_its_bracket_does_not_settle_is_order_six(monkeypatch: pytest.MonkeyPatch) -> None:
+    """§4 order 6: PRECISION, `IRR did not determine a rate at precision N`, and nothing downstream."""
+    from markmcp.visimark import builtins
+
+    def straddling(flows: list[Decimal]) -> Decimal:
+        out = builtins.Bracketed("0.125")
+        out.lo, out.hi = Decimal("0.12499999999999999999"), Decimal("0.12500000000000000001")
+        return out
+
+    monkeypatch.setattr(builtins, "irr", straddling)
+    src = cash(["-100", "112.5"], "rate precision 2 = IRR(Cash)\nassert rate > 0") + "\nR **_**<!--vmark=t.rate-->\n"
+    assert findings(src) == [("PRECISION", "rate", "IRR did not determine a rate at precision 2"),
+                             ("NOTE", None, "1 assertion not verified (upstream errors)")]
+    settled = cash(["-100", "112.5"], "rate precision 4 = IRR(Cash)") + "\nR **0.1250**<!--vmark=t.rate-->\n"
+    assert findings(settled) == []

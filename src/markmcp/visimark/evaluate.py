@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, DivisionByZero, InvalidOperation, Overflow
 
 from . import lang, syntax
-from .builtins import NOT_FINITE, REGISTRY, EvalError, map_call, reduce_call, type_word
+from .builtins import NOT_FINITE, REGISTRY, Bracketed, EvalError, irr_undetermined, map_call, reduce_call, type_word
 from .findings import Finding
 from .graph import children
 from .inputs import _PENDING, _NotAtOnce
@@ -53,6 +53,8 @@ class Evaluation:
             if p is not None:
                 if v.adjusted() + 1 + p > WORKING_DIGITS:
                     raise EvalError(too_large(p), "PRECISION")
+                if isinstance(v, Bracketed) and not v.settled_at(p):
+                    raise EvalError(irr_undetermined(p), "PRECISION")
                 return v.quantize(quantum(p), rounding=ROUND_HALF_UP)
         return v
 
