@@ -383,3 +383,47 @@ def test_a_rate_its_bracket_does_not_settle_is_order_six(monkeypatch: pytest.Mon
                              ("NOTE", None, "1 assertion not verified (upstream errors)")]
     settled = cash(["-100", "112.5"], "rate precision 4 = IRR(Cash)") + "\nR **0.1250**<!--vmark=t.rate-->\n"
     assert findings(settled) == []
+
+
+# --- upstream's pathological-input test: a finding, never a crash, at the same caps
+
+
+def _refusal(formula: str) -> str | None:
+    try:
+        parse_statement(f"x = {formula}")
+    except LangError as e:
+        return e.args[0]
+    return None
+
+
+DEEP = "expression nests more than 256 levels deep"
+
+
+@pytest.mark.parametrize("formula,accepted", [
+    ("+".join(["1"] * 256), True), ("+".join(["1"] * 257), False), ("+".join(["1"] * 400), False),
+    ("+".join(["1"] * 30000), False),  # a left-leaning spine the parser reads in a loop
+    (" + ".join(f"SUM(C{i})" for i in range(300)), False),  # upstream's one knowingly refused real input
+    ("(" * 255 + "1" + ")" * 255, True), ("(" * 256 + "1" + ")" * 256, False),
+    ("^".join(["2"] * 256), True), ("^".join(["2"] * 257), False),
+])
+def test_the_depth_cap(formula: str, accepted: bool) -> None:
+    assert _refusal(formula) == (None if accepted else DEEP)
+
+
+def test_a_deep_chain_is_a_finding_and_the_other_bindings_are_checked() -> None:
+    src = f"{F}vmark #s\nbad = {'+'.join(['1'] * 30000)}\ngood = 2 + 2\n{F}\n\nG **4**<!--vmark=s.good-->\n"
+    result = check(build(src))  # a RecursionError before
+    assert [(f.code, f.name, f.message) for f in result.findings] == [("TYPE", "bad", DEEP)]
+    assert result.values["s.good"] == 4
+
+
+# --- upstream's lexer test: a character outside the language is quoted as JSON quotes it
+
+
+@pytest.mark.parametrize("glyph", ["σ", "ς", "∣", "∥", "｜", "│", "⎣", "⎦", "⎡", "⎤", "∛", "$"])
+def test_an_unexpected_character(glyph: str) -> None:
+    assert _refusal(f"{glyph}(a)") == f'unexpected character "{glyph}"'
+
+
+def test_an_unexpected_control_character_is_escaped() -> None:
+    assert _refusal("1 \x01") == 'unexpected character "\\u0001"'

@@ -16,6 +16,7 @@ hands ``chart`` and ``report`` lines to their own grammar in :mod:`.statements`.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -140,7 +141,9 @@ def tokenize(src: str, base: int) -> list[Token]:
             continue
         if ch == "%":
             raise LangError("`%` only follows a number (23% is 0.23); use MOD() for a remainder", at)
-        raise LangError(f"unexpected character `{ch}`", at)
+        # quoted as upstream's lexer quotes it (JSON), the form its lexer test pins:
+        # unexpected character "σ"
+        raise LangError(f"unexpected character {json.dumps(ch, ensure_ascii=False)}", at)
     toks.append(Token("EOF", "", base + pos, base + pos))
     return toks
 
@@ -233,6 +236,8 @@ class Parser:
                 )
             left = Binary(left.start, right.end, op_tok.text, left, right)
         self.depth -= 1
+        if self.depth == 0:
+            _check_tree_depth(left)
         return left
 
     def prefix(self) -> Node:
@@ -339,6 +344,28 @@ class Parser:
         if t.kind == "OP" and t.text in ("⌋", "⌉"):
             raise LangError(f"`{t.text}` has no opening `{'⌊' if t.text == '⌋' else '⌈'}`", t.start)
         raise LangError(f"unexpected `{t.text}`", t.start)
+
+
+def _check_tree_depth(root: Node) -> None:
+    """Refuse a tree deeper than MAX_DEPTH, found without recursion.  The parser's own
+    count cannot see a left-associative chain (``1+1+…+1`` is read in a loop, and builds a
+    spine as deep as it is long), which every recursive walk after it would then overflow
+    on.  As upstream's parser refuses it (its pathological-input test: a 200-term chain is
+    accepted, 400 and a sum of 300 columns are refused), at the deepest node."""
+    deepest, at = 0, root
+    stack: list[tuple[Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest, at = depth, node
+        if isinstance(node, Binary):
+            stack += [(node.left, depth + 1), (node.right, depth + 1)]
+        elif isinstance(node, Unary):
+            stack.append((node.operand, depth + 1))
+        elif isinstance(node, Call):
+            stack += [(arg, depth + 1) for arg in node.args]
+    if deepest > MAX_DEPTH:
+        raise LangError(f"expression nests more than {MAX_DEPTH} levels deep", at.start)
 
 
 def _with_span(node: Node, start: int, end: int) -> Node:
