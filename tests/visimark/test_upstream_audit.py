@@ -427,3 +427,23 @@ def test_an_unexpected_character(glyph: str) -> None:
 
 def test_an_unexpected_control_character_is_escaped() -> None:
     assert _refusal("1 \x01") == 'unexpected character "\\u0001"'
+
+
+# --- a width read off a literal (upstream's precision test and derivation: `^`'s exponent and
+# ROUND's places count only when written as digits alone, a percent once divided by 100)
+
+
+@pytest.mark.parametrize("expr,written", [
+    ("two ^ 2", "1.5625"), ("two ^ 200%", "1.5625"), ("two ^ 02", "1.5625"), ("two ^ 0", "1"),
+    ("ROUND(four, 2)", "2.12"), ("ROUND(four, 200%)", "2.12"),
+    ("two ^ 2.0", None), ("two ^ 250%", None), ("two ^ 0.0", None),
+    ("ROUND(four, 2.0)", None), ("ROUND(four, 250%)", None), ("ROUND(four, 2.5)", None),
+])
+def test_a_literal_width(expr: str, written: str | None) -> None:
+    src = (f"{F}vmark #s\ntwo = 1.25\nfour = 2.1234\nx = {expr}\n{F}\n\n"
+           "X **_**<!--vmark=s.x-->\nA **1.25**<!--vmark=s.two--> **2.1234**<!--vmark=s.four-->\n")
+    got = [(f.code, f.computed, f.message) for f in check(build(src)).findings if f.name == "x"]
+    if written is None:
+        assert got == [("PRECISION", None, f"`{expr}` has no derivable precision")]
+    else:
+        assert got == [("STALE", written, None)]

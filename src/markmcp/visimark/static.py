@@ -61,9 +61,8 @@ class StaticChecks:
             if e.op == "*":
                 return "num", None if lp is None or rp is None else lp + rp
             if e.op == "^":
-                if isinstance(e.right, syntax.Num) and not e.right.percent and e.right.value == e.right.value.to_integral_value() and e.right.value >= 0 and lp is not None:
-                    return "num", lp * int(e.right.value)
-                return "num", None
+                n = whole_literal(e.right)
+                return "num", None if n is None or lp is None else lp * n
             return "num", None
         if isinstance(e, syntax.Call):
             name = e.name
@@ -74,9 +73,7 @@ class StaticChecks:
             if name == "COUNT":
                 return "num", 0
             if name == "ROUND":
-                if len(e.args) == 2 and isinstance(e.args[1], syntax.Num):
-                    return "num", int(e.args[1].value)
-                return "num", None
+                return "num", whole_literal(e.args[1]) if len(e.args) == 2 else None
             if name in ("FLOOR", "CEILING"):
                 return "num", args[1][1] if len(args) == 2 else None
             if name == "ABS":
@@ -370,6 +367,17 @@ class StaticChecks:
 
 def is_zero(e: syntax.Node) -> bool:
     return isinstance(e, syntax.Num) and e.value == 0 and e.unit is None and not e.percent
+
+
+def whole_literal(e: syntax.Node) -> int | None:
+    """The whole number a literal exponent or ROUND width is written as, or None.  As
+    upstream's derivation reads it: a literal whose text (a percent once divided by 100)
+    is digits only, so `2` and `200%` are 2 while `2.0` and `250%` are no width at all."""
+    if not isinstance(e, syntax.Num):
+        return None
+    if e.percent:
+        return int(e.value) if e.value == e.value.to_integral_value() else None
+    return int(e.value) if e.places == 0 else None
 
 
 def significant_places(literal: str) -> int:
