@@ -181,7 +181,7 @@ def test_an_anchor_that_holds_the_number_in_the_other_spelling_is_clean_and_fmt_
     assert findings(out.output) == [] and fmt(out.output).output == out.output
 
 
-@pytest.mark.parametrize("typed,rule", [("0.50", "|percent"), ("20.00%", ""), ("41.55%", "|percent"), ("0.39880", "")])
+@pytest.mark.parametrize("typed,rule", [("0.50", "|percent"), ("20.00%", ""), ("41.55%", "|percent"), ("0.39885", "")])
 def test_a_different_number_is_still_stale(typed: str, rule: str) -> None:
     src = f"{F}vmark #s\nm precision 4 = 0.3988\n{F}\n\nA **{typed}**<!--vmark=s.m{rule}-->.\n"
     assert [f[0] for f in findings(src)] == ["STALE", "STALE"]  # the value and the roll-up
@@ -447,3 +447,28 @@ def test_a_literal_width(expr: str, written: str | None) -> None:
         assert got == [("PRECISION", None, f"`{expr}` has no derivable precision")]
     else:
         assert got == [("STALE", written, None)]
+
+
+# --- check compares numbers, not spellings, for every number (upstream's check.ts matchesStored:
+# the written number and the value, each rounded half-up to the width, are equal; its display-rule
+# spec keeps that "on purpose", and its param test reads `Tax 0.19` as the 3-place 0.190)
+
+
+@pytest.mark.parametrize("typed", ["0.3988", "0.39880", "0.39884", "39.88%", "0.398800"])
+def test_a_written_number_that_rounds_to_the_value_is_clean_and_fmt_writes_the_width(typed: str) -> None:
+    src = f"{F}vmark #s\nm precision 4 = 0.3988\n{F}\n\nA **{typed}**<!--vmark=s.m-->.\n"
+    assert findings(src) == []
+    assert fmt(src).output.endswith("A **0.3988**<!--vmark=s.m-->.\n")
+
+
+def test_an_anchor_on_a_param_is_judged_against_the_default() -> None:
+    """Upstream's param test, verbatim in substance: precision 3, anchor text 0.19."""
+    assert findings(f"{F}vmark #s\nparam tax precision 3 = default 19%\n{F}\n\nTax 0.19<!--vmark=s.tax-->.\n") == []
+
+
+def test_a_cell_that_holds_the_number_is_clean_and_left_as_written() -> None:
+    src = ("| Item | Qty | Price | Net |\n|---|--:|--:|--:|\n| a | 2 | 2.50 | 5 |\n| b | 1 | 4.00 | 4.000 |\n\n"
+           f"{F}vmark #t\nNet = Qty * Price\n{F}\n")
+    assert findings(src) == []
+    assert fmt(src).output == src
+    assert [f[0] for f in findings(src.replace("| 5 |", "| 5.01 |"))] == ["STALE"]

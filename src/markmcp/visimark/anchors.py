@@ -189,10 +189,11 @@ class ProseChecks:
         """Whether an anchor's text, written differently from its rendering ``text``, holds the
         scalar's value: a percent-shaped number on a plain anchor, or on a `|percent` one the
         plain number as a plain anchor would write it (upstream's percent display spec)."""
+        places = self.prec.get(node.id)
         if a.rule is None:
-            return cell_matches(stored, text, value)
+            return cell_matches(stored, text, value, places)
         if a.rule == "percent" and isinstance(value, Decimal):
-            return stored == render(value, self.prec.get(node.id)) or cell_matches(stored, text, value)
+            return stored == render(value, places) or cell_matches(stored, text, value, places)
         return False
 
     def render_anchor(self, node: Node, a: Anchor, value: object, stored: str) -> str | None:

@@ -127,7 +127,7 @@ class Evaluation:
             text = f"{v:f}" if rounded and v else render(v, prec)
             if deco is not None and isinstance(v, Decimal):
                 text = deco.apply(text)
-            if conflicted or stored == text or cell_matches(stored, text, v):
+            if conflicted or stored == text or cell_matches(stored, text, v, prec):
                 continue
             cell = table.cell(r, idx)
             self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
@@ -173,7 +173,7 @@ class Evaluation:
         stored = table.column(idx)
         for r in compress(count(), map(operator.ne, stored, texts)):
             text, v = texts[r], values[r]
-            if cell_matches(stored[r], text, v):
+            if cell_matches(stored[r], text, v, prec):
                 continue
             cell = table.cell(r, idx)
             self.emit(Finding("STALE", sheet.id, node.name, row_label=self.row_label(sheet, r), row_index=r,
@@ -481,13 +481,27 @@ def strip_assert(source: str) -> str:
     return source[len("assert"):].strip() if source.startswith("assert") else source
 
 
-def cell_matches(stored: str, text: str, value: object) -> bool:
+def cell_matches(stored: str, text: str, value: object, places: int | None = None) -> bool:
+    """Whether a written cell or anchor holds ``value``, whose rendering is ``text``.
+
+    check compares numbers, not spellings, as upstream's engine does (its matchesStored:
+    the written number and the value, each rounded half-up to the binding's width, are
+    equal; kept "on purpose" by its display-rule spec, and what its tutorial teaches):
+    ``39.88%`` and ``0.3988``, or ``0.19`` and ``0.190``, are one number.  fmt still
+    writes the form ``text``."""
     if stored == text:
         return True
-    if isinstance(value, Decimal):
+    if isinstance(value, Decimal) and not isinstance(value, bool):
         num = parse_cell_number(stored)
-        if isinstance(num, CellNumber) and num.percent:
+        if not isinstance(num, CellNumber):
+            return False
+        if places is None:
             return num.value == value
+        q = quantum(places)
+        try:
+            return num.value.quantize(q, rounding=ROUND_HALF_UP) == value.quantize(q, rounding=ROUND_HALF_UP)
+        except ArithmeticError:  # more digits than the working precision holds at that width
+            return False
     return False
 
 
