@@ -472,3 +472,21 @@ def test_a_cell_that_holds_the_number_is_clean_and_left_as_written() -> None:
     assert findings(src) == []
     assert fmt(src).output == src
     assert [f[0] for f in findings(src.replace("| 5 |", "| 5.01 |"))] == ["STALE"]
+
+
+# --- params (upstream's param test and scenario-params spec §2 and §4.1)
+
+
+def test_a_quoted_param_name_is_refused_under_its_own_name() -> None:
+    src = (f"{F}vmark #s\nparam a precision 1 = 5\nparam \"Q\" precision 1 = default 2\n"
+           f"param c precision 1 = default 2 * 3\n{F}\n")
+    assert [(f.code, f.name, f.message) for f in check(build(src)).findings] == [
+        ("TYPE", "a", "expected `default` after `=` in a param"),
+        ("TYPE", "Q", "a param name must be an identifier, not a quoted header"),
+        ("TYPE", "c", "a param default must be a number literal")]
+
+
+def test_param_before_a_keyword_is_a_scalar_called_param() -> None:
+    """§2: `param precision 2 = x / y` is an ordinary binding of a scalar called `param`."""
+    result = check(build(f"{F}vmark #s\nparam precision 2 = 1 / 3\n{F}\n\nP **0.33**<!--vmark=s.param-->\n"))
+    assert result.findings == [] and result.values["s.param"] == Decimal("0.33")

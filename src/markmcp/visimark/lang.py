@@ -406,7 +406,9 @@ def _expect_end(p: Parser) -> None:
 # ---------------------------------------------------------------------------
 # Statements
 
-PARAM_HEAD_RE = re.compile(r"param\s+[A-Za-z_][A-Za-z0-9_]*\s*(?:\[[^\]]*\]\s*)?(?:precision\s+\S+\s*)?")
+# `param NAME`: a keyword (`param precision 2 = …` binds a scalar called `param`) is no NAME
+PARAM_HEAD_RE = re.compile(r"param\s+(?!(?:assert|is|precision|chart)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*\s*"
+                           r"(?:\[[^\]]*\]\s*)?(?:precision\s+\S+\s*)?")
 
 
 def parse_statement(src: str, base: int = 0) -> Statement | None:
@@ -458,6 +460,9 @@ def parse_statement(src: str, base: int = 0) -> Statement | None:
     if t.kind == "IDENT" and t.text == "precision" and p.toks[1].kind == "OP" and p.toks[1].text == "=":
         raise LangError("`precision` is a keyword — write `precision 2`, not `precision = 2`", t.start)
     param = False
+    if t.kind == "IDENT" and t.text == "param" and p.toks[1].kind == "STR":
+        # `param` before a quoted name is the keyword (scenario-params spec §2), and refused (§4.1)
+        raise LangError("a param name must be an identifier, not a quoted header", p.toks[1].start)
     if t.kind == "IDENT" and t.text == "param" and p.toks[1].kind in ("IDENT",) and p.toks[1].text not in RESERVED:
         param = True
         p.advance()

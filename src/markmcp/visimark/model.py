@@ -250,6 +250,9 @@ def _head_name(text: str) -> str | None:
     chart = re.match(r"\s*chart\s+([A-Za-z_][A-Za-z0-9_]*)", text)
     if chart:
         return None if chart.group(1) == "as" else chart.group(1)
+    quoted = re.match(r'\s*param\s+"([^"]+)"', text)
+    if quoted:
+        return quoted.group(1)
     m = re.match(r"\s*(?:param\s+)?([A-Za-z_][A-Za-z0-9_]*)", text)
     return m.group(1) if m else None
 
