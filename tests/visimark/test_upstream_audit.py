@@ -490,3 +490,17 @@ def test_param_before_a_keyword_is_a_scalar_called_param() -> None:
     """§2: `param precision 2 = x / y` is an ordinary binding of a scalar called `param`."""
     result = check(build(f"{F}vmark #s\nparam precision 2 = 1 / 3\n{F}\n\nP **0.33**<!--vmark=s.param-->\n"))
     assert result.findings == [] and result.values["s.param"] == Decimal("0.33")
+
+
+@pytest.mark.parametrize("param_first", [False, True])
+def test_a_param_named_like_a_header_is_dup_whatever_the_order(param_first: bool) -> None:
+    """Upstream's param test: DUP on the param, and the column keeps its data, the block before
+    the table or after it."""
+    table = "| Item | Price |\n|------|------:|\n| a    | 10    |\n"
+    param = f"{F}vmark #s\nparam Price precision 0 = default 1\n{F}\n"
+    rule = f"{F}vmark #s\nTotal = SUM(Price)\n{F}\n"
+    src = (param + "\n" + table + "\n" + rule) if param_first else (table + "\n" + param + "\n" + rule)
+    model = build(src)
+    result = check(model)
+    assert ("DUP", "Price") in [(f.code, f.name) for f in result.findings]
+    assert "Price" not in model.sheets["s"].scalars and result.values["s.Total"] == 10

@@ -205,6 +205,7 @@ def build(src: str) -> Model:
             elif fence.table is not None and sheet.table is None and sheet.import_decl is None:
                 sheet.table = located.tables[fence.table]
                 _read_header(model, sheet, emit)
+                _params_named_like_headers(model, sheet, emit)
         if sheet is not None and sheet.table is None and decl is None and _detached(located, fence):
             emit(Finding("SHEET", sheet_id, None,
                          "this block declares column rules but no table immediately precedes it",
@@ -225,6 +226,16 @@ def build(src: str) -> Model:
 
     # sheets with column-rule-shaped bindings but no table are caught in _add_statement
     return model
+
+
+def _params_named_like_headers(model: Model, sheet: Sheet, emit) -> None:
+    """A param an earlier block bound under a header of the table that has just attached: DUP
+    on the param, and the column keeps its data, as when the block comes after the table
+    (upstream's scenario-params spec §4.1, "whatever the order of table and block")."""
+    for name in [n for n, node in sheet.scalars.items() if node.binding.param is not None and n in sheet.columns]:
+        node = sheet.scalars.pop(name)
+        model.nodes.remove(node)
+        emit(Finding("DUP", sheet.id, name, span=(node.stmt.start, node.stmt.end)))
 
 
 def _detached(located: Located, fence) -> bool:
