@@ -19,6 +19,7 @@ diagram convention); in the other scene genres every route is orthogonal.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
@@ -223,20 +224,44 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             j = unit[0]
             down = j.c1 > j.c0
             return (0 if down else 1, -j.c0 if down else j.c0, j.link)
-        tracks: list[list[tuple[float, float]]] = []
+        tracks: list[_Track] = []
         for unit in sorted(units, key=key):
             lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
-            for t, used in enumerate(tracks):
-                if all(hi < a - 6 or lo > b + 6 for a, b in used):
-                    used.append((lo, hi))
+            for t, track in enumerate(tracks):   # the first track it fits on
+                if track.fits(lo, hi):
+                    track.add(lo, hi)
                     chosen = t
                     break
             else:
                 chosen = len(tracks)
-                tracks.append([(lo, hi)])
+                tracks.append(_Track())
+                tracks[-1].add(lo, hi)
             for j in unit:
                 j.track = chosen
         routing.tracks[ch] = len(tracks)
+
+
+class _Track:
+    """The runs one track of a channel holds, each kept more than 6 px clear of the
+    others.  Being clear of each other, the runs sorted by start are sorted by end
+    too, so a new run ``lo..hi`` need only be held against the last run starting
+    (less the gap) at or before ``hi``: it fits when it starts beyond that run's end
+    (plus the gap)."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[float] = []   # each run's start - 6, ascending
+        self.ends: list[float] = []     # its end + 6, in the same order
+
+    def fits(self, lo: float, hi: float) -> bool:
+        k = bisect.bisect_right(self.starts, hi) - 1
+        return k < 0 or lo > self.ends[k]
+
+    def add(self, lo: float, hi: float) -> None:
+        k = bisect.bisect_right(self.starts, lo - 6)
+        self.starts.insert(k, lo - 6)
+        self.ends.insert(k, hi + 6)
 
 
 def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
