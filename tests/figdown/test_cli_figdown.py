@@ -202,6 +202,18 @@ def test_read_of_a_broken_document_exits_1_with_diagnostics_on_stderr(tmp_path: 
     assert run.stderr.startswith("PARSE FAILED — 2 diagnostic(s) in bad.fd\nLine 3: ")
 
 
+def test_check_and_build_refuse_an_svg_named_on_its_own(tmp_path: Path) -> None:
+    """An artifact read as FigDown gives only noise ("<svg" is not a keyword ...): a named
+    .svg is refused, pointing at its .fd and at read; nothing is written."""
+    write(tmp_path / "figure.svg", "<svg/>")
+    for command in ("check", "build"):
+        run = figdown(command, "figure.svg", cwd=tmp_path)
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr == ("figdown: figure.svg is an SVG, not a FigDown document: name the .fd it was built "
+                              "from (read gives back an artifact's source)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figure.svg"]
+
+
 def test_read_refuses_a_directory_and_a_missing_file(tmp_path: Path) -> None:
     run = figdown("read", ".", cwd=tmp_path)
     assert run.returncode == 2 and "is a directory" in run.stderr

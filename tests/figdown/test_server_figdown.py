@@ -471,6 +471,7 @@ def test_build_malformed_requests(server: Server) -> None:
     refused(server.call_tool("figdown_build", {"source": CLEAN, "write": True}), "`write` needs `path`")
     refused(server.call_tool("figdown_build", {"path": "figs"}), "is a directory")
     refused(server.call_tool("figdown_build", {"path": "figs/x.svg"}), "is an SVG: figdown_build takes the .fd")
+    refused(server.call_tool("figdown_check", {"path": "figs/x.svg"}), "is an SVG, not a FigDown document")
     refused(server.call_tool("figdown_build", {"path": "figs/latin.bin", "write": True}), "is not a .fd file")
     refused(server.call_tool("figdown_build", {"path": "../outside.fd"}), "outside the allowed folders")
     refused(server.call_tool("figdown_build", {"source": CLEAN, "return_svg": "yes"}), "return_svg")

@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
-from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, shown
+from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, read_named, shown
 from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve, writable_places
 from markmcp.textsafe import escape_controls
 
@@ -489,7 +489,7 @@ def check(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 reports.append(check_report(source.label, source.text or ""))
         return tally(reports)
     label = shown(given)
-    return tally([check_report(label, read_document(path, places=places, label=label))])
+    return tally([check_report(label, read_named(path, places=places, label=label))])
 
 
 def check_text(result: dict[str, Any]) -> list[str]:

@@ -52,6 +52,17 @@ def read_document(path: str | os.PathLike[str], *, places: Places | None = None,
     return files.read_text(path, places=places, limit=LIMIT, what=WHAT, label=label)
 
 
+def read_named(path: str | os.PathLike[str], *, places: Places | None = None, label: str | None = None) -> str:
+    """:func:`read_document` for a document named on its own (not found in a walk): a
+    name ending in ``.svg`` is refused first, since an artifact read as FigDown gives
+    nothing but noise (``<svg`` is not a keyword ...); its source is read back instead."""
+    if str(path).lower().endswith(".svg"):
+        shown_as = label or files.shown(str(path))
+        raise FileAccessError("invalid-path", f"{shown_as} is an SVG, not a FigDown document: name the .fd it "
+                              "was built from (read gives back an artifact's source)", shown_as)
+    return read_document(path, places=places, label=label)
+
+
 def read_stream(stream: BinaryIO, label: str) -> str:
     """A document from a stream (standard input): at most :data:`LIMIT` bytes are taken,
     so an endless stream (``< /dev/zero``) is refused instead of filling memory."""

@@ -15,7 +15,7 @@ from markmcp.figdown import artifacts
 from markmcp.figdown.commands import STDIN, STDIN_LABEL, UsageError
 from markmcp.figdown.render import build
 from markmcp.figdown.report import as_items, refusal
-from markmcp.figdown.sources import cwd_label, documents_below, read_document, read_stream, shown
+from markmcp.figdown.sources import cwd_label, documents_below, read_named, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
 from markmcp.textsafe import escape_controls
@@ -72,7 +72,7 @@ def build_jobs(options: argparse.Namespace, stdin: BinaryIO) -> list[Job]:
                 jobs.append(Job(source.label, source.text, source.problem, output, places))
         else:
             label = shown(argument)
-            text = read_document(argument, label=label)
+            text = read_named(argument, label=label)
             if out_dir is not None:
                 output = out_dir / artifacts.artifact_for(Path(argument).name)
                 places = out_places = out_places or _out_places(out_dir)

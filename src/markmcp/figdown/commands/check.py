@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, TextIO
 
 from markmcp.figdown.commands import STDIN, STDIN_LABEL
 from markmcp.figdown.report import check_report, failing_blocks, tally, tally_line, unread_report
-from markmcp.figdown.sources import cwd_label, documents_below, read_document, read_stream, shown
+from markmcp.figdown.sources import cwd_label, documents_below, read_named, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
 
@@ -37,7 +37,7 @@ def collect(arguments: Sequence[str], stdin: BinaryIO) -> list[dict[str, Any]]:
                     reports.append(check_report(source.label, source.text or ""))
         else:
             label = shown(argument)
-            reports.append(check_report(label, read_document(argument, label=label)))
+            reports.append(check_report(label, read_named(argument, label=label)))
     return reports
 
 
