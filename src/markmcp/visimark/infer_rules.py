@@ -366,22 +366,15 @@ class Selection:
     graph: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _places(sheet: Sheet, dep: str) -> int:
-    name = dep.split(".", 1)[1]
-    return max((c.places for c in sheet.columns if c.name == name), default=0)
-
-
 def rounding_absorbs_a_miss(q: Candidate, candidates: list[Candidate]) -> bool:
-    """``T precision p = A / B`` fits only through rounding (``p`` fewer places than ``A`` or
-    ``B`` has) while the product it inverts, ``A = T * B``, misses a row: the rounding hides
-    that row's error (2 x 38.00 stored as 67.00 gives 67.00 / 38.00 = 1.76, which rounds to
-    the 2 in the Qty column), so the quotient is no evidence and the product's near-miss
-    stands."""
+    """``T precision p = A / B`` fits every row only through its rounding while the product
+    it inverts, ``A = T * B``, misses a row: the rounding hides that row's error (2 x 38.00
+    stored as 67.00 gives 67.00 / 38.00 = 1.76, which rounds to the 2 in the Qty column;
+    12 x 38.00 stored as 456.01 gives 38.0008, which rounds to the 38.00 in the Price
+    column), so the quotient is no evidence and the product's near-miss stands."""
     if q.op != "/" or q.precision is None or q.misses or len(q.deps) != 2:
         return False
     numerator, denominator = q.deps
-    if q.precision >= max(_places(q.sheet, numerator), _places(q.sheet, denominator)):
-        return False
     return any(p.op == "*" and p.misses and p.id == numerator and set(p.deps) == {q.id, denominator}
                for p in candidates)
 
