@@ -367,16 +367,16 @@ class Selection:
 
 
 def rounding_absorbs_a_miss(q: Candidate, candidates: list[Candidate]) -> bool:
-    """``T precision p = A / B`` fits every row only through its rounding while the product
-    it inverts, ``A = T * B``, misses a row: the rounding hides that row's error (2 x 38.00
-    stored as 67.00 gives 67.00 / 38.00 = 1.76, which rounds to the 2 in the Qty column;
-    12 x 38.00 stored as 456.01 gives 38.0008, which rounds to the 38.00 in the Price
-    column), so the quotient is no evidence and the product's near-miss stands."""
-    if q.op != "/" or q.precision is None or q.misses or len(q.deps) != 2:
+    """A rule that fits only through its precision clause, for a column that an
+    exact rule missing one row reads, and reading that rule's own column: the rounding hides
+    the other rule's wrong row.  2 x 38.00 stored as 67.00 makes ``Qty precision 0 = Total /
+    Price`` fit (67.00 / 38.00 = 1.76 rounds to 2), 12 x 38.00 stored as 456.01 makes ``Price
+    precision 2 = Total / Qty`` fit (38.0008), while ``Total = Qty * Price`` is exact on every
+    other row.  The rounded rule is no evidence, so the exact rule's near-miss stands (and a
+    rounded rule that misses a row of its own does not outrank it either)."""
+    if q.precision is None:
         return False
-    numerator, denominator = q.deps
-    return any(p.op == "*" and p.misses and p.id == numerator and set(p.deps) == {q.id, denominator}
-               for p in candidates)
+    return any(p.misses and p.precision is None and q.id in p.deps and p.id in q.deps for p in candidates)
 
 
 def select(candidates: list[Candidate], seed: dict[str, tuple[str, ...]],
