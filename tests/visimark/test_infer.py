@@ -317,3 +317,80 @@ def test_whatever_infer_writes_checks_without_problems(src: str) -> None:
     for p in inference.proposals:
         if p.kind == "column" and not p.weak:
             assert p.fits == p.rows >= 3
+
+
+# --- a wrong number is never absorbed by a rounded quotient -------------------------------------------
+
+
+def line_items(qty: list[int], cents: list[int], total: list[Decimal]) -> str:
+    lines = ["| Item | Qty | Price | Total |", "|---|--:|--:|--:|"]
+    for i, (q, c, t) in enumerate(zip(qty, cents, total)):
+        lines.append(f"| r{i} | {q} | {Decimal(c).scaleb(-2):.2f} | {t:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def assert_near_miss_on(src: str, label: str, stored: str, computed: str) -> None:
+    inference = infer(src)
+    report = format_infer("x.md", inference)
+    near = [p for p in inference.proposals if p.kind == "near-miss" and p.name == "Total"]
+    assert [p.rule for p in near] == ["Total = Qty * Price"], report
+    d = near[0].disagreement
+    assert d is not None and (d.row_label, d.stored, d.computed) == (label, stored, computed), report
+    # no rule for any of the three columns is written: none of them may pass the wrong Total
+    assert not [p.rule for p in inference.proposals if p.kind == "column"], report
+
+
+def test_a_wrong_total_is_a_near_miss_not_a_rounded_quantity() -> None:
+    """2 x 38.00 stored as 67.00: `Qty precision 0 = Total / Price` fits every row (67 / 38 =
+    1.76 rounds to 2) only because rounding hides the error; the product's near-miss stands."""
+    src = line_items([10, 5, 2, 3], [120, 450, 3800, 210], [Decimal("12.00"), Decimal("22.50"),
+                                                            Decimal("67.00"), Decimal("6.30")])
+    assert_near_miss_on(src, "r2", "67.00", "76.00")
+
+
+def test_a_wrong_total_is_a_near_miss_not_a_rounded_price() -> None:
+    """12 x 38.00 stored as 456.01: 456.01 / 12 = 38.0008 rounds to the Price, as above."""
+    src = line_items([10, 5, 12, 3], [120, 450, 3800, 210], [Decimal("12.00"), Decimal("22.50"),
+                                                             Decimal("456.01"), Decimal("6.30")])
+    assert_near_miss_on(src, "r2", "456.01", "456.00")
+
+
+@st.composite
+def one_wrong_total(draw) -> tuple[str, str, str, str]:
+    n = draw(st.integers(min_value=4, max_value=6))
+    qty = draw(st.lists(st.integers(min_value=1, max_value=40), min_size=n, max_size=n, unique=True))
+    cents = draw(st.lists(st.integers(min_value=100, max_value=99999), min_size=n, max_size=n, unique=True))
+    total = [q * Decimal(c).scaleb(-2) for q, c in zip(qty, cents)]
+    i = draw(st.integers(min_value=0, max_value=n - 1))
+    right = total[i]
+    # mostly errors smaller than half a unit of Price or of Qty, which a rounded quotient absorbs
+    off = draw(st.one_of(st.integers(min_value=1, max_value=max(1, qty[i] // 2)),
+                         st.integers(min_value=1, max_value=max(1, cents[i] // 2)),
+                         st.integers(min_value=1, max_value=10**6)))
+    wrong = right + Decimal(off * draw(st.sampled_from([1, -1]))).scaleb(-2)
+    if wrong < 0:
+        wrong = right + Decimal(off).scaleb(-2)
+    total[i] = wrong
+    return line_items(qty, cents, total), f"r{i}", f"{wrong:.2f}", f"{right:.2f}"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(one_wrong_total())
+def test_one_wrong_total_is_always_a_near_miss(case: tuple[str, str, str, str]) -> None:
+    src, label, stored, computed = case
+    assert_near_miss_on(src, label, stored, computed)
+
+
+def test_an_alias_that_no_rule_reads_is_not_proposed() -> None:
+    """"Line item" names the row labels, which no rule reads: its alias would only draw check's
+    warning that it is defined and never read."""
+    src = ("| Line item | Qty | Unit price | Total |\n|---|--:|--:|--:|\n| Pens | 10 | 1.20 | 12.00 |\n"
+           "| Paper | 5 | 4.50 | 22.50 |\n| Toner | 2 | 38.00 | 76.00 |\n")
+    inference = infer(src)
+    assert [p.rule for p in inference.proposals if p.kind == "alias"] == ['"Unit price" is up']
+    assert [p.rule for p in inference.proposals if p.kind == "column"] == ["Total = Qty * up"]
+    assert check(build(written(src))).findings == []
+    # a table of words only: nothing to read, so no alias and the no-formulas marker
+    words = "| What it is | Where |\n|---|---|\n| a pen | desk |\n| paper | shelf |\n"
+    assert infer(words).proposals == []
+    assert "<!--vmark:no-formulas-->" in written(words)
