@@ -210,28 +210,7 @@ def infer(source: str) -> Inference:
         proposals.append(Proposal("ambiguous", "", fig.text, "", figure=fig, alternatives=rules))
     inference = Inference(source, sheets, proposals)
     _settle(inference)
-    _drop_unread_aliases(inference)
     return inference
-
-
-def _drop_unread_aliases(inference: Inference) -> None:
-    """An alias no written rule reads would be written only for check to warn that it is
-    defined and never read: it is not proposed."""
-    read: set[tuple[str, str]] = set()
-    columns_read = {dep for p in inference.proposals if p.writable and p.kind == "column" for dep in p.deps}
-    for p in inference.proposals:
-        if not p.writable or p.kind == "alias":
-            continue
-        if p.kind == "scalar" and (p.figure is None or p.figure.anchor_at is None) \
-                and f"{p.sheet}.{p.name}" not in columns_read:
-            continue  # written only when a rule reads it, as plan has it
-        if p.kind == "column":
-            read.add((p.sheet, p.name))
-        for dep in p.deps or ():
-            sheet, _, name = dep.partition(".")
-            read.add((sheet, name))
-    inference.proposals = [p for p in inference.proposals
-                           if p.kind != "alias" or (p.sheet, p.header or "") in read]
 
 
 def _settle(inference: Inference) -> None:
