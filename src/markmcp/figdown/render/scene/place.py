@@ -192,11 +192,13 @@ class Placer:
 
     def _runs(self, toks: list) -> list[tuple]:
         """A rank's items between walls, each run with what does not move while the
-        positions do: (run, offsets from its first item, left wall, its separation,
-        right wall, its separation)."""
+        positions do: (its items, each item's pulls and their weight (``_pulls``),
+        offsets from its first item, left wall, its separation, right wall, its
+        separation)."""
         out = []
         left = None
         run: list = []
+        pull = self._pull
         for tok in [*toks, None]:
             if tok is not None and tok[0] == "item":
                 run.append(tok)
@@ -205,43 +207,61 @@ class Placer:
                 offsets = [0.0]
                 for a, b in zip(run, run[1:]):
                     offsets.append(offsets[-1] + self._sep(a, b))
-                out.append((run, offsets, left, None if left is None else self._sep(left, run[0]),
+                items = [t[1] for t in run]
+                out.append((items, [pull[id(it)] for it in items], offsets,
+                            left, None if left is None else self._sep(left, run[0]),
                             tok, None if tok is None else self._sep(run[-1], tok)))
             run, left = [], tok
         return out
 
-    def _solve_run(self, run: list, offsets: list[float], left, left_sep, right, right_sep) -> None:
-        """Items between two walls (or rank ends): PAV, then clamp into the walls."""
-        blocks: list[list[float]] = []    # [weighted sum, weight, count]
-        pull = self._pull
-        for tok, off in zip(run, offsets):
-            it = tok[1]
-            pulls, w = pull[id(it)]       # _desire(it), written out
-            if w == 0:
+    def _solve_run(self, items: list, pulls: list, offsets: list[float],
+                   left, left_sep, right, right_sep) -> None:
+        """Items between two walls (or rank ends): PAV, then clamp into the walls.
+
+        This is the hot loop of a big figure, so it is written out: each item's
+        desire is ``_desire`` (the pulls summed in their order), and the pooled
+        blocks are three parallel stacks (weighted sum, weight, item count) with
+        the newest block held in locals until the next item arrives."""
+        sums: list[float] = []
+        weights: list[float] = []
+        counts: list[int] = []
+        s = w = 0.0
+        c = 0
+        for it, (pl, pw), off in zip(items, pulls, offsets):
+            if c:
+                sums.append(s)
+                weights.append(w)
+                counts.append(c)
+            if pw == 0:
                 d, w = it.pos, 0.05
             else:
                 total = 0.0
-                for n, nw in pulls:
+                for n, nw in pl:
                     total += nw * n.pos
-                d = total / w
-            last = [w * (d - off), w, 1]
-            blocks.append(last)
-            while len(blocks) > 1 and (blocks[-2][0] / blocks[-2][1]) > (last[0] / last[1]):
-                blocks.pop()
-                merged = blocks[-1]
-                merged[0] += last[0]
-                merged[1] += last[1]
-                merged[2] += last[2]
-                last = merged
-        values: list[float] = []
-        for s, w, c in blocks:
-            values.extend([s / w] * c)
+                d, w = total / pw, pw
+            s, c = w * (d - off), 1
+            while sums and (sums[-1] / weights[-1]) > (s / w):
+                s = sums.pop() + s
+                w = weights.pop() + w
+                c = counts.pop() + c
+        sums.append(s)
+        weights.append(w)
+        counts.append(c)
         lo = -1e18 if left is None else self._coord(left) + left_sep
         hi = 1e18 if right is None else self._coord(right) - right_sep - offsets[-1]
         if lo > hi:
             return
-        for tok, off, y in zip(run, offsets, values):
-            tok[1].pos = min(max(y, lo), hi) + off
+        k = 0
+        for s, w, c in zip(sums, weights, counts):
+            y = s / w
+            # min(max(y, lo), hi), written out
+            if lo > y:
+                y = lo
+            if hi < y:
+                y = hi
+            for j in range(k, k + c):
+                items[j].pos = y + offsets[j]
+            k += c
 
     def _solve_rank(self, r: int) -> None:
         for plan in self._plan[r]:
@@ -281,8 +301,8 @@ class Placer:
         # the order, the sizes and the separations stay fixed while positions move:
         # each rank's tokens, runs and pulls are worked out once
         self._toks = [self._tokens(r) for r in range(n)]
-        self._plan = [self._runs(toks) for toks in self._toks]
         self._pull = {id(it): self._pulls(it) for rank in self.ranks for it in rank}
+        self._plan = [self._runs(toks) for toks in self._toks]
         try:
             for _ in range(iterations):
                 for r in range(n):
