@@ -639,3 +639,25 @@ def test_binary_sidecar_is_a_clear_error(server: Server, work: Path) -> None:
         assert "UTF-8" in text, text
         assert data is not None and data["code"] == "encoding-error"
     assert snapshot(work) == before
+
+
+def test_reanchor_over_several_sidecars_ignores_expected_version_and_says_so(server: Server, work: Path) -> None:
+    """The spec's concurrency section: expectedVersion guards one sidecar; for a multi-target
+    mrsf_reanchor it is ignored and the reply notes it (it was refused)."""
+    (work / "sub").mkdir()
+    write_pair(work / "sub")
+    result = server.ok("mrsf_reanchor", files=["doc.md", "sub/doc.md"], dryRun=True, expectedVersion="0" * 64)
+    assert len(result["files"]) == 2
+    assert "expectedVersion ignored" in result["note"]
+    single = server.ok("mrsf_reanchor", files=["doc.md"], dryRun=True)
+    assert "note" not in single
+    text, _ = server.fail("mrsf_reanchor", files=["doc.md", "sub/doc.md"], documentText="x")
+    assert "documentText needs exactly one file (got 2)" in text
+
+
+def test_resolve_with_both_id_and_ids_is_a_usage_error(server: Server, work: Path) -> None:
+    before = snapshot(work)
+    text, data = server.fail("mrsf_resolve", document="doc.md", id="c1", ids=["c2"])
+    assert "id" in text and "ids" in text and "not both" in text
+    assert data is not None and data["code"] == "invalid-argument"
+    assert snapshot(work) == before

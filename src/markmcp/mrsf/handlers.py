@@ -121,9 +121,13 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
     workdir, targets = sidecar_targets(args, ctx)
-    single_only = [k for k in ("documentText", "expectedVersion") if k in args]
-    if single_only and len(targets) != 1:
-        raise invalid(f"{' and '.join(single_only)} need exactly one file (got {len(targets)})")
+    if "documentText" in args and len(targets) != 1:
+        raise invalid(f"documentText needs exactly one file (got {len(targets)})")
+    # The spec's concurrency contract: expectedVersion guards a single sidecar only; over
+    # several it is ignored, and the reply says so.
+    ignored_version = "expectedVersion" in args and len(targets) != 1
+    if ignored_version:
+        args = {k: v for k, v in args.items() if k != "expectedVersion"}
     dry_run = bool(args.get("dryRun", False))
     if not dry_run:
         for target in targets:
@@ -147,13 +151,17 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 "results": [_reanchor_item(r) for r in result["results"]],
             }
         )
-    return {
+    output = {
         "totalChanged": sum(f["changed"] for f in files),
         "totalOrphaned": sum(1 for f in files for r in f["results"] if r.get("status") == "orphaned"),
         "dryRun": dry_run,
         "files": files,
         "version": _only_version(files),
     }
+    if ignored_version:
+        output["note"] = (f"expectedVersion ignored: it applies to exactly one sidecar "
+                          f"and this call has {len(targets)}")
+    return output
 
 
 def _reanchor_item(r: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +265,8 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, target = document_target(args, ctx, write=True)
     ids: list[str] | None = None
     filters: dict[str, Any] | None = None
+    if args.get("id") and args.get("ids"):
+        raise invalid("Give either id or ids, not both (id names one comment, ids several).")
     if args.get("id"):
         ids = [args["id"]]
     elif args.get("ids"):
