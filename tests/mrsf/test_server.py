@@ -661,3 +661,25 @@ def test_resolve_with_both_id_and_ids_is_a_usage_error(server: Server, work: Pat
     assert "id" in text and "ids" in text and "not both" in text
     assert data is not None and data["code"] == "invalid-argument"
     assert snapshot(work) == before
+
+
+def test_one_malformed_sidecar_does_not_block_workspace_reads(server: Server, work: Path) -> None:
+    """mrsf_list / mrsf_status over the workspace or a folder answer the healthy sidecars
+    and list the broken one under ``errors``; naming the broken file alone stays an error,
+    its path said once."""
+    (work / "sub").mkdir()
+    write_pair(work / "sub")
+    (work / "sub" / "bad.md").write_text("x\n", encoding="utf-8")
+    (work / "sub" / "bad.md.review.yaml").write_text("comments: [\n  - {id: \n", encoding="utf-8")
+    before = snapshot(work)
+    for tool, args in (("mrsf_list", {}), ("mrsf_list", {"format": "compact"}), ("mrsf_status", {}),
+                       ("mrsf_list", {"files": ["sub"]}), ("mrsf_status", {"files": ["sub"]})):
+        result = server.ok(tool, **args)
+        assert [Path(e["file"]).name for e in result["errors"]] == ["bad.md.review.yaml"], (tool, args)
+        assert all(Path(f["file"]).name == "doc.md.review.yaml" for f in result["files"]), (tool, args)
+        assert result["files"], (tool, args)
+    compact = server.ok("mrsf_list", format="compact")
+    assert "unreadable" in compact["table"] and "bad.md.review.yaml" in compact["table"]
+    text, _ = server.fail("mrsf_list", files=["sub/bad.md"])
+    assert text.count("bad.md.review.yaml") == 1, text
+    assert snapshot(work) == before

@@ -40,7 +40,8 @@ from markmcp.mrsf.toolschemas import COMMENT_FIELDS
 
 
 def _each_sidecar(
-    operation: Callable[..., dict[str, Any]], targets: list[str], workdir: Path, ctx: CallContext, **kwargs: Any
+    operation: Callable[..., dict[str, Any]], targets: list[str], workdir: Path, ctx: CallContext,
+    errors: list[dict[str, Any]] | None = None, **kwargs: Any
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any], str | None]]:
     """Run a multi-file engine operation on one target at a time; per target yield its result
     (an unreadable sidecar fails the call), where its sidecar is (``ops.locate``) and the
@@ -49,9 +50,22 @@ def _each_sidecar(
 
     for target in targets:
         result = engine(operation, [target], cwd=str(workdir), ctx=ctx, **kwargs)
+        if errors is not None and result.get("errors"):
+            # A workspace-wide read: the broken sidecar becomes an entry, the rest still answer.
+            errors.extend({"file": str(target), "error": e["message"], **e} for e in result["errors"])
+            continue
         raise_errors(result)
         located = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         yield result, located, result.get("versions", {}).get(located["sidecar"], located.get("version"))
+
+
+def _tolerated(args: dict[str, Any], workdir: Path) -> list[dict[str, Any]] | None:
+    """Where a multi-file read collects unreadable sidecars (a list) instead of failing on
+    the first (None, when the call names exactly one file that is not a folder)."""
+    files = args.get("files")
+    if files and len(files) == 1 and not (workdir / files[0]).is_dir():
+        return None
+    return []
 
 
 def _located_version(root: str, sidecar: str, ctx: CallContext) -> str | None:
@@ -313,7 +327,8 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     filters.update({k: args[k] for k in ("author", "type", "severity") if args.get(k)})
     files = []
     flat: list[dict[str, Any]] = []
-    for result, sidecar, version in _each_sidecar(ops.list_comments, targets, workdir, ctx, filters=filters or None):
+    errors = _tolerated(args, workdir)
+    for result, sidecar, version in _each_sidecar(ops.list_comments, targets, workdir, ctx, errors, filters=filters or None):
         comments = [{k: v for k, v in c.items() if k not in ("document", "sidecar")} for c in result["comments"]]
         flat.extend(comments)
         files.append(
@@ -326,6 +341,8 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
             }
         )
     output: dict[str, Any] = {"files": files, "version": _only_version(files)}
+    if errors:
+        output["errors"] = errors
     if args.get("summary"):
         # Summary statistics instead of the comments (as upstream, which answers a summary
         # even when a compact table is asked for too); the per-file counts stay.
@@ -333,7 +350,7 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         for entry in files:
             del entry["comments"]
     elif args.get("format") == "compact":
-        output["table"] = _compact(files)
+        output["table"] = _compact(files) + "".join(f"\n── unreadable: {e['error']}" for e in errors or [])
     return output
 
 
@@ -380,14 +397,18 @@ def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, targets = sidecar_targets(args, ctx)
     results: list[dict[str, Any]] = []
     files = []
-    for result, sidecar, version in _each_sidecar(ops.status, targets, workdir, ctx):
+    errors = _tolerated(args, workdir)
+    for result, sidecar, version in _each_sidecar(ops.status, targets, workdir, ctx, errors):
         files.append({"file": sidecar["sidecarPath"], "version": version})
         for r in result["results"]:
             results.append({"commentId": r["id"], "health": r["health"], "reason": r["reason"], "file": sidecar["sidecarPath"]})
     counts = {"total": len(results)}
     for health in ("fresh", "stale", "orphaned", "unknown"):
         counts[health] = sum(1 for r in results if r["health"] == health)
-    return {"counts": counts, "results": results, "files": files, "version": _only_version(files)}
+    output = {"counts": counts, "results": results, "files": files, "version": _only_version(files)}
+    if errors:
+        output["errors"] = errors
+    return output
 
 
 def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

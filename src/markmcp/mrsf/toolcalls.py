@@ -128,7 +128,10 @@ def conflict(error: MrsfConflict) -> ToolError:
 def raise_errors(result: dict[str, Any]) -> None:
     """Multi-file engine results list unreadable sidecars in ``errors``: the first becomes a ToolError."""
     for error in result.get("errors", []):
-        raise ToolError(f"{error['sidecar']}: {error['message']}", data={"status": "error", **error})
+        message = str(error["message"])
+        # The engine's message usually names the sidecar already; say it once.
+        named = message if Path(str(error["sidecar"])).name in message else f"{error['sidecar']}: {message}"
+        raise ToolError(named, data={"status": "error", **error})
 
 
 def absolute(result: dict[str, Any], key: str = "sidecar") -> str:
