@@ -125,6 +125,9 @@ def help_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
+#: The sidecars a workspace-wide read could not parse: which, and why.
+UNREADABLE_OUT = array(outputs({"file": STRING_OUT, "error": STRING_OUT}, ["file", "error"]))
+
 def _tool(
     name: str,
     handler: Callable[[dict[str, Any], CallContext], dict[str, Any]],
@@ -226,7 +229,7 @@ TOOLS: list[Tool] = [
                     "For matches scoring 0.8 or more, set commit to git HEAD and drop the x_reanchor_* fields"
                 ),
                 "documentText": {**DOCUMENT_TEXT, "description": DOCUMENT_TEXT["description"] + "; only with a single file"},
-                "expectedVersion": {**EXPECTED_VERSION, "description": EXPECTED_VERSION["description"] + "; only with a single file"},
+                "expectedVersion": {**EXPECTED_VERSION, "description": EXPECTED_VERSION["description"] + "; ignored (and noted in the reply) over several files"},
                 "cwd": CWD,
             }
         ),
@@ -246,6 +249,7 @@ TOOLS: list[Tool] = [
                     ["file", "version", "changed", "results"],
                 )),
                 "version": VERSION_OUT,
+                "note": STRING_OUT,
             },
             ["totalChanged", "totalOrphaned", "dryRun", "files", "version"],
         ),
@@ -421,6 +425,7 @@ TOOLS: list[Tool] = [
                 "summary": {"type": "object"},
                 "table": STRING_OUT,
                 "version": VERSION_OUT,
+                "errors": UNREADABLE_OUT,
             },
             ["files", "version"],
         ),
@@ -453,6 +458,7 @@ TOOLS: list[Tool] = [
                 )),
                 "files": array(outputs({"file": STRING_OUT, "version": VERSION_OUT}, ["file", "version"])),
                 "version": VERSION_OUT,
+                "errors": UNREADABLE_OUT,
             },
             ["counts", "results", "version"],
         ),
