@@ -683,3 +683,9 @@ def test_one_malformed_sidecar_does_not_block_workspace_reads(server: Server, wo
     text, _ = server.fail("mrsf_list", files=["sub/bad.md"])
     assert text.count("bad.md.review.yaml") == 1, text
     assert snapshot(work) == before
+
+
+def test_missing_sidecar_error_names_no_command_the_server_lacks(server: Server, work: Path) -> None:
+    (work / "lonely.md").write_text("a\n", encoding="utf-8")
+    text, _ = server.fail("mrsf_resolve", document="lonely.md", id="c1")
+    assert "no sidecar" in text and "init" not in text

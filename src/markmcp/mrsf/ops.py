@@ -255,7 +255,7 @@ def _document_text(loc: Location, given: str | None = None) -> str | None:
 
 def _require_sidecar(loc: Location) -> None:
     if kind_of(loc.sidecar_path) is None:
-        raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); run init or add first",
+        raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); adding a comment creates it",
                         path=loc.sidecar)
 
 
