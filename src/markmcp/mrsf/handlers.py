@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from markmcp.mcpcore import CallContext, ToolError
+from markmcp.mcpcore.files import kind_of
 from markmcp.mrsf.errors import MrsfConflict
 from markmcp.mrsf.toolcalls import (
     absolute,
@@ -59,11 +60,11 @@ def _each_sidecar(
         yield result, located, result.get("versions", {}).get(located["sidecar"], located.get("version"))
 
 
-def _tolerated(args: dict[str, Any], workdir: Path) -> list[dict[str, Any]] | None:
+def _tolerated(args: dict[str, Any], workdir: Path, ctx: CallContext) -> list[dict[str, Any]] | None:
     """Where a multi-file read collects unreadable sidecars (a list) instead of failing on
     the first (None, when the call names exactly one file that is not a folder)."""
     files = args.get("files")
-    if files and len(files) == 1 and not (workdir / files[0]).is_dir():
+    if files and len(files) == 1 and kind_of(inside(ctx, workdir, files[0], "file")) != "dir":
         return None
     return []
 
@@ -327,7 +328,7 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     filters.update({k: args[k] for k in ("author", "type", "severity") if args.get(k)})
     files = []
     flat: list[dict[str, Any]] = []
-    errors = _tolerated(args, workdir)
+    errors = _tolerated(args, workdir, ctx)
     for result, sidecar, version in _each_sidecar(ops.list_comments, targets, workdir, ctx, errors, filters=filters or None):
         comments = [{k: v for k, v in c.items() if k not in ("document", "sidecar")} for c in result["comments"]]
         flat.extend(comments)
@@ -397,7 +398,7 @@ def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     workdir, targets = sidecar_targets(args, ctx)
     results: list[dict[str, Any]] = []
     files = []
-    errors = _tolerated(args, workdir)
+    errors = _tolerated(args, workdir, ctx)
     for result, sidecar, version in _each_sidecar(ops.status, targets, workdir, ctx, errors):
         files.append({"file": sidecar["sidecarPath"], "version": version})
         for r in result["results"]:
