@@ -227,3 +227,48 @@ def test_a_key_removed_and_set_again_moves_to_the_end_and_every_comment_line_sta
         "        - 2\n", "        - 2\n    type: issue\n", 1)
     again = parse_sidecar(out, fmt="yaml").plain()["comments"][0]
     assert list(again) == ["id", "author", "text", "resolved", "x_ext", "type"] and again["type"] == "issue"
+
+
+AFTER_LITERAL = """\
+mrsf_version: '1.0'
+document: a.md
+comments:
+- id: c1
+  selected_text: |-
+    e
+    b
+  x_ext:
+    n:
+    - 1
+    # inside x_ext
+    - 2
+    # after x_ext
+- id: c2
+  x_ext:
+    # deep in c2
+    n: 1
+    # after c2
+- id: c3
+"""
+
+
+def _comment_texts(text: str) -> list[str]:
+    return sorted(line.strip() for line in text.split("\n") if line.strip().startswith("#"))
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-reader", "full-reader"])
+def test_comment_lines_left_after_a_literal_block_stay_comment_lines(fast):
+    # comment lines a removed entry or item leaves behind come to follow a literal block
+    # scalar; indented as far as its content they would be read into it (the write was
+    # refused, or, for a removed item, changed the text of the comment before it)
+    text = AFTER_LITERAL if fast else AFTER_LITERAL.replace("- id: c2\n", "- id: c2\n  author: !!str bob\n")
+    sc = parse_sidecar(text, fmt="yaml")
+    expected = sc.plain()
+    sc.delete_field(sc.comments[0], "x_ext")
+    sc.remove_comment(1)
+    del expected["comments"][1]
+    del expected["comments"][0]["x_ext"]
+    out = sc.render().text
+    assert parse_sidecar(out, fmt="yaml").plain() == expected
+    assert _comment_texts(out) == _comment_texts(text)
+    assert out.startswith(text[:text.index("  x_ext:")] + "  # inside x_ext\n  # after x_ext\n")

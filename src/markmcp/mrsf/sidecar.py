@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from . import yamlscan
 from .errors import MrsfError
-from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items
+from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items, may_end_in_block, outside_block
 from .yamlscan import Binary, Entry, Span, Unsupported
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
@@ -360,6 +360,7 @@ class Sidecar:
             appended = list(comments)
         else:
             whole = True
+        removed_set = set(removed)
         if not whole:
             for k in kept:
                 if k in self._snap and not same_value(self._snap[k], self._orig[k]):
@@ -384,9 +385,6 @@ class Sidecar:
                 e = top[nc]
                 edits.append((e.line, 0, e.last + 1 if self._exact else region_end, new, None))
         else:
-            for k in removed:
-                span = self._items[k]
-                edits.append((span.first, 0, span.last + 1, self._kept_comment_lines(span), None))
             if not self.final_newline and kept and region_end == real and (appended or (
                     removed and removed[-1] > kept[-1]) or kept[-1] in changed):
                 # the last item's last line gains (or keeps) no line break after it: a
@@ -398,13 +396,36 @@ class Sidecar:
                 if changed[k] == ["whole"] and _BLOCK_HEADER.search(self._item_text(span)):
                     new = changed[k] = emit_items([self._orig[k]], st.offset, st.sequence, st)
                 elif k in self._snap:
-                    new = changed[k] = self._edit_item(k)
+                    # comment lines after the item that a block scalar ending it could take
+                    # in are handed over with it (and moved left when needed)
+                    tail = self._exposed_tail(span, region_end)
+                    new = changed[k] = self._edit_item(k, tail)
+                    if tail:
+                        edits.append((span.first, 0, span.last + 1 + len(tail), new, ("item", k, len(tail))))
+                        if fragments is not None:
+                            fragments.append(("\n".join(new) + "\n", self._orig[k]))
+                        continue
                 else:
                     del changed[k]
                     continue
-                edits.append((span.first, 0, span.last + 1, new, ("item", k)))
+                edits.append((span.first, 0, span.last + 1, new, ("item", k, 0)))
                 if fragments is not None:
                     fragments.append(("\n".join(new) + "\n", self._orig[k]))
+            for k in removed:
+                span = self._items[k]
+                kept_lines = self._kept_comment_lines(span)
+                before_k = max((j for j in range(k) if j not in removed_set), default=None)
+                if before_k is not None and may_end_in_block(
+                        changed.get(before_k) or lines[self._items[before_k].first:self._items[before_k].last + 1]):
+                    # what the item leaves behind (its comment lines, and those after it)
+                    # now follows the item before, which may end in a block scalar (the
+                    # whole text is read back then: that item is not a fragment)
+                    fragments = None
+                    tail = self._exposed_tail(span, region_end)
+                    edits.append((span.first, 0, span.last + 1 + len(tail),
+                                  outside_block(kept_lines + tail, st.sequence), None))
+                    continue
+                edits.append((span.first, 0, span.last + 1, kept_lines, None))
             if header is not None:
                 fragments = None
                 if nc is not None:
@@ -460,7 +481,7 @@ class Sidecar:
             if tag is not None and fragments is not None:
                 at = len(new_lines)
                 if tag[0] == "item":
-                    moved[tag[1]] = Span(at, at + len(repl) - 1)
+                    moved[tag[1]] = Span(at, at + len(repl) - 1 - tag[2])
                 else:
                     for count in tag[1]:
                         appended_spans.append(Span(at, at + count - 1))
@@ -513,23 +534,41 @@ class Sidecar:
         text = self._item_text(span)
         if "#" not in text:
             return []
+        lines = text.split("\n")[:-1]
         try:
             read = yamlscan.read_items(text, self.yaml_style.offset)
         except (Unsupported, RecursionError):
-            return []
-        lines = text.split("\n")
+            return [lines[j] for j in _rt_comment_lines(lines)]
         out = []
-        for j, line in enumerate(lines[:-1]):
+        for j, line in enumerate(lines):
             s = line.lstrip(" ")
             if s.startswith("#") and not any(a <= j <= b for a, b in read.scalars):
                 out.append(line)
         return out
 
-    def _edit_item(self, k: int) -> list[str]:
-        """New lines of original item ``k`` (changed in place)."""
+    def _exposed_tail(self, span: Span, stop: int) -> list[str]:
+        """The comment and blank lines after item ``span`` (before line ``stop``) when one
+        of them would be read into a block scalar ending the item (indented past the
+        items' dashes, or spaces only); else none."""
+        lines = self._lines
+        j = span.last + 1
+        exposed = False
+        while j < stop:
+            s = lines[j].lstrip(" ")
+            if s and s[0] != "#":
+                break
+            if (s and len(lines[j]) - len(s) > self.yaml_style.offset) or (not s and lines[j]):
+                exposed = True
+            j += 1
+        return lines[span.last + 1:j] if exposed else []
+
+    def _edit_item(self, k: int, tail: list[str] = ()) -> list[str]:
+        """New lines of original item ``k`` (changed in place), followed by ``tail`` (the
+        lines after it: kept, moved left of a block scalar that now ends the item)."""
         span = self._items[k]
         old, new = self._snap[k], self._orig[k]
         st = self.yaml_style
+        tail = list(tail)
         if isinstance(old, dict) and isinstance(new, dict):
             text = self._item_text(span)
             try:
@@ -539,14 +578,16 @@ class Sidecar:
             if read is not None and read.item_entries and read.item_entries[0]:
                 lines = text.split("\n")[:-1]
                 own_last = read.items[0].last
-                edited = edit_item(lines[:own_last + 1], read.item_entries[0], read.scalars, old, new, st, same_value)
-                if edited is not None:
-                    return edited + lines[own_last + 1:]
-            elif read is None:
-                edited = _edit_item_rt(text, old, new, st)
+                edited = edit_item(lines[:own_last + 1], read.item_entries[0], read.scalars, old, new, st,
+                                   same_value, lines[own_last + 1:] + tail)
                 if edited is not None:
                     return edited
-        return emit_items([new], st.offset, st.sequence, st)
+            elif read is None:
+                edited = _edit_item_rt(text, old, new, st, tail)
+                if edited is not None:
+                    return edited
+        out = emit_items([new], st.offset, st.sequence, st)
+        return out + (outside_block(tail, st.sequence) if may_end_in_block(out) else tail)
 
     # -- JSON -------------------------------------------------------------
 
@@ -1126,6 +1167,29 @@ def _rt_plain(text: str) -> Any:
         return None
 
 
+def _rt_comment_lines(lines: list[str]) -> list[int]:
+    """Indexes of the full comment lines among ``lines`` (one or more list items the
+    fast reader declined), told apart from scalar content that looks like one (a line of
+    a block or quoted scalar starting with ``#``) by the full reader: a comment line
+    can be left out without changing the data, a content line cannot.  When the lines
+    cannot be read alone (an alias of an anchor elsewhere), every line that looks like a
+    comment is taken: keeping a content line as a comment costs nothing, dropping a
+    comment is what must not happen."""
+    looks = [j for j, line in enumerate(lines) if line.lstrip(" \t").startswith("#")]
+    if not looks:
+        return []
+    whole = _rt_plain("\n".join(lines) + "\n")
+    if whole is None:
+        return looks
+
+    def without(skip: set[int]) -> Any:
+        return _rt_plain("\n".join(line for j, line in enumerate(lines) if j not in skip) + "\n")
+
+    if same_value(without(set(looks)), whole):
+        return looks
+    return [j for j in looks if same_value(without({j}), whole)]
+
+
 def _quoted_end(line: str, start: int) -> int | None:
     """Index after the quoted scalar opening at ``line[start]`` when it closes on this line."""
     quote, i = line[start], start + 1
@@ -1217,7 +1281,7 @@ def _rt_entries(lines: list[str], item: Any) -> tuple[list[Entry], list[tuple[in
     return entries, scalars
 
 
-def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout) -> list[str] | None:
+def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout, tail: list[str] = ()) -> list[str] | None:
     """The lines of one ``comments`` item (``text``) changed from ``old`` to ``new`` key by
     key, for an item the fast reader declined: entries that did not change keep their
     lines, comments and styles.  None (write the item anew) when a changed or removed
@@ -1241,10 +1305,10 @@ def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout) -> list[str] 
         if e.style == "?" and (e.key not in new or not same_value(old.get(e.key), new[e.key])):
             return None
     own_last = entries[-1].last
-    edited = edit_item(lines[:own_last + 1], entries, scalars, old, new, layout, same_value)
+    edited = edit_item(lines[:own_last + 1], entries, scalars, old, new, layout, same_value,
+                       lines[own_last + 1:] + list(tail))
     if edited is None:
         return None
-    edited = edited + lines[own_last + 1:]
     again = _rt_plain("\n".join(edited) + "\n")
     if not isinstance(again, list) or len(again) != 1 or not same_value(again[0], new):
         return None

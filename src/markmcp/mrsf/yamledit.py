@@ -249,16 +249,50 @@ def _eol(lines: list[str], entry: Entry) -> str:
     return rest if rest.startswith(" ") else " " + rest
 
 
+#: A line that may open a block scalar (its header ends the line; an end-of-line comment
+#: may follow).  Over-matching is harmless: it only makes comment lines after it move left.
+_BLOCK_OPENS = re.compile(r"(?:^|[ \t:-])[|>](?:[1-9][-+]?|[-+][1-9]?)?(?:[ \t]+#.*)?[ \t]*$")
+
+
+def may_end_in_block(lines: list[str]) -> bool:
+    """True when the value these lines end with may be a block scalar (a comment line
+    indented as far as its content would then be read as part of it)."""
+    return any(_BLOCK_OPENS.search(line) for line in lines)
+
+
+def outside_block(lines: list[str], col: int) -> list[str]:
+    """``lines`` (comment and blank lines that now follow a value which may be a block
+    scalar) moved out of its reach: a comment line indented past ``col`` (the column of
+    the entries the value belongs to, left of any block content) is put at ``col``, a
+    line of spaces only is emptied (as block content it would be text).  Other lines are
+    kept as they are."""
+    out = []
+    for line in lines:
+        s = line.lstrip(" ")
+        if not s:
+            out.append("")
+        elif s[0] == "#" and len(line) - len(s) > col:
+            out.append(" " * col + s)
+        else:
+            out.append(line)
+    return out
+
+
 def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, int]],
-              old: dict, new: dict, layout: Layout, same) -> list[str] | None:
+              old: dict, new: dict, layout: Layout, same, tail: list[str] = ()) -> list[str] | None:
     """The new lines of a block-mapping item whose old lines are ``lines`` (its entries
-    ``entries``), changed from ``old`` to ``new``; None when the change cannot be made
+    ``entries``), changed from ``old`` to ``new``, followed by ``tail`` (the comment and
+    blank lines after the item, kept after it); None when the change cannot be made
     entry by entry (every key removed, a complex key removed or moved).
 
     ``new``'s keys are written in its own order: its longest leading run that keeps
     ``old``'s order stays where it was, and each key after that run (new, or moved, as
     a key removed and set again is) is taken from its old place, leaving its comment
-    lines there, and written at the end."""
+    lines there, and written at the end.
+
+    Comment lines that come to follow another value than before (those a removed entry
+    leaves, and those after a value written anew) stay comment lines: when that value
+    may be a block scalar, they are moved left of its content (:func:`outside_block`)."""
     old_keys = [e.key for e in entries]
     if old_keys != list(old) or not new:
         return None
@@ -271,8 +305,15 @@ def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, i
             break
         head.add(key)
         last = n
+    col = entries[0].col
     out: list[str] = list(lines[:entries[0].line])
     prefix: str | None = None       # the "- " a removed first entry leaves to the next one
+    block = False                   # the value written last may be a block scalar
+    moved = False                   # ... and it is not the value its next lines followed
+
+    def put(extra: list[str]) -> None:
+        out.extend(outside_block(extra, col) if block and moved else extra)
+
     for idx, e in enumerate(entries):
         seg_end = entries[idx + 1].line if idx + 1 < len(entries) else len(lines)
         between = lines[e.last + 1:seg_end]
@@ -282,29 +323,37 @@ def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, i
                 return None
             if starts_dash:
                 prefix = lines[0][:e.col]
-            out.extend(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
-            out.extend(between)
+            moved = True
+            put(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
+            put(between)
             continue
         lead = prefix if prefix is not None else (lines[0][:e.col] if starts_dash else None)
         if same(old[e.key], new[e.key]):
             own = list(lines[e.line:e.last + 1])
+            inner: list[str] = []
+            moved = False
         else:
             style = e.style if e.style in ("plain", "'", '"', "|", ">") else None
             own = emit_entry(e.key, new[e.key], e.col, layout, style)
             eol = _eol(lines, e)
             if eol:
                 own[0] = own[0] + eol
-            own.extend(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
+            inner = _comment_lines(lines, e.line + 1, e.last + 1, scalars)
+            moved = True
         if lead is not None:
             # the first entry keeps the dash (comment lines before it stay above it)
             own[0] = lead + own[0][e.col:]
             prefix = None
         out.extend(own)
-        out.extend(between)
+        block = e.style in ("|", ">") or (e.style not in ("plain", "'", '"', "empty", "flow")
+                                          and may_end_in_block(own))
+        put(inner)
+        put(between)
     if prefix is not None:
         return None
-    col = entries[0].col
     for key, value in new.items():
         if key not in head:
             out.extend(emit_entry(key, value, col, layout))
+            block, moved = False, True
+    put(list(tail))
     return out
