@@ -272,3 +272,60 @@ def test_comment_lines_left_after_a_literal_block_stay_comment_lines(fast):
     assert parse_sidecar(out, fmt="yaml").plain() == expected
     assert _comment_texts(out) == _comment_texts(text)
     assert out.startswith(text[:text.index("  x_ext:")] + "  # inside x_ext\n  # after x_ext\n")
+
+
+ANCHORED = """\
+mrsf_version: '1.0'
+document: a.md
+comments:
+- id: c1
+  author: &who Ann  # eol
+  text: &t first text
+  x_a: &shared
+    k: 1
+  resolved: false
+- id: c2
+  author: *who
+  text: *t
+  x_b: *shared
+  x_c:
+  - *who
+- id: c3
+  author: *who
+  x_b: *shared
+"""
+
+
+def _edit_anchored(sc, how):
+    first = sc.comments[0]
+    if how == "change-scalar":
+        sc.set_field(first, "author", "Bob")
+    elif how == "change-mapping":
+        sc.set_field(first, "x_a", {"k": 2})
+    elif how == "delete":
+        sc.delete_field(first, "text")
+    elif how == "move":
+        sc.delete_field(first, "author")
+        sc.set_field(first, "author", "Ann")
+    else:
+        sc.remove_comment(0)
+
+
+@pytest.mark.parametrize("how", ["change-scalar", "change-mapping", "delete", "move", "remove-comment"])
+def test_editing_an_anchored_value_keeps_what_its_aliases_read(how):
+    # the aliases elsewhere lost their anchor: "the new sidecar would not parse
+    # (undefined alias)".  The anchor now moves to the first alias left, which is
+    # written with the value it stood for (what ruamel.yaml does with a replaced node)
+    sc = parse_sidecar(ANCHORED, fmt="yaml")
+    expected = sc.plain()
+    _edit_anchored(sc, how)
+    intended = sc.plain()
+    out = sc.render().text
+    again = parse_sidecar(out, fmt="yaml").plain()
+    assert again == intended
+    for before in expected["comments"][1:]:
+        assert before in again["comments"]
+    assert _comment_texts(out) == _comment_texts(ANCHORED) or how == "remove-comment"
+    if how == "change-scalar":
+        assert out == ANCHORED.replace("&who Ann  # eol", "Bob  # eol").replace(
+            "- id: c2\n  author: *who", "- id: c2\n  author: &who Ann")

@@ -41,7 +41,8 @@ from typing import Any, Callable
 
 from . import yamlscan
 from .errors import MrsfError
-from .yamledit import CannotEmit, Layout, edit_item, emit_entry, emit_items, may_end_in_block, outside_block
+from .yamledit import (CannotEmit, Layout, edit_item, emit_entry, emit_items, may_end_in_block, outside_block,
+                       scalar_text)
 from .yamlscan import Binary, Entry, Span, Unsupported
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
@@ -293,9 +294,14 @@ class Sidecar:
         if self._lines is None or self._top is None:
             return self._whole_yaml()
         try:
-            return self._splice_yaml()
+            plan = self._splice_yaml()
         except CannotEmit:
             return self._whole_yaml()
+        if plan.fragments is None and not self._exact and "*" in plan.source:
+            source = _rehome_aliases(plan.source, self.data, self.yaml_style)
+            if source != plan.source:
+                plan = _Plan(self._finish(source), source, None)
+        return plan
 
     def _whole_yaml(self) -> "_Plan":
         """The whole document written anew (a new sidecar, or a layout not kept)."""
@@ -1167,6 +1173,121 @@ def _rt_plain(text: str) -> Any:
         return None
 
 
+def _rehome_aliases(source: str, data: Any, layout: Layout) -> str:
+    """``source`` (a sidecar as spliced) with every alias whose anchor the edit took
+    away (the anchored value was changed, removed, or written anew) made the new home
+    of that anchor: its ``*name`` becomes ``&name`` and the value it stood for (its data
+    is unchanged), so later aliases of the name still read the same value.  This is
+    what ruamel.yaml does when the anchored node is replaced: the anchor goes with the
+    node to its first place left.  An alias that cannot be given its value here (a
+    mapping key, a value not found in ``data``) is left as it is: the read-back then
+    refuses the write."""
+    from ruamel.yaml.events import (AliasEvent, CollectionEndEvent, CollectionStartEvent,
+                                    MappingStartEvent, NodeEvent)
+
+    reader_text, _ = yaml12_text(source)
+    try:
+        events = list(_yaml().parse(reader_text))
+    except Exception:  # noqa: BLE001 - the read-back words the error
+        return source
+    defined: set[str] = set()
+    fixes: list[tuple[int, int, str, list[str]]] = []   # (start, end, text, lines after its line)
+    # one frame per open collection: [is mapping, flow, key or index, expecting a key, key column]
+    stack: list[list[Any]] = []
+    for event in events:
+        if not isinstance(event, (NodeEvent, CollectionEndEvent)):
+            continue
+        if isinstance(event, CollectionEndEvent):
+            stack.pop()
+            if stack:
+                _advance(stack[-1])
+            continue
+        frame = stack[-1] if stack else None
+        is_key = frame is not None and frame[0] and frame[3]
+        if getattr(event, "anchor", None) and not isinstance(event, AliasEvent):
+            defined.add(event.anchor)
+        if isinstance(event, AliasEvent) and event.anchor not in defined:
+            fix = None if is_key else _alias_fix(event, stack, data, reader_text, layout)
+            if fix is None:
+                return source
+            fixes.append(fix)
+            defined.add(event.anchor)
+        if is_key:
+            frame[2] = getattr(event, "value", None)
+            frame[4] = event.start_mark.column
+        if isinstance(event, CollectionStartEvent):
+            stack.append([isinstance(event, MappingStartEvent), bool(event.flow_style), None if
+                          isinstance(event, MappingStartEvent) else 0, True, 0])
+        elif frame is not None:
+            _advance(frame)
+    if not fixes:
+        return source
+    out: list[str] = []
+    pos = 0
+    for start, end, text, after in fixes:
+        out.append(source[pos:start])
+        out.append(text)
+        pos = end
+        if after:
+            stop = source.find("\n", end)
+            stop = len(source) if stop < 0 else stop
+            out.append(source[end:stop] + "\n" + "\n".join(after))
+            pos = stop
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def _advance(frame: list[Any]) -> None:
+    """One node of the collection ``frame`` read: a key, a value, or a list item."""
+    if frame[0]:
+        frame[3] = not frame[3]
+    else:
+        frame[2] += 1
+
+
+def _alias_fix(event: Any, stack: list[list[Any]], data: Any, text: str,
+               layout: Layout) -> tuple[int, int, str, list[str]] | None:
+    """How to write the anchor and the value of a dangling alias in its place."""
+    node = data
+    for frame in stack:
+        key = frame[2]
+        if frame[0]:
+            if not isinstance(node, dict) or not isinstance(key, str) or key not in node:
+                return None
+        elif not isinstance(node, list) or not 0 <= key < len(node):
+            return None
+        node = node[key]
+    start, end = event.start_mark.index, event.end_mark.index
+    anchor = "&" + event.anchor
+    frame = stack[-1] if stack else None
+    try:
+        if not isinstance(node, (dict, list)):
+            text_ = scalar_text(node)
+            return start, end, f"{anchor} {text_}" if text_ else anchor, []
+        if not node:
+            return start, end, f"{anchor} {{}}" if isinstance(node, dict) else f"{anchor} []", []
+        rest = text[end:text.find("\n", end) if "\n" in text[end:] else len(text)]
+        if frame is not None and frame[0] and not frame[1] and re.fullmatch(r"[ \t]*(?:#.*)?", rest):
+            lines = emit_entry(frame[2], node, frame[4], layout)
+            return start, end, anchor, lines[1:]
+        flow = json.dumps(node, ensure_ascii=False, allow_nan=False)
+    except (CannotEmit, ValueError):
+        return None
+    if _has_binary(node):
+        return None
+    return start, end, f"{anchor} {flow}", []
+
+
+def _has_binary(value: Any) -> bool:
+    if isinstance(value, Binary):
+        return True
+    if isinstance(value, dict):
+        return any(_has_binary(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_binary(v) for v in value)
+    return False
+
+
 def _rt_comment_lines(lines: list[str]) -> list[int]:
     """Indexes of the full comment lines among ``lines`` (one or more list items the
     fast reader declined), told apart from scalar content that looks like one (a line of
@@ -1188,6 +1309,21 @@ def _rt_comment_lines(lines: list[str]) -> list[int]:
     if same_value(without(set(looks)), whole):
         return looks
     return [j for j in looks if same_value(without({j}), whole)]
+
+
+def _scalar_end(line: str, pos: int) -> int:
+    """Where the one-line scalar after ``line[pos]`` (a key's colon) ends, perhaps with an
+    anchor and a tag before it: what follows is white space and an end-of-line comment."""
+    props = re.compile(r"[ \t]*(?:[&!][^ \t]*[ \t]+)*")
+    at = props.match(line, pos).end()
+    if line[at:at + 1] in ("'", '"'):
+        end = _quoted_end(line, at)
+        if end is not None:
+            return end
+    for i in range(at, len(line)):
+        if line[i] == "#" and line[i - 1] in " \t":
+            return len(line[:i].rstrip(" \t"))
+    return len(line.rstrip(" \t"))
 
 
 def _quoted_end(line: str, start: int) -> int | None:
@@ -1272,6 +1408,8 @@ def _rt_entries(lines: list[str], item: Any) -> tuple[list[Entry], list[tuple[in
                 style, end_col = "plain", len(line[:stop].rstrip(" \t"))
         if style == "?" and rest_clean and not isinstance(item[key], (dict, list)):
             style = "other"       # a one-line scalar with a tag or anchor: rewritable without them
+            if m is not None and m.group(1) == str(key):
+                end_col = _scalar_end(line, m.end())   # (its end-of-line comment stays)
         if style == "?":
             content_lines = [j for j in range(kl + 1, nxt) if not _comment_or_blank(lines[j])
                              or len(lines[j]) - len(lines[j].lstrip(" ")) > kc]
