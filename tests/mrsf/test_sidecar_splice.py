@@ -329,3 +329,78 @@ def test_editing_an_anchored_value_keeps_what_its_aliases_read(how):
     if how == "change-scalar":
         assert out == ANCHORED.replace("&who Ann  # eol", "Bob  # eol").replace(
             "- id: c2\n  author: *who", "- id: c2\n  author: &who Ann")
+
+
+REWRITTEN = """\
+mrsf_version: '1.0'
+document: a.md
+comments:
+- id: c1  # the id
+  # about the text
+  text: first
+  x_ext: &m
+    # inside x_ext
+    n: 1
+  resolved: false  # open
+- id: c2
+  x_b: *m
+"""
+
+
+def _hashes(text: str) -> list[str]:
+    return sorted(line[line.index("#"):] for line in text.split("\n") if "#" in line)
+
+
+def _reset_every_key(sc, node):
+    values = dict(node)
+    for key in list(node):
+        sc.delete_field(node, key)
+    sc.set_field(node, "x_new", 1)
+    for key in reversed(list(values)):
+        sc.set_field(node, key, values[key])
+
+
+def _move_anchored(sc, node):
+    value = node["x_ext"]
+    sc.delete_field(node, "x_ext")
+    sc.set_field(node, "x_ext", value)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-reader", "full-reader"])
+@pytest.mark.parametrize("edit", [_reset_every_key, _move_anchored, lambda sc, node: sc.set_field(node, "x_ext", {"n": 2})],
+                         ids=["every-key-reset", "anchored-value-moved", "anchored-value-changed"])
+def test_an_item_rewritten_key_by_key_keeps_its_comments(fast, edit):
+    # an item whose keys all moved (a new key first), or whose moved or changed value was
+    # of a form the writer does not rewrite (an anchored mapping), was written anew and
+    # lost every YAML comment inside it; now moved keys take their lines along
+    # (an anchor makes the fast reader decline the text; without it, it reads it)
+    text = REWRITTEN.replace(" &m", "").replace("*m", "{n: 1}") if fast else REWRITTEN
+    sc = parse_sidecar(text, fmt="yaml")
+    edit(sc, sc.comments[0])
+    intended = sc.plain()
+    out = sc.render().text
+    assert parse_sidecar(out, fmt="yaml").plain() == intended
+    assert _hashes(out) == _hashes(text)
+    if edit is _move_anchored:
+        entry = text[text.index("  x_ext:"):text.index("  resolved:")]
+        assert out == text.replace(entry, "").replace("  resolved: false  # open\n", "  resolved: false  # open\n" + entry)
+
+
+def test_an_item_emptied_keeps_its_comment_lines():
+    sc = parse_sidecar(REWRITTEN, fmt="yaml")
+    node = sc.comments[0]
+    for key in list(node):
+        sc.delete_field(node, key)
+    out = sc.render().text
+    assert parse_sidecar(out, fmt="yaml").plain()["comments"][0] == {}
+    assert out.startswith("mrsf_version: '1.0'\ndocument: a.md\ncomments:\n- {}\n  # about the text\n    # inside x_ext\n")
+
+
+def test_an_item_written_anew_keeps_its_comment_lines_after_it():
+    # a changed value whose form the writer does not rewrite in place (a flow list over
+    # two lines) makes the item be written anew; its comment lines were dropped with it
+    text = "mrsf_version: '1.0'\ndocument: a.md\ncomments:\n- id: c1\n  x: [1,\n    2]\n  # note\n  text: t\n- id: c2\n"
+    sc = parse_sidecar(text, fmt="yaml")
+    sc.set_field(sc.comments[0], "x", [3])
+    out = sc.render().text
+    assert out == text.replace("  x: [1,\n    2]\n  # note\n  text: t\n", "  x:\n  - 3\n  text: t\n  # note\n")

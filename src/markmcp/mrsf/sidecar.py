@@ -400,7 +400,8 @@ class Sidecar:
             for k in list(changed):
                 span = self._items[k]
                 if changed[k] == ["whole"] and _BLOCK_HEADER.search(self._item_text(span)):
-                    new = changed[k] = emit_items([self._orig[k]], st.offset, st.sequence, st)
+                    new = changed[k] = emit_items([self._orig[k]], st.offset, st.sequence, st) + \
+                        self._kept_comment_lines(span)
                 elif k in self._snap:
                     # comment lines after the item that a block scalar ending it could take
                     # in are handed over with it (and moved left when needed)
@@ -592,8 +593,11 @@ class Sidecar:
                 edited = _edit_item_rt(text, old, new, st, tail)
                 if edited is not None:
                     return edited
+        # written anew: the comment lines inside it follow it (their places are lost,
+        # not they; end-of-line comments inside it go with their lines)
         out = emit_items([new], st.offset, st.sequence, st)
-        return out + (outside_block(tail, st.sequence) if may_end_in_block(out) else tail)
+        after = self._kept_comment_lines(span) + tail
+        return out + (outside_block(after, st.sequence) if may_end_in_block(out) else after)
 
     # -- JSON -------------------------------------------------------------
 
@@ -1439,9 +1443,11 @@ def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout, tail: list[st
     if found is None:
         return None
     entries, scalars = found
-    for e in entries:
-        if e.style == "?" and (e.key not in new or not same_value(old.get(e.key), new[e.key])):
-            return None
+    if any(e.style == "?" for e in entries):
+        # a value of unknown form may hold lines that look like comments but are text
+        comments = set(_rt_comment_lines(lines))
+        scalars = scalars + [(j, j) for j, line in enumerate(lines)
+                             if line.lstrip(" \t").startswith("#") and j not in comments]
     own_last = entries[-1].last
     edited = edit_item(lines[:own_last + 1], entries, scalars, old, new, layout, same_value,
                        lines[own_last + 1:] + list(tail))

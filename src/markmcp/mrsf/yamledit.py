@@ -9,9 +9,14 @@ and the new data: entries whose value did not change keep their lines byte for b
 new keys follow the last entry.  :func:`emit_item` writes a new item.
 
 Rules kept: an end-of-line comment stays with its line (and goes away with it when the
-line is deleted); full comment lines and blank lines between entries are never dropped;
-a new value takes the scalar style of the value it replaces (single or double quotes,
-literal or folded block) when that style can hold it.
+line is deleted, as do those inside a nested value written anew); full comment lines and
+blank lines between entries are never dropped; a key that moves (removed and set again)
+takes its lines and comments along; comment lines never come to stand where a block
+scalar would read them as text; a new value takes the scalar style of the value it
+replaces (single or double quotes, literal or folded block) when that style can hold it.
+An item that cannot be edited entry by entry (its keys not read in order, a changed
+value of unknown form starting on its key's line) is written anew by the caller, its full
+comment lines after it.
 
 The emitter writes what ruamel.yaml would write for the same value in the same layout
 (the text is always verified by reading it back before it replaces a file).  Pure.
@@ -236,12 +241,25 @@ def _comment_lines(lines: list[str], start: int, end: int, scalars: list[tuple[i
     return out
 
 
-def _eol(lines: list[str], entry: Entry) -> str:
-    """The end-of-line comment after an entry's value (with its leading spaces), or ''."""
-    if entry.style in ("map", "seq", "empty"):
+#: What may follow the colon of a key whose value starts on the next line: an anchor, a
+#: tag, then perhaps an end-of-line comment (group 1).
+_PROPS_THEN_EOL = re.compile(r"(?:[ \t]+[&!][^ \t]*)*([ \t]+#.*)?[ \t]*")
+
+
+def _eol(lines: list[str], entry: Entry) -> str | None:
+    """The end-of-line comment after an entry's value (with its leading spaces), or '';
+    None when it cannot be told (a value of unknown form that starts on its key's line)."""
+    if entry.style in ("map", "seq", "empty", "?"):
         line = lines[entry.line]
-        colon = line.index(":", entry.col)
-        rest = line[colon + 1:]
+        if entry.style == "?":
+            key = re.match(re.escape(str(entry.key)) + r":(?=[ \t]|$)", line[entry.col:])
+            m = _PROPS_THEN_EOL.fullmatch(line, entry.col + key.end()) if key else None
+            if m is None:
+                return None
+            rest = m.group(1) or ""
+        else:
+            colon = line.index(":", entry.col)
+            rest = line[colon + 1:]
     else:
         rest = lines[entry.last][entry.end_col:]
     if "#" not in rest:
@@ -281,21 +299,28 @@ def outside_block(lines: list[str], col: int) -> list[str]:
 def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, int]],
               old: dict, new: dict, layout: Layout, same, tail: list[str] = ()) -> list[str] | None:
     """The new lines of a block-mapping item whose old lines are ``lines`` (its entries
-    ``entries``), changed from ``old`` to ``new``, followed by ``tail`` (the comment and
-    blank lines after the item, kept after it); None when the change cannot be made
-    entry by entry (every key removed, a complex key removed or moved).
+    ``entries``; ``scalars``: line ranges inside scalars, where a ``#`` line is text),
+    changed from ``old`` to ``new``, followed by ``tail`` (the comment and blank lines
+    after the item, kept after it); None when the change cannot be made entry by entry
+    (the keys read are not the item's, or the end-of-line comment of a changed value of
+    unknown form cannot be told from it).
 
     ``new``'s keys are written in its own order: its longest leading run that keeps
     ``old``'s order stays where it was, and each key after that run (new, or moved, as
-    a key removed and set again is) is taken from its old place, leaving its comment
-    lines there, and written at the end.
+    a key removed and set again is) is written at the end.  A moved key takes its
+    comments along: its lines as they were when its value is unchanged (anchor, tag,
+    style and all), else its new value with its end-of-line comment and the comment
+    lines inside its old value.  A removed key leaves its comment lines where it stood.
+    When no key keeps its place, the first key of ``new`` opens the item; when ``new``
+    is empty, the item is ``{}``, its comment lines after it.
 
     Comment lines that come to follow another value than before (those a removed entry
     leaves, and those after a value written anew) stay comment lines: when that value
     may be a block scalar, they are moved left of its content (:func:`outside_block`)."""
     old_keys = [e.key for e in entries]
-    if old_keys != list(old) or not new:
+    if old_keys != list(old):
         return None
+    by_key = {e.key: e for e in entries}
     at = {key: n for n, key in enumerate(old_keys)}
     head: set[Any] = set()
     last = -1
@@ -306,54 +331,98 @@ def edit_item(lines: list[str], entries: list[Entry], scalars: list[tuple[int, i
         head.add(key)
         last = n
     col = entries[0].col
+    lead = lines[0][:col] if entries[0].line == 0 else None   # the item's "- "
     out: list[str] = list(lines[:entries[0].line])
-    prefix: str | None = None       # the "- " a removed first entry leaves to the next one
+    early: list[str] | None = [] if lead is not None else None   # lines that would come before the dash
     block = False                   # the value written last may be a block scalar
     moved = False                   # ... and it is not the value its next lines followed
 
     def put(extra: list[str]) -> None:
-        out.extend(outside_block(extra, col) if block and moved else extra)
+        if early is not None:
+            early.extend(extra)
+        else:
+            out.extend(outside_block(extra, col) if block and moved else extra)
 
+    def own_lines(e: Entry) -> list[str]:
+        own = list(lines[e.line:e.last + 1])
+        if e.line == 0:
+            own[0] = " " * e.col + own[0][e.col:]
+        return own
+
+    def rewritten(key: Any) -> tuple[list[str], bool] | None:
+        """The lines of a key written anew or moved, and whether they may end in a block."""
+        e = by_key.get(key)
+        if e is None:
+            own = emit_entry(key, new[key], col, layout)
+            return own, False
+        if same(old[key], new[key]):
+            own = own_lines(e)
+            return own, e.style in ("|", ">") or (e.style in ("map", "seq", "?") and may_end_in_block(own))
+        style = e.style if e.style in ("plain", "'", '"', "|", ">") else None
+        eol = _eol(lines, e)
+        if eol is None:
+            return None
+        own = emit_entry(key, new[key], e.col, layout, style)
+        own[0] += eol
+        may_block = may_end_in_block(own)
+        inner = _comment_lines(lines, e.line + 1, e.last + 1, scalars)
+        own.extend(outside_block(inner, col) if may_block else inner)
+        return own, may_block
+
+    def write(own: list[str], may_block: bool, same_place: bool) -> None:
+        nonlocal early, block, moved
+        if early is not None:
+            own[0] = lead + own[0][col:]
+            out.extend(own)
+            block, moved = may_block, True
+            waiting, early = early, None
+            put(waiting)
+        else:
+            out.extend(own)
+        block, moved = may_block, not same_place
+
+    if not head:
+        # no key keeps its place: the first new key opens the item
+        if new:
+            first = next(iter(new))
+            got = rewritten(first)
+            if got is None:
+                return None
+            write(got[0], got[1], False)
+            head_done = {first}
+        else:
+            out.append((lead if lead is not None else " " * col) + "{}")
+            early, block, moved = None, False, True
+            head_done = set()
+    else:
+        head_done = set()
     for idx, e in enumerate(entries):
         seg_end = entries[idx + 1].line if idx + 1 < len(entries) else len(lines)
         between = lines[e.last + 1:seg_end]
-        starts_dash = e.line == 0
         if e.key not in head:
-            if e.style == "?":
-                return None
-            if starts_dash:
-                prefix = lines[0][:e.col]
+            if e.key not in new:
+                moved = True
+                put(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
             moved = True
-            put(_comment_lines(lines, e.line + 1, e.last + 1, scalars))
             put(between)
             continue
-        lead = prefix if prefix is not None else (lines[0][:e.col] if starts_dash else None)
         if same(old[e.key], new[e.key]):
             own = list(lines[e.line:e.last + 1])
-            inner: list[str] = []
-            moved = False
+            write(own, e.style in ("|", ">") or (e.style in ("map", "seq", "?") and may_end_in_block(own)), True)
         else:
-            style = e.style if e.style in ("plain", "'", '"', "|", ">") else None
-            own = emit_entry(e.key, new[e.key], e.col, layout, style)
-            eol = _eol(lines, e)
-            if eol:
-                own[0] = own[0] + eol
-            inner = _comment_lines(lines, e.line + 1, e.last + 1, scalars)
-            moved = True
-        if lead is not None:
-            # the first entry keeps the dash (comment lines before it stay above it)
-            own[0] = lead + own[0][e.col:]
-            prefix = None
-        out.extend(own)
-        block = e.style in ("|", ">") or (e.style not in ("plain", "'", '"', "empty", "flow")
-                                          and may_end_in_block(own))
-        put(inner)
+            got = rewritten(e.key)
+            if got is None:
+                return None
+            write(got[0], got[1], False)
         put(between)
-    if prefix is not None:
+    if early is not None:
         return None
-    for key, value in new.items():
-        if key not in head:
-            out.extend(emit_entry(key, value, col, layout))
-            block, moved = False, True
+    for key in new:
+        if key not in head and key not in head_done:
+            got = rewritten(key)
+            if got is None:
+                return None
+            out.extend(got[0])
+            block, moved = got[1], True
     put(list(tail))
     return out
