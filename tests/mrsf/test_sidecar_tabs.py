@@ -119,3 +119,51 @@ def test_resolving_in_an_upstream_written_sidecar_changes_one_line(tmp_path):
     sidecar.write_text(text, encoding="utf-8")
     ops.resolve(str(sidecar), ["c1"], root=str(tmp_path))
     assert sidecar.read_text(encoding="utf-8") == text.replace("resolved: false", "resolved: true")
+
+
+# A plain scalar over several lines whose continuation lines hold a tab after their
+# indentation: YAML 1.2 white space there (s-flow-line-prefix: the indentation, then
+# s-separate-in-line, tabs allowed), folded like spaces.  The YAML library refused it.
+CONTINUED = HEAD + (
+    "  - id: c1\n"
+    "    author: A\n"
+    "    text: first part\n"
+    "      \tsecond part\n"
+    "      \t\n"
+    "      \tthird\tend  # note\n"
+    "    resolved: false\n"
+    "    line: 2\n"
+    "  - id: c2\n"
+    "    text: t\n"
+)
+
+
+@pytest.mark.parametrize("prefix, value", [
+    ("      \t", "first part second part"),      # past the indentation the text needs
+    ("     \t", "first part second part"),       # exactly that indentation, then a tab
+    ("      \t \t", "first part second part"),
+])
+def test_a_tab_starting_a_continuation_line_is_white_space(prefix, value):
+    text = one("text: first part\n" + prefix + "second part")
+    assert parse_sidecar(text).data["comments"][0]["text"] == value
+
+
+@pytest.mark.parametrize("prefix", ["    \t", "\t"])
+def test_a_tab_inside_the_indentation_of_a_continuation_line_is_still_malformed(prefix):
+    # the plain scalar's lines must be indented past its key (column 5 here) with spaces
+    with pytest.raises(MrsfError) as info:
+        parse_sidecar(one("text: first part\n" + prefix + "second part"))
+    assert info.value.code == "malformed-yaml" and info.value.details.get("line") == 9
+
+
+def test_a_sidecar_with_tabbed_continuation_lines_is_edited_in_place():
+    sc = parse_sidecar(CONTINUED)
+    assert sc.data["comments"][0]["text"] == "first part second part\nthird\tend"
+    assert sc.position(index=0, key="resolved") == (10, 5) and sc.position(index=0, key="line") == (11, 5)
+    assert sc.position(index=1) == (12, 5)
+    sc.set_field(sc.comments[0], "resolved", True)
+    assert sc.render().text == CONTINUED.replace("resolved: false", "resolved: true")
+    sc = parse_sidecar(CONTINUED)
+    sc.set_field(sc.comments[0], "text", "new")
+    assert sc.render().text == CONTINUED.replace(
+        "text: first part\n      \tsecond part\n      \t\n      \tthird\tend  # note\n", "text: new  # note\n")

@@ -158,6 +158,8 @@ class Sidecar:
             entries = read.item_entries[0] if read.item_entries else None
         except (Unsupported, RecursionError):
             entries = None
+        if entries is None:
+            entries = self._declined_entries(span)
         if entries:
             if key is not None:
                 for e in entries:
@@ -166,6 +168,20 @@ class Sidecar:
             return span.first + entries[0].line + 1, entries[0].col + 1
         line = self._lines[span.first]
         return span.first + 1, _content_col(line, self.yaml_style.offset) + 1
+
+    def _declined_entries(self, span: Span) -> list[Entry] | None:
+        """Entries of an item the fast reader declines (a tab, an anchor), from the full
+        reader's key positions (None when it cannot read the item alone)."""
+        text = self._item_text(span)
+        reader_text, _ = yaml12_text(text)
+        try:
+            loaded = _yaml().load(reader_text)
+        except Exception:  # noqa: BLE001 - an alias of an anchor elsewhere, say
+            return None
+        if not isinstance(loaded, list) or len(loaded) != 1:
+            return None
+        found = _rt_entries(text.split("\n")[:-1], loaded[0])
+        return found[0] if found else None
 
     # -- editing ----------------------------------------------------------
 
@@ -924,16 +940,45 @@ def _depth_limited() -> tuple[type, type, type]:
 
             def scan_plain_spaces(self, indent: Any, start_mark: Any) -> Any:
                 # white space holding a tab between two parts of a plain scalar's line is
-                # part of the scalar; before a line break the library's rules apply
-                peek = self.reader.peek  # type: ignore[attr-defined]
+                # part of the scalar
+                reader = self.reader  # type: ignore[attr-defined]
+                peek, forward = reader.peek, reader.forward
                 n = 0
                 while peek(n) in " \t":
                     n += 1
-                if "\t" in self.reader.prefix(n) and peek(n) not in _BREAKS:  # type: ignore[attr-defined]
-                    white = self.reader.prefix(n)  # type: ignore[attr-defined]
-                    self.reader.forward(n)  # type: ignore[attr-defined]
-                    return [white]
-                return super().scan_plain_spaces(indent, start_mark)  # type: ignore[misc]
+                if peek(n) not in _BREAKS:
+                    if "\t" in reader.prefix(n):
+                        white = reader.prefix(n)
+                        forward(n)
+                        return [white]
+                    return super().scan_plain_spaces(indent, start_mark)  # type: ignore[misc]
+                # the scalar goes on after a line break: white space before the break is not
+                # part of it; on the next lines the indentation is spaces, and white space
+                # after it (tabs too: YAML 1.2 s-flow-line-prefix, s-separate-in-line) only
+                # separates.  The library stops at such a tab ("cannot start any token").
+                forward(n)
+                line_break = self.scan_line_break()  # type: ignore[attr-defined]
+                self.allow_simple_key = True
+                breaks = []
+                while True:
+                    if reader.prefix(3) in ("---", "...") and peek(3) in "\0 \t" + _BREAKS:
+                        return None           # a document marker ends the scalar
+                    while peek() == " ":
+                        forward()
+                    if peek() == "\t" and (self.flow_level or reader.column >= indent):  # type: ignore[attr-defined]
+                        while peek() in " \t":
+                            forward()
+                    if peek() in _BREAKS:
+                        breaks.append(self.scan_line_break())  # type: ignore[attr-defined]
+                        continue
+                    break
+                chunks = []
+                if line_break != "\n":
+                    chunks.append(line_break)
+                elif not breaks:
+                    chunks.append(" ")
+                chunks.extend(breaks)
+                return chunks
 
         class RoundTrip(Tabs, DepthLimit, RoundTripScanner):
             pass
@@ -1403,13 +1448,21 @@ def _rt_entries(lines: list[str], item: Any) -> tuple[list[Entry], list[tuple[in
                         end_col = len(lines[last])
                         if last > kl:
                             scalars.append((kl + 1, last))
-            elif first not in "&*!|>[]{}%@`" and isinstance(item[key], (str, int, float, bool)) and rest_clean:
-                stop = len(line)
-                for i in range(vc, len(line)):
-                    if line[i] == "#" and line[i - 1] in " \t":
+            elif first not in "&*!|>[]{}%@`" and isinstance(item[key], (str, int, float, bool)) and (
+                    rest_clean or isinstance(item[key], str)):
+                # a plain scalar, perhaps over several lines (no comment line can stand
+                # inside one: the lines after its last are comment or blank lines)
+                more = [j for j in range(kl + 1, nxt) if not _comment_or_blank(lines[j])]
+                last = more[-1] if more else kl
+                tail_line = lines[last]
+                stop = len(tail_line)
+                for i in range(vc if last == kl else 1, len(tail_line)):
+                    if tail_line[i] == "#" and tail_line[i - 1] in " \t":
                         stop = i
                         break
-                style, end_col = "plain", len(line[:stop].rstrip(" \t"))
+                style, end_col = "plain", len(tail_line[:stop].rstrip(" \t"))
+                if last > kl:
+                    scalars.append((kl + 1, last))
         if style == "?" and rest_clean and not isinstance(item[key], (dict, list)):
             style = "other"       # a one-line scalar with a tag or anchor: rewritable without them
             if m is not None and m.group(1) == str(key):
