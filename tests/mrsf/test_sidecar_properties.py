@@ -314,3 +314,32 @@ def test_unusual_text_is_written_through_the_full_parser(data, steps):
     assert truth(out, "yaml") == model
     assume(data["comments"])
     assert "x_anchor: &a [1]" in out
+
+
+def anchored(text: str) -> str:
+    """``text`` with the first ``author`` value anchored and every later equal one an alias of it."""
+    out, value = [], None
+    for line in text.split("\n"):
+        m = re.fullmatch(r"( +)author: (.+)", line)
+        if m and value is None:
+            value = m.group(2)
+            line = f"{m.group(1)}author: &who {value}"
+        elif m and m.group(2) == value:
+            line = f"{m.group(1)}author: *who"
+        out.append(line)
+    return "\n".join(out)
+
+
+@given(data=sidecars(), seed=st.integers(0, 11), steps=st.lists(edit, min_size=1, max_size=8))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_edits_around_anchors_and_aliases_keep_every_value_and_comment(data, seed, steps):
+    """An anchored value changed, dropped or moved, or its comment deleted: the aliases
+    elsewhere still read what they read (the anchor moves to the first one left)."""
+    text = decorate(anchored(render(data, "ruamel")), seed)
+    assume("*who" in text and truth(text, "yaml") == data)
+    sc = parse_sidecar(text)
+    model = json.loads(json.dumps(data))
+    apply(sc, model, steps, set())
+    out = sc.render().text
+    assert truth(out, "yaml") == model
+    assert comment_lines(out) == comment_lines(text)
