@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from markmcp.figdown.artifact_paths import is_svg_name
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
 
@@ -56,7 +57,7 @@ def read_named(path: str | os.PathLike[str], *, places: Places | None = None, la
     """:func:`read_document` for a document named on its own (not found in a walk): a
     name ending in ``.svg`` is refused first, since an artifact read as FigDown gives
     nothing but noise (``<svg`` is not a keyword ...); its source is read back instead."""
-    if str(path).lower().endswith(".svg"):
+    if is_svg_name(str(path)):
         shown_as = label or files.shown(str(path))
         raise FileAccessError("invalid-path", f"{shown_as} is an SVG, not a FigDown document: name the .fd it "
                               "was built from (read gives back an artifact's source)", shown_as)

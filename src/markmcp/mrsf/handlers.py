@@ -45,7 +45,8 @@ def _each_sidecar(
     errors: list[dict[str, Any]] | None = None, **kwargs: Any
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any], str | None]]:
     """Run a multi-file engine operation on one target at a time; per target yield its result
-    (an unreadable sidecar fails the call), where its sidecar is (``ops.locate``) and the
+    (an unreadable sidecar fails the call, unless ``errors`` is a list: then it is appended
+    there and skipped), where its sidecar is (``ops.locate``) and the
     sidecar's version as the operation read it."""
     from markmcp.mrsf import ops
 
