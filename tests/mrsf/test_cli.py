@@ -387,6 +387,13 @@ def test_rename_moves_the_sidecar(work: Path) -> None:
     assert [c["id"] for c in data["comments"]] == ["c1", "c2", "c3"]
 
 
+def test_rename_warns_when_the_new_document_is_missing(work: Path) -> None:
+    proc = run("rename", "doc.md", "other.md", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("warning: other.md does not exist (yet)")
+    assert (work / "other.md.review.yaml").exists() and not (work / "doc.md.review.yaml").exists()
+
+
 def test_rename_without_sidecar_fails(tmp_path: Path) -> None:
     proc = run("rename", "a.md", "b.md", cwd=tmp_path)
     assert proc.returncode == 2

@@ -366,6 +366,15 @@ def test_rename_moves_sidecar_and_updates_document(ws):
     assert info.value.code == "sidecar-exists"
 
 
+def test_rename_notes_a_new_document_that_does_not_exist(ws):
+    ops.add("docs/a.md", author="a", text="t", root=ws)
+    r = ops.rename("docs/a.md", "docs/b.md", root=ws)  # the document itself not moved
+    assert "docs/b.md does not exist" in r["note"] and "move docs/a.md to docs/b.md" in r["note"]
+    assert (ws / "docs" / "b.md.review.yaml").exists()
+    (ws / "docs" / "a.md").rename(ws / "docs" / "c.md")
+    assert "note" not in ops.rename("docs/b.md", "docs/c.md", root=ws)
+
+
 def test_rename_keeps_the_permission_bits_and_leaves_no_lock_files(ws):
     ops.add("docs/a.md", author="a", text="t", root=ws)
     os.chmod(ws / "docs" / "a.md.review.yaml", 0o640)

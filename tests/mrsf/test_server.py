@@ -387,6 +387,12 @@ def test_rename(server: Server, work: Path) -> None:
     assert result["version"] == sha(work / "docs" / "moved.md.review.yaml")
 
 
+def test_rename_onto_a_missing_document_says_so(server: Server, work: Path) -> None:
+    result = server.ok("mrsf_rename", oldDocument="doc.md", newDocument="gone.md")
+    assert result["note"].startswith("gone.md does not exist (yet)")
+    assert (work / "gone.md.review.yaml").exists()
+
+
 def test_reanchor_with_document_text_and_dry_run(server: Server, work: Path) -> None:
     shifted = "New first line.\n" + DOC
     before = snapshot(work)

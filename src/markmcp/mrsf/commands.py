@@ -400,6 +400,8 @@ def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 def cmd_rename(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     result = ops.rename(str(ctx.cwd / args.old_document), str(ctx.cwd / args.new_document), **ctx.kwargs())
     out.result(result, f"Sidecar moved: {ctx.path(result, 'oldSidecar')} → {ctx.path(result)}")
+    if "note" in result and not out.as_json:
+        out.error(f"warning: {result['note']}")
     return EXIT_OK
 
 

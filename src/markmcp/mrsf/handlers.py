@@ -426,6 +426,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "newSidecar": absolute(result),
         "document": result["document"],
         **_versions(result),
+        **({"note": result["note"]} if "note" in result else {}),
     }
 
 

@@ -690,8 +690,13 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
         # the old sidecar changed meanwhile: keep both rather than lose the change
         raise MrsfError("version-mismatch", f"{old.sidecar} changed during rename; the new sidecar {new.sidecar} was "
                         "written from the earlier version and the old one was kept") from None
-    return {**_base(new), "oldSidecar": old.sidecar, "oldDocument": old.document, "version": outcome.version,
-            "previousVersion": loaded.version, "written": True}
+    result = {**_base(new), "oldSidecar": old.sidecar, "oldDocument": old.document, "version": outcome.version,
+              "previousVersion": loaded.version, "written": True}
+    if kind_of(new.document_path) is None:
+        # moving the sidecar first is allowed (the document may follow), but never silently
+        result["note"] = (f"{new.document} does not exist (yet): its sidecar {new.sidecar} is written; "
+                          f"move {old.document} to {new.document} as well, or rename back")
+    return result
 
 
 def repair(target: PathLike, *, reset: bool = False, backup: bool = False, expected_version: str | None = None,
