@@ -148,7 +148,11 @@ def item_blocks(text: str, fmt: str) -> dict[str, str]:
 
 
 def comment_lines(text: str) -> list[str]:
-    return sorted(line.strip() for line in text.split("\n") if line.strip().startswith("#"))
+    """The comment lines :func:`decorate` wrote. Not every line that starts with ``#``: a
+    quoted scalar folded over lines may continue on one (``"... x\n    #y"``), and that
+    line leaves with its comment."""
+    return sorted(line.strip() for line in text.split("\n")
+                  if re.fullmatch(r"# (note \d+ ünïcode|a sidecar)", line.strip()))
 
 
 edit = st.one_of(
