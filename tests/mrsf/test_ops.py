@@ -153,6 +153,22 @@ def test_update_field_changes_one_line_and_moving_anchor_recomputes_text(ws):
         ops.update("docs/a.md", c["id"], {"author": None}, root=ws)
 
 
+def test_update_that_retargets_drops_the_earlier_reanchor_verdict(ws):
+    c = ops.add("docs/a.md", author="a", text="t", line=3, root=ws)["comment"]
+    ops.update("docs/a.md", c["id"], {"x_reanchor_status": "fuzzy", "x_reanchor_score": 0.61}, root=ws)
+    r = ops.update("docs/a.md", c["id"], {"text": "only the text"}, root=ws)
+    assert r["comment"]["x_reanchor_status"] == "fuzzy"  # not a new anchor: the verdict stands
+    r = ops.update("docs/a.md", c["id"], {"line": 4}, root=ws)
+    assert r["comment"]["selected_text"] == "Workers process jobs."
+    assert "x_reanchor_status" not in r["comment"] and "x_reanchor_score" not in r["comment"]
+    assert {"x_reanchor_status", "x_reanchor_score"} <= set(r["changed"])
+    ops.update("docs/a.md", c["id"], {"x_reanchor_status": "orphaned"}, root=ws)
+    r = ops.update("docs/a.md", c["id"], {"selected_text": "Last line."}, root=ws)
+    assert "x_reanchor_status" not in r["comment"]
+    r = ops.update("docs/a.md", c["id"], {"line": 5, "x_reanchor_status": "fuzzy"}, root=ws)
+    assert r["comment"]["x_reanchor_status"] == "fuzzy"  # set in the same call: kept
+
+
 # -- resolve -----------------------------------------------------------------
 
 

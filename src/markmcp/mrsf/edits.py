@@ -28,6 +28,8 @@ ANCHOR_FIELDS = ("line", "end_line", "start_column", "end_column", "selected_tex
 #: targeting fields (MRSF §9.1 lists the first five; the hash, anchored text and commit
 #: belong to the same anchor and travel with it).
 INHERITED_FIELDS = ANCHOR_FIELDS + ("selected_text_hash", "anchored_text", "commit")
+#: what a re-anchoring writes about how sure it was (see :func:`apply_placement`)
+REANCHOR_VERDICT = ("x_reanchor_status", "x_reanchor_score")
 POSITION_FIELDS = ("line", "end_line", "start_column", "end_column")
 ADD_KEYS = {
     "author", "text", "line", "end_line", "start_column", "end_column", "selected_text",
@@ -260,6 +262,9 @@ def update_comment(sc: Sidecar, comment_id: str, changes: dict, *, document_text
 
     When the anchor position changes and ``selected_text`` is not given, the text at the
     new position (from the document) becomes ``selected_text`` and the hash follows.
+    A new anchor (that captured text, or a ``selected_text`` given) drops the verdict an
+    earlier re-anchoring left (``x_reanchor_status``/``x_reanchor_score``), unless the
+    changes set it themselves.
     Returns (the comment as plain data, names of the fields that changed).
     """
     if not isinstance(changes, dict) or not changes:
@@ -305,12 +310,20 @@ def update_comment(sc: Sidecar, comment_id: str, changes: dict, *, document_text
         new[key] = value
     lines = split_lines(document_text) if document_text is not None else None
     moved = any(new.get(k) != plain.get(k) for k in POSITION_FIELDS)
+    retargeted = False
     if moved:
         pos = {k: new.get(k) for k in POSITION_FIELDS}
         check_anchor(pos, lines)
         if "selected_text" not in changes and lines is not None and pos["line"] is not None:
             new["selected_text"] = capture(lines, pos)
             new.pop("anchored_text", None)
+            retargeted = True
+    if retargeted or "selected_text" in changes:
+        # the caller has just said where the comment points: an earlier re-anchoring's
+        # verdict (orphaned, fuzzy and its score) describes the old anchor, not this one
+        for key in REANCHOR_VERDICT:
+            if key not in changes:
+                new.pop(key, None)
     if "selected_text" in new and new.get("selected_text") != plain.get("selected_text") and "selected_text_hash" not in changes:
         if new.get("selected_text"):
             new["selected_text_hash"] = sha256_hex(new["selected_text"])
