@@ -186,6 +186,7 @@ def test_read_only_closes_the_mrsf_write_gate(places: dict[str, Path], module: s
     for result in writes:
         assert result["isError"] is True, result
         assert result["content"][0]["text"].endswith("is not allowed: the server was started with --read-only")
+        assert result["content"][0]["text"].startswith("writing the review sidecar of '")
         assert result["structuredContent"]["code"] == "read-only"
     assert dry["isError"] is False and listed["isError"] is False
     assert (project / "doc.md.review.yaml").read_bytes() == before

@@ -50,7 +50,8 @@ def resolve_inside(base: Path, path: str | Path) -> Path:
     return resolved
 
 
-def writable_places(ctx: CallContext, path: str | Path, *, by_default: bool = False) -> Places:
+def writable_places(ctx: CallContext, path: str | Path, *, by_default: bool = False,
+                    what: str | None = None) -> Places:
     """The write gate's opt-in and roots: the folders a tool may write ``path`` in.
 
     Refuses (:class:`ToolError` naming ``path``) unless the server runs with
@@ -63,15 +64,19 @@ def writable_places(ctx: CallContext, path: str | Path, *, by_default: bool = Fa
     ``by_default``: the tool writes unless the server runs with ``--read-only``
     (``ServerSpec.write_default``, MRSF's upstream behaviour), in every folder it may
     read (``ctx.places()``: ``--cwd``, each ``--root``, the client's roots as the policy allows).
+
+    ``what`` names the file in a refusal when ``path`` is not itself what would be
+    written (MRSF's tools take a document and write its sidecar).
     """
+    named = what if what is not None else f"'{shown(path)}'"
     if by_default:
         if ctx.read_only:
-            raise ToolError(f"writing '{shown(path)}' is not allowed: the server was started with --read-only")
+            raise ToolError(f"writing {named} is not allowed: the server was started with --read-only")
         return ctx.places()
     if not ctx.allow_write:
-        raise ToolError(f"writing '{shown(path)}' is not allowed: the server was started without --allow-write")
+        raise ToolError(f"writing {named} is not allowed: the server was started without --allow-write")
     if not ctx.roots:
-        raise ToolError(f"writing '{shown(path)}' is not allowed: no root is declared ({ctx.hint})")
+        raise ToolError(f"writing {named} is not allowed: no root is declared ({ctx.hint})")
     return Places.of(ctx.roots, hint=ctx.hint)
 
 

@@ -89,8 +89,12 @@ def inside(ctx: CallContext, workdir: Path, value: str, what: str) -> Path:
 def writable(ctx: CallContext, target: str | Path) -> None:
     """The write gate of a writing tool, before anything is read or written: open unless the
     server runs with ``--read-only`` (the write folders are those it may read)."""
+    from markmcp.mrsf.discovery import is_sidecar_name
+
+    # a refusal names what would be written: the sidecar, not the Markdown document
+    what = None if is_sidecar_name(target) else f"the review sidecar of '{shown(target)}'"
     try:
-        writable_places(ctx, target, by_default=True)
+        writable_places(ctx, target, by_default=True, what=what)
     except ToolError as error:
         raise ToolError(error.message, data=error_data("read-only", error.message)) from None
 
