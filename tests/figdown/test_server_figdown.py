@@ -454,6 +454,20 @@ def test_build_options_title_model_and_return_svg(server: Server, schemas: dict[
     assert "SVG not sent" in summary and json.loads(model.split("\n", 1)[1]) == data["model"]
 
 
+def test_build_withholds_a_huge_svg_unless_asked(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
+    from markmcp.figdown.server import INLINE_SVG_LIMIT
+
+    huge = 'figdown 0.1 timing\ntiming t "long"\nsignal clk ' + "p" * 20000 + "\n"
+    result = server.call_tool("figdown_build", {"source": huge})
+    data = normal(result, schemas["figdown_build"])
+    assert data["ok"] and data["svg"] is None and data["bytes"] > INLINE_SVG_LIMIT and data["withheld"] == "size"
+    assert f"SVG not sent: {data['bytes']:,} bytes is over the {INLINE_SVG_LIMIT:,}-byte limit" in texts(result)[0]
+    data = normal(server.call_tool("figdown_build", {"source": huge, "return_svg": True}), schemas["figdown_build"])
+    assert len(data["svg"].encode("utf-8")) == data["bytes"] and "withheld" not in data
+    result = server.call_tool("figdown_build", {"source": CLEAN, "return_svg": False})
+    assert texts(result)[0].endswith("SVG not sent (`return_svg: false`).")  # nothing was written either
+
+
 def test_build_refusals_are_normal_results_that_draw_nothing(server: Server,
                                                              schemas: dict[str, dict[str, Any]]) -> None:
     data = normal(result := server.call_tool("figdown_build", {"source": BROKEN}), schemas["figdown_build"])

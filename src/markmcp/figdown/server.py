@@ -147,12 +147,15 @@ BUILD_INPUT = {
         "with_title": {"type": "boolean", "description": "Draw the title inside the figure (default false: the "
                                                          "page around the figure usually captions it)."},
         "return_svg": {"type": "boolean", "description": "Send the SVG in the result (true) or not (false). "
-                                                         "Default: sent unless it was just written to disk."},
+                                                         "Default: sent unless it was just written to disk or "
+                                                         "is over 1 MiB."},
         "include_model": {"type": "boolean", "description": "Also send the §12 model (default false; "
                                                             "figdown_read is the tool for reading one)."},
     },
     "additionalProperties": False,
 }
+#: The largest SVG (UTF-8 bytes) figdown_build sends when the call leaves return_svg out.
+INLINE_SVG_LIMIT = 1 << 20
 BUILD_OUTPUT = {
     "type": "object",
     "properties": {
@@ -168,6 +171,8 @@ BUILD_OUTPUT = {
         "unchanged": {"type": "boolean", "description": "true when the artifact on disk already had these bytes "
                                                         "(it was left untouched)"},
         "svg": {"type": ["string", "null"], "description": "the artifact, when it is sent"},
+        "withheld": {"type": "string", "enum": ["size"],
+                     "description": "present when the SVG was not sent by default because it is over 1 MiB"},
         "model": {"type": ["object", "null"], "description": "the §12 model, with include_model"},
     },
     "required": ["ok", "label", "stage", "diagnostics", "engine", "renderOptions", "sha256", "bytes", "written",
@@ -427,7 +432,14 @@ def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
             raise ToolError(error.message) from None
         result["written"] = shown(shown_target)
         result["unchanged"] = done == "unchanged"
-    if args.get("return_svg", not write):
+    wanted = args.get("return_svg")
+    if wanted is None:
+        # by default the SVG comes back unless it was written, and unless it is so large
+        # that sending it would flood the caller's context (return_svg: true still sends it)
+        wanted = not write and result["bytes"] <= INLINE_SVG_LIMIT
+        if not write and not wanted:
+            result["withheld"] = "size"
+    if wanted:
         result["svg"] = svg
     if args.get("include_model", False) and built.result is not None:
         result["model"] = json.loads(model_json(built.result))
@@ -450,8 +462,14 @@ def build_text(result: dict[str, Any]) -> list[str]:
     if result["svg"] is not None:
         follows = ("The SVG follows. It carries its own source, that source's SHA-256 and the engine "
                    "version, so figdown_read gets the text back from it.")
-    else:
+    elif result["written"] is not None:
         follows = "SVG not sent (it is on disk; pass `return_svg: true` to receive it)."
+    elif result.get("withheld") == "size":
+        follows = (f"SVG not sent: {result['bytes']:,} bytes is over the {INLINE_SVG_LIMIT:,}-byte limit for "
+                   "sending it by default (pass `path` and `write: true` to save it, or `return_svg: true` "
+                   "to receive it anyway).")
+    else:
+        follows = "SVG not sent (`return_svg: false`)."
     summary = "\n".join([
         f"BUILT {escape_controls(result['label'])}: {result['bytes']} bytes",
         f"engine: {result['engine']}{options}",
@@ -693,8 +711,10 @@ INSTRUCTIONS = (
     "A FigDown figure is a .fd text file, and that text is the source of truth; the SVG is built from it. "
     "Get a figure's meaning with figdown_read (of the .fd, or of an .svg FigDown built), never from an "
     "image. To write one, fetch the genre's page with figdown_reference (only defined words parse), write "
-    "the .fd, repeat figdown_check until it reports no problems, then figdown_build. PARSE FAILED or "
-    "FIGURE REFUSED in a result lists problems in the document; the tool worked."
+    "the .fd, repeat figdown_check until it reports no problems, then figdown_build. Saving X.svg "
+    "(figdown_build with write: true) needs a server started with --allow-write and the .fd inside a root; "
+    "without them, leave write out and take the SVG from the result. PARSE FAILED or FIGURE REFUSED in a "
+    "result lists problems in the document; the tool worked."
 )
 
 SPEC = ServerSpec(
