@@ -123,6 +123,40 @@ def test_connectors_carry_their_identity_and_arrowheads() -> None:
     assert len(re.findall(r'<path d="M[^"]* z" fill="#555" stroke="none"/>', svg)) == 3
 
 
+def _runs(d: str) -> list[tuple[str, float, float, float]]:
+    """The level and upright runs of a connector path: (axis, fixed, lo, hi)."""
+    pts = []   # the true corners: M and L points, and each fillet's (Q's) control point
+    for cmd, args in re.findall(r"([MLQ])([^MLQ]*)", d):
+        pts.append(tuple(map(float, args.replace(",", " ").split()[:2])))
+    runs = []
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 == x1 and y0 != y1:
+            runs.append(("x", x0, min(y0, y1), max(y0, y1)))
+        elif y0 == y1 and x0 != x1:
+            runs.append(("y", y0, min(x0, x1), max(x0, x1)))
+    return runs
+
+
+def test_connectors_passing_a_rank_keep_apart() -> None:
+    """Three connectors pass the rank of "Auth" beside each other, in a figure with
+    groups; each keeps its own line (they shared one when the gap between connectors
+    passing a rank was never applied)."""
+    svg = build("figdown 0.3 block\nflow down\ngroup back \"Back end\"\nnode api \"API\" in=back\n"
+                "node auth \"Auth service\" in=back\nnode worker \"Worker\" in=back\n"
+                "node db \"Postgres\"\nnode cache \"Redis\"\nedge api -> auth\nedge auth -> worker\n"
+                "edge api -> db\nedge api -> cache\nedge auth -> db\nedge worker -> db\n"
+                "rank db,cache\n").svg
+    paths = {k: _runs(d) for k, d in re.findall(r'<path data-edge="([^"]+)" d="([^"]+)"', svg)}
+    assert len(paths) == 3   # api -> db, api -> cache, auth -> db turn; the rest are straight <line>s
+    shared = []
+    for (ka, ra), (kb, rb) in ((a, b) for a in paths.items() for b in paths.items() if a[0] < b[0]):
+        for axis, at, lo, hi in ra:
+            for axis2, at2, lo2, hi2 in rb:
+                if axis == axis2 and abs(at - at2) < 1 and min(hi, hi2) - max(lo, lo2) > 10:
+                    shared.append((ka, kb, axis, at))
+    assert shared == []
+
+
 def test_self_loops_and_back_edges_are_drawn() -> None:
     svg = build('figdown 0.2 statechart\nstate a "A"\nstate b "B"\nstate c "C"\nstate d "D"\n'
                 "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> a\n"

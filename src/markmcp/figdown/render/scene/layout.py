@@ -61,10 +61,10 @@ class Frame:
         return main, cross
 
 
-def _spacing(horizontal: bool) -> Spacing:
+def _spacing(horizontal: bool, straight: bool) -> Spacing:
     if horizontal:   # cross axis is y: top pad holds the band name
-        return Spacing(node_gap=GAPY, pad_before=BAND["t"], pad_after=BAND["b"])
-    return Spacing(node_gap=GAPX, pad_before=BAND["l"], pad_after=BAND["r"])
+        return Spacing(node_gap=GAPY, pad_before=BAND["t"], pad_after=BAND["b"], spread_dummies=not straight)
+    return Spacing(node_gap=GAPX, pad_before=BAND["l"], pad_after=BAND["r"], spread_dummies=not straight)
 
 
 def plan_layout(scene: Scene) -> Frame:
@@ -121,12 +121,12 @@ def plan_layout(scene: Scene) -> Frame:
         for r in range(min(rs), max(rs) + 1):
             if not any(it.group == gid for it in ranks[r]):
                 ph = Item(f"~g{gid}.{r}", r, gid, None, seq=min(scene.nodes[m].order for m in group.members))
-                ph.size = 0.0
+                ph.size, ph.placeholder = 0.0, True
                 ranks[r].append(ph)
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
     loop_side, loop_room = _loop_sides(scene, plans, items, loops)
-    placer = Placer(ordered, lanes, _spacing(horizontal))
+    placer = Placer(ordered, lanes, _spacing(horizontal, scene.genre == "topology"))
     placer.pack()
     placer.improve()
     lo, hi = placer.extent()

@@ -31,6 +31,7 @@ class Item:
     pos: float = 0.0                  # cross-axis centre (placement)
     size: float = 0.0                 # cross-axis extent
     main: float = 0.0                 # main-axis extent
+    placeholder: bool = False         # holds a group's lane in a rank with no member
 
 
 SWEEPS = 6

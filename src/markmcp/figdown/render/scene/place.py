@@ -38,6 +38,9 @@ class Spacing:
     band_gap: float = 8.0    # between two bands
     dummy_gap: float = 12.0  # between two connectors passing a rank
     mixed_gap: float = 20.0  # between a connector and a node
+    # connectors passing a rank keep those gaps only where they are drawn orthogonally;
+    # topology's straight lines through their dummies read best packed (fewer crossings)
+    spread_dummies: bool = True
 
 
 class Lane:
@@ -60,7 +63,9 @@ def _item_gap(a: Item, b: Item, sp: Spacing, lanes: dict[str, Lane]) -> float:
             lane_gap = lanes[a.group].gap
             if lane_gap is not None:
                 gap = float(lane_gap)
-    if a.size == 0 or b.size == 0:   # a lane placeholder takes no room
+    if a.placeholder or b.placeholder:   # a group lane's placeholder takes no room
+        gap = 0.0
+    elif not sp.spread_dummies and (a.node is None or b.node is None):
         gap = 0.0
     return (a.size + b.size) / 2 + gap + getattr(a, "trail", 0.0) + getattr(b, "lead", 0.0)
 
