@@ -32,18 +32,19 @@ Positions reported to users are 1-based lines and 1-based columns in the sidecar
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import yamlscan
-from .errors import MrsfError
-from .yamledit import (CannotEmit, Layout, edit_item, emit_entry, emit_items, may_end_in_block, outside_block,
-                       scalar_text)
-from .yamlscan import Binary, Entry, Span, Unsupported
+from .. import yamlscan
+from ..errors import MrsfError
+from ..yamledit import (CannotEmit, Layout, edit_item, emit_entry, emit_items, may_end_in_block, outside_block,
+                        scalar_text)
+from ..yamlscan import Binary, Entry, Span, Unsupported
+from .declined import _rt_comment_lines, _rt_entries
+from .values import _MAX_PLAIN_NODES, MAX_DEPTH, _depth_over, _expands_over, same_value, to_plain, type_name
+from .yaml12 import _depth_limited, _rt_plain, _yaml, put_back, safe_yaml, yaml12_text
 
 SIDECAR_SUFFIX_YAML = ".review.yaml"
 SIDECAR_SUFFIX_JSON = ".review.json"
@@ -55,10 +56,6 @@ COMMENT_KEY_ORDER = (
     "selected_text_hash", "anchored_text", "commit",
 )
 
-#: Deepest nesting of lists/mappings accepted in a sidecar (guards recursion limits).
-MAX_DEPTH = 64
-#: Upper bound on nodes produced when converting to plain data (guards alias bombs).
-_MAX_PLAIN_NODES = 2_000_000
 
 # ---------------------------------------------------------------------------
 # The model
@@ -870,225 +867,6 @@ def parse_sidecar(text: str, *, fmt: str | None = None, name: str | None = None)
     return sc
 
 
-_LIMITED: tuple[type, type, type] | None = None
-#: Line breaks as the YAML library's reader sees them.
-_BREAKS = "\r\n\x85\u2028\u2029"
-
-
-def _depth_limited() -> tuple[type, type, type]:
-    """(round-trip scanner, safe scanner, the error both raise): YAML scanners that stop
-    at the ``MAX_DEPTH``-th nested collection when they meet it, before any deeper one is
-    parsed: ruamel's scanner works ahead over every open ``[``/``{`` (its cost grows with
-    the square of the depth: 1,000 levels take seconds, 100,000 hours), and deep block
-    nesting would only end in a recursion error.  Built on first use: importing this
-    module does not import ruamel.yaml."""
-    global _LIMITED
-    if _LIMITED is None:
-        from ruamel.yaml.scanner import RoundTripScanner, Scanner, ScannerError
-
-        class TooDeep(ScannerError):
-            pass
-
-        class DepthLimit:
-            def _too_deep(self) -> ScannerError:
-                return TooDeep(None, None, f"values are nested more than {MAX_DEPTH} levels deep",
-                               self.reader.get_mark())  # type: ignore[attr-defined]
-
-            def fetch_flow_collection_start(self, *args: Any, **kwargs: Any) -> None:
-                if self.flow_level >= MAX_DEPTH:  # type: ignore[attr-defined]
-                    raise self._too_deep()
-                super().fetch_flow_collection_start(*args, **kwargs)  # type: ignore[misc]
-
-            def add_indent(self, column: int) -> bool:
-                if len(self.indents) > MAX_DEPTH:  # type: ignore[attr-defined]
-                    raise self._too_deep()
-                return super().add_indent(column)  # type: ignore[misc]
-
-        class Tabs:
-            """YAML 1.2 tabs: white space anywhere on a line but in its indentation.  The
-            YAML library refuses a tab in block context outside quotes and block scalars
-            (``text: a<TAB>b``, ``key:<TAB>value``, ``value<TAB># note``), which the
-            reference tools write and read; here such a tab separates tokens, or is part
-            of the plain scalar it stands inside."""
-
-            def _after_content(self) -> bool:
-                # True when something other than spaces precedes the reader on its line
-                buffer, i = self.reader.buffer, self.reader.pointer - 1  # type: ignore[attr-defined]
-                while i >= 0 and buffer[i] in " \t":
-                    i -= 1
-                return i >= 0 and buffer[i] not in _BREAKS
-
-            def scan_to_next_token(self) -> Any:
-                # The data read here keeps no comments (writes splice the file's own lines),
-                # so comments are skipped as the plain scanner skips them, in linear time:
-                # the round-trip scanner gathers them character by character and joins runs
-                # of them, which grows with the square of their size (make fuzz hangs).
-                peek, forward = self.reader.peek, self.reader.forward  # type: ignore[attr-defined]
-                if self.reader.index == 0 and peek() == "\ufeff":  # type: ignore[attr-defined]
-                    forward()
-                while True:
-                    while peek() == " " or (peek() == "\t" and (self.flow_level or self._after_content())):  # type: ignore[attr-defined]
-                        forward()
-                    if peek() == "#":
-                        while peek() not in _BREAKS + "\0":
-                            forward()
-                    if self.scan_line_break():  # type: ignore[attr-defined]
-                        if not self.flow_level:  # type: ignore[attr-defined]
-                            self.allow_simple_key = True
-                    else:
-                        return None
-
-            def scan_plain_spaces(self, indent: Any, start_mark: Any) -> Any:
-                # white space holding a tab between two parts of a plain scalar's line is
-                # part of the scalar
-                reader = self.reader  # type: ignore[attr-defined]
-                peek, forward = reader.peek, reader.forward
-                n = 0
-                while peek(n) in " \t":
-                    n += 1
-                if peek(n) not in _BREAKS:
-                    if "\t" in reader.prefix(n):
-                        white = reader.prefix(n)
-                        forward(n)
-                        return [white]
-                    return super().scan_plain_spaces(indent, start_mark)  # type: ignore[misc]
-                # the scalar goes on after a line break: white space before the break is not
-                # part of it; on the next lines the indentation is spaces, and white space
-                # after it (tabs too: YAML 1.2 s-flow-line-prefix, s-separate-in-line) only
-                # separates.  The library stops at such a tab ("cannot start any token").
-                forward(n)
-                line_break = self.scan_line_break()  # type: ignore[attr-defined]
-                self.allow_simple_key = True
-                breaks = []
-                while True:
-                    if reader.prefix(3) in ("---", "...") and peek(3) in "\0 \t" + _BREAKS:
-                        return None           # a document marker ends the scalar
-                    while peek() == " ":
-                        forward()
-                    if peek() == "\t" and (self.flow_level or reader.column >= indent):  # type: ignore[attr-defined]
-                        while peek() in " \t":
-                            forward()
-                    if peek() in _BREAKS:
-                        breaks.append(self.scan_line_break())  # type: ignore[attr-defined]
-                        continue
-                    break
-                chunks = []
-                if line_break != "\n":
-                    chunks.append(line_break)
-                elif not breaks:
-                    chunks.append(" ")
-                chunks.extend(breaks)
-                return chunks
-
-        class RoundTrip(Tabs, DepthLimit, RoundTripScanner):
-            pass
-
-        class Safe(Tabs, DepthLimit, Scanner):
-            pass
-
-        _LIMITED = (RoundTrip, Safe, TooDeep)
-    return _LIMITED
-
-
-# YAML 1.2, which the MRSF reference tools read with, treats NEL, LS and PS as ordinary
-# characters; the YAML library here still breaks lines at them (so its line numbers and its
-# comments disagree with the file's), and its comment handling turns super-linear on many of
-# them (``make fuzz`` hangs, mrsf inputs 336992 and 502087: 80 kB of comment took minutes).
-# It is therefore given the text with each replaced by a private-use stand-in that occurs
-# nowhere in the text, not even as an escape, and every string it returns gets them back.
-_UNUSUAL_BREAKS = "\x85\u2028\u2029"
-_STAND_IN_FIRST = 0xF0000
-
-
-def yaml12_text(text: str) -> tuple[str, dict[int, str]]:
-    """``text`` as the YAML library should read it, and the table that undoes the stand-ins
-    (empty when the text holds no NEL, LS or PS)."""
-    if not any(ch in text for ch in _UNUSUAL_BREAKS):
-        return text, {}
-    lowered = text.lower()
-    stand_ins: list[str] = []
-    code = _STAND_IN_FIRST
-    while len(stand_ins) < len(_UNUSUAL_BREAKS):
-        if code > 0x10FFFD:
-            raise MrsfError("malformed-yaml", "the text leaves no private-use character free to read its "
-                            "NEL, LS and PS characters with")
-        ch = chr(code)
-        if ch not in text and f"{code:x}" not in lowered:
-            stand_ins.append(ch)
-        code += 1
-    forward = {ord(b): s for b, s in zip(_UNUSUAL_BREAKS, stand_ins)}
-    return text.translate(forward), {ord(s): b for b, s in zip(_UNUSUAL_BREAKS, stand_ins)}
-
-
-def put_back(value: Any, table: dict[int, str]) -> Any:
-    """Plain data (from :func:`to_plain`) with the stand-ins of :func:`yaml12_text` undone."""
-    if not table:
-        return value
-    if isinstance(value, dict):
-        return {put_back(k, table): put_back(v, table) for k, v in value.items()}
-    if isinstance(value, list):
-        return [put_back(v, table) for v in value]
-    if isinstance(value, str) and not isinstance(value, Binary):
-        return value.translate(table)
-    return value
-
-
-def safe_yaml() -> Any:
-    """A pure-Python safe YAML loader with the same nesting limit (for small config files)."""
-    from ruamel.yaml import YAML
-
-    y = YAML(typ="safe", pure=True)
-    y.Scanner = _depth_limited()[1]
-    return y
-
-
-_CONSTRUCTOR: list[type] = []      # the constructor, then the resolver (built on first use)
-
-
-def _constructor() -> type:
-    """The round-trip constructor with YAML 1.2's schema for timestamps: there is no
-    timestamp type, an unquoted ``2026-01-02 03:04:05 +1`` is the string it is written as
-    (the library would make a date of it, and the validator then judge a rewritten one)."""
-    if not _CONSTRUCTOR:
-        from ruamel.yaml.constructor import RoundTripConstructor
-
-        class TextTimestamps(RoundTripConstructor):
-            pass
-
-        TextTimestamps.add_constructor(
-            "tag:yaml.org,2002:timestamp", lambda self, node: self.construct_scalar(node))
-        _CONSTRUCTOR.append(TextTimestamps)
-    return _CONSTRUCTOR[0]
-
-
-def _resolver() -> type:
-    """The resolver of YAML 1.2's core schema: ``<<`` is a key like any other (merge keys
-    are YAML 1.1; the library applies them in 1.2 too, the reference tools do not)."""
-    if len(_CONSTRUCTOR) < 2:
-        _constructor()
-        from ruamel.yaml.resolver import VersionedResolver
-
-        class NoMerge(VersionedResolver):
-            def add_version_implicit_resolver(self, version: Any, tag: Any, regexp: Any, first: Any) -> None:
-                if tag != "tag:yaml.org,2002:merge":
-                    super().add_version_implicit_resolver(version, tag, regexp, first)
-
-        _CONSTRUCTOR.append(NoMerge)
-    return _CONSTRUCTOR[1]
-
-
-def _yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    y = YAML(typ="rt")
-    y.Scanner = _depth_limited()[0]
-    y.Constructor = _constructor()
-    y.Resolver = _resolver()
-    y.preserve_quotes = True
-    y.width = 1 << 30
-    return y
-
-
 def _parse_yaml(text: str, label: str) -> Sidecar:
     try:
         read = yamlscan.read_document(text)
@@ -1208,20 +986,6 @@ def _parse_yaml_rt(text: str, label: str) -> Sidecar:
     return sc
 
 
-_SIMPLE_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-/]*):(?=[ \t]|$)")
-_BLOCK_HEAD = re.compile(r"[|>]([1-9]?[+-]?|[+-][1-9])(?=[ \t]|$)")
-
-
-def _rt_plain(text: str) -> Any:
-    """``text`` read by the full reader as plain data (stand-ins undone); None when it
-    cannot be read."""
-    reader_text, back = yaml12_text(text)
-    try:
-        return put_back(to_plain(_yaml().load(reader_text)), back)
-    except Exception:  # noqa: BLE001 - any failure means: do not use this edit
-        return None
-
-
 def _rehome_aliases(source: str, data: Any, layout: Layout) -> str:
     """``source`` (a sidecar as spliced) with every alias whose anchor the edit took
     away (the anchored value was changed, removed, or written anew) made the new home
@@ -1335,145 +1099,6 @@ def _has_binary(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_binary(v) for v in value)
     return False
-
-
-def _rt_comment_lines(lines: list[str]) -> list[int]:
-    """Indexes of the full comment lines among ``lines`` (one or more list items the
-    fast reader declined), told apart from scalar content that looks like one (a line of
-    a block or quoted scalar starting with ``#``) by the full reader: a comment line
-    can be left out without changing the data, a content line cannot.  When the lines
-    cannot be read alone (an alias of an anchor elsewhere), every line that looks like a
-    comment is taken: keeping a content line as a comment costs nothing, dropping a
-    comment is what must not happen."""
-    looks = [j for j, line in enumerate(lines) if line.lstrip(" \t").startswith("#")]
-    if not looks:
-        return []
-    whole = _rt_plain("\n".join(lines) + "\n")
-    if whole is None:
-        return looks
-
-    def without(skip: set[int]) -> Any:
-        return _rt_plain("\n".join(line for j, line in enumerate(lines) if j not in skip) + "\n")
-
-    if same_value(without(set(looks)), whole):
-        return looks
-    return [j for j in looks if same_value(without({j}), whole)]
-
-
-def _scalar_end(line: str, pos: int) -> int:
-    """Where the one-line scalar after ``line[pos]`` (a key's colon) ends, perhaps with an
-    anchor and a tag before it: what follows is white space and an end-of-line comment."""
-    props = re.compile(r"[ \t]*(?:[&!][^ \t]*[ \t]+)*")
-    at = props.match(line, pos).end()
-    if line[at:at + 1] in ("'", '"'):
-        end = _quoted_end(line, at)
-        if end is not None:
-            return end
-    for i in range(at, len(line)):
-        if line[i] == "#" and line[i - 1] in " \t":
-            return len(line[:i].rstrip(" \t"))
-    return len(line.rstrip(" \t"))
-
-
-def _quoted_end(line: str, start: int) -> int | None:
-    """Index after the quoted scalar opening at ``line[start]`` when it closes on this line."""
-    quote, i = line[start], start + 1
-    while i < len(line):
-        ch = line[i]
-        if quote == '"' and ch == "\\":
-            i += 2
-            continue
-        if ch == quote:
-            if quote == "'" and line[i + 1:i + 2] == "'":
-                i += 2
-                continue
-            return i + 1
-        i += 1
-    return None
-
-
-def _comment_or_blank(line: str) -> bool:
-    s = line.lstrip(" \t")
-    return not s or s.startswith("#")
-
-
-def _rt_entries(lines: list[str], item: Any) -> tuple[list[Entry], list[tuple[int, int]]] | None:
-    """Entries of a block-mapping item the fast reader declined (a tab, an anchor, a tag
-    ...), from the full reader's key positions and the item's lines: exact for one-line
-    plain and quoted scalars, empty values and block scalars; every other value gets the
-    style ``other`` when it is a scalar on its key's line (a tag, an anchor: written anew
-    without them), else ``?`` (its lines run to the next key: kept, never rewritten)."""
-    from ruamel.yaml.comments import CommentedMap
-
-    if not isinstance(item, CommentedMap) or item.fa.flow_style():
-        return None
-    keys = list(item)
-    starts = [item.lc.key(k) for k in keys]
-    if not keys or [line for line, _ in starts] != sorted(line for line, _ in starts):
-        return None
-    entries: list[Entry] = []
-    scalars: list[tuple[int, int]] = []
-    for n, key in enumerate(keys):
-        kl, kc = starts[n]
-        nxt = starts[n + 1][0] if n + 1 < len(keys) else len(lines)
-        if kl >= len(lines) or (n + 1 < len(keys) and nxt == kl):
-            return None
-        line = lines[kl]
-        m = _SIMPLE_KEY.match(line, kc)
-        rest_clean = all(_comment_or_blank(lines[j]) for j in range(kl + 1, nxt))
-        last, style, end_col, indent = kl, "?", len(line), 0
-        if m is not None and m.group(1) == str(key):
-            vc = m.end()
-            while vc < len(line) and line[vc] in " \t":
-                vc += 1
-            first = line[vc:vc + 1]
-            if first in ("", "#") and item[key] is None and rest_clean:
-                style = "empty"
-            elif first in ("'", '"'):
-                end = _quoted_end(line, vc)
-                if end is not None and rest_clean and _comment_or_blank(line[end:]) and (
-                        end == len(line) or line[end] in " \t"):
-                    style, end_col = first, end
-            elif first in ("|", ">"):
-                head = _BLOCK_HEAD.match(line, vc)
-                if head is not None and _comment_or_blank(line[head.end():]):
-                    body = [j for j in range(kl + 1, nxt) if lines[j].strip(" ")]
-                    digits = [c for c in head.group(1) if c.isdigit()]
-                    content = kc + int(digits[0]) if digits else (
-                        len(lines[body[0]]) - len(lines[body[0]].lstrip(" ")) if body else kc + 1)
-                    inside = [j for j in body if len(lines[j]) - len(lines[j].lstrip(" ")) >= content]
-                    if content > kc and "+" not in head.group(1):
-                        style, indent = first, content
-                        last = inside[-1] if inside else kl
-                        end_col = len(lines[last])
-                        if last > kl:
-                            scalars.append((kl + 1, last))
-            elif first not in "&*!|>[]{}%@`" and isinstance(item[key], (str, int, float, bool)) and (
-                    rest_clean or isinstance(item[key], str)):
-                # a plain scalar, perhaps over several lines (no comment line can stand
-                # inside one: the lines after its last are comment or blank lines)
-                more = [j for j in range(kl + 1, nxt) if not _comment_or_blank(lines[j])]
-                last = more[-1] if more else kl
-                tail_line = lines[last]
-                stop = len(tail_line)
-                for i in range(vc if last == kl else 1, len(tail_line)):
-                    if tail_line[i] == "#" and tail_line[i - 1] in " \t":
-                        stop = i
-                        break
-                style, end_col = "plain", len(tail_line[:stop].rstrip(" \t"))
-                if last > kl:
-                    scalars.append((kl + 1, last))
-        if style == "?" and rest_clean and not isinstance(item[key], (dict, list)):
-            style = "other"       # a one-line scalar with a tag or anchor: rewritable without them
-            if m is not None and m.group(1) == str(key):
-                end_col = _scalar_end(line, m.end())   # (its end-of-line comment stays)
-        if style == "?":
-            content_lines = [j for j in range(kl + 1, nxt) if not _comment_or_blank(lines[j])
-                             or len(lines[j]) - len(lines[j].lstrip(" ")) > kc]
-            last = content_lines[-1] if content_lines else kl
-            end_col = len(lines[last])
-        entries.append(Entry(str(key), kl, kc, last, style, end_col, indent))
-    return entries, scalars
 
 
 def _edit_item_rt(text: str, old: dict, new: dict, layout: Layout, tail: list[str] = ()) -> list[str] | None:
@@ -1636,45 +1261,6 @@ def _json_layout(text: str, decoder: json.JSONDecoder):
     return top, items
 
 
-def _depth_over(data: Any, limit: int) -> bool:
-    """True when lists/mappings nest deeper than ``limit`` (iterative: no recursion)."""
-    stack = [(data, 0)]
-    seen: set[int] = set()
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, (dict, list)):
-            if depth >= limit:
-                return True
-            if id(node) in seen:  # a YAML alias: already measured
-                continue
-            seen.add(id(node))
-            children = node.values() if isinstance(node, dict) else node
-            stack.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _expands_over(data: Any, limit: int) -> bool:
-    """True when ``data`` with every alias expanded has more than ``limit`` values (lists
-    and mappings counted once per place they appear, each shared one measured once)."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[Any, bool]] = [(data, False)]
-    while stack:
-        node, done = stack.pop()
-        if not isinstance(node, (dict, list)) or (not done and id(node) in sizes):
-            continue
-        children = list(node.values() if isinstance(node, dict) else node)
-        if not done:
-            sizes[id(node)] = 0  # in progress (a recursive alias counts as one value)
-            stack.append((node, True))
-            stack.extend((child, False) for child in children)
-            continue
-        total = 1 + sum(sizes.get(id(child), 1) if isinstance(child, (dict, list)) else 1 for child in children)
-        if total > limit:
-            return True
-        sizes[id(node)] = total
-    return False
-
-
 def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
     """A fresh, empty sidecar for ``document`` (a repository-relative path)."""
     data = {"mrsf_version": "1.0", "document": document, "comments": []}
@@ -1688,86 +1274,6 @@ def new_sidecar(document: str, fmt: str = "yaml") -> Sidecar:
 # ---------------------------------------------------------------------------
 # Values
 # ---------------------------------------------------------------------------
-
-
-def type_name(value: Any) -> str:
-    """JSON-ish name of a value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return "timestamp"
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    return type(value).__name__
-
-
-def to_plain(value: Any) -> Any:
-    """Convert data to plain JSON-able Python (str, int, float, bool, None, list, dict),
-    always a fresh copy.
-
-    Dates and times (which the readers here no longer construct) become ISO-8601
-    strings, ``!!binary`` values :class:`Binary` (their base64 text, a string of its own
-    type); aliases are expanded within a node budget (MrsfError ``invalid-sidecar``
-    beyond it).
-    """
-    budget = [_MAX_PLAIN_NODES]
-
-    def conv(v: Any) -> Any:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise MrsfError("invalid-sidecar", "the sidecar expands to too many nodes (YAML aliases?)")
-        if isinstance(v, dict):
-            return {str(k): conv(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [conv(x) for x in v]
-        if isinstance(v, bool) or v is None:
-            return v
-        if isinstance(v, Binary):
-            return Binary(v)
-        if isinstance(v, (bytes, bytearray)):  # a YAML !!binary value
-            return Binary.of(bytes(v))
-        if isinstance(v, str):
-            return str(v)
-        if isinstance(v, int):
-            return int(v)
-        if isinstance(v, float):
-            return float(v)
-        if isinstance(v, _dt.datetime):
-            return v.isoformat()
-        if isinstance(v, _dt.date):
-            return v.isoformat()
-        return str(v)
-
-    try:
-        return conv(value)
-    except RecursionError:
-        raise MrsfError("invalid-sidecar", "the sidecar nests values too deeply (YAML aliases?)") from None
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Plain values equal in type and value (``1``, ``1.0`` and ``True`` differ; NaN
-    equals NaN)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        if len(a) != len(b) or list(a) != list(b):
-            return False
-        return all(same_value(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    return a == b
 
 
 def _pos_fields(pos: tuple[int, int] | None) -> dict:
