@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from markmcp.mrsf import yamlscan
-from markmcp.mrsf.sidecar import _parse_yaml_rt, parse_sidecar, same_value
+from markmcp.mrsf.sidecar import parse_sidecar, same_value
+from markmcp.mrsf.sidecar.yaml_read import _parse_yaml_rt
 
 STYLES = ["ruamel", "ruamel-wide", "pyyaml", "pyyaml-sorted", "pyyaml-blocks", "json", "json-compact"]
 
