@@ -35,15 +35,21 @@ equality, limits), :mod:`.yaml12` (the YAML library set up to read YAML 1.2),
 :mod:`.model` (the :class:`Sidecar`: data, edits, the proof of a write),
 :mod:`.yaml_read` and :mod:`.json_read` (text to a :class:`Sidecar`, by format),
 :mod:`.parse` (which format, and the checks every sidecar passes), :mod:`.yaml_write`
-(the YAML splice writer's helpers).
+and :mod:`.json_write` (the new text, spliced into the old).
 """
 
 from __future__ import annotations
 
+from . import json_write, yaml_write
 from .model import COMMENT_KEY_ORDER, Rendered, Sidecar, new_sidecar
 from .parse import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML, detect_format, parse_sidecar
 from .values import MAX_DEPTH, same_value, to_plain, type_name
 from .yaml12 import put_back, safe_yaml, yaml12_text
+
+#: The writers build on the model, which imports them when it first writes; they are
+#: loaded with the package all the same, so that a server's preload of the engine leaves
+#: nothing to import at its first write.
+_WRITERS = (json_write, yaml_write)
 
 __all__ = [
     "COMMENT_KEY_ORDER",
