@@ -1,4 +1,4 @@
-"""Format preservation of sidecar.py, proved on the six upstream example sidecars.
+"""Format preservation of markmcp.mrsf.sidecar, proved on the six upstream example sidecars.
 
 * load + dump with no change is byte-identical;
 * appending one comment adds exactly that comment's lines and nothing else;
