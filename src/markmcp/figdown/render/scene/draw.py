@@ -15,7 +15,8 @@ import math
 from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
 from ..svg import dash, num, points, rounded_path, tag, text
-from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, widest
+from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
+from .free import path_hits
 from .graph import Box, Scene, inscribed_half
 from .labels import Board, measure
 
@@ -98,6 +99,26 @@ def _label_svg(lab, extra=()) -> str:
                 extra=extra, halo=True)
 
 
+BAND_LABEL_FS = 11.5
+
+
+def _band_label_place(scene: Scene, label: str, box) -> tuple[float, str | None]:
+    """Where a group band's name goes: its top-left corner, unless a connector runs
+    through the name there and the top-right corner is clear (then it is drawn right
+    aligned); ``(x, text-anchor)``."""
+    x0, y0, x1, _ = box
+    width = label_px(label, BAND_LABEL_FS)
+    top, bottom = y0 + 16 - BAND_LABEL_FS, y0 + 16 + 3
+
+    def struck(lo: float) -> bool:
+        rect = (lo - 2, top, lo + width + 2, bottom)
+        return any(len(link.points) >= 2 and path_hits(link.points, [rect]) for link in scene.links)
+
+    if not struck(x0 + 10) or width + 20 > x1 - x0 or struck(x1 - 10 - width):
+        return x0 + 10, None
+    return x1 - 10, "end"
+
+
 def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
     ext = Extent()
     gsvg, esvg, nsvg, tsvg, sqsvg, lsvg = [], [], [], [], [], []
@@ -112,7 +133,9 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
                             ("fill", g.fill or GROUP_FILL), ("stroke", g.stroke or GROUP_STROKE),
                             ("stroke-dasharray", dash(g.style))])
         if g.label:
-            body += text(x0 + 10, y0 + 16, 11.5, g.label, fill=label_ink(g.fill or GROUP_FILL, GROUP_INK))
+            lx, anchor = _band_label_place(scene, g.label, g.box)
+            body += text(lx, y0 + 16, 11.5, g.label, anchor=anchor,
+                         fill=label_ink(g.fill or GROUP_FILL, GROUP_INK))
         gsvg.append(tag("g", [("data-group", g.id), ("data-gx", origin[0]), ("data-gy", origin[1]),
                               ("style", "cursor:move")], body))
         ext.add(x0, y0, x1, y1)
