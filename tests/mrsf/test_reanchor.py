@@ -139,6 +139,27 @@ def test_multiline_selection_with_columns():
     assert placement.text == "alpha\nbeta"
 
 
+def test_a_line_inserted_inside_a_multiline_selection_widens_the_span():
+    """The selection's lines are all still there in order, one new line between them:
+    the comment spans the three lines, from the old start column to the old end column
+    (before, the most similar single line took it and the rest of the span was lost)."""
+    selection = "paragraph line one.\nAlpha paragrap"
+    target = ("New heading\n\nBeta paragraph.\n\nIntro line.\n\nAlpha paragraph line one.\n"
+              "An inserted middle line.\nAlpha paragraph line two.\n")
+    placement = one(Anchor(line=3, end_line=4, start_column=6, end_column=14, selected_text=selection), target)
+    assert (placement.status, placement.line, placement.end_line) == ("fuzzy", 7, 9)
+    assert (placement.start_column, placement.end_column) == (6, 14)
+    assert placement.text == "paragraph line one.\nAn inserted middle line.\nAlpha paragrap"
+    # two places that fit equally: not guessed between (the usual fuzzy search decides)
+    twice = target + "\nAlpha paragraph line one.\nAnother new line.\nAlpha paragraph line two.\n"
+    placement = one(Anchor(line=3, end_line=4, start_column=6, end_column=14, selected_text=selection), twice)
+    assert "inserted" not in placement.reason
+    # more lines inserted than a small edit explains: not taken for the selection
+    far = "Alpha paragraph line one.\n" + "x\n" * 4 + "Alpha paragraph line two.\n"
+    placement = one(Anchor(line=1, end_line=2, start_column=6, end_column=14, selected_text=selection), far)
+    assert "inserted" not in placement.reason
+
+
 def test_selection_with_blank_edges():
     placement = one(Anchor(line=1, end_line=3, selected_text="\nBody text.\n"),
                     "Intro.\n\n\nBody text.\n\n")

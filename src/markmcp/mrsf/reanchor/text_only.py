@@ -182,8 +182,64 @@ def keep_in_place(
     return None
 
 
+#: lines that may have been inserted inside a multi-line selection (see :func:`opened_up`)
+MAX_INSERTED = 3
+
+
+def opened_up(engine: Engine, selection: str) -> Placement | None:
+    """A multi-line selection whose lines are all still there, in order, with a few
+    lines inserted between two of them: its first part still ends a line, each whole
+    line in between is still a line, and its last part still starts one, with at most
+    :data:`MAX_INSERTED` new lines among them.  When exactly one place in the document
+    fits, the comment spans it (columns where the selection started and stopped;
+    fuzzy, the inserted text being new).  Whole-document windows would rather take
+    the one line most like the selection and drop the rest of the span."""
+    parts = selection.split("\n")
+    head, tail = parts[0], parts[-1]
+    if len(parts) < 2 or not head.strip() or not tail.strip() or featureless(head + tail) \
+            or len(head.strip()) + len(tail.strip()) < 8:
+        return None
+    lines = engine.doc.lines
+    found: list[tuple[int, int, int]] = []
+    for i, line in enumerate(lines):
+        if not line.endswith(head):
+            continue
+        at, spare, ok = i, MAX_INSERTED, True
+        for k, part in enumerate(parts[1:], start=1):
+            last = k == len(parts) - 1
+            step = at + 1
+            while step < len(lines) and step - at - 1 <= spare:
+                if (lines[step].startswith(part) if last else lines[step] == part):
+                    break
+                step += 1
+            if step >= len(lines) or step - at - 1 > spare:
+                ok = False
+                break
+            spare -= step - at - 1
+            at = step
+        if ok and spare < MAX_INSERTED:
+            found.append((i, at, MAX_INSERTED - spare))
+            if len(found) > 1:
+                return None
+    if len(found) != 1:
+        return None
+    first, last, inserted = found[0]
+    span = Span(first + 1, last + 1, len(lines[first]) - len(head), len(tail))
+    kept = len(selection)
+    spanned = len(engine.doc.slice(span.line, span.end_line, span.start_column, span.end_column))
+    return engine.place(
+        "fuzzy", kept / spanned if spanned else 0.0, span,
+        f"Every selected line is still there, in order, with {inserted} line(s) inserted "
+        f"between them (lines {span.line}-{span.end_line}).",
+    )
+
+
 def fuzzy_text_only(engine: Engine, anchor: Anchor, selection: str) -> Placement:
     """§7.4 steps 2-4 without a source revision."""
+    if "\n" in selection:
+        opened = opened_up(engine, selection)
+        if opened is not None:
+            return opened
     hint = engine.hint_span(anchor)
     local: Match | None = None
     if hint is not None:
