@@ -173,7 +173,8 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
                 if col.unit and col.name not in sheet.rules:
                     input_units[f"{sheet.id}.{col.name}"] = col.unit
         return CheckResult(findings, self.values, self.cells, self.prec, self.units, input_units,
-                           assertions, self.edits, order, self.unevaluable, self.charts)
+                           assertions, self.edits, order, self.unevaluable, self.charts,
+                           {nid: deps for nid, (deps, _) in info.items()})
 
 
 def order_findings(entries: list[Finding], sheet_order: list[str]) -> list[Finding]:

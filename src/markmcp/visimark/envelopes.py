@@ -25,7 +25,9 @@ from .check import CheckResult, Edit, check
 from .findings import count
 from .model import Model, build
 from .port import Files
-from .report import finding_json, format_check
+from .findings import Finding
+from .report import finding_json, format_check, text_message
+from .results import IMPORT_FAILED
 from .units import map_to_json
 from .values import canonical
 from .write import MAX_PASSES, FmtResult, apply_edits, fmt
@@ -169,6 +171,82 @@ def bare_to_qualified(values: dict, name: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def uncomputed(model: Model, result: CheckResult) -> dict[str, dict]:
+    """``uncomputed``: every declared value (scalar or column rule) that has no value,
+    keyed like ``values``, with the code and message of what stopped it.  A value stopped
+    by one it reads names that one as ``cause`` and carries the root reason, so an agent
+    is sent to the binding that needs fixing and not to the name it asked for."""
+    computed = set(result.values) | set(result.cells)
+    nodes = {n.id: n for n in model.nodes if n.kind in ("scalar", "column")}
+    own: dict[str, Finding] = {}
+    for f in result.findings:
+        if f.is_problem and f.code != "STALE" and f.code != "CYCLE":
+            own.setdefault(f"{f.sheet}.{f.name}" if f.sheet else f.name or "", f)
+        if f.code == "CYCLE":
+            for nid in f.cycle_path:
+                own.setdefault(nid, f)
+
+    def why(nid: str, seen: frozenset[str]) -> tuple[str, str, str | None]:
+        """(code, message, the binding whose own fault it is)."""
+        f = own.get(nid)
+        if f is not None:
+            where = f" (row {f.row_label})" if f.row_label is not None else ""
+            return f.code, _finding_text(f) + where, nid
+        for dep in sorted(result.deps.get(nid, ()), key=lambda d: nodes[d].order if d in nodes else -1):
+            if dep == IMPORT_FAILED:
+                return "IMPORT", "it reads a sheet whose import could not be read", None
+            if dep in nodes and dep not in computed and dep not in seen:
+                code, message, root = why(dep, seen | {dep})
+                return code, message, root or dep
+        return "NOTE", "it was not evaluated; `visimark_check` lists the findings that stopped it", None
+
+    out: dict[str, dict] = {}
+    for nid, node in nodes.items():
+        if nid in computed:
+            continue
+        code, message, root = why(nid, frozenset({nid}))
+        entry = {"code": code, "message": message}
+        if root is not None and root != nid:
+            entry["cause"] = root
+        out[nid] = entry
+    return out
+
+
+def _finding_text(f: Finding) -> str:
+    if f.code == "CYCLE":
+        return "it is part of a cycle: " + " → ".join(f.cycle_path)
+    if f.code == "DATE" and f.raw is not None:
+        return f"`{f.raw}` is not an ISO 8601 date"
+    return text_message(f) or f.code
+
+
+def uncomputed_text(name: str, entry: dict) -> str:
+    """One line for a value that could not be computed: what, why, and where to look."""
+    if "cause" in entry:
+        return (f"{name} is declared but could not be computed: it reads {entry['cause']}, which could not be "
+                f"computed ({entry['code']} {entry['message']})")
+    return f"{name} is declared but could not be computed: {entry['code']} {entry['message']}"
+
+
+def pick(values: dict, missing: dict, get: str) -> str:
+    """The key of ``values`` (or of ``missing``) that ``get`` names: itself, or the one
+    qualified name a bare name stands for.  Raises CommandError (``USAGE``) for a name the
+    document does not declare, and for one it declares but could not compute, with why."""
+    names = [*values, *(k for k in missing if k not in values)]
+    if get in names:
+        key: str | None = get
+    else:
+        hits = [k for k in names if k.rsplit(".", 1)[-1] == get]
+        if len(hits) > 1:
+            raise CommandError("USAGE", f"visimark: {get} is ambiguous: write one of " + ", ".join(hits))
+        key = hits[0] if hits else None
+    if key is not None and key in values:
+        return key
+    if key is not None:
+        raise CommandError("USAGE", "visimark: " + uncomputed_text(key, missing[key]))
+    raise CommandError("USAGE", f"visimark: no value named {get}")
+
+
 def eval_envelope(label: str, src: str, files: Files | None, get: str | None = None,
                   scenario: tuple[str, str] | None = None) -> tuple[dict, dict]:
     """``eval``'s envelope and what was skipped; ``scenario`` is (its label, its JSON text).
@@ -192,9 +270,7 @@ def eval_envelope(label: str, src: str, files: Files | None, get: str | None = N
         defaults = [x.holds for x in check(build(src), files).assertions]
     key = None
     if get is not None:
-        key = get if get in values else bare_to_qualified(values, get)
-        if key is None:
-            raise CommandError("USAGE", f"visimark: no value named {get}")
+        key = pick(values, uncomputed(model, result), get)
         selected = {get: values[key]}
     else:
         selected = values
@@ -211,7 +287,16 @@ def eval_body(label: str, model: Model, result: CheckResult, info: dict | None, 
     if info is not None:
         body["scenario"] = scenario_json(info, values)
     body["values"] = selected
-    body["units"] = {k: map_to_json(v) for k, v in eval_units(result).items() if key is None or k == key}
+    units = eval_units(result)
+    if key is None:
+        body["units"] = {k: map_to_json(v) for k, v in units.items()}
+        body["uncomputed"] = uncomputed(model, result)
+    else:
+        # keyed by the name as it was asked for, as `values` is; a value asked for by
+        # name was computed (`get` on one that was not is refused, with the reason)
+        asked = next(iter(selected))
+        body["units"] = {asked: map_to_json(units[key])} if key in units else {}
+        body["uncomputed"] = {}
     assertions = []
     for i, x in enumerate(result.assertions):
         entry = {"sheet": x.sheet, "source": x.source, "holds": x.holds, "operands": x.operands,

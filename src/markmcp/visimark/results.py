@@ -94,6 +94,7 @@ class CheckResult:
     order: list[Node]
     unevaluable: set[str] = field(default_factory=set)
     charts: list[ChartResult] = field(default_factory=list)
+    deps: dict[str, set[str]] = field(default_factory=dict)  # each binding's dependencies, by id
 
     @property
     def exit_code(self) -> int:

@@ -15,7 +15,7 @@ from .check import check
 from .command_line import USAGE, Args
 from .disk import DocumentFolder
 from .documents import DocumentError, read_document, read_stream, write_document
-from .envelopes import bare_to_qualified, eval_body, eval_units, eval_values, params_block
+from .envelopes import CommandError, eval_body, eval_units, eval_values, params_block, pick, uncomputed, uncomputed_text
 from .findings import count
 from .model import build
 from .report import finding_json, format_check
@@ -288,10 +288,10 @@ class Runner:
             defaults_holds = [x.holds for x in base.assertions]
         get = a.options.get("--get")
         if get is not None:
-            key = get if get in values else bare_to_qualified(values, get)
-            if key is None:
-                msg = f"visimark: no value named {label(get)}"
-                return self.refuse("eval", "USAGE", msg, as_json)
+            try:
+                key = pick(values, uncomputed(model, result), get)
+            except CommandError as e:
+                return self.refuse("eval", e.code, label(e.message), as_json)
             selected = {get: values[key]}
         else:
             selected = values
@@ -320,6 +320,8 @@ class Runner:
                     self.out(f"  {pid.ljust(name_w)}  {value.ljust(value_w)}  {tail}")
             for line in params_block(model):
                 self.out(line)
+            for k, entry in uncomputed(model, result).items():
+                self.err("visimark: " + label(uncomputed_text(k, entry)))
         for i, x in enumerate(result.assertions):
             if x.holds is not False:
                 continue

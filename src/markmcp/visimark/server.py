@@ -158,10 +158,13 @@ EVAL_OUTPUT = envelope_schema("eval", {
     "values": {"type": "object", "additionalProperties": {"type": ["string", "array"],
                                                           "items": {"type": ["string", "null"]}}},
     "units": {"type": "object"},
+    "uncomputed": {"type": "object", "additionalProperties": {
+        "type": "object", "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                                         "cause": {"type": "string"}}, "required": ["code", "message"]}},
     "assertions": {"type": "array", "items": {"type": "object"}},
     "charts": {"type": "array"},
     "skipped": SKIPPED,
-}, ["file", "values", "units", "assertions", "charts", "skipped"])
+}, ["file", "values", "units", "uncomputed", "assertions", "charts", "skipped"])
 EXPLAIN_OUTPUT = envelope_schema("explain", {
     "file": {"type": "string"},
     "documentScope": {"type": "array"},
@@ -670,7 +673,8 @@ TOOLS = [
          "errors to fix by hand); only a request that cannot run is a tool error." + CONTENT_NOTE,
          read_input(), CHECK_OUTPUT, check_tool, read_only=True, idempotent=True),
     Tool("visimark_eval", "Evaluate a VisiMark document",
-         "Every computed value (decimal strings), units and assertions; `get` picks one value (`sheet.name`, or a "
+         "Every computed value (decimal strings), units and assertions; a declared value that could not be computed "
+         "is listed under `uncomputed` with its reason (`check` has the findings); `get` picks one value (`sheet.name`, or a "
          "bare name when unambiguous); `scenarioPath` or `scenarioContent` (a JSON object of param names to number "
          "strings) replaces param defaults without writing anything.",
          read_input({"get": {"type": "string", "description": "one value to return"},
