@@ -183,7 +183,8 @@ def fixed(value: Decimal, places: int) -> str:
 
 
 def canonical(value: object) -> str:
-    """The value's own decimal string, trailing zeros dropped (``28659``, ``0.23``)."""
+    """The value's own decimal string, trailing zeros dropped (``28659``, ``0.23``), and
+    always positional: ``25000000000000000000000000000000.25``, never ``2.5…e+31``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, date):
@@ -193,13 +194,7 @@ def canonical(value: object) -> str:
     assert isinstance(value, Decimal)
     if value == 0:
         return "0"
-    n = value.normalize(CONTEXT)
-    exp = n.adjusted()
-    if exp >= 21 or exp <= -7:
-        digits = n.as_tuple().digits
-        mant = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
-        return ("-" if n < 0 else "") + mant + "e" + ("+" if exp >= 0 else "-") + str(abs(exp))
-    return f"{n:f}"
+    return f"{value.normalize(CONTEXT):f}"
 
 
 def render(value: object, places: int | None) -> str:
