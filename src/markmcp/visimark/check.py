@@ -12,8 +12,10 @@ splice back (computed cells, anchors, import stamps, and the decidable date fixe
 
 from __future__ import annotations
 
+import re
 from decimal import localcontext
 
+from . import syntax
 from .anchors import ProseChecks
 from .charts import check_charts
 from .evaluate import Evaluation, binary, cell_matches, compare, strip_assert
@@ -98,10 +100,34 @@ class Checker(NameGraph, InputColumns, StaticChecks, Evaluation, ProseChecks):
             self.anchors_by_id.setdefault(a.id, []).append(a)
 
     def emit(self, f: Finding) -> Finding:
+        if f.code in ("TYPE", "UNIT") and f.hint is None and f.name is not None:
+            f.hint = self.quoted_header_hint(f)
         f.det = self.det
         self.det += 1
         self.entries.append(f)
         return f
+
+    def quoted_header_hint(self, f: Finding) -> str | None:
+        """A string literal that spells a header of the binding's table, where a number was
+        wanted: the writer meant the column.  Quoted text is a string on the right-hand side;
+        the column is read through an alias."""
+        sheet = self.m.sheets.get(f.sheet) if f.sheet else None
+        if sheet is None or sheet.table is None:
+            return None
+        node = sheet.rules.get(f.name) or sheet.scalars.get(f.name)
+        if node is None or not hasattr(node.stmt, "expr"):
+            return None
+        stack = [node.expr]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, syntax.Str) and e.value in sheet.columns:
+                alias = re.sub(r"[^A-Za-z0-9_]+", "_", e.value).strip("_").lower() or "col"
+                if not re.match(r"[A-Za-z_]", alias):
+                    alias = "c_" + alias
+                return (f'"{e.value}" here is a string, not the column: declare `"{e.value}" is {alias}` '
+                        f"in the block and write `{alias}`")
+            stack.extend(children(e))
+        return None
 
     def run(self) -> CheckResult:
         m = self.m

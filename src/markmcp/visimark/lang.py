@@ -554,9 +554,25 @@ def _binding_rest(p: Parser, start: int, end: int, source: str, head: Token, quo
         b.param = info
     else:
         expr = p.expression()
+        if p.tok.kind == "IDENT" and p.tok.text == "precision":
+            raise LangError(_misplaced_precision(p, b, source, start, expr), p.tok.start)
     _expect_end(p)
     b.expr = expr
     return b
+
+
+def _misplaced_precision(p: Parser, b: Binding, source: str, start: int, expr: Node) -> str:
+    """``x = a / b precision 2``: the clause after the expression.  The message keeps the
+    parser's words and shows the binding as it must be written."""
+    at = p.pos
+    places = p.toks[at + 1].text if p.toks[at + 1].kind == "NUM" else "N"
+    if b.precision is not None:
+        return "unexpected ident: a binding takes one `precision` clause, before the `=`"
+    head = f'"{b.name}"' if b.quoted else b.name
+    unit = f" [{b.unit_text}]" if b.unit_text is not None else ""
+    formula = source[expr.start - start:p.tok.start - start].strip()
+    return (f"unexpected ident: `precision` goes before the `=` (name [unit] precision N = expression): "
+            f"write `{head}{unit} precision {places} = {formula}`")
 
 
 def _source_of(p: Parser, start: int, end: int) -> str:

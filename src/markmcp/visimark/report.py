@@ -105,6 +105,8 @@ def group_lines(f: Finding) -> list[str]:
                 + (f" — did you mean `{f.suggestion}`?" if f.suggestion else "")]
     if code == "TYPE":
         head = prefix("TYPE") + _label(f).ljust(ID_FIELD) + ("· " + f.row_label + "  " if f.row_label else "  ")
+        if f.hint:
+            return [head + (f.message or ""), CONT + f.hint]
         return [head + (f.message or "")] + ([CONT + f"did you mean `{f.suggestion}`?"] if f.suggestion else [])
     head = prefix(code)
     label = _label(f)
