@@ -428,7 +428,7 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     with _locked("fmt", target, roots, given):
         data, src = _read_for_apply("fmt", target, given, roots)
         if plan["sha256"] != _sha(data):
-            raise fail("fmt", "WRITE", CHANGED.format(tool="visimark_fmt"))
+            raise fail("fmt", "WRITE", _mismatch(plan.get("file"), target, given, ctx, "visimark_fmt"))
         folder = DocumentFolder(target)
         fresh_plan = _guard("fmt", fmt_plan, given, src, folder)
         fresh = {(e.start, e.end, e.text): e for e in fresh_plan.edits}
@@ -486,6 +486,30 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     )
 
 
+def _plan_path(plan: Mapping[str, Any]) -> Any:
+    """The document an ``infer`` plan names (its one file's ``path``), or None."""
+    plan_files = plan.get("files")
+    if isinstance(plan_files, list) and len(plan_files) == 1 and isinstance(plan_files[0], dict):
+        return plan_files[0].get("path")
+    return None
+
+
+def _mismatch(planned: Any, target: Path, given: str, ctx: CallContext, tool: str) -> str:
+    """Why a plan's digest does not match the file: it was computed for another document
+    (the plan names it), for a document given as content, or this one has changed since."""
+    if planned == CONTENT_LABEL:
+        return (f"this plan was computed for a document given as `content`, and {given} is not that text — "
+                f"run {tool} with `path` {given} and apply that plan")
+    if isinstance(planned, str) and planned:
+        try:
+            same = (ctx.cwd / planned).resolve() == target.resolve()
+        except (OSError, ValueError):
+            same = planned == given
+        if not same:
+            return f"this plan is for {planned}, not {given} — run {tool} on {given} and apply that plan"
+    return CHANGED.format(tool=tool)
+
+
 def _plan_proposals(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
     if isinstance(plan.get("proposals"), list):
         items = plan["proposals"]
@@ -526,7 +550,7 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     with _locked("infer", target, roots, given):
         data, src = _read_for_apply("infer", target, given, roots)
         if plan["sha256"] != _sha(data):
-            raise fail("infer", "WRITE", CHANGED.format(tool="visimark_infer"))
+            raise fail("infer", "WRITE", _mismatch(_plan_path(plan), target, given, ctx, "visimark_infer"))
         inference = _guard("infer", infer, src)
         found, missing = select_plan(inference, keys)
         if missing:
