@@ -137,7 +137,9 @@ class ProseChecks:
         if stale_ids:
             # the roll-up counts every anchor bound to a stale scalar, current ones included
             bound = sum(len(self.anchors_by_id[i]) for i in stale_ids)
-            self.emit(Finding("STALE", anchor_group=True, suppressed_count=bound))
+            order = {n.id: n.order for n in self.m.nodes}
+            self.emit(Finding("STALE", anchor_group=True, suppressed_count=bound,
+                              bindings=sorted(stale_ids, key=lambda i: (order.get(i, 0), i))))
 
     def check_reports(self) -> None:
         """A report's names must be scalars; `check` never runs a report."""

@@ -44,6 +44,7 @@ class Finding:
     det: int = 0
     binding_order: int = 0  # a stale scalar's place among its sheet's bindings
     artifact: str | None = None  # a STALE file: a chart's path, or an import's CSV
+    bindings: list[str] = field(default_factory=list)  # an anchor roll-up: the values its anchors show
 
     @property
     def is_problem(self) -> bool:

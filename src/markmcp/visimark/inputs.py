@@ -91,6 +91,21 @@ class InputColumns:
         self.input_cache[key] = (kind, width)
         return kind, width
 
+    def not_a_number(self, sheet: Sheet, column: str) -> tuple[int, str] | None:
+        """In a column that holds numbers, the first cell that is text (row, text); None
+        when no cell is a number (a column of words) or every cell is one."""
+        assert sheet.table is not None
+        first: tuple[int, str] | None = None
+        numbers = False
+        for r, t in enumerate(sheet.table.column(sheet.columns[column].index)):
+            if not t:
+                continue
+            if PLAIN_RE.fullmatch(t) is not None or isinstance(parse_cell_number(t), CellNumber):
+                numbers = True
+            elif first is None and not ((not sheet.imported and diagnose_date(t) is not None) or parse_iso(t)):
+                first = (r, t)
+        return first if numbers else None
+
     def column_decoration(self, sheet: Sheet, column: str) -> Decoration | None:
         """The v1 inert decoration shared by a column's numeric cells (UNIT when mixed)."""
         key = (sheet.id, column)
@@ -133,8 +148,17 @@ class InputColumns:
             kind, _ = self.input_info(sheet, column)
             if kind in ("date", "str"):
                 self.unit_conflict.add(key)
-                self.emit(Finding("UNIT", sheet.id, column, f"a {'date' if kind == 'date' else 'string'} cannot carry a unit",
-                                  span=col.unit_span))
+                message = f"a {'date' if kind == 'date' else 'string'} cannot carry a unit"
+                odd = self.not_a_number(sheet, column) if kind == "str" else None
+                if odd is not None:
+                    # a column of numbers with one cell that is not: that cell is the problem
+                    r, t = odd
+                    cell = table.cell(r, col.index)
+                    self.emit(Finding("UNIT", sheet.id, column, f"{message}: the cell `{t}` is not a number "
+                                      "(write a plain decimal such as 1250.50)", row_label=self.row_label(sheet, r),
+                                      raw=t, span=(cell.start, cell.end)))
+                else:
+                    self.emit(Finding("UNIT", sheet.id, column, message, span=col.unit_span))
                 self.col_decoration[key] = None
                 return None
         if col.unit is not None:

@@ -158,6 +158,8 @@ def finding_json(f: Finding, file: str) -> dict:
     elif f.code == "STALE":
         if f.anchor_group:
             details["suppressedCount"] = f.suppressed_count
+            # which values the counted anchors show (every anchor of each one is counted)
+            details["bindings"] = list(f.bindings)
         else:
             details["stored"] = f.stored
             details["computed"] = f.computed

@@ -266,8 +266,8 @@ def _source(command: str, args: dict[str, Any], ctx: CallContext):
     from markmcp.visimark.disk import DocumentFolder
 
     if ("path" in args) == ("content" in args):
-        which = "both" if "path" in args else "neither"
-        raise fail(command, "USAGE", f"visimark: give either `path` or `content` — {which} was given")
+        which = "both were given" if "path" in args else "neither was given"
+        raise fail(command, "USAGE", f"visimark: give either `path` or `content` — {which}")
     if "content" in args:
         text = args["content"]
         if len(text) > files.MAX_FILE_BYTES:
