@@ -89,3 +89,10 @@ def test_under_get_units_are_keyed_by_the_name_asked_for_as_values_are() -> None
     body, _ = eval_envelope("<content>", src, None, get="total")
     assert body["values"] == {"total": "1"}
     assert body["units"] == {"total": {"EUR": 1}}
+
+
+def test_a_bare_name_two_sheets_declare_is_ambiguous_not_unknown() -> None:
+    src = f"{F}vmark #a\nx = 1\n{F}\n\n{F}vmark #b\nx = 2\n{F}\n"
+    with pytest.raises(CommandError) as e:
+        eval_envelope("<content>", src, None, get="x")
+    assert e.value.message == "visimark: x is ambiguous: write one of a.x, b.x"
