@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import os
 import subprocess
 import sys
@@ -513,6 +514,20 @@ def test_resource_templates_and_reads(server: Server, work: Path) -> None:
     assert {r["commentId"]: r["health"] for r in rows} == {"c1": "fresh", "c2": "fresh", "c3": "fresh"}
     missing = server.call("resources/read", {"uri": "mrsf://comment/doc.md.review.yaml/ghost"})
     assert "error" in missing and "ghost" in missing["error"]["message"]
+
+
+def test_the_review_skill_is_served_and_names_only_real_tools_and_arguments(server: Server) -> None:
+    listed = server.call("resources/list")["result"]["resources"]
+    assert [(r["uri"], r["mimeType"]) for r in listed] == [("mrsf://skill", "text/markdown")]
+    text = server.call("resources/read", {"uri": "mrsf://skill"})["result"]["contents"][0]["text"]
+    assert text.startswith("---\nname: mrsf-review\n")
+    tools = {t["name"]: set(t["inputSchema"]["properties"]) for t in server.call("tools/list")["result"]["tools"]}
+    named = set(re.findall(r"`(mrsf_[a-z_]+)`", text))
+    assert named and named <= set(tools)
+    # an argument the skill spells `name: value` belongs to some tool
+    arguments = set().union(*tools.values())
+    spelled = set(re.findall(r"`([a-zA-Z_]+): (?:true|[a-z]+)`", text))
+    assert spelled and spelled <= arguments, spelled - arguments
 
 
 # ---------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
-from markmcp.mcpcore import CallContext, ResourceTemplate, ServerSpec, Tool, serve
+from markmcp.mcpcore import CallContext, Resource, ResourceTemplate, ServerSpec, Tool, serve
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf.handlers import (
     add,
@@ -620,9 +620,22 @@ RESOURCE_TEMPLATES = [
     ),
 ]
 
+def _skill(ctx: CallContext) -> str:
+    from markmcp.mrsf import docs
+
+    return docs.doc_text(docs.SKILL)
+
+
+RESOURCES = [
+    Resource("mrsf://skill", "skill", "How to review a Markdown document with this server: look, comment, "
+             "re-anchor after edits, close threads — read this first", "text/markdown", _skill,
+             title="MRSF review skill"),
+]
+
 INSTRUCTIONS = (
     "Tools for reviewing Markdown documents with Sidemark / MRSF review sidecars "
-    "(<document>.review.yaml). Discover or list comments first; every result carries the sidecar's "
+    "(<document>.review.yaml); the resource mrsf://skill says how to review with them. "
+    "Discover or list comments first; every result carries the sidecar's "
     "`version` (SHA-256 of its bytes). Pass it back as `expectedVersion` on writes: if another agent "
     "changed the sidecar meanwhile, nothing is written and a version-mismatch conflict with the "
     "`currentVersion` is returned; re-read and retry. Paths (and a per-call `cwd`) must stay inside the server's "
@@ -635,6 +648,7 @@ SPEC = ServerSpec(
     instructions=INSTRUCTIONS,
     tools=TOOLS,
     resource_templates=RESOURCE_TEMPLATES,
+    resources=RESOURCES,
     default_port=3001,
     prog="mrsf-mcp",
     # --cwd, each --root and the client's roots (the shared roots policy); writes are open
