@@ -1,15 +1,18 @@
 """``mrsf``: the MRSF (Sidemark) command-line tool.
 
 Subcommands (as the upstream ``@mrsf/cli``): ``validate``, ``add``, ``list``, ``resolve``,
-``reanchor``, ``status``, ``init``, ``rename``; and ``repair`` (as the ``mrsf_repair``
-tool of the server).  Global options ``--cwd``, ``--config``,
+``reanchor``, ``status``, ``init``, ``rename``, ``watch``; and ``repair`` (as the
+``mrsf_repair`` tool of the server).  ``watch`` polls the files (every ``--interval``
+ms, no file-system notification library) and runs until Ctrl+C or SIGTERM; with
+``--json`` it prints one JSON object per line (a ``watching`` record, one ``event``
+record per change, a final ``summary``).  Global options ``--cwd``, ``--config``,
 ``--no-color``, ``-q/--quiet``, ``-v/--verbose`` may stand before or after the subcommand.
 Every subcommand takes ``--json`` for machine-readable output on stdout.
 
 Exit codes
     0  success
     1  problems found: invalid sidecars (``validate``), orphaned comments
-       (``reanchor``), an unknown comment id, a sidecar that already exists (``init``),
+       (``reanchor``), any error while watching (``watch``), an unknown comment id, a sidecar that already exists (``init``),
        a version conflict
     2  usage error or a file that cannot be read (missing, malformed, outside the
        workspace); the message goes to stderr, never a traceback
@@ -156,6 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("rename", "after moving a Markdown file, move its sidecar along and fix the document field")
     p.add_argument("old_document", metavar="old-document")
     p.add_argument("new_document", metavar="new-document")
+
+    p = command("watch", "watch Markdown files and sidecars: validate a sidecar when it changes; with --reanchor, re-anchor a document's comments when it changes (Ctrl+C stops; exit 1 if any error was seen)")
+    p.add_argument("files", nargs="*", help="documents, sidecars or folders to watch; none given means the whole workspace (sidecars added later count)")
+    p.add_argument("--reanchor", action="store_true", help="re-anchor a document's comments when it changes, then validate its sidecar")
+    p.add_argument("-n", "--dry-run", action="store_true", help="with --reanchor: show what would change; write nothing")
+    p.add_argument("-t", "--threshold", type=_threshold, default=0.6, help="similarity (0 to 1) a fuzzy match must reach (default 0.6)")
+    p.add_argument("-s", "--strict", action="store_true", help="a validation warning counts as an error")
+    p.add_argument("--no-git", dest="git", action="store_false", help="do not ask git for HEAD or older document versions")
+    p.add_argument("--from", dest="from_commit", metavar="COMMIT", help="take the document as of COMMIT as every comment's starting point")
+    p.add_argument("--update-text", action="store_true", help="write the text found into selected_text instead of anchored_text")
+    p.add_argument("-f", "--force", action="store_true", help="for matches scoring 0.8 or more, set commit to HEAD and drop x_reanchor_* fields")
+    p.add_argument("--debounce", type=_integer(0, "--debounce"), default=300, metavar="MS", help="act once a file has been quiet this many milliseconds (default 300)")
+    p.add_argument("--interval", type=_integer(10, "--interval"), default=250, metavar="MS", help="look at the files every MS milliseconds (default 250)")
 
     p = command("repair", "rewrite a sidecar that no longer parses, keeping every comment that still reads")
     p.add_argument("document", help="the Markdown file, or its sidecar")

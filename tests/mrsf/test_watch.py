@@ -1,0 +1,409 @@
+"""``mrsf watch``: the polling watcher's logic on a fake clock and a fake file system,
+what one change does (in-process, on real files), and one real run as a subprocess."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from markmcp.mrsf.cli import build_parser
+from markmcp.mrsf.commands import Context, Out, _Watch
+from markmcp.mrsf.watch import Change, Watcher, run
+
+from .fixtures import write_pair
+
+# ---------------------------------------------------------------------------
+# The watcher, on a fake clock and a fake stat
+# ---------------------------------------------------------------------------
+
+
+class FakeFiles:
+    """Files as (mtime_ns, size, inode), a clock and a stat function over them."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.files: dict[str, tuple[int, int, int]] = {}
+        self._inode = 100
+
+    def clock(self) -> float:
+        return self.now
+
+    def stat(self, path: str) -> SimpleNamespace:
+        if path not in self.files:
+            raise FileNotFoundError(path)
+        mtime, size, inode = self.files[path]
+        return SimpleNamespace(st_mtime_ns=mtime, st_size=size, st_ino=inode)
+
+    def write(self, path: str, size: int = 10) -> None:
+        """Write in place (same inode), at the current time."""
+        inode = self.files[path][2] if path in self.files else self._new_inode()
+        self.files[path] = (int(self.now * 1e9), size, inode)
+
+    def replace(self, path: str, size: int = 10) -> None:
+        """An editor's save through a temporary file: a new inode."""
+        self.files[path] = (int(self.now * 1e9), size, self._new_inode())
+
+    def remove(self, path: str) -> None:
+        del self.files[path]
+
+    def _new_inode(self) -> int:
+        self._inode += 1
+        return self._inode
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def fs() -> FakeFiles:
+    fake = FakeFiles()
+    fake.now = 1000.0
+    fake.write("doc.md")
+    fake.write("doc.md.review.yaml")
+    return fake
+
+
+def watcher(fs: FakeFiles, debounce: float = 0.3) -> Watcher:
+    w = Watcher(debounce=debounce, clock=fs.clock, stat=fs.stat)
+    w.add(["doc.md", "doc.md.review.yaml"])
+    return w
+
+
+def test_nothing_changes_nothing_is_told(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    for _ in range(10):
+        fs.advance(0.25)
+        assert w.poll() == []
+
+
+def test_a_change_is_told_once_after_the_debounce(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    fs.advance(1)
+    fs.write("doc.md", size=20)
+    assert w.poll() == []  # seen, not yet quiet for 0.3 s
+    assert w.pending() == ["doc.md"]
+    fs.advance(0.2)
+    assert w.poll() == []
+    fs.advance(0.1)
+    assert w.poll() == [Change("doc.md", "changed")]
+    fs.advance(1)
+    assert w.poll() == []
+
+
+def test_a_burst_of_writes_is_one_change(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    for size in range(11, 21):  # a write every 0.1 s for a second: never quiet for 0.3 s
+        fs.advance(0.1)
+        fs.write("doc.md", size=size)
+        assert w.poll() == []
+    fs.advance(0.29)
+    assert w.poll() == []
+    fs.advance(0.01)
+    assert w.poll() == [Change("doc.md", "changed")]
+    fs.advance(5)
+    assert w.poll() == []
+
+
+def test_a_save_through_a_temporary_file_is_a_change(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0)
+    mtime, size, _ = fs.files["doc.md"]
+    fs.files["doc.md"] = (mtime, size, 999)  # same time and size, a new inode
+    assert w.poll() == [Change("doc.md", "changed")]
+
+
+def test_each_file_has_its_own_debounce(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    fs.advance(1)
+    fs.write("doc.md", size=20)
+    w.poll()
+    fs.advance(0.2)
+    fs.write("doc.md.review.yaml", size=30)
+    assert w.poll() == []
+    fs.advance(0.1)
+    assert w.poll() == [Change("doc.md", "changed")]
+    fs.advance(0.2)
+    assert w.poll() == [Change("doc.md.review.yaml", "changed")]
+
+
+def test_our_own_write_is_no_change(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    fs.advance(1)
+    fs.write("doc.md.review.yaml", size=50)  # the re-anchoring wrote the sidecar
+    w.acknowledge("doc.md.review.yaml")
+    for _ in range(8):
+        fs.advance(0.25)
+        assert w.poll() == []
+
+
+def test_an_edit_right_after_our_write_is_told(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    fs.advance(1)
+    fs.write("doc.md.review.yaml", size=50)
+    w.acknowledge("doc.md.review.yaml")
+    fs.advance(0.01)
+    fs.write("doc.md.review.yaml", size=51)  # the user, before the watcher looked again
+    assert w.poll() == []
+    fs.advance(0.3)
+    assert w.poll() == [Change("doc.md.review.yaml", "changed")]
+
+
+def test_an_edit_pending_before_our_write_is_still_told(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    fs.advance(1)
+    fs.write("doc.md.review.yaml", size=40)  # the user
+    assert w.poll() == []
+    fs.advance(0.1)
+    fs.replace("doc.md.review.yaml", size=45)  # then we (an atomic replace)
+    w.acknowledge("doc.md.review.yaml")
+    fs.advance(0.3)
+    assert w.poll() == [Change("doc.md.review.yaml", "changed")]
+
+
+def test_acknowledging_an_unwatched_path_watches_nothing(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    w.acknowledge("other.md")
+    assert "other.md" not in w.paths
+
+
+def test_a_removed_file_is_told_once_and_comes_back_as_added(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0.1)
+    fs.advance(1)
+    fs.remove("doc.md.review.yaml")
+    w.poll()
+    fs.advance(0.1)
+    assert w.poll() == [Change("doc.md.review.yaml", "removed")]
+    for _ in range(5):
+        fs.advance(0.5)
+        assert w.poll() == []
+    assert "doc.md.review.yaml" in w.paths  # still watched
+    fs.write("doc.md.review.yaml")
+    w.poll()
+    fs.advance(0.1)
+    assert w.poll() == [Change("doc.md.review.yaml", "added")]
+
+
+def test_a_file_created_and_removed_within_the_debounce_is_not_told(fs: FakeFiles) -> None:
+    w = watcher(fs)
+    w.add(["new.md"])
+    fs.advance(1)
+    fs.write("new.md")
+    w.poll()
+    fs.advance(0.1)
+    fs.remove("new.md")
+    w.poll()
+    fs.advance(1)
+    assert w.poll() == []
+
+
+def test_a_watched_path_that_appears_is_added(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0)
+    assert w.add(["later.md"]) == ["later.md"]  # missing for now
+    assert w.poll() == []
+    fs.write("later.md")
+    assert w.poll() == [Change("later.md", "added")]
+
+
+def test_new_paths_are_taken_quietly_unless_announced(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0.3)
+    fs.write("b.md.review.yaml")
+    fs.write("b.md")
+    assert w.add(["b.md"]) == ["b.md"]
+    assert w.add(["b.md.review.yaml", "doc.md"], announce=True) == ["b.md.review.yaml"]
+    assert w.poll() == []
+    fs.advance(0.3)
+    assert w.poll() == [Change("b.md.review.yaml", "added")]
+
+
+def test_a_negative_debounce_is_refused() -> None:
+    with pytest.raises(ValueError):
+        Watcher(debounce=-1)
+
+
+def test_the_loop_polls_rescans_and_stops(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0.5)
+    told: list[Change] = []
+    scans: list[float] = []
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        fs.advance(seconds)
+        if len(slept) == 2:
+            fs.write("doc.md", size=99)
+
+    run(w, told.append, interval=0.25, rescan=lambda: scans.append(fs.now), rescan_every=2.0,
+        stopped=lambda: fs.now >= 1005, sleep=sleep, clock=fs.clock)
+    assert told == [Change("doc.md", "changed")]
+    assert slept == [0.25] * 20
+    assert scans == [1002.0, 1004.0]
+
+
+def test_the_loop_stops_between_two_changes(fs: FakeFiles) -> None:
+    w = watcher(fs, debounce=0)
+    fs.write("doc.md", size=1)
+    fs.write("doc.md.review.yaml", size=2)
+    told: list[Change] = []
+    run(w, told.append, stopped=lambda: bool(told), sleep=lambda s: pytest.fail("slept"), clock=fs.clock)
+    assert len(told) == 1
+
+
+# ---------------------------------------------------------------------------
+# One change, handled in-process on real files
+# ---------------------------------------------------------------------------
+
+
+def session(folder: Path, *argv: str) -> tuple[_Watch, argparse.Namespace]:
+    args = build_parser().parse_args(["watch", "--cwd", str(folder), *argv])
+    ctx = Context(args)
+    watch = _Watch(args, ctx, Out(args))
+    watch.scan(first=True)
+    return watch, args
+
+
+def test_a_changed_document_is_reanchored_and_our_write_is_not_a_change(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "--reanchor", "--debounce", "0", "--no-git")
+    doc, sidecar = str(tmp_path / "doc.md"), str(tmp_path / "doc.md.review.yaml")
+    assert sorted(watch.watcher.paths) == [doc, sidecar]
+    (tmp_path / "doc.md").write_text("new\nlines\n" + (tmp_path / "doc.md").read_text(encoding="utf-8"),
+                                     encoding="utf-8")
+    changes = watch.watcher.poll()
+    assert changes == [Change(doc, "changed")]
+    watch.handle(changes[0])
+    assert "line: 5" in (tmp_path / "doc.md.review.yaml").read_text(encoding="utf-8")
+    assert watch.watcher.poll() == []  # the sidecar we wrote
+    shown = capsys.readouterr().out
+    assert "] doc.md (changed)" in shown
+    assert "● c1:5 — " in shown
+    assert "2 comment(s) changed, 0 orphaned." in shown
+    assert f"validate ✓ {sidecar}" in shown
+    assert (watch.events, watch.reanchors, watch.errors) == (1, 1, 0)
+
+
+def test_a_malformed_sidecar_is_told_and_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "--reanchor", "--no-git")
+    (tmp_path / "doc.md.review.yaml").write_text("comments: [\n", encoding="utf-8")
+    watch.handle(Change(str(tmp_path / "doc.md"), "changed"))  # the re-anchoring cannot read it
+    watch.handle(Change(str(tmp_path / "doc.md.review.yaml"), "changed"))  # validation says why
+    captured = capsys.readouterr()
+    assert "malformed YAML" in captured.err
+    assert "validate ✗" in captured.out and "malformed YAML" in captured.out
+    assert "Traceback" not in captured.err
+    assert (watch.events, watch.reanchors, watch.errors) == (2, 0, 2)
+
+
+def test_an_orphaned_comment_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "--reanchor", "--no-git", "--dry-run")
+    (tmp_path / "doc.md").write_text("# Something else entirely\n", encoding="utf-8")
+    before = (tmp_path / "doc.md.review.yaml").read_bytes()
+    watch.handle(Change(str(tmp_path / "doc.md"), "changed"))
+    assert (tmp_path / "doc.md.review.yaml").read_bytes() == before  # a dry run
+    shown = capsys.readouterr().out
+    assert "[dry-run] reanchor" in shown and "✗ c1" in shown
+    assert watch.errors == 1
+
+
+def test_a_removed_file_and_a_document_without_sidecar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "lone.md").write_text("# Lone\n", encoding="utf-8")
+    watch, _ = session(tmp_path, "--reanchor", "lone.md")
+    watch.handle(Change(str(tmp_path / "lone.md"), "changed"))
+    watch.handle(Change(str(tmp_path / "lone.md"), "removed"))
+    shown = capsys.readouterr().out
+    assert "no sidecar (lone.md.review.yaml): nothing to do" in shown
+    assert "document removed" in shown
+    assert (watch.events, watch.errors) == (2, 0)
+
+
+def test_a_sidecar_that_appears_is_found_by_the_rescan(tmp_path: Path) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "--debounce", "0")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "b.md").write_text("# B\n", encoding="utf-8")
+    (sub / "b.md.review.yaml").write_text('mrsf_version: "1.0"\ndocument: sub/b.md\ncomments: []\n', encoding="utf-8")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "x.md.review.yaml").write_text("x", encoding="utf-8")
+    watch.rescan()
+    assert watch.watcher.poll() == [Change(str(sub / "b.md.review.yaml"), "added")]
+    assert str(sub / "b.md") in watch.watcher.paths
+    assert not any("node_modules" in p for p in watch.watcher.paths)
+
+
+def test_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "--json")
+    watch.banner()
+    watch.handle(Change(str(tmp_path / "doc.md.review.yaml"), "changed"))
+    watch.summary()
+    records = [json.loads(line) for line in capsys.readouterr().out.split("\n") if line]
+    assert [r["type"] for r in records] == ["watching", "event", "summary"]
+    event = records[1]
+    assert event["role"] == "sidecar" and event["ok"] is True and event["validate"][0]["valid"] is True
+    assert records[2] == {"type": "summary", "events": 1, "reanchors": 0, "errors": 0}
+
+
+@pytest.mark.parametrize("argv", [["--debounce", "-1"], ["--interval", "0"], ["-t", "2"]])
+def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from markmcp.mrsf.cli import main
+
+    assert main(["watch", *argv]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# A real run
+# ---------------------------------------------------------------------------
+
+
+def wait_for(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_watch_reanchors_a_real_edit_and_stops_on_sigint(tmp_path: Path) -> None:
+    write_pair(tmp_path)
+    out_path, err_path = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out_path, "w", encoding="utf-8") as out, open(err_path, "w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "markmcp.mrsf.cli", "watch", "--reanchor", "--no-git",
+             "--interval", "50", "--debounce", "50", "--cwd", str(tmp_path)],
+            cwd=tmp_path, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+        )
+        try:
+            assert wait_for(lambda: "Press Ctrl+C to stop." in out_path.read_text(encoding="utf-8")), \
+                out_path.read_text(encoding="utf-8") + err_path.read_text(encoding="utf-8")
+            doc = tmp_path / "doc.md"
+            edited = tmp_path / "doc.md.tmp"  # saved as an editor does: a new file renamed over the old
+            edited.write_text("Inserted one.\nInserted two.\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+            edited.replace(doc)
+            sidecar = tmp_path / "doc.md.review.yaml"
+            assert wait_for(lambda: "line: 5" in sidecar.read_text(encoding="utf-8")), \
+                out_path.read_text(encoding="utf-8") + err_path.read_text(encoding="utf-8")
+            assert wait_for(lambda: "validate ✓" in out_path.read_text(encoding="utf-8"))
+            proc.send_signal(signal.SIGINT)
+            code = proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    stdout, stderr = out_path.read_text(encoding="utf-8"), err_path.read_text(encoding="utf-8")
+    assert code == 0, stdout + stderr
+    assert "Traceback" not in stderr
+    assert stdout.strip().split("\n")[-1] == "Events processed: 1 | Reanchors: 1 | Errors: 0", stdout
+    assert "line: 6" in (tmp_path / "doc.md.review.yaml").read_text(encoding="utf-8")  # c3 moved too
