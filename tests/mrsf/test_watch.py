@@ -334,10 +334,28 @@ def test_a_sidecar_that_appears_is_found_by_the_rescan(tmp_path: Path) -> None:
     (sub / "b.md.review.yaml").write_text('mrsf_version: "1.0"\ndocument: sub/b.md\ncomments: []\n', encoding="utf-8")
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "x.md.review.yaml").write_text("x", encoding="utf-8")
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    write_pair(elsewhere)
+    (tmp_path / "linked").symlink_to(elsewhere, target_is_directory=True)
     watch.rescan()
     assert watch.watcher.poll() == [Change(str(sub / "b.md.review.yaml"), "added")]
     assert str(sub / "b.md") in watch.watcher.paths
-    assert not any("node_modules" in p for p in watch.watcher.paths)
+    assert not any("node_modules" in p or "linked" in p for p in watch.watcher.paths)
+    watch.rescan()  # known already: not told again
+    assert watch.watcher.poll() == []
+
+
+def test_quiet_shows_only_what_went_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    watch, _ = session(tmp_path, "-q", "--reanchor", "--no-git")
+    watch.handle(Change(str(tmp_path / "doc.md.review.yaml"), "changed"))
+    assert capsys.readouterr().out == ""
+    (tmp_path / "doc.md").write_text("# Something else entirely\n", encoding="utf-8")
+    watch.handle(Change(str(tmp_path / "doc.md"), "changed"))
+    shown = capsys.readouterr().out
+    assert "reanchor " in shown and "✗ c1" in shown and "2 orphaned" in shown
+    assert "● c2" not in shown and "validate ✓" not in shown
 
 
 def test_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

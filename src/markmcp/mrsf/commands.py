@@ -476,6 +476,8 @@ class _Watch:
                 else:
                     sidecars = [target]
                 for sidecar in sidecars:
+                    if self.roles.get(sidecar) == "sidecar" and sidecar != target:
+                        continue  # known, and its document with it
                     try:
                         loc = ops.locate(sidecar, **kwargs)
                     except MrsfError as error:
@@ -606,7 +608,8 @@ class _Watch:
         record["reanchor"] = {"file": self.ctx.path(result), "results": result["results"],
                               "changed": result["changed"], "orphaned": orphaned, "dryRun": args.dry_run,
                               "written": bool(result.get("written"))}
-        lines.append((f"{'[dry-run] ' if args.dry_run else ''}reanchor {self.ctx.path(result)}:", "info"))
+        lines.append((f"{'[dry-run] ' if args.dry_run else ''}reanchor {self.ctx.path(result)}:",
+                      "problem" if orphaned else "info"))
         for r in result["results"]:
             lines.append((f"  {_placement_line(r)}", "problem" if r.get("status") == "orphaned" else "info"))
             if self.out.verbose and r.get("score") is not None:
