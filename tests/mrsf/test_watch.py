@@ -425,3 +425,37 @@ def test_watch_reanchors_a_real_edit_and_stops_on_sigint(tmp_path: Path) -> None
     assert "Traceback" not in stderr
     assert stdout.strip().split("\n")[-1] == "Events processed: 1 | Reanchors: 1 | Errors: 0", stdout
     assert "line: 6" in (tmp_path / "doc.md.review.yaml").read_text(encoding="utf-8")  # c3 moved too
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to a child process")
+def test_watch_json_lines_and_sigterm_with_a_broken_sidecar(tmp_path: Path) -> None:
+    write_pair(tmp_path)
+    out_path, err_path = tmp_path / "out.jsonl", tmp_path / "err.txt"
+
+    def records() -> list[dict]:
+        whole = out_path.read_text(encoding="utf-8").split("\n")[:-1]  # lines already ended
+        return [json.loads(line) for line in whole]
+
+    with open(out_path, "w", encoding="utf-8") as out, open(err_path, "w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "markmcp.mrsf.cli", "watch", "--json", "--no-git", "--interval", "50",
+             "--debounce", "50"],
+            cwd=tmp_path, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+        )
+        try:
+            assert wait_for(lambda: len(records()) == 1), err_path.read_text(encoding="utf-8")
+            (tmp_path / "doc.md.review.yaml").write_text("comments: [\n", encoding="utf-8")
+            assert wait_for(lambda: len(records()) == 2), err_path.read_text(encoding="utf-8")
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert code == 1
+    assert "Traceback" not in err_path.read_text(encoding="utf-8")
+    watching, event, summary = records()
+    assert watching["type"] == "watching" and watching["mode"] == "validate"
+    assert event["type"] == "event" and event["role"] == "sidecar" and event["ok"] is False
+    assert event["validate"][0]["valid"] is False
+    assert summary == {"type": "summary", "events": 1, "reanchors": 0, "errors": 1}

@@ -505,12 +505,18 @@ class _Watch:
     def rescan(self) -> None:
         try:
             self.scan()
-        except (MrsfError, FileAccessError, OSError) as error:
-            message = getattr(error, "message", None) or os_error_message(error)
-            if message not in self.told:
-                self.told.add(message)
-                if not self.out.as_json:
-                    self.out.error(f"warning: {message}")
+        except (MrsfError, FileAccessError) as error:
+            message = error.message
+        except OSError as error:
+            message = os_error_message(error)
+        except Exception as error:  # a bug: told once, the watch goes on with what it has
+            message = f"internal error while looking for new sidecars: {type(error).__name__}: {error}"
+        else:
+            return
+        if message not in self.told:
+            self.told.add(message)
+            if not self.out.as_json:
+                self.out.error(f"warning: {message}")
 
     def mode(self) -> str:
         if not self.args.reanchor:
