@@ -253,10 +253,50 @@ def cli_calls() -> list[list[str]]:
         lambda t: ["reanchor", t], lambda t: ["status", t], lambda t: ["init", t, "--force"],
         lambda t: ["rename", t, f"renamed/{t}"], lambda t: ["rename", "doc.md", t],
         lambda t: ["repair", t, "--backup"], lambda t: ["repair", t, "--reset"],
+        lambda t: ["watch", t, *WATCH],
     ]
     whole = [["validate"], ["list"], ["list", "--summary"], ["status"], ["reanchor", "--dry-run"],
-             ["rename", "doc.md", "new-dangling.md"]]
+             ["rename", "doc.md", "new-dangling.md"], ["watch", *WATCH]]
     return [make(t) for t in TARGETS for make in per_target] + whole
+
+
+WATCH = ["--reanchor", "--interval", "10", "--debounce", "10"]
+WATCH_FOR = 0.4   # seconds each `mrsf watch` of the attack runs
+
+
+def bounded_watch(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    """``mrsf watch`` runs until it is stopped: here it stops after :data:`WATCH_FOR`
+    seconds, and once it has taken its first look, every regular file of the repository
+    (never through a link) gets a new time, so each document and sidecar it watches is
+    handled as changed: re-anchored, validated."""
+    import os
+    import stat
+    import time
+
+    from markmcp.mrsf import watch as watching
+
+    real = watching.run
+
+    def touch_all() -> None:
+        for folder, dirs, names in os.walk(root):
+            for name in names:
+                path = os.path.join(folder, name)
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9), follow_symlinks=False)
+
+    def run(watcher: Any, handle: Any, **kwargs: Any) -> None:
+        until = time.monotonic() + WATCH_FOR
+        touched: list[bool] = []
+
+        def stopped() -> bool:
+            if not touched:
+                touch_all()
+                touched.append(True)
+            return time.monotonic() > until
+
+        real(watcher, handle, **{**kwargs, "stopped": stopped})
+
+    monkeypatch.setattr(watching, "run", run)
 
 
 def run_cli(argv: list[str]) -> tuple[str, Any, str]:
@@ -276,11 +316,12 @@ def test_every_cli_command_is_attacked() -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_cli_on_a_hostile_repository(tmp_path: Path, variant: str) -> None:
+def test_cli_on_a_hostile_repository(tmp_path: Path, variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """As the tools, except that a ``.mrsf.yaml`` above makes its folder the CLI's
     workspace root (MRSF §3): everything below it, the "outside" folder included, is
     then the CLI's to use, and that variant only checks for hangs and crashes."""
     repo = Repo(tmp_path, variant)
+    bounded_watch(monkeypatch, repo.cwd)
     confined = variant != "config-above"
     secrets = SECRETS if confined else ()
     problems: list[str] = []

@@ -42,6 +42,8 @@ ALLOWED = {
         "our own reference pages, shipped inside the package",
     ("figdown/docs/__init__.py", "resources.files(__name__).iterdir"):
         "lists our own reference pages, shipped inside the package",
+    ("mrsf/docs/__init__.py", "resources.files(__name__).joinpath(name).read_text"):
+        "our own review skill, shipped inside the package",
     ("visimark/docs/__init__.py", "resources.files(__name__).joinpath(name).read_text"):
         "our own reference pages, shipped inside the package",
     ("visimark/docs/__init__.py", "resources.files(__name__).iterdir"):
