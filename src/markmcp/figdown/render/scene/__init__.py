@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
-from .free import Ink, path_hits, route_free
+from .free import Boxes, Ink, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
@@ -88,13 +88,13 @@ def _auto_layout(scene: Scene) -> Frame | None:
         main_axis(frame, channel_need(scene, frame, routing))
         place_boxes(scene, frame)
         blocked = set()
+        boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values()])
         for link in scene.links:
             plan = frame.plans[link.index]
             if link.index in routing.orthogonal or plan.kind != "chain":
                 continue
             a, b = scene.nodes[link.a], scene.nodes[link.b]
-            others = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b)]
-            if path_hits(straight_link(a, b), others):
+            if boxes.hits(straight_link(a, b), (link.a, link.b)):
                 if len(plan.items) > 2:
                     routing.waypoints.add(link.index)
                 else:
@@ -133,13 +133,13 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             paths[link.index] = straight_link(a, b)
     _spread_parallel(scene, paths)
     ink = Ink()
+    boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values() if not n.external])
     for link in scene.links:   # the last word: no straight line through a box
         pts = paths[link.index]
-        if len(pts) == 2 and link.a != link.b:
+        if len(pts) == 2 and link.a != link.b and boxes.hits(pts, (link.a, link.b)):
             others = [n.rect() for n in scene.nodes.values()
                       if n.id not in (link.a, link.b) and not n.external]
-            if path_hits(pts, others):
-                paths[link.index] = route_free(scene.nodes[link.a], scene.nodes[link.b], others, ink)
+            paths[link.index] = route_free(scene.nodes[link.a], scene.nodes[link.b], others, ink)
         ink.add(paths[link.index])
     _bus_dots(scene, paths)
     return paths
@@ -297,6 +297,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
     auto = getattr(scene, "auto", {})
     disp = {nid: (b.x - auto[nid][0], b.y - auto[nid][1]) if nid in auto else (0.0, 0.0)
             for nid, b in scene.nodes.items()}
+    boxes = Boxes([(b.id, b.rect()) for b in scene.nodes.values() if not b.external])
     for link in scene.links:
         (ax, ay), (bx, by) = disp[link.a], disp[link.b]
         if abs(ax - bx) > 0.01 or abs(ay - by) > 0.01 or (link.a == link.b and (ax or ay)):
@@ -305,9 +306,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         if ax or ay:   # both ends moved alike: the route moves with them
             paths[link.index] = [(x + ax, y + ay) for x, y in paths[link.index]]
             link.dots = [(x + ax, y + ay) for x, y in link.dots]
-        obstacles = [b.rect() for b in scene.nodes.values()
-                     if b.id not in (link.a, link.b) and not b.external]
-        if path_hits(paths[link.index], obstacles):
+        if boxes.hits(paths[link.index], (link.a, link.b)):
             todo.append(link)
         else:
             ink.add(paths[link.index])

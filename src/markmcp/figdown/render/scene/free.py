@@ -60,6 +60,83 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
     return False
 
 
+BOX_CELL = 96.0   # side of a square of the boxes' index
+
+
+class Boxes:
+    """Boxes' rectangles bucketed by squares of side :data:`BOX_CELL`, so that asking
+    whether a path passes through one of them reads only the boxes near the path.
+
+    ``Boxes(pairs).hits(points, skip)`` is ``path_hits(points, rects)`` for the
+    rectangles of ``pairs`` (``(key, rect)``) whose key is not in ``skip``: a
+    rectangle is bucketed under every square its extent touches, a segment reads
+    the squares its own extent touches, so every rectangle whose extent meets the
+    segment's (all that :func:`path_hits` tests further) is read, and each is judged
+    by the same :func:`seg_hits_rect`.  The answer is a yes or no, so the order the
+    rectangles are read in does not matter.  A rectangle over more than
+    :data:`MAX_SQUARES` squares or with a coordinate that is not finite is kept in
+    a list every query reads; a segment over as many squares (or not finite) reads
+    every rectangle."""
+
+    __slots__ = ("pairs", "cells", "wide")
+
+    def __init__(self, pairs: list[tuple[object, Rect]]) -> None:
+        self.pairs = pairs
+        self.cells: dict[tuple[int, int], list[tuple[object, Rect]]] = {}
+        self.wide: list[tuple[object, Rect]] = []
+        for pair in pairs:
+            r = pair[1]
+            span = _span(r[0], r[1], r[2], r[3])
+            if span is None:
+                self.wide.append(pair)
+                continue
+            i0, j0, i1, j1 = span
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    bucket = self.cells.get((i, j))
+                    if bucket is None:
+                        self.cells[(i, j)] = [pair]
+                    else:
+                        bucket.append(pair)
+
+    def hits(self, points, skip=()) -> bool:
+        """Does the polyline pass through a box whose key is not in ``skip``?"""
+        cells = self.cells
+        for p, q in zip(points, points[1:]):
+            x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
+            y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
+            span = _span(x0, y0, x1, y1)
+            if span is None:
+                groups = [self.pairs]
+            else:
+                i0, j0, i1, j1 = span
+                groups = [self.wide]
+                for i in range(i0, i1 + 1):
+                    for j in range(j0, j1 + 1):
+                        bucket = cells.get((i, j))
+                        if bucket is not None:
+                            groups.append(bucket)
+            for group in groups:
+                for key, r in group:
+                    if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1 or key in skip:
+                        continue
+                    if seg_hits_rect(p, q, r):
+                        return True
+        return False
+
+
+def _span(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int] | None:
+    """The squares (first and last column, first and last row) the box x0..x1 ×
+    y0..y1 touches, or None when they would be too many or a coordinate is not finite."""
+    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
+        return None
+    i0, i1 = math.floor(x0 / BOX_CELL), math.floor(x1 / BOX_CELL)
+    j0, j1 = math.floor(y0 / BOX_CELL), math.floor(y1 / BOX_CELL)
+    if (i1 - i0 + 1) * (j1 - j0 + 1) > MAX_SQUARES:
+        return None
+    return i0, j0, i1, j1
+
+
 LINE_CELL = 48.0   # side of a square of the slanted segments' index
 CELL = 2 * LINE_CELL   # side of a square of the ink index (level and upright segments)
 MAX_SQUARES = 4096  # a segment (or a query) over more squares than this is counted plainly

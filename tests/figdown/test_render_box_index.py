@@ -1,0 +1,82 @@
+"""The boxes' square indexes must answer exactly what the plain scans answered.
+
+``Boxes.hits`` stands for ``path_hits`` over every box but a link's two ends, and
+``complete_covers`` reads only the boxes that hold a box's top-left corner: both were
+a scan of every box for every link or box (time growing with the square of a big
+figure).  The answers, and so the drawing's bytes, must not change: checked here on
+random boxes and paths, with coordinates on square borders, near them, anywhere, and
+far beyond any drawing (a box pinned billions of pixels wide is legal).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from markmcp.figdown.render.scene import checks
+from markmcp.figdown.render.scene.free import BOX_CELL, Boxes, path_hits
+from markmcp.figdown.render.scene.graph import Box
+
+_edges = st.integers(-3, 6).map(lambda k: k * BOX_CELL)
+_near = st.tuples(st.integers(-3, 6), st.sampled_from((-2.0, -0.01, 0.005, 2.0, 40.0))).map(
+    lambda t: t[0] * BOX_CELL + t[1])
+_any = st.floats(-400.0, 700.0, allow_nan=False, allow_infinity=False)
+_huge = st.one_of(st.sampled_from((-2.1e12, 4.0e5, 2147483648110.0)), st.floats(-3e12, 3e12, allow_nan=False))
+coordinate = st.one_of(_edges, _near, _any, _huge)
+point = st.tuples(coordinate, coordinate)
+extent = st.one_of(st.sampled_from((0.0, 12.0, 36.0, 80.0, BOX_CELL, 2 * BOX_CELL)),
+                   st.floats(0.0, 500.0), st.sampled_from((2147483648110.0, 5.0e6)))
+
+
+@st.composite
+def rects(draw):
+    x, y = draw(point)
+    w, h = draw(extent), draw(extent)
+    return (x, y, x + w, y + h)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rs=st.lists(rects(), min_size=0, max_size=12),
+       paths=st.lists(st.lists(point, min_size=2, max_size=5), min_size=1, max_size=6),
+       skip=st.sets(st.integers(0, 11), max_size=3))
+def test_indexed_box_hits_equal_the_plain_scan(rs, paths, skip):
+    boxes = Boxes(list(enumerate(rs)))
+    others = [r for k, r in enumerate(rs) if k not in skip]
+    for points in paths:
+        assert boxes.hits(points, tuple(skip)) == path_hits(points, others)
+        assert boxes.hits(points[::-1], tuple(skip)) == path_hits(points[::-1], others)
+
+
+class _Scene:
+    def __init__(self, nodes):
+        self.nodes = {n.id: n for n in nodes}
+        self.pins = {}
+
+
+def _plain_covers(real):
+    return [(a.id, b.id) for a in real for b in real if a is not b
+            and a.x >= b.x - 0.01 and a.y >= b.y - 0.01 and a.x + a.w <= b.x + b.w + 0.01
+            and a.y + a.h <= b.y + b.h + 0.01]
+
+
+@settings(max_examples=300, deadline=None)
+@given(rs=st.lists(rects(), min_size=0, max_size=14))
+def test_indexed_complete_covers_equal_the_plain_scan(rs):
+    nodes = [Box(f"n{k}", "", x=r[0], y=r[1], w=r[2] - r[0], h=r[3] - r[1], line=k + 1)
+             for k, r in enumerate(rs)]
+    scene = _Scene(nodes)
+    found = checks.complete_covers(scene)
+    plain = _plain_covers(checks.real_boxes(scene))
+    assert len(found) == len(plain)
+    for (line, message), (a, b) in zip(found, plain):
+        assert f'"{b}" completely over "{a}"' in message
+
+
+def test_boxes_nested_and_stacked_are_all_found():
+    outer = Box("outer", "", x=0.0, y=0.0, w=400.0, h=300.0, line=1)
+    inner = [Box(f"i{k}", "", x=10.0 + 90 * k, y=20.0, w=80.0, h=36.0, line=k + 2) for k in range(4)]
+    twin = Box("twin", "", x=10.0, y=20.0, w=80.0, h=36.0, line=9)
+    scene = _Scene([outer, *inner, twin])
+    pairs = [m.split('"')[1::2] for _, m in checks.complete_covers(scene)]
+    assert [p[:2] for p in pairs] == [["outer", "i0"], ["twin", "i0"], ["outer", "i1"], ["outer", "i2"],
+                                      ["outer", "i3"], ["outer", "twin"], ["i0", "twin"]]
