@@ -1,11 +1,13 @@
-"""The boxes' square indexes must answer exactly what the plain scans answered.
+"""The indexes that keep a big figure's work near-linear must answer exactly what the
+plain scans answered.
 
-``Boxes.hits`` stands for ``path_hits`` over every box but a link's two ends, and
-``complete_covers`` reads only the boxes that hold a box's top-left corner: both were
-a scan of every box for every link or box (time growing with the square of a big
-figure).  The answers, and so the drawing's bytes, must not change: checked here on
-random boxes and paths, with coordinates on square borders, near them, anywhere, and
-far beyond any drawing (a box pinned billions of pixels wide is legal).
+``Boxes.hits`` stands for ``path_hits`` over every box but a link's two ends,
+``complete_covers`` reads only the boxes that hold a box's top-left corner, and a
+channel's ``_Tracks`` passes over the tracks a run cannot fit on: each was a scan of
+every box (or track) for every link, box (or run), time growing with the square of a
+big figure.  The answers, and so the drawing's bytes, must not change: checked here on
+random boxes, paths and runs, with coordinates on square borders, near them, anywhere,
+and far beyond any drawing (a box pinned billions of pixels wide is legal).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from markmcp.figdown.render.scene import checks
 from markmcp.figdown.render.scene.free import BOX_CELL, Boxes, path_hits
 from markmcp.figdown.render.scene.graph import Box
+from markmcp.figdown.render.scene.route import _Track, _Tracks
 
 _edges = st.integers(-3, 6).map(lambda k: k * BOX_CELL)
 _near = st.tuples(st.integers(-3, 6), st.sampled_from((-2.0, -0.01, 0.005, 2.0, 40.0))).map(
@@ -80,3 +83,40 @@ def test_boxes_nested_and_stacked_are_all_found():
     pairs = [m.split('"')[1::2] for _, m in checks.complete_covers(scene)]
     assert [p[:2] for p in pairs] == [["outer", "i0"], ["twin", "i0"], ["outer", "i1"], ["outer", "i2"],
                                       ["outer", "i3"], ["outer", "twin"], ["i0", "twin"]]
+
+
+# --- a channel's tracks -------------------------------------------------------------------
+
+def _first_fit_plainly(runs):
+    tracks, chosen = [], []
+    for lo, hi in runs:
+        for t, track in enumerate(tracks):
+            if track.fits(lo, hi):
+                track.add(lo, hi)
+                chosen.append(t)
+                break
+        else:
+            tracks.append(_Track())
+            tracks[-1].add(lo, hi)
+            chosen.append(len(tracks) - 1)
+    return chosen
+
+
+_where = st.one_of(st.floats(-500.0, 3000.0), st.integers(-50, 300).map(lambda k: k * 6.0),
+                   st.sampled_from((1e16, -1e16, 3e15, 1e300, 0.0)))
+_length = st.one_of(st.sampled_from((0.0, 5.0, 6.0, 12.0, 1e16)), st.floats(0.0, 3000.0))
+
+
+@settings(max_examples=400, deadline=None)
+@given(runs=st.lists(st.tuples(_where, _length).map(lambda t: (t[0], t[0] + t[1])), max_size=60))
+def test_tracks_take_the_first_track_a_run_fits_on(runs):
+    tracks = _Tracks()
+    assert [tracks.place(lo, hi) for lo, hi in runs] == _first_fit_plainly(runs)
+
+
+def test_a_fan_of_overlapping_runs_takes_a_track_each_and_then_reuses_them():
+    down = [(100.0 + k * 0.1, 200.0 + 80 * k) for k in range(300)]
+    up = [(100.0 - 80 * k, 99.0 - k * 0.1) for k in range(300)]
+    runs = sorted(down, key=lambda r: -r[0]) + sorted(up, key=lambda r: r[1])
+    tracks = _Tracks()
+    assert [tracks.place(lo, hi) for lo, hi in runs] == _first_fit_plainly(runs)

@@ -101,28 +101,57 @@ class Boxes:
 
     def hits(self, points, skip=()) -> bool:
         """Does the polyline pass through a box whose key is not in ``skip``?"""
-        cells = self.cells
         for p, q in zip(points, points[1:]):
             x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
             y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
             span = _span(x0, y0, x1, y1)
             if span is None:
-                groups = [self.pairs]
-            else:
-                i0, j0, i1, j1 = span
-                groups = [self.wide]
-                for i in range(i0, i1 + 1):
+                if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
+                    return True
+                continue
+            if self.wide and _meets(p, q, x0, y0, x1, y1, self.wide, skip):
+                return True
+            cells = self.cells
+            i0, j0, i1, j1 = span
+            if i1 - i0 >= j1 - j0:
+                for i in _ends_inward(i0, i1):
                     for j in range(j0, j1 + 1):
                         bucket = cells.get((i, j))
-                        if bucket is not None:
-                            groups.append(bucket)
-            for group in groups:
-                for key, r in group:
-                    if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1 or key in skip:
-                        continue
-                    if seg_hits_rect(p, q, r):
-                        return True
+                        if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
+                            return True
+            else:
+                for j in _ends_inward(j0, j1):
+                    for i in range(i0, i1 + 1):
+                        bucket = cells.get((i, j))
+                        if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
+                            return True
         return False
+
+
+def _meets(p, q, x0: float, y0: float, x1: float, y1: float, pairs, skip) -> bool:
+    """Does p–q (whose extent is x0..x1 × y0..y1) pass through one of ``pairs``' boxes
+    whose key is not in ``skip``?  :func:`path_hits`' test, box by box."""
+    for key, r in pairs:
+        if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1 or key in skip:
+            continue
+        if seg_hits_rect(p, q, r):
+            return True
+    return False
+
+
+def _ends_inward(lo: int, hi: int):
+    """lo, hi, lo + 1, hi - 1, …: the squares at a segment's two ends first (along
+    its longer side).  A
+    straight connector that meets a box mostly meets it beside one of its ends (a
+    wide fan's far connectors run into the neighbours of the box they reach), and
+    the first box met answers the question."""
+    while lo < hi:
+        yield lo
+        yield hi
+        lo += 1
+        hi -= 1
+    if lo == hi:
+        yield lo
 
 
 def _span(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int] | None:

@@ -20,6 +20,7 @@ diagram convention); in the other scene genres every route is orthogonal.
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
@@ -224,21 +225,13 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             j = unit[0]
             down = j.c1 > j.c0
             return (0 if down else 1, -j.c0 if down else j.c0, j.link)
-        tracks: list[_Track] = []
+        tracks = _Tracks()
         for unit in sorted(units, key=key):
             lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
-            for t, track in enumerate(tracks):   # the first track it fits on
-                if track.fits(lo, hi):
-                    track.add(lo, hi)
-                    chosen = t
-                    break
-            else:
-                chosen = len(tracks)
-                tracks.append(_Track())
-                tracks[-1].add(lo, hi)
+            chosen = tracks.place(lo, hi)   # the first track it fits on
             for j in unit:
                 j.track = chosen
-        routing.tracks[ch] = len(tracks)
+        routing.tracks[ch] = len(tracks.tracks)
 
 
 class _Track:
@@ -262,6 +255,99 @@ class _Track:
         k = bisect.bisect_right(self.starts, lo - 6)
         self.starts.insert(k, lo - 6)
         self.ends.insert(k, hi + 6)
+
+
+class _Tracks:
+    """A channel's tracks, each run going on the first track it fits on.
+
+    Trying every track in turn costs as many tests as there are tracks, and a wide
+    fan's runs all overlap near the shared box, so each needs a track of its own:
+    the tests would grow with the square of the runs.  The tracks are therefore the
+    leaves of a binary tree whose every node keeps a *common* span that each track
+    below it has one run reaching over (a leaf: the run it took last; a node: the
+    overlap of its two children's, or None).  The runs come sorted (by direction,
+    then by where they start), so the runs taken last by neighbouring tracks tend
+    to overlap, and a node's span is rarely None.  A run meeting a node's common span fits on
+    none of its tracks, so the node is passed over; otherwise its left half is
+    searched before its right, and a leaf is asked :meth:`_Track.fits`.  The
+    track found is the one trying every track in turn finds: the first it fits on
+    (see :data:`_PLAIN` for why passing a node over is right)."""
+
+    __slots__ = ("tracks", "latest", "size", "common")
+
+    def __init__(self) -> None:
+        self.tracks: list[_Track] = []
+        self.latest: list = []                          # per track: its latest run, or None
+        self.size = 1                                   # leaves the tree has room for
+        self.common: list = [_EVERYWHERE, _EVERYWHERE]  # node k's children: 2k, 2k + 1
+
+    def place(self, lo: float, hi: float) -> int:
+        """Put the run lo..hi on the first track it fits on (a new one if none); its index."""
+        t = self._first_fit(lo, hi)
+        if t < 0:
+            t = len(self.tracks)
+            self.tracks.append(_Track())
+            self.latest.append(_NOTHING)
+            if t >= self.size:
+                self._grow()
+        self.tracks[t].add(lo, hi)
+        a, b = lo - 6, hi + 6   # the run as the track keeps it
+        held = self.latest[t]
+        if not (abs(a) < _PLAIN and abs(b) < _PLAIN):
+            self.latest[t] = None    # no common span is claimed for this track any more
+        elif held is not None:
+            self.latest[t] = (a, b)
+        self._refresh(t)
+        return t
+
+    def _first_fit(self, lo: float, hi: float) -> int:
+        count, common, tracks = len(self.tracks), self.common, self.tracks
+        stack = [(1, 0, self.size)]
+        while stack:
+            node, first, width = stack.pop()
+            if first >= count:
+                continue
+            if width == 1:
+                if tracks[first].fits(lo, hi):
+                    return first
+                continue
+            span = common[node]
+            if span is not None and span[0] <= hi and span[1] >= lo:
+                continue   # every track below has a run meeting lo..hi
+            half = width // 2
+            stack.append((2 * node + 1, first + half, half))
+            stack.append((2 * node, first, half))
+        return -1
+
+    def _grow(self) -> None:
+        self.size *= 2
+        self.common = [_EVERYWHERE] * (2 * self.size)
+        for t in range(len(self.tracks)):
+            self._refresh(t)
+
+    def _refresh(self, t: int) -> None:
+        common = self.common
+        node = self.size + t
+        held = self.latest[t]
+        common[node] = None if held is _NOTHING else held
+        node //= 2
+        while node:
+            left, right = common[2 * node], common[2 * node + 1]
+            if left is None or right is None:
+                common[node] = None
+            else:
+                a, b = max(left[0], right[0]), min(left[1], right[1])
+                common[node] = (a, b) if a <= b else None
+            node //= 2
+
+
+_NOTHING = ()   # a track's latest run before it has any
+# Below this size the 6 px kept round a run is exact enough that a track's runs, sorted
+# by start, are sorted by end too, so a run meeting lo..hi means the track's last run
+# starting by hi does (what :meth:`_Track.fits` reads); a track with a run beyond it (or
+# not a number) claims no common span and is always asked itself.
+_PLAIN = 1e15
+_EVERYWHERE = (-math.inf, math.inf)   # the common span of a leaf with no track yet
 
 
 def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
