@@ -60,6 +60,9 @@ def path_hits(points, obstacles: list[Rect]) -> bool:
     return False
 
 
+LINE_CELL = 48.0   # side of a square of the slanted segments' index
+CELL = 2 * LINE_CELL   # side of a square of the ink index (level and upright segments)
+MAX_SQUARES = 4096  # a segment (or a query) over more squares than this is counted plainly
 BOX_CELL = 96.0   # side of a square of the boxes' index
 
 
@@ -75,8 +78,11 @@ class Boxes:
     by the same :func:`seg_hits_rect`.  The answer is a yes or no, so the order the
     rectangles are read in does not matter.  A rectangle over more than
     :data:`MAX_SQUARES` squares or with a coordinate that is not finite is kept in
-    a list every query reads; a segment over as many squares (or not finite) reads
-    every rectangle."""
+    a list every query reads.  A segment reads its squares from its two ends inward
+    and stops at the first box it meets; one that has read :data:`MAX_SQUARES`
+    squares without meeting any (or has a coordinate that is not finite) reads every
+    rectangle instead, so the work stays bounded by the number of boxes whatever the
+    coordinates."""
 
     __slots__ = ("pairs", "cells", "wide")
 
@@ -101,30 +107,27 @@ class Boxes:
 
     def hits(self, points, skip=()) -> bool:
         """Does the polyline pass through a box whose key is not in ``skip``?"""
+        cells = self.cells
         for p, q in zip(points, points[1:]):
             x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
             y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-            span = _span(x0, y0, x1, y1)
+            span = _span(x0, y0, x1, y1, None)
             if span is None:
                 if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
                     return True
                 continue
             if self.wide and _meets(p, q, x0, y0, x1, y1, self.wide, skip):
                 return True
-            cells = self.cells
-            i0, j0, i1, j1 = span
-            if i1 - i0 >= j1 - j0:
-                for i in _ends_inward(i0, i1):
-                    for j in range(j0, j1 + 1):
-                        bucket = cells.get((i, j))
-                        if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
-                            return True
-            else:
-                for j in _ends_inward(j0, j1):
-                    for i in range(i0, i1 + 1):
-                        bucket = cells.get((i, j))
-                        if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
-                            return True
+            budget = MAX_SQUARES
+            for square in _squares_inward(*span):
+                budget -= 1
+                if budget < 0:   # a long way with no box met yet: read every box instead
+                    if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
+                        return True
+                    break
+                bucket = cells.get(square)
+                if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
+                    return True
         return False
 
 
@@ -154,21 +157,31 @@ def _ends_inward(lo: int, hi: int):
         yield lo
 
 
-def _span(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int] | None:
+def _span(x0: float, y0: float, x1: float, y1: float,
+          limit: int | None = MAX_SQUARES) -> tuple[int, int, int, int] | None:
     """The squares (first and last column, first and last row) the box x0..x1 ×
-    y0..y1 touches, or None when they would be too many or a coordinate is not finite."""
+    y0..y1 touches, or None when a coordinate is not finite or they would be more
+    than ``limit``."""
     if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
         return None
     i0, i1 = math.floor(x0 / BOX_CELL), math.floor(x1 / BOX_CELL)
     j0, j1 = math.floor(y0 / BOX_CELL), math.floor(y1 / BOX_CELL)
-    if (i1 - i0 + 1) * (j1 - j0 + 1) > MAX_SQUARES:
+    if limit is not None and (i1 - i0 + 1) * (j1 - j0 + 1) > limit:
         return None
     return i0, j0, i1, j1
 
 
-LINE_CELL = 48.0   # side of a square of the slanted segments' index
-CELL = 2 * LINE_CELL   # side of a square of the ink index (level and upright segments)
-MAX_SQUARES = 4096  # a segment (or a query) over more squares than this is counted plainly
+def _squares_inward(i0: int, j0: int, i1: int, j1: int):
+    """The squares of columns i0..i1 × rows j0..j1, those at the two ends of the
+    longer side first (see :func:`_ends_inward`)."""
+    if i1 - i0 >= j1 - j0:
+        for i in _ends_inward(i0, i1):
+            for j in range(j0, j1 + 1):
+                yield i, j
+    else:
+        for j in _ends_inward(j0, j1):
+            for i in range(i0, i1 + 1):
+                yield i, j
 
 
 class Ink:
