@@ -109,7 +109,8 @@ def _covering(real: list) -> list[list[int]]:
         if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
             wide.append(k)
             continue
-        i0, i1, j0, j1 = floor(x0 / COVER_CELL), floor(x1 / COVER_CELL), floor(y0 / COVER_CELL), floor(y1 / COVER_CELL)
+        i0, i1 = floor(x0 / COVER_CELL), floor(x1 / COVER_CELL)
+        j0, j1 = floor(y0 / COVER_CELL), floor(y1 / COVER_CELL)
         if (i1 - i0 + 1) * (j1 - j0 + 1) > COVER_SQUARES:
             wide.append(k)
             continue
