@@ -15,7 +15,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markmcp.figdown.render.scene import checks
+from markmcp.figdown.render.scene import checks, marks
 from markmcp.figdown.render.scene.free import BOX_CELL, Boxes, path_hits
 from markmcp.figdown.render.scene.graph import Box
 from markmcp.figdown.render.scene.route import _Track, _Tracks
@@ -120,3 +120,37 @@ def test_a_fan_of_overlapping_runs_takes_a_track_each_and_then_reuses_them():
     runs = sorted(down, key=lambda r: -r[0]) + sorted(up, key=lambda r: r[1])
     tracks = _Tracks()
     assert [tracks.place(lo, hi) for lo, hi in runs] == _first_fit_plainly(runs)
+
+
+# --- the connectors near a label (tones) -----------------------------------------------------
+
+class _Link:
+    def __init__(self, index, points):
+        self.index, self.points = index, points
+
+
+@settings(max_examples=300, deadline=None)
+@given(paths=st.lists(st.lists(point, min_size=0, max_size=4), min_size=1, max_size=8),
+       labels=st.lists(rects(), min_size=1, max_size=8))
+def test_the_connectors_read_near_a_label_hold_every_one_tones_would_count(paths, labels):
+    links = [_Link(k, pts) for k, pts in enumerate(paths)]
+    boxes = {k: labels[k] for k in range(min(len(links), len(labels)))}
+    nearby = marks._Nearby(links, boxes)
+    for box in labels:
+        read = nearby.around(box)
+        assert [lk.index for lk in read] == sorted(lk.index for lk in read)
+        for lk in links:
+            counted = any(marks._seg_box_gap(p, q, box) < marks.TONE_PROX
+                          for p, q in zip(lk.points, lk.points[1:]))
+            if lk.index in boxes:
+                counted = counted or marks._box_gap(box, boxes[lk.index]) < marks.TONE_PROX
+            if counted:
+                assert lk in read
+
+
+def test_a_connector_near_a_label_across_a_square_border_is_read():
+    box = (100.0, 100.0, 180.0, 120.0)                   # square column 1 (96..192)
+    near = _Link(0, [(205.0, 90.0), (205.0, 130.0)])     # 25 px away, in column 2
+    far = _Link(1, [(400.0, 90.0), (400.0, 130.0)])
+    assert marks._seg_box_gap(*near.points, box) < marks.TONE_PROX
+    assert marks._Nearby([near, far], {}).around(box) == [near]

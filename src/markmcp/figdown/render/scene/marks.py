@@ -355,6 +355,71 @@ def _box_gap(a, b) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
+TONE_CELL = 96.0       # side of a square of the connectors' index in tones()
+TONE_SQUARES = 4096    # a segment or label over more squares than this is read for every label
+TONE_PLAIN = 1e15      # beyond this size a coordinate's rounding could exceed the index's 1 px slack
+
+
+class _Nearby:
+    """The connectors of ``links`` that may come nearer than :data:`TONE_PROX` to a
+    label's box, read from squares of side :data:`TONE_CELL` instead of every
+    connector for every label (the square of a big figure's labels).
+
+    Each connector is bucketed under the squares of each of its segments' extents,
+    and of its label's box when it has one in ``boxes``; a label reads the squares
+    of its box widened by ``TONE_PROX + 1``.  A segment whose extent lies wholly
+    outside that widened box is at least ``TONE_PROX`` away on one axis, so
+    :func:`_seg_box_gap` returns at least ``TONE_PROX`` for it, and a label box
+    outside it has a :func:`_box_gap` at least that: a connector not read is one
+    ``tones`` would not have counted (the 1 px covers the rounding of the widening;
+    a coordinate over :data:`TONE_PLAIN`, not finite, or an extent over
+    :data:`TONE_SQUARES` squares is read for every label).  The connectors read come
+    in their order in ``links``."""
+
+    def __init__(self, links: list, boxes: dict) -> None:
+        self.links = links
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        self.wide: list[int] = []
+        for pos, link in enumerate(links):
+            extents = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
+                       for p, q in zip(link.points, link.points[1:])]
+            if link.index in boxes:
+                extents.append(boxes[link.index])
+            squares = set()
+            for x0, y0, x1, y1 in extents:
+                span = _tone_span(x0, y0, x1, y1)
+                if span is None:
+                    self.wide.append(pos)
+                    squares = set()
+                    break
+                i0, j0, i1, j1 = span
+                squares.update((i, j) for i in range(i0, i1 + 1) for j in range(j0, j1 + 1))
+            for square in squares:
+                self.cells.setdefault(square, []).append(pos)
+
+    def around(self, box) -> list:
+        pad = TONE_PROX + 1.0
+        span = _tone_span(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
+        if span is None:
+            return list(self.links)
+        i0, j0, i1, j1 = span
+        found = set(self.wide)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                found.update(self.cells.get((i, j), ()))
+        return [self.links[pos] for pos in sorted(found)]
+
+
+def _tone_span(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int] | None:
+    if not all(abs(v) < TONE_PLAIN for v in (x0, y0, x1, y1)):
+        return None
+    i0, i1 = math.floor(x0 / TONE_CELL), math.floor(x1 / TONE_CELL)
+    j0, j1 = math.floor(y0 / TONE_CELL), math.floor(y1 / TONE_CELL)
+    if (i1 - i0 + 1) * (j1 - j0 + 1) > TONE_SQUARES:
+        return None
+    return i0, j0, i1, j1
+
+
 def tones(scene: Scene) -> None:
     """A labelled connector with no paint of its own, crowded by other ink, takes
     one of four muted tones, unlike its crowded neighbours', so a reader can tell
@@ -366,9 +431,10 @@ def tones(scene: Scene) -> None:
         return
     boxes = {lk.index: lk.mid_label.rect for lk in eligible}
     crowded, near = set(), {lk.index: set() for lk in eligible}
+    nearby = _Nearby(scene.links, boxes)
     for lk in eligible:
         box = boxes[lk.index]
-        for other in scene.links:
+        for other in nearby.around(box):
             if other is lk:
                 continue
             hit = any(_seg_box_gap(p, q, box) < TONE_PROX for p, q in zip(other.points, other.points[1:]))
