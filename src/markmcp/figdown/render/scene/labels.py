@@ -122,30 +122,100 @@ def _within(px: float, py: float, segs, limit: float) -> bool:
     return False
 
 
+GRID = 64.0        # side of a square of the board's indexes
+GRID_SQUARES = 1024   # a rectangle (or a query) over more squares than this is read plainly
+
+
+def _squares(x0: float, y0: float, x1: float, y1: float):
+    """The squares (first and last column, first and last row) the closed rectangle
+    x0..x1 × y0..y1 touches (its corners in either order), or None when a coordinate is
+    not finite or they are more than :data:`GRID_SQUARES`."""
+    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
+        return None
+    i0, i1 = sorted((math.floor(x0 / GRID), math.floor(x1 / GRID)))
+    j0, j1 = sorted((math.floor(y0 / GRID), math.floor(y1 / GRID)))
+    if (i1 - i0 + 1) * (j1 - j0 + 1) > GRID_SQUARES:
+        return None
+    return i0, j0, i1, j1
+
+
+class _Index:
+    """Items bucketed by the squares their rectangle touches.  :meth:`near` gives every
+    item whose rectangle shares a point with the query rectangle (and maybe some more),
+    each once: the cost terms only count or look for a match among them, so reading
+    these instead of every item gives the same sums.  An item over too many squares
+    (or not finite) is read by every query; a query over too many reads every item."""
+
+    __slots__ = ("items", "cells", "wide")
+
+    def __init__(self) -> None:
+        self.items: list = []
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        self.wide: list[int] = []
+
+    def add(self, rect: Rect, item) -> None:
+        k = len(self.items)
+        self.items.append(item)
+        span = _squares(*rect)
+        if span is None:
+            self.wide.append(k)
+            return
+        i0, j0, i1, j1 = span
+        cells = self.cells
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                bucket = cells.get((i, j))
+                if bucket is None:
+                    cells[(i, j)] = [k]
+                else:
+                    bucket.append(k)
+
+    def near(self, x0: float, y0: float, x1: float, y1: float) -> list:
+        span = _squares(x0, y0, x1, y1)
+        if span is None:
+            return self.items
+        i0, j0, i1, j1 = span
+        cells, items = self.cells, self.items
+        found = list(self.wide)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                bucket = cells.get((i, j))
+                if bucket is not None:
+                    found.extend(bucket)
+        if len(found) > 1:
+            found = sorted(set(found))
+        return [items[k] for k in found]
+
+
 class Board:
-    """What is already on the canvas, for the label costs (with bounding boxes,
-    so a label only looks at the ink near it)."""
+    """What is already on the canvas, for the label costs (indexed by squares, so a
+    label only looks at the ink near it)."""
 
     def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None):
         self.boxes = boxes
         self.paths = paths
         self.labels: list[Rect] = []
         self.soft = soft or []
-        self.segs: dict[int, list] = {}
-        self.bbox: dict[int, Rect] = {}
+        self.segs: dict[int, list] = {}   # each connector's segments, with their bounding boxes
         for key, pts in paths.items():
-            segs = [(p, q, (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
-                    for p, q in zip(pts, pts[1:])]
-            self.segs[key] = segs
-            self.bbox[key] = (min(x for x, _ in pts), min(y for _, y in pts),
-                              max(x for x, _ in pts), max(y for _, y in pts))
-        # the hard boxes and the labels with their near corner moved in by overlap()'s
-        # 1 px, once, for the inner loop of cost(); and each connector's bounding box
-        # beside its segments
-        self._boxes = [(b[0] + 1.0, b[1] + 1.0, b[2], b[3]) for b in boxes]
-        self._soft = [(b[0] + 1.0, b[1] + 1.0, b[2], b[3]) for b in self.soft]
-        self._labels: list[Rect] = []
-        self._paths = [(key, self.bbox[key], segs) for key, segs in self.segs.items()]
+            self.segs[key] = [(p, q, (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+                              for p, q in zip(pts, pts[1:])]
+        # the hard boxes, soft boxes and labels with their near corner moved in by
+        # overlap()'s 1 px, once, for the inner loop of cost()
+        self._boxes = _Index()
+        for b in boxes:
+            inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
+            self._boxes.add(inner, inner)
+        self._soft = _Index()
+        for b in self.soft:
+            inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
+            self._soft.add(inner, inner)
+        self._labels = _Index()
+        # every connector segment with its connector's key, under its own bounding box
+        self._segs = _Index()
+        for key, segs in self.segs.items():
+            for p, q, sb in segs:
+                self._segs.add(sb, (key, p, q, sb))
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
              above: float = math.inf) -> float:
@@ -160,17 +230,17 @@ class Board:
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
         hits = 0
-        for b0, b1, b2, b3 in self._boxes:
+        for b0, b1, b2, b3 in self._boxes.near(r0, r1, r2, r3):
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c = hits * 1000
         hits = 0
-        for b0, b1, b2, b3 in self._labels:
+        for b0, b1, b2, b3 in self._labels.near(r0, r1, r2, r3):
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c += hits * 800
         hits = 0
-        for b0, b1, b2, b3 in self._soft:
+        for b0, b1, b2, b3 in self._soft.near(r0, r1, r2, r3):
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c += hits * 300
@@ -178,17 +248,13 @@ class Board:
             return float(c)
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
         n0, n1, n2, n3 = band
-        hits = 0
-        for _, pb, segs in self._paths:
-            if pb[2] < n0 or pb[0] > n2 or pb[3] < n1 or pb[1] > n3:
+        struck = set()   # the connectors with a segment through the band
+        for key, p, q, sb in self._segs.near(n0, n1, n2, n3):
+            if key in struck or sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3:
                 continue
-            for p, q, sb in segs:
-                if sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3:
-                    continue
-                if seg_hits_rect(p, q, band, 0.0):
-                    hits += 1
-                    break
-        c += hits * 500
+            if seg_hits_rect(p, q, band, 0.0):
+                struck.add(key)
+        c += len(struck) * 500
         c = float(c)
         if c >= above:
             return c
@@ -196,32 +262,18 @@ class Board:
         if own is not None and own in self.segs:
             own_d = _near(cx, cy, self.segs[own])
             limit = own_d + 6
-            sqrt = math.sqrt
-            for key, pb, segs in self._paths:
-                if key == own:
-                    continue
-                # _box_dist(cx, cy, pb) >= limit, written out (pb[0] <= pb[2], pb[1] <= pb[3])
-                dx = pb[0] - cx
-                if dx < 0.0:
-                    dx = cx - pb[2]
-                    if dx < 0.0:
-                        dx = 0.0
-                dy = pb[1] - cy
-                if dy < 0.0:
-                    dy = cy - pb[3]
-                    if dy < 0.0:
-                        dy = 0.0
-                if sqrt(dx * dx + dy * dy) >= limit:
-                    continue
-                if _within(cx, cy, segs, limit):
-                    c += 150
-                    break
+            # another connector as near as its own (a segment within ``limit``)
+            others = [(p, q, sb) for key, p, q, sb in self._segs.near(cx - limit, cy - limit, cx + limit, cy + limit)
+                      if key != own]
+            if _within(cx, cy, others, limit):
+                c += 150
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
 
     def take(self, r: Rect) -> None:
         self.labels.append(r)
-        self._labels.append((r[0] + 1.0, r[1] + 1.0, r[2], r[3]))
+        inner = (r[0] + 1.0, r[1] + 1.0, r[2], r[3])
+        self._labels.add(inner, inner)
 
 
 def _segments_by_length(pts):
