@@ -447,6 +447,21 @@ def test_document_text_replaces_the_file(ws):
     assert r["results"][0]["line"] == 2 and r["results"][0]["status"] == "anchored"
 
 
+def test_an_anchor_taken_from_unsaved_text_says_so(ws):
+    buffer = "the unsaved first line\r\nbuffer line two\r\n"
+    r = ops.add("docs/new.md", author="a", text="t", line=2, document_text=buffer, root=ws)
+    assert r["note"] == "docs/new.md is not on disk: the anchor was taken from the documentText given"
+    (ws / "docs" / "new.md").write_text("the unsaved first line\nbuffer line two\n", encoding="utf-8")
+    assert "note" not in ops.add("docs/new.md", author="a", text="t", line=1, document_text=buffer, root=ws)
+    edited = "a new first line\n" + buffer
+    r = ops.add_batch("docs/new.md", [{"author": "a", "text": "t", "line": 2}], document_text=edited, root=ws)
+    assert r["note"].startswith("the anchor was taken from the documentText given, which differs from docs/new.md")
+    cid = r["comments"][0]["id"]
+    assert "note" not in ops.update("docs/new.md", cid, {"text": "only words"}, document_text=edited, root=ws)
+    assert "unsaved" in ops.update("docs/new.md", cid, {"line": 3}, document_text=edited, root=ws)["note"]
+    assert "note" not in ops.add("docs/new.md", author="a", text="t", line=1, root=ws)   # the file itself
+
+
 def test_results_carry_absolute_paths_and_versions(ws):
     r = ops.add("docs/a.md", author="a", text="t", root=ws)
     assert r["sidecarPath"] == str(ws / "docs" / "a.md.review.yaml")

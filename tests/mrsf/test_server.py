@@ -394,6 +394,13 @@ def test_rename_onto_a_missing_document_says_so(server: Server, work: Path) -> N
     assert (work / "gone.md.review.yaml").exists()
 
 
+def test_a_comment_anchored_in_an_unsaved_buffer_is_noted(server: Server, work: Path) -> None:
+    buffer = "A line only the editor has.\n" + (work / "doc.md").read_text(encoding="utf-8")
+    result = server.ok("mrsf_add", document="doc.md", text="t", author="a", line=1, documentText=buffer)
+    assert "differs from doc.md on disk (unsaved changes?)" in result["note"]
+    assert result["comment"]["selected_text"] == "A line only the editor has."
+
+
 def test_reanchor_with_document_text_and_dry_run(server: Server, work: Path) -> None:
     shifted = "New first line.\n" + DOC
     before = snapshot(work)

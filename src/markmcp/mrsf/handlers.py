@@ -221,6 +221,11 @@ def _extensions(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+def _note(result: dict[str, Any]) -> dict[str, Any]:
+    """The engine's ``note`` (something the caller should know, the call having worked)."""
+    return {"note": result["note"]} if "note" in result else {}
+
+
 def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
@@ -235,6 +240,7 @@ def add(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "sidecarPath": absolute(result),
         **_versions(result),
         "comment": comment,
+        **_note(result),
     }
 
 
@@ -250,6 +256,7 @@ def add_batch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "added": added,
         "total": len(added),
         **_versions(result),
+        **_note(result),
     }
 
 
@@ -272,6 +279,7 @@ def update(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "sidecarPath": absolute(result),
         **_versions(result),
         "comment": result.get("comment", {}),
+        **_note(result),
     }
 
 
@@ -426,7 +434,7 @@ def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         "newSidecar": absolute(result),
         "document": result["document"],
         **_versions(result),
-        **({"note": result["note"]} if "note" in result else {}),
+        **_note(result),
     }
 
 

@@ -428,6 +428,26 @@ def _add(loc: Location, specs: list[dict], expected_version: str | None,
     return outcome, outcome.result
 
 
+def _unsaved(loc: Location, given: str | None) -> dict[str, str]:
+    """``{"note": …}`` when an anchor was taken from ``document_text`` that is not the
+    document on disk (an editor's unsaved buffer): its line numbers and selected text
+    belong to that text until the document is saved.  Empty otherwise, and when the file
+    cannot be read for the comparison."""
+    if given is None:
+        return {}
+    try:
+        disk = _document_text(loc)
+    except (MrsfError, FileAccessError, OSError):
+        return {}
+    if disk is None:
+        return {"note": f"{loc.document} is not on disk: the anchor was taken from the documentText given"}
+    if disk.replace("\r\n", "\n") != given.replace("\r\n", "\n"):
+        return {"note": f"the anchor was taken from the documentText given, which differs from {loc.document} on "
+                        "disk (unsaved changes?): its lines and selected text are those of that text until the "
+                        "document is saved"}
+    return {}
+
+
 def add(target: PathLike, *, author: str, text: str, line: int | None = None, end_line: int | None = None,
         start_column: int | None = None, end_column: int | None = None, selected_text: str | None = None,
         type: str | None = None, severity: str | None = None, reply_to: str | None = None,
@@ -443,7 +463,7 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
         reply_to=reply_to, commit=commit, id=id, timestamp=timestamp, extensions=extensions,
     ).items() if v is not None}
     outcome, (comments, created) = _add(loc, [spec], expected_version, document_text)
-    return _written(loc, outcome, comment=comments[0], created=created)
+    return _written(loc, outcome, comment=comments[0], created=created, **_unsaved(loc, document_text))
 
 
 def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
@@ -456,7 +476,7 @@ def add_batch(target: PathLike, comments: list[dict], *, expected_version: str |
         raise MrsfError("invalid-argument", "`comments` must be a list")
     outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version,
                                  document_text)
-    return _written(loc, outcome, comments=built, created=created)
+    return _written(loc, outcome, comments=built, created=created, **_unsaved(loc, document_text))
 
 
 def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,
@@ -473,7 +493,8 @@ def update(target: PathLike, comment_id: str, changes: dict, *, expected_version
 
     outcome = _write(loc, change, expected_version=expected_version)
     comment, changed = outcome.result
-    return _written(loc, outcome, comment=comment, changed=changed)
+    moved = any(key in changed for key in ("line", "end_line", "start_column", "end_column"))
+    return _written(loc, outcome, comment=comment, changed=changed, **(_unsaved(loc, document_text) if moved else {}))
 
 
 def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None, cascade: bool,
