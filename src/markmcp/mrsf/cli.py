@@ -99,10 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=CommandParser)
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str,
+                json_help: str = "print one JSON value on stdout instead of text") -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
         _global_options(p, suppress=True)
-        p.add_argument("--json", action="store_true", help="print one JSON value on stdout instead of text")
+        p.add_argument("--json", action="store_true", help=json_help)
         return p
 
     p = command("validate", "check sidecars for schema and MRSF rule violations (exit 1 if any is invalid)")
@@ -160,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("old_document", metavar="old-document")
     p.add_argument("new_document", metavar="new-document")
 
-    p = command("watch", "watch Markdown files and sidecars: validate a sidecar when it changes; with --reanchor, re-anchor a document's comments when it changes (Ctrl+C stops; exit 1 if any error was seen)")
+    p = command("watch", "watch Markdown files and sidecars: validate a sidecar when it changes; with --reanchor, re-anchor a document's comments when it changes (Ctrl+C stops; exit 1 if any error was seen)",
+                "print one JSON object per line on stdout (JSON Lines): what is watched, one per event, then a summary")
     p.add_argument("files", nargs="*", help="documents, sidecars or folders to watch; none given means the whole workspace (sidecars added later count)")
     p.add_argument("--reanchor", action="store_true", help="re-anchor a document's comments when it changes, then validate its sidecar")
     p.add_argument("-n", "--dry-run", action="store_true", help="with --reanchor: show what would change; write nothing")
