@@ -16,10 +16,9 @@ wording is FigDown's, pinned by its conformance files.
 
 from __future__ import annotations
 
-import math
-
 from .graph import Scene
 from .layout import BAND
+from .squares import SquareIndex
 
 COVER_CELL = 96.0     # side of a square of the boxes' index in complete_covers
 COVER_SQUARES = 4096  # a box over more squares than this is read for every box
@@ -96,36 +95,12 @@ def band_enclosures(scene: Scene) -> list[tuple[int, str]]:
 def _covering(real: list) -> list[list[int]]:
     """For each box of ``real``, the positions (ascending) of the boxes that might
     cover it: those whose extent, widened by the 0.01 px the test allows, holds its
-    top-left corner (a box that covers another holds that corner).  Boxes are
-    bucketed by squares of side :data:`COVER_CELL` under every square their widened
-    extent touches, so a corner reads one square; a box over too many squares, or
-    with a coordinate that is not finite, is a candidate for every box, and a box
-    whose corner is not finite has every box for candidate."""
-    cells: dict[tuple[int, int], list[int]] = {}
-    wide: list[int] = []
-    floor = math.floor
+    top-left corner (a box that covers another holds that corner), read from a
+    square index (:mod:`.squares`) rather than every box."""
+    index = SquareIndex(COVER_CELL, COVER_SQUARES)
     for k, b in enumerate(real):
-        x0, y0, x1, y1 = b.x - 0.01, b.y - 0.01, b.x + b.w + 0.01, b.y + b.h + 0.01
-        if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
-            wide.append(k)
-            continue
-        i0, i1 = floor(x0 / COVER_CELL), floor(x1 / COVER_CELL)
-        j0, j1 = floor(y0 / COVER_CELL), floor(y1 / COVER_CELL)
-        if (i1 - i0 + 1) * (j1 - j0 + 1) > COVER_SQUARES:
-            wide.append(k)
-            continue
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                cells.setdefault((i, j), []).append(k)
-    everyone = list(range(len(real)))
-    out = []
-    for a in real:
-        if not (math.isfinite(a.x) and math.isfinite(a.y)):
-            out.append(everyone)
-            continue
-        near = cells.get((floor(a.x / COVER_CELL), floor(a.y / COVER_CELL)), [])
-        out.append(sorted(near + wide) if wide else near)
-    return out
+        index.add(k, (b.x - 0.01, b.y - 0.01, b.x + b.w + 0.01, b.y + b.h + 0.01))
+    return [index.near(a.x, a.y, a.x, a.y) for a in real]
 
 
 def complete_covers(scene: Scene) -> list[tuple[int, str]]:

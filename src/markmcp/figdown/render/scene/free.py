@@ -15,6 +15,7 @@ import heapq
 import math
 
 from .graph import Box, border_point
+from .squares import span as square_span
 
 MARGIN = 10.0
 BEND = 24.0
@@ -92,7 +93,7 @@ class Boxes:
         self.wide: list[tuple[object, Rect]] = []
         for pair in pairs:
             r = pair[1]
-            span = _span(r[0], r[1], r[2], r[3])
+            span = square_span(r[0], r[1], r[2], r[3], BOX_CELL, MAX_SQUARES)
             if span is None:
                 self.wide.append(pair)
                 continue
@@ -111,7 +112,7 @@ class Boxes:
         for p, q in zip(points, points[1:]):
             x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
             y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-            span = _span(x0, y0, x1, y1, None)
+            span = square_span(x0, y0, x1, y1, BOX_CELL, None)
             if span is None:
                 if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
                     return True
@@ -155,20 +156,6 @@ def _ends_inward(lo: int, hi: int):
         hi -= 1
     if lo == hi:
         yield lo
-
-
-def _span(x0: float, y0: float, x1: float, y1: float,
-          limit: int | None = MAX_SQUARES) -> tuple[int, int, int, int] | None:
-    """The squares (first and last column, first and last row) the box x0..x1 ×
-    y0..y1 touches, or None when a coordinate is not finite or they would be more
-    than ``limit``."""
-    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
-        return None
-    i0, i1 = math.floor(x0 / BOX_CELL), math.floor(x1 / BOX_CELL)
-    j0, j1 = math.floor(y0 / BOX_CELL), math.floor(y1 / BOX_CELL)
-    if limit is not None and (i1 - i0 + 1) * (j1 - j0 + 1) > limit:
-        return None
-    return i0, j0, i1, j1
 
 
 def _squares_inward(i0: int, j0: int, i1: int, j1: int):

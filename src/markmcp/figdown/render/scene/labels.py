@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..text import label_px
 from .free import seg_hits_rect
+from .squares import SquareIndex
 
 Rect = tuple[float, float, float, float]
 GOOD = 5.0    # a candidate this cheap collides with nothing
@@ -126,67 +127,6 @@ GRID = 64.0        # side of a square of the board's indexes
 GRID_SQUARES = 1024   # a rectangle (or a query) over more squares than this is read plainly
 
 
-def _squares(x0: float, y0: float, x1: float, y1: float):
-    """The squares (first and last column, first and last row) the closed rectangle
-    x0..x1 × y0..y1 touches (its corners in either order), or None when a coordinate is
-    not finite or they are more than :data:`GRID_SQUARES`."""
-    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
-        return None
-    i0, i1 = sorted((math.floor(x0 / GRID), math.floor(x1 / GRID)))
-    j0, j1 = sorted((math.floor(y0 / GRID), math.floor(y1 / GRID)))
-    if (i1 - i0 + 1) * (j1 - j0 + 1) > GRID_SQUARES:
-        return None
-    return i0, j0, i1, j1
-
-
-class _Index:
-    """Items bucketed by the squares their rectangle touches.  :meth:`near` gives every
-    item whose rectangle shares a point with the query rectangle (and maybe some more),
-    each once: the cost terms only count or look for a match among them, so reading
-    these instead of every item gives the same sums.  An item over too many squares
-    (or not finite) is read by every query; a query over too many reads every item."""
-
-    __slots__ = ("items", "cells", "wide")
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self.cells: dict[tuple[int, int], list[int]] = {}
-        self.wide: list[int] = []
-
-    def add(self, rect: Rect, item) -> None:
-        k = len(self.items)
-        self.items.append(item)
-        span = _squares(*rect)
-        if span is None:
-            self.wide.append(k)
-            return
-        i0, j0, i1, j1 = span
-        cells = self.cells
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                bucket = cells.get((i, j))
-                if bucket is None:
-                    cells[(i, j)] = [k]
-                else:
-                    bucket.append(k)
-
-    def near(self, x0: float, y0: float, x1: float, y1: float) -> list:
-        span = _squares(x0, y0, x1, y1)
-        if span is None:
-            return self.items
-        i0, j0, i1, j1 = span
-        cells, items = self.cells, self.items
-        found = list(self.wide)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                bucket = cells.get((i, j))
-                if bucket is not None:
-                    found.extend(bucket)
-        if len(found) > 1:
-            found = sorted(set(found))
-        return [items[k] for k in found]
-
-
 class Board:
     """What is already on the canvas, for the label costs (indexed by squares, so a
     label only looks at the ink near it)."""
@@ -202,20 +142,22 @@ class Board:
                               for p, q in zip(pts, pts[1:])]
         # the hard boxes, soft boxes and labels with their near corner moved in by
         # overlap()'s 1 px, once, for the inner loop of cost()
-        self._boxes = _Index()
+        # (square indexes: a candidate reads only what is near it, and every cost term is a
+        # count or an any(), so the sums are those of reading everything)
+        self._boxes = SquareIndex(GRID, GRID_SQUARES)
         for b in boxes:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._boxes.add(inner, inner)
-        self._soft = _Index()
+        self._soft = SquareIndex(GRID, GRID_SQUARES)
         for b in self.soft:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._soft.add(inner, inner)
-        self._labels = _Index()
+        self._labels = SquareIndex(GRID, GRID_SQUARES)
         # every connector segment with its connector's key, under its own bounding box
-        self._segs = _Index()
+        self._segs = SquareIndex(GRID, GRID_SQUARES)
         for key, segs in self.segs.items():
             for p, q, sb in segs:
-                self._segs.add(sb, (key, p, q, sb))
+                self._segs.add((key, p, q, sb), sb)
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
              above: float = math.inf) -> float:

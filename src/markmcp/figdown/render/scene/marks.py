@@ -20,6 +20,7 @@ from ..text import note_size
 from .graph import Scene
 from .free import seg_hits_rect
 from .labels import Board, Label, measure, overlap, seg_dist
+from .squares import SquareIndex
 
 RING_ALONG, RING_ACROSS, RING_LONG, RING_FAN, RING_FLOOR = 15.0, 20.0, 34.0, 2.0, 7.0
 
@@ -362,62 +363,31 @@ TONE_PLAIN = 1e15      # beyond this size a coordinate's rounding could exceed t
 
 class _Nearby:
     """The connectors of ``links`` that may come nearer than :data:`TONE_PROX` to a
-    label's box, read from squares of side :data:`TONE_CELL` instead of every
+    label's box, read from a square index (:mod:`.squares`) instead of every
     connector for every label (the square of a big figure's labels).
 
-    Each connector is bucketed under the squares of each of its segments' extents,
+    Each connector is indexed under the squares of each of its segments' extents,
     and of its label's box when it has one in ``boxes``; a label reads the squares
     of its box widened by ``TONE_PROX + 1``.  A segment whose extent lies wholly
     outside that widened box is at least ``TONE_PROX`` away on one axis, so
     :func:`_seg_box_gap` returns at least ``TONE_PROX`` for it, and a label box
     outside it has a :func:`_box_gap` at least that: a connector not read is one
     ``tones`` would not have counted (the 1 px covers the rounding of the widening;
-    a coordinate over :data:`TONE_PLAIN`, not finite, or an extent over
-    :data:`TONE_SQUARES` squares is read for every label).  The connectors read come
-    in their order in ``links``."""
+    a coordinate over :data:`TONE_PLAIN` is read for every label).  The connectors
+    read come in their order in ``links``."""
 
     def __init__(self, links: list, boxes: dict) -> None:
-        self.links = links
-        self.cells: dict[tuple[int, int], list[int]] = {}
-        self.wide: list[int] = []
-        for pos, link in enumerate(links):
+        self.index = SquareIndex(TONE_CELL, TONE_SQUARES, TONE_PLAIN)
+        for link in links:
             extents = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
                        for p, q in zip(link.points, link.points[1:])]
             if link.index in boxes:
                 extents.append(boxes[link.index])
-            squares = set()
-            for x0, y0, x1, y1 in extents:
-                span = _tone_span(x0, y0, x1, y1)
-                if span is None:
-                    self.wide.append(pos)
-                    squares = set()
-                    break
-                i0, j0, i1, j1 = span
-                squares.update((i, j) for i in range(i0, i1 + 1) for j in range(j0, j1 + 1))
-            for square in squares:
-                self.cells.setdefault(square, []).append(pos)
+            self.index.add(link, *extents)
 
     def around(self, box) -> list:
         pad = TONE_PROX + 1.0
-        span = _tone_span(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
-        if span is None:
-            return list(self.links)
-        i0, j0, i1, j1 = span
-        found = set(self.wide)
-        for i in range(i0, i1 + 1):
-            for j in range(j0, j1 + 1):
-                found.update(self.cells.get((i, j), ()))
-        return [self.links[pos] for pos in sorted(found)]
-
-
-def _tone_span(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int] | None:
-    if not all(abs(v) < TONE_PLAIN for v in (x0, y0, x1, y1)):
-        return None
-    i0, i1 = math.floor(x0 / TONE_CELL), math.floor(x1 / TONE_CELL)
-    j0, j1 = math.floor(y0 / TONE_CELL), math.floor(y1 / TONE_CELL)
-    if (i1 - i0 + 1) * (j1 - j0 + 1) > TONE_SQUARES:
-        return None
-    return i0, j0, i1, j1
+        return self.index.near(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
 
 
 def tones(scene: Scene) -> None:
