@@ -439,6 +439,16 @@ def cmd_repair(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 # ---------------------------------------------------------------------------
 
 
+def _failure(error: Exception, doing: str = "") -> str:
+    """What went wrong inside ``mrsf watch``, as one line (an unexpected error is a bug,
+    named as such)."""
+    if isinstance(error, (MrsfError, FileAccessError)):
+        return error.message
+    if isinstance(error, OSError):
+        return os_error_message(error)
+    return f"internal error{' ' + doing if doing else ''}: {type(error).__name__}: {error}"
+
+
 class _Watch:
     """One ``mrsf watch`` run: what is watched, what each change does, the counts.
 
@@ -505,12 +515,8 @@ class _Watch:
     def rescan(self) -> None:
         try:
             self.scan()
-        except (MrsfError, FileAccessError) as error:
-            message = error.message
-        except OSError as error:
-            message = os_error_message(error)
-        except Exception as error:  # a bug: told once, the watch goes on with what it has
-            message = f"internal error while looking for new sidecars: {type(error).__name__}: {error}"
+        except Exception as error:  # a bug too: told once, the watch goes on with what it has
+            message = _failure(error, "while looking for new sidecars")
         else:
             return
         if message not in self.told:
@@ -557,12 +563,8 @@ class _Watch:
         failures: list[str] = []
         try:
             self.react(change, role, record, lines)
-        except (MrsfError, FileAccessError) as error:
-            failures.append(error.message)
-        except OSError as error:
-            failures.append(os_error_message(error))
-        except Exception as error:  # a bug: told and counted, the watch goes on
-            failures.append(f"internal error: {type(error).__name__}: {error}")
+        except Exception as error:  # a bug too: told and counted, the watch goes on
+            failures.append(_failure(error))
         for failure in failures:
             self.errors += 1
             lines.append((f"✗ {self.shown(change.path)}: {failure}", "error"))

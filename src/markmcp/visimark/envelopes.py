@@ -166,11 +166,6 @@ def scenario_json(info: dict, values: dict) -> dict:
     return {"file": info["file"], "params": params}
 
 
-def bare_to_qualified(values: dict, name: str) -> str | None:
-    hits = [k for k in values if k.rsplit(".", 1)[-1] == name]
-    return hits[0] if len(hits) == 1 else None
-
-
 def uncomputed(model: Model, result: CheckResult) -> dict[str, dict]:
     """``uncomputed``: every declared value (scalar or column rule) that has no value,
     keyed like ``values``, with the code and message of what stopped it.  A value stopped
