@@ -94,10 +94,42 @@ def pinned(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def random_graph(n: int, links: int) -> str:
+    """n boxes joined by ``links`` links between pseudo-random pairs (fixed seed), no layout
+    hints: the worst case for a layered layout, every link free to span many ranks."""
+    lines = ["figdown 0.5 block"] + [f'node n{i} "Node {i}"' for i in range(n)]
+    state, made = 11, 0
+    while made < links:
+        state = (state * 1103515245 + 12345) % 2 ** 31
+        a = state % n
+        state = (state * 1103515245 + 12345) % 2 ** 31
+        b = state % n
+        if a != b:
+            lines.append(f"edge n{a} -> n{b}")
+            made += 1
+    return "\n".join(lines) + "\n"
+
+
+def random_scaling(sizes: list[int]) -> None:
+    """Random graphs of N boxes and 2N links: CPU time and SVG size, single runs."""
+    print("random graphs, N boxes and 2N links (build, CPU s, single run):")
+    for size in sizes:
+        src = random_graph(size, 2 * size)
+        c = time.process_time()
+        svg = build(src).svg or ""
+        dt = time.process_time() - c
+        print(f"  {size:5d} boxes: {dt:7.2f} s CPU, SVG {len(svg.encode()) / 1e6:6.2f} MB")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--random", metavar="N,N,...", default="",
+                    help="only time random graphs of these sizes (N boxes, 2N links), e.g. 250,500,1000")
     args = ap.parse_args()
+    if args.random:
+        random_scaling([int(x) for x in args.random.split(",") if x.strip()])
+        return 0
     docs = corpus()
     if not docs:
         print(f"figdown_render: no conformance corpus under {SHARED} — skipped")

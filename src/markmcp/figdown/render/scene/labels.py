@@ -153,11 +153,20 @@ class Board:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._soft.add(inner, inner)
         self._labels = SquareIndex(GRID, GRID_SQUARES)
-        # every connector segment with its connector's key, under its own bounding box
-        self._segs = SquareIndex(GRID, GRID_SQUARES)
-        for key, segs in self.segs.items():
-            for p, q, sb in segs:
-                self._segs.add((key, p, q, sb), sb)
+        # every connector segment with its connector's key, under its own bounding box;
+        # built by the first cost() (a figure without labels never asks, and a long
+        # figure's segments span many squares)
+        self._seg_index: SquareIndex | None = None
+
+    @property
+    def _segs(self) -> SquareIndex:
+        index = self._seg_index
+        if index is None:
+            index = self._seg_index = SquareIndex(GRID, GRID_SQUARES)
+            for key, segs in self.segs.items():
+                for p, q, sb in segs:
+                    index.add((key, p, q, sb), sb)
+        return index
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
              above: float = math.inf) -> float:
