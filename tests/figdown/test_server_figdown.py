@@ -635,3 +635,32 @@ def test_read_an_artifact_from_another_engine_notes_the_skew(server: Server,
     data = normal(server.call_tool("figdown_read", {"source": edited}), schemas["figdown_read"])
     assert data["artifact"]["sha256Matches"] is False and data["model"]["nodes"][1]["label"] == "Bee"
     assert any("does not match the embedded source" in note for note in data["notes"])
+
+
+def test_the_pages_are_resources_too(server: Server) -> None:
+    listed = server.call("resources/list")["result"]["resources"]
+    assert [(r["uri"], r["mimeType"]) for r in listed] == [
+        ("figdown://skill", "text/markdown"), ("figdown://reference", "text/markdown")]
+    templates = server.call("resources/templates/list")["result"]["resourceTemplates"]
+    assert [t["uriTemplate"] for t in templates] == ["figdown://reference/{name}"]
+
+    def read(uri: str) -> dict[str, Any]:
+        return server.call("resources/read", {"uri": uri})
+
+    skill = read("figdown://skill")["result"]["contents"][0]
+    assert skill["mimeType"] == "text/markdown" and "===== SKILL.md =====" in skill["text"]
+    assert read("figdown://reference")["result"]["contents"][0]["text"].startswith("FigDown reference index.")
+    # the same text the tool gives, for a genre, a task and a genre's experimental pages
+    for name, arguments in (("timing", {"name": "timing"}), ("build", {"name": "build"}),
+                            ("sequence+experimental", {"name": "sequence", "experimental": True})):
+        page = read(f"figdown://reference/{name}")["result"]["contents"][0]["text"]
+        assert page == texts(server.call_tool("figdown_reference", arguments))[0]
+    assert "===== sequence.md =====" in read("figdown://reference/sequence+experimental")["result"]["contents"][0]["text"]
+    for uri, fragment in (("figdown://reference/nosuch", "unknown reference 'nosuch'"),
+                          ("figdown://reference/timing+all", "+experimental")):
+        error = read(uri)["error"]
+        assert error["code"] == -32602 and fragment in error["message"]
+    offered = server.call("completion/complete", {
+        "ref": {"type": "ref/resource", "uri": "figdown://reference/{name}"},
+        "argument": {"name": "name", "value": "t"}})["result"]["completion"]["values"]
+    assert offered == ["table", "topology", "timing", "transcribe"]

@@ -358,6 +358,11 @@ def directive(ctx: Context, n: int, kw: str, sp) -> None:
         return rule(ctx, n, sp)
     if kw in CHILD_KEYWORDS:
         return ctx.err(n, f'"{kw}" is a typed-block child — it needs a bitfield/table/timing block above it')
+    if kw in SEQUENCE_RULES and not ctx.genre:
+        # a header that failed (say `figdown 0.3 sequence`) leaves the section without a
+        # genre: the word is real, the section just never opened the genre it belongs to
+        return ctx.err(n, f'"{kw}" is a line of genre sequence, and this section has no genre '
+                          "(no valid header opened one), so the line is not read")
     return ctx.err(n, f'"{kw}" is not a FigDown keyword, so this line means nothing')
 
 

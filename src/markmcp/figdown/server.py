@@ -79,7 +79,8 @@ from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, read_named, shown
-from markmcp.mcpcore import CallContext, ServerSpec, Tool, ToolError, files, serve, writable_places
+from markmcp.mcpcore import (CallContext, Resource, ResourceTemplate, ServerSpec, Tool, ToolError, files, serve,
+                             writable_places)
 from markmcp.textsafe import escape_controls
 
 # The engine (parser, renderer, artifacts, reports, pages) is imported by the tools that use
@@ -707,6 +708,65 @@ TOOLS = [
     ),
 ]
 
+# --- resources: the same pages as figdown_reference, for a client that reads resources ----------------
+
+
+def _skill_resource(ctx: CallContext) -> str:
+    from markmcp.figdown import docs
+
+    return docs.render(docs.lookup(docs.SKILL_NAME))
+
+
+def _index_resource(ctx: CallContext) -> str:
+    from markmcp.figdown import docs
+
+    return docs.render(docs.lookup(None))
+
+
+def _page_resource(variables: dict[str, str], ctx: CallContext) -> str:
+    from markmcp.figdown import docs
+
+    name, _, extra = variables.get("name", "").partition("+")
+    if extra not in ("", "experimental"):
+        raise ToolError(f"figdown://reference/{variables.get('name', '')}: the only suffix is +experimental "
+                        "(figdown://reference/timing+experimental)")
+    try:
+        answer = docs.lookup(name, experimental=extra == "experimental")
+    except docs.DocsError as error:
+        raise ToolError(str(error)) from None
+    if answer.kind == "index":   # an empty name: the index lives at figdown://reference
+        raise ToolError("figdown://reference/ needs a name: a genre, a task or skill (figdown://reference "
+                        "is the index)")
+    return docs.render(answer)
+
+
+def _page_names(argument: str, value: str, context: Any, ctx: CallContext) -> list[str]:
+    from markmcp.figdown import docs
+
+    names = list(docs.router()) + list(docs.TASKS) + [docs.SKILL_NAME]
+    return [name for name in names if name.startswith(value)]
+
+
+RESOURCES = [
+    Resource("figdown://skill", "skill", "How to write, check, build and read FigDown figures, and the language "
+             "every genre shares — read this first", "text/markdown", _skill_resource, title="FigDown skill"),
+    Resource("figdown://reference", "reference-index", "Every genre with its pages, and the task guides",
+             "text/markdown", _index_resource, title="FigDown reference index"),
+]
+
+RESOURCE_TEMPLATES = [
+    ResourceTemplate(
+        uri_template="figdown://reference/{name}",
+        name="reference",
+        description="One genre's pages (block, topology, flowchart, statechart, sequence, bitfield, table, "
+                    "timing), a task guide (reading, transcribe, build) or skill; add +experimental to a "
+                    "genre for its experimental pages (figdown://reference/table+experimental)",
+        mime_type="text/markdown",
+        handler=_page_resource,
+        complete=_page_names,
+    ),
+]
+
 INSTRUCTIONS = (
     "A FigDown figure is a .fd text file, and that text is the source of truth; the SVG is built from it. "
     "Get a figure's meaning with figdown_read (of the .fd, or of an .svg FigDown built), never from an "
@@ -722,6 +782,8 @@ SPEC = ServerSpec(
     version=PACKAGE_VERSION,
     instructions=INSTRUCTIONS,
     tools=TOOLS,
+    resources=RESOURCES,
+    resource_templates=RESOURCE_TEMPLATES,
     default_port=DEFAULT_PORT,
     prog="figdown-mcp",
     write_gate=True,  # figdown_build's `write`: --allow-write, and X.svg only inside a root
