@@ -380,3 +380,18 @@ def test_an_empty_numbering_value_is_refused_not_defaulted() -> None:
     """A deliberate difference from the reference engine, which reads ``numbering=`` as lsb0."""
     text = 'figdown 0.1 bitfield\nbitfield a "A" numbering=\nfield "x" 8\n'
     assert parse(text).error_lines() == ["Line 2: numbering must be lsb0 or msb0"]
+
+
+def test_a_sequence_line_under_a_failed_header_is_named_as_one() -> None:
+    """A header that opens no genre leaves a real sequence word unread; the diagnostic says
+    whose word it is instead of calling it unknown (a reviewer's agent took that literally)."""
+    for header in ("figdown 0.3 sequence", "figdown 0.1 fancy"):
+        lines = parse(f"{header}\nlifeline a \"A\"\nfoo b\n").error_lines()
+        assert lines[1:] == [
+            'Line 2: "lifeline" is a line of genre sequence, and this section has no genre (no valid header '
+            "opened one), so the line is not read",
+            'Line 3: "foo" is not a FigDown keyword, so this line means nothing',
+        ]
+    # under a genre that has its own word for it, the conformance corpus's named error still answers
+    assert parse('figdown 0.1 block\nlifeline a "A"\n').error_lines()[0].startswith(
+        'Line 2: "lifeline" is not the word genre block uses for this')
