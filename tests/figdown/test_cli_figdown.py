@@ -54,6 +54,27 @@ def test_check_clean_file_exits_0_with_tally(tmp_path: Path) -> None:
     assert run.stderr == ""
 
 
+def test_an_empty_document_is_clean_but_said_to_be_empty(tmp_path: Path) -> None:
+    """FigDown's engine parses an empty document clean (a blank picture); the check and the
+    build say so, so a file read wrong or never written is not taken for a finished figure."""
+    write(tmp_path / "empty.fd", "")
+    write(tmp_path / "note.fd", "# only a comment\n\n")
+    write(tmp_path / "ok.fd", CLEAN)
+    run = figdown("check", "empty.fd", "note.fd", "ok.fd", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    blocks = run.stdout.split("\n\n")
+    assert [b.split("\n")[0] for b in blocks[:2]] == ["EMPTY — empty.fd", "EMPTY — note.fd"]
+    assert "no header and nothing declared" in blocks[0]
+    assert blocks[2] == "checked 3 document(s), 3 clean (2 of them empty), 0 with diagnostics\n"
+    data = json.loads(figdown("check", "--json", "empty.fd", "ok.fd", cwd=tmp_path).stdout)
+    assert data["empty"] == 1 and [d.get("empty") for d in data["documents"]] == [True, None]
+    built = figdown("build", "empty.fd", "ok.fd", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.split("\n")[:3] == [
+        "OK  empty.svg", "    EMPTY — empty.fd: no header and nothing declared: it parses, and draws a blank "
+        "picture. A figure starts with `figdown <version> <genre>`.", "OK  ok.svg"]
+
+
 def test_check_broken_file_exits_1_and_prints_diagnostics_verbatim(tmp_path: Path) -> None:
     write(tmp_path / "bad.fd", BROKEN)
     run = figdown("check", "bad.fd", cwd=tmp_path)

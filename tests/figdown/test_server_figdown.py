@@ -166,6 +166,23 @@ def test_check_a_single_file_and_an_empty_directory(server: Server, schemas: dic
     assert texts(result) == ["checked 0 document(s), 0 clean, 0 with diagnostics (no .fd file found)"]
 
 
+def test_an_empty_document_checks_and_builds_clean_with_a_word(
+    server: Server, schemas: dict[str, dict[str, Any]],
+) -> None:
+    result = server.call_tool("figdown_check", {"source": "# nothing yet\n"})
+    data = normal(result, schemas["figdown_check"])
+    assert (data["ok"], data["clean"], data["empty"], data["documents"][0]["empty"]) == (True, 1, 1, True)
+    assert texts(result)[0].startswith("EMPTY — <source>\nno header and nothing declared")
+    assert texts(result)[-1] == "checked 1 document(s), 1 clean (1 of them empty), 0 with diagnostics"
+    assert "empty" not in normal(server.call_tool("figdown_check", {"source": CLEAN}),
+                                 schemas["figdown_check"])["documents"][0]
+    built = server.call_tool("figdown_build", {"source": ""})
+    data = normal(built, schemas["figdown_build"])
+    assert data["ok"] is True and data["empty"] is True
+    assert texts(built)[0].split("\n")[-1].startswith("EMPTY — no header and nothing declared")
+    assert "empty" not in normal(server.call_tool("figdown_build", {"source": CLEAN}), schemas["figdown_build"])
+
+
 def test_check_writes_nothing(server: Server, workspace: Path) -> None:
     before = sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*"))
     server.call_tool("figdown_check", {"path": "figs"})
@@ -434,7 +451,7 @@ def test_build_a_source_returns_the_svg_inline(server: Server, schemas: dict[str
                                                                len(expected.encode("utf-8")))
     summary, svg = texts(result)
     assert svg == expected and read_artifact(svg).source == CLEAN
-    assert summary.split("\n")[:4] == [f"BUILT <source>: {data['bytes']} bytes", f"engine: {ENGINE_VERSION}",
+    assert summary.split("\n")[:4] == [f"BUILT <source>: an SVG of {data['bytes']} bytes", f"engine: {ENGINE_VERSION}",
                                        f"source sha256: {sha256(CLEAN)}",
                                        "written: no (pass `path` and `write: true` to save X.svg beside X.fd)"]
 

@@ -82,12 +82,25 @@ def not_read(label: str, problem: dict[str, str]) -> str:
 def check_report(label: str, text: str) -> dict[str, Any]:
     """``{"label", "ok", "diagnostics"}`` for one document, plus ``"stage"`` (``parse``
     or ``geometry``) when it has diagnostics: a check parses AND makes the drawing's
-    geometry checks, because a document the renderer refuses cannot be built either."""
-    stage, items = findings(parse(text))
+    geometry checks, because a document the renderer refuses cannot be built either.
+
+    A document with no header and nothing declared (empty, blank or only comments)
+    parses clean, as FigDown's own engine has it, and draws a blank picture; its report
+    says ``"empty": true`` so a file read wrong, or never written, is not taken for a
+    finished figure."""
+    result = parse(text)
+    stage, items = findings(result)
     report: dict[str, Any] = {"label": label, "ok": not items, "diagnostics": items}
     if stage is not None:
         report["stage"] = stage
+    if not items and is_empty(result):
+        report["empty"] = True
     return report
+
+
+def is_empty(result: ParseResult) -> bool:
+    """No section of ``result`` has a header naming a genre: nothing was written."""
+    return all("genre" not in model.get("header", {}) for model in result.models)
 
 
 def unread_report(label: str, problem: FileAccessError) -> dict[str, Any]:
@@ -111,24 +124,31 @@ def tally(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "clean": len(reports) - failing - unreadable,
         "withDiagnostics": failing,
         "unreadable": unreadable,
+        "empty": sum(1 for report in reports if report.get("empty")),
         "documents": list(reports),
     }
 
 
 def tally_line(summary: dict[str, Any]) -> str:
-    line = (
-        f"checked {summary['checked']} document(s), {summary['clean']} clean, "
-        f"{summary['withDiagnostics']} with diagnostics"
-    )
+    clean = f"{summary['clean']} clean"
+    if summary.get("empty"):
+        clean += f" ({summary['empty']} of them empty)"
+    line = f"checked {summary['checked']} document(s), {clean}, {summary['withDiagnostics']} with diagnostics"
     if summary["unreadable"]:
         line += f", {summary['unreadable']} not read"
     return line
 
 
+EMPTY_NOTE = ("no header and nothing declared: it parses, and draws a blank picture. "
+              "A figure starts with `figdown <version> <genre>`.")
+
+
 def failing_blocks(summary: dict[str, Any]) -> list[str]:
-    """One text block per document that is not clean, in the order they were found."""
+    """One text block per document that is not clean, and one per empty document (clean,
+    but worth a word), in the order they were found."""
     return [
         not_read(report["label"], report["problem"]) if "problem" in report
-        else refusal(report["label"], report.get("stage"), report["diagnostics"])
-        for report in summary["documents"] if not report["ok"]
+        else refusal(report["label"], report.get("stage"), report["diagnostics"]) if not report["ok"]
+        else f"EMPTY — {escape_controls(report['label'])}\n{EMPTY_NOTE}"
+        for report in summary["documents"] if not report["ok"] or report.get("empty")
     ]

@@ -172,6 +172,8 @@ BUILD_OUTPUT = {
         "unchanged": {"type": "boolean", "description": "true when the artifact on disk already had these bytes "
                                                         "(it was left untouched)"},
         "svg": {"type": ["string", "null"], "description": "the artifact, when it is sent"},
+        "empty": {"type": "boolean", "description": "present and true when the document has no header and "
+                                                    "declares nothing: the SVG is a blank picture"},
         "withheld": {"type": "string", "enum": ["size"],
                      "description": "present when the SVG was not sent by default because it is over 1 MiB"},
         "model": {"type": ["object", "null"], "description": "the §12 model, with include_model"},
@@ -200,6 +202,8 @@ CHECK_OUTPUT = {
         "clean": {"type": "integer"},
         "withDiagnostics": {"type": "integer"},
         "unreadable": {"type": "integer", "description": "documents found but not read (see their `problem`)"},
+        "empty": {"type": "integer", "description": "clean documents with no header and nothing declared "
+                                                    "(they draw a blank picture)"},
         "documents": {
             "type": "array",
             "items": {
@@ -208,6 +212,8 @@ CHECK_OUTPUT = {
                     "label": {"type": "string"},
                     "ok": {"type": "boolean"},
                     "diagnostics": DIAGNOSTICS,
+                    "empty": {"type": "boolean", "description": "true when the document is clean but has no "
+                                                                "header and declares nothing"},
                     "stage": {"type": "string", "enum": ["parse", "geometry"],
                               "description": "present with diagnostics: parse (the text) or geometry (the "
                                              "drawing would state what the source does not)"},
@@ -224,7 +230,7 @@ CHECK_OUTPUT = {
             },
         },
     },
-    "required": ["ok", "checked", "clean", "withDiagnostics", "unreadable", "documents"],
+    "required": ["ok", "checked", "clean", "withDiagnostics", "unreadable", "empty", "documents"],
 }
 
 READ_INPUT = {
@@ -383,7 +389,7 @@ def _label(ctx: CallContext, path: Path) -> str:
 def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.figdown import artifacts, model_json
     from markmcp.figdown.render import ENGINE_VERSION, build, sha256
-    from markmcp.figdown.report import as_items
+    from markmcp.figdown.report import as_items, is_empty
 
     _one_of(args)
     write = args.get("write", False)
@@ -420,6 +426,8 @@ def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         result["diagnostics"] = as_items(built.diagnostics)
         return result
     svg = built.svg
+    if built.result is not None and is_empty(built.result):
+        result["empty"] = True
     result["sha256"] = sha256(text)
     result["bytes"] = len(svg.encode("utf-8"))
     if write:
@@ -449,7 +457,7 @@ def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 def build_text(result: dict[str, Any]) -> list[str]:
     """The summary first (or the refusal), then the SVG when sent, then the model when asked for."""
-    from markmcp.figdown.report import refusal
+    from markmcp.figdown.report import EMPTY_NOTE, refusal
 
     if not result["ok"]:
         return [refusal(result["label"], result["stage"], result["diagnostics"])]
@@ -471,13 +479,16 @@ def build_text(result: dict[str, Any]) -> list[str]:
                    "to receive it anyway).")
     else:
         follows = "SVG not sent (`return_svg: false`)."
-    summary = "\n".join([
-        f"BUILT {escape_controls(result['label'])}: {result['bytes']} bytes",
+    lines = [
+        f"BUILT {escape_controls(result['label'])}: an SVG of {result['bytes']} bytes",
         f"engine: {result['engine']}{options}",
         f"source sha256: {result['sha256']}",
         where,
         follows,
-    ])
+    ]
+    if result.get("empty"):
+        lines.append(f"EMPTY — {EMPTY_NOTE}")
+    summary = "\n".join(lines)
     blocks = [summary]
     if result["svg"] is not None:
         blocks.append(result["svg"])

@@ -14,7 +14,7 @@ from typing import BinaryIO, TextIO
 from markmcp.figdown import artifacts
 from markmcp.figdown.commands import STDIN, STDIN_LABEL, UsageError
 from markmcp.figdown.render import build
-from markmcp.figdown.report import as_items, refusal
+from markmcp.figdown.report import EMPTY_NOTE, as_items, is_empty, refusal
 from markmcp.figdown.sources import cwd_label, documents_below, read_named, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
@@ -147,6 +147,8 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
             continue
         counts[done] += 1
         report.write(f"OK  {escape_controls(shown_out)}" + (" (unchanged)\n" if done == "unchanged" else "\n"))
+        if built.result is not None and is_empty(built.result):
+            report.write(f"    EMPTY — {escape_controls(job.label)}: {EMPTY_NOTE}\n")
     total = len(jobs)
     if options.check:
         line = (f"checked {total} artifact(s): {counts['current']} current, {counts['stale']} stale, "
