@@ -15,8 +15,9 @@ from types import SimpleNamespace
 import pytest
 
 from markmcp.mrsf.cli import build_parser
-from markmcp.mrsf.commands import Context, Out, _Watch
+from markmcp.mrsf.commands import Context, Out
 from markmcp.mrsf.watch import Change, Watcher, run
+from markmcp.mrsf.watchcmd import _Watch
 
 from .fixtures import write_pair
 

@@ -446,15 +446,6 @@ def cmd_watch(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     return watch(args, ctx, out)
 
 
-def __getattr__(name: str) -> Any:
-    """``_Watch`` moved to :mod:`markmcp.mrsf.watchcmd`; still found here for code that imports it from here."""
-    if name == "_Watch":
-        from markmcp.mrsf.watchcmd import _Watch
-
-        return _Watch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 COMMANDS = {
     "validate": cmd_validate,
     "add": cmd_add,
