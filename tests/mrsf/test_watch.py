@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -27,21 +28,32 @@ from .fixtures import write_pair
 
 
 class FakeFiles:
-    """Files as (mtime_ns, size, inode), a clock and a stat function over them."""
+    """Files as (mtime_ns, size, inode), a clock and a stat function over them (the
+    ctime is the mtime); the content of a file, when set, and a digest function that
+    counts what it read."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self.files: dict[str, tuple[int, int, int]] = {}
+        self.contents: dict[str, bytes] = {}
+        self.reads: list[str] = []
         self._inode = 100
 
     def clock(self) -> float:
         return self.now
 
+    def wall_clock(self) -> int:
+        return int(self.now * 1e9)
+
     def stat(self, path: str) -> SimpleNamespace:
         if path not in self.files:
             raise FileNotFoundError(path)
         mtime, size, inode = self.files[path]
-        return SimpleNamespace(st_mtime_ns=mtime, st_size=size, st_ino=inode)
+        return SimpleNamespace(st_mtime_ns=mtime, st_ctime_ns=mtime, st_size=size, st_ino=inode)
+
+    def digest(self, path: str) -> bytes | None:
+        self.reads.append(path)
+        return self.contents.get(path)
 
     def write(self, path: str, size: int = 10) -> None:
         """Write in place (same inode), at the current time."""
@@ -254,6 +266,143 @@ def test_the_loop_stops_between_two_changes(fs: FakeFiles) -> None:
     told: list[Change] = []
     run(w, told.append, stopped=lambda: bool(told), sleep=lambda s: pytest.fail("slept"), clock=fs.clock)
     assert len(told) == 1
+
+
+def tick_watcher(fs: FakeFiles, debounce: float = 0) -> Watcher:
+    """A watcher whose wall clock is the fake one, so the fake files' times are recent."""
+    w = Watcher(debounce=debounce, clock=fs.clock, stat=fs.stat, wall_clock=fs.wall_clock, digest=fs.digest)
+    w.add(["doc.md", "doc.md.review.yaml"])
+    return w
+
+
+def test_a_rewrite_inside_one_clock_tick_is_told_by_its_content(fs: FakeFiles) -> None:
+    fs.contents["doc.md"] = b"one"
+    w = tick_watcher(fs)
+    fs.contents["doc.md"] = b"two"  # same inode, size and times: only the bytes differ
+    assert w.poll() == [Change("doc.md", "changed")]
+    assert w.poll() == []
+
+
+def test_a_rewrite_told_by_its_content_even_when_the_next_poll_comes_late(fs: FakeFiles) -> None:
+    """The look before the rewrite was made while the times were recent: the next one
+    compares the content, however late it comes (a suspended process, a long interval)."""
+    fs.contents["doc.md"] = b"one"
+    w = tick_watcher(fs)
+    fs.contents["doc.md"] = b"two"
+    fs.advance(60)
+    assert w.poll() == [Change("doc.md", "changed")]
+
+
+def test_an_old_file_is_never_read_and_a_recent_one_only_while_recent(fs: FakeFiles) -> None:
+    fs.contents["doc.md"] = b"one"
+    w = tick_watcher(fs)  # both files were written just now
+    assert sorted(fs.reads) == ["doc.md", "doc.md.review.yaml"]
+    for _ in range(11):  # 2.75 s: still recent
+        fs.advance(0.25)
+        assert w.poll() == []
+    assert fs.reads.count("doc.md") == 12
+    fs.advance(0.5)
+    assert w.poll() == []  # 3.25 s: read once more to compare, then settled
+    reads = len(fs.reads)
+    for _ in range(40):
+        fs.advance(0.25)
+        assert w.poll() == []
+    assert len(fs.reads) == reads  # a stat per poll, no read
+    fs.write("doc.md", size=10)  # a later write moves the times, and the file is read again
+    fs.contents["doc.md"] = b"two"
+    assert w.poll() == [Change("doc.md", "changed")]
+    assert len(fs.reads) == reads + 1
+
+
+def test_a_rewrite_back_to_the_same_bytes_is_no_change(fs: FakeFiles) -> None:
+    fs.contents["doc.md"] = b"one"
+    w = tick_watcher(fs, debounce=0.3)
+    fs.contents["doc.md"] = b"two"
+    assert w.poll() == []
+    fs.contents["doc.md"] = b"one"
+    fs.advance(0.3)
+    assert w.poll() == []
+
+
+def test_a_file_that_cannot_be_digested_falls_back_to_its_stat(fs: FakeFiles) -> None:
+    w = tick_watcher(fs)  # no content: the digest function gives None (a FIFO, a huge file)
+    for _ in range(4):
+        fs.advance(0.25)
+        assert w.poll() == []
+    fs.write("doc.md", size=11)
+    assert w.poll() == [Change("doc.md", "changed")]
+
+
+# ---------------------------------------------------------------------------
+# The same size and the same times, on real files
+# ---------------------------------------------------------------------------
+
+
+def test_a_rewrite_that_keeps_the_size_and_puts_the_old_mtime_back_is_told(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_bytes(b"version one\n")
+    w = Watcher(debounce=0)
+    w.add([str(path)])
+    before = os.stat(path)
+    path.write_bytes(b"version two\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_mtime_ns, after.st_size, after.st_ino) == (before.st_mtime_ns, before.st_size, before.st_ino)
+    assert w.poll() == [Change(str(path), "changed")]
+    assert w.poll() == []
+
+
+def coarse_stat(path: str) -> SimpleNamespace:
+    """``os.stat`` as a file system with a coarse clock shows two writes in one tick:
+    the same mtime and ctime (here: the ctime pinned to the mtime)."""
+    st = os.stat(path)
+    return SimpleNamespace(st_mtime_ns=st.st_mtime_ns, st_ctime_ns=st.st_mtime_ns, st_size=st.st_size,
+                           st_ino=st.st_ino, st_mode=st.st_mode)
+
+
+def test_two_writes_in_one_tick_of_a_coarse_clock_are_told_apart(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md.review.yaml"
+    path.write_bytes(b"comments: []\n")
+    w = Watcher(debounce=0, stat=coarse_stat)
+    w.add([str(path)])
+    before = os.stat(path)
+    path.write_bytes(b"comments: {}\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert w.poll() == [Change(str(path), "changed")]
+    assert w.poll() == []
+
+
+def test_the_digest_never_opens_a_fifo_nor_reads_a_huge_file(tmp_path: Path) -> None:
+    import threading
+
+    from markmcp.mrsf.watch import MAX_DIGEST_BYTES, digest_of
+
+    big = tmp_path / "big.md"
+    with open(big, "wb") as handle:
+        handle.truncate(MAX_DIGEST_BYTES + 1)  # sparse: no disk space, over the cap
+    small = tmp_path / "small.md"
+    small.write_bytes(b"x")
+    (tmp_path / "link.md").symlink_to(small)
+    paths = [str(big), str(small), str(tmp_path / "link.md"), str(tmp_path)]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.md")
+        paths.append(str(tmp_path / "pipe.md"))
+    result: dict[str, object] = {}
+
+    def look() -> None:  # in a thread: a FIFO opened for reading would block it for good
+        result["digests"] = [digest_of(p) for p in paths]
+        w = Watcher(debounce=0)
+        w.add(paths)
+        result["changes"] = w.poll()
+
+    worker = threading.Thread(target=look, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "blocked on a FIFO"
+    digests = result["digests"]
+    assert digests[0] is None and digests[3] is None and digests[4:] == [None] * len(digests[4:])
+    assert digests[1] is not None and digests[2] == digests[1]
+    assert result["changes"] == []
 
 
 # ---------------------------------------------------------------------------
