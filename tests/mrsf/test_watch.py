@@ -20,7 +20,7 @@ from markmcp.mrsf.commands import Context, Out
 from markmcp.mrsf.watch import Change, Watcher, run
 from markmcp.mrsf.watchcmd import _Watch
 
-from .fixtures import write_pair
+from .fixtures import DOC, write_pair
 
 # ---------------------------------------------------------------------------
 # The watcher, on a fake clock and a fake stat
@@ -494,6 +494,68 @@ def test_a_sidecar_that_appears_is_found_by_the_rescan(tmp_path: Path) -> None:
     assert not any("node_modules" in p or "linked" in p for p in watch.watcher.paths)
     watch.rescan()  # known already: not told again
     assert watch.watcher.poll() == []
+
+
+def json_sidecar(folder: Path, document: str = "doc.md") -> Path:
+    """A ``.review.json`` sidecar for ``document`` in ``folder``: one comment on line 3 of DOC."""
+    comment = {"id": "j1", "author": "Jo", "timestamp": "2026-01-01T00:00:00Z", "text": "On line one",
+               "resolved": False, "line": 3, "selected_text": "First paragraph line one."}
+    path = folder / f"{document}.review.json"
+    path.write_text(json.dumps({"mrsf_version": "1.0", "document": document, "comments": [comment]}),
+                    encoding="utf-8")
+    return path
+
+
+def test_a_json_sidecar_that_appears_in_the_workspace_is_found(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    write_pair(tmp_path)
+    (tmp_path / "b.md").write_text(DOC, encoding="utf-8")
+    watch, _ = session(tmp_path, "--debounce", "0")
+    sidecar = json_sidecar(tmp_path, "b.md")
+    watch.rescan()
+    changes = watch.watcher.poll()
+    assert changes == [Change(str(sidecar), "added")]
+    assert str(tmp_path / "b.md") in watch.watcher.paths
+    watch.handle(changes[0])
+    assert f"validate ✓ {sidecar}" in capsys.readouterr().out
+
+
+def test_a_json_sidecar_that_appears_for_a_named_document_is_found_and_reanchored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    watch, _ = session(tmp_path, "--reanchor", "--no-git", "--debounce", "0", "doc.md")
+    sidecar = json_sidecar(tmp_path)
+    watch.rescan()
+    assert watch.watcher.poll() == [Change(str(sidecar), "added")]
+    doc = tmp_path / "doc.md"
+    doc.write_text("new\nlines\n" + DOC, encoding="utf-8")
+    changes = watch.watcher.poll()
+    assert changes == [Change(str(doc), "changed")]
+    watch.handle(changes[0])
+    assert json.loads(sidecar.read_text(encoding="utf-8"))["comments"][0]["line"] == 5
+    assert watch.watcher.poll() == []  # the sidecar we wrote
+    assert f"validate ✓ {sidecar}" in capsys.readouterr().out
+    assert (watch.reanchors, watch.errors) == (1, 0)
+
+
+def test_with_both_sidecars_a_document_goes_with_the_yaml_one_as_elsewhere(tmp_path: Path) -> None:
+    """As every command finds a document's sidecar: the ``.review.yaml`` when it exists,
+    else the ``.review.json``.  A folder stands for every sidecar in it, both included
+    (as ``mrsf validate`` takes a folder)."""
+    write_pair(tmp_path)
+    json_path = json_sidecar(tmp_path)
+    yaml_path = tmp_path / "doc.md.review.yaml"
+    named, _ = session(tmp_path, "--reanchor", "--no-git", "--debounce", "0", "doc.md")
+    assert sorted(named.watcher.paths) == [str(tmp_path / "doc.md"), str(yaml_path)]
+    (tmp_path / "doc.md").write_text("new\nlines\n" + DOC, encoding="utf-8")
+    named.handle(Change(str(tmp_path / "doc.md"), "changed"))
+    assert "line: 5" in yaml_path.read_text(encoding="utf-8")
+    assert json.loads(json_path.read_text(encoding="utf-8"))["comments"][0]["line"] == 3
+    workspace, _ = session(tmp_path, "--debounce", "0")
+    assert sorted(workspace.watcher.paths) == sorted([str(tmp_path / "doc.md"), str(yaml_path), str(json_path)])
+    yaml_path.unlink()  # the yaml one goes: the document's sidecar is the json one now
+    named.rescan()
+    assert str(json_path) in named.watcher.paths
 
 
 def test_quiet_shows_only_what_went_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
