@@ -372,6 +372,33 @@ def test_two_writes_in_one_tick_of_a_coarse_clock_are_told_apart(tmp_path: Path)
     assert w.poll() == []
 
 
+@pytest.mark.skipif(os.name != "posix", reason="the ctime is the change time on POSIX systems only")
+def test_an_mtime_dated_into_the_future_costs_no_reads(tmp_path: Path) -> None:
+    from markmcp.mrsf.watch import digest_of
+
+    path = tmp_path / "doc.md"
+    path.write_bytes(b"one\n")
+    future = time.time_ns() + 86_400 * 10**9
+    os.utime(path, ns=(future, future))
+    reads: list[str] = []
+
+    def counted(p: str) -> bytes | None:
+        reads.append(p)
+        return digest_of(p)
+
+    def later() -> int:  # the ctime, set just now, looks 10 s old
+        return time.time_ns() + 10 * 10**9
+
+    w = Watcher(debounce=0, wall_clock=later, digest=counted)
+    w.add([str(path)])
+    for _ in range(3):
+        assert w.poll() == []
+    assert reads == []
+    path.write_bytes(b"two\n")  # the same size, and the future mtime put back: the ctime moved
+    os.utime(path, ns=(future, future))
+    assert w.poll() == [Change(str(path), "changed")]
+
+
 def test_the_digest_never_opens_a_fifo_nor_reads_a_huge_file(tmp_path: Path) -> None:
     import threading
 

@@ -1,8 +1,8 @@
 """A polling file watcher for ``mrsf watch``: no threads, no notification library.
 
 :class:`Watcher` keeps one :class:`Snapshot` per watched path (``st_mtime_ns``,
-``st_ctime_ns``, ``st_size``, ``st_ino`` from :func:`os.stat`, and while those times are
-recent a digest of the content; None while the path is missing) and compares it with a
+``st_ctime_ns``, ``st_size``, ``st_ino`` from :func:`os.stat`, and while the file changed
+recently a digest of its content; None while the path is missing) and compares it with a
 fresh one at every :meth:`Watcher.poll`.  A path that differs becomes *pending*; every
 further difference pushes its deadline ``debounce`` seconds on, so a burst of writes (an
 editor saving through a temporary file, a formatter run) is one change, told once the
@@ -11,22 +11,25 @@ before the burst with the one at the end: ``added`` (missing before), ``removed`
 (missing now: told once, the path stays watched and comes back as ``added``) or
 ``changed``; a path that ends as it began is not told.
 
-Why a digest: a file system stamps a write with a coarse clock (a few milliseconds on
+Why a digest: a file system stamps a change with a coarse clock (a few milliseconds on
 ext4, two seconds on FAT), so two writes of the same size within one tick leave the same
-stat behind.  A write made after a look, though, is stamped no earlier than one tick
-before that look.  So while a file's newest time (mtime or ctime) is less than
-:data:`RECENT_NS` before the wall clock at the look (or after it), the snapshot also
-holds a digest of the bytes, and the next look that finds the same stat reads the file
-again to compare, however late it comes.  Once a look finds the times older than that,
-any later write moves them: the digest is dropped and the file is not read again until
-its stat changes.  A settled file costs one stat per poll, as before.  The ctime is in
-the stat because no one can set it (on POSIX systems): a rewrite that puts the old mtime
-back (``os.utime``, ``touch -r``, a copy that keeps times) still moves the ctime,
-however old the file.  Limits: a file on a file system whose clock runs more than
-:data:`RECENT_NS` behind ours (a network share with a skewed server), one over
-:data:`MAX_DIGEST_BYTES`, and on Windows (where the ctime is the creation time) a settled
-file whose mtime is put back, are compared by their stat alone.  A change of permissions moves the
-ctime too and is told as a change.
+stat behind.  A change made after a look, though, is stamped no earlier than one tick
+before that look.  So while a file's change time is less than :data:`RECENT_NS` away from
+the wall clock at the look, the snapshot also holds a digest of the bytes, and the next
+look that finds the same stat reads the file again to compare, however late it comes.
+Once a look finds the change time older than that, any later write moves it: the digest
+is dropped and the file is not read again until its stat changes.  A settled file costs
+one stat per poll, as before.
+
+The change time is the ctime on POSIX systems: the kernel sets it at every write,
+rename or ``os.utime`` and no call sets it to a chosen time, so a rewrite that puts the old
+mtime back (``touch -r``, a copy that keeps times) still moves it, however old the file,
+and an mtime dated into the future costs no reads.  Elsewhere (Windows, where the ctime
+is the creation time) it is the mtime.  Limits: a file on a file system whose clock is
+more than :data:`RECENT_NS` off ours (a network share with a skewed server), one over
+:data:`MAX_DIGEST_BYTES`, and on Windows a settled file whose mtime is put back, are
+compared by their stat alone.  A change of permissions moves the ctime too and is told
+as a change.
 
 The content is read only through :func:`markmcp.mcpcore.files.read_bytes`: a FIFO,
 device or socket is never opened for reading (it could block), a file over the limit is
@@ -62,8 +65,10 @@ DEFAULT_INTERVAL = 0.25
 DEFAULT_RESCAN = 2.0
 
 RECENT_NS = 3 * 10**9
-"""A file whose newest time is less than this before the look (3 s: over the 2 s tick of
-the coarsest file systems in use, FAT's, with a second to spare) is compared by content too."""
+"""A file whose change time is less than this away from the look (3 s: over the 2 s tick
+of the coarsest file systems in use, FAT's, with a second to spare) is compared by content too."""
+
+_CTIME_IS_CHANGE = os.name == "posix"  # elsewhere st_ctime is the creation time
 
 MAX_DIGEST_BYTES = files.MAX_FILE_BYTES
 """The largest file whose content is compared.  The engine refuses to read a larger
@@ -85,8 +90,8 @@ def digest_of(path: str) -> bytes | None:
 
 
 class Snapshot(NamedTuple):
-    """What one look at an existing path found: its stat and, while its times are recent,
-    a digest of its content (None otherwise, or when it could not be read).  Two are the
+    """What one look at an existing path found: its stat and, while its change time is
+    recent, a digest of its content (None otherwise, or when it could not be read).  Two are the
     same file when they are equal: a digest against none counts as a difference (told,
     never lost)."""
 
@@ -115,7 +120,7 @@ class Watcher:
                  stat: StatFunction = os.stat, wall_clock: Callable[[], int] = time.time_ns,
                  digest: DigestFunction = digest_of) -> None:
         """``clock`` (seconds, monotonic) times the debounce; ``wall_clock`` (nanoseconds
-        since the epoch, as file times are) tells whether a file's times are recent."""
+        since the epoch, as file times are) tells whether a file changed recently."""
         if debounce < 0:
             raise ValueError("debounce must not be negative")
         self.debounce = debounce
@@ -127,8 +132,8 @@ class Watcher:
         self._pending: dict[str, _Pending] = {}
 
     def look(self, path: str, before: Snapshot | None = None, wall: int | None = None) -> tuple[Snapshot | None, bool]:
-        """(the snapshot of ``path`` now, whether its times are recent); None when it cannot
-        be stat'ed.  The content is digested when the times are recent, or when ``before``
+        """(the snapshot of ``path`` now, whether it changed recently); None when it cannot
+        be stat'ed.  The content is digested when it changed recently, or when ``before``
         holds a digest and the same stat (a rewrite inside one tick of the clock).  ``wall``:
         the wall clock's time (default: asked now)."""
         try:
@@ -138,7 +143,8 @@ class Watcher:
         stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         if wall is None:
             wall = self._wall_clock()
-        recent = wall - max(st.st_mtime_ns, st.st_ctime_ns) < RECENT_NS
+        changed = st.st_ctime_ns if _CTIME_IS_CHANGE else st.st_mtime_ns
+        recent = -RECENT_NS < wall - changed < RECENT_NS
         if before is not None and before.stamp == stamp:
             if before.digest is None and not recent:
                 return before, False  # settled and unchanged: the common case, nothing new to build
