@@ -91,9 +91,9 @@ def digest_of(path: str) -> bytes | None:
 
 class Snapshot(NamedTuple):
     """What one look at an existing path found: its stat and, while its change time is
-    recent, a digest of its content (None otherwise, or when it could not be read).  Two are the
-    same file when they are equal: a digest against none counts as a difference (told,
-    never lost)."""
+    recent, a digest of its content (None otherwise, or when it could not be read).  Two
+    are the same file when they are equal: a digest against none counts as a difference
+    (told, never lost)."""
 
     stamp: tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode)
     digest: bytes | None = None
