@@ -688,8 +688,9 @@ TOOLS = [
         title="Read what a FigDown figure says",
         description=(
             "Returns a summary of each section, the reading contract (the rules for drawing conclusions "
-            "from a figure) and the §12 model, each element tagged with its source line. Takes a .fd, or an "
-            ".svg FigDown built: its embedded source is read (never the picture) and, for a path, the X.fd "
+            "from a figure) and the §12 model, whose elements carry their source line (`line`) where the "
+            "model records one: a timing block's signals and gaps and a table's rows have none, their block's "
+            "`line` is where it starts. Takes a .fd, or an .svg FigDown built: its embedded source is read (never the picture) and, for a path, the X.fd "
             "beside it is compared (STALE ARTIFACT when it changed since the build). An SVG without FigDown "
             "metadata is refused. Use it rather than interpreting any rendered image. Problems in the "
             "document are an ordinary result beginning PARSE FAILED."
