@@ -63,6 +63,31 @@ def test_chart_draws_bars_from_its_table() -> None:
     assert svg.count("<polygon") == 1 + 3 * 3      # the floor and three faces per non-zero bar
 
 
+def test_an_unknown_value_carried_on_is_one_hatched_box() -> None:
+    """``x..`` is one unknown value over three cycles (``.`` carries it on), as ``=..`` is one
+    data box; ``xx`` is two unknown values."""
+    svg = svg_of('figdown 0.1 timing\ntiming w "Bus"\nsignal d x..=..xx data=a\n')
+    hatched = re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*fill="url\(#hatch\)"', svg)
+    assert [float(w) for _, w in hatched] == [78, 26, 26]          # 3 cycles of 26 px, then one and one
+    assert float(hatched[1][0]) - float(hatched[0][0]) == 6 * 26   # after the data box's three cycles
+
+
+def test_a_chart_names_the_values_it_cannot_draw() -> None:
+    """A bar cannot stand below the floor; the values below 0 are named under the chart
+    instead of vanishing, and the ruler rounds a half up (45 / 2 reads 23), as FigDown's engine."""
+    svg = svg_of('figdown 0.1 table\ntable t "T"\n| a | b | c |\n|---|---|---|\n| x | -5 | 2 |\n'
+                 "| y | 10 | -1.5 |\nchart t\n")
+    assert svg.count("<polygon") == 1 + 3 * 2                      # the floor and the two bars above 0
+    assert texts(svg)[-1] == "not drawn, below 0: x · b = -5; y · c = -1.5"
+    many = svg_of('figdown 0.1 table\ntable t "T"\n| a | b | c | d |\n|---|---|---|---|\n| x | -1 | -2 | -3 |\n'
+                  "| y | -4 | -5 | 45 |\nchart t\n")
+    assert texts(many)[-1] == "not drawn, below 0: x · b = -1; x · c = -2; x · d = -3; y · b = -4; and 1 more"
+    ruler = texts(many)[texts(many).index("45") + 1:]   # after the table's own cell
+    assert [t for t in ruler if t in ("0", "22", "23", "45")] == ["0", "23", "45"]
+    assert "not drawn" not in svg_of('figdown 0.1 table\ntable t "T"\n| a | b |\n|---|---|\n| x | 0 |\n'
+                                     "chart t\n")
+
+
 def test_region_marks_are_drawn_over_their_region() -> None:
     svg = svg_of('figdown 0.3 block\nnode n "N"\ntable t "T"\n| A |\n|---|\n| 1 |\n| 2 |\n'
                  'threshold "limit" in=t offset=50%\nband "low" 0..20% in=t\n')

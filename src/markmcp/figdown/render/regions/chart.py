@@ -1,7 +1,9 @@
 """``chart`` (experimental): a table drawn as isometric 3-D bars (``bar3d``).
 
 The table's first column names the rows, its last header tier names the
-columns, and every other cell is a bar height (non-numbers count 0).  The
+columns, and every other cell is a bar height (non-numbers count 0).  A value
+below 0 has no bar (a bar cannot stand below the floor): a line under the chart
+names each one, so the picture never drops a value silently.  The
 floor is an isometric grid (20 × 10 px per cell), bars are painted far to
 near with the two side faces shaded, and a z ruler stands at the back corner.
 Axis names sit beside their own row or column line and *lean out* along that
@@ -12,6 +14,7 @@ exactly what the widest row name needs, so no name is ever clipped.
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..block import Block
@@ -28,9 +31,15 @@ def _value(text_value: str) -> float:
     return float(m.group(0)) if m else 0.0
 
 
+def half_up(value: float) -> int:
+    """The nearest integer, a half going up, as FigDown's engine rounds (Python's round()
+    takes a half to the even neighbour: a ruler over 45 would read 22 where it reads 23)."""
+    return math.floor(value + 0.5)
+
+
 def shade(colour: str, f: float) -> str:
     v = int(colour[1:], 16)
-    ch = [max(0, min(255, round(((v >> s) & 255) * f))) for s in (16, 8, 0)]
+    ch = [max(0, min(255, half_up(((v >> s) & 255) * f))) for s in (16, 8, 0)]
     return "#" + "".join(f"{c:02x}" for c in ch)
 
 
@@ -132,7 +141,7 @@ def render(block: dict, model: dict, y0: float) -> Block:
     out.append(tag("line", [("x1", zx + 14), ("y1", zy), ("x2", zx + 14), ("y2", zy - zmax * zs),
                             ("stroke", "#8a8880")]))
     ticks = []
-    for z in (0, round(zmax / 2), round(zmax)):
+    for z in (0, half_up(zmax / 2), half_up(zmax)):
         if z in ticks:
             continue
         ticks.append(z)
@@ -143,5 +152,19 @@ def render(block: dict, model: dict, y0: float) -> Block:
         out.append(text(x + ox, y, 10, name, anchor=anchor, fill=INK_MUTED, halo=not ok))
     nx, ny = at(nr, nc, 0)
     width = max(nx + ox + 70, right + ox + 4, title_width(caption))
-    height = max(ny + 24, down + 6) - y0
-    return Block("".join(out), y0 + height, width)
+    bottom = max(ny + 24, down + 6)
+    below = [(row_names[r], col_names[c] if c < nc else "", table["rows"][r]["cells"][c + 1].get("v", ""))
+             for r in range(nr) for c in range(len(rows[r])) if rows[r][c] < 0]
+    if below:
+        # a bar cannot stand below the floor: say which values the picture leaves out
+        shown = [f"{row} · {col} = {value}" for row, col, value in below[:NOT_DRAWN_LISTED]]
+        if len(below) > NOT_DRAWN_LISTED:
+            shown.append(f"and {len(below) - NOT_DRAWN_LISTED} more")
+        note = f"not drawn, below 0: {'; '.join(shown)}"
+        out.append(text(0, bottom + 4, 10, note, anchor="start", fill=INK_MUTED))
+        width = max(width, units(note) * 6.5 * 10 / 11 + 4)
+        bottom += 16
+    return Block("".join(out), bottom, width)
+
+
+NOT_DRAWN_LISTED = 4   # values below 0 named one by one under a chart, before "and N more"

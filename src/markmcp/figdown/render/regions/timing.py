@@ -3,8 +3,9 @@
 Each signal is a lane 22 px high, 26 px per cycle, its name in a monospace
 gutter.  ``0``/``1`` are low/high with a vertical edge on every change, ``p``
 and ``n`` a clock cycle (positive or negative first half), ``x`` an unknown
-(hatched) cycle, ``=`` a data box that takes the next ``data=`` label and
-absorbs the ``.`` cells after it; ``.`` repeats the previous level.  A ``gap``
+(hatched) value, ``=`` a data box that takes the next ``data=`` label; ``x`` and
+``=`` absorb the ``.`` cells after them into one box, and elsewhere ``.`` repeats
+the previous level or clock.  A ``gap``
 draws a break mark across every lane at its cycle.
 """
 
@@ -58,8 +59,13 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                     d.append(f"M{num(x)},{num(pv)} L{num(x)},{num(yy)}")
                 d.append(f"M{num(x)},{num(yy)} L{num(x + CYCLE)},{num(yy)}")
             elif ch == "x":
-                out.append(tag("rect", [("x", x), ("y", top), ("width", CYCLE), ("height", bot - top),
+                # one unknown value: the cells after it that carry it on (``.``) join its box
+                j = i
+                while j + 1 < len(lane) and lane[j + 1] == ".":
+                    j += 1
+                out.append(tag("rect", [("x", x), ("y", top), ("width", CYCLE * (j - i + 1)), ("height", bot - top),
                                         ("fill", f"url(#{prefix}hatch)"), ("stroke", "#999")]))
+                i = j
             elif ch == "=":
                 j = i
                 while j + 1 < len(lane) and lane[j + 1] == ".":
