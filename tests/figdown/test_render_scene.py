@@ -238,3 +238,51 @@ def test_output_does_not_depend_on_the_hash_seed() -> None:
         outs.add(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                                 check=True).stdout)
     assert len(outs) == 1
+
+
+def _connectors(svg: str) -> list[tuple[str, list[tuple[float, float]]]]:
+    """(stroke, points) of every drawn connector: a path's coordinate pairs, a line's ends."""
+    out = []
+    for attrs in re.findall(r"<(?:path|line) (data-edge=[^>]*)>", svg):
+        stroke = re.search(r'stroke="([^"]+)"', attrs).group(1)
+        d = re.search(r' d="([^"]+)"', attrs)
+        if d:
+            nums = [float(v) for v in re.findall(r"-?[\d.]+", d.group(1))]
+        else:
+            nums = [float(re.search(f' {k}="(-?[\\d.]+)"', attrs).group(1)) for k in ("x1", "y1", "x2", "y2")]
+        out.append((stroke, list(zip(nums[::2], nums[1::2]))))
+    return out
+
+
+def _distance(p: tuple[float, float], pts: list[tuple[float, float]]) -> float:
+    best = float("inf")
+    for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+        dx, dy = bx - ax, by - ay
+        t = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / (dx * dx + dy * dy)))
+        best = min(best, ((ax + t * dx - p[0]) ** 2 + (ay + t * dy - p[1]) ** 2) ** 0.5)
+    return best
+
+
+def test_a_transition_label_sits_nearer_its_own_connector_than_any_other() -> None:
+    """A reviewer's door controller: 'reset by guard' (forced -> closed) was drawn 40 px from
+    its own line, right under locked -> forced, so a reader took it for that one's. When every
+    first-choice place is crowded the label looks again, finer, before settling for a place
+    nearer another connector."""
+    source = ('figdown 0.2 statechart\ntitle "Door controller"\nflow right\n'
+              'class alarm "Alarm raised" fill=#fee2e2 stroke=#b91c1c\nstate closed "Closed"\nstate open "Open"\n'
+              'state locked "Locked"\nstate forced "Forced open" class=alarm\nrank closed,locked\n'
+              "transition closed -[handle turned]-> open\ntransition open -[door shut]-> closed\n"
+              "transition closed -[key turned / log]-> locked\ntransition locked -[key turned]-> closed\n"
+              "transition locked -[sensor: door moved]-> forced\ntransition forced -[reset by guard]-> closed\n"
+              "transition open -[held > 30 s]-> open\n")
+    svg = build(source).svg
+    connectors = _connectors(svg)
+    labels = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="11" text-anchor="middle" fill="(#[0-9a-f]+)">'
+                        r"([^<]+)</text>", svg)
+    assert {text for *_, text in labels} >= {"reset by guard", "sensor: door moved", "door shut"}
+    for x, y, colour, text in labels:
+        if text not in ("reset by guard", "sensor: door moved", "door shut", "handle turned"):
+            continue   # the two between closed and locked sit beside their pair, as they should
+        centre = (float(x), float(y) - 4)
+        nearest = min(connectors, key=lambda c: _distance(centre, c[1]))
+        assert nearest[0] == colour, f"{text!r} sits nearest a connector drawn in {nearest[0]}, not its own {colour}"

@@ -246,16 +246,48 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
                 for s in (-1, 1):
                     r = reach + extra
                     cands.append((px + nx * r * s, py + ny * r * s, (px, py)))
-    best = None
+    best = _cheapest(board, w, h, own, cands, None)
+    if best[0] >= CROWDED:
+        # every place tried is in something's way, or nearer another connector than its
+        # own (where a reader would take the label for that one's): look again, finer
+        best = _cheapest(board, w, h, own, _fine_candidates(pts, w, h), best)
+    label.cx, label.cy = best[1], best[2]
+    board.take(label.rect)
+
+
+CROWDED = 100.0   # a mid label costing this much collides, or reads as another connector's
+
+
+def _cheapest(board: Board, w: float, h: float, own: int, cands, best):
+    """The first cheapest of ``cands`` (``(cost, x, y)``), or ``best`` when none undercuts it;
+    stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
         c = board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
-            if c < GOOD:   # nothing in the way: the candidates are in preference order
+            if c < GOOD:
                 break
-    label.cx, label.cy = best[1], best[2]
-    board.take(label.rect)
+    return best
+
+
+def _fine_candidates(pts, w: float, h: float):
+    """Beside each of a connector's six longest segments, every twentieth of its length
+    from the middle out, at every 4 px from the line out to 40 px, on both sides."""
+    out = []
+    for _, a, b in _segments_by_length(pts)[:6]:
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        length = math.sqrt(dx * dx + dy * dy) or 1.0
+        nx, ny = -dy / length, dx / length
+        reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
+        for extra in range(0, 44, 4):
+            for k in range(10):
+                for t in ((0.5,) if k == 0 else (0.5 - k * 0.05, 0.5 + k * 0.05)):
+                    px, py = a[0] + dx * t, a[1] + dy * t
+                    for s in (-1, 1):
+                        r = reach + extra
+                        out.append((px + nx * r * s, py + ny * r * s, (px, py)))
+    return out
 
 
 def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
