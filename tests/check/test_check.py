@@ -125,6 +125,16 @@ def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.Capt
     assert code == 0 and data["figdown"]["documents"][0]["artifact"] == {"path": "fig.svg", "status": "current"}
 
 
+def test_an_empty_figure_is_clean_with_a_warning(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "empty.fd", "# to be drawn\n")
+    code, out, _ = check(capsys, "empty.fd")
+    assert code == 0
+    assert out.startswith("EMPTY — empty.fd\n  no header and nothing declared")
+    code, data = envelope(capsys, "empty.fd")
+    assert code == 0
+    assert [(f["level"], f["code"], f["fails"]) for f in data["findings"]] == [("warning", "empty", False)]
+
+
 def test_a_named_svg_checks_its_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(tree / "fig.fd", FIGURE)
     write(tree / "fig.svg", build(FIGURE + "# older\n").svg or "")

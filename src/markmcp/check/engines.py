@@ -165,7 +165,7 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
 def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
     from markmcp.figdown.artifacts import NotOurs, artifact_for, on_disk, write_artifact
     from markmcp.figdown.render import SidecarCheck, build, sha256
-    from markmcp.figdown.report import check_report, refusal
+    from markmcp.figdown.report import EMPTY_NOTE, check_report, refusal
 
     svg = artifact_for(path)
     if not _touched(changed, [path, svg]):
@@ -179,6 +179,10 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
     found = [finding(label, "error", stage, item["message"], line=item["line"], column=item.get("column"))
              for item in report["diagnostics"]]
     blocks = [refusal(label, report.get("stage"), report["diagnostics"])] if report["diagnostics"] else []
+    if report.get("empty"):
+        # clean, as FigDown's engine has it, but nothing was written: a word, not a failure
+        found.append(finding(label, "warning", "empty", EMPTY_NOTE, fails=False))
+        blocks.append(f"EMPTY — {escape_controls(label)}\n  {EMPTY_NOTE}")
     svg_label = _label_of(svg, path, label)
     fixed: list[str] = []
     try:
