@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import syntax
 from .builtins import REGISTRY
 from .findings import Finding
+from .locate import plain_text
 from .model import IDENT_RE, Node, Sheet
 from .results import IMPORT_FAILED, Resolved
 from .suggest import closest
@@ -27,14 +28,20 @@ class NameGraph:
     def sheet_of(self, node: Node) -> Sheet | None:
         return self.m.sheets.get(node.sheet) if node.sheet else None
 
-    def resolve(self, sheet_id: str, ref: syntax.Ref) -> Resolved:
+    def resolve(self, sheet_id: str, ref: syntax.Ref, own: frozenset[str] = frozenset()) -> Resolved:
+        """What ``ref`` names, read from sheet ``sheet_id``; for an unknown name, the closest
+        known one, never one of ``own`` (the names of the binding being read: accepting
+        that would make a rule refer to itself)."""
         m = self.m
         if ref.qualifier is not None:
             sheet = m.sheets.get(ref.qualifier)
             if sheet is None:
                 return Resolved("unknown", suggestion=None)
+            names = self._sheet_names(sheet)
+            if ref.qualifier == sheet_id:
+                names -= own
             return self._in_sheet(sheet, ref.name) or Resolved(
-                "unknown", suggestion=closest(ref.name, self._sheet_names(sheet)))
+                "unknown", suggestion=closest(ref.name, names))
         if sheet_id:
             sheet = m.sheets[sheet_id]
             found = self._in_sheet(sheet, ref.name)
@@ -45,7 +52,30 @@ class NameGraph:
         candidates = set(m.doc)
         if sheet_id:
             candidates |= self._sheet_names(m.sheets[sheet_id])
-        return Resolved("unknown", suggestion=closest(ref.name, candidates))
+        return Resolved("unknown", suggestion=closest(ref.name, candidates - own))
+
+    def own_names(self, node: Node) -> frozenset[str]:
+        """Every name that denotes ``node`` itself in its own scope: its name and, for a
+        column rule, the aliases of its column."""
+        if node.kind == "assert":
+            return frozenset()
+        names = {node.name}
+        sheet = self.sheet_of(node)
+        if sheet is not None and node.kind == "column":
+            names |= {a for a, (header, _) in sheet.aliases.items() if header == node.column}
+        return frozenset(names)
+
+    def row_label_hint(self, sheet_id: str, ref: syntax.Ref) -> str | None:
+        """For an unknown name that is the label of a row of the table it is read against,
+        the reason it cannot be read: rows have no names, only columns do."""
+        sheet = self.m.sheets.get(ref.qualifier or sheet_id)
+        table = sheet.table if sheet is not None else None
+        if table is None or sheet.imported:
+            return None
+        if any(plain_text(table.text(r, 0)) == ref.name for r in range(table.height)):
+            return (f"`{ref.name}` is a row label: a rule cannot name a row, only a column "
+                    "or a scalar")
+        return None
 
     def import_failed(self, sheet_id: str, ref: syntax.Ref) -> bool:
         sheet = self.m.sheets.get(ref.qualifier or sheet_id)
@@ -78,6 +108,7 @@ class NameGraph:
         undef: list[Finding] = []
         vector: list[Finding] = []
         scoped = node.kind == "assert"
+        itself = self.own_names(node)
 
         def base(code: str, **kw) -> Finding:
             return Finding(code, node.sheet or None, None if scoped else node.name,
@@ -85,7 +116,7 @@ class NameGraph:
 
         def walk(e: syntax.Node, reduce_arg: bool = False) -> None:
             if isinstance(e, syntax.Ref):
-                r = self.resolve(node.sheet, e)
+                r = self.resolve(node.sheet, e, itself)
                 if r.kind == "unknown" and self.import_failed(node.sheet, e):
                     deps.add(IMPORT_FAILED)  # the import's own finding says why; this value waits on it
                     return
@@ -93,7 +124,9 @@ class NameGraph:
                     call_errors.append(base("TYPE", message="a chart is not a value", span=(e.start, e.end)))
                     return
                 if r.kind == "unknown":
-                    undef.append(base("UNDEF", raw=e.text, suggestion=r.suggestion, span=(e.start, e.end)))
+                    hint = self.row_label_hint(node.sheet, e)
+                    undef.append(base("UNDEF", raw=e.text, suggestion=None if hint else r.suggestion,
+                                      hint=hint, span=(e.start, e.end)))
                     return
                 if r.kind in ("column", "input"):
                     own = r.sheet is not None and r.sheet.id == node.sheet
