@@ -1,11 +1,23 @@
 """What a second reviewer, driving visimark-mcp as an agent would, could not act on: an
-UNDEF did-you-mean that proposed the rule's own name (or a row label it cannot name)."""
+UNDEF did-you-mean that proposed the rule's own name (or a row label it cannot name), and
+check findings that said where only by sheet and name, never by line."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+from pathlib import Path
+
+from conftest import shared_dir
+
+from markmcp.mcpcore import CallContext
 from markmcp.visimark.check import check
+from markmcp.visimark.cli import main
+from markmcp.visimark.envelopes import fmt_plan
 from markmcp.visimark.model import build
-from markmcp.visimark.report import finding_json, format_check
+from markmcp.visimark.report import findings_json, format_check
+from markmcp.visimark.server import check_tool
 
 F = "```"
 
@@ -58,10 +70,97 @@ def test_a_row_label_read_as_a_name_says_rows_cannot_be_named() -> None:
     report = format_check("d.md", check(build(src)).findings)
     assert "unknown name `Cloud`\n          `Cloud` is a row label" in report
     assert "did you mean" not in report
-    j = finding_json(f, "d.md")
+    [j] = findings_json([f], "d.md", src)
     assert j["details"] == {"message": "unknown name `Cloud`", "hint": f.hint}
 
 
 def test_a_name_that_is_no_row_label_keeps_its_did_you_mean() -> None:
     [f] = undef(TEAM + f"{F}vmark #q3\ncloud_q [EUR] = SUM(Cots)\n{F}\n")
     assert f.hint is None and f.suggestion == "Cost"
+
+
+# --- 16: lines ----------------------------------------------------------------------------------
+
+
+def lines_of(src: str) -> dict[tuple, int | None]:
+    out = {}
+    for j in findings_json(check(build(src)).findings, "d.md", src):
+        loc = j["location"]
+        out[(j["code"], loc.get("name"), loc.get("row"))] = loc.get("line")
+    return out
+
+
+def test_each_finding_carries_the_line_of_the_cell_rule_or_anchor_at_fault() -> None:
+    src = ("# Costs\n"                                       # 1
+           "\n"                                              # 2
+           "| Item | Qty | Net |\n"                          # 3
+           "|---|--:|--:|\n"                                 # 4
+           "| a | 2 | 4 |\n"                                 # 5
+           "| b | 3 | 7 |\n"                                 # 6
+           "\n"                                              # 7
+           f"{F}vmark #s\n"                                  # 8
+           "Net = Qty * 2\n"                                 # 9
+           "total = SUM(Net)\n"                              # 10
+           "oops = nope + 1\n"                               # 11
+           f"{F}\n"                                          # 12
+           "\n"                                              # 13
+           "In all **11**<!--vmark=s.total-->.\n"            # 14
+           "A share **3**<!--vmark=s.Net-->.\n")             # 15
+    got = lines_of(src)
+    assert got[("STALE", "Net", "b")] == 6      # the cell, not the rule
+    assert got[("STALE", "total", None)] == 14  # the anchor in the prose
+    assert got[("UNDEF", "oops", None)] == 11   # the rule
+    assert got[("ANCHOR", "Net", None)] == 15   # the anchor naming a column
+
+
+def test_crlf_and_lone_cr_lines_are_counted_as_lines() -> None:
+    body = ["| Item | Qty | Net |", "|---|--:|--:|", "| a | 2 | 4 |", "| b | 3 | 7 |", "",
+            f"{F}vmark #s", "Net = Qty * 2", f"{F}", ""]
+    for eol in ("\r\n", "\r"):
+        src = eol.join(body)
+        assert lines_of(src)[("STALE", "Net", "b")] == 4
+
+
+def test_the_roll_ups_have_no_line() -> None:
+    src = ("| Item | Qty |\n|---|--:|\n| a | 4 |\n| b | 6 |\n\n"
+           f"{F}vmark #s\ntotal = SUM(Qty)\n{F}\n\n"
+           "Total **12**<!--vmark=s.total-->, again **11**<!--vmark=s.total-->.\n")
+    [group] = [j for j in findings_json(check(build(src)).findings, "d.md", src)
+               if "suppressedCount" in j["details"]]
+    assert "line" not in group["location"]
+
+
+def test_the_text_report_keeps_upstreams_layout() -> None:
+    src = TEAM + f"{F}vmark #q3\ntotal = SUM(Cost)\noffice_x = nope + 1\n{F}\n"
+    report = format_check("d.md", check(build(src)).findings)
+    assert report.split("\n")[2] == "  UNDEF   q3.office_x       unknown name `nope`"
+
+
+def test_visimark_check_over_mcp_gives_the_line(tmp_path: Path) -> None:
+    doc = tmp_path / "d.md"
+    doc.write_text(TEAM + f"{F}vmark #q3\ntotal = SUM(Cost)\n{F}\n\nAll of it: **301**<!--vmark=q3.total-->.\n",
+                   encoding="utf-8")
+    ctx = CallContext(roots=(tmp_path,), cwd=tmp_path, allow_write=False, options={})
+    body = check_tool({"path": str(doc)}, ctx)
+    scalar, roll_up = body["files"][0]["findings"]
+    assert scalar["location"]["line"] == 12 and "line" not in roll_up["location"]
+
+
+def test_fmt_gives_the_lines_check_gives_though_its_repairs_move_offsets(tmp_path: Path) -> None:
+    # a repaired cell one character longer moves every offset after it (here the CYCLE's
+    # rule, whose offset then points at the line break before it): lines must not move
+    src = (shared_dir("visimark", "docs") / "example-invoice-drift.md").read_text(encoding="utf-8")
+    before = {(j["code"], j["location"].get("name"), j["location"].get("row")): j["location"].get("line")
+              for j in findings_json(check(build(src)).findings, "d.md", src)}
+    planned = fmt_plan("d.md", src, None).body["findings"]
+    doc = tmp_path / "d.md"
+    doc.write_text(src, encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["fmt", "--json", str(doc)])
+    written = json.loads(out.getvalue())["files"][0]["findings"]
+    for found in (planned, written):
+        lines = {(j["code"], j["location"].get("name"), j["location"].get("row")): j["location"].get("line")
+                 for j in found}
+        assert lines[("CYCLE", "base", None)] == 74
+        assert lines and all(before[k] == v for k, v in lines.items())

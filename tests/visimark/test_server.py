@@ -12,6 +12,7 @@ edited between plan and apply is refused and left untouched; the write gate refu
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -56,9 +57,15 @@ def workspace(tmp_path: Path) -> Path:
 
 def server_params(ws: Path, *args: str):
     from mcp import StdioServerParameters
+    from mcp.client.stdio import get_default_environment
 
+    # the SDK passes the server only a few variables; PYTHONPATH too, so the server runs the
+    # code under test (the one the `cli` helper runs), not whatever the interpreter installed
+    env = get_default_environment()
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(command=sys.executable, args=["-m", "markmcp.visimark.server", "--cwd", str(ws),
-                                                                *args])
+                                                                *args], env=env)
 
 
 def roots_callback(*folders: Path):

@@ -115,7 +115,7 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
     from markmcp.visimark.disk import DocumentFolder
     from markmcp.visimark.findings import ADVICE_CODES, count
     from markmcp.visimark.model import build
-    from markmcp.visimark.report import finding_json, format_check
+    from markmcp.visimark.report import findings_json, format_check
     from markmcp.visimark.write import fmt
 
     model = build(text)
@@ -151,7 +151,7 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
         found.append(finding(label, level, f.code, _visimark_message(f), line=line, column=column,
                              fails=f.is_problem))
     stale, errors = count(result.findings)
-    data = {"path": label, "findings": [finding_json(f, label) for f in result.findings],
+    data = {"path": label, "findings": findings_json(result.findings, label, text),
             "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
     if fixed:
         data["fixed"] = fixed

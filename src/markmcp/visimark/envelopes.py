@@ -26,7 +26,7 @@ from .findings import count
 from .model import Model, build
 from .port import Files
 from .findings import Finding
-from .report import finding_json, format_check, text_message
+from .report import findings_json, format_check, text_message
 from .results import IMPORT_FAILED
 from .units import map_to_json
 from .values import canonical
@@ -84,9 +84,9 @@ def skipped_of(model: Model, result: CheckResult) -> dict[str, list[str]]:
 # --- check ----------------------------------------------------------------------------------------------
 
 
-def check_file(label: str, result: CheckResult) -> dict:
+def check_file(label: str, result: CheckResult, src: str) -> dict:
     stale, errors = count(result.findings)
-    return {"path": label, "findings": [finding_json(f, label) for f in result.findings],
+    return {"path": label, "findings": findings_json(result.findings, label, src),
             "summary": {"problems": stale + errors, "stale": stale, "errors": errors}}
 
 
@@ -94,7 +94,7 @@ def check_envelope(label: str, src: str, files: Files | None) -> tuple[dict, str
     """``check``'s envelope for one document, its text report, and what was skipped."""
     model = build(src)
     result = check(model, files)
-    entry = check_file(label, result)
+    entry = check_file(label, result, src)
     totals = entry["summary"]
     body = envelope("check", status_of(result.exit_code), files=[entry],
                     summary={"files": 1, **totals})
@@ -487,7 +487,7 @@ def fmt_plan(label: str, src: str, files: Files | None) -> FmtPlan:
         anchorsUpdated=sum(1 for e in planned if e.kind == "anchor"),
         stampsUpdated=sum(1 for e in planned if e.kind == "stamp"),
         artifactsWouldWrite=list(artifacts),
-        findings=[finding_json(f, label) for f in done.unfixable],
+        findings=findings_json(done.unfixable, label, done.checked),
         summary={"problems": stale + errors, "stale": stale, "errors": errors},
         skipped=skipped,
         applied=False,

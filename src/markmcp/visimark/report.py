@@ -7,7 +7,10 @@ padded to eleven before the formula.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .findings import ADVICE_CODES, Finding, count
+from .locate import split_lines
 
 CONTENT_COL = 10
 ID_FIELD = 16
@@ -142,15 +145,29 @@ def format_check(path: str, findings: list[Finding]) -> str:
     return "\n".join(lines)
 
 
-def finding_json(f: Finding, file: str) -> dict:
-    """The public JSON form of a finding (no spans, string values)."""
-    location: dict[str, str] = {"file": file}
+def findings_json(findings: list[Finding], file: str, source: str) -> list[dict]:
+    """The public JSON form of ``findings``, each located on its line of ``source`` (the
+    text they were found in)."""
+    _, starts = split_lines(source)
+    return [finding_json(f, file, starts) for f in findings]
+
+
+def finding_json(f: Finding, file: str, starts: list[int] | None = None) -> dict:
+    """The public JSON form of a finding (no spans, string values).
+
+    Given the line starts of the source it was found in, a finding that has one place (the
+    cell, anchor, rule or declaration at fault) carries its 1-based ``line``; the two
+    roll-ups (a collapsed run of anchors, a NOTE about rows not verified) have none.
+    """
+    location: dict[str, str | int] = {"file": file}
     if f.sheet:
         location["sheet"] = f.sheet
     if f.name:
         location["name"] = f.name
     if f.row_label is not None:
         location["row"] = f.row_label
+    if starts is not None and f.span is not None and not f.anchor_group:
+        location["line"] = bisect_right(starts, f.span[0])
     details: dict[str, object] = {}
     if f.code == "STALE" and f.artifact is not None:
         details["message"] = f.message

@@ -18,7 +18,7 @@ from .documents import DocumentError, read_document, read_stream, write_document
 from .envelopes import CommandError, eval_body, eval_units, eval_values, params_block, pick, uncomputed, uncomputed_text
 from .findings import count
 from .model import build
-from .report import finding_json, format_check
+from .report import findings_json, format_check
 from .suggest import closest
 from .units import format_unit
 from .write import fmt
@@ -91,7 +91,7 @@ class Runner:
             result = check(build(src), DocumentFolder(path))
             if as_json:
                 stale, errors = count(result.findings)
-                entries.append({"path": path, "findings": [finding_json(f, path) for f in result.findings],
+                entries.append({"path": path, "findings": findings_json(result.findings, path, src),
                                 "summary": {"problems": stale + errors, "stale": stale, "errors": errors}})
                 totals = [totals[0] + stale + errors, totals[1] + stale, totals[2] + errors]
             else:
@@ -165,7 +165,7 @@ class Runner:
                 if fix_units:
                     entry["unitsFixed"] = r.units_fixed
                 entry.update(artifacts=[{"path": x} for x in r.artifacts], artifactsSkipped=r.artifacts_skipped,
-                             findings=[finding_json(f, path) for f in r.unfixable])
+                             findings=findings_json(r.unfixable, path, r.checked))
                 entries.append(entry)
                 summary["filesChanged"] += int(r.changed)
                 summary["cellsUpdated"] += r.cells_updated

@@ -420,7 +420,7 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.visimark.findings import count
     from markmcp.visimark.model import build
     from markmcp.visimark.port import PortError
-    from markmcp.visimark.report import finding_json
+    from markmcp.visimark.report import findings_json
 
     given = args["path"]
     plan = args["plan"]
@@ -473,7 +473,8 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         out = splice(data, list(chosen.values())) if chosen else data
         if chosen:
             _write("fmt", target, out, given, roots)
-        result = _guard("fmt", lambda: check(build(out.decode("utf-8")), folder))
+        text = out.decode("utf-8")
+        result = _guard("fmt", lambda: check(build(text), folder))
     stale, errors = count(result.findings)
     applied = list(chosen.values())
     return envelope(
@@ -481,7 +482,7 @@ def fmt_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         cellsUpdated=sum(1 for e in applied if e.kind == "cell"),
         anchorsUpdated=sum(1 for e in applied if e.kind == "anchor"),
         stampsUpdated=sum(1 for e in applied if e.kind == "stamp"), artifacts=sorted(derived),
-        findings=[finding_json(f, given) for f in result.findings],
+        findings=findings_json(result.findings, given, text),
         summary={"problems": stale + errors, "stale": stale, "errors": errors}, applied=True,
     )
 

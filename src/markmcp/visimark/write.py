@@ -68,6 +68,9 @@ class FmtResult:
     artifacts: list[str] = field(default_factory=list)  # paths written, as the document names them
     artifacts_skipped: int = 0  # stale or missing, not written (--no-artifacts)
     write_error: tuple[str, str] | None = None  # (path, message) of an artifact that could not be written
+    # the text ``result`` was found in (its findings' spans are offsets into it): ``output`` or
+    # the pass before it, with the same lines, since no repair adds or removes a line break
+    checked: str = ""
 
 
 class _ReadOnce:
@@ -144,7 +147,9 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files
             out = apply_edits(out, edits)
             res.units_fixed = len(edits)
     result: CheckResult | None = None
+    checked = out
     for _ in range(MAX_PASSES):
+        checked = out
         result = check(build(out), port)
         edits = [e for e in result.edits if e.kind in ("cell", "anchor", "stamp") or (fix_dates and e.kind == "date")]
         if not edits:
@@ -161,9 +166,11 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files
             result = _repaired(result)
             break
     else:
+        checked = out
         result = check(build(out), port)
     assert result is not None
     res.output = out
+    res.checked = checked
     res.changed = out != src
     res.result = result
     # a stale or missing artifact is fmt's to repair, written here or declined by the caller
