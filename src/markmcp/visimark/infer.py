@@ -50,6 +50,10 @@ from .model import build
 from .values import CellNumber, parse_cell_number
 
 NOT_ANCHORABLE = "no anchorable inline node holds this figure"
+TOTAL_ROW = ("not written: the table's last row, {label}, totals the rows above it, and a rule covers every "
+             "row of its table; move the total row out of the table (SUM scalars anchored in prose replace it) "
+             "and run infer again")
+READS_HELD = "not written: it reads `{dep}`, which is not written"
 MAX_FINAL_ROUNDS = 4
 
 
@@ -75,10 +79,16 @@ class Proposal:
     figure: Figure | None = None   # scalar: the figure it anchors; ambiguous figure: that figure
     echo: Figure | None = None     # constant: the same value written another way in prose
     deps: tuple[str, ...] = ()
+    held: str | None = None  # why it fits and is not written (its table ends in a total row)
 
     @property
     def writable(self) -> bool:
-        return self.kind in ("column", "alias", "scalar") and not self.weak
+        return self.kind in ("column", "alias", "scalar") and not self.weak and self.held is None
+
+    @property
+    def reasons(self) -> str | None:
+        """Every reason given for it, the hold first (the JSON ``reason``)."""
+        return "; ".join(r for r in (self.held, self.reason) if r) or None
 
     def key(self) -> tuple[str, str, str, str]:
         return (self.kind, self.sheet, self.name, self.rule)
@@ -95,10 +105,11 @@ class Inference:
     def marker(self) -> bool:
         """Whether ``--write`` would write the no-formulas marker: the document has a table
         and infer found nothing whatsoever (a near-miss or an ambiguity is something)."""
-        return self.left_alone is None and bool(self.sheets) and not self.proposals
+        return (self.left_alone is None and bool(self.sheets) and not self.proposals
+                and not any(s.total is not None for s in self.sheets))
 
     def count(self) -> dict[str, int]:
-        ps = self.proposals
+        ps = [p for p in self.proposals if p.held is None]
         return {
             "rules": sum(1 for p in ps if p.kind == "column" and not p.weak),
             "aliases": sum(1 for p in ps if p.kind == "alias"),
@@ -209,8 +220,35 @@ def infer(source: str) -> Inference:
     for fig, rules in loose:
         proposals.append(Proposal("ambiguous", "", fig.text, "", figure=fig, alternatives=rules))
     inference = Inference(source, sheets, proposals)
+    _hold_total_rows(inference)
     _settle(inference)
     return inference
+
+
+def _hold_total_rows(inference: Inference) -> None:
+    """Hold back what a table ending in a total row would get written: its rules and scalars
+    fit the rows above the total, but ``check`` applies a rule to every row, the total
+    included; and a block holding only its aliases would stop infer from running again once
+    the total row is moved out.  A rule of another table reading a held value is held too."""
+    totals = {s.id: s.total for s in inference.sheets if s.total is not None}
+    held: set[str] = set()
+
+    def hold(p: Proposal, reason: str) -> None:
+        p.held = reason
+        held.add(f"{p.sheet}.{p.name}")
+
+    for p in inference.proposals:
+        total = totals.get(p.sheet)
+        if total is not None and p.writable:
+            hold(p, TOTAL_ROW.format(label=f"`{total.label}`" if total.label else "unlabelled"))
+    changed = True
+    while changed:
+        changed = False
+        for p in inference.proposals:
+            dep = next((d for d in p.deps if d in held), None) if p.writable else None
+            if dep is not None:
+                hold(p, READS_HELD.format(dep=dep))
+                changed = True
 
 
 def _settle(inference: Inference) -> None:
@@ -221,8 +259,8 @@ def _settle(inference: Inference) -> None:
         result = check(build(written))
         changed = False
         for p in inference.proposals:
-            if p.kind != "scalar" or p.figure is None or p.figure.anchor_at is None:
-                continue
+            if p.kind != "scalar" or not p.writable or p.figure is None or p.figure.anchor_at is None:
+                continue  # only a scalar written with its anchor is checked against its figure
             places = _figure_places(p.figure.text)
             if result.precision.get(f"{p.sheet}.{p.name}") != places and places is not None:
                 statement = f"{p.name} precision {places} = {p.shown}"
@@ -307,10 +345,14 @@ def apply(source: str, inserts: list[Insert]) -> str:
     return "".join(out)
 
 
-def select_plan(inference: Inference, keys: list[tuple[str, str, str, str]]) -> tuple[list[Proposal], list[tuple]]:
-    """The writable proposals named by ``keys`` (kind, sheet, name, rule), and the keys that
-    name no writable proposal of this inference."""
-    by_key = {p.key(): p for p in inference.proposals if p.writable}
-    found = [by_key[k] for k in keys if k in by_key]
+def select_plan(inference: Inference, keys: list[tuple[str, str, str, str]]
+                ) -> tuple[list[Proposal], list[Proposal], list[tuple]]:
+    """The writable proposals named by ``keys`` (kind, sheet, name, rule), the other
+    proposals they name (made, and never written: weak, held, a near-miss...), and the keys
+    that name no proposal of this inference."""
+    by_key = {p.key(): p for p in inference.proposals}
+    found = [by_key[k] for k in keys if k in by_key and by_key[k].writable]
+    kept = [by_key[k] for k in keys if k in by_key and not by_key[k].writable]
     missing = [k for k in keys if k not in by_key]
-    return found, missing
+    return found, kept, missing
+

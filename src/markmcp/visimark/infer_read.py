@@ -15,7 +15,7 @@ from decimal import Decimal
 from . import lang
 from .locate import Located, Table, _code_spans, locate, plain_text, split_lines
 from .model import IDENT_RE, header_unit
-from .values import CellNumber, Decoration, parse_cell_number
+from .values import CellNumber, Decoration, fixed, parse_cell_number
 
 STOPWORDS = frozenset({"a", "an", "the", "of", "per", "in", "on", "for", "and", "or", "to", "at", "by"})
 """Words a generated alias leaves out (`Price per unit` -> `pu`)."""
@@ -28,6 +28,8 @@ PLAIN_FIGURE_RE = re.compile(r"-?\d+(?:\.\d+)?%?")
 STRONG_FIGURE_RE = re.compile(r"(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1")
 EMPHASIS_FIGURE_RE = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
 COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+# the label of a row that totals the rows above it: `Total`, `Totals:`, `Grand total`, `Subtotal`, `Sum`, `Σ`
+TOTAL_LABEL_RE = re.compile(r"(?:grand\s+|sub-?)?totals?(?:\b.*)?|sum|[Σ∑]", re.IGNORECASE)
 
 
 @dataclass
@@ -47,8 +49,29 @@ class Column:
 
 
 @dataclass
+class TotalSum:
+    """A number of a total row and the sum of the cells above it (at the number's width)."""
+
+    column: str
+    stored: str   # the cell as written
+    sum: str      # the sum of the cells above, at the cell's width (a percent as a percent)
+    matches: bool
+
+
+@dataclass
+class TotalRow:
+    """A table's last row when it totals the rows above it rather than being one of them:
+    its label says so (`Total`, `Sum`, `Σ`), or each of its numbers is the sum of its column."""
+
+    label: str
+    line: int
+    sums: list[TotalSum]
+
+
+@dataclass
 class Sheet:
-    """A table and the sheet id its rules will live under (``minted`` when made up here)."""
+    """A table and the sheet id its rules will live under (``minted`` when made up here).
+    Its columns hold the data rows: a total row at the end is set aside in ``total``."""
 
     index: int
     id: str
@@ -56,10 +79,11 @@ class Sheet:
     table: Table
     columns: list[Column]
     aliases: dict[str, str] = field(default_factory=dict)  # header name -> alias
+    total: TotalRow | None = None
 
     @property
     def rows(self) -> int:
-        return self.table.height
+        return self.table.height - (1 if self.total is not None else 0)
 
     def column(self, name: str) -> Column:
         return next(c for c in self.columns if c.name == name)
@@ -92,13 +116,19 @@ def generate_alias(header: str) -> str:
     return name if name and not name[0].isdigit() else "_" + name
 
 
-def _read_column(table: Table, index: int) -> Column:
-    header = table.header[index].text
+def _column_name(header: str) -> str:
+    """A header's name: its unit clause removed, markup resolved."""
     stem, unit_text, _, err = header_unit(header)
-    name = plain_text(header) if unit_text is None or err else plain_text(stem)
+    return plain_text(header) if unit_text is None or err else plain_text(stem)
+
+
+def _read_column(table: Table, index: int, rows: int) -> Column:
+    header = table.header[index].text
+    _, unit_text, _, err = header_unit(header)
+    name = _column_name(header)
     ref = name if IDENT_RE.fullmatch(name) and name not in lang.RESERVED else None
     col = Column(index, header, name, ref, None, unit_text=unit_text if not err else None)
-    texts = table.column(index)
+    texts = table.column(index)[:rows]
     numbers: list[Decimal | None] = []
     decorations: set[Decoration | None] = set()
     places = 0
@@ -133,9 +163,49 @@ def read_sheets(located: Located, used: set[str]) -> list[Sheet]:
             if sheet_id not in used:
                 used.add(sheet_id)
                 break
-        columns = [_read_column(table, i) for i in range(table.width)]
-        sheets.append(Sheet(index, sheet_id, True, table, columns))
+        total = total_row(table)
+        rows = table.height - (1 if total is not None else 0)
+        columns = [_read_column(table, i, rows) for i in range(table.width)]
+        sheets.append(Sheet(index, sheet_id, True, table, columns, total=total))
     return sheets
+
+
+def total_row(table: Table) -> TotalRow | None:
+    """The table's last row, when it totals the rows above (two of them at least) instead of
+    being data: labelled as a total, or each of its numbers the sum of the numeric column
+    above it (two such sums at least, or one under an empty label)."""
+    last = table.height - 1
+    if last < 2:
+        return None
+    label = plain_text(table.text(last, 0)).strip()
+    labelled = TOTAL_LABEL_RE.fullmatch(label.rstrip(":").strip()) is not None
+    if not labelled and isinstance(parse_cell_number(label), CellNumber):
+        return None  # a number where the label goes: a row of data
+    sums: list[TotalSum] = []
+    for i in range(1, table.width):
+        text = plain_text(table.text(last, i)).strip()  # a total is often bold
+        if not text:
+            continue
+        num = parse_cell_number(text)
+        above = [parse_cell_number(t) for t in table.column(i)[:last] if t.strip()]
+        if len(above) < 2 or not all(isinstance(a, CellNumber) for a in above):
+            continue  # not a column of numbers (or one number): nothing to total
+        if not isinstance(num, CellNumber):
+            if labelled:
+                continue
+            return None  # a word under a column of numbers: a row of data
+        total = sum((a.value for a in above if isinstance(a, CellNumber)), Decimal(0))
+        digits = num.digits.lstrip("+")
+        places = len(digits.split(".")[1]) if "." in digits else 0
+        shown = fixed(total * 100 if num.percent else total, places)
+        sums.append(TotalSum(_column_name(table.header[i].text), text, shown + ("%" if num.percent else ""),
+                             shown == digits))
+    if not labelled:
+        if not sums or not all(s.matches for s in sums) or (len(sums) < 2 and label):
+            return None
+    elif not sums:
+        return None  # a label and no number: nothing to set aside
+    return TotalRow(label, table.line + 2 + last, sums)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from .infer import Inference, Proposal
+from .infer import TOTAL_ROW, Inference, Proposal
+from .infer_read import Sheet
 from .values import CellNumber, parse_cell_number
 
+TOTAL_ROW_LEAD = TOTAL_ROW.split("{", 1)[0]
 FITS_COLUMN = 46
 SCALAR_RULE_FIELD = 28
 REASON_FIELD = 26
@@ -41,19 +43,43 @@ def _section(out: list[str], title: str, body: list[str]) -> None:
         out.extend(body)
 
 
+def _held(p: Proposal) -> str:
+    """Why a fitting proposal is not written, as the report says it: the total-row section
+    of its table explains that cause once."""
+    if p.held is None:
+        return ""
+    return "not written (total row)" if p.held.startswith(TOTAL_ROW_LEAD) else p.held
+
+
 def _rules(group: list[Proposal]) -> list[str]:
     ps = [p for p in group if p.kind == "column"]
     width = _field([p.name for p in ps])
     heads = [f"    {p.name.ljust(width)}= {p.shown}" for p in ps]
     col = _column(heads, FITS_COLUMN)
     return [h.ljust(col) + ("2 rows — weak, not written" if p.weak else f"{p.fits}/{p.rows} rows")
-            for h, p in zip(heads, ps)]
+            + (f" — {_held(p)}" if p.held else "") for h, p in zip(heads, ps)]
 
 
 def _aliases(group: list[Proposal]) -> list[str]:
     ps = [p for p in group if p.kind == "alias"]
     width = _field([p.name for p in ps])
-    return [f'    {p.name.ljust(width)}for "{p.header}"' for p in ps]
+    return [f'    {p.name.ljust(width)}for "{p.header}"' + (f" — {_held(p)}" if p.held else "") for p in ps]
+
+
+def _total(sheet: Sheet) -> list[str]:
+    total = sheet.total
+    if total is None:
+        return []
+    out = [f"    row {sheet.table.height}  {total.label or '(no label)'}, line {total.line}"]
+    width = _field([s.column for s in total.sums])
+    stored = _field([s.stored for s in total.sums])
+    for s in total.sums:
+        said = (f"= SUM({s.column})" if s.matches
+                else f"SUM({s.column}) gives {s.sum}, differs by {_difference(s.stored, s.sum)}")
+        out.append(f"      {s.column.ljust(width)}{s.stored.ljust(stored)}{said}")
+    out += ["    A rule covers every row of its table, so nothing of this table is written while the",
+            "    total row is in it: move it out (SUM scalars anchored in prose replace it), then infer again."]
+    return out
 
 
 def _constants(group: list[Proposal]) -> list[str]:
@@ -71,6 +97,8 @@ def _scalars(group: list[Proposal]) -> list[str]:
     out = []
     for p, value, line in zip(ps, values, lines):
         out.append(f"    {value.ljust(vw)}{line.ljust(lw)}{('= ' + p.shown).ljust(SCALAR_RULE_FIELD)}{p.name}")
+        if p.held:
+            out.append(f"      {_held(p)}")
         if p.reason:
             out.append(f"      {p.reason}")
     return out
@@ -153,7 +181,8 @@ def format_infer(path: str, inference: Inference) -> str:
         group = [p for p in inference.proposals if p.table == sheet.index]
         if lines:
             lines.append("")
-        lines.append(f"{path}  table at line {sheet.table.line} — {_plural(sheet.rows, 'row')}, "
+        lines.append(f"{path}  table at line {sheet.table.line} — {_plural(sheet.rows, 'row')}"
+                     f"{' and a total row' if sheet.total is not None else ''}, "
                      f"{_plural(sheet.table.width, 'column')}")
         _section(lines, "column rules", _rules(group))
         _section(lines, "column aliases", _aliases(group))
@@ -163,6 +192,7 @@ def format_infer(path: str, inference: Inference) -> str:
         _section(lines, "ambiguous — proposed neither", _ambiguous(group))
         _section(lines, "near-miss — not proposed", _near_misses(group))
         _section(lines, "also fits, not proposed", _also_fits(group))
+        _section(lines, "total row — not a row of data", _total(sheet))
     _section(lines, "figures matching more than one value — not anchored",
              _loose([p for p in inference.proposals if p.table == -1]))
     n = inference.count()
@@ -179,8 +209,8 @@ def proposal_json(p: Proposal) -> dict:
                  "rows": p.rows, "weak": p.weak}
     if p.kind == "alias" and p.header is not None:
         out["header"] = p.header
-    if p.reason:
-        out["reason"] = p.reason
+    if p.reasons:
+        out["reason"] = p.reasons
     if p.alternatives:
         out["alternatives"] = list(p.alternatives)
     if p.disagreement is not None:
@@ -191,9 +221,22 @@ def proposal_json(p: Proposal) -> dict:
     return out
 
 
+def total_json(sheet: Sheet) -> dict:
+    """A total row infer set aside: where it is, and each of its numbers against the sum of
+    the cells above it."""
+    total = sheet.total
+    assert total is not None
+    return {"sheet": sheet.id, "rowLabel": total.label, "line": total.line,
+            "sums": [{"column": s.column, "stored": s.stored, "sum": s.sum, "matches": s.matches}
+                     for s in total.sums]}
+
+
 def file_json(path: str, inference: Inference) -> dict:
     """One file's entry in the ``infer`` envelope."""
     entry: dict = {"path": path, "proposals": [proposal_json(p) for p in inference.proposals]}
+    totals = [total_json(s) for s in inference.sheets if s.total is not None]
+    if totals:
+        entry["totalRows"] = totals
     if inference.left_alone is not None:
         entry["leftAlone"] = inference.left_alone
     return entry

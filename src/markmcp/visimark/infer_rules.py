@@ -45,13 +45,14 @@ def _alias_lines(sheet: Sheet, keep: set[int] | None = None) -> list[str]:
 
 def _table_text(sheet: Sheet, keep: set[int] | None) -> str:
     """The sheet's table, or a copy with only the columns in ``keep`` (the first column, the
-    row labels, always stays): a rule over three columns is checked on those three."""
+    row labels, always stays): a rule over three columns is checked on those three.  A total
+    row is left out: rules are verified on the data rows."""
     table = sheet.table
-    if keep is None:
+    if keep is None and sheet.total is None:
         return table.source[table.start:table.end]
-    columns = sorted(keep | {0})
+    columns = sorted((keep if keep is not None else set(range(table.width))) | {0})
     rows = [[table.header[i].text for i in columns], ["---"] * len(columns)]
-    rows += [[table.text(r, i) for i in columns] for r in range(table.height)]
+    rows += [[table.text(r, i) for i in columns] for r in range(sheet.rows)]
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 

@@ -553,7 +553,7 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         if plan["sha256"] != _sha(data):
             raise fail("infer", "WRITE", _mismatch(_plan_path(plan), target, given, ctx, "visimark_infer"))
         inference = _guard("infer", infer, src)
-        found, missing = select_plan(inference, keys)
+        found, _, missing = select_plan(inference, keys)  # a held proposal is made and not written
         if missing:
             kind, sheet, name, rule = missing[0]
             raise fail("infer", "WRITE", f"the plan holds a proposal visimark_infer did not make for this document "
