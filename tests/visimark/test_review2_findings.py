@@ -1,6 +1,7 @@
 """What a second reviewer, driving visimark-mcp as an agent would, could not act on: an
-UNDEF did-you-mean that proposed the rule's own name (or a row label it cannot name), and
-check findings that said where only by sheet and name, never by line."""
+UNDEF did-you-mean that proposed the rule's own name (or a row label it cannot name), check
+findings that said where only by sheet and name, never by line, and an infer_apply that left
+proposals of the plan unwritten without saying which or why."""
 
 from __future__ import annotations
 
@@ -164,3 +165,58 @@ def test_fmt_gives_the_lines_check_gives_though_its_repairs_move_offsets(tmp_pat
                  for j in found}
         assert lines[("CYCLE", "base", None)] == 74
         assert lines and all(before[k] == v for k, v in lines.items())
+
+
+# --- 14: what infer_apply did not write ---------------------------------------------------------
+
+
+def apply_plan(tmp_path: Path, text: str, edit=None) -> dict:
+    from markmcp.visimark.server import infer_apply_tool, infer_tool
+
+    (tmp_path / "d.md").write_text(text, encoding="utf-8")
+    ctx = CallContext(roots=(tmp_path,), cwd=tmp_path, allow_write=True, options={})
+    plan = infer_tool({"path": "d.md"}, ctx)
+    if edit is not None:
+        plan = edit(plan)
+    return infer_apply_tool({"path": "d.md", "plan": plan}, ctx)
+
+
+ORDER = ("| Item | Qty | Price | Net |\n|---|--:|--:|--:|\n"
+         "| a | 2 | 10.00 | 20.00 |\n| b | 3 | 5.00 | 15.00 |\n| c | 1 | 7.50 | 7.50 |\n\n")
+
+
+def test_infer_apply_names_a_scalar_it_could_not_anchor(tmp_path: Path) -> None:
+    # 42.50 sits mid-sentence: no inline node an anchor can follow, and no rule reads net_total
+    done = apply_plan(tmp_path, ORDER + "The order comes to 42.50 EUR in all, paid in May.\n")
+    assert done["written"] == {"blocks": 1, "anchors": 0, "marker": False}
+    assert {"kind": "scalar", "sheet": "unnamed1", "name": "net_total", "rule": "net_total = SUM(Net)",
+            "reason": "no anchorable inline node holds this figure, and no rule written reads it"} \
+        in done["notWritten"]
+    assert "Net = Qty * Price" in (tmp_path / "d.md").read_text(encoding="utf-8")
+
+
+def test_infer_apply_names_what_a_total_row_holds_back(tmp_path: Path) -> None:
+    text = (TEAM.replace("| Office |        200 |\n", "| Office |        200 |\n| Rent   |        300 |\n"
+                         "| Total  |        600 |\n") + "In all we spend **600 EUR**.\n")
+    done = apply_plan(tmp_path, text)
+    assert done["changed"] is False and done["written"] == {"blocks": 0, "anchors": 0, "marker": False}
+    [total] = [p for p in done["notWritten"] if p["kind"] == "scalar"]
+    assert total["rule"] == "cost_total = SUM(Cost)"
+    assert total["reason"].startswith("not written: the table's last row, `Total`, totals the rows above it")
+
+
+def test_infer_apply_names_the_proposals_a_plan_only_reports(tmp_path: Path) -> None:
+    wrong = ORDER.replace("| c | 1 | 7.50 | 7.50 |", "| c | 1 | 7.50 | 8.50 |\n| d | 2 | 1.00 | 2.00 |")
+    done = apply_plan(tmp_path, wrong)
+    near = [p for p in done["notWritten"] if p["kind"] == "near-miss"]
+    assert near and near[0]["reason"].startswith("fits every row but one")
+
+
+def test_infer_apply_of_everything_it_writes_has_an_empty_list(tmp_path: Path) -> None:
+    def only_written(plan: dict) -> dict:
+        ps = plan["files"][0]["proposals"]
+        return {**plan, "files": [{**plan["files"][0], "proposals": [
+            p for p in ps if p["kind"] in ("column", "alias", "scalar") and not p.get("reason")]}]}
+
+    done = apply_plan(tmp_path, ORDER + "The order comes to **42.50**.\n", only_written)
+    assert done["written"] == {"blocks": 1, "anchors": 1, "marker": False} and done["notWritten"] == []

@@ -356,3 +356,22 @@ def select_plan(inference: Inference, keys: list[tuple[str, str, str, str]]
     missing = [k for k in keys if k not in by_key]
     return found, kept, missing
 
+
+def why_not_written(p: Proposal) -> str:
+    """Why a proposal of the plan was not written, in the words the plan already has."""
+    if p.held is not None:
+        return p.reasons or p.held
+    if p.weak:
+        return "two rows of evidence: reported, never written"
+    if p.kind == "scalar":
+        # written only with its anchor, or when a written rule reads it
+        return f"{p.reason or NOT_ANCHORABLE}, and no rule written reads it"
+    if p.kind == "near-miss":
+        return "fits every row but one (`disagreement` names it): reported, never written"
+    if p.kind == "ambiguous":
+        return (p.reason + ": " if p.reason else "") + "rules that rank equally are reported, neither is written"
+    if p.kind == "alternative":
+        return f"also fits, not proposed: {p.reason}" if p.reason else "also fits, not proposed"
+    if p.kind == "constant":
+        return "advice: the constant is written inline in its column rule; naming it is left to you"
+    return p.reasons or "not written"

@@ -212,10 +212,14 @@ FMT_APPLY_OUTPUT = envelope_schema("fmt", {
     "stampsUpdated": {"type": "integer"}, "artifacts": STRINGS,
     "findings": FINDINGS, "summary": COUNTS, "applied": {"const": True},
 }, ["file", "sha256", "changed", "cellsUpdated", "anchorsUpdated", "artifacts", "findings", "summary", "applied"])
+NOT_WRITTEN = {"type": "array", "items": {"type": "object", "properties": {
+    "kind": {"type": "string"}, "sheet": {"type": "string"}, "name": {"type": "string"}, "rule": {"type": "string"},
+    "reason": {"type": "string"}}, "required": ["kind", "sheet", "name", "rule", "reason"]},
+    "description": "the plan's proposals that were not written, each with the reason"}
 INFER_APPLY_OUTPUT = envelope_schema("infer", {
     "file": {"type": "string"}, "sha256": SHA256, "changed": {"type": "boolean"}, "written": WOULD_WRITE,
-    "applied": {"const": True},
-}, ["file", "sha256", "changed", "written", "applied"])
+    "notWritten": NOT_WRITTEN, "applied": {"const": True},
+}, ["file", "sha256", "changed", "written", "notWritten", "applied"])
 
 
 def read_input(extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -531,7 +535,7 @@ WRITTEN_KINDS = ("column", "alias", "scalar")
 def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Insert the proposals left in a ``visimark_infer`` plan (and nothing else)."""
     from markmcp.visimark.check import check
-    from markmcp.visimark.infer import apply, infer, plan as plan_inserts, select_plan
+    from markmcp.visimark.infer import apply, infer, plan as plan_inserts, select_plan, why_not_written
     from markmcp.visimark.locate import NO_FORMULAS_MARKER
     from markmcp.visimark.model import build
     from markmcp.visimark.envelopes import envelope
@@ -540,20 +544,24 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     plan = args["plan"]
     target, roots = _writable("infer", given, ctx)
     kept = _plan_proposals(plan)
-    keys = []
+    keys = []  # what the plan asks to write
+    told = []  # what else it holds: reported, never written; each is named in notWritten
     for p in kept:
-        if p.get("kind") in WRITTEN_KINDS and not p.get("weak"):
-            key = (p.get("kind"), p.get("sheet"), p.get("name"), p.get("rule"))
-            if not all(isinstance(part, str) for part in key):
+        key = (p.get("kind"), p.get("sheet"), p.get("name"), p.get("rule"))
+        writes = p.get("kind") in WRITTEN_KINDS and not p.get("weak")
+        if not all(isinstance(part, str) for part in key):
+            if writes:
                 raise fail("infer", "USAGE", "visimark: a proposal in the plan lacks its kind, sheet, name or rule")
-            keys.append(key)
+            continue
+        (keys if writes else told).append(key)
     wants_marker = (plan.get("wouldWrite") or {}).get("marker") is True
     with _locked("infer", target, roots, given):
         data, src = _read_for_apply("infer", target, given, roots)
         if plan["sha256"] != _sha(data):
             raise fail("infer", "WRITE", _mismatch(_plan_path(plan), target, given, ctx, "visimark_infer"))
         inference = _guard("infer", infer, src)
-        found, _, missing = select_plan(inference, keys)  # a held proposal is made and not written
+        found, held, missing = select_plan(inference, keys)
+        _, reported, _ = select_plan(inference, told)
         if missing:
             kind, sheet, name, rule = missing[0]
             raise fail("infer", "WRITE", f"the plan holds a proposal visimark_infer did not make for this document "
@@ -578,8 +586,13 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     written = {"blocks": sum(1 for i in inserts if i.kind == "block"),
                "anchors": sum(1 for i in inserts if i.kind == "anchor"),
                "marker": any(i.kind == "marker" for i in inserts)}
+    done = {id(p) for i in inserts for p in i.proposals}
+    left = [p for p in found if id(p) not in done] + held + reported
+    order = {p.key(): n for n, p in enumerate(inference.proposals)}
+    not_written = [{"kind": p.kind, "sheet": p.sheet, "name": p.name, "rule": p.rule, "reason": why_not_written(p)}
+                   for p in sorted(left, key=lambda p: order[p.key()])]
     return envelope("infer", "ok", file=given, sha256=_sha(out_text.encode("utf-8")), changed=bool(inserts),
-                    written=written, applied=True)
+                    written=written, notWritten=not_written, applied=True)
 
 
 class _locked:
@@ -737,6 +750,7 @@ TOOLS = [
     Tool("visimark_infer_apply", "Apply an infer plan",
          "Inserts the proposals left in the plan from `visimark_infer` (a `vmark` block after each table, an "
          "anchor after each matched figure) and nothing else, only if the file is unchanged since the plan. "
+         "`notWritten` names each proposal of the plan that was not written, with the reason. "
          "An emptied plan inserts nothing. Needs --allow-write and a declared root; atomic.",
          {"type": "object", "properties": {"path": PLAN_PATH, "plan": INFER_PLAN}, "required": ["path", "plan"],
           "additionalProperties": False},
