@@ -285,3 +285,12 @@ def test_long_comment_runs_on_the_full_reader_keep_the_data():
     sidecar = parse_sidecar(text)
     assert [c["id"] for c in sidecar.data["comments"]] == ["c1", "c2"]
     assert [c["text"] for c in sidecar.data["comments"]] == ["hello\t", "hello"]
+
+
+def test_a_resolved_orphan_is_not_flagged():
+    """MRSF §7.3/§10.1: an orphan is surfaced for the reviewer to resolve, retarget or delete;
+    resolving it is that decision, so strict validation of a resolved orphan passes."""
+    orphan = HEAD + GOOD + "    x_reanchor_status: orphaned\n"
+    resolved = orphan.replace("resolved: false", "resolved: true")
+    assert "orphaned-anchor" in codes(run(orphan, strict=True))
+    assert run(resolved)["warnings"] == [] and run(resolved, strict=True)["valid"] is True

@@ -36,7 +36,8 @@ Warnings:
   ``reply-to-self``                   a comment replies to itself
   ``reply-cycle``                     ``reply_to`` links form a loop
   ``missing-selected-text``           a line anchor without ``selected_text`` (fragile)
-  ``orphaned-anchor``                 ``x_reanchor_status`` is ``orphaned``
+  ``orphaned-anchor``                 ``x_reanchor_status`` is ``orphaned`` on an open
+                                      comment (a resolved one has had its decision)
   ``unsafe-document-path``            ``document`` is absolute or contains ``..``
   ``line-out-of-range``               (with the document) line/end_line past its end
   ``column-out-of-range``             (with the document) a column past its line
@@ -295,7 +296,9 @@ def _check_comments(comments: list, report: _Report) -> None:
             warn("missing-selected-text",
                  f"{label} has a line anchor but no selected_text: anchoring will be fragile across edits",
                  "selected_text" if "selected_text" in c else "line")
-        if c.get("x_reanchor_status") == "orphaned":
+        # MRSF §7.3 and §10.1: an orphan is surfaced for the reviewer to decide (resolve,
+        # retarget or delete); once resolved, the decision is made and there is nothing to flag
+        if c.get("x_reanchor_status") == "orphaned" and c.get("resolved") is not True:
             warn("orphaned-anchor", f"{label} is orphaned: its text was not found in the document", "x_reanchor_status")
     _check_cycles(comments, report)
 
