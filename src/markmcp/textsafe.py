@@ -47,6 +47,12 @@ def escape_controls(text: str, keep: str = "") -> str:
     return UNSAFE.sub(lambda match: match.group() if match.group() in keep else _escape(match.group()), text)
 
 
+def not_read(label: str, why: str) -> str:
+    """The report of a file a run over a folder found but did not read, and why: one
+    wording for every tool (FigDown's checks, the MRSF sweeps), control characters escaped."""
+    return f"NOT READ — {escape_controls(label)}\n{escape_controls(why)}"
+
+
 def inert_json(text: str) -> str:
     """JSON text (as ``json.dumps`` writes it, any indent) with every unsafe character
     written as a ``\\uXXXX`` escape: the values it encodes are the same, and nothing in

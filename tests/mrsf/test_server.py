@@ -693,7 +693,7 @@ def test_resolve_with_both_id_and_ids_is_a_usage_error(server: Server, work: Pat
 
 def test_one_malformed_sidecar_does_not_block_workspace_reads(server: Server, work: Path) -> None:
     """mrsf_list / mrsf_status over the workspace or a folder answer the healthy sidecars
-    and list the broken one under ``errors``; naming the broken file alone stays an error,
+    and list the broken one under ``notRead``; naming the broken file alone stays an error,
     its path said once."""
     (work / "sub").mkdir()
     write_pair(work / "sub")
@@ -701,13 +701,16 @@ def test_one_malformed_sidecar_does_not_block_workspace_reads(server: Server, wo
     (work / "sub" / "bad.md.review.yaml").write_text("comments: [\n  - {id: \n", encoding="utf-8")
     before = snapshot(work)
     for tool, args in (("mrsf_list", {}), ("mrsf_list", {"format": "compact"}), ("mrsf_status", {}),
-                       ("mrsf_list", {"files": ["sub"]}), ("mrsf_status", {"files": ["sub"]})):
+                       ("mrsf_list", {"files": ["sub"]}), ("mrsf_status", {"files": ["sub"]}),
+                       ("mrsf_reanchor", {"dryRun": True})):
         result = server.ok(tool, **args)
-        assert [Path(e["file"]).name for e in result["errors"]] == ["bad.md.review.yaml"], (tool, args)
+        assert [(Path(e["file"]).name, e["code"]) for e in result["notRead"]] == [
+            ("bad.md.review.yaml", "malformed-yaml")], (tool, args)
         assert all(Path(f["file"]).name == "doc.md.review.yaml" for f in result["files"]), (tool, args)
         assert result["files"], (tool, args)
-    compact = server.ok("mrsf_list", format="compact")
-    assert "unreadable" in compact["table"] and "bad.md.review.yaml" in compact["table"]
+    compact = server.tool("mrsf_list", format="compact")["content"]
+    assert "bad.md" not in compact[0]["text"] and "NOT READ — " in compact[1]["text"]
+    assert "bad.md.review.yaml" in compact[1]["text"]
     text, _ = server.fail("mrsf_list", files=["sub/bad.md"])
     assert text.count("bad.md.review.yaml") == 1, text
     assert snapshot(work) == before
@@ -717,3 +720,53 @@ def test_missing_sidecar_error_names_no_command_the_server_lacks(server: Server,
     (work / "lonely.md").write_text("a\n", encoding="utf-8")
     text, _ = server.fail("mrsf_resolve", document="lonely.md", id="c1")
     assert "no sidecar" in text and "init" not in text
+
+
+def test_a_sweep_reads_what_it_can_and_names_every_sidecar_it_did_not_read(server: Server, work: Path) -> None:
+    """Over every sidecar (no ``files``), a FIFO and a sidecar symlinked out of the allowed
+    folders neither abort the run nor vanish: validate, reanchor, list and status answer
+    the readable sidecar and list the two others in ``notRead`` (code and why), the same
+    way, and say so in a second text block; validation is not ``valid`` overall."""
+    outside = work.parent / "elsewhere.yaml"
+    outside.write_text('mrsf_version: "1.0"\ndocument: three.md\ncomments: []\n', encoding="utf-8")
+    (work / "three.md").write_text("three\n", encoding="utf-8")
+    os.symlink(outside, work / "three.md.review.yaml")
+    (work / "two.md").write_text("two\n", encoding="utf-8")
+    os.mkfifo(work / "two.md.review.yaml")
+    before = snapshot(work)
+    wanted = [("three.md.review.yaml", "path-escape"), ("two.md.review.yaml", "not-regular")]
+    for tool, args in (("mrsf_validate", {}), ("mrsf_validate", {"strict": True}), ("mrsf_reanchor", {"dryRun": True}),
+                       ("mrsf_reanchor", {}), ("mrsf_list", {}), ("mrsf_list", {"summary": True}),
+                       ("mrsf_list", {"format": "compact"}), ("mrsf_status", {}), ("mrsf_status", {"files": ["."]})):
+        result = server.tool(tool, **args)
+        assert result["isError"] is False, (tool, result["content"][0]["text"])
+        data = result["structuredContent"]
+        assert sorted((Path(e["file"]).name, e["code"]) for e in data["notRead"]) == wanted, (tool, args)
+        assert [Path(f["file"]).name for f in data["files"]] == ["doc.md.review.yaml"], (tool, args)
+        escape = next(e for e in data["notRead"] if e["code"] == "path-escape")["message"]
+        assert "outside the allowed folders" in escape and ROOT_HINT in escape and str(outside) in escape
+        assert "FIFO" in next(e for e in data["notRead"] if e["code"] == "not-regular")["message"]
+        extra = result["content"][1]["text"]
+        assert extra.startswith("PARTIAL: 2 sidecar(s) found but not read"), extra
+        assert extra.count("NOT READ — ") == 2 and "two.md.review.yaml" in extra and "three.md.review.yaml" in extra
+    assert server.ok("mrsf_validate")["valid"] is False  # the readable sidecar is valid, but not every one was read
+    assert server.ok("mrsf_validate", files=["doc.md"])["valid"] is True
+    text, data = server.fail("mrsf_validate", files=["two.md"])
+    assert "FIFO" in text and data is not None and data["code"] == "not-regular"
+    assert snapshot(work) == before
+
+
+def test_a_sidecar_symlinked_out_is_refused_in_the_shared_words(server: Server, work: Path) -> None:
+    """Named alone, the sidecar symlinked out of the allowed folders is refused as every
+    markmcp path refusal reads: the path, where it leads, the folders, how to allow it."""
+    outside = work.parent / "elsewhere.yaml"
+    outside.write_text('mrsf_version: "1.0"\ndocument: three.md\ncomments: []\n', encoding="utf-8")
+    (work / "three.md").write_text("three\n", encoding="utf-8")
+    os.symlink(outside, work / "three.md.review.yaml")
+    for tool, args in (("mrsf_list", {"files": ["three.md"]}), ("mrsf_status", {"files": ["three.md"]}),
+                       ("mrsf_add", {"document": "three.md", "text": "t", "author": "a", "line": 1})):
+        text, data = server.fail(tool, **args)
+        assert text == (f"path 'three.md.review.yaml' resolves to {outside}, outside the allowed folders ({work}); "
+                        f"{ROOT_HINT}"), (tool, text)
+        assert data is not None and data["code"] == "path-escape"
+

@@ -236,7 +236,6 @@ def tree(folder: Path) -> dict[str, bytes | None]:
 
 CONFINED = [
     ("mrsf_list", {"files": ["a.md"]}),
-    ("mrsf_list", {"files": ["."]}),
     ("mrsf_status", {"files": ["a.md"]}),
     ("mrsf_validate", {"files": ["a.md"]}),
     ("mrsf_reanchor", {"files": ["a.md"]}),
@@ -260,6 +259,22 @@ def test_sidecars_under_a_config_above_cwd_are_refused_by_every_tool(
     error = refused(tool, args, cwd)
     assert error.data["code"] == "path-escape", error.message
     assert "SECRET-OUTSIDE-CWD" not in error.message
+    assert tree(base) == before
+
+
+@pytest.mark.parametrize("tool", ["mrsf_list", "mrsf_status", "mrsf_validate", "mrsf_reanchor"])
+def test_a_sweep_reports_sidecars_under_a_config_above_cwd_as_not_read(
+    config_above: tuple[Path, Path], tool: str
+) -> None:
+    """Over a folder, the sidecar outside the allowed folders is not read and not dropped
+    silently: the run is partial, and says which sidecar and why (the shared refusal)."""
+    base, cwd = config_above
+    before = tree(base)
+    kind, result = call(tool, {"files": ["."]}, cwd)
+    assert kind == "ok", result
+    assert [(Path(e["file"]).name, e["code"]) for e in result["notRead"]] == [("a.md.review.yaml", "path-escape")]
+    assert "outside the allowed folders" in result["notRead"][0]["message"]
+    assert "SECRET-OUTSIDE-CWD" not in str(result)
     assert tree(base) == before
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from markmcp.figdown import ParseResult, parse
 from markmcp.figdown.context import Diagnostic
 from markmcp.mcpcore.files import FileAccessError
+from markmcp import textsafe
 from markmcp.textsafe import escape_controls
 
 
@@ -76,7 +77,7 @@ def refusal(label: str, stage: str | None, items: list[dict[str, Any]]) -> str:
 
 def not_read(label: str, problem: dict[str, str]) -> str:
     """The report of a document a check found but did not read, and why."""
-    return f"NOT READ — {escape_controls(label)}\n{escape_controls(problem['message'])}"
+    return textsafe.not_read(label, problem["message"])
 
 
 def check_report(label: str, text: str) -> dict[str, Any]:

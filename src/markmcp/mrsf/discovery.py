@@ -210,13 +210,28 @@ def check_path(target: object) -> str:
         raise MrsfError("invalid-argument", error.message) from None
 
 
+#: How to fix a refusal of a path that leaves the workspace root (the engine's own folder,
+#: when no allowed folders are given).
+WORKSPACE_HINT = ("MRSF files must lie inside the workspace root: the nearest folder at or above the working "
+                  "directory that holds .mrsf.yaml or .git (else the working directory); work from a folder "
+                  "whose workspace root holds the file")
+
+
+def _refused(folders: Places, raw: str, real: Path) -> MrsfError:
+    """``path-escape`` in the wording every markmcp refusal has (mcpcore's: the path, where
+    it resolves to, the allowed folders and how to allow another)."""
+    return MrsfError("path-escape", folders.refusal(raw, real).message, path=raw)
+
+
 def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None = None, *,
-           real_root: Path | None = None) -> tuple[Path, str]:
+           real_root: Path | None = None, places: Places | None = None) -> tuple[Path, str]:
     """Absolute path of ``target`` and its root-relative POSIX form; ``path-escape`` if outside.
 
     Checked twice: the normalised path as written (catches ``..``) and the path with
     symlinks followed (catches links pointing out of the root).  ``real_root`` is the
-    root resolved, when the caller has it already.
+    root resolved, when the caller has it already.  With ``places`` (a server's allowed
+    folders) those judge where a symlink may lead, and their refusal names how to allow
+    another folder; without, the workspace root does.
     """
     root_abs = Path(os.path.abspath(root))
     base = Path(os.path.abspath(cwd)) if cwd is not None else root_abs
@@ -225,15 +240,15 @@ def inside(root: Path, target: str | os.PathLike, cwd: str | os.PathLike | None 
     try:
         rel = lexical.relative_to(root_abs)
     except ValueError:
-        raise MrsfError("path-escape", f"{raw}: path is outside the workspace root {root_abs}", path=raw) from None
+        raise _refused(Places((root_abs,), WORKSPACE_HINT), raw, lexical) from None
     if real_root is None:
         real_root = Path(os.path.realpath(root_abs))
     real = Path(os.path.realpath(lexical))
-    try:
-        real.relative_to(real_root)
-    except ValueError:
-        raise MrsfError("path-escape", f"{raw}: resolves (through a symlink) outside the workspace root {root_abs}",
-                        path=raw) from None
+    if places is not None:
+        if not places.holds(real):
+            raise _refused(places, raw, real) from None
+    elif not real.is_relative_to(real_root):
+        raise _refused(Places((root_abs,), WORKSPACE_HINT), raw, real) from None
     rel_posix = rel.as_posix()
     if rel_posix in ("", "."):
         raise MrsfError("invalid-argument", f"{raw}: is the workspace root, not a file")
@@ -264,15 +279,17 @@ def base_dirs(root: str | os.PathLike | None, cwd: str | os.PathLike | None,
 
 
 def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
-           cwd: str | os.PathLike | None = None, config: str | os.PathLike | None = None) -> Location:
+           cwd: str | os.PathLike | None = None, config: str | os.PathLike | None = None,
+           places: Places | None = None) -> Location:
     """Find the document and sidecar for ``target`` (a document or a sidecar path).
 
-    ``config`` names a ``.mrsf.yaml`` to use instead of ``<root>/.mrsf.yaml``.
+    ``config`` names a ``.mrsf.yaml`` to use instead of ``<root>/.mrsf.yaml``; ``places``
+    (a server's allowed folders) judge where a symlink may lead (see :func:`inside`).
     """
     cwd_path, root_path = base_dirs(root, cwd, config)
     config = load_config_file(config_file_path(config, cwd)) if config is not None else load_config(root_path)
     real_root = Path(os.path.realpath(root_path))
-    lexical, rel = inside(root_path, target, cwd_path, real_root=real_root)
+    lexical, rel = inside(root_path, target, cwd_path, real_root=real_root, places=places)
     if files.kind_of(lexical) == "dir":
         raise MrsfError("invalid-argument", f"{os.fspath(target)}: is a directory, not a document or sidecar",
                         path=os.fspath(target))
@@ -287,24 +304,39 @@ def locate(target: str | os.PathLike, *, root: str | os.PathLike | None = None,
             sidecar = json_sidecar
     for derived in (sidecar, document):
         if derived != rel:  # the target itself was checked above
-            inside(root_path, derived, root_path, real_root=real_root)
+            inside(root_path, derived, root_path, real_root=real_root, places=places)
     return Location(root=root_path, document=document, sidecar=sidecar, config=config)
 
 
 def find_sidecars(directory: str | os.PathLike, root: Path) -> list[str]:
     """Repository-relative paths of every sidecar under ``directory`` (sorted; symlinked
     folders are not entered, a symlinked sidecar leading out of the root is left out)."""
+    found, problems = sweep_sidecars(directory, root)
+    # a FIFO or device named like a sidecar is listed (reading it then fails, saying why)
+    return sorted([*found, *(rel for rel, problem in problems
+                             if problem.code != "outside" and is_sidecar_name(rel))])
+
+
+def sweep_sidecars(directory: str | os.PathLike, root: Path, places: Places | None = None
+                   ) -> tuple[list[str], list[tuple[str, FileAccessError]]]:
+    """The sidecars under ``directory`` a folder-wide run may read (repository-relative,
+    sorted), and those it found but must not read, each with why: a symlink leading out
+    of ``places`` (default: the root), a FIFO or device, a folder it cannot list.
+    Symlinked folders are not entered."""
     start, _ = inside(root, directory, root) if os.fspath(directory) not in ("", ".") else (root, ".")
     kind = files.kind_of(start)
     if kind != "dir":
-        return [start.relative_to(root).as_posix()] if kind is not None and is_sidecar_name(start.name) else []
+        return ([start.relative_to(root).as_posix()] if kind is not None and is_sidecar_name(start.name) else []), []
     found: list[str] = []
+    problems: list[tuple[str, FileAccessError]] = []
     try:
-        for entry in files.walk(start, accept=is_sidecar_name, places=Places.of([root]), skip_dirs=SKIP_DIRS,
-                                order=str):
-            if entry.problem is not None and (entry.problem.code == "outside" or not is_sidecar_name(entry.path.name)):
-                continue  # leads out of the root, or an unreadable folder
-            found.append(entry.path.relative_to(root).as_posix())
+        for entry in files.walk(start, accept=is_sidecar_name, places=places or Places.of([root]),
+                                skip_dirs=SKIP_DIRS, order=str):
+            rel = entry.path.relative_to(root).as_posix()
+            if entry.problem is not None:
+                problems.append((rel, entry.problem))
+            else:
+                found.append(rel)
     except FileAccessError as error:
         raise MrsfError("io-error", error.message, path=str(start)) from None
-    return sorted(found)
+    return sorted(found), sorted(problems, key=lambda item: item[0])

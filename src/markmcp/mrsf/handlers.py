@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from markmcp.mcpcore import CallContext, ToolError
-from markmcp.mcpcore.files import kind_of
 from markmcp.mrsf.errors import MrsfConflict
 from markmcp.mrsf.toolcalls import (
     absolute,
@@ -25,6 +24,7 @@ from markmcp.mrsf.toolcalls import (
     inside,
     invalid,
     pretty,
+    Sweep,
     raise_errors,
     sidecar_targets,
     workdir_of,
@@ -41,33 +41,33 @@ from markmcp.mrsf.toolschemas import COMMENT_FIELDS
 
 
 def _each_sidecar(
-    operation: Callable[..., dict[str, Any]], targets: list[str], workdir: Path, ctx: CallContext,
-    errors: list[dict[str, Any]] | None = None, **kwargs: Any
+    operation: Callable[..., dict[str, Any]], sweep: Sweep, ctx: CallContext, **kwargs: Any
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any], str | None]]:
-    """Run a multi-file engine operation on one target at a time; per target yield its result
-    (an unreadable sidecar fails the call, unless ``errors`` is a list: then it is appended
-    there and skipped), where its sidecar is (``ops.locate``) and the
-    sidecar's version as the operation read it."""
+    """Run a multi-file engine operation on one target at a time; per target yield its result,
+    where its sidecar is (``ops.locate``) and the sidecar's version as the operation read
+    it.  A sidecar that cannot be read or parsed fails the call, unless the call sweeps:
+    then it goes to ``sweep.not_read`` and the rest still answer."""
     from markmcp.mrsf import ops
 
-    for target in targets:
-        result = engine(operation, [target], cwd=str(workdir), ctx=ctx, **kwargs)
-        if errors is not None and result.get("errors"):
-            # A workspace-wide read: the broken sidecar becomes an entry, the rest still answer.
-            errors.extend({"file": str(target), "error": e["message"], **e} for e in result["errors"])
+    for target in sweep.targets:
+        try:
+            result = engine(operation, [target], cwd=str(sweep.workdir), ctx=ctx, **kwargs)
+            if sweep.tolerant and result.get("errors"):
+                sweep.skip_engine_errors(result)
+                continue
+            raise_errors(result)
+            located = engine(ops.locate, target, cwd=str(sweep.workdir), ctx=ctx)
+        except ToolError as error:
+            if not sweep.tolerant:
+                raise
+            sweep.skip_error(target, error)
             continue
-        raise_errors(result)
-        located = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
         yield result, located, result.get("versions", {}).get(located["sidecar"], located.get("version"))
 
 
-def _tolerated(args: dict[str, Any], workdir: Path, ctx: CallContext) -> list[dict[str, Any]] | None:
-    """Where a multi-file read collects unreadable sidecars (a list) instead of failing on
-    the first (None, when the call names exactly one file that is not a folder)."""
-    files = args.get("files")
-    if files and len(files) == 1 and kind_of(inside(ctx, workdir, files[0], "file")) != "dir":
-        return None
-    return []
+#: Engine codes of a sidecar that could not be read at all: a validation has nothing to judge.
+UNREAD = frozenset({"path-escape", "not-regular", "file-too-large", "io-error", "symlink", "not-found",
+                    "invalid-argument"})
 
 
 def _located_version(root: str, sidecar: str, ctx: CallContext) -> str | None:
@@ -109,34 +109,47 @@ def discover(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def validate(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
-    workdir, targets = sidecar_targets(args, ctx)
+    sweep = sidecar_targets(args, ctx)
     files = []
-    for target in targets:
-        result = engine(ops.validate, [target], strict=bool(args.get("strict")), cwd=str(workdir), ctx=ctx)
+    for target in sweep.targets:
+        try:
+            result = engine(ops.validate, [target], strict=bool(args.get("strict")), cwd=str(sweep.workdir), ctx=ctx)
+        except ToolError as error:
+            if not sweep.tolerant:
+                raise
+            sweep.skip_error(target, error)
+            continue
         for entry in result["files"]:
+            file = str(Path(result["root"]) / entry["sidecar"])
+            errors = entry["errors"]
+            if sweep.tolerant and "version" not in entry and len(errors) == 1 and errors[0]["code"] in UNREAD:
+                sweep.skip(file, errors[0]["code"], errors[0]["message"])  # never read: nothing validated
+                continue
             files.append(
                 {
-                    "file": str(Path(result["root"]) / entry["sidecar"]),
+                    "file": file,
                     "version": (entry["version"] if "version" in entry
                                 else _located_version(result["root"], entry["sidecar"], ctx)),
                     "result": {
                         "valid": entry["valid"],
-                        "errors": entry["errors"],
+                        "errors": errors,
                         "warnings": entry["warnings"],
                     },
                 }
             )
-    return {
-        "valid": all(f["result"]["valid"] for f in files),
+    # a sidecar not read was not validated: the run cannot vouch for every sidecar
+    return sweep.report({
+        "valid": all(f["result"]["valid"] for f in files) and not sweep.not_read,
         "files": files,
         "version": _only_version(files),
-    }
+    })
 
 
 def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
-    workdir, targets = sidecar_targets(args, ctx)
+    sweep = sidecar_targets(args, ctx)
+    workdir, targets = sweep.workdir, sweep.targets
     if "documentText" in args and len(targets) != 1:
         raise invalid(f"documentText needs exactly one file (got {len(targets)})")
     # The spec's concurrency contract: expectedVersion guards a single sidecar only; over
@@ -157,7 +170,13 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     }
     files = []
     for target in targets:
-        result = engine(ops.reanchor, target, **options, ctx=ctx)
+        try:
+            result = engine(ops.reanchor, target, **options, ctx=ctx)
+        except ToolError as error:
+            if not sweep.tolerant:
+                raise
+            sweep.skip_error(target, error)
+            continue
         files.append(
             {
                 "file": absolute(result),
@@ -177,7 +196,7 @@ def reanchor(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     if ignored_version:
         output["note"] = (f"expectedVersion ignored: it applies to exactly one sidecar "
                           f"and this call has {len(targets)}")
-    return output
+    return sweep.report(output)
 
 
 def _reanchor_item(r: dict[str, Any]) -> dict[str, Any]:
@@ -331,16 +350,17 @@ def resolve(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
-    workdir, targets = sidecar_targets(args, ctx)
+    sweep = sidecar_targets(args, ctx)
     # As upstream: open/resolved filter only when true; empty strings filter nothing.
     filters = {k: True for k in ("open", "resolved") if args.get(k) is True}
     filters.update({k: args[k] for k in ("author", "type", "severity") if args.get(k)})
     files = []
     flat: list[dict[str, Any]] = []
-    errors = _tolerated(args, workdir, ctx)
-    for result, sidecar, version in _each_sidecar(ops.list_comments, targets, workdir, ctx, errors, filters=filters or None):
+    orphaned = 0
+    for result, sidecar, version in _each_sidecar(ops.list_comments, sweep, ctx, filters=filters or None):
         comments = [{k: v for k, v in c.items() if k not in ("document", "sidecar")} for c in result["comments"]]
         flat.extend(comments)
+        orphaned += result["summary"]["orphaned"]
         files.append(
             {
                 "file": sidecar["sidecarPath"],
@@ -350,22 +370,22 @@ def list_comments(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                 "comments": comments,
             }
         )
-    output: dict[str, Any] = {"files": files, "version": _only_version(files)}
-    if errors:
-        output["errors"] = errors
+    output: dict[str, Any] = sweep.report({"files": files, "version": _only_version(files)})
     if args.get("summary"):
         # Summary statistics instead of the comments (as upstream, which answers a summary
         # even when a compact table is asked for too); the per-file counts stay.
-        output["summary"] = _summary(flat)
+        output["summary"] = _summary(flat, orphaned)
         for entry in files:
             del entry["comments"]
     elif args.get("format") == "compact":
-        output["table"] = _compact(files) + "".join(f"\n── unreadable: {e['error']}" for e in errors or [])
+        output["table"] = _compact(files)
     return output
 
 
-def _summary(comments: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts over comments: total, open, resolved, orphaned, threads, byType, bySeverity."""
+def _summary(comments: list[dict[str, Any]], orphaned: int) -> dict[str, Any]:
+    """Counts over comments: total, open, resolved, orphaned (as the engine counted them: a
+    reply without an anchor of its own is orphaned with its parent), threads, byType,
+    bySeverity."""
     by_type: dict[str, int] = {}
     by_severity: dict[str, int] = {}
     for c in comments:
@@ -378,7 +398,7 @@ def _summary(comments: list[dict[str, Any]]) -> dict[str, Any]:
         "total": len(comments),
         "open": len(comments) - resolved,
         "resolved": resolved,
-        "orphaned": sum(1 for c in comments if c.get("x_reanchor_status") == "orphaned"),
+        "orphaned": orphaned,
         "threads": len({repr(c.get("id")) for c in comments if not c.get("reply_to")}),
         "byType": by_type,
         "bySeverity": by_severity,
@@ -404,21 +424,17 @@ def _compact(files: list[dict[str, Any]]) -> str:
 def status(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
-    workdir, targets = sidecar_targets(args, ctx)
+    sweep = sidecar_targets(args, ctx)
     results: list[dict[str, Any]] = []
     files = []
-    errors = _tolerated(args, workdir, ctx)
-    for result, sidecar, version in _each_sidecar(ops.status, targets, workdir, ctx, errors):
+    for result, sidecar, version in _each_sidecar(ops.status, sweep, ctx):
         files.append({"file": sidecar["sidecarPath"], "version": version})
         for r in result["results"]:
             results.append({"commentId": r["id"], "health": r["health"], "reason": r["reason"], "file": sidecar["sidecarPath"]})
     counts = {"total": len(results)}
     for health in ("fresh", "stale", "orphaned", "unknown"):
         counts[health] = sum(1 for r in results if r["health"] == health)
-    output = {"counts": counts, "results": results, "files": files, "version": _only_version(files)}
-    if errors:
-        output["errors"] = errors
-    return output
+    return sweep.report({"counts": counts, "results": results, "files": files, "version": _only_version(files)})
 
 
 def rename(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:

@@ -193,6 +193,7 @@ from .discovery import (
     is_sidecar_name, load_config, load_config_file, sidecar_rel_for,
 )
 from .discovery import find_sidecars as _find_sidecars
+from .discovery import sweep_sidecars as _sweep_sidecars
 from .discovery import locate as _locate
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, to_plain, type_name
@@ -229,9 +230,9 @@ def _confined(loc: Location, places: Places | None) -> Location:
 def _find(target: PathLike, root: PathLike | None, cwd: PathLike | None, config: PathLike | None,
           places: Places | None) -> Location:
     """The Location of ``target`` (document or sidecar), confined to ``places``."""
-    loc = _locate(target, root=root, cwd=cwd, config=config)
-    # locate has proved that the document and the sidecar lie inside the root, symlinks
-    # followed: confining them to the root (no ``places``) again would prove nothing new
+    loc = _locate(target, root=root, cwd=cwd, config=config, places=places)
+    # locate has proved that the document and the sidecar lie inside the root as written,
+    # and inside the root (no ``places``) or ``places`` with symlinks followed
     return loc if places is None else _confined(loc, places)
 
 
@@ -306,7 +307,9 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
              cwd: PathLike | None, config_path: PathLike | None,
              places: Places | None = None) -> tuple[Path, list[Location], list[dict]]:
     """Expand documents/sidecars/directories into sidecar locations (existing sidecars);
-    a sidecar outside ``places`` is reported in the errors (``path-escape``), never read."""
+    a sidecar a folder holds but that must not be read (one leading outside ``places``,
+    default the root, is ``path-escape``; a FIFO or device ``not-regular``) is reported in
+    the errors, never read."""
     cwd_path, root_path = base_dirs(root, cwd, config_path)
     config = (load_config_file(config_file_path(config_path, cwd)) if config_path is not None
               else load_config(root_path))
@@ -332,7 +335,14 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
                 walk = prefix + rel  # §3.2: the sidecars of docs/ live under <sidecar_root>/docs/
                 if kind_of(root_path / walk) != "dir":
                     continue
-            for sidecar in _find_sidecars(walk, root_path):
+            swept, problems = _sweep_sidecars(walk, root_path, places)
+            for sidecar, problem in problems:
+                if (prefix and not sidecar.startswith(prefix)) or sidecar in seen:
+                    continue
+                seen.add(sidecar)  # found but never read (a FIFO, a symlink leading out...): said, not skipped
+                errors.append({"sidecar": sidecar, "document": document_rel_for(sidecar, config),
+                               "code": store.file_error(problem).code, "message": problem.message})
+            for sidecar in swept:
                 if prefix and not sidecar.startswith(prefix):
                     continue  # §3.3: only the configured location is authoritative
                 if sidecar not in seen:

@@ -125,8 +125,13 @@ def help_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-#: The sidecars a workspace-wide read could not parse: which, and why.
-UNREADABLE_OUT = array(outputs({"file": STRING_OUT, "error": STRING_OUT}, ["file", "error"]))
+#: The sidecars a run over several found but did not read (or could not use): which, and why.
+NOT_READ_OUT = {
+    **array(outputs({"file": STRING_OUT, "code": STRING_OUT, "message": STRING_OUT}, ["file", "code", "message"])),
+    "description": "Sidecars found but not read (a FIFO, a symlink leading out of the allowed folders, a file "
+                   "over the size limit, one that does not parse ...), each with why; present only when the "
+                   "run is partial",
+}
 
 def _tool(
     name: str,
@@ -200,6 +205,7 @@ TOOLS: list[Tool] = [
                     ["file", "version", "result"],
                 )),
                 "version": VERSION_OUT,
+                "notRead": NOT_READ_OUT,
             },
             ["valid", "files", "version"],
         ),
@@ -250,6 +256,7 @@ TOOLS: list[Tool] = [
                 )),
                 "version": VERSION_OUT,
                 "note": STRING_OUT,
+                "notRead": NOT_READ_OUT,
             },
             ["totalChanged", "totalOrphaned", "dryRun", "files", "version"],
         ),
@@ -425,7 +432,7 @@ TOOLS: list[Tool] = [
                 "summary": {"type": "object"},
                 "table": STRING_OUT,
                 "version": VERSION_OUT,
-                "errors": UNREADABLE_OUT,
+                "notRead": NOT_READ_OUT,
             },
             ["files", "version"],
         ),
@@ -458,7 +465,7 @@ TOOLS: list[Tool] = [
                 )),
                 "files": array(outputs({"file": STRING_OUT, "version": VERSION_OUT}, ["file", "version"])),
                 "version": VERSION_OUT,
-                "errors": UNREADABLE_OUT,
+                "notRead": NOT_READ_OUT,
             },
             ["counts", "results", "version"],
         ),

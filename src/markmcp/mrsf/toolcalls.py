@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from markmcp.mcpcore import CallContext, FileAccessError, ToolError, writable_pl
 from markmcp.mcpcore.files import check_argument, kind_of, shown
 from markmcp.mrsf import compat
 from markmcp.mrsf.errors import MrsfConflict, MrsfError, os_error_message
+from markmcp.textsafe import escape_controls, not_read
 
 
 def error_data(code: str, message: str, **details: Any) -> dict[str, Any]:
@@ -39,14 +41,25 @@ def pretty(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
-def upstream_text(name: str) -> Callable[[dict[str, Any]], str]:
+def upstream_text(name: str) -> Callable[[dict[str, Any]], list[str]]:
     """The text content of a tool: its result in the shape the upstream server returns
-    (:mod:`markmcp.mrsf.compat`), as indented JSON (a compact list is its table)."""
+    (:mod:`markmcp.mrsf.compat`), as indented JSON (a compact list is its table), first,
+    so clients written for upstream parse it as before.  What that shape has no key for
+    follows in a second text block: the ``note`` of a call that worked, and one ``NOT
+    READ`` entry per sidecar a run over several did not read (the run is partial)."""
     shape = compat.SHAPES[name]
 
-    def text(result: dict[str, Any]) -> str:
+    def text(result: dict[str, Any]) -> list[str]:
         value = shape(result)
-        return value if isinstance(value, str) else pretty(value)
+        blocks = [value if isinstance(value, str) else pretty(value)]
+        extra = [f"NOTE: {escape_controls(result['note'])}"] if isinstance(result.get("note"), str) else []
+        skipped = result.get("notRead") or []
+        if skipped:
+            extra.append(f"PARTIAL: {len(skipped)} sidecar(s) found but not read; the result above leaves them out")
+            extra.extend(not_read(entry["file"], entry["message"]) for entry in skipped)
+        if extra:
+            blocks.append("\n\n".join(extra))
+        return blocks
 
     return text
 
@@ -148,27 +161,63 @@ def absolute(result: dict[str, Any], key: str = "sidecar") -> str:
 # ---------------------------------------------------------------------------
 
 
-def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> tuple[Path, list[str]]:
+@dataclass
+class Sweep:
+    """The targets of a multi-file tool (absolute paths), and the sidecars it found but
+    did not read.
+
+    ``tolerant``: the call sweeps (no ``files``, a folder, or several files), so a sidecar
+    that cannot be read or used is reported in ``not_read`` and the others still answer;
+    a call naming one file fails on it instead.
+    """
+
+    workdir: Path
+    targets: list[str]
+    tolerant: bool
+    not_read: list[dict[str, Any]] = field(default_factory=list)
+
+    def skip(self, file: str, code: str, message: str) -> None:
+        """Report a sidecar this run did not read (or could not use), and why."""
+        self.not_read.append({"file": str(file), "code": code, "message": message})
+
+    def skip_error(self, file: str, error: ToolError) -> None:
+        """:meth:`skip` with a tool error met on it (a refusal, a malformed file ...)."""
+        code = str(error.data.get("code", "error")) if isinstance(error.data, dict) else "error"
+        self.skip(file, code, error.message)
+
+    def skip_engine_errors(self, result: dict[str, Any]) -> None:
+        """:meth:`skip` each entry of a multi-file engine result's ``errors``."""
+        for error in result.get("errors", []):
+            self.skip(str(Path(result["root"]) / error["sidecar"]), str(error["code"]), str(error["message"]))
+
+    def report(self, output: dict[str, Any]) -> dict[str, Any]:
+        """``output`` with ``notRead`` when something was not read."""
+        if self.not_read:
+            output["notRead"] = self.not_read
+        return output
+
+
+def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> Sweep:
     """The working directory and the absolute targets of a multi-file tool: the ``files``
     given (a folder stands for the sidecars of its documents, as in the CLI), or every
-    sidecar below the working directory."""
+    sidecar below the working directory (as for the folder ``.``, ``sidecar_root`` heeded).
+    A sidecar a folder holds but that must not be read (a FIFO, a symlink leading out of
+    the allowed folders) is in ``not_read``."""
     from markmcp.mrsf import ops
 
     workdir = workdir_of(args, ctx)
-    files = args.get("files")
-    if not files:
-        found = engine(ops.find_sidecars, str(workdir), cwd=str(workdir), ctx=ctx)
-        return workdir, _found(found)
-    targets = []
-    for name in files:
-        target = inside(ctx, workdir, name, "file")
-        if kind_of(target) == "dir":
-            found = engine(ops.sidecars_of, [str(target)], cwd=str(workdir), ctx=ctx)
-            raise_errors(found)
-            targets.extend(_found(found))
+    files = args.get("files") or [str(workdir)]
+    paths = [inside(ctx, workdir, name, "file") for name in files]
+    folders = [kind_of(path) == "dir" for path in paths]
+    sweep = Sweep(workdir, [], tolerant=len(files) > 1 or any(folders))
+    for path, folder in zip(paths, folders):
+        if folder:
+            found = engine(ops.sidecars_of, [str(path)], cwd=str(workdir), ctx=ctx)
+            sweep.skip_engine_errors(found)
+            sweep.targets.extend(_found(found))
         else:
-            targets.append(str(target))
-    return workdir, targets
+            sweep.targets.append(str(path))
+    return sweep
 
 
 def _found(found: dict[str, Any]) -> list[str]:
