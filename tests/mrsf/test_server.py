@@ -770,3 +770,23 @@ def test_a_sidecar_symlinked_out_is_refused_in_the_shared_words(server: Server, 
                         f"{ROOT_HINT}"), (tool, text)
         assert data is not None and data["code"] == "path-escape"
 
+
+def test_a_reply_shares_its_orphaned_parents_verdict_in_every_tool(server: Server, work: Path) -> None:
+    """MRSF §6.2/§10.1: a reply without targeting fields inherits its parent's anchor.  Once
+    the parent's paragraph is gone, status, reanchor (dry run and real) and the list
+    summary all call the reply orphaned and count the same two orphans."""
+    (work / "doc.md").write_text(DOC.replace("First paragraph line one.\n", ""), encoding="utf-8")
+    status = server.ok("mrsf_status", files=["doc.md"])
+    health = {r["commentId"]: r["health"] for r in status["results"]}
+    assert health["c1"] == health["c2"] == "orphaned" and status["counts"]["orphaned"] == 2
+    for dry in (True, False):
+        result = server.ok("mrsf_reanchor", files=["doc.md"], dryRun=dry)
+        by_id = {r["commentId"]: r for r in result["files"][0]["results"]}
+        assert by_id["c1"]["status"] == by_id["c2"]["status"] == "orphaned", by_id
+        assert "inherits its parent's anchor" in by_id["c2"]["reason"] and by_id["c2"]["changed"] == []
+        assert result["totalOrphaned"] == 2
+    stored = {c["id"]: c for c in comments_of(work / "doc.md.review.yaml")}
+    assert "x_reanchor_status" not in stored["c2"] and "line" not in stored["c2"]  # nothing written on the reply
+    assert server.ok("mrsf_list", files=["doc.md"], summary=True)["summary"]["orphaned"] == 2
+    assert server.ok("mrsf_status", files=["doc.md"])["counts"]["orphaned"] == 2
+    assert server.ok("mrsf_list", files=["doc.md"], summary=True, author="Bob")["summary"]["orphaned"] == 1

@@ -498,8 +498,11 @@ def compile_filters(filters: dict | None) -> Callable[[dict], bool]:
     return match
 
 
-def summarize(comments: list[dict]) -> dict:
-    """Counts: total, open, resolved, orphaned, threads (roots), byType, bySeverity."""
+def summarize(comments: list[dict], orphaned: Callable[[dict], bool] | None = None) -> dict:
+    """Counts: total, open, resolved, orphaned, threads (roots), byType, bySeverity.
+
+    ``orphaned`` tells which comments count as orphaned (default: those a re-anchor marked
+    so; :func:`markmcp.mrsf.health.orphaned_comments` adds the replies that inherit it)."""
     out = {"total": 0, "open": 0, "resolved": 0, "orphaned": 0, "threads": 0, "byType": {}, "bySeverity": {}}
     for c in comments:
         out["total"] += 1
@@ -507,7 +510,7 @@ def summarize(comments: list[dict]) -> dict:
             out["resolved"] += 1
         else:
             out["open"] += 1
-        if c.get("x_reanchor_status") == "orphaned":
+        if orphaned(c) if orphaned is not None else c.get("x_reanchor_status") == "orphaned":
             out["orphaned"] += 1
         if not c.get("reply_to"):
             out["threads"] += 1

@@ -12,6 +12,40 @@ from .edits import ANCHOR_FIELDS
 from .validate import extract_text, split_lines
 
 
+def inherits(comment: dict) -> bool:
+    """Whether a comment takes its anchor from its parent: a reply (``reply_to``) with no
+    targeting field of its own (MRSF §6.2 ``reply_to``: replies may omit them and inherit
+    the parent's context; §10.1: consumers inherit the parent's anchor)."""
+    return isinstance(comment.get("reply_to"), str) and not any(k in comment for k in ANCHOR_FIELDS)
+
+
+def parent_of(comment: dict, by_id: dict[Any, Any]) -> dict | None:
+    """The comment whose anchor ``comment`` inherits (None when it has its own, or its
+    parent is missing)."""
+    if not inherits(comment):
+        return None
+    parent = by_id.get(comment["reply_to"])
+    return parent if isinstance(parent, dict) and parent is not comment else None
+
+
+def orphaned_comments(comments: list) -> set[int]:
+    """The comments (by ``id()``) a sidecar shows as orphaned without reading the document:
+    marked so by a re-anchor, or a reply without an anchor whose parent is (the verdict
+    :func:`assess_status` gives them too)."""
+    by_id = {c.get("id"): c for c in comments if isinstance(c, dict)}
+    found: set[int] = set()
+    for c in comments:
+        node, depth = c, 0
+        while isinstance(node, dict) and depth < 50:
+            if node.get("x_reanchor_status") == "orphaned":
+                found.add(id(c))
+                break
+            if node.get("x_reanchor_status") is not None:
+                break
+            node, depth = parent_of(node, by_id), depth + 1
+    return found
+
+
 def assess_status(comments: list[dict], document_text: str | None, *,
                   changed_since: Callable[[str], bool | None] | None = None) -> list[dict]:
     """Anchor health of each comment: fresh, stale, orphaned or unknown.
@@ -59,8 +93,8 @@ def assess_status(comments: list[dict], document_text: str | None, *,
             return "stale", f"the last re-anchor was {marked}: a reviewer should confirm or retarget it"
         anchored = any(k in c for k in ANCHOR_FIELDS)
         if not anchored:
-            parent = by_id.get(c.get("reply_to"))
-            if isinstance(parent, dict) and depth < 50 and parent is not c:
+            parent = parent_of(c, by_id)
+            if parent is not None and depth < 50:
                 state, reason = health(parent, depth + 1)
                 return state, f"reply: inherits its parent's anchor ({reason})"
             return "fresh", "document-level comment (no anchor)"

@@ -557,6 +557,7 @@ def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filte
     match = edits.compile_filters(filters)
     root_path, locs, errors = _targets(targets, root, cwd, config, places)
     comments: list[dict] = []
+    orphans: set[int] = set()  # the listed comments that are orphaned (a reply inherits it)
     versions: dict[str, str] = {}
     for loc in locs:
         try:
@@ -571,13 +572,18 @@ def list_comments(targets: Iterable[PathLike] | PathLike | None = None, *, filte
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": exc.code, "message": exc.message})
             continue
         items = loaded.data.get("comments") if isinstance(loaded.data, dict) else None
-        for plain in items if isinstance(items, list) else ():
+        items = items if isinstance(items, list) else []
+        orphaned = health.orphaned_comments(items)
+        for plain in items:
             if not isinstance(plain, dict):
                 continue
             if match(plain):
                 comments.append({**plain, "document": loc.document, "sidecar": loc.sidecar})
+                if id(plain) in orphaned:
+                    orphans.add(id(comments[-1]))
     return {"status": "ok", "root": str(root_path), "comments": comments, "count": len(comments),
-            "summary": edits.summarize(comments), "versions": versions, "errors": errors}
+            "summary": edits.summarize(comments, orphaned=lambda c: id(c) in orphans), "versions": versions,
+            "errors": errors}
 
 
 def format_list(result: dict) -> str:
@@ -906,14 +912,25 @@ def _reanchored(loc: Location, text: str, repo: Path | None, head: str | None, *
             found = engine.reanchor(anchors, text, source=src, threshold=threshold)
             for c, placement in zip(group, found):
                 placements[id(c)] = placement
-        results = []
+        done: dict[int, dict] = {}
         for c in items:
-            if id(c) not in placements:
-                results.append({"id": c.get("id"), "status": "anchored", "score": 1.0,
-                                "reason": "no anchor (document-level comment or reply)", "changed": []})
-                continue
-            results.append(edits.apply_placement(sc, c, placements[id(c)], update_text=update_text,
-                                                 force=force, head_commit=head, lines=target_lines))
+            if id(c) in placements:
+                done[id(c)] = edits.apply_placement(sc, c, placements[id(c)], update_text=update_text,
+                                                    force=force, head_commit=head, lines=target_lines)
+        by_id = {c.get("id"): c for c in items}
+
+        def unanchored(c: dict, depth: int = 0) -> dict:
+            # a reply without an anchor of its own shares its parent's verdict (as status does);
+            # nothing of it is written: it has no anchor to move
+            parent = health.parent_of(c, by_id)
+            if parent is not None and depth < 50:
+                found = done[id(parent)] if id(parent) in done else unanchored(parent, depth + 1)
+                return {"id": c.get("id"), "status": found["status"], "score": found.get("score"),
+                        "reason": f"reply: inherits its parent's anchor ({found.get('reason', '')})", "changed": []}
+            return {"id": c.get("id"), "status": "anchored", "score": 1.0,
+                    "reason": "no anchor (document-level comment)", "changed": []}
+
+        results = [done[id(c)] if id(c) in done else unanchored(c) for c in items]
         return (None if dry_run else sc), results
 
     if dry_run:
