@@ -593,7 +593,8 @@ def test_quiet_shows_only_what_went_wrong(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "doc.md").write_text("# Something else entirely\n", encoding="utf-8")
     watch.handle(Change(str(tmp_path / "doc.md"), "changed"))
     shown = capsys.readouterr().out
-    assert "reanchor " in shown and "✗ c1" in shown and "2 orphaned" in shown
+    # c2, a reply without an anchor of its own, is orphaned with its parent c1 (MRSF §10.1)
+    assert "reanchor " in shown and "✗ c1" in shown and "3 orphaned" in shown
     assert "● c2" not in shown and "validate ✓" not in shown
 
 
