@@ -790,3 +790,27 @@ def test_a_reply_shares_its_orphaned_parents_verdict_in_every_tool(server: Serve
     assert server.ok("mrsf_list", files=["doc.md"], summary=True)["summary"]["orphaned"] == 2
     assert server.ok("mrsf_status", files=["doc.md"])["counts"]["orphaned"] == 2
     assert server.ok("mrsf_list", files=["doc.md"], summary=True, author="Bob")["summary"]["orphaned"] == 1
+
+
+def test_add_counts_lines_as_an_editor_and_notes_a_blank_line(server: Server, work: Path) -> None:
+    """DOC has 8 lines and ends with a newline (``wc -l`` says 8): line 9 is refused with
+    that count; a blank line inside is accepted, with a note that it has no text to follow."""
+    assert DOC.count("\n") == 8 and DOC.endswith("\n")
+    before = snapshot(work)
+    for args in ({"line": 9}, {"line": 8, "end_line": 9}):
+        text, data = server.fail("mrsf_add", document="doc.md", text="t", author="a", **args)
+        assert text == "line 9 is past the end of the document (8 lines)", text
+        assert data is not None and data["code"] == "invalid-argument"
+    text, _ = server.fail("mrsf_add_batch", document="doc.md", comments=[{"text": "t", "author": "a", "line": 9}])
+    assert "(8 lines)" in text
+    assert snapshot(work) == before
+    result = server.tool("mrsf_add", document="doc.md", text="t", author="a", line=2)
+    assert result["isError"] is False
+    note = result["structuredContent"]["note"]
+    assert note.startswith("line 2 is blank: the anchor has no text to follow"), note
+    assert result["content"][1]["text"] == f"NOTE: {note}"
+    assert "note" not in server.ok("mrsf_add", document="doc.md", text="t", author="a", line=8)
+    batch = server.ok("mrsf_add_batch", document="doc.md", comments=[
+        {"text": "t", "author": "a", "line": 3}, {"text": "t", "author": "a", "line": 5}])
+    assert batch["note"].startswith("comment 1: line 5 is blank"), batch["note"]
+

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterable
 from .errors import MrsfError
 from .sidecar import COMMENT_KEY_ORDER, Sidecar, to_plain, type_name
 from .validate import (
-    SEVERITIES, extract_text, index_to_utf16, is_rfc3339, sha256_hex, split_lines, utf16_len, utf16_to_index,
+    SEVERITIES, extract_text, index_to_utf16, is_rfc3339, line_count, sha256_hex, split_lines, utf16_len,
+    utf16_to_index,
 )
 
 ANCHOR_FIELDS = ("line", "end_line", "start_column", "end_column", "selected_text")
@@ -114,8 +115,8 @@ def check_anchor(pos: dict[str, int | None], lines: list[str] | None) -> None:
     if start_column is not None and end_column is not None and last == line and end_column < start_column:
         raise _bad(f"`end_column` ({end_column}) must be >= `start_column` ({start_column}) on the same line")
     if lines is not None:
-        if last > len(lines):
-            raise _bad(f"line {last} is past the end of the document ({len(lines)} lines)")
+        if last > line_count(lines):
+            raise _bad(f"line {last} is past the end of the document ({line_count(lines)} lines)")
         first_len, last_len = utf16_len(lines[line - 1]), utf16_len(lines[last - 1])
         if start_column is not None and start_column > first_len:
             raise _bad(f"`start_column` {start_column} is past the end of line {line} ({first_len} columns)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .edits import ANCHOR_FIELDS
-from .validate import extract_text, split_lines
+from .validate import extract_text, line_count, split_lines
 
 
 def inherits(comment: dict) -> bool:
@@ -102,8 +102,9 @@ def assess_status(comments: list[dict], document_text: str | None, *,
             return "unknown", "the document was not found"
         line = c.get("line") if isinstance(c.get("line"), int) and not isinstance(c.get("line"), bool) else None
         end_line = c.get("end_line") if isinstance(c.get("end_line"), int) else None
-        if line is not None and (line > len(lines) or (end_line or line) > len(lines)):
-            return "orphaned", f"line {max(line, end_line or line)} is past the end of the document ({len(lines)} lines)"
+        count = line_count(lines)
+        if line is not None and (line > count or (end_line or line) > count):
+            return "orphaned", f"line {max(line, end_line or line)} is past the end of the document ({count} lines)"
         selected = c.get("selected_text")
         if isinstance(selected, str) and selected:
             wanted = selected.replace("\r\n", "\n")

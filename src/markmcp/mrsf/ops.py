@@ -458,6 +458,27 @@ def _unsaved(loc: Location, given: str | None) -> dict[str, str]:
     return {}
 
 
+def _blank(comments: list[dict]) -> list[str]:
+    """What to say of new comments anchored to lines that hold no text (blank, or only
+    spaces): nothing for re-anchoring to follow, so they stay where they are when lines move."""
+    said = []
+    for n, c in enumerate(comments):
+        selected = c.get("selected_text")
+        if isinstance(c.get("line"), int) and (not isinstance(selected, str) or not selected.strip()):
+            where = f"line {c['line']}" if c.get("end_line", c["line"]) == c["line"] else \
+                f"lines {c['line']}-{c['end_line']}"
+            who = f"comment {n}: " if len(comments) > 1 else ""
+            said.append(f"{who}{where} {'is' if where.startswith('line ') else 'are'} blank: the anchor has no "
+                        "text to follow when lines move (anchor the comment to the sentence it is about)")
+    return said
+
+
+def _notes(*parts: dict[str, str] | list[str]) -> dict[str, str]:
+    """``{"note": …}`` joining what each part has to say (nothing when none has)."""
+    said = [text for part in parts for text in (part.values() if isinstance(part, dict) else part)]
+    return {"note": "; ".join(said)} if said else {}
+
+
 def add(target: PathLike, *, author: str, text: str, line: int | None = None, end_line: int | None = None,
         start_column: int | None = None, end_column: int | None = None, selected_text: str | None = None,
         type: str | None = None, severity: str | None = None, reply_to: str | None = None,
@@ -473,7 +494,8 @@ def add(target: PathLike, *, author: str, text: str, line: int | None = None, en
         reply_to=reply_to, commit=commit, id=id, timestamp=timestamp, extensions=extensions,
     ).items() if v is not None}
     outcome, (comments, created) = _add(loc, [spec], expected_version, document_text)
-    return _written(loc, outcome, comment=comments[0], created=created, **_unsaved(loc, document_text))
+    return _written(loc, outcome, comment=comments[0], created=created,
+                    **_notes(_unsaved(loc, document_text), _blank(comments)))
 
 
 def add_batch(target: PathLike, comments: list[dict], *, expected_version: str | None = None,
@@ -486,7 +508,8 @@ def add_batch(target: PathLike, comments: list[dict], *, expected_version: str |
         raise MrsfError("invalid-argument", "`comments` must be a list")
     outcome, (built, created) = _add(loc, [dict(c) if isinstance(c, dict) else c for c in comments], expected_version,
                                  document_text)
-    return _written(loc, outcome, comments=built, created=created, **_unsaved(loc, document_text))
+    return _written(loc, outcome, comments=built, created=created,
+                    **_notes(_unsaved(loc, document_text), _blank(built)))
 
 
 def update(target: PathLike, comment_id: str, changes: dict, *, expected_version: str | None = None,

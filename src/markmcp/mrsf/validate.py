@@ -86,6 +86,14 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").split("\n")
 
 
+def line_count(lines: list[str]) -> int:
+    """How many lines the document of ``lines`` (:func:`split_lines`) has, as an editor and
+    ``wc -l`` count them: the empty remainder after a final newline is not a line (MRSF
+    §6.2 takes a line's content "excluding the trailing newline": a newline ends a line),
+    so ``"a\nb\n"`` has 2 lines, ``"a\nb"`` 2 and ``""`` none."""
+    return len(lines) - 1 if lines and lines[-1] == "" else len(lines)
+
+
 def is_rfc3339(value: Any) -> bool:
     """True for an RFC 3339 date-time string with offset, or a tz-aware datetime."""
     if isinstance(value, _dt.datetime):
@@ -384,7 +392,7 @@ def extract_text(lines: list[str], line: int, end_line: int | None = None,
 def _check_against_document(comments: list, document_text: str, report: _Report) -> None:
     lines = split_lines(document_text)
     normalized = "\n".join(lines)
-    count = len(lines)
+    count = line_count(lines)
     for i, c in enumerate(comments):
         if not isinstance(c, dict):
             continue
