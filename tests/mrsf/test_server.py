@@ -814,3 +814,23 @@ def test_add_counts_lines_as_an_editor_and_notes_a_blank_line(server: Server, wo
         {"text": "t", "author": "a", "line": 3}, {"text": "t", "author": "a", "line": 5}])
     assert batch["note"].startswith("comment 1: line 5 is blank"), batch["note"]
 
+
+def test_add_batch_replies_within_the_list_by_a_given_id(server: Server, work: Path) -> None:
+    """The description says a reply may name another comment of the same list: a batch
+    item may carry its id (MRSF §6.1: any unique string), which a later item's reply_to names."""
+    tools = {t["name"]: t for t in server.call("tools/list")["result"]["tools"]}
+    batch = tools["mrsf_add_batch"]
+    assert "id" in batch["inputSchema"]["properties"]["comments"]["items"]["properties"]
+    assert "give the parent an id" in batch["description"]
+    parent = "3f1c7a52-0b7e-4f7e-9a55-5a0d2d1f8c01"
+    result = server.ok("mrsf_add_batch", document="doc.md", comments=[
+        {"id": parent, "text": "Why?", "author": "a", "line": 3},
+        {"text": "Because.", "author": "b", "reply_to": parent}])
+    assert result["added"][0]["id"] == parent
+    stored = {c["id"]: c for c in comments_of(work / "doc.md.review.yaml")}
+    assert stored[result["added"][1]["id"]]["reply_to"] == parent
+    before = snapshot(work)
+    text, data = server.fail("mrsf_add_batch", document="doc.md", comments=[
+        {"text": "t", "author": "a"}, {"id": "c1", "text": "t", "author": "a"}])
+    assert "comment 1" in text and "c1" in text and data is not None and data["code"] == "duplicate-id"
+    assert snapshot(work) == before

@@ -31,7 +31,7 @@ from markmcp.mrsf.toolcalls import (
     writable,
     write_kwargs,
 )
-from markmcp.mrsf.toolschemas import COMMENT_FIELDS
+from markmcp.mrsf.toolschemas import BATCH_COMMENT_FIELDS, COMMENT_FIELDS
 
 
 
@@ -224,9 +224,9 @@ def _reanchor_item(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _comment_options(item: dict[str, Any]) -> dict[str, Any]:
+def _comment_options(item: dict[str, Any], fields: dict[str, Any] = COMMENT_FIELDS) -> dict[str, Any]:
     """Engine keyword arguments for one new comment (MCP field names are MRSF field names)."""
-    options = {key: item[key] for key in COMMENT_FIELDS if key in item and key != "extensions"}
+    options = {key: item[key] for key in fields if key in item and key != "extensions"}
     if "extensions" in item:
         options["extensions"] = _extensions(item["extensions"])
     return options
@@ -267,7 +267,7 @@ def add_batch(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.mrsf import ops
 
     workdir, target = document_target(args, ctx, write=True)
-    comments = [_comment_options(item) for item in args["comments"]]
+    comments = [_comment_options(item, BATCH_COMMENT_FIELDS) for item in args["comments"]]
     result = engine(ops.add_batch, target, comments, **write_kwargs(args, workdir, text=True), ctx=ctx)
     added = [{"id": c["id"], "line": c.get("line"), "end_line": c.get("end_line")} for c in result["comments"]]
     return {

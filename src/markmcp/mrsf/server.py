@@ -76,6 +76,7 @@ from markmcp.mrsf.handlers import (
 )
 from markmcp.mrsf.toolcalls import invalid, upstream_text
 from markmcp.mrsf.toolschemas import (
+    BATCH_COMMENT_FIELDS,
     COMMENT_FIELDS,
     COMMENT_OUT,
     COMMENT_TYPES,
@@ -298,15 +299,15 @@ TOOLS: list[Tool] = [
         description=(
             "Like mrsf_add for a whole list: every comment is checked first, then all are written together "
             "or, if one is bad, none is (the error names its index). Use it instead of repeated mrsf_add "
-            "calls; reply_to may name another comment of the same list."
+            "calls. To reply within the list, give the parent an id and name that id in the reply's reply_to."
         ),
         params=inputs(
             {
                 "document": string("The Markdown file being reviewed, relative to cwd"),
                 "comments": {
                     "type": "array",
-                    "items": inputs(COMMENT_FIELDS, ["text", "author"]),
-                    "description": "The new comments, each with the same fields as mrsf_add",
+                    "items": inputs(BATCH_COMMENT_FIELDS, ["text", "author"]),
+                    "description": "The new comments, each with the same fields as mrsf_add, plus an optional id",
                 },
                 "documentText": DOCUMENT_TEXT,
                 "expectedVersion": EXPECTED_VERSION,

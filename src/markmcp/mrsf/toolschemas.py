@@ -72,6 +72,18 @@ COMMENT_FIELDS: dict[str, Any] = {
     "extensions": EXTENSIONS,
 }
 
+#: A comment of ``mrsf_add_batch``: the fields of ``mrsf_add`` and the comment's ``id``, so
+#: that a later comment of the same list can reply to it (MRSF §6.1: any string unique in
+#: the sidecar, stable; it SHOULD be collision-resistant, hence the advice).
+BATCH_COMMENT_FIELDS: dict[str, Any] = {
+    **COMMENT_FIELDS,
+    "id": string(
+        "This comment's id, for another comment of the same list to name in reply_to; leave it out to get a "
+        "new UUID. Must be unique in the sidecar; use something collision-resistant (a UUID, or a prefix of "
+        "your own plus a counter), as MRSF wants ids unique across sidecars"
+    ),
+}
+
 
 def inputs(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
