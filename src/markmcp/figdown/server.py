@@ -81,6 +81,7 @@ from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.figdown.sources import LIMIT, check_inline, documents_below, read_document, read_named, shown
 from markmcp.mcpcore import (CallContext, Resource, ResourceTemplate, ServerSpec, Tool, ToolError, files, serve,
                              writable_places)
+from markmcp.mcpcore.roots import READABLE
 from markmcp.textsafe import escape_controls
 
 # The engine (parser, renderer, artifacts, reports, pages) is imported by the tools that use
@@ -783,7 +784,8 @@ INSTRUCTIONS = (
     "A FigDown figure is a .fd text file, and that text is the source of truth; the SVG is built from it. "
     "Get a figure's meaning with figdown_read (of the .fd, or of an .svg FigDown built), never from an "
     "image. To write one, fetch the genre's page with figdown_reference (only defined words parse), write "
-    "the .fd, repeat figdown_check until it reports no problems, then figdown_build. Saving X.svg "
+    "the .fd, repeat figdown_check until it reports no problems, then figdown_build. Paths are read in "
+    f"{READABLE}. Saving X.svg "
     "(figdown_build with write: true) needs a server started with --allow-write and the .fd inside a root; "
     "without them, leave write out and take the SVG from the result. PARSE FAILED or FIGURE REFUSED in a "
     "result lists problems in the document; the tool worked."

@@ -27,6 +27,12 @@ from pathlib import Path
 
 from markmcp.mcpcore.spec import CallContext, Settings
 
+READABLE = (
+    "the server's working directory (--cwd, by default where it was started), each --root DIR and the "
+    "client's MCP roots (over HTTP/SSE a client's roots only narrow the others, unless --trust-client-roots)"
+)
+"""The folders a tool may read, as every server's instructions tell a client (the policy below)."""
+
 HINT = "start the server with --root DIR (or let the client declare the folder as an MCP root) to allow it"
 NARROWING_HINT = (
     "over {transport} the client's MCP roots can only narrow the server's folders (--cwd, --root); "

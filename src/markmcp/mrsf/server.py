@@ -56,6 +56,7 @@ from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
 from markmcp.mcpcore import CallContext, Resource, ResourceTemplate, ServerSpec, Tool, serve
+from markmcp.mcpcore.roots import READABLE
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf.handlers import (
     add,
@@ -647,7 +648,8 @@ INSTRUCTIONS = (
     "`version` (SHA-256 of its bytes). Pass it back as `expectedVersion` on writes: if another agent "
     "changed the sidecar meanwhile, nothing is written and a version-mismatch conflict with the "
     "`currentVersion` is returned; re-read and retry. Paths (and a per-call `cwd`) must stay inside the server's "
-    "folders: its working directory, each --root and the client's MCP roots."
+    f"folders: {READABLE}; the tools write where they may read, unless the server runs with --read-only. "
+    "A run over several sidecars lists each one it could not read in `notRead`."
 )
 
 SPEC = ServerSpec(

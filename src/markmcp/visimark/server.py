@@ -60,6 +60,7 @@ from markmcp.mcpcore import (
     writable_places,
 )
 from markmcp.mcpcore import files
+from markmcp.mcpcore.roots import READABLE
 
 # What the tools import when they run, loaded after the ``initialize`` reply (ServerSpec.preload).
 ENGINE_MODULES = (
@@ -762,8 +763,9 @@ INSTRUCTIONS = (
     "rules, anchors tie prose figures to values. Read visimark://skill first. Check with visimark_check (a "
     "document with problems is a normal result, status `problems`). To repair stale numbers: visimark_fmt (a "
     "plan), then visimark_fmt_apply. To adopt a document that has numbers but no rules: visimark_infer first, "
-    "never hand-written rules, then visimark_infer_apply. Documents may be given as `path` or `content`. Writes "
-    "need the server started with --allow-write and a declared root."
+    "never hand-written rules, then visimark_infer_apply. Documents may be given as `path` or `content`; a "
+    f"`path` is read in {READABLE}. Writes need the server started with --allow-write and a declared root "
+    "(--root or a client root; the working directory alone is not one)."
 )
 
 SPEC = ServerSpec(
