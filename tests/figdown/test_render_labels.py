@@ -52,3 +52,28 @@ def test_a_label_on_a_box_costs_the_box_and_stops_at_a_lower_bound():
     assert board.cost(r, None, (30.0, 20.0)) == 1000.0
     assert board.cost(r, None, (30.0, 20.0), above=2.0) >= 2.0
     assert board.cost((200.0, 10.0, 240.0, 30.0), None, (220.0, 20.0), above=2.0) == 0.0
+
+
+def test_the_finer_look_of_crowded_labels_is_bounded_per_figure(monkeypatch) -> None:
+    """Crowded labels look again at finer places, within one allowance per figure: a fuzzed
+    figure with a hundred and fifty labelled transitions between two pinned states spent
+    seconds looking (each look reads the ink near it) before the allowance."""
+    from markmcp.figdown.render import build
+    from markmcp.figdown.render.scene import labels
+
+    looked: list[int] = []
+    fine = labels._fine_candidates
+
+    def counted(pts, w, h):
+        found = fine(pts, w, h)
+        looked.append(len(found))
+        return found
+
+    monkeypatch.setattr(labels, "_fine_candidates", counted)
+    source = ("figdown 0.2 statechart\nstate down \"DOWN\"\nstate init \"INIT\"\n"
+              + "transition down -[rx Down]-> init\n" * 150
+              + "layout\npin down at=(220,40) width=110 height=56\npin init at=(60,200) width=110 height=56\n")
+    assert build(source).svg is not None
+    assert len(looked) >= 2                                  # crowded labels did look again
+    assert sum(looked[:-1]) < labels.FINE_ALLOWANCE          # until the allowance ran out
+    assert sum(looked) < labels.FINE_ALLOWANCE + max(looked)

@@ -157,6 +157,7 @@ class Board:
         # built by the first cost() (a figure without labels never asks, and a long
         # figure's segments span many squares)
         self._seg_index: SquareIndex | None = None
+        self.fine_left = FINE_ALLOWANCE   # see place_mid
 
     @property
     def _segs(self) -> SquareIndex:
@@ -247,15 +248,23 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
                     r = reach + extra
                     cands.append((px + nx * r * s, py + ny * r * s, (px, py)))
     best = _cheapest(board, w, h, own, cands, None)
-    if best[0] >= CROWDED:
+    if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
-        # own (where a reader would take the label for that one's): look again, finer
-        best = _cheapest(board, w, h, own, _fine_candidates(pts, w, h), best)
+        # own (where a reader would take the label for that one's): look again, finer,
+        # while the figure's allowance for that lasts
+        fine = _fine_candidates(pts, w, h)
+        board.fine_left -= len(fine)
+        best = _cheapest(board, w, h, own, fine, best)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
 
 
 CROWDED = 100.0   # a mid label costing this much collides, or reads as another connector's
+#: Finer places the crowded mid labels of one figure may look at, in all: enough for the
+#: few a figure usually has (one label beside two segments looks at about 840), and a
+#: bound on a pathological one (two hundred labels crowded on one pair of boxes would
+#: look at half a million, each reading the ink near it).
+FINE_ALLOWANCE = 8_000
 
 
 def _cheapest(board: Board, w: float, h: float, own: int, cands, best):
