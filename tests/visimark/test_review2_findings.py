@@ -220,3 +220,22 @@ def test_infer_apply_of_everything_it_writes_has_an_empty_list(tmp_path: Path) -
 
     done = apply_plan(tmp_path, ORDER + "The order comes to **42.50**.\n", only_written)
     assert done["written"] == {"blocks": 1, "anchors": 1, "marker": False} and done["notWritten"] == []
+
+
+def test_the_cli_infer_write_json_names_what_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
+    """`visimark infer --write --json` says what the MCP infer_apply says: each proposal left
+    unwritten, with the reason, and the document gets what the tool would write."""
+    doc = tmp_path / "d.md"
+    doc.write_text(ORDER + "The order comes to 42.50 EUR in all, paid in May.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["infer", "--write", "--json", "d.md"])
+    assert code == 0
+    [entry] = json.loads(out.getvalue())["files"]
+    assert entry["written"] == {"blocks": 1, "anchors": 0, "marker": False}
+    assert entry["notWritten"] == [{"kind": "scalar", "sheet": "unnamed1", "name": "net_total",
+                                    "rule": "net_total = SUM(Net)",
+                                    "reason": "no anchorable inline node holds this figure, and no rule "
+                                              "written reads it"}]
+    assert "Net = Qty * Price" in doc.read_text(encoding="utf-8")

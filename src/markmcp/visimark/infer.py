@@ -375,3 +375,13 @@ def why_not_written(p: Proposal) -> str:
     if p.kind == "constant":
         return "advice: the constant is written inline in its column rule; naming it is left to you"
     return p.reasons or "not written"
+
+
+def not_written(inference: Inference, inserts: list, among: list[Proposal] | None = None) -> list[dict[str, str]]:
+    """Each proposal of ``among`` (every proposal, by default) that none of ``inserts``
+    writes, in the order infer made them: kind, sheet, name, rule and why."""
+    done = {id(p) for i in inserts for p in i.proposals}
+    order = {p.key(): n for n, p in enumerate(inference.proposals)}
+    left = [p for p in (inference.proposals if among is None else among) if id(p) not in done]
+    return [{"kind": p.kind, "sheet": p.sheet, "name": p.name, "rule": p.rule, "reason": why_not_written(p)}
+            for p in sorted(left, key=lambda p: order[p.key()])]

@@ -201,7 +201,7 @@ class Runner:
         Advisory: exit 0 whatever it finds, 2 when a file cannot be read or written."""
         from .infer import apply as apply_inserts
         from .infer import infer as run_infer
-        from .infer import plan
+        from .infer import not_written, plan
         from .infer_report import file_json, format_infer
 
         as_json = "--json" in a.flags
@@ -244,6 +244,7 @@ class Runner:
                         exit_code = 2
                         continue
                 entry["written"] = written
+                entry["notWritten"] = not_written(inference, inserts)
                 if not as_json:
                     self.out(_written_line(label(path), written))
             entries.append(entry)

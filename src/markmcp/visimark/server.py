@@ -536,7 +536,7 @@ WRITTEN_KINDS = ("column", "alias", "scalar")
 def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Insert the proposals left in a ``visimark_infer`` plan (and nothing else)."""
     from markmcp.visimark.check import check
-    from markmcp.visimark.infer import apply, infer, plan as plan_inserts, select_plan, why_not_written
+    from markmcp.visimark.infer import apply, infer, not_written, plan as plan_inserts, select_plan
     from markmcp.visimark.locate import NO_FORMULAS_MARKER
     from markmcp.visimark.model import build
     from markmcp.visimark.envelopes import envelope
@@ -587,13 +587,9 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     written = {"blocks": sum(1 for i in inserts if i.kind == "block"),
                "anchors": sum(1 for i in inserts if i.kind == "anchor"),
                "marker": any(i.kind == "marker" for i in inserts)}
-    done = {id(p) for i in inserts for p in i.proposals}
-    left = [p for p in found if id(p) not in done] + held + reported
-    order = {p.key(): n for n, p in enumerate(inference.proposals)}
-    not_written = [{"kind": p.kind, "sheet": p.sheet, "name": p.name, "rule": p.rule, "reason": why_not_written(p)}
-                   for p in sorted(left, key=lambda p: order[p.key()])]
     return envelope("infer", "ok", file=given, sha256=_sha(out_text.encode("utf-8")), changed=bool(inserts),
-                    written=written, notWritten=not_written, applied=True)
+                    written=written, notWritten=not_written(inference, inserts, found + held + reported),
+                    applied=True)
 
 
 class _locked:
