@@ -43,12 +43,14 @@ def render(model: dict, classes: dict, y0: float) -> Block:
 def diagnostics(model: dict, classes: dict, y0: float) -> list[tuple[int, str]]:
     """What :func:`render` at ``y0`` reports, without its annotations and markup: every
     geometry check is made before them."""
-    return _settle(model, classes, y0)[3]
+    return _settle(model, classes, y0, text=False)[3]
 
 
-def _settle(model: dict, classes: dict, y0: float) -> tuple[Scene, Board, list, list[tuple[int, str]]]:
+def _settle(model: dict, classes: dict, y0: float,
+            text: bool = True) -> tuple[Scene, Board | None, list, list[tuple[int, str]]]:
     """Everything up to the markup: the boxes, the routes, the text on the board, the
-    lassos, and the geometry diagnostics."""
+    lassos, and the geometry diagnostics.  No check reads the text (connector labels,
+    ring captions), so ``text=False`` leaves it out (and the board is None)."""
     scene = build_scene(model, classes)
     frame = _auto_layout(scene)
     paths = _auto_routes(scene, frame)
@@ -64,10 +66,11 @@ def _settle(model: dict, classes: dict, y0: float) -> tuple[Scene, Board, list, 
     checks.bands(scene)
     diags += checks.band_enclosures(scene)
     diags += checks.complete_covers(scene)
-    board = _labels(scene)
+    board = _labels(scene) if text else None
     rings = settled if settled is not None else marks.rings_of(scene, model)
     lassos.refit(scene, rings)
-    marks.captions(rings, board)
+    if board is not None:
+        marks.captions(rings, board)
     diags += checks.lasso_enclosures(scene, rings)
     return scene, board, rings, diags
 

@@ -261,7 +261,7 @@ def place_mid(board: Board, label: Label, pts, own: int) -> None:
 
 CROWDED = 100.0   # a mid label costing this much collides, or reads as another connector's
 #: Finer places the crowded mid labels of one figure may look at, in all: enough for the
-#: few a figure usually has (one label beside two segments looks at about 840), and a
+#: few a figure usually has (one label beside three segments looks at about 600), and a
 #: bound on a pathological one (two hundred labels crowded on one pair of boxes would
 #: look at half a million, each reading the ink near it).
 FINE_ALLOWANCE = 8_000
@@ -281,17 +281,18 @@ def _cheapest(board: Board, w: float, h: float, own: int, cands, best):
 
 
 def _fine_candidates(pts, w: float, h: float):
-    """Beside each of a connector's six longest segments, every twentieth of its length
-    from the middle out, at every 4 px from the line out to 40 px, on both sides."""
+    """Beside each of a connector's three longest segments: from its middle out by tenths
+    of its length, every 4 px from the first look's reach out to 40 px beyond it, on both
+    sides."""
     out = []
-    for _, a, b in _segments_by_length(pts)[:6]:
+    for _, a, b in _segments_by_length(pts)[:3]:
         dx, dy = b[0] - a[0], b[1] - a[1]
         length = math.sqrt(dx * dx + dy * dy) or 1.0
         nx, ny = -dy / length, dx / length
         reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
         for extra in range(0, 44, 4):
-            for k in range(10):
-                for t in ((0.5,) if k == 0 else (0.5 - k * 0.05, 0.5 + k * 0.05)):
+            for k in range(5):
+                for t in ((0.5,) if k == 0 else (0.5 - k * 0.1, 0.5 + k * 0.1)):
                     px, py = a[0] + dx * t, a[1] + dy * t
                     for s in (-1, 1):
                         r = reach + extra
