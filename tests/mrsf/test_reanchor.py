@@ -268,6 +268,16 @@ def test_line_only_comment_kept_while_line_exists():
     assert (clipped.status, clipped.line, clipped.end_line) == ("fuzzy", 2, 3)
 
 
+def test_line_only_comment_past_the_end_counts_lines_as_an_editor_does():
+    # 21 lines ending in a newline are 21 lines, as the validator, add and status say
+    document = "".join(f"line {n}\n" for n in range(1, 22))
+    past = one(Anchor(line=30), document)
+    assert past.status == "orphaned"
+    assert past.reason == "Line 30 is past the end of the document (21 lines)."
+    assert one(Anchor(line=30), document.rstrip("\n")).reason.endswith("(21 lines).")
+    assert one(Anchor(line=30), "").reason.endswith("(0 lines).")
+
+
 def test_line_only_comment_follows_the_diff_with_source():
     source = "alpha\nbeta\ngamma\n"
     target = "new\nalpha\nbeta\ngamma\n"

@@ -74,6 +74,14 @@ class TextIndex:
         """Number of lines (at least 1: the empty document has one empty line)."""
         return len(self.lines)
 
+    @property
+    def lines_shown(self) -> int:
+        """Number of lines as an editor (and ``wc -l``) counts them, for messages: the empty
+        remainder after a final newline is not a line (``"a\\nb\\n"`` has 2, ``""`` none),
+        the count the validator, ``add`` and ``status`` give.  :attr:`line_count` keeps
+        the model's count (that remainder is line 3 of ``"a\\nb\\n"``), which positions use."""
+        return self.line_count - 1 if self.lines[-1] == "" else self.line_count
+
     def position(self, offset: int) -> tuple[int, int]:
         """Return the 1-based line and 0-based column of a character offset."""
         index = bisect_right(self.starts, offset) - 1

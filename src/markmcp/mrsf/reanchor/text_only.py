@@ -21,7 +21,7 @@ def line_only(engine: Engine, anchor: Anchor) -> Placement:
         return Placement(
             "orphaned", 0.0,
             reason=f"Line {anchor.line} is past the end of the document "
-            f"({doc.line_count} lines).",
+            f"({doc.lines_shown} lines).",
         )
     hint = engine.hint_span(anchor)
     assert hint is not None
