@@ -353,6 +353,15 @@ def test_init_refuses_a_document_that_is_not_utf8_as_add_does(tmp_path: Path) ->
     assert not (tmp_path / "latin1.md.review.yaml").exists()
 
 
+def test_add_on_a_blank_line_prints_the_engines_note(work: Path) -> None:
+    proc = run("add", "doc.md", "-a", "A", "-t", "T", "-l", "2", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("note: line 2 is blank: the anchor has no text to follow"), proc.stderr
+    proc = run("add", "doc.md", "-a", "A", "-t", "T", "-l", "2", "--json", cwd=work)
+    assert json.loads(proc.stdout)["note"].startswith("line 2 is blank") and proc.stderr == ""
+    assert run("add", "doc.md", "-a", "A", "-t", "T", "-l", "3", cwd=work).stderr == ""
+
+
 def test_add_refuses_a_document_that_does_not_exist(tmp_path: Path) -> None:
     proc = run("add", "ghost.md", "-a", "me", "-t", "hi", "-l", "1", cwd=tmp_path)
     assert proc.returncode == 2

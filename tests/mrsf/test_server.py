@@ -815,6 +815,23 @@ def test_add_counts_lines_as_an_editor_and_notes_a_blank_line(server: Server, wo
     assert batch["note"].startswith("comment 1: line 5 is blank"), batch["note"]
 
 
+def test_update_onto_a_blank_line_notes_it_as_add_does(server: Server, work: Path) -> None:
+    """mrsf_update moving an anchor onto a blank line says what mrsf_add says of one."""
+    added = server.tool("mrsf_add", document="doc.md", text="t", author="a", line=2)["structuredContent"]["note"]
+    result = server.tool("mrsf_update", document="doc.md", id="c1", line=5)
+    assert result["isError"] is False
+    note = result["structuredContent"]["note"]
+    assert note == added.replace("line 2", "line 5"), note
+    assert result["content"][1]["text"] == f"NOTE: {note}"
+    stored = {c["id"]: c for c in comments_of(work / "doc.md.review.yaml")}
+    assert stored["c1"]["line"] == 5 and stored["c1"]["selected_text"] == ""
+    # onto a line with text, or a change that moves nothing: no note
+    assert "note" not in server.ok("mrsf_update", document="doc.md", id="c1", line=8)
+    assert "note" not in server.ok("mrsf_update", document="doc.md", id="c3", text="Reworded")
+    spanned = server.ok("mrsf_update", document="doc.md", id="c1", line=5, end_line=5)
+    assert spanned["note"].startswith("line 5 is blank"), spanned
+
+
 def test_add_batch_replies_within_the_list_by_a_given_id(server: Server, work: Path) -> None:
     """The description says a reply may name another comment of the same list: a batch
     item may carry its id (MRSF §6.1: any unique string), which a later item's reply_to names."""

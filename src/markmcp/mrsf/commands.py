@@ -237,6 +237,8 @@ def cmd_add(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     out.detail(f"sidecar: {ctx.path(result)}")
     if comment.get("selected_text"):
         out.detail(f"selected_text: {comment['selected_text'][:80]}")
+    if "note" in result:  # e.g. a blank line: nothing for re-anchoring to follow
+        out.error(f"note: {result['note']}")
     return EXIT_OK
 
 

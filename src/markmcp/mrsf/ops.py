@@ -91,7 +91,9 @@ Operations (signature -> result keys besides status/root/document/sidecar/versio
     ``changes`` maps field names to new values; ``None`` removes an optional field.
     Moving the anchor (line/end_line/columns) without giving ``selected_text``
     recomputes ``selected_text`` and ``selected_text_hash`` from the document.
-    -> ``comment``, ``changed`` (list of field names), ``previousVersion``.
+    -> ``comment``, ``changed`` (list of field names), ``previousVersion``, and ``note``
+    when the moved anchor is on a blank line (``add``'s wording) or was taken from an
+    unsaved ``document_text``.
 ``resolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None,
           config=None, places=None)``
 ``unresolve(target, ids=None, *, filters=None, cascade=False, expected_version=None, root=None, cwd=None,
@@ -527,7 +529,11 @@ def update(target: PathLike, comment_id: str, changes: dict, *, expected_version
     outcome = _write(loc, change, expected_version=expected_version)
     comment, changed = outcome.result
     moved = any(key in changed for key in ("line", "end_line", "start_column", "end_column"))
-    return _written(loc, outcome, comment=comment, changed=changed, **(_unsaved(loc, document_text) if moved else {}))
+    # an anchor moved onto a blank line is said as add says it (with the document known:
+    # without it no text was taken, so there is nothing to judge)
+    return _written(loc, outcome, comment=comment, changed=changed,
+                    **(_notes(_unsaved(loc, document_text), _blank([comment]) if text is not None else [])
+                       if moved else {}))
 
 
 def _set_resolved(value: bool, target: PathLike, ids: Any, filters: dict | None, cascade: bool,

@@ -331,7 +331,8 @@ TOOLS: list[Tool] = [
         description=(
             "Change some fields of a comment picked by id; fields you leave out keep their values. Changing "
             "line, end_line or a column takes selected_text afresh from the document (or documentText). "
-            "The result lists which fields actually changed."
+            "The result lists which fields actually changed; its note says when the anchor now lies on a blank "
+            "line, as mrsf_add's does."
         ),
         params=inputs(
             {
