@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -318,6 +319,142 @@ def test_status_text_reports_orphan(work: Path) -> None:
     assert proc.returncode == 0
     assert "✗ c1" in proc.stdout
     assert "orphaned" in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# sweeps over many sidecars: what was found but not read
+# ---------------------------------------------------------------------------
+
+
+def _hostile_sidecars(work: Path) -> Path:
+    """Beside doc.md's good sidecar: a FIFO sidecar (two.md), one symlinked out of the
+    workspace (three.md, a .git makes ``work`` the root) and one that does not parse (four.md)."""
+    (work / ".git").mkdir()
+    outside = work.parent / f"{work.name}-elsewhere.yaml"
+    outside.write_text('mrsf_version: "1.0"\ndocument: three.md\ncomments: []\n', encoding="utf-8")
+    (work / "three.md").write_text("three\n", encoding="utf-8")
+    os.symlink(outside, work / "three.md.review.yaml")
+    (work / "two.md").write_text("two\n", encoding="utf-8")
+    os.mkfifo(work / "two.md.review.yaml")  # opened for reading, it would hang the run (and the test)
+    (work / "four.md").write_text("four\n", encoding="utf-8")
+    (work / "four.md.review.yaml").write_text("comments: [\n", encoding="utf-8")
+    return outside
+
+
+SWEEPS = [["validate"], ["validate", "--strict"], ["reanchor", "--dry-run"], ["reanchor"], ["status"], ["list"],
+          ["list", "--summary"], ["validate", "."], ["status", "."], ["list", "--open", "."]]
+
+
+@pytest.mark.parametrize("command", SWEEPS, ids=" ".join)
+def test_a_sweep_reads_what_it_can_and_names_every_sidecar_it_did_not_read(work: Path, command: list[str]) -> None:
+    """As the server's sweeps: a FIFO, a sidecar symlinked out of the workspace (it was
+    dropped in silence) and, where the command reads it, a malformed one neither stop the run
+    (validate and reanchor exited 2 at the first) nor vanish; the readable sidecar is
+    reported, then PARTIAL and one NOT READ entry each on stdout, and the exit code is 1."""
+    outside = _hostile_sidecars(work)
+    before = snapshot(work)
+    proc = run(*command, cwd=work)
+    unread = ["three.md.review.yaml", "two.md.review.yaml"]
+    if command[0] != "validate":  # validate judges a malformed sidecar invalid: it read it
+        unread.insert(0, "four.md.review.yaml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == ""
+    report, _, partial = proc.stdout.partition("\nPARTIAL: ")
+    assert partial.startswith(f"{len(unread)} sidecar(s) found but not read; the report above leaves them out\n")
+    entries = partial.split("\n\n")[1:]
+    assert sorted(entry.split("\n")[0] for entry in entries) == [f"NOT READ — {work / name}" for name in unread]
+    why = {Path(entry.split("\n")[0]).name: entry.split("\n")[1] for entry in entries}
+    assert "is a FIFO (named pipe); it is never read" in why["two.md.review.yaml"]
+    assert f"resolves to {outside}, outside the allowed folders ({work})" in why["three.md.review.yaml"]
+    assert "MRSF files must lie inside the workspace root" in why["three.md.review.yaml"]
+    if command[0] == "list" and "--summary" not in command:
+        assert report.endswith("\n3 shown.\n") and "[open] c1 " in report, report
+    if command[0] == "validate":
+        assert f"✓ {work / 'doc.md.review.yaml'}" in report and f"✗ {work / 'four.md.review.yaml'}" in report
+    assert snapshot(work) == before or command == ["reanchor"]
+
+
+@pytest.mark.parametrize("command", SWEEPS, ids=" ".join)
+def test_a_sweep_in_json_lists_what_it_did_not_read(work: Path, command: list[str]) -> None:
+    _hostile_sidecars(work)
+    proc = run(*command, "--json", cwd=work)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads(proc.stdout)
+    assert isinstance(data, dict)
+    codes = {Path(e["file"]).name: e["code"] for e in data["notRead"]}
+    assert codes.pop("two.md.review.yaml") == "not-regular" and codes.pop("three.md.review.yaml") == "path-escape"
+    assert codes == ({} if command[0] == "validate" else {"four.md.review.yaml": "malformed-yaml"})
+    assert all(e["file"].startswith(str(work)) and e["message"] for e in data["notRead"])
+    if command[0] == "validate":
+        assert data["valid"] is False and {Path(f["sidecar"]).name for f in data["files"]} == {
+            "doc.md.review.yaml", "four.md.review.yaml"}
+    elif command[0] == "reanchor":
+        assert [Path(f["file"]).name for f in data["files"]] == ["doc.md.review.yaml"]
+    elif command[0] == "status":
+        assert [r["commentId"] for r in data["results"]] == ["c1", "c2", "c3"]
+    elif "--summary" in command:
+        assert data["total"] == 3
+    else:  # list: the rows go under "comments", beside notRead
+        assert [r["comment"]["id"] for r in data["comments"]] == ["c1", "c2", "c3"]
+
+
+def test_a_sweep_that_reads_everything_keeps_its_json_shape(work: Path) -> None:
+    for command in (["list"], ["status"]):
+        proc = run(*command, "--json", cwd=work)
+        assert proc.returncode == 0 and isinstance(json.loads(proc.stdout), list)
+    for command in (["validate"], ["reanchor", "--dry-run"], ["list", "--summary"]):
+        proc = run(*command, "--json", cwd=work)
+        assert proc.returncode == 0 and "notRead" not in json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("command", [["validate"], ["reanchor", "--dry-run"], ["status"], ["list"]], ids=" ".join)
+def test_a_file_named_on_the_command_line_that_cannot_be_read_still_fails(work: Path, command: list[str]) -> None:
+    _hostile_sidecars(work)
+    for named, why in (("two.md", "FIFO"), ("three.md.review.yaml", "outside the allowed folders")):
+        proc = run(*command, "doc.md", named, cwd=work)
+        assert proc.returncode == 2, (named, proc.stdout + proc.stderr)
+        assert why in proc.stderr and "NOT READ" not in proc.stdout
+
+
+def test_a_name_that_is_not_read_is_shown_escaped(work: Path) -> None:
+    (work / ".git").mkdir()
+    os.mkfifo(work / "evil\x1b[2J\nNOT READ — x.md.review.yaml")
+    proc = run("status", cwd=work)
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stdout and "NOT READ — " + str(work / "evil\\x1b[2J\\nNOT READ — x") in proc.stdout
+    assert proc.stdout.count("\nNOT READ — ") == 1
+
+
+def test_reanchor_and_validate_take_a_folder(work: Path) -> None:
+    (work / ".git").mkdir()
+    (work / "docs").mkdir()
+    write_pair(work / "docs")
+    (work / "docs" / "doc.md.review.yaml").write_text(SIDECAR.replace("document: doc.md", "document: docs/doc.md"),
+                                                      encoding="utf-8")
+    os.mkfifo(work / "docs" / "b.md.review.yaml")
+    proc = run("reanchor", "--dry-run", "--json", "docs", cwd=work)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # it said "is a directory" (exit 2)
+    data = json.loads(proc.stdout)
+    assert [f["file"] for f in data["files"]] == [str(work / "docs" / "doc.md.review.yaml")]
+    assert [(e["file"], e["code"]) for e in data["notRead"]] == [(str(work / "docs" / "b.md.review.yaml"),
+                                                                  "not-regular")]
+    proc = run("validate", "docs", cwd=work)
+    assert proc.returncode == 1 and f"✓ {work / 'docs' / 'doc.md.review.yaml'}" in proc.stdout
+
+
+def test_reanchor_staged_reports_a_staged_documents_sidecar_it_cannot_read(work: Path) -> None:
+    (work / "other.md").write_text(DOC, encoding="utf-8")
+    git("init", "-q", cwd=work)
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "start", cwd=work)
+    os.mkfifo(work / "other.md.review.yaml")
+    for name in ("doc.md", "other.md"):
+        (work / name).write_text("Inserted.\n" + DOC, encoding="utf-8")
+    git("add", "doc.md", "other.md", cwd=work)
+    proc = run("reanchor", "--staged", cwd=work)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # it stopped at the FIFO with exit 2
+    assert f"NOT READ — {work / 'other.md.review.yaml'}" in proc.stdout
+    assert sidecar_data(work / "doc.md.review.yaml")["comments"][0]["line"] == 4
 
 
 # ---------------------------------------------------------------------------

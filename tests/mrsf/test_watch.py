@@ -523,6 +523,46 @@ def test_a_sidecar_that_appears_is_found_by_the_rescan(tmp_path: Path) -> None:
     assert watch.watcher.poll() == []
 
 
+def test_a_sidecar_found_but_not_read_is_told_once_and_counted(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """As the other sweeps: a FIFO sidecar and one symlinked out of the workspace are never
+    opened nor watched; the banner says them (PARTIAL, one NOT READ entry each: the workspace
+    walk told them as warnings on stderr, or not at all with --json) and each counts as an
+    error (exit 1); one that appears later is told once by the rescan."""
+    write_pair(tmp_path)
+    (tmp_path / ".git").mkdir()
+    outside = tmp_path.parent / f"{tmp_path.name}-elsewhere.yaml"
+    outside.write_text('mrsf_version: "1.0"\ndocument: three.md\ncomments: []\n', encoding="utf-8")
+    os.symlink(outside, tmp_path / "three.md.review.yaml")
+    os.mkfifo(tmp_path / "two.md.review.yaml")
+    watch, _ = session(tmp_path, "--debounce", "0")
+    watch.banner()
+    shown = capsys.readouterr()
+    assert shown.err == ""
+    assert "PARTIAL: 2 sidecar(s) found but not read; they are not watched\n" in shown.out
+    assert f"NOT READ — {tmp_path / 'two.md.review.yaml'}\n" in shown.out and "FIFO" in shown.out
+    assert f"NOT READ — {tmp_path / 'three.md.review.yaml'}\n" in shown.out and str(outside) in shown.out
+    assert sorted(watch.watcher.paths) == [str(tmp_path / "doc.md"), str(tmp_path / "doc.md.review.yaml")]
+    assert watch.errors == 2
+    os.mkfifo(tmp_path / "four.md.review.yaml")
+    watch.rescan()
+    watch.rescan()
+    shown = capsys.readouterr().out
+    assert shown.count("NOT READ — ") == 1 and f"NOT READ — {tmp_path / 'four.md.review.yaml'}\n" in shown
+    assert watch.errors == 3
+    watch, _ = session(tmp_path, "--json")
+    watch.banner()
+    os.mkfifo(tmp_path / "five.md.review.yaml")
+    watch.rescan()
+    records = [json.loads(line) for line in capsys.readouterr().out.split("\n") if line]
+    assert sorted((Path(e["file"]).name, e["code"]) for e in records[0]["notRead"]) == [
+        ("four.md.review.yaml", "not-regular"), ("three.md.review.yaml", "path-escape"),
+        ("two.md.review.yaml", "not-regular")]
+    assert records[1] == {"type": "notRead", "file": str(tmp_path / "five.md.review.yaml"), "code": "not-regular",
+                          "message": records[1]["message"]} and "FIFO" in records[1]["message"]
+    assert watch.errors == 4
+
+
 def json_sidecar(folder: Path, document: str = "doc.md") -> Path:
     """A ``.review.json`` sidecar for ``document`` in ``folder``: one comment on line 3 of DOC."""
     comment = {"id": "j1", "author": "Jo", "timestamp": "2026-01-01T00:00:00Z", "text": "On line one",

@@ -13,9 +13,24 @@ Exit codes
     0  success
     1  problems found: invalid sidecars (``validate``), orphaned comments
        (``reanchor``), any error while watching (``watch``), an unknown comment id, a sidecar that already exists (``init``),
-       a version conflict
-    2  usage error or a file that cannot be read (missing, malformed, outside the
-       workspace); the message goes to stderr, never a traceback
+       a version conflict; or a sidecar that a run over a folder or the workspace found
+       but did not read (see below)
+    2  usage error or a file named on the command line that cannot be read (missing,
+       malformed, outside the workspace); the message goes to stderr, never a traceback
+
+Runs over several sidecars (``validate``, ``reanchor``, ``status``, ``list`` and
+``watch`` over a folder or the whole workspace, ``reanchor --staged``) work on every
+sidecar they can read and report each one they found but did not read (a FIFO or
+device, a symlink leading out of the workspace root, a file over the size limit; for
+all but ``validate``, which judges it invalid, one that does not parse): after the
+report on stdout, ``PARTIAL: N sidecar(s) found but not read`` and one ``NOT READ —
+file`` entry each with why (the wording of the server and of FigDown's folder check);
+with ``--json``, a ``notRead`` list (``file``, ``code``, ``message``) beside the result
+(``list`` and ``status``, whose result is an array, then print an object: the array
+under ``comments`` or ``results``, and ``notRead``; ``watch`` puts it in its
+``watching`` record, or a ``notRead`` record for one found later).  Such a run exits 1
+(``validate`` is then not ``valid``: a sidecar not read was not validated); a file
+named on the command line that cannot be read still exits 2.
 
 This module is an edge: it parses the whole command line (and answers ``--help``,
 ``--version`` and usage errors) before it imports :mod:`.commands`, which calls
@@ -39,6 +54,20 @@ from markmcp import __version__
 from markmcp.cmdline import USAGE, CommandParser, parse
 
 PROG = "mrsf"
+
+#: The end of ``mrsf --help``.
+EXIT_CODES = ("exit codes: 0 success; 1 problems found (an invalid sidecar, an orphaned comment, an error while "
+              "watching, an unknown comment id, a version conflict, or a sidecar that a run over a folder or the "
+              "workspace found but did not read); 2 usage error, or a file named on the command line that cannot "
+              "be read")
+#: The end of the help of each command that runs over several sidecars.
+SWEEP_HELP = ("Over a folder or the whole workspace (no files given), every sidecar that can be read is worked on; "
+              "each one found but not read (a FIFO or device, a symlink leading out of the workspace root, a file "
+              "over the size limit, one that does not parse, which validate judges invalid instead) is listed "
+              "after the report (watch: when it starts, or finds one) as PARTIAL, then 'NOT READ — file' and why "
+              "(with --json: notRead, each with file, code and message; list and status then print an object, "
+              "their array under 'comments' or 'results' beside notRead), and the exit code is 1. A file named on "
+              "the command line that cannot be read exits 2.")
 
 
 # ---------------------------------------------------------------------------
@@ -94,19 +123,22 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mrsf`` argument parser."""
-    parser = argparse.ArgumentParser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", allow_abbrev=False)
+    parser = argparse.ArgumentParser(prog=PROG, description="mrsf: keep review comments on Markdown files in MRSF (Sidemark) sidecars, and keep them anchored", epilog=EXIT_CODES, allow_abbrev=False)
     parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__}")
     _global_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=CommandParser)
 
     def command(name: str, help_text: str,
-                json_help: str = "print one JSON value on stdout instead of text") -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
+                json_help: str = "print one JSON value on stdout instead of text",
+                sweeps: bool = False) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False,
+                           epilog=SWEEP_HELP if sweeps else None)
         _global_options(p, suppress=True)
         p.add_argument("--json", action="store_true", help=json_help)
         return p
 
-    p = command("validate", "check sidecars for schema and MRSF rule violations (exit 1 if any is invalid)")
+    p = command("validate", "check sidecars for schema and MRSF rule violations (exit 1 if any is invalid)",
+                sweeps=True)
     p.add_argument("files", nargs="*", help="sidecars, or the Markdown files they belong to; none given means every sidecar in the workspace")
     p.add_argument("-s", "--strict", action="store_true", help="a warning makes the file invalid too")
 
@@ -130,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cascade", action="store_true", help="apply the same change to its direct replies")
     p.add_argument("-u", "--undo", action="store_true", help="reopen the comment instead of resolving it")
 
-    p = command("list", "print the comments of one or more sidecars, optionally filtered")
+    p = command("list", "print the comments of one or more sidecars, optionally filtered", sweeps=True)
     p.add_argument("files", nargs="*")
     p.add_argument("--open", action="store_true", help="show open ones only")
     p.add_argument("--resolved", action="store_true", help="show resolved ones only")
@@ -140,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--severity", type=_severity, help="show those rated at this severity")
     p.add_argument("--summary", action="store_true", help="print counts only (by state, type, severity)")
 
-    p = command("reanchor", "move comments to where their text now is in the edited document (exit 1 if any is orphaned)")
+    p = command("reanchor", "move comments to where their text now is in the edited document (exit 1 if any is orphaned)",
+                sweeps=True)
     p.add_argument("files", nargs="*")
     p.add_argument("-n", "--dry-run", action="store_true", help="show what would change; write nothing")
     p.add_argument("-t", "--threshold", type=_threshold, default=0.6, help="similarity (0 to 1) a fuzzy match must reach (default 0.6)")
@@ -150,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update-text", action="store_true", help="write the text found into selected_text instead of anchored_text")
     p.add_argument("-f", "--force", action="store_true", help="for matches scoring 0.8 or more, set commit to HEAD and drop x_reanchor_* fields")
 
-    p = command("status", "rate each comment fresh, stale, orphaned or unknown against the current document")
+    p = command("status", "rate each comment fresh, stale, orphaned or unknown against the current document",
+                sweeps=True)
     p.add_argument("files", nargs="*")
 
     p = command("init", "create an empty sidecar for a Markdown file (beside it, or under the configured sidecar_root)")
@@ -162,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("new_document", metavar="new-document")
 
     p = command("watch", "watch Markdown files and sidecars: validate a sidecar when it changes; with --reanchor, re-anchor a document's comments when it changes (Ctrl+C stops; exit 1 if any error was seen)",
-                "print one JSON object per line on stdout (JSON Lines): what is watched, one per event, then a summary")
+                "print one JSON object per line on stdout (JSON Lines): what is watched, one per event, then a summary",
+                sweeps=True)
     p.add_argument("files", nargs="*", help="documents, sidecars or folders to watch; none given means the whole workspace (sidecars added later count)")
     p.add_argument("--reanchor", action="store_true", help="re-anchor a document's comments when it changes, then validate its sidecar")
     p.add_argument("-n", "--dry-run", action="store_true", help="with --reanchor: show what would change; write nothing")

@@ -20,7 +20,7 @@ from typing import Any
 from markmcp.mcpcore.files import FileAccessError, kind_of
 from markmcp.mrsf import git, ops
 from markmcp.mrsf.errors import MrsfError, os_error_message
-from markmcp.textsafe import for_terminal
+from markmcp.textsafe import for_terminal, not_read
 
 PROG = "mrsf"
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -144,19 +144,98 @@ def _nothing_to_do(out: Out, empty: Any) -> int:
     return EXIT_OK
 
 
-def _report_errors(out: Out, result: dict[str, Any]) -> None:
-    """The sidecars a multi-file engine result could not read, one line each on stderr."""
-    for error in result.get("errors", []):
+def _report_errors(out: Out, errors: list[dict[str, Any]]) -> None:
+    """Named files a multi-file engine result could not read, one line each on stderr."""
+    for error in errors:
         out.error(f"✗ {error['sidecar']}: {error['message']}")
 
 
-def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
-    """The sidecars a multi-file command works on (given files, or every sidecar found)."""
-    targets = ctx.targets(files)
-    if targets is not None:
-        return targets
-    found = ops.find_sidecars(str(ctx.cwd), **ctx.kwargs())
-    return [str(Path(found["root"]) / rel) for rel in found["sidecars"]]
+class Sweep:
+    """The sidecars a multi-file command works on, and those it found but did not read.
+
+    A folder named on the command line (none named: the working directory) stands for the
+    sidecars of its documents, ``sidecar_root`` heeded, as ``ops.sidecars_of`` (and the
+    server) expand it.  A sidecar found that way but not read (a FIFO or device, a symlink
+    leading out of the workspace root, a file over the size limit, one that does not parse
+    for ``list``/``status``/``reanchor``) goes to :attr:`not_read` and the rest are still
+    worked on; a file named on the command line fails the command as before.
+    """
+
+    def __init__(self, ctx: Context, files: list[str], *, walk: bool = True) -> None:
+        self.targets: list[str] = []  # absolute paths, in order
+        self.named: set[str] = set()  # the targets named on the command line
+        self.not_read: list[dict[str, str]] = []
+        self._seen: set[Any] = set()  # targets and files not read, to list each once
+        for name in (files or ["."]) if walk else ():
+            path = str(ctx.cwd / name)
+            if kind_of(Path(path)) != "dir":
+                self.targets.append(path)
+                self.named.add(path)
+                continue
+            listed = ops.sidecars_of([path], **ctx.kwargs())
+            root = Path(listed["root"])
+            for error in listed["errors"]:
+                self.skip(str(root / error["sidecar"]), error["code"], error["message"])
+            for rel in listed["sidecars"]:
+                self.add(str(root / rel))
+
+    def add(self, sidecar: str) -> None:
+        """Work on ``sidecar`` (found, not named), once."""
+        if sidecar not in self._seen:
+            self._seen.add(sidecar)
+            self.targets.append(sidecar)
+
+    def skip(self, file: str, code: str, message: str) -> None:
+        """Report a sidecar this run found but did not read (or could not use), and why."""
+        if ("not read", file) not in self._seen:
+            self._seen.add(("not read", file))
+            self.not_read.append({"file": str(file), "code": str(code), "message": str(message)})
+
+    def swept(self, target: str) -> bool:
+        """True when ``target`` was found by a folder walk (not named): a failure on it is
+        reported in :attr:`not_read` and the run goes on."""
+        return target not in self.named
+
+    def engine_errors(self, result: dict[str, Any]) -> list[dict[str, Any]]:
+        """Split a multi-file engine result's ``errors``: those of swept sidecars go to
+        :attr:`not_read`; those of named files are returned (they fail the command)."""
+        root, named = Path(result["root"]), []
+        for error in result.get("errors", []):
+            file = str(root / error["sidecar"])
+            if file in self._seen and self.swept(file):
+                self.skip(file, error["code"], error["message"])
+            else:
+                named.append(error)
+        return named
+
+    def empty(self) -> bool:
+        """Nothing found: neither a sidecar to work on nor one not read."""
+        return not self.targets and not self.not_read
+
+    def json(self, output: Any, key: str) -> Any:
+        """``output`` with ``notRead`` when something was not read (an array is then put
+        under ``key`` of an object beside it, as the server's structured result has it)."""
+        if not self.not_read:
+            return output
+        if isinstance(output, dict):
+            return {**output, "notRead": self.not_read}
+        return {key: output, "notRead": self.not_read}
+
+    def report(self, out: Out) -> None:
+        """The text report of what was not read (after the command's own report): a
+        PARTIAL line, then one NOT READ entry each, in the wording every markmcp sweep uses."""
+        if not self.not_read or out.as_json:
+            return
+        out.line("")
+        out.line(f"PARTIAL: {len(self.not_read)} sidecar(s) found but not read; the report above leaves them out")
+        for entry in self.not_read:
+            out.line("")
+            for text in not_read(entry["file"], entry["message"]).split("\n"):  # each part escaped
+                out.line(text)
+
+    def exit_code(self, code: int) -> int:
+        """``code``, or 1 (problems found) when it is 0 and something was not read."""
+        return EXIT_PROBLEMS if code == EXIT_OK and self.not_read else code
 
 
 # ---------------------------------------------------------------------------
@@ -165,27 +244,33 @@ def _sidecar_list(ctx: Context, files: list[str]) -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
-    targets = _sidecar_list(ctx, args.files)
-    if not targets:
+    sweep = Sweep(ctx, args.files)
+    if sweep.empty():
         return _nothing_to_do(out, {"valid": True, "files": []})
     files: list[dict[str, Any]] = []
     failed = False
-    for target in targets:
+    for target in sweep.targets:
         try:
             result = ops.validate([target], strict=args.strict, **ctx.kwargs())
         except MrsfError as error:
             if error.code in READ_ERROR_CODES:
-                raise
+                if not sweep.swept(target):
+                    raise
+                sweep.skip(target, error.code, error.message)
+                continue
             failed = True
             files.append({"sidecar": target, "valid": False, "errors": [error.to_dict()], "warnings": []})
             out.line(f"✗ {target}: {error.message}")
             continue
         for entry in result["files"]:
+            shown = str(Path(result["root"]) / entry["sidecar"])
             unreadable = [d for d in entry["errors"] if d.get("code") in READ_ERROR_CODES]
             if unreadable:
-                raise MrsfError(unreadable[0]["code"], f"{target}: {unreadable[0]['message']}")
+                if not sweep.swept(target):
+                    raise MrsfError(unreadable[0]["code"], f"{target}: {unreadable[0]['message']}")
+                sweep.skip(shown, unreadable[0]["code"], unreadable[0]["message"])  # never read: not validated
+                continue
             files.append(entry)
-            shown = str(Path(result["root"]) / entry["sidecar"])
             valid = entry["valid"] and not (args.strict and entry["warnings"])
             failed = failed or not valid
             if valid and out.quiet:
@@ -194,9 +279,11 @@ def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             for text in _diagnostic_lines(entry, args.strict):
                 out.line(f"  {text}")
             out.detail(f"errors: {len(entry['errors'])}, warnings: {len(entry['warnings'])}")
+    sweep.report(out)
     if out.as_json:
-        out.json({"valid": not failed, "files": files})
-    return EXIT_PROBLEMS if failed else EXIT_OK
+        # a sidecar not read was not validated: the run cannot vouch for every sidecar
+        out.json(sweep.json({"valid": not failed and not sweep.not_read, "files": files}, "files"))
+    return sweep.exit_code(EXIT_PROBLEMS if failed else EXIT_OK)
 
 
 def _where(diag: dict[str, Any]) -> str:
@@ -259,11 +346,12 @@ def cmd_resolve(args: argparse.Namespace, ctx: Context, out: Out) -> int:
 def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     filters = {k: True for k in ("open", "resolved", "orphaned") if getattr(args, k)}
     filters.update({k: getattr(args, k) for k in ("author", "type", "severity") if getattr(args, k)})
-    targets = _sidecar_list(ctx, args.files)
-    if not targets:
+    sweep = Sweep(ctx, args.files)
+    if sweep.empty() and not args.files:  # (a folder named says "No sidecars found.")
         return _nothing_to_do(out, [])
-    result = ops.list_comments(targets, filters=filters or None, **ctx.kwargs())
-    _report_errors(out, result)
+    result = ops.list_comments(sweep.targets, filters=filters or None, **ctx.kwargs())
+    failed = sweep.engine_errors(result)
+    _report_errors(out, failed)
     root = Path(result["root"])
     rows = [
         {
@@ -275,7 +363,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     ]
     summary = result["summary"]
     if out.as_json:
-        out.json(summary if args.summary else rows)
+        out.json(sweep.json(summary if args.summary else rows, "comments"))
     elif args.summary:
         out.line(
             f"{summary['total']} comments: {summary['open']} open, {summary['resolved']} resolved, "
@@ -286,8 +374,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         if summary.get("bySeverity"):
             out.line("per severity: " + ", ".join(f"{k} {v}" for k, v in summary["bySeverity"].items()))
     elif not rows:
-        out.line("No comment passes these filters." if result.get("versions") or result.get("errors")
-                 else "No sidecars found.")
+        out.line("No comment passes these filters." if result.get("versions") or failed
+                 else "No sidecar was read." if sweep.not_read else "No sidecars found.")
     else:
         for row in rows:
             c = row["comment"]
@@ -302,7 +390,8 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
                 out.line(f"  ↳ answers {c['reply_to']}")
         out.line("")
         out.line(f"{len(rows)} shown.")
-    return EXIT_USAGE if result.get("errors") else EXIT_OK
+    sweep.report(out)
+    return EXIT_USAGE if failed else sweep.exit_code(EXIT_OK)
 
 
 _REANCHOR_ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
@@ -316,24 +405,30 @@ def _placement_line(r: dict[str, Any]) -> str:
 
 def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     if args.staged and args.git:
-        targets = _staged_sidecars(ctx)
+        sweep = _staged_sidecars(ctx)
     else:
-        targets = _sidecar_list(ctx, args.files)
-    if not targets:
+        sweep = Sweep(ctx, args.files)
+    if sweep.empty():
         return _nothing_to_do(out, {"totalChanged": 0, "totalOrphaned": 0, "dryRun": args.dry_run, "files": []})
     total_changed = total_orphaned = 0
     files = []
-    for target in targets:
-        result = ops.reanchor(
-            target,
-            threshold=args.threshold,
-            update_text=args.update_text,
-            force=args.force,
-            dry_run=args.dry_run,
-            from_commit=args.from_commit,
-            use_git=args.git,
-            **ctx.kwargs(),
-        )
+    for target in sweep.targets:
+        try:
+            result = ops.reanchor(
+                target,
+                threshold=args.threshold,
+                update_text=args.update_text,
+                force=args.force,
+                dry_run=args.dry_run,
+                from_commit=args.from_commit,
+                use_git=args.git,
+                **ctx.kwargs(),
+            )
+        except MrsfError as error:
+            if not sweep.swept(target):
+                raise
+            sweep.skip(target, error.code, error.message)  # the others are still re-anchored
+            continue
         orphaned = sum(1 for r in result["results"] if r.get("status") == "orphaned")
         total_changed += result["changed"]
         total_orphaned += orphaned
@@ -345,41 +440,50 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
                 if r.get("score") is not None:
                     out.detail(f"    score: {r['score']:.3f}")
     if out.as_json:
-        out.json({"totalChanged": total_changed, "totalOrphaned": total_orphaned, "dryRun": args.dry_run, "files": files})
+        out.json(sweep.json({"totalChanged": total_changed, "totalOrphaned": total_orphaned, "dryRun": args.dry_run,
+                             "files": files}, "files"))
     else:
         out.info("")
         out.info(f"{total_changed} comment(s) {'would change' if args.dry_run else 'changed'}, {total_orphaned} orphaned.")
-    return EXIT_PROBLEMS if total_orphaned else EXIT_OK
+        sweep.report(out)
+    return sweep.exit_code(EXIT_PROBLEMS if total_orphaned else EXIT_OK)
 
 
-def _staged_sidecars(ctx: Context) -> list[str]:
-    """Sidecars of the Markdown files staged in git (``reanchor --staged``)."""
+def _staged_sidecars(ctx: Context) -> Sweep:
+    """Sidecars of the Markdown files staged in git (``reanchor --staged``): none is named on
+    the command line, so one that cannot be located or read is reported as not read."""
     top = git.repo_root(ctx.cwd)
     staged = git.staged_files(top) if top is not None else None
     if staged is None:
         raise UsageError("--staged needs a git work tree, and this directory is not in one.")
-    sidecars = []
+    sweep = Sweep(ctx, [], walk=False)
     for name in staged:
         if not name.endswith(".md"):
             continue
-        found = ops.locate(str(Path(top) / name), **ctx.kwargs())
-        if found["exists"]:
-            sidecars.append(found["sidecarPath"])
-    return sidecars
+        document = str(Path(top) / name)
+        try:  # (located, not read: a FIFO planted as the sidecar is refused when reanchor reads it)
+            found = ops.sidecars_of([document], **ctx.kwargs())
+        except MrsfError as error:
+            sweep.skip(document, error.code, error.message)
+            continue
+        for sidecar in found["sidecars"]:  # none when the document has no sidecar
+            sweep.add(str(Path(found["root"]) / sidecar))
+    return sweep
 
 
 _HEALTH_ICONS = {"fresh": "●", "stale": "◐", "orphaned": "✗", "unknown": "?"}
 
 
 def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
-    targets = _sidecar_list(ctx, args.files)
-    if not targets:
+    sweep = Sweep(ctx, args.files)
+    if sweep.empty():
         return _nothing_to_do(out, [])
-    result = ops.status(targets, **ctx.kwargs())
-    _report_errors(out, result)
+    result = ops.status(sweep.targets, **ctx.kwargs())
+    failed = sweep.engine_errors(result)
+    _report_errors(out, failed)
     rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
     if out.as_json:
-        out.json(rows)
+        out.json(sweep.json(rows, "results"))
     else:
         for r in rows:
             out.line(f"{_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
@@ -389,7 +493,8 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             f"{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "
             f"{counts['orphaned']} orphaned, {counts['unknown']} unknown"
         )
-    return EXIT_USAGE if result.get("errors") else EXIT_OK
+        sweep.report(out)
+    return EXIT_USAGE if failed else sweep.exit_code(EXIT_OK)
 
 
 def cmd_init(args: argparse.Namespace, ctx: Context, out: Out) -> int:

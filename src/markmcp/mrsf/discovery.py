@@ -330,7 +330,7 @@ def sweep_sidecars(directory: str | os.PathLike, root: Path, places: Places | No
     found: list[str] = []
     problems: list[tuple[str, FileAccessError]] = []
     try:
-        for entry in files.walk(start, accept=is_sidecar_name, places=places or Places.of([root]),
+        for entry in files.walk(start, accept=is_sidecar_name, places=places or Places.of([root], WORKSPACE_HINT),
                                 skip_dirs=SKIP_DIRS, order=str):
             rel = entry.path.relative_to(root).as_posix()
             if entry.problem is not None:

@@ -19,7 +19,7 @@ from markmcp.mcpcore.files import FileAccessError, kind_of
 from markmcp.mrsf import ops
 from markmcp.mrsf.commands import EXIT_OK, EXIT_PROBLEMS, Context, Out, _diagnostic_lines, _placement_line
 from markmcp.mrsf.errors import MrsfError, os_error_message
-from markmcp.textsafe import for_terminal
+from markmcp.textsafe import for_terminal, not_read
 
 
 def _failure(error: Exception, doing: str = "") -> str:
@@ -48,6 +48,8 @@ class _Watch:
         self.root = base_dirs(None, str(ctx.cwd), ctx.config)[1]
         self.roles: dict[str, str] = {}  # watched path -> "sidecar" or "document"
         self.told: set[str] = set()  # rescan problems already told
+        self.not_read: list[dict[str, str]] = []  # sidecars found but not read (first scan; the banner says them)
+        self.not_read_told: set[str] = set()  # sidecars already told as not read
         self.events = self.reanchors = self.errors = 0
         self.watcher = watching.Watcher(debounce=args.debounce / 1000)
 
@@ -56,15 +58,20 @@ class _Watch:
     def scan(self, *, first: bool = False) -> None:
         """Find the sidecars (and their documents) in scope and watch the new ones; a
         sidecar found after the start is told as added.  On the first scan a file
-        argument that cannot be watched is an error (exit 2); later, a problem is told once."""
+        argument that cannot be watched is an error (exit 2); later, a problem is told once.
+        A sidecar a folder holds but that is not watched (a FIFO or device, a symlink leading
+        out of the workspace root, one that cannot be located) is told once as NOT READ and
+        counted as an error, as the other sweeps report it."""
         kwargs = self.ctx.kwargs()
         found: dict[str, str] = {}
         problems: list[str] = []
+        unread: list[dict[str, str]] = []
         for target in self.ctx.targets(self.args.files) or [str(self.root)]:
             try:
                 if kind_of(Path(target)) == "dir":
                     listed = ops.sidecars_of([target], **kwargs)
-                    problems += [f"{e['sidecar']}: {e['message']}" for e in listed["errors"]]
+                    unread += [{"file": str(Path(listed["root"]) / e["sidecar"]), "code": e["code"],
+                                "message": e["message"]} for e in listed["errors"]]
                     sidecars = [str(Path(listed["root"]) / s) for s in listed["sidecars"]]
                 else:
                     sidecars = [target]
@@ -76,7 +83,10 @@ class _Watch:
                     except MrsfError as error:
                         if first and sidecar == target:
                             raise
-                        problems.append(error.message)
+                        if sidecar == target:
+                            problems.append(error.message)
+                        else:
+                            unread.append({"file": sidecar, "code": error.code, "message": error.message})
                         continue
                     found.setdefault(loc["sidecarPath"], "sidecar")
                     found.setdefault(loc["documentPath"], "document")
@@ -94,6 +104,24 @@ class _Watch:
                 self.told.add(problem)
                 if not self.out.as_json:
                     self.out.error(f"warning: {problem}")
+        for entry in unread:
+            if entry["file"] in self.not_read_told:
+                continue
+            self.not_read_told.add(entry["file"])
+            self.errors += 1
+            if first:
+                self.not_read.append(entry)  # said with the banner
+            elif self.out.as_json:
+                self.emit({"type": "notRead", **entry})
+            else:
+                self.out.line("")
+                self.tell_not_read(entry)
+                sys.stdout.flush()
+
+    def tell_not_read(self, entry: dict[str, str]) -> None:
+        """One sidecar found but not read, in the wording every markmcp sweep uses."""
+        for text in not_read(entry["file"], entry["message"]).split("\n"):  # each part escaped
+            self.out.line(text)
 
     def rescan(self) -> None:
         try:
@@ -117,10 +145,16 @@ class _Watch:
         what = (f"the workspace {self.root} ({sidecars} sidecar(s))" if not self.args.files
                 else f"{len(self.roles)} path(s)")
         if self.out.as_json:
-            self.emit({"type": "watching", "root": str(self.root), "mode": self.mode(),
-                       "paths": sorted(self.roles)})
+            record = {"type": "watching", "root": str(self.root), "mode": self.mode(), "paths": sorted(self.roles)}
+            self.emit({**record, "notRead": self.not_read} if self.not_read else record)
             return
         self.out.info(f"Watching {what} — mode: {self.mode()}")
+        if self.not_read:
+            self.out.line(f"PARTIAL: {len(self.not_read)} sidecar(s) found but not read; they are not watched")
+            for entry in self.not_read:
+                self.out.line("")
+                self.tell_not_read(entry)
+            self.out.line("")
         self.out.info("Press Ctrl+C to stop.")
         self.out.info("")
         sys.stdout.flush()
