@@ -149,3 +149,26 @@ def test_explain_of_a_document_without_sheets_says_so(tmp_path: Path) -> None:
         p = run("explain", str(doc))
         assert p.returncode == 0
         assert p.stdout.startswith(f"{doc}: nothing to explain: no `vmark` block")
+
+
+def test_each_command_answers_help(tmp_path: Path) -> None:
+    """`visimark COMMAND --help` (or -h, anywhere among its arguments) prints that command's
+    usage, what it does and its options, and exits 0, as figdown, mrsf and markmcp do; it
+    was 'unknown option --help', exit 2."""
+    from markmcp.visimark.command_line import COMMANDS, FLAGS, USAGE, VALUED
+
+    for command in COMMANDS:
+        for flag in ("--help", "-h"):
+            run = subprocess.run([sys.executable, "-m", "markmcp.visimark.cli", command, "x.md", flag],
+                                 cwd=tmp_path, capture_output=True, text=True, timeout=60)
+            assert run.returncode == 0 and run.stderr == "", (command, run.stderr)
+            assert run.stdout.startswith(USAGE[command] + "\n\n"), command
+            for option in FLAGS[command] | VALUED.get(command, set()):
+                assert f"\n  {option} " in run.stdout, (command, option)
+            assert "exit codes: 0" in run.stdout
+
+
+def test_help_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    run = subprocess.run(f"'{sys.executable}' -m markmcp.visimark.cli --help | head -c 1 >/dev/null",
+                         shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.stderr == ""

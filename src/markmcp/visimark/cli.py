@@ -14,7 +14,8 @@ from markmcp import __version__
 from markmcp.cmdline import arguments, leave_stdout
 from markmcp.textsafe import escape_controls
 
-from .command_line import ALL_OPTIONS, COMMANDS, FLAGS, HELP, OUT_OF_SCOPE, USAGE, VALUED, Args, Usage, parse_args
+from .command_line import (ALL_OPTIONS, COMMANDS, FLAGS, HELP, OUT_OF_SCOPE, USAGE, VALUED, Args, Usage, command_help,
+                           parse_args)
 from .suggest import closest
 
 __all__ = ["ALL_OPTIONS", "COMMANDS", "FLAGS", "HELP", "OUT_OF_SCOPE", "USAGE", "VALUED", "Args", "Usage",
@@ -23,6 +24,14 @@ __all__ = ["ALL_OPTIONS", "COMMANDS", "FLAGS", "HELP", "OUT_OF_SCOPE", "USAGE", 
 
 def main(argv: list[str] | None = None, out=None, err=None) -> int:
     """Entry point: returns the exit code (0, 1 or 2)."""
+    try:
+        return _main(argv, out, err)
+    except BrokenPipeError:
+        leave_stdout()  # the reader went away (`visimark --help | head -1`): stop quietly
+        return 1
+
+
+def _main(argv: list[str] | None, out, err) -> int:
     argv = arguments(argv)
     out = out or (lambda s: print(s))
     err = err or (lambda s: print(s, file=sys.stderr))
@@ -43,6 +52,9 @@ def main(argv: list[str] | None = None, out=None, err=None) -> int:
             guess = closest(command, COMMANDS, 3)
             err(f"visimark: unknown command {escape_controls(command)}" + (f" — did you mean `{guess}`?" if guess else ""))
         return 2
+    if any(a in ("--help", "-h") for a in argv[1:]):
+        out(command_help(command))
+        return 0
     try:
         args = parse_args(command, argv[1:])
     except Usage as e:

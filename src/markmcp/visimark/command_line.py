@@ -54,6 +54,41 @@ usage:
 exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could not run"""
 
 
+EXIT_CODES = "exit codes: 0 nothing to fix, 1 the document has problems, 2 the command could not run"
+OPTION_HELP = {
+    "--json": "print one JSON envelope instead of text",
+    "--fix-dates": "also rewrite dates to the form the document's rules use",
+    "--fix-units": "also rewrite unit spellings to the declared ones",
+    "--no-artifacts": "leave chart artifacts (SVG files) unwritten",
+    "--write": "insert what was proposed (only insertions; no byte is rewritten)",
+    "--get": "print the one value NAME (sheet.name, or name when it is unique)",
+    "--scenario": "evaluate with these inputs overridden (a JSON file, or - for stdin)",
+    "--fail-on-fault": "exit 1 when a report finds a fault",
+    "--progress": "report progress on stderr",
+}
+
+
+WHAT = {
+    "check": "Recompute every rule, anchor and import of each FILE and report what disagrees; writes nothing.",
+    "fmt": "Splice the recomputed values back into each FILE in place (cells, anchors, imported tables) and "
+           "write stale chart artifacts.",
+    "infer": "Propose the rules a plain document's numbers already follow; with --write, insert them.",
+    "eval": "Print the computed values of FILE.",
+    "explain": "Show each sheet's inputs, rules and evaluation order.",
+    "ref": "Describe a builtin function, or list them all without NAME.",
+    "simulate": "Ask every question the document's lattices declare and print the reports.",
+}
+
+
+def command_help(command: str) -> str:
+    """``visimark COMMAND --help``: the command's usage, what it does, its options and the
+    exit codes."""
+    options = sorted(FLAGS[command] | VALUED.get(command, set()))
+    return "\n".join([USAGE[command], "", WHAT[command], "", "options:",
+                      *(f"  {name:<16} {OPTION_HELP[name]}" for name in options),
+                      "  --help, -h       print this help", "", EXIT_CODES])
+
+
 class Usage(Exception):
     """A refused invocation; the message is the stderr line."""
 

@@ -34,6 +34,8 @@ def reason(error: FileAccessError, label: str | os.PathLike[str]) -> str:
         text = text[len(name):].lstrip(":").strip()
         if text.startswith("is "):
             text = text[3:]
+        elif text.startswith("cannot read: "):   # the caller's message says "cannot read" already
+            text = text[len("cannot read: "):]
     return text
 
 
