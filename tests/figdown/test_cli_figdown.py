@@ -135,7 +135,10 @@ def test_empty_directory_checks_nothing_and_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     run = figdown("check", "empty", cwd=tmp_path)
     assert run.returncode == 0
-    assert run.stdout == "checked 0 document(s), 0 clean, 0 with diagnostics\n"
+    assert run.stdout == "checked 0 document(s), 0 clean, 0 with diagnostics (no .fd file found)\n"
+    built = figdown("build", "empty", cwd=tmp_path)
+    assert built.returncode == 0
+    assert built.stdout == "built 0 artifact(s), 0 unchanged, 0 not built (of 0 document(s)) (no .fd file found)\n"
 
 
 def test_check_reads_stdin(tmp_path: Path) -> None:

@@ -158,6 +158,8 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
         line = (f"built {counts['written']} artifact(s), {counts['unchanged']} unchanged, "
                 f"{counts['failed']} not built (of {total} document(s))")
         ok = counts["failed"] == 0
+    if total == 0:
+        line += " (no .fd file found)"
     if not (ok and report is err):  # a clean build to standard output says nothing else
         report.write(line + "\n")
     return 0 if ok else 1

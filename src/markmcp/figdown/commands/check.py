@@ -48,7 +48,10 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
     else:
         for block in failing_blocks(summary):
             out.write(block + "\n\n")
-        out.write(tally_line(summary) + "\n")
+        line = tally_line(summary)
+        if summary["checked"] == 0:
+            line += " (no .fd file found)"   # a mistyped folder must not look like a clean one
+        out.write(line + "\n")
     return 0 if summary["ok"] else 1
 
 
