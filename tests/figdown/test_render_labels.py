@@ -62,14 +62,15 @@ def test_the_finer_look_of_crowded_labels_is_bounded_per_figure(monkeypatch) -> 
     from markmcp.figdown.render.scene import labels
 
     looked: list[int] = []
-    fine = labels._fine_candidates
+    beside = labels._beside
 
-    def counted(pts, w, h):
-        found = fine(pts, w, h)
-        looked.append(len(found))
+    def counted(pts, w, h, extras, ts):
+        found = beside(pts, w, h, extras, ts)
+        if extras is labels.FINE_EXTRAS:
+            looked.append(len(found))
         return found
 
-    monkeypatch.setattr(labels, "_fine_candidates", counted)
+    monkeypatch.setattr(labels, "_beside", counted)
     source = ("figdown 0.2 statechart\nstate down \"DOWN\"\nstate init \"INIT\"\n"
               + "transition down -[rx Down]-> init\n" * 150
               + "layout\npin down at=(220,40) width=110 height=56\npin init at=(60,200) width=110 height=56\n")

@@ -235,24 +235,12 @@ def _segments_by_length(pts):
 
 def place_mid(board: Board, label: Label, pts, own: int) -> None:
     w, h = label.w, label.h
-    cands = []
-    for _, a, b in _segments_by_length(pts)[:3]:
-        dx, dy = b[0] - a[0], b[1] - a[1]
-        length = math.sqrt(dx * dx + dy * dy) or 1.0
-        nx, ny = -dy / length, dx / length
-        reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
-        for extra in (0.0, 12.0, 26.0):
-            for t in (0.5, 0.35, 0.65, 0.2, 0.8):
-                px, py = a[0] + dx * t, a[1] + dy * t
-                for s in (-1, 1):
-                    r = reach + extra
-                    cands.append((px + nx * r * s, py + ny * r * s, (px, py)))
-    best = _cheapest(board, w, h, own, cands, None)
+    best = _cheapest(board, w, h, own, _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS), None)
     if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
         # own (where a reader would take the label for that one's): look again, finer,
         # while the figure's allowance for that lasts
-        fine = _fine_candidates(pts, w, h)
+        fine = _beside(pts, w, h, FINE_EXTRAS, FINE_TS)
         board.fine_left -= len(fine)
         best = _cheapest(board, w, h, own, fine, best)
     label.cx, label.cy = best[1], best[2]
@@ -280,23 +268,30 @@ def _cheapest(board: Board, w: float, h: float, own: int, cands, best):
     return best
 
 
-def _fine_candidates(pts, w: float, h: float):
-    """Beside each of a connector's three longest segments: from its middle out by tenths
-    of its length, every 4 px from the first look's reach out to 40 px beyond it, on both
-    sides."""
+#: Where a mid label may go: beside each of its connector's three longest segments, at
+#: these fractions of the segment's length and these distances (px) beyond the reach that
+#: just clears the line, both sides; the first look, then the finer one of a crowded label
+#: (from the middle out by tenths, every 4 px out to 40 px).
+FIRST_EXTRAS, FIRST_TS = (0.0, 12.0, 26.0), (0.5, 0.35, 0.65, 0.2, 0.8)
+FINE_EXTRAS = tuple(float(d) for d in range(0, 44, 4))
+FINE_TS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9)
+
+
+def _beside(pts, w: float, h: float, extras, ts) -> list:
+    """The places (centre x, centre y, anchor) beside ``pts`` for a w × h label, in
+    preference order: segment by segment, then distance, then fraction, then side."""
     out = []
     for _, a, b in _segments_by_length(pts)[:3]:
         dx, dy = b[0] - a[0], b[1] - a[1]
         length = math.sqrt(dx * dx + dy * dy) or 1.0
         nx, ny = -dy / length, dx / length
         reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
-        for extra in range(0, 44, 4):
-            for k in range(5):
-                for t in ((0.5,) if k == 0 else (0.5 - k * 0.1, 0.5 + k * 0.1)):
-                    px, py = a[0] + dx * t, a[1] + dy * t
-                    for s in (-1, 1):
-                        r = reach + extra
-                        out.append((px + nx * r * s, py + ny * r * s, (px, py)))
+        for extra in extras:
+            for t in ts:
+                px, py = a[0] + dx * t, a[1] + dy * t
+                for s in (-1, 1):
+                    r = reach + extra
+                    out.append((px + nx * r * s, py + ny * r * s, (px, py)))
     return out
 
 
