@@ -162,7 +162,7 @@ def test_mrsf_comments_that_would_move_or_be_orphaned(tree: Path, capsys: pytest
     assert sorted(p.name for p in tree.iterdir()) == ["notes.md", "notes.md.review.yaml"]  # no lock file left
     code, data = envelope(capsys)
     levels = {f["code"]: (f["level"], f["file"], f["line"]) for f in data["findings"]}
-    assert levels["reanchor:moved"] == ("warning", "notes.md", 3)
+    assert levels["reanchor:moved"] == ("warning", "notes.md", 5)  # where the text is now, not its old line
     assert levels["reanchor:orphaned"] == ("error", "notes.md", 4)
     code, out, _ = check(capsys, "--fix")
     assert code == 1  # the orphan needs a person

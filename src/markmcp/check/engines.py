@@ -294,8 +294,12 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
             message = f"comment {ident} {what}" + (f": {reason}" if reason else "")
             is_resolved = ident in resolved
             code = "reanchor:moved" if status not in ("orphaned", "ambiguous") else f"reanchor:{status}"
+            # located where the text is now: the line the re-anchoring found (a moved
+            # comment's old line, in the edited document, holds something else); an orphaned
+            # or ambiguous comment has no new place, so its old line is all there is
+            at = new_line if status not in ("orphaned", "ambiguous") and isinstance(new_line, int) else old_line
             found.append(finding(doc_label, "note" if is_resolved else level, code, message,
-                                 line=old_line if isinstance(old_line, int) else None,
+                                 line=at if isinstance(at, int) else None,
                                  fails=not is_resolved))
             where_at = f":{old_line}" if isinstance(old_line, int) else ""
             icon = _ICONS.get(status, "·") if status in ("orphaned", "ambiguous") else _ICONS["shifted"]
