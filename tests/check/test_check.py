@@ -135,6 +135,27 @@ def test_an_empty_figure_is_clean_with_a_warning(tree: Path, capsys: pytest.Capt
     assert [(f["level"], f["code"], f["fails"]) for f in data["findings"]] == [("warning", "empty", False)]
 
 
+def test_the_totals_count_every_finding_shown(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A warning that does not fail is still counted (by level), and its file is not called
+    clean; the failing ones are counted apart; JSON's totals agree with its list."""
+    write(tree / "empty.fd", "# to be drawn\n")
+    write(tree / "bad.fd", FIGURE + "frobnicate\n")
+    write(tree / "ok.fd", FIGURE)
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert out.endswith("checked 3 file(s) (FigDown 3): 1 clean, 1 with findings, 1 with only findings that do "
+                        "not fail; 2 finding(s) (1 error(s), 1 warning(s)), 1 failing\n")
+    code, data = envelope(capsys)
+    numbers = data["summary"]
+    assert numbers["findings"] == len(data["findings"]) == 2
+    assert (numbers["errors"], numbers["warnings"], numbers["notes"], numbers["failing"]) == (1, 1, 0, 1)
+    assert (numbers["clean"], numbers["withFindings"], numbers["withNonFailing"]) == (1, 1, 1)
+    code, out, _ = check(capsys, "empty.fd")
+    assert code == 0  # exit codes unchanged: nothing fails
+    assert out.endswith("0 clean, 0 with findings, 1 with only findings that do not fail; "
+                        "1 finding(s) (0 error(s), 1 warning(s)), 0 failing\n")
+
+
 def test_a_named_svg_checks_its_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(tree / "fig.fd", FIGURE)
     write(tree / "fig.svg", build(FIGURE + "# older\n").svg or "")

@@ -54,21 +54,31 @@ def exit_code(outcomes: list[dict[str, Any]]) -> int:
 
 
 def summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The totals of a check, counting what the report shows: every finding (each entry of
+    the envelope's ``findings`` and each SARIF result) by level, and apart from that how
+    many of them fail.  A file is ``clean`` when it shows nothing, ``withFindings`` when
+    a finding of it fails, ``withNonFailing`` when it shows only findings that do not fail
+    (a warning, a note)."""
     everything = _checked(outcomes)
     checked = [item for item in everything if item["engine"] != FOLDER]  # files, not folders
     statuses = Counter(item["status"] for item in checked)
-    levels = Counter(f["level"] for item in everything for f in item["findings"] if f["fails"])
+    remarks = sum(1 for item in checked if item["status"] == "clean" and item["findings"])
+    shown = [f for item in everything for f in item["findings"]]
+    levels = Counter(f["level"] for f in shown)
     return {
         "files": len(checked),
         "byEngine": {engine: sum(1 for item in checked if item["engine"] == engine) for engine in ENGINES},
-        "clean": statuses["clean"],
+        "clean": statuses["clean"] - remarks,
         "withFindings": statuses["findings"],
+        "withNonFailing": remarks,
         "unreadable": statuses["unreadable"],
         "crashed": statuses["crashed"],
         "skipped": len(outcomes) - len(checked),
-        "findings": sum(levels.values()),
+        "findings": len(shown),
         "errors": levels["error"],
         "warnings": levels["warning"],
+        "notes": levels["note"],
+        "failing": sum(1 for f in shown if f["fails"]),
         "fixed": sum(1 for item in checked if item["fixed"]),
         "foldersNotRead": len(everything) - len(checked),
     }
@@ -78,6 +88,8 @@ def summary_line(numbers: dict[str, Any]) -> str:
     engines = ", ".join(f"{TITLES[engine]} {count}" for engine, count in numbers["byEngine"].items() if count)
     line = f"checked {numbers['files']} file(s)" + (f" ({engines})" if engines else "")
     parts = [f"{numbers['clean']} clean", f"{numbers['withFindings']} with findings"]
+    if numbers["withNonFailing"]:
+        parts.append(f"{numbers['withNonFailing']} with only findings that do not fail")
     if numbers["unreadable"]:
         parts.append(f"{numbers['unreadable']} not read")
     if numbers["crashed"]:
@@ -86,7 +98,12 @@ def summary_line(numbers: dict[str, Any]) -> str:
     if numbers["foldersNotRead"]:
         line += f"; {numbers['foldersNotRead']} folder(s) could not be read"
     if numbers["findings"]:
-        line += f"; {numbers['findings']} finding(s) ({numbers['errors']} error(s), {numbers['warnings']} warning(s))"
+        levels = f"{numbers['errors']} error(s), {numbers['warnings']} warning(s)"
+        if numbers["notes"]:
+            levels += f", {numbers['notes']} note(s)"
+        line += f"; {numbers['findings']} finding(s) ({levels})"
+        if numbers["failing"] != numbers["findings"]:
+            line += f", {numbers['failing']} failing"
     if numbers["fixed"]:
         line += f"; fixed {numbers['fixed']} file(s)"
     return line
