@@ -76,7 +76,7 @@ def test_visimark_findings_in_visimark_words_and_fix(tree: Path, capsys: pytest.
     assert "order.md\n\n  STALE   lines.Total     · Ink" in out  # VisiMark's own check report
     assert "7.00 ≠ 6.00" in out
     assert out.endswith("checked 1 file(s) (VisiMark 1): 0 clean, 1 with findings; "
-                        "3 finding(s) (3 error(s), 0 warning(s))\n")
+                        "2 finding(s) (2 error(s), 0 warning(s))\n")  # the anchor roll-up is no finding
     code, out, _ = check(capsys, "--fix")
     assert code == 0
     assert "fixed order.md: updated 1 cell(s), 1 anchor(s)" in out
@@ -113,7 +113,7 @@ def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.Capt
     code, out, _ = check(capsys)
     assert code == 1
     assert "PARSE FAILED — 1 diagnostic(s) in bad.fd\nLine 5:" in out
-    assert ("fig.svg\n  STALE ARTIFACT: fig.fd has changed since this .svg was built. The .fd is truth — rebuild."
+    assert ("fig.svg\n  STALE ARTIFACT: fig.fd has changed since fig.svg was built. The .fd is truth — rebuild."
             in out)
     assert "hand" not in out  # an .svg FigDown did not build is not its artifact
     code, out, _ = check(capsys, "--fix")
@@ -123,6 +123,30 @@ def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.Capt
     assert hand.read_text(encoding="utf-8") == "<svg xmlns='http://www.w3.org/2000/svg'/>"
     code, data = envelope(capsys, "fig.fd")
     assert code == 0 and data["figdown"]["documents"][0]["artifact"] == {"path": "fig.svg", "status": "current"}
+
+
+def test_a_stale_artifact_is_located_on_its_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "figures" / "net.fd", FIGURE)
+    write(tree / "figures" / "net.svg", build(FIGURE.replace('"B"', '"Before"')).svg or "")
+    code, data = envelope(capsys)
+    assert code == 1
+    [stale] = data["findings"]
+    assert (stale["file"], stale["line"], stale["code"]) == ("figures/net.fd", 1, "stale-artifact")
+    assert stale["message"].startswith("STALE ARTIFACT: figures/net.fd has changed since figures/net.svg was built")
+
+
+def test_a_prose_anchor_roll_up_is_not_a_finding(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"N prose anchors bound to the values above" sums up anchors that are findings
+    already: VisiMark's own report keeps it, the findings (and SARIF) do not repeat it."""
+    doc = STALE_SHEET.replace("**10.00**<!--vmark=lines.sum-->.", "**10.00**<!--vmark=lines.sum--> and "
+                              "again **10.00**<!--vmark=lines.sum-->.")
+    write(tree / "order.md", doc)
+    code, out, _ = check(capsys)
+    assert code == 1 and "prose anchors bound to the values above" in out
+    code, data = envelope(capsys)
+    assert all(isinstance(f["line"], int) for f in data["findings"]), data["findings"]
+    assert not any("bound to the values above" in f["message"] for f in data["findings"])
+    assert data["summary"]["findings"] == len(data["findings"])
 
 
 def test_an_empty_figure_is_clean_with_a_warning(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,7 +185,7 @@ def test_a_named_svg_checks_its_source(tree: Path, capsys: pytest.CaptureFixture
     write(tree / "fig.svg", build(FIGURE + "# older\n").svg or "")
     code, data = envelope(capsys, "fig.svg")
     assert code == 1 and data["summary"]["byEngine"]["figdown"] == 1
-    assert data["findings"][0]["file"] == "fig.svg"
+    assert data["findings"][0]["file"] == "fig.fd"  # a stale artifact is located on its source
 
 
 # --- MRSF ---------------------------------------------------------------------------------------

@@ -170,7 +170,7 @@ def test_changed_since_follows_changes_and_dependencies(tmp_path: Path, monkeypa
     assert code == 1
     assert paths(data) == ["figs/a.fd", "new.fd", "notes.md.review.yaml", "stock/report.md"]
     codes = {(f["file"], f["code"]) for f in data["findings"]}
-    assert ("stock/report.md", "STALE") in codes and ("figs/a.svg", "stale-artifact") in codes
+    assert ("stock/report.md", "STALE") in codes and ("figs/a.fd", "stale-artifact") in codes
     assert ("notes.md", "reanchor:moved") in codes
     code = cli.main(["check", "--changed-since", "no-such-revision"])
     out, err = capsys.readouterr()

@@ -112,7 +112,7 @@ def test_the_log_follows_the_sarif_rules(tmp_path: Path, monkeypatch: pytest.Mon
                r["locations"][0]["physicalLocation"].get("region", {}).get("startLine")) for r in run["results"]}
     assert ("visimark/STALE", "docs/my%20order.md", 4) in placed  # the stale cell's line, the URI escaped
     assert ("figdown/parse", "figs/bad.fd", 5) in placed
-    assert ("figdown/stale-artifact", "figs/ok.svg", None) in placed
+    assert ("figdown/stale-artifact", "figs/ok.fd", 1) in placed  # on the source, whose change made it stale
     assert ("mrsf/reanchor:orphaned", "notes.md", 4) in placed
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
 

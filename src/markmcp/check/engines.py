@@ -144,6 +144,12 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
     starts = line_starts(text)
     found = []
     for f in result.findings:
+        if f.anchor_group:
+            # "N prose anchors bound to the values above": a roll-up of the anchors whose
+            # values are findings already (each located on its anchor), kept in VisiMark's
+            # own report and JSON, never a finding of its own (it has no place, and it would
+            # count and annotate them twice)
+            continue
         line = column = None
         if f.span is not None:
             line, column = position(starts, f.span[0])
@@ -164,7 +170,7 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
 
 def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] | None) -> dict[str, Any]:
     from markmcp.figdown.artifacts import NotOurs, artifact_for, on_disk, write_artifact
-    from markmcp.figdown.render import SidecarCheck, build, sha256
+    from markmcp.figdown.render import build, sha256
     from markmcp.figdown.report import EMPTY_NOTE, check_report, refusal
 
     svg = artifact_for(path)
@@ -210,8 +216,10 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
                     artifact_data["status"] = "rebuilt"
                     stale = False
         if stale:
-            message = SidecarCheck("stale").describe(Path(path).name)
-            found.append(finding(svg_label, "error", "stale-artifact", message))
+            # on the source (line 1), the file to edit or rebuild from, named as shown
+            message = (f"STALE ARTIFACT: {label} has changed since {svg_label} was built. "
+                       "The .fd is truth — rebuild.")
+            found.append(finding(label, "error", "stale-artifact", message, line=1))
             blocks.append(f"{escape_controls(svg_label)}\n  {escape_controls(message)}")
     data = {**report, "artifact": artifact_data}
     if fixed:
