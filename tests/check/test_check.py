@@ -345,11 +345,36 @@ def test_the_json_envelope_has_a_section_per_engine(tree: Path, capsys: pytest.C
 def test_a_file_named_twice_or_named_and_walked_is_checked_once(tree: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     write(tree / "order.md", STALE_SHEET)
-    (tree / "alias.md").symlink_to(tree / "order.md")
-    code, data = envelope(capsys, "order.md", "./order.md", "alias.md")
+    code, data = envelope(capsys, "order.md", "./order.md", str(tree / "order.md"))
     assert code == 1 and data["summary"]["files"] == 1
     code, data = envelope(capsys, "order.md", ".")
-    assert [entry["path"] for entry in data["visimark"]["files"]] == ["alias.md", "order.md"]  # the walk keeps both names
+    assert [entry["path"] for entry in data["visimark"]["files"]] == ["order.md"]
+
+
+def test_a_symlink_inside_the_tree_is_reported_not_read(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A symlinked file is not read, nor written through by --fix, even when its target is
+    in the tree: its target is checked once, under its own name."""
+    write(tree / "real" / "q.md", STALE_SHEET)
+    write(tree / "real" / "r.fd", FIGURE + "frobnicate\n")
+    write(tree / "real" / "notes.md", PAGE)
+    ops.add(tree / "real" / "notes.md", author="Ada", text="Why?", line=3, root=tree)
+    (tree / "docs").mkdir()
+    (tree / "docs" / "q.md").symlink_to("../real/q.md")
+    (tree / "docs" / "link.fd").symlink_to("../real/r.fd")
+    (tree / "docs" / "notes.md.review.yaml").symlink_to("../real/notes.md.review.yaml")
+    code, data = envelope(capsys)
+    assert code == 1
+    unread = {f["file"]: f["code"] for f in data["findings"] if f["code"].startswith("not-read")}
+    assert unread == {"docs/q.md": "not-read:symlink", "docs/link.fd": "not-read:symlink",
+                      "docs/notes.md.review.yaml": "not-read:symlink"}
+    assert {f["file"] for f in data["findings"] if f["code"] == "STALE"} == {"real/q.md"}  # once, not twice
+    assert [f["file"] for f in data["findings"] if f["code"] == "parse"] == ["real/r.fd"]
+    code, out, _ = check(capsys, "--fix", "docs")
+    assert "NOT READ — docs/q.md\n" in out and "fixed" not in out  # (outside docs/, the folder walked)
+    assert (tree / "real" / "q.md").read_text(encoding="utf-8") == STALE_SHEET  # never written through
+    code, out, _ = check(capsys, "--fix", "docs/q.md")  # named: the same
+    assert code == 1 and "NOT READ — docs/q.md\n  docs/q.md is a symbolic link" in out
+    assert (tree / "real" / "q.md").read_text(encoding="utf-8") == STALE_SHEET
 
 
 def test_a_folder_that_could_not_be_read_is_not_counted_as_a_file() -> None:

@@ -302,7 +302,7 @@ def test_names_are_shown_inert_in_every_output(named: Repo) -> None:
     log = json.loads(sarif.stdout)
     assert not list(Draft7Validator(SARIF_RULES).iter_errors(log))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
-    assert "nl%0AFORGED-nl.md" in uris and "bidi%E2%80%AEFORGED-bidi.svg" in uris
+    assert "nl%0AFORGED-nl.md" in uris and "bidi%E2%80%AEFORGED-bidi.fd" in uris
     fixed = run_check(named.root, "--jobs", "2", "--fix")
     assert_safe(fixed)
     _no_forged_line(fixed.stdout + fixed.stderr)

@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "VisiMark documents with their charts and imports, FigDown sources and the .svg "
                     "artifacts built from them, MRSF sidecars (valid, and where the current document "
                     "puts each comment). .gitignore is honoured, .git and node_modules are skipped, "
-                    "symlinks never lead out of the tree. Exit 0 clean, 1 findings, 2 could not run.")
+                    "a symlinked file is reported, never read or written through. Exit 0 clean, 1 findings, "
+                    "2 could not run.")
     check.add_argument("paths", nargs="*", metavar="PATH", help="a folder to walk or a file to check")
     check.add_argument("--fix", action="store_true",
                        help="repair what is safe (VisiMark fmt, FigDown rebuild of stale .svg, MRSF "

@@ -133,7 +133,8 @@ def check_visimark(path: str, label: str, *, fix: bool, changed: frozenset[str] 
             fixed.append(f"could not write {repaired.write_error[0]} ({repaired.write_error[1]}); "
                          "the document was left as it was")
         elif repaired.changed:
-            files.write_atomic(path, repaired.output.encode("utf-8"), follow=True)
+            # never through a symlink (the walk reports one unread; this holds whoever calls)
+            files.write_atomic(path, repaired.output.encode("utf-8"), follow=False)
             bits = [f"{n} {what}" for n, what in ((repaired.cells_updated, "cell(s)"),
                                                   (repaired.anchors_updated, "anchor(s)"),
                                                   (repaired.stamps_updated, "import stamp(s)")) if n]

@@ -3,7 +3,8 @@ the shard.
 
 * A folder is walked with :func:`markmcp.mcpcore.files.walk`: ``.git`` and
   ``node_modules`` are skipped, symlinked folders are never entered, a symlinked file
-  that leads out of the folder is reported and never read, and git's ignore rules hold
+  is reported and never read nor written through (one that leads out of the folder as
+  ``outside``, one inside as ``symlink``: its target is checked under its own name), and git's ignore rules hold
   (every ``.gitignore`` from the repository's top down to each folder, except one that
   is a symlink, which git does not read either; an ignored folder is not entered).
   Files are taken by name: Markdown (``.md``, ``.markdown``; the VisiMark check then
@@ -13,7 +14,8 @@ the shard.
   it: a Markdown file's sidecar, an ``.svg``'s ``.fd`` source, a sidecar's document is
   the sidecar's business.  A symlink in a named path never leads out of the tree it is
   named in (:func:`leads_out`): such a file is reported and not read, such a folder
-  not walked.
+  not walked.  A named file that is itself a symlink is reported and not read, as in a
+  walk (a symlinked folder on the way, inside the tree, is followed).
 * A folder the walk cannot list (nested past the system's path limit, no permission)
   is reported as not read, under :data:`~.findings.FOLDER` (it belongs to no engine).
 * ``--changed-since REV``: the files git lists as changed between ``REV`` and the work
@@ -159,6 +161,9 @@ def folder_tasks(plan: Plan, folder: str, *, ignore: bool = True) -> Iterator[tu
         if found.problem is not None:
             plan.known.append(unreadable(engine, label, found.problem.code, found.problem.message))
             continue
+        if files.is_link(found.path):  # in the tree, but a link all the same: not read
+            plan.known.append(symlinked(engine, label))
+            continue
         task = plan.take(engine, text, label, walked=True)
         if task is not None:
             yield task
@@ -208,6 +213,16 @@ def leads_out(path: str) -> FileAccessError | None:
     return None if allowed.holds(real) else allowed.refusal(path, real)
 
 
+def symlinked(engine: str, label: str) -> dict[str, Any]:
+    """The outcome of a file that is itself a symbolic link (one inside the tree; one that
+    leads out is refused as ``outside``): reported, never read nor written through, so a
+    link planted in a repository cannot make the check (or ``--fix``) act on its target,
+    and a file is not checked twice, as the link and as its target."""
+    return unreadable(engine, label, "symlink",
+                      f"{files.shown(label)} is a symbolic link; the check never reads or writes through one "
+                      "(the file it points to is checked under its own name)")
+
+
 def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
     """The tasks of a file named on the command line and of the files that belong to it
     (one a symlink leads out of the tree with goes to ``plan.known``, never read)."""
@@ -218,6 +233,9 @@ def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
     if engine is not None:
         if out is not None:
             plan.known.append(unreadable(engine, label, out.code, out.message))
+            return
+        if files.is_link(path):
+            plan.known.append(symlinked(engine, label))
             return
         if (task := plan.take(engine, path, label)) is not None:
             yield task
@@ -230,6 +248,8 @@ def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
                 continue
             if (away := leads_out(related)) is not None:
                 plan.known.append(unreadable(related_engine, related_label, away.code, away.message))
+            elif files.is_link(related):
+                plan.known.append(symlinked(related_engine, related_label))
             elif (task := plan.take(related_engine, related, related_label)) is not None:
                 yield task
 
