@@ -115,7 +115,8 @@ def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.Capt
     assert "PARSE FAILED — 1 diagnostic(s) in bad.fd\nLine 5:" in out
     assert ("fig.svg\n  STALE ARTIFACT: fig.fd has changed since fig.svg was built. The .fd is truth — rebuild."
             in out)
-    assert "hand" not in out  # an .svg FigDown did not build is not its artifact
+    # an .svg FigDown did not build is not its artifact: said (as `figdown build --check` does), not failed
+    assert "NOT OURS — hand.svg\n  hand.svg exists and is not a FigDown artifact" in out
     code, out, _ = check(capsys, "--fix")
     assert code == 1  # bad.fd still fails
     assert "fixed fig.fd: rebuilt fig.svg" in out
@@ -123,6 +124,14 @@ def test_figdown_diagnostics_and_stale_artifacts(tree: Path, capsys: pytest.Capt
     assert hand.read_text(encoding="utf-8") == "<svg xmlns='http://www.w3.org/2000/svg'/>"
     code, data = envelope(capsys, "fig.fd")
     assert code == 0 and data["figdown"]["documents"][0]["artifact"] == {"path": "fig.svg", "status": "current"}
+    code, data = envelope(capsys, "hand.fd")
+    assert code == 0  # a warning that does not fail
+    [(level, code_, file, line, fails)] = [(f["level"], f["code"], f["file"], f["line"], f["fails"])
+                                           for f in data["findings"]]
+    assert (level, code_, file, line, fails) == ("warning", "not-ours", "hand.fd", 1, False)
+    write(tree / "lone.fd", FIGURE)  # no .svg at all: nothing to say (it may not be built yet)
+    code, data = envelope(capsys, "lone.fd")
+    assert code == 0 and data["findings"] == []
 
 
 def test_a_stale_artifact_is_located_on_its_source(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:

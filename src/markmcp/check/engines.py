@@ -201,6 +201,14 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
         blocks.append(f"NOT READ — {escape_controls(svg_label)}\n  {escape_controls(why)}")
         existing = None
     artifact_data: dict[str, Any] = {"path": svg_label, "status": existing.state if existing else "unreadable"}
+    if existing is not None and existing.state == "foreign":
+        # a hand-made picture where the source's artifact goes: `figdown build --check` says
+        # NOT OURS; here a warning that does not fail (nothing here can tell what it shows,
+        # and --fix never overwrites it)
+        message = (f"NOT OURS — {svg_label} {existing.why}, so it is not built from {label} and whether it "
+                   "shows the source cannot be told; FigDown never overwrites it (move it away to build there)")
+        found.append(finding(label, "warning", "not-ours", message, line=1, fails=False))
+        blocks.append(f"NOT OURS — {escape_controls(svg_label)}\n  {escape_controls(message[len('NOT OURS — '):])}")
     if existing is not None and existing.state == "ours":
         artifact = existing.artifact
         stale = artifact.recorded_sha256 != sha256(text)
