@@ -75,7 +75,11 @@ SARIF_RULES = {
                 "invocations": {"type": "array", "items": {
                     "type": "object", "required": ["executionSuccessful"],
                     "properties": {"executionSuccessful": {"type": "boolean"},
-                                   "exitCode": {"type": "integer"}}}},
+                                   "exitCode": {"type": "integer"},
+                                   "toolExecutionNotifications": {"type": "array", "items": {
+                                       "type": "object", "required": ["message"],
+                                       "properties": {"level": {"enum": ["none", "note", "warning", "error"]},
+                                                      "message": _MESSAGE}}}}}},
                 "results": {"type": "array", "items": _RESULT},
             }}},
     },
@@ -115,6 +119,29 @@ def test_the_log_follows_the_sarif_rules(tmp_path: Path, monkeypatch: pytest.Mon
     assert ("figdown/stale-artifact", "figs/ok.fd", 1) in placed  # on the source, whose change made it stale
     assert ("mrsf/reanchor:orphaned", "notes.md", 4) in placed
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
+
+
+@pytest.mark.parametrize("args", [["nosuch/"], ["--shard", "0/2"]])
+def test_a_check_that_cannot_start_still_writes_a_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    """Exit 2 before anything is checked: the CI step that uploads the log gets a valid one
+    saying the run did not succeed, and why (and --json an error envelope), not an empty file."""
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--format", "sarif", *args])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.startswith("markmcp check: ")
+    log = json.loads(out)
+    assert not list(Draft7Validator(SARIF_RULES).iter_errors(log))
+    [run] = log["runs"]
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 2
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error" and note["message"]["text"] == err.removeprefix("markmcp check: ").rstrip("\n")
+    assert run["results"] == []
+    code = cli.main(["check", "--json", *args])
+    out, err = capsys.readouterr()
+    body = json.loads(out)
+    assert code == 2 and body["status"] == "error" and body["error"]["message"] in err
 
 
 def test_the_rules_are_not_vacuous() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from concurrent.futures.process import BrokenProcessPool
 from typing import TextIO
 
@@ -50,9 +51,16 @@ class Bar:
             self.stream.flush()
 
 
-def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    form = options.format or ("json" if options.json else "text")
+def _form(options: argparse.Namespace) -> str | None:
+    """The report's form, or None when --json and --format disagree."""
     if options.json and options.format not in (None, "json"):
+        return None
+    return options.format or ("json" if options.json else "text")
+
+
+def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    form = _form(options)
+    if form is None:
         raise TreeError(f"--json and --format {options.format} disagree; give one")
     shard = parse_shard(options.shard) if options.shard else None
     plan, tasks = start(options.paths)  # the walk goes on while the first tasks are checked
@@ -90,11 +98,9 @@ def check(options: argparse.Namespace) -> int:
     try:
         return command_check(options, out, err)
     except TreeError as error:
-        err.write(f"{PROG} check: {escape_controls(str(error))}\n")
-        return 2
+        return could_not_run(options, str(error), out, err)
     except BrokenProcessPool:
-        err.write(f"{PROG} check: a worker process died; the check could not finish\n")
-        return 2
+        return could_not_run(options, "a worker process died; the check could not finish", out, err)
     except BrokenPipeError:  # `markmcp check | head`: the reader left; stop quietly
         leave_stdout()
         return report.EXIT_OK
@@ -102,3 +108,20 @@ def check(options: argparse.Namespace) -> int:
         err.write(f"{PROG}: interrupted\n")
         return 130
 
+
+def could_not_run(options: argparse.Namespace, message: str, out: TextIO, err: TextIO) -> int:
+    """Say why the check could not run (exit 2): on standard error, and, for --json or
+    --format sarif, as a JSON error envelope or a SARIF log whose invocation did not
+    succeed, so whatever reads standard output gets a document, not an empty file
+    (nothing when --json and --format disagree: no form was chosen)."""
+    err.write(f"{PROG} check: {escape_controls(message)}\n")
+    form = _form(options)
+    try:
+        if form == "json":
+            out.write(report.json_text(report.failure_envelope(message)))
+        elif form == "sarif":
+            here = Path.cwd()
+            out.write(report.json_text(report.failure_sarif(message, repository_top(here) or here)))
+    except BrokenPipeError:
+        leave_stdout()
+    return report.EXIT_ERROR

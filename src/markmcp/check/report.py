@@ -266,6 +266,32 @@ def _uri(label: str, top: Path) -> tuple[str, str | None]:
     return quote(rel, safe="/"), "%SRCROOT%"
 
 
+def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"driver": {"name": "markmcp", "version": __version__, "semanticVersion": __version__,
+                       "informationUri": INFORMATION_URI, "rules": rules}}
+
+
+def failure_envelope(message: str) -> dict[str, Any]:
+    """The JSON envelope of a check that could not start (exit 2): what went wrong, no
+    sections and no findings (nothing was checked)."""
+    return {"command": "check", "markmcp": __version__, "status": "error", "error": {"message": message}}
+
+
+def failure_sarif(message: str, top: Path) -> dict[str, Any]:
+    """The SARIF log of a check that could not start (exit 2): no results, an invocation
+    that did not succeed, and why, as a tool execution notification (so a CI step that
+    uploads the log uploads a valid one that says so)."""
+    run = {
+        "tool": _driver([]),
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": top.as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": False, "exitCode": EXIT_ERROR,
+                         "toolExecutionNotifications": [{"level": "error", "message": {"text": message}}]}],
+        "results": [],
+    }
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
 def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
     """The SARIF 2.1.0 log of a check."""
     rules: list[dict[str, Any]] = []
@@ -298,8 +324,7 @@ def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
             results.append(result)
     code = exit_code(outcomes)
     run = {
-        "tool": {"driver": {"name": "markmcp", "version": __version__, "semanticVersion": __version__,
-                            "informationUri": INFORMATION_URI, "rules": rules}},
+        "tool": _driver(rules),
         "originalUriBaseIds": {"%SRCROOT%": {"uri": top.as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": code != EXIT_ERROR, "exitCode": code}],
