@@ -302,6 +302,22 @@ def test_could_not_run_is_exit_2(tree: Path, capsys: pytest.CaptureFixture[str],
     assert (code, out, err) == (2, "", message)
 
 
+def test_a_named_file_no_engine_checks_is_said(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped target does not pass silently: a named file no engine owns is warned about
+    on standard error; when nothing named is left to check, the check could not run (exit 2)."""
+    write(tree / "stock.csv", "Item,Qty\n")
+    write(tree / "order.md", SHEET)
+    foreign = ("stock.csv: no engine checks a file of this kind (Markdown, a .fd source, the .svg built from "
+               "one, a .review.yaml or .review.json sidecar)")
+    code, out, err = check(capsys, "stock.csv")
+    assert (code, out, err) == (2, "", f"markmcp check: {foreign}; nothing to check\n")
+    code, out, err = check(capsys, "stock.csv", "order.md")
+    assert code == 0 and err == f"markmcp check: warning: {foreign}; not checked\n"
+    assert out == "checked 1 file(s) (VisiMark 1): 1 clean, 0 with findings\n"
+    write(tree / "picture.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>")
+    assert check(capsys, "picture.svg") == (0, "checked 0 file(s): 0 clean, 0 with findings\n", "")  # a picture
+
+
 def test_a_usage_error_is_exit_2(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = check(capsys, "--only", "latex")
     assert code == 2 and "choose from visimark, figdown, mrsf" in err and "Traceback" not in err

@@ -10,7 +10,7 @@
 ``check`` walks each folder (default ``.``) and checks every document an engine owns
 (see :mod:`markmcp.check`).  Exit codes: 0 nothing to fix, 1 findings (or a file found
 but not readable), 2 the check could not run (a usage error, a path that does not
-exist, a revision git does not know, an engine that failed on a file), 130
+exist, only files named that no engine checks, a revision git does not know, an engine that failed on a file), 130
 interrupted.  Nothing is ever printed as a traceback.
 
 This module is the edge with :mod:`.command`: it parses the whole command line (and

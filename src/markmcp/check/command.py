@@ -15,12 +15,13 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TextIO
 
 from markmcp.cmdline import leave_stdout
+from markmcp.mcpcore import files
 from markmcp.textsafe import escape_controls
 
 from . import report
 from .findings import FOLDER
 from .run import default_jobs, run
-from .tree import TreeError, changed_since, in_shard, parse_shard, repository_top, shard_of, start
+from .tree import FOREIGN, TreeError, changed_since, in_shard, parse_shard, repository_top, shard_of, start
 
 PROG = "markmcp"
 
@@ -64,6 +65,8 @@ def command_check(options: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise TreeError(f"--json and --format {options.format} disagree; give one")
     shard = parse_shard(options.shard) if options.shard else None
     plan, tasks = start(options.paths)  # the walk goes on while the first tasks are checked
+    for name in plan.foreign:
+        err.write(f"{PROG} check: warning: {escape_controls(files.shown(name))}: {FOREIGN}; not checked\n")
     if options.only:
         only = frozenset(options.only)
         tasks = (task for task in tasks if task[0] in only)

@@ -64,6 +64,8 @@ class Plan:
     tasks: list[tuple[str, str, str]] = field(default_factory=list)
     known: list[dict[str, Any]] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
+    foreign: list[str] = field(default_factory=list)
+    """Files named on the command line that no engine owns (as named): warned about."""
 
     def take(self, engine: str, path: str, label: str, *, walked: bool = False) -> tuple[str, str, str] | None:
         """The task of a file, or None when it is one already: a walked file is known by
@@ -265,6 +267,10 @@ def related_files(path: str, label: str) -> list[tuple[str, str]]:
     return []
 
 
+FOREIGN = ("no engine checks a file of this kind (Markdown, a .fd source, the .svg built from one, "
+           "a .review.yaml or .review.json sidecar)")
+
+
 def plan_for(paths: list[str]) -> Plan:
     """The tasks for the PATH arguments (default ``.``), every one found before this returns."""
     plan, tasks = start(paths)
@@ -292,7 +298,13 @@ def start(paths: list[str]) -> tuple[Plan, Iterator[tuple[str, str, str]]]:
             raise TreeError(f"{files.shown(text)}: no such file or folder")
         if kind == "dir" and (out := leads_out(text)) is not None:
             raise TreeError(f"{out.message}; a folder a symlink leads out of the tree with is not walked")
+        if kind != "dir" and engine_of(os.path.basename(text)) is None and not related_files(text, text):
+            plan.foreign.append(text)  # /etc/passwd, a CSV: nothing here checks it
+            continue
         checked.append((text, kind))
+    if not checked:
+        names = ", ".join(files.shown(text) for text in plan.foreign)
+        raise TreeError(f"{names}: {FOREIGN}; nothing to check")
 
     def tasks() -> Iterator[tuple[str, str, str]]:
         for text, kind in checked:
