@@ -142,6 +142,9 @@ def test_a_stale_artifact_is_located_on_its_source(tree: Path, capsys: pytest.Ca
     [stale] = data["findings"]
     assert (stale["file"], stale["line"], stale["code"]) == ("figures/net.fd", 1, "stale-artifact")
     assert stale["message"].startswith("STALE ARTIFACT: figures/net.fd has changed since figures/net.svg was built")
+    write(tree / "figures" / "net.fd", FIGURE + "frobnicate\n")  # now it fails to parse too: two blocks
+    code, out, _ = check(capsys)
+    assert "Line 5: " in out and "\n\nfigures/net.svg\n  STALE ARTIFACT" in out  # a blank line between them
 
 
 def test_a_prose_anchor_roll_up_is_not_a_finding(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,6 +186,8 @@ def test_the_totals_count_every_finding_shown(tree: Path, capsys: pytest.Capture
     assert numbers["findings"] == len(data["findings"]) == 2
     assert (numbers["errors"], numbers["warnings"], numbers["notes"], numbers["failing"]) == (1, 1, 0, 1)
     assert (numbers["clean"], numbers["withFindings"], numbers["withNonFailing"]) == (1, 1, 1)
+    section = data["figdown"]["summary"]  # the engine's section counts its files the same way
+    assert (section["clean"], section["withFindings"], section["withNonFailing"]) == (1, 1, 1)
     code, out, _ = check(capsys, "empty.fd")
     assert code == 0  # exit codes unchanged: nothing fails
     assert out.endswith("0 clean, 0 with findings, 1 with only findings that do not fail; "
@@ -359,8 +364,8 @@ def test_the_json_envelope_has_a_section_per_engine(tree: Path, capsys: pytest.C
     assert list(data) == ["command", "markmcp", "status", "summary", "visimark", "figdown", "mrsf", "findings",
                           "fixed"]
     assert data["status"] == "findings"
-    assert data["visimark"]["summary"] == {"files": 1, "clean": 0, "withFindings": 1, "unreadable": 0, "crashed": 0,
-                                           "problems": 3, "stale": 3, "errors": 0}
+    assert data["visimark"]["summary"] == {"files": 1, "clean": 0, "withFindings": 1, "withNonFailing": 0,
+                                           "unreadable": 0, "crashed": 0, "problems": 3, "stale": 3, "errors": 0}
     assert data["figdown"]["documents"][0]["label"] == "f.fd" and data["figdown"]["documents"][0]["ok"] is True
     assert data["mrsf"]["files"][0]["reanchor"]["counts"] == {"anchored": 1}
     assert data["summary"]["byEngine"] == {"visimark": 1, "figdown": 1, "mrsf": 1}

@@ -233,7 +233,7 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
     data = {**report, "artifact": artifact_data}
     if fixed:
         data["fixed"] = fixed
-    return outcome("figdown", label, findings=found, fixed=fixed, report="\n".join(blocks) or None, data=data)
+    return outcome("figdown", label, findings=found, fixed=fixed, report="\n\n".join(blocks) or None, data=data)
 
 
 # --- MRSF -------------------------------------------------------------------------------------

@@ -147,9 +147,11 @@ def _tally(engine: str, entry: dict[str, Any]) -> Any:
 def _section(engine: str, items: list[dict[str, Any]]) -> dict[str, Any]:
     entries = [item["data"] for item in items]
     tallies = [item[TALLY] if TALLY in item else _tally(engine, item["data"]) for item in items]
+    remarks = sum(1 for item in items if item["status"] == "clean" and item["findings"])
     numbers: dict[str, Any] = {"files": len(items),
-                               "clean": sum(1 for item in items if item["status"] == "clean"),
+                               "clean": sum(1 for item in items if item["status"] == "clean") - remarks,
                                "withFindings": sum(1 for item in items if item["status"] == "findings"),
+                               "withNonFailing": remarks,
                                "unreadable": sum(1 for item in items if item["status"] == "unreadable"),
                                "crashed": sum(1 for item in items if item["status"] == "crashed")}
     if engine == "visimark":
