@@ -244,6 +244,15 @@ def test_an_invalid_sidecar_is_reported_by_the_validator(tree: Path, capsys: pyt
     assert entry["valid"] is False and entry["errors"] and "reanchor" not in entry
 
 
+def test_mrsf_messages_name_the_sidecar_as_the_report_does(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tree / "docs" / "notes.md", PAGE)
+    write(tree / "docs" / "notes.md.review.yaml", "mrsf_version: '1.0'\ndocument: notes.md\ncomments: [\n")
+    code, out, _ = check(capsys)
+    assert code == 1 and "ERROR: docs/notes.md.review.yaml: malformed YAML" in out and str(tree) not in out
+    code, data = envelope(capsys)
+    assert [f["message"].split(":")[0] for f in data["findings"]] == ["docs/notes.md.review.yaml"]
+
+
 def test_a_named_document_brings_its_sidecar(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(tree / "notes.md", PAGE)
     ops.add("notes.md", author="Ada", text="Why?", line=3, root=tree)

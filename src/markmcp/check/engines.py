@@ -241,6 +241,12 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
 _ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
 
 
+def _relabel(message: str, path: str, label: str) -> str:
+    """An MRSF message naming the sidecar by its full path, naming it as the report does
+    (every other file in the report is named relative to where the check was run)."""
+    return message.replace(files.shown(path), files.shown(label)) if path != label else message
+
+
 def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | None,
                use_git: bool) -> dict[str, Any]:
     from markmcp.mrsf import ops
@@ -267,7 +273,7 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
         checked = ops.check(path, root=root, fix=fix, use_git=use_git, repository=repository,
                             select=touched if changed is not None else None)
     except MrsfError as error:
-        return unreadable("mrsf", label, error.code, error.message)
+        return unreadable("mrsf", label, error.code, _relabel(error.message, path, label))
     if checked.get("skipped"):
         return skipped("mrsf", label, "unchanged")
     document = Path(checked["documentPath"])
@@ -276,16 +282,18 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
     lines: list[str] = []
     for level, key in (("error", "errors"), ("warning", "warnings")):
         for diag in checked[key]:
-            found.append(finding(label, level, diag.get("code", "invalid"), diag["message"],
+            said = _relabel(diag["message"], path, label)
+            found.append(finding(label, level, diag.get("code", "invalid"), said,
                                  line=diag.get("line"), column=diag.get("column"), fails=level == "error"))
-            lines.append(f"  {'ERROR' if level == 'error' else 'WARN'}: {diag['message']}"
+            lines.append(f"  {'ERROR' if level == 'error' else 'WARN'}: {said}"
                          + (f" ({diag['path']})" if diag.get("path") else ""))
     fixed: list[str] = []
     anchoring: dict[str, Any] | None = checked["reanchor"]
     failed = checked["reanchorError"]
     if failed is not None:
-        found.append(finding(label, "error", failed["code"], failed["message"]))
-        lines.append(f"  ERROR: {failed['message']}")
+        said = _relabel(failed["message"], path, label)
+        found.append(finding(label, "error", failed["code"], said))
+        lines.append(f"  ERROR: {said}")
     if anchoring is not None:
         resolved = set(checked["resolved"])  # a resolved comment that lost its place fails nothing
         for result in anchoring["results"]:
