@@ -215,7 +215,7 @@ def test_mrsf_comments_that_would_move_or_be_orphaned(tree: Path, capsys: pytest
     code, out, _ = check(capsys)
     assert code == 1
     assert "✗ notes.md.review.yaml" in out
-    assert "↕ c1:3 — would move from line 3 to 5" in out
+    assert "↕ c1:3 — would move from line 3 to 5 (Exact text match (unique))\n" in out  # the move said once
     assert "✗ c2:4 — would be orphaned" in out
     assert sidecar.read_bytes() == before  # a check writes nothing
     assert sorted(p.name for p in tree.iterdir()) == ["notes.md", "notes.md.review.yaml"]  # no lock file left

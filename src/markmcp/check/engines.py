@@ -238,6 +238,8 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
 
 # --- MRSF -------------------------------------------------------------------------------------
 
+#: The end of a re-anchoring reason that repeats the move the check's words give already.
+_MOVED_TAIL = re.compile(r",\s*moved from line \d+ to (?:line )?\d+\.?$")
 _ICONS = {"anchored": "●", "shifted": "↕", "fuzzy": "≈", "ambiguous": "?", "orphaned": "✗"}
 
 
@@ -316,6 +318,8 @@ def check_mrsf(path: str, label: str, *, fix: bool, changed: frozenset[str] | No
                 level, what = "warning", (f"would move from line {old_line} to {new_line}"
                                           if old_line != new_line else f"would change ({status})")
             reason = result.get("reason") or ""
+            if old_line != new_line:  # "would move from line 9 to 12" says it already
+                reason = _MOVED_TAIL.sub("", reason)
             message = f"comment {ident} {what}" + (f": {reason}" if reason else "")
             is_resolved = ident in resolved
             code = "reanchor:moved" if status not in ("orphaned", "ambiguous") else f"reanchor:{status}"
