@@ -341,6 +341,8 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
     git does not ignore."""
     if not revision or revision.startswith("-") or "\x00" in revision:
         raise TreeError(f"--changed-since: {revision!r} is not a revision")
+    if repository_top(where) is None:
+        raise TreeError(f"--changed-since needs a git repository, and {files.shown(where)} is in none")
     # less the newline only: a folder's name may end in a space
     top_text = os.fsdecode(_git(["rev-parse", "--show-toplevel"], where).removesuffix(b"\n"))
     top = Path(top_text)
