@@ -309,12 +309,11 @@ def test_a_fifo_is_refused_without_blocking(tree: Path, capsys: pytest.CaptureFi
     (["--shard", "3/2"], "markmcp check: --shard 3/2: I must be between 1 and N (for example 2/4)\n"),
     (["--shard", "x"], "markmcp check: --shard wants I/N (for example 2/4), not 'x'\n"),
     (["--json", "--format", "sarif"], "markmcp check: --json and --format sarif disagree; give one\n"),
-    (["--changed-since", "HEAD"], "markmcp check: --changed-since needs a git repository, and {tree} is in none\n"),
 ])
 def test_could_not_run_is_exit_2(tree: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                  message: str) -> None:
     code, out, err = check(capsys, *args)
-    assert (code, out, err) == (2, "", message.format(tree=tree))
+    assert (code, out, err) == (2, "", message)
 
 
 def test_a_named_file_no_engine_checks_is_said(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -209,7 +209,8 @@ def test_changed_since_outside_a_repository_is_exit_2(tmp_path: Path, monkeypatc
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     code = cli.main(["check", "--changed-since", "HEAD"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.startswith("markmcp check: git rev-parse failed: ")
+    assert code == 2 and out == "" and err.startswith(
+        "markmcp check: --changed-since needs a git repository; git rev-parse failed: fatal: not a git repository")
 
 
 def test_a_terminal_gets_a_progress_bar_and_a_pipe_does_not(tmp_path: Path) -> None:

@@ -341,10 +341,13 @@ def changed_since(revision: str, where: Path) -> frozenset[str]:
     git does not ignore."""
     if not revision or revision.startswith("-") or "\x00" in revision:
         raise TreeError(f"--changed-since: {revision!r} is not a revision")
-    if repository_top(where) is None:
-        raise TreeError(f"--changed-since needs a git repository, and {files.shown(where)} is in none")
     # less the newline only: a folder's name may end in a space
-    top_text = os.fsdecode(_git(["rev-parse", "--show-toplevel"], where).removesuffix(b"\n"))
+    try:
+        top_text = os.fsdecode(_git(["rev-parse", "--show-toplevel"], where).removesuffix(b"\n"))
+    except TreeError as error:
+        if "not a git repository" in str(error):  # say what is wanted, then git's own words
+            raise TreeError(f"--changed-since needs a git repository; {error}") from None
+        raise
     top = Path(top_text)
     # an unknown revision fails without a word; any other failure says what it was (a
     # repository whose core.worktree names a folder git cannot find it from)
