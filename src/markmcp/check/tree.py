@@ -4,8 +4,8 @@ the shard.
 * A folder is walked with :func:`markmcp.mcpcore.files.walk`: ``.git`` and
   ``node_modules`` are skipped, symlinked folders are never entered, a symlinked file
   is reported and never read nor written through (one that leads out of the folder as
-  ``outside``, one inside as ``symlink``: its target is checked under its own name), and git's ignore rules hold
-  (every ``.gitignore`` from the repository's top down to each folder, except one that
+  ``outside``, one inside as ``symlink``: its target is checked only under its own
+  name), and git's ignore rules hold (every ``.gitignore`` from the repository's top down to each folder, except one that
   is a symlink, which git does not read either; an ignored folder is not entered).
   Files are taken by name: Markdown (``.md``, ``.markdown``; the VisiMark check then
   tells whether it is a VisiMark document), FigDown sources
@@ -221,8 +221,8 @@ def symlinked(engine: str, label: str) -> dict[str, Any]:
     link planted in a repository cannot make the check (or ``--fix``) act on its target,
     and a file is not checked twice, as the link and as its target."""
     return unreadable(engine, label, "symlink",
-                      f"{files.shown(label)} is a symbolic link; the check never reads or writes through one "
-                      "(the file it points to is checked under its own name)")
+                      f"{files.shown(label)} is a symbolic link; the check never reads or writes through one: "
+                      "the file it points to is checked only under its own name")
 
 
 def named_file_tasks(plan: Plan, path: str) -> Iterator[tuple[str, str, str]]:
