@@ -5,8 +5,9 @@ the shard.
   ``node_modules`` are skipped, symlinked folders are never entered, a symlinked file
   is reported and never read nor written through (one that leads out of the folder as
   ``outside``, one inside as ``symlink``: its target is checked only under its own
-  name), and git's ignore rules hold (every ``.gitignore`` from the repository's top down to each folder, except one that
-  is a symlink, which git does not read either; an ignored folder is not entered).
+  name), and git's ignore rules hold (every ``.gitignore`` from the repository's top
+  down to each folder, except one that is a symlink, which git does not read either; an
+  ignored folder is not entered).
   Files are taken by name: Markdown (``.md``, ``.markdown``; the VisiMark check then
   tells whether it is a VisiMark document), FigDown sources
   (``.fd``) and MRSF sidecars (``.review.yaml``, ``.review.json``).
