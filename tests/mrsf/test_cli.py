@@ -659,3 +659,17 @@ def test_validate_strict_turns_warnings_into_failure(work: Path) -> None:
     proc = run("validate", "--strict", "doc.md", cwd=work)
     assert proc.returncode == 1
     assert "ERROR:" in proc.stdout and "ghost" in proc.stdout
+
+
+def test_a_comment_just_added_on_a_short_line_is_fresh_and_unchanged(tmp_path: Path) -> None:
+    # status calls it fresh; reanchor and `markmcp check` must not see a change
+    (tmp_path / "a.md").write_text(
+        "# Intro\n\nSome text here that is long enough.\n\n## Setup\n\nok\n", encoding="utf-8")
+    assert run("add", "a.md", "-a", "me", "-t", "ok?", "--line", "7", cwd=tmp_path).returncode == 0
+    status = run("status", "--json", cwd=tmp_path)
+    assert [c["health"] for c in json.loads(status.stdout)] == ["fresh"]
+    before = (tmp_path / "a.md.review.yaml").read_bytes()
+    dry = run("reanchor", "-n", cwd=tmp_path)
+    assert dry.returncode == 0 and "0 comment(s) would change" in dry.stdout, dry.stdout
+    run("reanchor", cwd=tmp_path)
+    assert (tmp_path / "a.md.review.yaml").read_bytes() == before

@@ -201,10 +201,22 @@ def test_short_selection_is_not_moved_to_another_line():
 def test_punctuation_only_selection_is_never_confident_without_source():
     placement = one(Anchor(line=3, selected_text="```"), "```\nx\n```\n")
     assert placement.status == "fuzzy" and placement.line == 3
-    unique = one(Anchor(line=1, selected_text="---"), "---\ntitle: x\n")
-    assert unique.status == "fuzzy" and unique.line == 1
+    moved = one(Anchor(line=2, selected_text="---"), "---\ntitle: x\n")
+    assert moved.status == "fuzzy" and moved.line == 1
     with_source = one(Anchor(line=1, selected_text="---"), "---\ntitle: x\n", "---\ntitle: x\n")
     assert with_source.status == "anchored"
+
+
+def test_short_text_alone_at_its_recorded_place_is_anchored_unchanged():
+    # MRSF §7.4 1a: the only exact match is the anchor, however short; a comment just
+    # added on a short line must not be reported as changed (status calls it fresh)
+    doc = "# Intro\n\nSome text here that is long enough.\n\n## Setup\n\nok\n"
+    placement = one(Anchor(line=7, selected_text="ok"), doc)
+    assert (placement.status, placement.line, placement.score) == ("anchored", 7, 1.0)
+    fence = one(Anchor(line=1, selected_text="---"), "---\ntitle: x\n")
+    assert (fence.status, fence.line) == ("anchored", 1)
+    columns = one(Anchor(line=3, start_column=4, end_column=6, selected_text="ok"), "a\n\nis ok\n")
+    assert columns.status == "fuzzy"  # recorded columns 4-6, the text is at 3-5
 
 
 def test_very_common_short_text_is_never_confident():

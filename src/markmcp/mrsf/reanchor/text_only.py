@@ -52,6 +52,14 @@ def choose_among(
     status: str, score: float, what: str,
 ) -> Outcome:
     """§7.4 step 1 over a list of literal candidates, with relocation guards."""
+    if status in CONFIDENT and len(spans) == 1 and at_recorded_place(anchor, spans[0]):
+        # §7.4 1a: the only exact match, where the comment says it is (line, and
+        # columns when recorded), is anchored and unchanged however short the text
+        # (``status`` calls it fresh).  The guards below are for text that left its
+        # recorded place or has copies the neighbours must choose among.
+        return Outcome(engine.place_match(
+            status, score, spans[0], anchor, f"{what} match (unique) at the recorded position.",
+        ))
     if status in CONFIDENT and featureless(selection):
         # Fences, rules, list markers and the like carry no identity of their own.
         status, score, what = "fuzzy", min(score, 0.6), f"{what} (featureless)"
@@ -138,6 +146,18 @@ def choose_among(
         ),
         candidates=spans, promote="fuzzy" if is_weak(selection) else status,
     )
+
+
+def at_recorded_place(anchor: Anchor, span: Span) -> bool:
+    """Whether a match sits exactly where the comment records it: its line, its end
+    line when recorded, and its columns when recorded."""
+    if anchor.line is None or span.line != anchor.line:
+        return False
+    if anchor.end_line is not None and span.end_line != anchor.end_line:
+        return False
+    if anchor.start_column is not None and span.start_column != anchor.start_column:
+        return False
+    return anchor.end_column is None or span.end_column == anchor.end_column
 
 
 def keep_in_place(
