@@ -673,3 +673,33 @@ def test_a_comment_just_added_on_a_short_line_is_fresh_and_unchanged(tmp_path: P
     assert dry.returncode == 0 and "0 comment(s) would change" in dry.stdout, dry.stdout
     run("reanchor", cwd=tmp_path)
     assert (tmp_path / "a.md.review.yaml").read_bytes() == before
+
+
+def test_no_writer_goes_through_a_sidecar_that_is_a_symbolic_link(work: Path) -> None:
+    """A sidecar path is derived from its document: a link planted there (dangling, or
+    into a missing folder, or to a real file) is refused by every writer, naming the
+    sidecar and never the internal lock file; nothing is created or changed."""
+    (work / "dl.md").write_text("one\ntwo\n", encoding="utf-8")
+    os.symlink("nowhere", work / "dl.md.review.yaml")
+    (work / "d2.md").write_text("one\n", encoding="utf-8")
+    os.symlink("sub/x.yaml", work / "d2.md.review.yaml")
+    os.symlink("doc.md.review.yaml", work / "d3.md.review.yaml")
+    (work / "d3.md").write_text(DOC, encoding="utf-8")
+    before = snapshot(work)
+    runs = [
+        ("add", "dl.md", "-a", "me", "-t", "hi", "--line", "1"),
+        ("add", "d2.md", "-a", "me", "-t", "hi", "--line", "1"),
+        ("add", "d3.md", "-a", "me", "-t", "hi", "--line", "1"),
+        ("reanchor", "d3.md"),
+    ]
+    ids = [c["id"] for c in sidecar_data(work / "doc.md.review.yaml")["comments"]]
+    runs += [("resolve", "d3.md", ids[0]), ("init", "--force", "dl.md"),
+             ("repair", "d3.md"), ("rename", "d3.md", "d4.md")]
+    for args in runs:
+        proc = run(*args, cwd=work)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "symbolic link" in proc.stderr and ".review.yaml" in proc.stderr, (args, proc.stderr)
+        assert ".lock" not in proc.stderr, (args, proc.stderr)
+    assert snapshot(work) == before
+    assert not (work / "nowhere").exists() and not (work / "sub").exists()
+

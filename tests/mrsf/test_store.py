@@ -304,3 +304,13 @@ def test_a_new_file_gets_the_umask_mode_and_the_umask_is_left_alone(tmp_path: Pa
     after = os.umask(0o022)
     os.umask(after)
     assert after == umask
+
+
+def test_a_lock_failure_names_the_sidecar_not_the_lock_file(ws):
+    from markmcp.mrsf import store
+    os.symlink("elsewhere", ws / ".doc.md.review.yaml.lock")
+    with pytest.raises(MrsfError) as info:
+        ops.add("doc.md", author="a", text="t", root=ws, cwd=ws)
+    assert "doc.md.review.yaml: cannot write the sidecar" in info.value.message
+    assert ".lock" not in info.value.message
+    assert store.lock_path(ws / "doc.md.review.yaml").name == ".doc.md.review.yaml.lock"

@@ -731,6 +731,7 @@ def rename(old_document: PathLike, new_document: PathLike, *, expected_version: 
     if is_sidecar_name(new.document):
         raise MrsfError("invalid-argument", "give the new document path, not a sidecar path")
     _require_sidecar(old)
+    store.refuse_link(old.sidecar_path, old.allowed)  # moving it would write its target's bytes anew
     new = _confined(dataclasses.replace(new, sidecar=sidecar_rel_for(new.document, new.config, old.format)), places)
     if new.sidecar == old.sidecar:
         raise MrsfError("invalid-argument", "the old and new document paths are the same")

@@ -222,10 +222,41 @@ def locked(path: Path, *, places: Places | None = None) -> Iterator[Path]:
     every name of one file shares one lock); yields the resolved path.  A lock file that
     is a symlink or not a regular file is refused (``symlink``/``not-regular``)."""
     stack = ExitStack()
-    with _guarded():
+    try:
         target = stack.enter_context(files.locked(path, places=places))
+    except FileAccessError as error:
+        raise _about_the_sidecar(error, path) from None
     with stack:
         yield target
+
+
+def _about_the_sidecar(error: FileAccessError, path: Path) -> MrsfError:
+    """The MrsfError for a lock failure, naming the sidecar: the lock file's own name is
+    an internal detail (what blocks it, e.g. a planted link, is still said)."""
+    lock = lock_path(path)
+    if error.path != os.fspath(lock):
+        return file_error(error)
+    detail = error.message.removeprefix(files.shown(lock)).lstrip(": ")
+    if error.code == "not-found":
+        detail = "its folder does not exist"
+    elif detail.startswith("is "):
+        detail = "the lock file " + detail
+    return MrsfError(_FILE_CODES.get(error.code, "io-error"),
+                     f"{files.shown(path)}: cannot write the sidecar: {detail}", path=str(path))
+
+
+def refuse_link(path: Path, places: Places | None = None) -> None:
+    """A sidecar path that is itself a symbolic link is never written through (nor
+    removed): the sidecar is derived from its document, so a link planted there (or
+    left dangling) must not send the write to whatever it points at."""
+    if files.is_link(path):
+        if places is not None:  # a link out of the allowed folders says so first
+            with _guarded():
+                places.check(Path(os.path.realpath(path)), path)
+        raise MrsfError(
+            "symlink", f"{files.shown(path)}: the sidecar is a symbolic link; refusing to write "
+            "through it (replace the link with a regular file to write it)", path=str(path),
+        )
 
 
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None, places: Places | None = None,
@@ -293,6 +324,7 @@ def transact(
     bytes (same version), instead of parsing them again; the caller must not have
     changed it.
     """
+    refuse_link(path, places)
     if create_dirs:
         with _guarded():
             files.make_folders(path.parent, places=places)
@@ -331,7 +363,7 @@ def transact(
         data, adopt = _verified(new_sc)
         if raw is not None and data == raw:
             return Outcome(result, current, current, False)
-        atomic_write(path, data, places=places, mode=mode)
+        atomic_write(path, data, places=places, mode=mode, follow=False)
         version = version_of(data)
         _remember(_writer_cache, _key(path), (version, adopt()))
         return Outcome(result, current, version, True)
@@ -339,6 +371,7 @@ def transact(
 
 def remove(path: Path, *, expected_version: str | None = None, places: Places | None = None) -> None:
     """Delete a sidecar under its lock (used by rename after the new copy is written)."""
+    refuse_link(path, places)
     with locked(path, places=places):
         current = current_version(path, places=places)
         if expected_version is not None and expected_version != current:
