@@ -703,3 +703,15 @@ def test_no_writer_goes_through_a_sidecar_that_is_a_symbolic_link(work: Path) ->
     assert snapshot(work) == before
     assert not (work / "nowhere").exists() and not (work / "sub").exists()
 
+
+def test_the_bundled_sample_validates_clean_where_its_readme_says_to_run_it(tmp_path: Path) -> None:
+    """samples/README.md: `cd samples/docs; mrsf validate --strict` inside a git checkout."""
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    assert "cd samples/docs" in (samples / "README.md").read_text(encoding="utf-8")
+    repo = tmp_path / "checkout"
+    shutil.copytree(samples / "docs", repo / "samples" / "docs")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = run("validate", "--strict", cwd=repo / "samples" / "docs")
+    assert proc.returncode == 0 and "✓" in proc.stdout, proc.stdout + proc.stderr
+    listed = run("list", "--json", "garden-handbook.md", cwd=repo / "samples" / "docs")
+    assert listed.returncode == 0, listed.stderr
