@@ -310,7 +310,23 @@ def test_status_json_shape(work: Path) -> None:
     health = {r["commentId"]: r["health"] for r in rows}
     assert health["c1"] == "fresh" and health["c3"] == "fresh"
     assert health["c2"] == "fresh"  # an unanchored reply takes its parent's health
-    assert all(set(r) == {"commentId", "health", "reason"} for r in rows)
+    # upstream's keys, plus the comment's sidecar and document (as list's rows give them)
+    assert all(set(r) == {"commentId", "health", "reason", "sidecar", "document"} for r in rows)
+    assert {r["sidecar"] for r in rows} == {str(work / "doc.md.review.yaml")}
+
+
+def test_status_groups_comments_by_sidecar_and_verbose_adds_details(work: Path) -> None:
+    (work / "other.md").write_text("# Other\n\nA line to comment on.\n", encoding="utf-8")
+    assert run("add", "other.md", "-a", "me", "-t", "hm", "--line", "3", cwd=work).returncode == 0
+    proc = run("status", cwd=work)
+    blocks = proc.stdout.split("\n\n")
+    assert blocks[0].startswith("doc.md.review.yaml:\n  ● c1: "), proc.stdout
+    assert blocks[1].startswith("other.md.review.yaml:\n  ● "), proc.stdout
+    verbose = run("status", "-v", cwd=work)
+    assert "other.md.review.yaml:\n  document: other.md\n" in verbose.stdout
+    listed, detailed = run("list", cwd=work).stdout, run("list", "-v", cwd=work).stdout
+    assert "sidecar: other.md.review.yaml" in detailed and "selected_text: A line to comment on." in detailed
+    assert "sidecar:" not in listed
 
 
 def test_status_text_reports_orphan(work: Path) -> None:

@@ -118,7 +118,7 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("--config", metavar="PATH", help="use this .mrsf.yaml rather than the one at the workspace root", **default)
     parser.add_argument("--no-color", action="store_true", help="plain text without ANSI colours", **default)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only results and errors", **default)
-    parser.add_argument("-v", "--verbose", action="store_true", help="also print per-comment details (sidecar, selected text, scores)", **default)
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print details: each comment's sidecar and selected text (list, add), re-anchoring scores (reanchor), each sidecar's document (status), counts (validate)", **default)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -135,6 +135,14 @@ class Context:
         """A displayable path for a result's repository-relative ``key``."""
         return str(Path(result["root"]) / result[key])
 
+    def shown(self, path: str | Path) -> str:
+        """``path`` for text output: relative to the working directory when below it,
+        else as given (absolute)."""
+        try:
+            return str(Path(path).relative_to(self.cwd))
+        except ValueError:
+            return str(path)
+
 
 def _nothing_to_do(out: Out, empty: Any) -> int:
     """A multi-file command that found no sidecar: says so, or prints its ``empty`` JSON result."""
@@ -388,6 +396,14 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             out.line(f"  {c.get('author')}: {text if isinstance(text, str) else '(no text)'}")
             if c.get("reply_to"):
                 out.line(f"  ↳ answers {c['reply_to']}")
+            out.detail(f"sidecar: {ctx.shown(row['sidecar'])}")
+            selected = c.get("selected_text")
+            if isinstance(selected, str) and selected:
+                out.detail(f"selected_text: {selected[:80]}{'…' if len(selected) > 80 else ''}")
+            if c.get("x_reanchor_status") is not None:
+                score = c.get("x_reanchor_score")
+                out.detail(f"last re-anchor: {c['x_reanchor_status']}"
+                           + (f" (score {score})" if isinstance(score, (int, float)) else ""))
         out.line("")
         out.line(f"{len(rows)} shown.")
     sweep.report(out)
@@ -481,12 +497,23 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
     result = ops.status(sweep.targets, **ctx.kwargs())
     failed = sweep.engine_errors(result)
     _report_errors(out, failed)
-    rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"]} for r in result["results"]]
+    root = Path(result["root"])
+    # upstream's row (commentId, health, reason) plus where the comment lives, as list's rows
+    rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"],
+             "sidecar": str(root / r["sidecar"]), "document": str(root / r["document"])}
+            for r in result["results"]]
     if out.as_json:
         out.json(sweep.json(rows, "results"))
     else:
-        for r in rows:
-            out.line(f"{_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
+        sidecar = None
+        for r in rows:  # grouped by sidecar, as reanchor prints
+            if r["sidecar"] != sidecar:
+                if sidecar is not None:
+                    out.line("")
+                sidecar = r["sidecar"]
+                out.line(f"{ctx.shown(sidecar)}:")
+                out.detail(f"document: {ctx.shown(r['document'])}")
+            out.line(f"  {_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
         counts = {h: sum(1 for r in rows if r["health"] == h) for h in _HEALTH_ICONS}
         out.info("")
         out.info(
