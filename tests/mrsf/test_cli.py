@@ -731,3 +731,25 @@ def test_the_bundled_sample_validates_clean_where_its_readme_says_to_run_it(tmp_
     assert proc.returncode == 0 and "✓" in proc.stdout, proc.stdout + proc.stderr
     listed = run("list", "--json", "garden-handbook.md", cwd=repo / "samples" / "docs")
     assert listed.returncode == 0, listed.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["status"], ["list", "--json"], ["status", "--json"]], ids=" ".join)
+def test_a_named_file_that_fails_prints_no_empty_report(work: Path, command: list[str]) -> None:
+    proc = run(*command, "missing.md", cwd=work)
+    assert proc.returncode == 2
+    assert "neither the document missing.md nor its sidecar" in proc.stderr, proc.stderr
+    assert "No comment passes" not in proc.stdout and "0 comment(s)" not in proc.stdout, proc.stdout
+
+
+def test_validate_of_a_missing_document_says_the_document_is_missing(work: Path) -> None:
+    proc = run("validate", "missing.md", cwd=work)
+    assert proc.returncode == 2 and "neither the document missing.md nor its sidecar" in proc.stderr, proc.stderr
+    (work / "bare.md").write_text("x\n", encoding="utf-8")
+    proc = run("validate", "bare.md", cwd=work)
+    assert proc.returncode == 2 and "no sidecar for bare.md" in proc.stderr, proc.stderr
+
+
+def test_list_open_and_resolved_together_is_a_usage_error(work: Path) -> None:
+    proc = run("list", "--open", "--resolved", cwd=work)
+    assert proc.returncode == 2 and "not allowed with" in proc.stderr and proc.stdout == ""
+    assert run("list", "--resolved", cwd=work).returncode == 0

@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--selected-text", metavar="TEXT", help="store this as selected_text instead of taking it from the document")
     p.add_argument("--ext", action="append", default=[], metavar="KEY=VALUE", help="set an x_* field; VALUE may be JSON (number, true, [..], {..}) or plain text; may repeat")
 
-    p = command("resolve", "mark one comment (picked by id) as resolved, or as open again with --undo")
+    p = command("resolve", "mark one comment (picked by id) as resolved, or as open again with --undo "
+                "(exit 1 when the sidecar has no comment with that id, as upstream's CLI)")
     p.add_argument("sidecar", help="sidecar file, or the Markdown file it belongs to")
     p.add_argument("id")
     p.add_argument("--cascade", action="store_true", help="apply the same change to its direct replies")
@@ -164,8 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("list", "print the comments of one or more sidecars, optionally filtered", sweeps=True)
     p.add_argument("files", nargs="*")
-    p.add_argument("--open", action="store_true", help="show open ones only")
-    p.add_argument("--resolved", action="store_true", help="show resolved ones only")
+    state = p.add_mutually_exclusive_group()  # both at once would show nothing: a usage error
+    state.add_argument("--open", action="store_true", help="show open ones only")
+    state.add_argument("--resolved", action="store_true", help="show resolved ones only")
     p.add_argument("--orphaned", action="store_true", help="show those whose x_reanchor_status is orphaned")
     p.add_argument("--author", help="show those whose author is exactly this")
     p.add_argument("--type", help="show those of this kind")

@@ -382,8 +382,10 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         if summary.get("bySeverity"):
             out.line("per severity: " + ", ".join(f"{k} {v}" for k, v in summary["bySeverity"].items()))
     elif not rows:
-        out.line("No comment passes these filters." if result.get("versions") or failed
-                 else "No sidecar was read." if sweep.not_read else "No sidecars found.")
+        if result.get("versions"):  # (a named file that failed said so on stderr: nothing more)
+            out.line("No comment passes these filters." if filters else "No comments.")
+        elif not failed:
+            out.line("No sidecar was read." if sweep.not_read else "No sidecars found.")
     else:
         for row in rows:
             c = row["comment"]
@@ -515,6 +517,8 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
                 out.detail(f"document: {ctx.shown(r['document'])}")
             out.line(f"  {_HEALTH_ICONS.get(r['health'], '?')} {r['commentId']}: {r['reason']}")
         counts = {h: sum(1 for r in rows if r["health"] == h) for h in _HEALTH_ICONS}
+        if failed and not rows:  # the named file that failed said so on stderr: no empty summary
+            return EXIT_USAGE
         out.info("")
         out.info(
             f"{len(rows)} comment(s): {counts['fresh']} fresh, {counts['stale']} stale, "

@@ -256,8 +256,17 @@ def _document_text(loc: Location, given: str | None = None) -> str | None:
     return store.read_document(path, places=loc.allowed)
 
 
+def _no_sidecar(loc: Location) -> str:
+    """Why a target has no sidecar to read: the document itself may be missing too."""
+    if kind_of(loc.document_path) is None:
+        return f"neither the document {loc.document} nor its sidecar {loc.sidecar} exists"
+    return f"no sidecar for {loc.document}"
+
+
 def _require_sidecar(loc: Location) -> None:
     if kind_of(loc.sidecar_path) is None:
+        if kind_of(loc.document_path) is None:
+            raise MrsfError("not-found", _no_sidecar(loc), path=loc.sidecar)
         raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); adding a comment creates it",
                         path=loc.sidecar)
 
@@ -362,7 +371,7 @@ def _targets(targets: Iterable[PathLike] | PathLike | None, root: PathLike | Non
         seen.add(loc.sidecar)
         if kind_of(loc.sidecar_path) is None:
             errors.append({"sidecar": loc.sidecar, "document": loc.document, "code": "not-found",
-                           "message": f"no sidecar for {loc.document}"})
+                           "message": _no_sidecar(loc)})
             continue
         locs.append(loc)
     return root_path, locs, errors
