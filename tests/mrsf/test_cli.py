@@ -378,15 +378,16 @@ def test_a_sweep_reads_what_it_can_and_names_every_sidecar_it_did_not_read(work:
     report, _, partial = proc.stdout.partition("\nPARTIAL: ")
     assert partial.startswith(f"{len(unread)} sidecar(s) found but not read; the report above leaves them out\n")
     entries = partial.split("\n\n")[1:]
-    assert sorted(entry.split("\n")[0] for entry in entries) == [f"NOT READ — {work / name}" for name in unread]
-    why = {Path(entry.split("\n")[0]).name: entry.split("\n")[1] for entry in entries}
+    # named relative to the working directory, as the JSON's paths are to the root
+    assert sorted(entry.split("\n")[0] for entry in entries) == [f"NOT READ — {name}" for name in unread]
+    why = {entry.split("\n")[0].removeprefix("NOT READ — "): entry.split("\n")[1] for entry in entries}
     assert "is a FIFO (named pipe); it is never read" in why["two.md.review.yaml"]
     assert f"resolves to {outside}, outside the allowed folders ({work})" in why["three.md.review.yaml"]
     assert "MRSF files must lie inside the workspace root" in why["three.md.review.yaml"]
     if command[0] == "list" and "--summary" not in command:
         assert report.endswith("\n3 shown.\n") and "[open] c1 " in report, report
     if command[0] == "validate":
-        assert f"✓ {work / 'doc.md.review.yaml'}" in report and f"✗ {work / 'four.md.review.yaml'}" in report
+        assert "✓ doc.md.review.yaml" in report and "✗ four.md.review.yaml" in report
     assert snapshot(work) == before or command == ["reanchor"]
 
 
@@ -437,7 +438,7 @@ def test_a_name_that_is_not_read_is_shown_escaped(work: Path) -> None:
     os.mkfifo(work / "evil\x1b[2J\nNOT READ — x.md.review.yaml")
     proc = run("status", cwd=work)
     assert proc.returncode == 1
-    assert "\x1b" not in proc.stdout and "NOT READ — " + str(work / "evil\\x1b[2J\\nNOT READ — x") in proc.stdout
+    assert "\x1b" not in proc.stdout and "NOT READ — evil\\x1b[2J\\nNOT READ — x" in proc.stdout
     assert proc.stdout.count("\nNOT READ — ") == 1
 
 
@@ -455,7 +456,7 @@ def test_reanchor_and_validate_take_a_folder(work: Path) -> None:
     assert [(e["file"], e["code"]) for e in data["notRead"]] == [(str(work / "docs" / "b.md.review.yaml"),
                                                                   "not-regular")]
     proc = run("validate", "docs", cwd=work)
-    assert proc.returncode == 1 and f"✓ {work / 'docs' / 'doc.md.review.yaml'}" in proc.stdout
+    assert proc.returncode == 1 and f"✓ {Path('docs') / 'doc.md.review.yaml'}" in proc.stdout
 
 
 def test_reanchor_staged_reports_a_staged_documents_sidecar_it_cannot_read(work: Path) -> None:
@@ -469,7 +470,7 @@ def test_reanchor_staged_reports_a_staged_documents_sidecar_it_cannot_read(work:
     git("add", "doc.md", "other.md", cwd=work)
     proc = run("reanchor", "--staged", cwd=work)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # it stopped at the FIFO with exit 2
-    assert f"NOT READ — {work / 'other.md.review.yaml'}" in proc.stdout
+    assert "NOT READ — other.md.review.yaml" in proc.stdout
     assert sidecar_data(work / "doc.md.review.yaml")["comments"][0]["line"] == 4
 
 
@@ -753,3 +754,19 @@ def test_list_open_and_resolved_together_is_a_usage_error(work: Path) -> None:
     proc = run("list", "--open", "--resolved", cwd=work)
     assert proc.returncode == 2 and "not allowed with" in proc.stderr and proc.stdout == ""
     assert run("list", "--resolved", cwd=work).returncode == 0
+
+
+def test_text_output_names_files_relative_to_the_working_directory(work: Path) -> None:
+    (work / ".git").mkdir()
+    docs = work / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nSome words to comment.\n", encoding="utf-8")
+    added = run("add", "a.md", "-a", "me", "-t", "x", "--line", "3", cwd=docs)
+    assert added.stdout.endswith("saved in a.md.review.yaml\n"), added.stdout
+    assert "[open] " in (listed := run("list", "a.md", cwd=docs).stdout) and " a.md:3" in listed, listed
+    assert run("validate", cwd=work).stdout.count("✓ docs/a.md.review.yaml\n") == 1
+    assert "docs/a.md.review.yaml:\n" in run("reanchor", "-n", "docs", cwd=work).stdout
+    assert str(work) not in run("status", cwd=work).stdout
+    # JSON keeps its paths
+    data = json.loads(run("list", "--json", cwd=work).stdout)
+    assert str(docs / "a.md.review.yaml") in {row["sidecar"] for row in data}

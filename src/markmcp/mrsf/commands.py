@@ -132,8 +132,15 @@ class Context:
         return [str(self.cwd / f) for f in files] if files else None
 
     def path(self, result: dict[str, Any], key: str = "sidecar") -> str:
-        """A displayable path for a result's repository-relative ``key``."""
-        return str(Path(result["root"]) / result[key])
+        """A result's repository-relative ``key`` for text output: relative to the working
+        directory when below it (as the JSON's paths are to the root), else absolute."""
+        return self.shown(Path(result["root"]) / result[key])
+
+    def unrooted(self, message: str) -> str:
+        """An engine message with the working directory's absolute prefix taken off the
+        paths it names (text output names files relative to where the command ran)."""
+        prefix = str(self.cwd).rstrip(os.sep) + os.sep
+        return message.replace(prefix, "") if len(prefix) > 1 else message
 
     def shown(self, path: str | Path) -> str:
         """``path`` for text output: relative to the working directory when below it,
@@ -152,10 +159,10 @@ def _nothing_to_do(out: Out, empty: Any) -> int:
     return EXIT_OK
 
 
-def _report_errors(out: Out, errors: list[dict[str, Any]]) -> None:
+def _report_errors(out: Out, errors: list[dict[str, Any]], ctx: Context, root: str) -> None:
     """Named files a multi-file engine result could not read, one line each on stderr."""
     for error in errors:
-        out.error(f"✗ {error['sidecar']}: {error['message']}")
+        out.error(f"✗ {ctx.shown(Path(root) / error['sidecar'])}: {ctx.unrooted(error['message'])}")
 
 
 class Sweep:
@@ -170,6 +177,7 @@ class Sweep:
     """
 
     def __init__(self, ctx: Context, files: list[str], *, walk: bool = True) -> None:
+        self.ctx = ctx
         self.targets: list[str] = []  # absolute paths, in order
         self.named: set[str] = set()  # the targets named on the command line
         self.not_read: list[dict[str, str]] = []
@@ -238,7 +246,7 @@ class Sweep:
         out.line(f"PARTIAL: {len(self.not_read)} sidecar(s) found but not read; the report above leaves them out")
         for entry in self.not_read:
             out.line("")
-            for text in not_read(entry["file"], entry["message"]).split("\n"):  # each part escaped
+            for text in not_read(self.ctx.shown(entry["file"]), self.ctx.unrooted(entry["message"])).split("\n"):  # each part escaped
                 out.line(text)
 
     def exit_code(self, code: int) -> int:
@@ -268,14 +276,14 @@ def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
                 continue
             failed = True
             files.append({"sidecar": target, "valid": False, "errors": [error.to_dict()], "warnings": []})
-            out.line(f"✗ {target}: {error.message}")
+            out.line(f"✗ {ctx.shown(target)}: {ctx.unrooted(error.message)}")
             continue
         for entry in result["files"]:
             shown = str(Path(result["root"]) / entry["sidecar"])
             unreadable = [d for d in entry["errors"] if d.get("code") in READ_ERROR_CODES]
             if unreadable:
                 if not sweep.swept(target):
-                    raise MrsfError(unreadable[0]["code"], f"{target}: {unreadable[0]['message']}")
+                    raise MrsfError(unreadable[0]["code"], f"{ctx.shown(target)}: {ctx.unrooted(unreadable[0]['message'])}")
                 sweep.skip(shown, unreadable[0]["code"], unreadable[0]["message"])  # never read: not validated
                 continue
             files.append(entry)
@@ -283,7 +291,7 @@ def cmd_validate(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             failed = failed or not valid
             if valid and out.quiet:
                 continue
-            out.line(f"{'✓' if valid else '✗'} {shown}")
+            out.line(f"{'✓' if valid else '✗'} {ctx.shown(shown)}")
             for text in _diagnostic_lines(entry, args.strict):
                 out.line(f"  {text}")
             out.detail(f"errors: {len(entry['errors'])}, warnings: {len(entry['warnings'])}")
@@ -359,7 +367,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         return _nothing_to_do(out, [])
     result = ops.list_comments(sweep.targets, filters=filters or None, **ctx.kwargs())
     failed = sweep.engine_errors(result)
-    _report_errors(out, failed)
+    _report_errors(out, failed, ctx, result["root"])
     root = Path(result["root"])
     rows = [
         {
@@ -393,7 +401,7 @@ def cmd_list(args: argparse.Namespace, ctx: Context, out: Out) -> int:
             loc = f":{c['line']}" if c.get("line") else ""
             sev = f" [{c['severity']}]" if c.get("severity") else ""
             kind = f" ({c['type']})" if c.get("type") else ""
-            out.line(f"{state} {c.get('id')} {row['document']}{loc}{sev}{kind}")
+            out.line(f"{state} {c.get('id')} {ctx.shown(row['document'])}{loc}{sev}{kind}")
             text = c.get("text")
             out.line(f"  {c.get('author')}: {text if isinstance(text, str) else '(no text)'}")
             if c.get("reply_to"):
@@ -450,7 +458,7 @@ def cmd_reanchor(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         orphaned = sum(1 for r in result["results"] if r.get("status") == "orphaned")
         total_changed += result["changed"]
         total_orphaned += orphaned
-        files.append({"file": ctx.path(result), **{k: result[k] for k in ("results", "changed", "version") if k in result}})
+        files.append({"file": str(Path(result["root"]) / result["sidecar"]), **{k: result[k] for k in ("results", "changed", "version") if k in result}})
         if not out.quiet:
             out.line(f"{'[dry-run] ' if args.dry_run else ''}{ctx.path(result)}:")
             for r in result["results"]:
@@ -498,7 +506,7 @@ def cmd_status(args: argparse.Namespace, ctx: Context, out: Out) -> int:
         return _nothing_to_do(out, [])
     result = ops.status(sweep.targets, **ctx.kwargs())
     failed = sweep.engine_errors(result)
-    _report_errors(out, failed)
+    _report_errors(out, failed, ctx, result["root"])
     root = Path(result["root"])
     # upstream's row (commentId, health, reason) plus where the comment lives, as list's rows
     rows = [{"commentId": r["id"], "health": r["health"], "reason": r["reason"],
