@@ -770,3 +770,12 @@ def test_text_output_names_files_relative_to_the_working_directory(work: Path) -
     # JSON keeps its paths
     data = json.loads(run("list", "--json", cwd=work).stdout)
     assert str(docs / "a.md.review.yaml") in {row["sidecar"] for row in data}
+
+
+def test_a_dangling_sidecar_link_is_named_as_such_not_as_a_missing_sidecar(work: Path) -> None:
+    (work / "dl.md").write_text("one\n", encoding="utf-8")
+    os.symlink("nowhere", work / "dl.md.review.yaml")
+    for command in (["validate", "dl.md"], ["list", "dl.md"], ["resolve", "dl.md", "x"]):
+        proc = run(*command, cwd=work)
+        assert proc.returncode == 2 and "dl.md.review.yaml is a symbolic link to nothing" in proc.stderr, proc.stderr
+    assert not (work / "nowhere").exists()

@@ -187,7 +187,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from markmcp.mcpcore.files import FileAccessError, Places, kind_of
+from markmcp.mcpcore.files import FileAccessError, Places, is_link, kind_of
 
 from . import edits, git, health, salvage, store
 from .discovery import (
@@ -257,7 +257,10 @@ def _document_text(loc: Location, given: str | None = None) -> str | None:
 
 
 def _no_sidecar(loc: Location) -> str:
-    """Why a target has no sidecar to read: the document itself may be missing too."""
+    """Why a target has no sidecar to read: the document itself may be missing too, or the
+    sidecar path may be a symbolic link leading nowhere."""
+    if is_link(loc.sidecar_path):
+        return f"the sidecar {loc.sidecar} is a symbolic link to nothing (dangling); it is never read nor written through"
     if kind_of(loc.document_path) is None:
         return f"neither the document {loc.document} nor its sidecar {loc.sidecar} exists"
     return f"no sidecar for {loc.document}"
@@ -265,7 +268,7 @@ def _no_sidecar(loc: Location) -> str:
 
 def _require_sidecar(loc: Location) -> None:
     if kind_of(loc.sidecar_path) is None:
-        if kind_of(loc.document_path) is None:
+        if kind_of(loc.document_path) is None or is_link(loc.sidecar_path):
             raise MrsfError("not-found", _no_sidecar(loc), path=loc.sidecar)
         raise MrsfError("not-found", f"no sidecar for {loc.document} (expected {loc.sidecar}); adding a comment creates it",
                         path=loc.sidecar)
