@@ -49,14 +49,16 @@ def seg_hits_rect(p, q, r: Rect, shrink: float = EPS) -> bool:
     return t0 < t1
 
 
-def path_hits(points, obstacles: list[Rect]) -> bool:
+def path_hits(points, obstacles: list[Rect], shrink: float = EPS) -> bool:
+    """Does the polyline pass through one of ``obstacles`` (each shrunk by ``shrink``;
+    a negative ``shrink`` grows it, asking for that much room round it)?"""
     for p, q in zip(points, points[1:]):
         x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
         y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
         for r in obstacles:
-            if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1:
+            if r[2] - shrink < x0 or r[0] + shrink > x1 or r[3] - shrink < y0 or r[1] + shrink > y1:
                 continue
-            if seg_hits_rect(p, q, r):
+            if seg_hits_rect(p, q, r, shrink):
                 return True
     return False
 
@@ -608,14 +610,19 @@ def _cost(points, ink: Ink | None) -> float:
     return total + BEND * (len(points) - 2)
 
 
+CLEAR = 0.0   # how far a straight connector keeps off other boxes: it may touch an outline, not enter it
+
+
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
                detours: bool = True):
     """A connector between two author-placed boxes that meets no other box: the
-    straight line, unless going round (orthogonally) crosses less ink."""
+    straight line when it keeps :data:`CLEAR` off every other box (the 2 px
+    forgiven elsewhere would let it cut a box's corner), unless going round
+    (orthogonally) crosses less ink."""
     line = straight(a, b)
     if not detours:
         return line
-    clear = not path_hits(line, obstacles)
+    clear = not path_hits(line, obstacles, -CLEAR)
     if clear and (ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
     path = orthogonal(a, b, obstacles, ink)
