@@ -69,3 +69,14 @@ def test_a_line_clipping_a_pinned_box_corner_goes_round_it() -> None:
     # drawn across the corner)
     source = THREE.format(edges="edge a -> b id=ab\n", cy=116)
     assert through_boxes(drawn(source), {"ab": ("a", "b")}) == []
+
+
+def test_two_links_beside_each_other_do_not_run_into_a_third_box() -> None:
+    # a -> b and b -> a are drawn 10 px apart; the centre line passes 2.2 px over
+    # c's corner, the lower of the two would run 3.4 px into it (it did): that one
+    # goes round, the other keeps the line
+    source = THREE.format(edges="edge a -> b id=ab\nedge b -> a id=ba\n", cy=120)
+    svg = drawn(source)
+    assert through_boxes(svg, {"ab": ("a", "b"), "ba": ("b", "a")}) == []
+    corners = sorted(len(pts) for pts in connectors(ET.fromstring(svg)).values())
+    assert corners[0] == 2, "one of the pair keeps the straight line"

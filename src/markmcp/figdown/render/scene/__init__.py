@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
-from .free import Boxes, Ink, path_hits, route_free
+from .free import CLEAR, Boxes, Ink, orthogonal, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
@@ -328,7 +328,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
                      if n.id not in (link.a, link.b) and not n.external]
         paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
         ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED)
 
 
 def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> list | None:
@@ -386,11 +386,15 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
                      if n.id not in (link.a, link.b) and not n.external]
         paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
         ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED)
     _bus_dots(scene, paths)
 
 
-def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo) -> None:
+def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, detours: bool) -> None:
+    """Several straight links between one pair of boxes: side by side, 10 px apart.
+    Where a line moved off the centre line would enter another box, the first
+    keeps the centre line and the others go round, over the ink drawn so far
+    (with ``detours``; without, they stay side by side)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in todo:
         pts = paths[link.index]
@@ -400,10 +404,20 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo) -> None:
         if len(links) < 2:
             continue
         a, b = scene.nodes[p], scene.nodes[q]
+        spread = []
         for i, link in enumerate(links):
             off = (i - (len(links) - 1) / 2) * 10
             pts = straight_link(a, b, off)
-            paths[link.index] = pts if link.a == p else pts[::-1]
+            spread.append(pts if link.a == p else pts[::-1])
+        others = [n.rect() for n in scene.nodes.values() if n.id not in (p, q) and not n.external]
+        if not detours or not any(path_hits(pts, others, -CLEAR) for pts in spread):
+            for link, pts in zip(links, spread):
+                paths[link.index] = pts
+            continue
+        for link, pts in zip(links[1:], spread[1:]):
+            path = orthogonal(scene.nodes[link.a], scene.nodes[link.b], others, ink)
+            paths[link.index] = pts if path is None else path
+            ink.add(paths[link.index])
 
 
 # --- text ----------------------------------------------------------------------------------
