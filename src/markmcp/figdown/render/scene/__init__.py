@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
-from .free import CLEAR, Boxes, Ink, orthogonal, path_hits, route_free
+from .free import CLEAR, Boxes, Ink, detour, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
@@ -415,7 +415,7 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, det
                 paths[link.index] = pts
             continue
         for link, pts in zip(links[1:], spread[1:]):
-            path = orthogonal(scene.nodes[link.a], scene.nodes[link.b], others, ink)
+            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink)
             paths[link.index] = pts if path is None else path
             ink.add(paths[link.index])
 
