@@ -102,6 +102,8 @@ def pinned_grid(n: int) -> tuple[str, dict[str, tuple[str, str]]]:
 @pytest.mark.parametrize("n", [
     120,   # a few long connectors over a crowded drawing: the search weighing crossings
            # gives up, the quick one finds the way (the line was drawn through boxes)
+    200,   # more connectors than each can be weighed for: the quick search alone (it
+           # was the straight line for every one, 189 of them through boxes)
 ])
 def test_every_connector_between_pinned_boxes_keeps_out_of_other_boxes(n: int) -> None:
     source, ends = pinned_grid(n)

@@ -24,7 +24,8 @@ from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_pol
 from ..text import END_FS, LABEL_FS
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
-MAX_DETOURED = 160   # beyond this many author-placed connectors, straight lines only (bounded work)
+MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line through a box goes
+                     # round, by the quick search that reads no ink (bounded work)
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
@@ -390,11 +391,11 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
     _bus_dots(scene, paths)
 
 
-def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, detours: bool) -> None:
+def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, weigh: bool) -> None:
     """Several straight links between one pair of boxes: side by side, 10 px apart.
     Where a line moved off the centre line would enter another box, the first
     keeps the centre line and the others go round, over the ink drawn so far
-    (with ``detours``; without, they stay side by side)."""
+    (``weigh``: see :func:`.free.detour`)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in todo:
         pts = paths[link.index]
@@ -410,12 +411,12 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, det
             pts = straight_link(a, b, off)
             spread.append(pts if link.a == p else pts[::-1])
         others = [n.rect() for n in scene.nodes.values() if n.id not in (p, q) and not n.external]
-        if not detours or not any(path_hits(pts, others, -CLEAR) for pts in spread):
+        if not any(path_hits(pts, others, -CLEAR) for pts in spread):
             for link, pts in zip(links, spread):
                 paths[link.index] = pts
             continue
         for link, pts in zip(links[1:], spread[1:]):
-            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink)
+            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink, weigh)
             paths[link.index] = pts if path is None else path
             ink.add(paths[link.index])
 

@@ -637,14 +637,13 @@ def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
     and the line only when no path is found.
 
     Without ``detours`` (a drawing with too many connectors to weigh each one's
-    crossings) the straight line."""
+    crossings) a clear line is kept as it is, and one through a box goes round by
+    the quick search that reads no ink."""
     line = straight(a, b)
-    if not detours:
-        return line
     clear = not path_hits(line, obstacles, -CLEAR)
-    if clear and (ink is None or not ink.segments or ink_crossings(line, ink) == 0):
+    if clear and (not detours or ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
-    path = orthogonal(a, b, obstacles, ink) if clear else detour(a, b, obstacles, ink)
+    path = orthogonal(a, b, obstacles, ink) if clear else detour(a, b, obstacles, ink, detours)
     if path is None:
         return line
     if clear and _cost(line, ink) <= _cost(path, ink) + 40:
@@ -652,11 +651,16 @@ def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
     return path
 
 
-def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None):
-    """An orthogonal path from ``a`` to ``b`` round ``obstacles``, or None: the
-    search that counts the ink's crossings and runs, and when it gives up (it
-    takes a bounded number of steps; a long way over a crowded drawing can need
-    more) the quick one that counts only the runs."""
+def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool = True):
+    """An orthogonal path from ``a`` to ``b`` round ``obstacles``, or None.
+
+    ``weigh``: the search that counts the ink's crossings and runs, and when it
+    gives up (it takes a bounded number of steps; a long way over a crowded
+    drawing can need more) the quick one that counts only the runs.  Otherwise the
+    quick search alone, reading no ink: the work a drawing with hundreds of
+    connectors can afford for each."""
+    if not weigh:
+        return orthogonal(a, b, obstacles, None, crossings=False)
     path = orthogonal(a, b, obstacles, ink)
     if path is None:
         path = orthogonal(a, b, obstacles, ink, crossings=False)
