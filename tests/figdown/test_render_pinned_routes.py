@@ -84,6 +84,16 @@ def test_two_links_beside_each_other_do_not_run_into_a_third_box() -> None:
     assert corners[0] == 2, "one of the pair keeps the straight line"
 
 
+def test_a_way_round_does_not_run_along_a_grid_line_just_inside_a_box() -> None:
+    # c blocks the line from a to b; the way under c runs 10 px below it, which is
+    # 0.5 px inside e, and the way over it 0.5 px inside d (the search let a move
+    # through up to 1 px of a box, and went under c along e's top edge, inside c)
+    source = ('figdown 0.5 block\nnode a "A"\nnode b "B"\nnode c "C"\nnode d "D"\nnode e "E"\n'
+              'edge a -> b id=ab\nlayout\npin a at=(0,100)\npin b at=(400,100)\npin c at=(200,100)\n'
+              'pin d at=(160,30.5) width=120 height=60\npin e at=(160,145.5) width=120 height=60\n')
+    assert through_boxes(drawn(source), {"ab": ("a", "b")}) == []
+
+
 def pinned_grid(n: int) -> tuple[str, dict[str, tuple[str, str]]]:
     """n boxes pinned 12 to a row, 110 by 80 px apart, each joined to a pseudo-random
     other (a fixed sequence): most lines between them cross boxes."""

@@ -446,11 +446,12 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
             row = j * nx
             for i in range(i0, i1):
                 closed[row + i] = 1
-        # moves whose open segment runs through the box interior (shrunk by 1)
-        ri0 = bisect.bisect_right(xs, r[0] + 1)
-        ri1 = bisect.bisect_left(xs, r[2] - 1)
-        rj0 = bisect.bisect_right(ys, r[1] + 1)
-        rj1 = bisect.bisect_left(ys, r[3] - 1)
+        # moves whose open segment runs through the box interior (a grid line an
+        # edge of another box puts less than a pixel inside this one included)
+        ri0 = bisect.bisect_right(xs, r[0])
+        ri1 = bisect.bisect_left(xs, r[2])
+        rj0 = bisect.bisect_right(ys, r[1])
+        rj1 = bisect.bisect_left(ys, r[3])
         for j in range(rj0, rj1):            # horizontal moves on rows inside the box
             row = j * nx
             for i in range(max(0, ri0 - 1), min(nx - 1, ri1)):
