@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.figdown.render import build
-from markmcp.figdown.render.scene.free import CELL, MAX_SQUARES, Ink, _proper, path_hits, route_free
+from markmcp.figdown.render.scene.free import (CELL, EXTRA_POPS, MAX_BLOCKED_POPS, MAX_POPS, MAX_SQUARES, Effort, Ink,
+                                               _proper, detour, ink_crossings, orthogonal, path_hits,
+                                               route_free)
 from markmcp.figdown.render.scene.graph import Box
 
 # coordinates that land on square borders, near them, on shared grid lines, and anywhere
@@ -142,3 +144,26 @@ def test_a_box_pinned_billions_of_pixels_wide_is_drawn_in_bounded_work():
         out = build(source)
         assert out.svg is not None and not out.diagnostics, out.diagnostics
         assert out.svg == build(source).svg
+
+
+def test_a_line_through_a_box_is_searched_for_longer_out_of_the_drawings_allowance():
+    # 20 x 14 boxes under slanted ink: every way from one corner to the other crosses
+    # lines, each costing far more than the distance leading the search, which then
+    # widens over most of the grid; 4,000 steps do not reach the far box
+    boxes = [Box(f"n{i}_{j}", "", x=i * 110.0, y=j * 80.0, w=50.0, h=36.0) for j in range(14) for i in range(20)]
+    ink = Ink()
+    for k in range(-16, 52):
+        ink.add([(k * 45.0, -60.0), (k * 45.0 + 500.0, 1200.0)])
+    a, b = boxes[0], boxes[-1]
+    others = [o.rect() for o in boxes if o is not a and o is not b]
+    assert orthogonal(a, b, others, ink) is None
+    effort = Effort()
+    weighed = detour(a, b, others, ink, True, effort)
+    assert weighed is not None and not path_hits(weighed, others, 0.0)
+    assert 0 < EXTRA_POPS - effort.left <= MAX_BLOCKED_POPS - MAX_POPS
+    # with nothing left to spend, the quick search (counting no crossings) answers
+    spent = Effort(0)
+    quick = detour(a, b, others, ink, True, spent)
+    assert quick is not None and not path_hits(quick, others, 0.0) and spent.left == 0
+    assert ink_crossings(weighed, ink) < ink_crossings(quick, ink)
+    assert detour(a, b, others, ink, True, Effort()) == weighed

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
-from .free import CLEAR, Boxes, Ink, detour, path_hits, route_free
+from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, plan_layout
@@ -317,6 +317,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
     loops: dict[str, int] = {}
 
     _shortest_first(scene, todo)
+    effort = Effort()
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
@@ -327,9 +328,9 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             continue
         obstacles = [n.rect() for n in scene.nodes.values()
                      if n.id not in (link.a, link.b) and not n.external]
-        paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
+        paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
         ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
 
 
 def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> list | None:
@@ -380,22 +381,24 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
             ink.add(paths[link.index])
 
     _shortest_first(scene, todo)
+    effort = Effort()
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         obstacles = [n.rect() for n in scene.nodes.values()
                      if n.id not in (link.a, link.b) and not n.external]
-        paths[link.index] = route_free(a, b, obstacles, ink, detours=len(todo) <= MAX_DETOURED)
+        paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
         ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
     _bus_dots(scene, paths)
 
 
-def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, weigh: bool) -> None:
+def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, weigh: bool,
+                       effort: Effort) -> None:
     """Several straight links between one pair of boxes: side by side, 10 px apart.
     Where a line moved off the centre line would enter another box, the first
     keeps the centre line and the others go round, over the ink drawn so far
-    (``weigh``: see :func:`.free.detour`)."""
+    (``weigh``, ``effort``: see :func:`.free.detour`)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in todo:
         pts = paths[link.index]
@@ -416,7 +419,7 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
                 paths[link.index] = pts
             continue
         for link, pts in zip(links[1:], spread[1:]):
-            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink, weigh)
+            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink, weigh, effort)
             paths[link.index] = pts if path is None else path
             ink.add(paths[link.index])
 

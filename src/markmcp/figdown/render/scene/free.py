@@ -6,9 +6,10 @@ path on a sparse grid made of the obstacles' own edges (offset by a margin),
 found by A* over (point, heading) states with a penalty per bend and per
 stretch of ink already laid by another connector.  Ties are broken by a
 counter, never by hashing, so the path is the same on every run.  A search
-takes a bounded number of steps; when the one weighing crossings gives up, a
-quicker one that does not is asked (:func:`detour`), so a line is drawn
-through a box only when neither finds a way round.
+takes a bounded number of steps (and a drawing's searches a bounded number in
+all, :class:`Effort`); when the one weighing crossings gives up, a quicker one
+that does not is asked (:func:`detour`), so a line is drawn through a box only
+when neither finds a way round.
 """
 
 from __future__ import annotations
@@ -400,12 +401,29 @@ CROSS = 150.0
 RING = 28.0
 REACH = 160.0        # obstacles further than this from both ends' box are not in the grid
 MAX_POPS = 4000      # a search that has not arrived by then gives up (the caller keeps the line)
-MAX_HASTY_POPS = 16000   # the same for a search that counts no crossings (the last resort)
+MAX_BLOCKED_POPS = 32000   # the same for the way round a line through a box (weighing crossings)
+MAX_HASTY_POPS = 16000     # and for the search that counts no crossings (the last resort)
+EXTRA_POPS = 400000  # the steps beyond MAX_POPS each that one drawing's searches may take in all
 HASTE = 1.5          # how hard the distance left leads a search that counts no crossings
 
 
-def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, crossings: bool = True):
-    """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None.
+class Effort:
+    """The steps the searches of one drawing may still take beyond :data:`MAX_POPS`
+    each, all together: a search allowed more (:data:`MAX_BLOCKED_POPS`,
+    :data:`MAX_HASTY_POPS`) takes them from here, so a drawing of many connectors
+    that each need a long search stays bounded work."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = EXTRA_POPS) -> None:
+        self.left = left
+
+
+def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, crossings: bool = True,
+               limit: int = MAX_POPS, effort: Effort | None = None):
+    """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None
+    when the search has not arrived after ``limit`` steps (those beyond
+    :data:`MAX_POPS` taken from ``effort``, when given, as far as it lasts).
 
     The grid holds every obstacle edge (offset by the margin) and a ring round the
     whole drawing, so a route may go round the outside when that crosses less.
@@ -527,12 +545,14 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
     start_border = {s[1]: s[0] for s in starts}
     found = -1
     pops = 0
-    budget = MAX_POPS if crossings else MAX_HASTY_POPS
+    budget = limit
+    if effort is not None and limit > MAX_POPS:
+        budget = MAX_POPS + min(limit - MAX_POPS, max(0, effort.left))
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         pops += 1
         if pops > budget:
-            return None
+            break
         _, _, cost, state = pop(heap)
         if best[state] < cost:
             continue
@@ -587,6 +607,8 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
                 came[ns] = state
                 push(heap, (c + (hx[i] + hy[j - 1]), counter, c, ns))
                 counter += 1
+    if effort is not None and min(pops, budget) > MAX_POPS:
+        effort.left -= min(pops, budget) - MAX_POPS
     if found < 0:
         return None
     pts = []
@@ -630,7 +652,7 @@ CLEAR = 0.0   # how far a straight connector keeps off other boxes: it may touch
 
 
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
-               detours: bool = True):
+               detours: bool = True, effort: Effort | None = None):
     """A connector between two author-placed boxes that meets no other box: the
     straight line when it keeps :data:`CLEAR` off every other box (the 2 px
     forgiven elsewhere would let it cut a box's corner), unless going round
@@ -644,7 +666,7 @@ def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
     clear = not path_hits(line, obstacles, -CLEAR)
     if clear and (not detours or ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
-    path = orthogonal(a, b, obstacles, ink) if clear else detour(a, b, obstacles, ink, detours)
+    path = orthogonal(a, b, obstacles, ink) if clear else detour(a, b, obstacles, ink, detours, effort)
     if path is None:
         return line
     if clear and _cost(line, ink) <= _cost(path, ink) + 40:
@@ -652,19 +674,22 @@ def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
     return path
 
 
-def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool = True):
+def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool = True,
+           effort: Effort | None = None):
     """An orthogonal path from ``a`` to ``b`` round ``obstacles``, or None.
 
-    ``weigh``: the search that counts the ink's crossings and runs, and when it
-    gives up (it takes a bounded number of steps; a long way over a crowded
-    drawing can need more) the quick one that counts only the runs.  Otherwise the
+    ``weigh``: the search that counts the ink's crossings and runs, allowed
+    :data:`MAX_BLOCKED_POPS` steps (a long way over a crowded drawing needs
+    many: every crossing costs far more than the distance that leads the search),
+    and when it gives up the quick one that counts only the runs.  Otherwise the
     quick search alone, reading no ink: the work a drawing with hundreds of
-    connectors can afford for each."""
+    connectors can afford for each.  Steps beyond :data:`MAX_POPS` come out of
+    ``effort``."""
     if not weigh:
-        return orthogonal(a, b, obstacles, None, crossings=False)
-    path = orthogonal(a, b, obstacles, ink)
+        return orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort)
+    path = orthogonal(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort)
     if path is None:
-        path = orthogonal(a, b, obstacles, ink, crossings=False)
+        path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort)
     return path
 
 
