@@ -318,6 +318,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
 
     _shortest_first(scene, todo)
     effort = Effort()
+    rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
@@ -326,8 +327,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             loops[link.a] = k + 1
             paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
             continue
-        obstacles = [n.rect() for n in scene.nodes.values()
-                     if n.id not in (link.a, link.b) and not n.external]
+        obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
         paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
         ink.add(paths[link.index])
     _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
@@ -382,11 +382,11 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
 
     _shortest_first(scene, todo)
     effort = Effort()
+    rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
-        obstacles = [n.rect() for n in scene.nodes.values()
-                     if n.id not in (link.a, link.b) and not n.external]
+        obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
         paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
         ink.add(paths[link.index])
     _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
