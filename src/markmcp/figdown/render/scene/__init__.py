@@ -25,7 +25,7 @@ from ..text import END_FS, LABEL_FS
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
 MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line through a box goes
-                     # round, by the quick search that reads no ink (bounded work)
+                     # round, by the quick search that reads no ink (bounded work; see free.detour)
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 

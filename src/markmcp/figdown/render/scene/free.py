@@ -649,6 +649,9 @@ def _cost(points, ink: Ink | None) -> float:
 
 
 CLEAR = 0.0   # how far a straight connector keeps off other boxes: it may touch an outline, not enter it
+# the crossings a quick path may add to go round a box: one, as bench/figdown_layout.py
+# weighs a line through a box (3) against a crossing (2)
+WORTH = 1
 
 
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
@@ -681,21 +684,21 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
     ``weigh``: the search that counts the ink's crossings and runs, allowed
     :data:`MAX_BLOCKED_POPS` steps (a long way over a crowded drawing needs
     many: every crossing costs far more than the distance that leads the search),
-    and when it gives up the quick one that counts only the runs, whose path is
-    kept only when it crosses no more drawn lines than the straight line between
-    the two boxes (going round a box is not worth a string of crossings: in a
-    crowded drawing, the quick path crossed some ten lines for each box it went
-    round).  Otherwise the quick search alone, reading no ink: the work a drawing
-    with hundreds of connectors can afford for each.  Steps beyond
+    and when it gives up the quick one that counts only the runs.  Otherwise the
+    quick search alone, reading no ink: the work a drawing with hundreds of
+    connectors can afford for each.  A quick path counts no crossings, so it is
+    kept only when it crosses at most :data:`WORTH` more drawn lines than the
+    straight line between the two boxes does (in crowded, partly pinned drawings
+    it crossed some ten lines for each box it went round).  Steps beyond
     :data:`MAX_POPS` come out of ``effort``."""
-    if not weigh:
-        return orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort)
-    path = orthogonal(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort)
-    if path is None:
-        path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort)
-        if path is not None and ink is not None \
-                and ink_crossings(path, ink) > ink_crossings(straight(a, b), ink):
-            return None
+    if weigh:
+        path = orthogonal(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort)
+        if path is not None:
+            return path
+    path = orthogonal(a, b, obstacles, ink if weigh else None, False, MAX_HASTY_POPS, effort)
+    if path is not None and ink is not None \
+            and ink_crossings(path, ink) > ink_crossings(straight(a, b), ink) + WORTH:
+        return None
     return path
 
 
