@@ -168,3 +168,15 @@ def test_a_line_through_a_box_is_searched_for_longer_out_of_the_drawings_allowan
     assert detour(a, b, others, ink, True, spent) is None and spent.left == 0
     quick = orthogonal(a, b, others, ink, False, MAX_HASTY_POPS)
     assert ink_crossings(weighed, ink) <= ink_crossings(straight(a, b), ink) < ink_crossings(quick, ink)
+
+
+def test_past_160_connectors_every_quick_step_comes_out_of_the_allowance():
+    boxes = [Box(f"n{i}", "", x=i * 110.0, y=0.0, w=50.0, h=36.0) for i in range(3)]
+    a, b = boxes[0], boxes[2]
+    others = [boxes[1].rect()]   # the line from a to b runs through the middle box
+    effort = Effort()
+    path = detour(a, b, others, Ink(), False, effort)
+    assert path is not None and not path_hits(path, others, 0.0)
+    assert 0 < EXTRA_POPS - effort.left < MAX_POPS   # charged from the first step
+    spent = Effort(0)
+    assert detour(a, b, others, Ink(), False, spent) is None and spent.left == 0

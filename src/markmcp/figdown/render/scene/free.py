@@ -410,7 +410,8 @@ HASTE = 1.5          # how hard the distance left leads a search that counts no 
 class Effort:
     """The steps the searches of one drawing may still take beyond :data:`MAX_POPS`
     each, all together: a search allowed more (:data:`MAX_BLOCKED_POPS`,
-    :data:`MAX_HASTY_POPS`) takes them from here, so a drawing of many connectors
+    :data:`MAX_HASTY_POPS`) takes them from here, and a quick search past
+    160 connectors takes every step from here, so a drawing of many connectors
     that each need a long search stays bounded work."""
 
     __slots__ = ("left",)
@@ -420,10 +421,10 @@ class Effort:
 
 
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, crossings: bool = True,
-               limit: int = MAX_POPS, effort: Effort | None = None):
+               limit: int = MAX_POPS, effort: Effort | None = None, free: int = MAX_POPS):
     """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None
-    when the search has not arrived after ``limit`` steps (those beyond
-    :data:`MAX_POPS` taken from ``effort``, when given, as far as it lasts).
+    when the search has not arrived after ``limit`` steps (those beyond the first
+    ``free`` taken from ``effort``, when given, as far as it lasts).
 
     The grid holds every obstacle edge (offset by the margin) and a ring round the
     whole drawing, so a route may go round the outside when that crosses less.
@@ -546,8 +547,8 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
     found = -1
     pops = 0
     budget = limit
-    if effort is not None and limit > MAX_POPS:
-        budget = MAX_POPS + min(limit - MAX_POPS, max(0, effort.left))
+    if effort is not None and limit > free:
+        budget = free + min(limit - free, max(0, effort.left))
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         pops += 1
@@ -607,8 +608,8 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
                 came[ns] = state
                 push(heap, (c + (hx[i] + hy[j - 1]), counter, c, ns))
                 counter += 1
-    if effort is not None and min(pops, budget) > MAX_POPS:
-        effort.left -= min(pops, budget) - MAX_POPS
+    if effort is not None and min(pops, budget) > free:
+        effort.left -= min(pops, budget) - free
     if found < 0:
         return None
     pts = []
@@ -685,17 +686,22 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
     :data:`MAX_BLOCKED_POPS` steps (a long way over a crowded drawing needs
     many: every crossing costs far more than the distance that leads the search),
     and when it gives up the quick one that counts only the runs.  Otherwise the
-    quick search alone, reading no ink: the work a drawing with hundreds of
-    connectors can afford for each.  A quick path counts no crossings, so it is
-    kept only when it crosses at most :data:`WORTH` more drawn lines than the
+    quick search alone, reading no ink.  A quick path counts no crossings, so it
+    is kept only when it crosses at most :data:`WORTH` more drawn lines than the
     straight line between the two boxes does (in crowded, partly pinned drawings
     it crossed some ten lines for each box it went round).  Steps beyond
-    :data:`MAX_POPS` come out of ``effort``."""
+    :data:`MAX_POPS` come out of ``effort``; for the quick search alone, every
+    step (a drawing with hundreds of connectors to take round boxes can afford
+    that much in all, not a search's worth for each)."""
     if weigh:
         path = orthogonal(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort)
         if path is not None:
             return path
-    path = orthogonal(a, b, obstacles, ink if weigh else None, False, MAX_HASTY_POPS, effort)
+        path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort)
+    elif effort is None or effort.left > 0:
+        path = orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort, free=0)
+    else:
+        return None   # the drawing's allowance is spent: the line stays
     if path is not None and ink is not None \
             and ink_crossings(path, ink) > ink_crossings(straight(a, b), ink) + WORTH:
         return None
