@@ -403,7 +403,7 @@ REACH = 160.0        # obstacles further than this from both ends' box are not i
 MAX_POPS = 4000      # a search that has not arrived by then gives up (the caller keeps the line)
 MAX_BLOCKED_POPS = 32000   # the same for the way round a line through a box (weighing crossings)
 MAX_HASTY_POPS = 16000     # and for the search that counts no crossings (the last resort)
-EXTRA_POPS = 400000  # the steps beyond MAX_POPS each that one drawing's searches may take in all
+EXTRA_POPS = 200000  # the steps beyond MAX_POPS each that one drawing's searches may take in all
 HASTE = 1.5          # how hard the distance left leads a search that counts no crossings
 
 
