@@ -255,7 +255,7 @@ CROWDED = 100.0   # a mid label costing this much collides, or reads as another 
 FINE_ALLOWANCE = 8_000
 
 
-def _cheapest(board: Board, w: float, h: float, own: int, cands, best):
+def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best):
     """The first cheapest of ``cands`` (``(cost, x, y)``), or ``best`` when none undercuts it;
     stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor in cands:
@@ -310,14 +310,7 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
         for s in (-1, 1):
             cx = p[0] + ux * (along + extra) + nx * across * s
             cy = p[1] + uy * (along + extra) + ny * across * s
-            cands.append((cx, cy))
-    best = None
-    for cx, cy in cands:
-        r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = board.cost(r, None, p, math.inf if best is None else best[0] - 1e-9)
-        if best is None or c < best[0] - 1e-9:
-            best = (c, cx, cy)
-            if c < GOOD:
-                break
+            cands.append((cx, cy, p))
+    best = _cheapest(board, w, h, None, cands, None)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
