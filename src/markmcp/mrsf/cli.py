@@ -185,7 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update-text", action="store_true", help="write the text found into selected_text instead of anchored_text")
     p.add_argument("-f", "--force", action="store_true", help="for matches scoring 0.8 or more, set commit to HEAD and drop x_reanchor_* fields")
 
-    p = command("status", "rate each comment fresh, stale, orphaned or unknown against the current document",
+    p = command("status", "rate each comment fresh, stale, orphaned or unknown against the current document "
+                "(a report: exit 0 whatever it finds, as upstream's CLI; `reanchor -n` exits 1 on an orphan)",
                 sweeps=True)
     p.add_argument("files", nargs="*")
 
