@@ -153,6 +153,11 @@ def test_missing_path_exits_2_and_checks_nothing(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr == "figdown: missing.fd: no such file or directory\n"
+    # with --json a script still gets JSON: the run did not start, and why
+    run = figdown("check", "--json", "bad.fd", "missing.fd", cwd=tmp_path)
+    assert run.returncode == 2
+    assert json.loads(run.stdout) == {"ok": False, "error": {"code": "not-found",
+                                                             "message": "missing.fd: no such file or directory"}}
 
 
 def test_undecodable_file_exits_2_naming_it(tmp_path: Path) -> None:

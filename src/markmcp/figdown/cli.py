@@ -47,6 +47,7 @@ filesystem.  Finding and reading documents (:mod:`.sources`), the report text
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -139,6 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return command.run(options, out, err, _stdin_bytes())
         except command.REFUSED as error:
             err.write(f"{PROG}: {escape_controls(str(error))}\n")
+            if getattr(options, "json", False):
+                # a script reading --json gets JSON even when the run could not start
+                code = getattr(error, "code", None) or "usage"
+                out.write(json.dumps({"ok": False, "error": {"code": code, "message": str(error)}},
+                                     ensure_ascii=False, indent=2) + "\n")
             return 2
     except BrokenPipeError:  # e.g. `figdown reference | head`: the reader left; stop quietly
         cmdline.leave_stdout()
