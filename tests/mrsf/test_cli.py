@@ -779,3 +779,16 @@ def test_a_dangling_sidecar_link_is_named_as_such_not_as_a_missing_sidecar(work:
         proc = run(*command, cwd=work)
         assert proc.returncode == 2 and "dl.md.review.yaml is a symbolic link to nothing" in proc.stderr, proc.stderr
     assert not (work / "nowhere").exists()
+
+
+def test_json_output_of_a_run_that_cannot_finish_is_still_json(tmp_path: Path) -> None:
+    """With --json a script gets a JSON error object on stdout (the message stays on stderr,
+    the exit code says what kind), never an empty stdout."""
+    (tmp_path / ".mrsf.yaml").write_text("", encoding="utf-8")
+    missing = run("validate", "--json", "nosuch.md", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("mrsf validate: error: nosuch.md: neither the document")
+    assert json.loads(missing.stdout)["error"]["code"] == "not-found"
+    outside = run("list", "--json", "--cwd", "nowhere", cwd=tmp_path)
+    assert outside.returncode == 2
+    assert json.loads(outside.stdout)["error"] == {"code": "usage", "message": "--cwd nowhere: not a directory"}

@@ -103,6 +103,13 @@ class Out:
     def error(text: str) -> None:
         print(for_terminal(text), file=sys.stderr)
 
+    def failed(self, text: str, code: str, message: str) -> None:
+        """The command could not finish: ``text`` on stderr and, with --json, ``{"error":
+        {code, message}}`` on stdout, so a script reading JSON never gets nothing."""
+        self.error(text)
+        if self.as_json:
+            self.json({"error": {"code": code, "message": message}})
+
 
 class Context:
     """Per-invocation settings shared by the commands."""
@@ -614,22 +621,23 @@ def run(args: argparse.Namespace) -> int:
         ctx = Context(args)
         return COMMANDS[args.command](args, ctx, out)
     except UsageError as error:
-        out.error(f"{PROG} {args.command}: error: {error}")
+        out.failed(f"{PROG} {args.command}: error: {error}", "usage", str(error))
         return EXIT_USAGE
     except MrsfError as error:
-        out.error(f"{PROG} {args.command}: error: {error.message}")
+        out.failed(f"{PROG} {args.command}: error: {error.message}", error.code, error.message)
         return EXIT_PROBLEMS if error.code in PROBLEM_CODES else EXIT_USAGE
     except FileAccessError as error:
-        out.error(f"{PROG} {args.command}: error: {error.message}")
+        out.failed(f"{PROG} {args.command}: error: {error.message}", error.code, error.message)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except OSError as error:
-        out.error(f"{PROG} {args.command}: error: {os_error_message(error)}")
+        out.failed(f"{PROG} {args.command}: error: {os_error_message(error)}", "io-error", os_error_message(error))
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # a bug: still no traceback for the user
-        out.error(f"{PROG} {args.command}: internal error: {type(error).__name__}: {error}")
+        out.failed(f"{PROG} {args.command}: internal error: {type(error).__name__}: {error}", "internal",
+                   f"{type(error).__name__}: {error}")
         return EXIT_USAGE
 
