@@ -293,6 +293,21 @@ def test_status_without_git(tmp_path):
     assert sum(r["counts"].values()) == len(r["results"])
 
 
+def test_status_names_every_line_a_moved_text_occurs_at():
+    """A repeated phrase that left its line is not at one place: status lists where it
+    occurs (reanchor, which weighs them, calls it ambiguous), and cuts a long list short."""
+    from markmcp.mrsf.health import assess_status
+    base = {"id": "c", "author": "a", "timestamp": "2026-01-01T00:00:00Z", "text": "t", "line": 9}
+    twice = "# T\n\nx\ny\nTODO here\n\ntext\n\nmore\n\nz\nTODO here\n"
+    [r] = assess_status([dict(base, selected_text="TODO")], twice)
+    assert r["health"] == "stale" and "(it occurs at lines 5 and 12)" in r["reason"]
+    [r] = assess_status([dict(base, line=7, selected_text="more")], twice)
+    assert r["health"] == "stale" and "(it occurs at line 9)" in r["reason"]
+    many = "\n".join(["TODO"] * 8 + ["x"] * 4)
+    [r] = assess_status([dict(base, line=10, selected_text="TODO")], many)
+    assert "(it occurs at lines 1, 2, 3, 4, 5 and 3 more)" in r["reason"]
+
+
 def test_status_with_git_compares_document_at_commit(repo):
     head = git(repo, "rev-parse", "HEAD")
     ops.add("a.md", author="a", text="line-only", line=4, selected_text="", id="l", root=repo)

@@ -119,9 +119,8 @@ def assess_status(comments: list[dict], document_text: str | None, *,
                                 c.get("end_column") if isinstance(c.get("end_column"), int) else None)
             if here is not None and (here == wanted or wanted in here):
                 return "fresh", "selected_text is at its recorded position"
-            found = normalized.count("\n", 0, normalized.find(wanted)) + 1
-            return "stale", (f"selected_text moved away from its recorded line {line} (it occurs at line "
-                             f"{found}); run reanchor")
+            return "stale", (f"selected_text moved away from its recorded line {line} (it occurs at "
+                             f"{_occurrences(normalized, wanted)}); run reanchor")
         verdict = changed(c.get("commit"))
         if verdict is False:
             return "fresh", "the document is unchanged since the comment's commit"
@@ -137,3 +136,21 @@ def assess_status(comments: list[dict], document_text: str | None, *,
         state, reason = health(c)
         out.append({"id": c.get("id"), "index": i, "health": state, "reason": reason})
     return out
+
+
+def _occurrences(text: str, wanted: str, shown: int = 5) -> str:
+    """Where ``wanted`` occurs in ``text``: "line 5", "lines 5 and 12", or the first
+    ``shown`` lines and how many more (a repeated phrase is not one place)."""
+    found: list[int] = []
+    total = 0
+    at = text.find(wanted)
+    while at != -1:
+        total += 1
+        if len(found) < shown:
+            found.append(text.count("\n", 0, at) + 1)
+        at = text.find(wanted, at + 1)
+    if total == 1:
+        return f"line {found[0]}"
+    listed = ", ".join(map(str, found[:-1])) + f" and {found[-1]}" if total <= shown else \
+        ", ".join(map(str, found)) + f" and {total - shown} more"
+    return f"lines {listed}"
