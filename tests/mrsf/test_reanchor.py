@@ -277,7 +277,12 @@ def test_line_only_comment_kept_while_line_exists():
     past = one(Anchor(line=9), "a\nb\n")
     assert past.status == "orphaned" and past.line is None
     clipped = one(Anchor(line=2, end_line=9), "a\nb\n")
-    assert (clipped.status, clipped.line, clipped.end_line) == ("fuzzy", 2, 3)
+    assert (clipped.status, clipped.line, clipped.end_line) == ("fuzzy", 2, 2)
+    # the empty remainder after the final newline is no line to keep a comment on, as
+    # status, validate and add count (status called it orphaned, reanchor kept it)
+    after = one(Anchor(line=3), "a\nb\n")
+    assert after.status == "orphaned" and after.reason == "Line 3 is past the end of the document (2 lines)."
+    assert one(Anchor(line=3), "a\nb\nc").status == "anchored"
 
 
 def test_line_only_comment_past_the_end_counts_lines_as_an_editor_does():
@@ -378,7 +383,7 @@ def test_loose_match_when_lower_casing_changes_lengths():
 
 def test_empty_document():
     assert one(Anchor(line=1, selected_text="Gone text here."), "").status == "orphaned"
-    assert one(Anchor(line=1), "").status == "anchored"  # the empty document has line 1
+    assert one(Anchor(line=1), "").status == "orphaned"  # no line, as add and status say
     assert one(Anchor(line=2), "").status == "orphaned"
     assert reanchor([], "") == []
 

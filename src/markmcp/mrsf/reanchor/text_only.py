@@ -4,6 +4,8 @@ position or anywhere, else the comment is orphaned."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..fuzzy import Match, best_window, global_candidates, is_weak, word_recall, words
 from ..lines import Span
 from .engine import Engine, featureless, listed
@@ -17,15 +19,20 @@ def line_only(engine: Engine, anchor: Anchor) -> Placement:
     """A comment with a line but no selected text: keep it if the line exists."""
     doc = engine.doc
     assert anchor.line is not None
-    if not doc.has_line(anchor.line):
+    # Lines as status, validate and add count them: the empty remainder after a final
+    # newline is no line a comment can be kept on (``"a\nb\n"`` has 2).
+    shown = doc.lines_shown
+    if not 1 <= anchor.line <= shown:
         return Placement(
             "orphaned", 0.0,
             reason=f"Line {anchor.line} is past the end of the document "
-            f"({doc.lines_shown} lines).",
+            f"({shown} lines).",
         )
+    clipped = anchor.end_line is not None and anchor.end_line > shown
+    if clipped:
+        anchor = replace(anchor, end_line=shown)
     hint = engine.hint_span(anchor)
     assert hint is not None
-    clipped = anchor.end_line is not None and hint.end_line < anchor.end_line
     return engine.place_at_hint(
         "fuzzy" if clipped else "anchored", 0.5, hint,
         "Line-only comment; its end line was past the end and was clipped."
