@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from markmcp.mrsf.cli import build_parser
-from markmcp.mrsf.commands import Context, Out
+from markmcp.mrsf.console import Context, Out
 from markmcp.mrsf.watch import Change, Watcher, run
 from markmcp.mrsf.watchcmd import _Watch
 

@@ -2,9 +2,9 @@
 is watched, what each change does, the counts) and :func:`cmd_watch` runs it until Ctrl+C
 or SIGTERM.  The polling itself is :mod:`markmcp.mrsf.watch`.
 
-Builds on :mod:`markmcp.mrsf.commands` (its output, context and the lines the
-``reanchor`` and ``validate`` commands print), which imports this module only when the
-``watch`` command runs.
+It prints with :mod:`markmcp.mrsf.console` (the output, the context and the lines the
+``reanchor`` and ``validate`` commands print too); :mod:`markmcp.mrsf.commands` imports
+this module only when the ``watch`` command runs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from markmcp.mcpcore.files import FileAccessError, kind_of
 from markmcp.mrsf import ops
-from markmcp.mrsf.commands import EXIT_OK, EXIT_PROBLEMS, Context, Out, _diagnostic_lines, _placement_line
+from markmcp.mrsf.console import EXIT_OK, EXIT_PROBLEMS, Context, Out, diagnostic_lines, placement_line
 from markmcp.mrsf.errors import MrsfError, os_error_message
 from markmcp.textsafe import for_terminal, not_read
 
@@ -236,7 +236,7 @@ class _Watch:
         lines.append((f"{'[dry-run] ' if args.dry_run else ''}reanchor {self.ctx.path(result)}:",
                       "problem" if orphaned else "info"))
         for r in result["results"]:
-            lines.append((f"  {_placement_line(r)}", "problem" if r.get("status") == "orphaned" else "info"))
+            lines.append((f"  {placement_line(r)}", "problem" if r.get("status") == "orphaned" else "info"))
             if self.out.verbose and r.get("score") is not None:
                 lines.append((f"      score: {r['score']:.3f}", "info"))
         lines.append((f"{result['changed']} comment(s) {'would change' if args.dry_run else 'changed'}, "
@@ -254,7 +254,7 @@ class _Watch:
                             "warnings": entry["warnings"]})
             level = "info" if valid else "problem"
             lines.append((f"validate {'✓' if valid else '✗'} {shown}", level))
-            lines += [(f"  {text}", level) for text in _diagnostic_lines(entry, self.args.strict)]
+            lines += [(f"  {text}", level) for text in diagnostic_lines(entry, self.args.strict)]
         record["validate"] = entries
 
     # -- output -------------------------------------------------------------
