@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from markmcp.mrsf import yamlscan
-from markmcp.mrsf.sidecar import parse_sidecar, same_value
+from markmcp.mrsf.sidecar import dump, parse_sidecar, same_value
+from markmcp.mrsf.sidecar import render as render_sidecar
 from markmcp.mrsf.sidecar.yaml_read import _parse_yaml_rt
 
 STYLES = ["ruamel", "ruamel-wide", "pyyaml", "pyyaml-sorted", "pyyaml-blocks", "json", "json-compact"]
@@ -217,11 +218,11 @@ def test_random_edits_write_exactly_the_intended_data(data, style, seed, steps, 
     # (the writers themselves do not always round-trip: ruamel folds some tabs away)
     assume(truth(text, fmt) == data)
     sc = parse_sidecar(text, fmt=fmt)
-    assert sc.plain() == data and sc.dump() == text
+    assert sc.plain() == data and dump(sc) == text
     model = json.loads(json.dumps(data))
     touched: set[str] = set()
     apply(sc, model, steps, touched)
-    rendered = sc.render()
+    rendered = render_sidecar(sc)
     out = rendered.text
     assert truth(out, fmt) == model
     before, after = item_blocks(text, fmt), item_blocks(out, fmt)
@@ -236,7 +237,7 @@ def test_random_edits_write_exactly_the_intended_data(data, style, seed, steps, 
     assert same_value(adopted.data, fresh.data)
     apply(adopted, json.loads(json.dumps(model)), more, set())
     apply(fresh, json.loads(json.dumps(model)), more, set())
-    assert adopted.render().text == fresh.render().text
+    assert render_sidecar(adopted).text == render_sidecar(fresh).text
 
 
 @settings(max_examples=150, deadline=None)
@@ -288,7 +289,7 @@ def test_adding_one_comment_reads_back_only_the_new_lines(style, monkeypatch):
     original = yamlscan.read_items
     monkeypatch.setattr(yamlscan, "read_items", lambda text, *a, **k: calls.append(text) or original(text, *a, **k))
     monkeypatch.setattr(yamlscan, "read_document", lambda *a, **k: pytest.fail("the whole text was read again"))
-    rendered = sc.render()
+    rendered = render_sidecar(sc)
     assert len(calls) == 1 and calls[0].lstrip().startswith("- id: n1\n") and calls[0] in rendered.text
     assert truth(rendered.text, "yaml")["comments"][-1]["id"] == "n1"
 
@@ -299,7 +300,7 @@ def test_a_splice_that_would_not_read_back_is_refused(monkeypatch):
     sc.append_comment({"id": "n1", "text": "x"})
     monkeypatch.setattr(yamlscan, "read_items", lambda *a, **k: yamlscan.Read(data=[{"id": "other"}]))
     with pytest.raises(Exception) as info:
-        sc.render()
+        render_sidecar(sc)
     assert getattr(info.value, "code", None) == "internal-error"
 
 
@@ -315,7 +316,7 @@ def test_unusual_text_is_written_through_the_full_parser(data, steps):
     model = json.loads(json.dumps(sc.plain()))
     touched: set[str] = set()
     apply(sc, model, steps, touched)
-    out = sc.render().text
+    out = render_sidecar(sc).text
     assert truth(out, "yaml") == model
     assume(data["comments"])
     assert "x_anchor: &a [1]" in out
@@ -345,6 +346,6 @@ def test_edits_around_anchors_and_aliases_keep_every_value_and_comment(data, see
     sc = parse_sidecar(text)
     model = json.loads(json.dumps(data))
     apply(sc, model, steps, set())
-    out = sc.render().text
+    out = render_sidecar(sc).text
     assert truth(out, "yaml") == model
     assert comment_lines(out) == comment_lines(text)

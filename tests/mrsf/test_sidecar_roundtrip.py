@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_dir
-from markmcp.mrsf.sidecar import parse_sidecar
+from markmcp.mrsf.sidecar import dump, parse_sidecar
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = os.environ.get("MRSF_REGEN_GOLDEN") == "1"
@@ -70,7 +70,7 @@ def comment_lines(text: str) -> list[str]:
 def test_unchanged_roundtrip_is_byte_identical(name):
     path, text = example(name)
     sc = parse_sidecar(text, name=str(path))
-    assert sc.dump().encode("utf-8") == path.read_bytes()
+    assert dump(sc).encode("utf-8") == path.read_bytes()
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -79,7 +79,7 @@ def test_append_comment_adds_only_its_lines(name):
     sc = parse_sidecar(text, name=str(path))
     before = [c["id"] for c in sc.comments]
     sc.append_comment(dict(NEW_COMMENT))
-    out = sc.dump()
+    out = dump(sc)
     removed, added = changes(text, out)
     assert removed == []
     assert added[0] == "  - id: golden-new-0001"
@@ -108,7 +108,7 @@ def test_update_changes_only_that_line(name):
     first = sc.comments[0]
     assert sc.set_field(first, "resolved", not first["resolved"])
     assert sc.set_field(first, "author", first["author"]) is False  # equal: no change
-    out = sc.dump()
+    out = dump(sc)
     removed, added = changes(text, out)
     assert len(removed) == len(added) == 1
     assert removed[0].strip() == f"resolved: {str(first['resolved'] is False).lower()}"
@@ -124,7 +124,7 @@ def test_update_keeps_quote_style(name):
     old_line = next(line for line in text.split("\n") if line.strip().startswith("timestamp:"))
     quote = old_line.split(":", 1)[1].strip()[0]
     sc.set_field(first, "timestamp", "2030-01-01T00:00:00Z")
-    removed, added = changes(text, sc.dump())
+    removed, added = changes(text, dump(sc))
     assert removed == [old_line]
     assert added == [old_line.split(":", 1)[0] + f": {quote}2030-01-01T00:00:00Z{quote}"]
 
@@ -136,7 +136,7 @@ def test_delete_each_comment_removes_only_its_lines(name):
     for index, removed_id in enumerate(ids):
         sc = parse_sidecar(text)
         sc.remove_comment(index)
-        out = sc.dump()
+        out = dump(sc)
         removed, added = changes(text, out)
         assert added == [], (removed_id, added)
         assert any(line.strip() == f"- id: {removed_id}" for line in removed)
@@ -151,7 +151,7 @@ def test_new_key_after_trailing_comment_block_goes_before_it():
     sc = parse_sidecar(text)
     reply = sc.get("t1-reply-0002")
     sc.set_field(reply, "x_reanchor_status", "fuzzy")
-    out = sc.dump()
+    out = dump(sc)
     removed, added = changes(text, out)
     assert removed == [] and added == ["    x_reanchor_status: fuzzy"]
     lines = out.split("\n")
@@ -166,7 +166,7 @@ def test_delete_field_keeps_following_comment_lines():
     sc = parse_sidecar(text)
     parent = sc.get("t1-parent-0001")
     assert sc.delete_field(parent, "commit")  # carries the "# Reply 1" block in ruamel
-    out = sc.dump()
+    out = dump(sc)
     removed, added = changes(text, out)
     assert removed == ['    commit: "4444444444444444"'] and added == []
     assert comment_lines(out) == comment_lines(text)

@@ -13,7 +13,7 @@ import pytest
 
 from markmcp.mrsf import ops, store, yamlscan
 from markmcp.mrsf.errors import MrsfError
-from markmcp.mrsf.sidecar import parse_sidecar
+from markmcp.mrsf.sidecar import dump, parse_sidecar, render
 
 from .test_sidecar_styles import VARIANTS
 
@@ -58,13 +58,13 @@ def test_the_model_after_a_write_is_a_fresh_parse_of_it(name):
     sc.append_comment({"id": "n1", "author": "z", "text": "new: with 'quotes' and # hash", "x": {"a": [1, None]}})
     if len(sc.comments) > 1:
         sc.set_field(sc.comments[0], "text", "changed\nover two lines")
-    rendered = sc.render()
+    rendered = render(sc)
     model, fresh = rendered.adopt(), parse_sidecar(rendered.text)
     assert model.original == rendered.text and model.plain() == fresh.plain()
     assert positions(model) == positions(fresh)
     edits(model)
     edits(fresh)
-    assert model.render().text == fresh.render().text
+    assert render(model).text == render(fresh).text
 
 
 def test_appending_after_a_literal_block_at_the_end_without_newline_keeps_its_value():
@@ -72,7 +72,7 @@ def test_appending_after_a_literal_block_at_the_end_without_newline_keeps_its_va
     sc = parse_sidecar(text)
     assert sc.comments[0]["x_tail"] == "lit"
     sc.append_comment({"id": "n1", "text": "t"})
-    out = sc.render().text
+    out = render(sc).text
     assert parse_sidecar(out).plain()["comments"][0]["x_tail"] == "lit" and not out.endswith("\n")
 
 
@@ -101,7 +101,7 @@ def test_extend_reads_only_the_new_items():
     assert mine.plain() == fresh.plain() and positions(mine) == positions(fresh)
     edits(mine)
     edits(fresh)
-    assert mine.render().text == fresh.render().text
+    assert render(mine).text == render(fresh).text
 
 
 def test_store_catches_up_and_matches_a_cold_write(tmp_path):
@@ -116,7 +116,7 @@ def test_store_catches_up_and_matches_a_cold_write(tmp_path):
         ops.add("doc.md", author="a", text="first", id="f1", timestamp="2026-01-01T00:00:00Z", root=root)
         other = parse_sidecar(path.read_text())
         other.append_comment({"id": "new-0", "author": "b", "text": "from elsewhere"})
-        path.write_text(other.render().text)
+        path.write_text(render(other).text)
         if cold:
             store.clear_caches()
         ops.add("doc.md", author="a", text="second", id="f2", timestamp="2026-01-01T00:00:00Z", root=root)
@@ -141,13 +141,13 @@ def test_a_write_that_would_not_read_back_is_refused_and_nothing_changes(tmp_pat
 
 @pytest.mark.parametrize("name", ["pyyaml", "ruamel"])
 def test_resolving_rewrites_one_line(name):
-    from .test_sidecar_properties import render
+    from .test_sidecar_properties import render as yaml_text
     data = {"mrsf_version": "1.0", "document": "a.md",
             "comments": [{"id": f"c{n}", "text": "long words " * 12, "resolved": False} for n in range(5)]}
-    text = render(data, name)
+    text = yaml_text(data, name)
     sc = parse_sidecar(text)
     sc.set_field(sc.comments[2], "resolved", True)
-    out = sc.render().text
+    out = render(sc).text
     changed = [(a, b) for a, b in zip(text.split("\n"), out.split("\n")) if a != b]
     assert len(out.split("\n")) == len(text.split("\n"))
     assert changed == [(changed[0][0], changed[0][0].replace("false", "true"))]
@@ -175,7 +175,7 @@ def test_binary_values_survive_edits_of_their_comment(extra):
     sc = parse_sidecar(BINARY + extra)
     sc.set_field(sc.comments[0], "resolved", True)
     sc.set_field(sc.comments[1], "text", "changed")
-    out = sc.dump()
+    out = dump(sc)
     again = parse_sidecar(out).plain()["comments"][0]
     assert again["resolved"] is True
     assert isinstance(again["x_bin"], yamlscan.Binary) and again["x_bin"] == "aGVsbG8gd29ybGQ="
@@ -222,7 +222,7 @@ def test_a_key_removed_and_set_again_moves_to_the_end_and_every_comment_line_sta
     node = sc.comments[0]
     sc.delete_field(node, "type")
     sc.set_field(node, "type", "issue")
-    out = sc.render().text
+    out = render(sc).text
     assert out == text.replace("    type: suggestion\n", "").replace(
         "        - 2\n", "        - 2\n    type: issue\n", 1)
     again = parse_sidecar(out, fmt="yaml").plain()["comments"][0]
@@ -268,7 +268,7 @@ def test_comment_lines_left_after_a_literal_block_stay_comment_lines(fast):
     sc.remove_comment(1)
     del expected["comments"][1]
     del expected["comments"][0]["x_ext"]
-    out = sc.render().text
+    out = render(sc).text
     assert parse_sidecar(out, fmt="yaml").plain() == expected
     assert _comment_texts(out) == _comment_texts(text)
     assert out.startswith(text[:text.index("  x_ext:")] + "  # inside x_ext\n  # after x_ext\n")
@@ -320,7 +320,7 @@ def test_editing_an_anchored_value_keeps_what_its_aliases_read(how):
     expected = sc.plain()
     _edit_anchored(sc, how)
     intended = sc.plain()
-    out = sc.render().text
+    out = render(sc).text
     again = parse_sidecar(out, fmt="yaml").plain()
     assert again == intended
     for before in expected["comments"][1:]:
@@ -378,7 +378,7 @@ def test_an_item_rewritten_key_by_key_keeps_its_comments(fast, edit):
     sc = parse_sidecar(text, fmt="yaml")
     edit(sc, sc.comments[0])
     intended = sc.plain()
-    out = sc.render().text
+    out = render(sc).text
     assert parse_sidecar(out, fmt="yaml").plain() == intended
     assert _hashes(out) == _hashes(text)
     if edit is _move_anchored:
@@ -391,7 +391,7 @@ def test_an_item_emptied_keeps_its_comment_lines():
     node = sc.comments[0]
     for key in list(node):
         sc.delete_field(node, key)
-    out = sc.render().text
+    out = render(sc).text
     assert parse_sidecar(out, fmt="yaml").plain()["comments"][0] == {}
     assert out.startswith("mrsf_version: '1.0'\ndocument: a.md\ncomments:\n- {}\n  # about the text\n    # inside x_ext\n")
 
@@ -402,5 +402,5 @@ def test_an_item_written_anew_keeps_its_comment_lines_after_it():
     text = "mrsf_version: '1.0'\ndocument: a.md\ncomments:\n- id: c1\n  x: [1,\n    2]\n  # note\n  text: t\n- id: c2\n"
     sc = parse_sidecar(text, fmt="yaml")
     sc.set_field(sc.comments[0], "x", [3])
-    out = sc.render().text
+    out = render(sc).text
     assert out == text.replace("  x: [1,\n    2]\n  # note\n  text: t\n", "  x:\n  - 3\n  text: t\n  # note\n")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from markmcp.mrsf.errors import MrsfError
-from markmcp.mrsf.sidecar import new_sidecar, parse_sidecar, to_plain
+from markmcp.mrsf.sidecar import dump, new_sidecar, parse_sidecar, to_plain
 
 NEW = {"id": "n1", "author": "z", "timestamp": "2026-01-01T00:00:00Z", "text": "new", "resolved": False}
 
@@ -57,12 +57,12 @@ def diff(before: str, after: str):
 def test_variant_roundtrip_and_minimal_edits(name):
     text = VARIANTS[name]
     sc = parse_sidecar(text)
-    assert sc.dump() == text
+    assert dump(sc) == text
     nl = "\r\n" if "\r\n" in text else "\n"
     body = text.lstrip("\ufeff").replace("\r\n", "\n")
     # append
     sc.append_comment(dict(NEW))
-    out = sc.dump()
+    out = dump(sc)
     assert out.startswith("\ufeff") == text.startswith("\ufeff")
     assert ("\r\n" in out) == (nl == "\r\n") and "\r\r" not in out
     removed, added = diff(body, out.lstrip("\ufeff").replace("\r\n", "\n"))
@@ -76,7 +76,7 @@ def test_variant_roundtrip_and_minimal_edits(name):
     if sc.comments and sc.comments[0]["id"] == "c1":
         sc2 = parse_sidecar(text)
         sc2.set_field(sc2.comments[0], "resolved", True)
-        removed, added = diff(body, sc2.dump().lstrip("\ufeff").replace("\r\n", "\n"))
+        removed, added = diff(body, dump(sc2).lstrip("\ufeff").replace("\r\n", "\n"))
         assert [r.strip() for r in removed] == ["resolved: false"] and [a.strip() for a in added] == ["resolved: true"]
 
 
@@ -85,24 +85,24 @@ def test_indentation_is_detected():
     assert (sc.yaml_style.offset, sc.yaml_style.sequence) == (0, 2)
     assert sc.yaml_style.mapping == 4
     sc.append_comment({**NEW, "x_obj": {"k": "v"}})
-    assert sc.dump().endswith("- id: n1\n  author: z\n  timestamp: \"2026-01-01T00:00:00Z\"\n  text: new\n  resolved: false\n  x_obj:\n      k: v\n")
+    assert dump(sc).endswith("- id: n1\n  author: z\n  timestamp: \"2026-01-01T00:00:00Z\"\n  text: new\n  resolved: false\n  x_obj:\n      k: v\n")
 
 
 def test_unreproducible_text_keeps_untouched_lines():
     text = VARIANTS["odd-spacing"].replace("author: a", "author:   a") + "- id: c2\n  author: b\n  timestamp: '2026-01-01T00:00:00Z'\n  text: [ x,  y ]\n  resolved: false\n"
     sc = parse_sidecar(text)
-    assert sc.dump() == text
+    assert dump(sc) == text
     sc.set_field(sc.comments[1], "resolved", True)
-    removed, added = diff(text, sc.dump())
+    removed, added = diff(text, dump(sc))
     assert removed == ["  resolved: false"] and added == ["  resolved: true"]
-    assert "text: [ x,  y ]" in sc.dump() and "document: a.md   # doc" in sc.dump()
+    assert "text: [ x,  y ]" in dump(sc) and "document: a.md   # doc" in dump(sc)
 
 
 def test_scalar_styles_for_new_values():
     sc = parse_sidecar(VARIANTS["empty-flow-list"])
     sc.append_comment({"id": "123", "author": "yes", "timestamp": "2026-01-01T00:00:00Z",
                        "text": "multi\nline: #x", "resolved": False, "line": 3, "x_f": 0.5, "x_n": None})
-    out = sc.dump()
+    out = dump(sc)
     assert '- id: "123"' in out and 'author: "yes"' in out and 'text: "multi\\nline: #x"' in out
     assert parse_sidecar(out).plain()["comments"][0]["id"] == "123"
 
@@ -112,7 +112,7 @@ def test_invalid_items_survive_a_write():
     sc = parse_sidecar(text)
     assert len(sc.comments) == 4
     sc.append_comment(dict(NEW))
-    again = parse_sidecar(sc.dump())
+    again = parse_sidecar(dump(sc))
     assert again.plain()["comments"][1:4] == ["just a string", 42, {"id": "weird", "line": "x"}]
 
 
@@ -147,21 +147,21 @@ def test_json_roundtrip_and_append(name):
             "comments": [{"id": "c1", "text": "héllo", "author": "a", "timestamp": "2026-01-01T00:00:00Z", "resolved": False}]}
     text = json.dumps(data, ensure_ascii=False, **JSON_LAYOUTS[name]) + "\n"
     sc = parse_sidecar(text, name="a.md.review.json")
-    assert sc.fmt == "json" and sc.dump() == text
+    assert sc.fmt == "json" and dump(sc) == text
     sc.append_comment(dict(NEW))
-    out = sc.dump()
+    out = dump(sc)
     assert list(json.loads(out)) == ["mrsf_version", "document", "x_tool", "comments"]
     assert json.loads(out)["comments"][-1] == NEW
     if name != "compact":
         removed, added = diff(text, out)
         assert len(removed) <= 2  # only the closing brace of the previous item gains a comma
     escaped = json.dumps(data, ensure_ascii=True, indent=2) + "\n"
-    assert parse_sidecar(escaped, fmt="json").dump() == escaped
+    assert dump(parse_sidecar(escaped, fmt="json")) == escaped
 
 
 def test_new_sidecar_text():
-    assert new_sidecar("docs/a b.md").dump() == 'mrsf_version: "1.0"\ndocument: docs/a b.md\ncomments: []\n'
-    assert json.loads(new_sidecar("a.md", "json").dump()) == {"mrsf_version": "1.0", "document": "a.md", "comments": []}
+    assert dump(new_sidecar("docs/a b.md")) == 'mrsf_version: "1.0"\ndocument: docs/a b.md\ncomments: []\n'
+    assert json.loads(dump(new_sidecar("a.md", "json"))) == {"mrsf_version": "1.0", "document": "a.md", "comments": []}
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
@@ -206,4 +206,4 @@ def test_aliases_within_bounds_read_as_copies():
     sc = parse_sidecar(text)
     assert sc.plain()["comments"][0] == {"id": "c1", "x_a": {"k": 1}, "x_b": {"k": 1}}
     sc.set_field(sc.comments[0], "text", "t")
-    assert parse_sidecar(sc.dump()).plain()["comments"][0]["text"] == "t"
+    assert parse_sidecar(dump(sc)).plain()["comments"][0]["text"] == "t"

@@ -10,7 +10,7 @@ import pytest
 
 from markmcp.mrsf import ops
 from markmcp.mrsf.errors import MrsfError
-from markmcp.mrsf.sidecar import parse_sidecar
+from markmcp.mrsf.sidecar import parse_sidecar, render
 
 HEAD = 'mrsf_version: "1.0"\ndocument: doc.md\ncomments:\n'
 
@@ -90,7 +90,7 @@ def test_editing_a_declined_item_keeps_its_other_lines():
     first = sc.comments[0]
     sc.set_field(first, "resolved", True)
     sc.set_field(first, "line", 2)
-    text = sc.render().text
+    text = render(sc).text
     assert text == DECLINED.replace("resolved: false   # still open", "resolved: true   # still open").replace(
         "    x_note: keep\tme  # why\n", "    x_note: keep\tme  # why\n    line: 2\n")
     assert parse_sidecar(text).data["comments"][0] == {**parse_sidecar(DECLINED).data["comments"][0],
@@ -100,14 +100,14 @@ def test_editing_a_declined_item_keeps_its_other_lines():
 def test_removing_an_entry_of_a_declined_item_keeps_the_comment_lines():
     sc = parse_sidecar(DECLINED)
     sc.delete_field(sc.comments[0], "anchored_text")
-    text = sc.render().text
+    text = render(sc).text
     assert text == DECLINED.replace("    anchored_text: a\tb\n", "")
 
 
 def test_a_declined_item_whose_changed_value_is_not_simple_is_written_anew_correctly():
     sc = parse_sidecar(DECLINED)
     sc.set_field(sc.comments[0], "author", "Z")           # a tagged value
-    after = parse_sidecar(sc.render().text).data["comments"]
+    after = parse_sidecar(render(sc).text).data["comments"]
     assert after[0]["author"] == "Z" and after[0]["x_note"] == "keep\tme" and after[1]["text"] == after[0]["text"]
 
 
@@ -162,8 +162,8 @@ def test_a_sidecar_with_tabbed_continuation_lines_is_edited_in_place():
     assert sc.position(index=0, key="resolved") == (10, 5) and sc.position(index=0, key="line") == (11, 5)
     assert sc.position(index=1) == (12, 5)
     sc.set_field(sc.comments[0], "resolved", True)
-    assert sc.render().text == CONTINUED.replace("resolved: false", "resolved: true")
+    assert render(sc).text == CONTINUED.replace("resolved: false", "resolved: true")
     sc = parse_sidecar(CONTINUED)
     sc.set_field(sc.comments[0], "text", "new")
-    assert sc.render().text == CONTINUED.replace(
+    assert render(sc).text == CONTINUED.replace(
         "text: first part\n      \tsecond part\n      \t\n      \tthird\tend  # note\n", "text: new  # note\n")

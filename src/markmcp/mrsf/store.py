@@ -40,7 +40,7 @@ from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
 
 from .errors import MrsfConflict, MrsfError
-from .sidecar import Sidecar, parse_sidecar
+from .sidecar import Sidecar, parse_sidecar, render
 
 MAX_SIDECAR_BYTES = files.MAX_FILE_BYTES
 MAX_DOCUMENT_BYTES = files.MAX_FILE_BYTES
@@ -277,11 +277,11 @@ def _verified(sc: Sidecar) -> tuple[bytes, Callable[[], Sidecar]]:
 
     The text splices only the changed comments into the old text; it is read back (only
     the spliced comments when that decides the whole file, else all of it) and must give
-    exactly the intended data (:meth:`Sidecar.render`), or MrsfError ``internal-error``
+    exactly the intended data (:func:`.sidecar.render`), or MrsfError ``internal-error``
     and nothing is written.  The model handed on is ``sc`` itself brought up to date, or
     the parse made by the proof: the next write of this file parses nothing.
     """
-    rendered = sc.render()
+    rendered = render(sc)
     return rendered.text.encode("utf-8"), rendered.adopt
 
 

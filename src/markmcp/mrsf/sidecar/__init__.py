@@ -15,7 +15,7 @@ byte-order mark, a leading ``---``, a missing final newline.
 
 YAML is read by :mod:`markmcp.mrsf.yamlscan` (fast, exact on the block YAML sidecar
 writers produce); anything it does not handle is read by ruamel.yaml's round-trip loader,
-which also words every syntax error.  :meth:`Sidecar.render` gives the new text together
+which also words every syntax error.  :func:`render` gives the new text together
 with its proof: the new text is read back (only the spliced items when that provably
 decides the whole file, else all of it) and must give exactly the intended data, or the
 write is refused.
@@ -32,24 +32,20 @@ Positions reported to users are 1-based lines and 1-based columns in the sidecar
 The package, one stage a module: :mod:`.values` (plain values: type names, copies,
 equality, limits), :mod:`.yaml12` (the YAML library set up to read YAML 1.2),
 :mod:`.declined` (items the fast reader declines, measured with the full reader),
-:mod:`.model` (the :class:`Sidecar`: data, edits, the proof of a write),
+:mod:`.model` (the :class:`Sidecar`: data and edits),
 :mod:`.yaml_read` and :mod:`.json_read` (text to a :class:`Sidecar`, by format),
 :mod:`.parse` (which format, and the checks every sidecar passes), :mod:`.yaml_write`
-and :mod:`.json_write` (the new text, spliced into the old).
+and :mod:`.json_write` (the new text, spliced into the old), :mod:`.write` (that text and
+its proof).
 """
 
 from __future__ import annotations
 
-from . import json_write, yaml_write
 from .model import COMMENT_KEY_ORDER, Rendered, Sidecar, new_sidecar
 from .parse import SIDECAR_SUFFIX_JSON, SIDECAR_SUFFIX_YAML, detect_format, parse_sidecar
 from .values import MAX_DEPTH, same_value, to_plain, type_name
+from .write import dump, render
 from .yaml12 import put_back, safe_yaml, yaml12_text
-
-#: The writers build on the model, which imports them when it first writes; they are
-#: loaded with the package all the same, so that a server's preload of the engine leaves
-#: nothing to import at its first write.
-_WRITERS = (json_write, yaml_write)
 
 __all__ = [
     "COMMENT_KEY_ORDER",
@@ -59,9 +55,11 @@ __all__ = [
     "Rendered",
     "Sidecar",
     "detect_format",
+    "dump",
     "new_sidecar",
     "parse_sidecar",
     "put_back",
+    "render",
     "safe_yaml",
     "same_value",
     "to_plain",

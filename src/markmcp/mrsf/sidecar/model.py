@@ -1,8 +1,9 @@
 """The model of one sidecar: its plain data and what is needed to write it back in place;
 the edits (set or delete a field of a comment, append or remove a comment, set a
-top-level field), which record what they changed for the writers; the proof that new
-text reads back as the data (:meth:`Sidecar.render`); and catching up with comments
-another process appended (:meth:`Sidecar.extend`)."""
+top-level field), which record what they changed for the writers (:mod:`.write` gives
+the new text and its proof; :meth:`Sidecar.adopt` brings the model up to date once it
+was written); and catching up with comments another process appended
+(:meth:`Sidecar.extend`)."""
 
 from __future__ import annotations
 
@@ -191,46 +192,10 @@ class Sidecar:
         if k is not None and k not in self._snap:
             self._snap[k] = dict(comment)
 
-    # -- writing ----------------------------------------------------------
+    # -- after a write (the new text and its proof: :mod:`.write`) ------------
 
-    def dump(self) -> str:
-        """The text of the sidecar as edited (not verified; see :meth:`render`)."""
-        return self._render().text
-
-    def render(self) -> "Rendered":
-        """The new text, proved to read back as exactly the data: only the spliced
-        comments are read back when that decides the whole file, else all of it.
-        MrsfError ``internal-error`` (nothing to write) when the proof fails."""
-        plan = self._render()
-        if plan.text == self.original:
-            return Rendered(plan.text, lambda: self)
-        if plan.fragments is not None:
-            self._verify_fragments(plan)
-            return Rendered(plan.text, lambda: self._adopt_fragments(plan))
-        from .parse import parse_sidecar  # (the readers build Sidecars: imported when used)
-
-        try:
-            again = parse_sidecar(plan.text, fmt=self.fmt)
-        except MrsfError as exc:
-            raise MrsfError("internal-error",
-                            f"refusing to write: the new sidecar would not parse ({exc.message})") from None
-        if not same_value(again.data, self.data):
-            raise MrsfError("internal-error", "refusing to write: the new sidecar would not read back as written")
-        return Rendered(plan.text, lambda: again)
-
-    def _verify_fragments(self, plan: "_Plan") -> None:
-        for text, node in plan.fragments:
-            try:
-                read = yamlscan.read_items(text, self.yaml_style.offset)
-            except (Unsupported, RecursionError) as exc:
-                raise MrsfError("internal-error",
-                                f"refusing to write: a changed comment would not parse ({exc})") from None
-            if len(read.data) != 1 or not same_value(read.data[0], node):
-                raise MrsfError("internal-error",
-                                "refusing to write: a changed comment would not read back as written")
-
-    def _adopt_fragments(self, plan: "_Plan") -> "Sidecar":
-        """After ``plan.text`` was written: this model now stands for it."""
+    def adopt(self, plan: "_Plan") -> "Sidecar":
+        """After ``plan.text`` (spliced fragments) was written: this model now stands for it."""
         self.original = plan.text
         self._source = plan.source
         self._lines = plan.lines
@@ -246,16 +211,6 @@ class Sidecar:
         self._orig_list = self.comments
         self._snap, self._origin, self._top_dirty = {}, None, {}
         return self
-
-    def _render(self) -> "_Plan":
-        # (the writers build on this module: imported when used)
-        if self.fmt == "json":
-            from .json_write import render_json
-
-            return render_json(self)
-        from .yaml_write import render_yaml
-
-        return render_yaml(self)
 
     def _finish(self, text: str) -> str:
         if not self.final_newline:
