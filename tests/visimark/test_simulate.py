@@ -216,6 +216,10 @@ def test_json_mode(tmp_path: Path) -> None:
     assert f["answers"][7] == {"question": "7", "values": {"hours": "20", "disc": "0%"}, "state": "infeasible",
                                "broken": ["margin >= 0", "hours <= 15"]}
     assert f["sheets"][0]["reports"][2]["lines"][0] == "9 questions"
+    p = run(tmp_path, "plain.md", "--json", files={"plain.md": "```vmark #s\nx = 1\n```\n"})
+    env = json.loads(p.stdout)
+    assert (p.returncode, env["status"]) == (1, "problems")
+    assert env["files"] == [{"path": "plain.md", "sheets": [], "note": "no report statement"}]
 
 
 # ------------------------------------------------------------------- lattices

@@ -517,7 +517,7 @@ def run_simulate(paths: list[str], read: Callable[[str], str | None], folder: Ca
         sim = simulate(src, folder(path), on_question=tick, on_plan=plan)
         if not sim.sheets:
             err(f"simulate: {path}: no report statement")
-            entries.append({"path": path, "sheets": []})
+            entries.append({"path": path, "sheets": [], "note": "no report statement"})
             continue
         any_report = True
         for b in sim.blocked:
