@@ -68,6 +68,30 @@ class MemoryFiles:
         self.writes.append(key)
 
 
+class ReadOnce:
+    """A port that reads each file once and then answers from memory, for a run that reads
+    the same files many times (``fmt`` checks up to MAX_PASSES times, ``simulate`` once a
+    question; a CSV or an SVG does not change in between).  A write goes through to
+    ``files`` and is what a later read gets, or is refused when ``read_only``."""
+
+    def __init__(self, files: Files, read_only: bool = False, doing: str = "this run") -> None:
+        self.files = files
+        self.read_only = read_only
+        self.doing = doing
+        self.cache: dict[str, bytes | None] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        if rel not in self.cache:
+            self.cache[rel] = self.files.read(rel)
+        return self.cache[rel]
+
+    def write(self, rel: str, data: bytes) -> None:
+        if self.read_only:
+            raise PortError("io-error", f"{rel}: {self.doing} writes nothing")
+        self.files.write(rel, data)
+        self.cache[rel] = bytes(data)
+
+
 # --------------------------------------------------------------- the path gate
 
 DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)}

@@ -23,7 +23,7 @@ from .check import Checker, CheckResult, check
 from .findings import Finding
 from .lattice import points as lattice_points
 from .model import Model, Node, build
-from .port import Files, PortError
+from .port import Files, ReadOnce
 from .report import text_message
 from .statements import ReportStmt
 from .units import format_unit
@@ -112,7 +112,7 @@ def simulate(src: str, files: Files | None = None,
     model = build(src)
     sim = Simulation()
     if files is not None:
-        files = _ReadOnce(files)  # every question reads the same CSV: read it once
+        files = ReadOnce(files, read_only=True, doing="simulate")  # every question reads the same CSV
     for sheet in model.sheets.values():
         if sheet.reports:
             sim.sheets.append(sheet.id)
@@ -169,20 +169,6 @@ def simulate(src: str, files: Files | None = None,
     return sim
 
 
-class _ReadOnce:
-    """A read-only view of the port that reads each file once per run (nothing is written)."""
-
-    def __init__(self, files: Files) -> None:
-        self.files = files
-        self.cache: dict[str, bytes | None] = {}
-
-    def read(self, rel: str) -> bytes | None:
-        if rel not in self.cache:
-            self.cache[rel] = self.files.read(rel)
-        return self.cache[rel]
-
-    def write(self, rel: str, data: bytes) -> None:
-        raise PortError("io-error", f"{rel}: simulate writes nothing")
 
 
 def _lever_fault(f: Finding, nodes: list[Node]) -> bool:

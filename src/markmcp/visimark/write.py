@@ -16,7 +16,7 @@ from .charts import owner
 from .check import CheckResult, Edit, check, children
 from .findings import Finding
 from .model import Model, build
-from .port import Files, PortError
+from .port import Files, PortError, ReadOnce
 from .units import format_unit
 
 MAX_PASSES = 4
@@ -73,24 +73,6 @@ class FmtResult:
     checked: str = ""
 
 
-class _ReadOnce:
-    """The port, each file read once per ``fmt`` run (it checks the document up to
-    MAX_PASSES times; a CSV or an SVG does not change in between)."""
-
-    def __init__(self, files: Files) -> None:
-        self.files = files
-        self.cache: dict[str, bytes | None] = {}
-
-    def read(self, rel: str) -> bytes | None:
-        if rel not in self.cache:
-            self.cache[rel] = self.files.read(rel)
-        return self.cache[rel]
-
-    def write(self, rel: str, data: bytes) -> None:
-        self.files.write(rel, data)
-        self.cache[rel] = bytes(data)
-
-
 def unit_edits(model: Model) -> list[Edit]:
     """Rewrite every parsable unit bracket to the normalised form of its own map."""
     edits: list[Edit] = []
@@ -138,7 +120,7 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files
     ``artifacts`` is False) before the caller writes the document; a refused write is
     ``write_error`` and the caller then leaves the document as it was.
     """
-    port = _ReadOnce(files) if files is not None else None
+    port = ReadOnce(files) if files is not None else None
     out = src
     res = FmtResult(src, False)
     if fix_units:
@@ -180,7 +162,7 @@ def fmt(src: str, fix_dates: bool = False, fix_units: bool = False, files: Files
     return res
 
 
-def _write_artifacts(res: FmtResult, result: CheckResult, port: _ReadOnce, allowed: bool) -> None:
+def _write_artifacts(res: FmtResult, result: CheckResult, port: ReadOnce, allowed: bool) -> None:
     for chart in result.charts:
         if chart.state not in ("stale", "missing") or chart.svg is None or chart.path is None:
             continue
