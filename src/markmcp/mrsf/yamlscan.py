@@ -480,6 +480,22 @@ class _Reader:
             return last, resolve_plain("".join(parts)), "plain", end, 0
         return last, resolve_plain(text), "plain", end, 0
 
+    def _continued(self, j: int, block: int) -> tuple[int, int]:
+        """A quoted scalar runs on past line ``j``: (its next line with text, the blank lines
+        skipped on the way).  Unsupported when the text ends first or the line is not
+        indented past ``block``."""
+        lines = self.lines
+        breaks = 0
+        j += 1
+        while j < self.n and not lines[j].strip(" "):
+            breaks += 1
+            j += 1
+        if j >= self.n:
+            raise Unsupported("unterminated quoted scalar")
+        if _indent(lines[j]) <= block:
+            raise Unsupported(f"line {j + 1}: quoted scalar continues too far left")
+        return j, breaks
+
     def quoted(self, i: int, pos: int, block: int, *, double: bool) -> tuple[int, Any, str, int, int]:
         lines = self.lines
         j = i
@@ -496,19 +512,10 @@ class _Reader:
             if stop < 0:
                 # the line ends inside the scalar: fold
                 chunks.append(line[k:].rstrip(" "))
-                breaks = 0
-                j += 1
-                while j < self.n and not lines[j].strip(" "):
-                    breaks += 1
-                    j += 1
-                if j >= self.n:
-                    raise Unsupported("unterminated quoted scalar")
+                j, breaks = self._continued(j, block)
                 line = lines[j]
-                ind = _indent(line)
-                if ind <= block:
-                    raise Unsupported(f"line {j + 1}: quoted scalar continues too far left")
                 chunks.append("\n" * breaks if breaks else " ")
-                k = ind
+                k = _indent(line)
                 continue
             chunks.append(line[k:stop])
             ch = line[stop]
@@ -526,19 +533,10 @@ class _Reader:
             esc = line[stop + 1:stop + 2]
             if esc == "":
                 # escaped line break: no folding space; blank lines still give breaks
-                breaks = 0
-                j += 1
-                while j < self.n and not lines[j].strip(" "):
-                    breaks += 1
-                    j += 1
-                if j >= self.n:
-                    raise Unsupported("unterminated quoted scalar")
+                j, breaks = self._continued(j, block)
                 line = lines[j]
-                ind = _indent(line)
-                if ind <= block:
-                    raise Unsupported(f"line {j + 1}: quoted scalar continues too far left")
                 chunks.append("\n" * breaks)
-                k = ind
+                k = _indent(line)
                 continue
             char, k = _escape(line, stop, j)
             chunks.append(char)
