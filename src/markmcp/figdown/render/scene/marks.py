@@ -390,14 +390,79 @@ class _Nearby:
         return self.index.near(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
 
 
+#: A tone is not used beside an author's colour of a hue within this many degrees (the
+#: four tones are 32 to 44 degrees apart; a legend's #0369a1 is 17 from the blue tone).
+TONE_HUES_APART = 30.0
+#: Below this chroma (max - min channel, 0..255) a colour is a grey: it has no hue to
+#: be confused with.
+TONE_CHROMA = 24
+
+
+def _rgb(colour: str) -> tuple[int, int, int] | None:
+    """``#rgb`` or ``#rrggbb`` as channels; None for anything else (a colour name)."""
+    hexa = colour[1:] if colour.startswith("#") else ""
+    if len(hexa) == 3:
+        hexa = "".join(c + c for c in hexa)
+    if len(hexa) != 6:
+        return None
+    try:
+        value = int(hexa, 16)
+    except ValueError:
+        return None
+    return value >> 16, (value >> 8) & 255, value & 255
+
+
+def _hue(rgb: tuple[int, int, int]) -> float | None:
+    """The hue in degrees (0 to 360), None for a grey.  Only IEEE arithmetic, no
+    library functions, so every machine draws the same."""
+    r, g, b = rgb
+    top, low = max(rgb), min(rgb)
+    chroma = top - low
+    if chroma < TONE_CHROMA:
+        return None
+    if top == r:
+        hue = 60.0 * ((g - b) / chroma)
+    elif top == g:
+        hue = 60.0 * ((b - r) / chroma + 2.0)
+    else:
+        hue = 60.0 * ((r - g) / chroma + 4.0)
+    return hue + 360.0 if hue < 0 else hue
+
+
+def _near_colour(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Two colours of nearly one hue (a grey is near nothing)."""
+    ha, hb = _hue(a), _hue(b)
+    if ha is None or hb is None:
+        return False
+    apart = abs(ha - hb)
+    return min(apart, 360.0 - apart) < TONE_HUES_APART
+
+
+def _free_tones(scene: Scene) -> tuple[str, ...]:
+    """The tones no colour the author gave a line could be taken for: a class's stroke
+    (the legend says what it means) or a connector's own.  A colour given by name cannot
+    be compared, so then no tone is free."""
+    given = {c.get("stroke") for c in scene.classes.values()} | {lk.stroke for lk in scene.links}
+    taken = []
+    for colour in sorted(c for c in given if c):
+        rgb = _rgb(colour)
+        if rgb is None:
+            return ()
+        taken.append(rgb)
+    return tuple(t for t in TONES if not any(_near_colour(_rgb(t), c) for c in taken))
+
+
 def tones(scene: Scene) -> None:
     """A labelled connector with no paint of its own, crowded by other ink, takes
     one of four muted tones, unlike its crowded neighbours', so a reader can tell
-    which line a label names.  Greedy in document order: deterministic."""
+    which line a label names.  A tone that could be taken for a colour the author
+    gave a line (a legend's class above all) is not used.  Greedy in document order:
+    deterministic."""
     eligible = [lk for lk in scene.links
                 if lk.stroke is None and lk.bus is None and getattr(lk, "mid_label", None) is not None
                 and not scene.classes_of(lk)]
-    if len(eligible) < 2:
+    palette = _free_tones(scene)
+    if len(eligible) < 2 or not palette:
         return
     boxes = {lk.index: lk.mid_label.rect for lk in eligible}
     crowded, near = set(), {lk.index: set() for lk in eligible}
@@ -415,14 +480,14 @@ def tones(scene: Scene) -> None:
                 if other.index in near:
                     near[lk.index].add(other.index)
                     near[other.index].add(lk.index)
-    used = {t: 0 for t in TONES}
+    used = {t: 0 for t in palette}
     chosen: dict[int, str] = {}
     for lk in eligible:
         if lk.index not in crowded:
             continue
         taken = {chosen[o] for o in near[lk.index] if o in chosen}
-        free = [t for t in TONES if t not in taken] or list(TONES)
-        tone = min(free, key=lambda t: (used[t], TONES.index(t)))
+        free = [t for t in palette if t not in taken] or list(palette)
+        tone = min(free, key=lambda t: (used[t], palette.index(t)))
         chosen[lk.index] = tone
         used[tone] += 1
         lk.stroke = tone

@@ -1,0 +1,53 @@
+"""Crowded labelled connectors take muted tones so a reader can tell which line a label
+names; a tone must never pass for a colour the author gave a line, above all a legend's
+class colour (a reviewer read a toned "WAL stream" as the legend's blue "read path")."""
+
+from __future__ import annotations
+
+from markmcp.figdown.render import build
+from markmcp.figdown.render.scene.marks import TONES, _hue, _near_colour, _rgb
+
+CROWDED = """figdown 0.1 block
+flow right
+{cls}
+node a "A"
+node b "B"
+node c "C"
+node d "D"
+edge a -[first label]-> b
+edge a -[second label]-> c
+edge b -[third label]-> d
+edge c -[fourth label]-> d
+edge a -[fifth label]-> d {use}
+"""
+
+
+def tones_in(svg: str) -> list[str]:
+    return [t for t in TONES if f'stroke="{t}"' in svg]
+
+
+def test_crowded_labels_take_tones_without_a_legend() -> None:
+    assert len(tones_in(build(CROWDED.format(cls="", use="")).svg)) >= 2
+
+
+def test_no_tone_near_a_class_colour_of_the_legend() -> None:
+    plain = tones_in(build(CROWDED.format(cls="", use="")).svg)
+    assert "#3f5b8c" in plain  # the blue tone, which a legend's blue must rule out
+    svg = build(CROWDED.format(cls='class read "Read path" stroke=#0369a1', use="class=read")).svg
+    used = tones_in(svg)
+    assert used and "#3f5b8c" not in used
+    assert not any(_near_colour(_rgb(t), _rgb("#0369a1")) for t in used)
+
+
+def test_a_class_colour_given_by_name_leaves_no_tone() -> None:
+    svg = build(CROWDED.format(cls='class read "Read path" stroke=teal', use="class=read")).svg
+    assert tones_in(svg) == []
+
+
+def test_the_tones_stay_apart_from_each_other() -> None:
+    for i, a in enumerate(TONES):
+        assert _rgb(a) is not None
+        assert not any(_near_colour(_rgb(a), _rgb(b)) for b in TONES[i + 1:])
+    assert _rgb("#abc") == (0xAA, 0xBB, 0xCC) and _rgb("teal") is None and _rgb("#12345") is None
+    assert _hue((255, 0, 0)) == 0.0 and _hue((0, 0, 255)) == 240.0 and _hue((0x55, 0x55, 0x55)) is None
+    assert _near_colour((255, 0, 10), (255, 10, 0))  # either side of red's 0 degrees
