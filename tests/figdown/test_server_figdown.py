@@ -148,6 +148,27 @@ def test_check_broken_source_is_a_normal_parse_failed_result(
     assert texts(result)[-1] == "checked 1 document(s), 0 clean, 1 with diagnostics"
 
 
+FAILED_DECLARATION = 'figdown 0.1 block\nnode a "A\nnode b "B"\nedge a -> b\n'
+
+
+def test_a_name_whose_declaration_failed_gets_a_hint_in_every_tool(
+    server: Server, schemas: dict[str, dict[str, Any]],
+) -> None:
+    """The engine reports ``unknown endpoint "a"`` on line 4 because line 2, which declares
+    ``a``, failed; the diagnostics stay the engine's, and a hint says to fix line 2 first."""
+    hint = ('line 4 names "a", which line 2 declares, but line 2 has a diagnostic of its own and '
+            "declared nothing: fix line 2 first")
+    for tool in ("figdown_check", "figdown_build", "figdown_read"):
+        result = server.call_tool(tool, {"source": FAILED_DECLARATION})
+        data = normal(result, schemas[tool])
+        found = data["documents"][0] if tool == "figdown_check" else data
+        assert [d["message"] for d in found["diagnostics"]] == ["unterminated string", 'unknown endpoint "a"']
+        assert found["hints"] == [hint]
+        assert texts(result)[0].split("\n")[-1] == f"hint: {hint}"
+    data = normal(server.call_tool("figdown_check", {"source": BROKEN}), schemas["figdown_check"])
+    assert "hints" not in data["documents"][0]
+
+
 def test_check_walks_a_directory(server: Server, schemas: dict[str, dict[str, Any]]) -> None:
     result = server.call_tool("figdown_check", {"path": "figs"})
     data = normal(result, schemas["figdown_check"])

@@ -185,7 +185,8 @@ def check_figdown(path: str, label: str, *, fix: bool, changed: frozenset[str] |
     stage = report.get("stage", "parse")
     found = [finding(label, "error", stage, item["message"], line=item["line"], column=item.get("column"))
              for item in report["diagnostics"]]
-    blocks = [refusal(label, report.get("stage"), report["diagnostics"])] if report["diagnostics"] else []
+    blocks = ([refusal(label, report.get("stage"), report["diagnostics"], report.get("hints", ()))]
+              if report["diagnostics"] else [])
     if report.get("empty"):
         # clean, as FigDown's engine has it, but nothing was written: a word, not a failure
         found.append(finding(label, "warning", "empty", EMPTY_NOTE, fails=False))

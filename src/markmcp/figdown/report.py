@@ -11,6 +11,7 @@ recolour the terminal or forge a line of the report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -50,16 +51,50 @@ def findings(result: ParseResult) -> tuple[str | None, list[dict[str, Any]]]:
     return None, []
 
 
+#: A diagnostic about a name that nothing declares (``unknown endpoint "r1"``,
+#: ``unknown fragment "f" — …``), and the name.
+_UNKNOWN = re.compile(r'unknown [a-z -]*?"([^"\n]+)"')
+
+
+def hints(text: str, items: Sequence[dict[str, Any]]) -> list[str]:
+    """Where a diagnostic says a name is unknown but a line that declares it failed, a
+    hint to fix that line first (FigDown's engine registers no element from a line in
+    error, so a mistake in ``node r1 …`` is reported again wherever ``r1`` is named;
+    the diagnostics themselves stay the engine's, word for word)."""
+    failed = {d["line"] for d in items}
+    lines = text.split("\n")
+    declared: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        if number not in failed:
+            continue
+        words = line.split()
+        if len(words) >= 2 and words[0].isalpha():
+            declared.setdefault(words[1], number)
+    out = []
+    for d in items:
+        found = _UNKNOWN.search(d["message"])
+        where = declared.get(found.group(1)) if found else None
+        if where is not None and where != d["line"]:
+            out.append(f'line {d["line"]} names "{found.group(1)}", which line {where} declares, but line '
+                       f"{where} has a diagnostic of its own and declared nothing: fix line {where} first")
+    return out
+
+
+def hint_lines(found: Iterable[str]) -> list[str]:
+    """The text of each hint (control characters escaped)."""
+    return [f"hint: {escape_controls(h)}" for h in found]
+
+
 def diagnostic_lines(items: Iterable[dict[str, Any]]) -> list[str]:
     """The engine's ``Line N: message`` text of each diagnostic (control characters escaped)."""
     return [f"Line {d['line']}: {escape_controls(d['message'])}" for d in items]
 
 
-def parse_failed(label: str, items: list[dict[str, Any]]) -> str:
+def parse_failed(label: str, items: list[dict[str, Any]], found_hints: Sequence[str] = ()) -> str:
     """The report of a document that does not parse: a headline, then the diagnostics verbatim
-    (control characters escaped)."""
+    (control characters escaped), then any :func:`hints`."""
     head = f"PARSE FAILED — {len(items)} diagnostic(s) in {escape_controls(label)}"
-    return "\n".join([head, *diagnostic_lines(items)])
+    return "\n".join([head, *diagnostic_lines(items), *hint_lines(found_hints)])
 
 
 def figure_refused(label: str, items: list[dict[str, Any]]) -> str:
@@ -70,9 +105,10 @@ def figure_refused(label: str, items: list[dict[str, Any]]) -> str:
     return "\n".join([head, *diagnostic_lines(items)])
 
 
-def refusal(label: str, stage: str | None, items: list[dict[str, Any]]) -> str:
-    """:func:`parse_failed` or :func:`figure_refused`, by the stage that found ``items``."""
-    return figure_refused(label, items) if stage == "geometry" else parse_failed(label, items)
+def refusal(label: str, stage: str | None, items: list[dict[str, Any]], found_hints: Sequence[str] = ()) -> str:
+    """:func:`parse_failed` (with its hints) or :func:`figure_refused`, by the stage that
+    found ``items``."""
+    return figure_refused(label, items) if stage == "geometry" else parse_failed(label, items, found_hints)
 
 
 def not_read(label: str, problem: dict[str, str]) -> str:
@@ -82,8 +118,9 @@ def not_read(label: str, problem: dict[str, str]) -> str:
 
 def check_report(label: str, text: str) -> dict[str, Any]:
     """``{"label", "ok", "diagnostics"}`` for one document, plus ``"stage"`` (``parse``
-    or ``geometry``) when it has diagnostics: a check parses AND makes the drawing's
-    geometry checks, because a document the renderer refuses cannot be built either.
+    or ``geometry``) when it has diagnostics, and ``"hints"`` (:func:`hints`) when some
+    help: a check parses AND makes the drawing's geometry checks, because a document
+    the renderer refuses cannot be built either.
 
     A document with no header and nothing declared (empty, blank or only comments)
     parses clean, as FigDown's own engine has it, and draws a blank picture; its report
@@ -94,6 +131,9 @@ def check_report(label: str, text: str) -> dict[str, Any]:
     report: dict[str, Any] = {"label": label, "ok": not items, "diagnostics": items}
     if stage is not None:
         report["stage"] = stage
+    found = hints(text, items) if stage == "parse" else []
+    if found:
+        report["hints"] = found
     if not items and is_empty(result):
         report["empty"] = True
     return report
@@ -149,7 +189,8 @@ def failing_blocks(summary: dict[str, Any]) -> list[str]:
     but worth a word), in the order they were found."""
     return [
         not_read(report["label"], report["problem"]) if "problem" in report
-        else refusal(report["label"], report.get("stage"), report["diagnostics"]) if not report["ok"]
+        else refusal(report["label"], report.get("stage"), report["diagnostics"], report.get("hints", ()))
+        if not report["ok"]
         else f"EMPTY — {escape_controls(report['label'])}\n{EMPTY_NOTE}"
         for report in summary["documents"] if not report["ok"] or report.get("empty")
     ]

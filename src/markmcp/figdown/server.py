@@ -178,6 +178,8 @@ BUILD_OUTPUT = {
         "withheld": {"type": "string", "enum": ["size"],
                      "description": "present when the SVG was not sent by default because it is over 1 MiB"},
         "model": {"type": ["object", "null"], "description": "the §12 model, with include_model"},
+        "hints": {**STRINGS_LIST, "description": "present when a diagnostic names an element whose own "
+                                                   "declaration line failed: fix that line first"},
     },
     "required": ["ok", "label", "stage", "diagnostics", "engine", "renderOptions", "sha256", "bytes", "written",
                  "unchanged", "svg", "model"],
@@ -218,6 +220,9 @@ CHECK_OUTPUT = {
                     "stage": {"type": "string", "enum": ["parse", "geometry"],
                               "description": "present with diagnostics: parse (the text) or geometry (the "
                                              "drawing would state what the source does not)"},
+                    "hints": {**STRINGS_LIST, "description": "present when a diagnostic names an element whose own "
+                                                   "declaration line failed: fix that line first"},
+
                     "problem": {
                         "type": "object",
                         "description": "why the document was not read: a symlink leading outside the server's "
@@ -303,6 +308,8 @@ READ_OUTPUT = {
         "diagnostics": DIAGNOSTICS,
         "artifact": ARTIFACT,
         "notes": {**STRINGS_LIST, "description": "what a reader should know about where the source came from"},
+        "hints": {**STRINGS_LIST, "description": "present when a diagnostic names an element whose own "
+                                                 "declaration line failed: fix that line first"},
     },
     "required": ["ok", "label", "sections", "contract", "model", "diagnostics", "artifact", "notes"],
 }
@@ -390,7 +397,7 @@ def _label(ctx: CallContext, path: Path) -> str:
 def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.figdown import artifacts, model_json
     from markmcp.figdown.render import ENGINE_VERSION, build, sha256
-    from markmcp.figdown.report import as_items, is_empty
+    from markmcp.figdown.report import as_items, hints, is_empty
 
     _one_of(args)
     write = args.get("write", False)
@@ -425,6 +432,9 @@ def build_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         parsed = built.result is not None and bool(built.result.diagnostics)
         result["stage"] = "parse" if parsed else "geometry"
         result["diagnostics"] = as_items(built.diagnostics)
+        found = hints(text, result["diagnostics"]) if parsed else []
+        if found:
+            result["hints"] = found
         return result
     svg = built.svg
     if built.result is not None and is_empty(built.result):
@@ -461,7 +471,7 @@ def build_text(result: dict[str, Any]) -> list[str]:
     from markmcp.figdown.report import EMPTY_NOTE, refusal
 
     if not result["ok"]:
-        return [refusal(result["label"], result["stage"], result["diagnostics"])]
+        return [refusal(result["label"], result["stage"], result["diagnostics"], result.get("hints", ()))]
     options = "  render options: with-title" if result["renderOptions"] else ""
     if result["written"] is None:
         where = "written: no (pass `path` and `write: true` to save X.svg beside X.fd)"
@@ -539,7 +549,7 @@ def check_text(result: dict[str, Any]) -> list[str]:
 def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     from markmcp.figdown import artifacts, model_json, parse
     from markmcp.figdown.provenance import NotAnArtifact
-    from markmcp.figdown.report import diagnostics
+    from markmcp.figdown.report import diagnostics, hints
 
     _one_of(args)
     sidecar = sidecar_label = None
@@ -574,8 +584,13 @@ def read(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         text = back.source
     result = parse(text)
     if result.diagnostics:
-        return {"ok": False, "label": label, "sections": [], "contract": None, "model": None,
-                "diagnostics": diagnostics(result), "artifact": artifact_info, "notes": notes}
+        items = diagnostics(result)
+        failed = {"ok": False, "label": label, "sections": [], "contract": None, "model": None,
+                  "diagnostics": items, "artifact": artifact_info, "notes": notes}
+        found = hints(text, items)
+        if found:
+            failed["hints"] = found
+        return failed
     sections = []
     for number, (model, start) in enumerate(zip(result.models, result.section_starts), 1):
         header = model["header"]
@@ -601,7 +616,7 @@ def read_text(result: dict[str, Any]) -> list[str]:
     from markmcp.figdown.report import parse_failed
 
     if not result["ok"]:
-        blocks = [parse_failed(result["label"], result["diagnostics"])]
+        blocks = [parse_failed(result["label"], result["diagnostics"], result.get("hints", ()))]
         if result.get("notes"):
             blocks.append("\n".join(_note_lines(result)))
         return blocks

@@ -14,7 +14,7 @@ from typing import BinaryIO, TextIO
 from markmcp.figdown import artifacts
 from markmcp.figdown.commands import STDIN, STDIN_LABEL, UsageError
 from markmcp.figdown.render import build
-from markmcp.figdown.report import EMPTY_NOTE, as_items, is_empty, refusal
+from markmcp.figdown.report import EMPTY_NOTE, as_items, hints, is_empty, refusal
 from markmcp.figdown.sources import cwd_label, documents_below, read_named, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
@@ -115,7 +115,9 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
         built = build(job.text or "", with_title=options.with_title)
         if built.svg is None:
             stage = "parse" if built.result is not None and built.result.diagnostics else "geometry"
-            report.write(refusal(job.label, stage, as_items(built.diagnostics)) + "\n\n")
+            items = as_items(built.diagnostics)
+            found = hints(job.text or "", items) if stage == "parse" else []
+            report.write(refusal(job.label, stage, items, found) + "\n\n")
             counts["failed"] += 1
             continue
         if job.output is None:

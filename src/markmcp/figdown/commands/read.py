@@ -12,7 +12,7 @@ from typing import BinaryIO, TextIO
 from markmcp.figdown import model_json, parse
 from markmcp.figdown.artifact_paths import is_svg_name, looks_like_svg, read_svg, source_for
 from markmcp.figdown.commands import PROG, STDIN, STDIN_LABEL, CommandError
-from markmcp.figdown.report import diagnostics, parse_failed
+from markmcp.figdown.report import diagnostics, hints, parse_failed
 from markmcp.figdown.sources import read_document, read_stream, shown
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError
@@ -38,7 +38,8 @@ def run(options: argparse.Namespace, out: TextIO, err: TextIO, stdin: BinaryIO) 
         text = embedded_source(text, label, sidecar, err)
     result = parse(text)
     if result.diagnostics:
-        err.write(parse_failed(label, diagnostics(result)) + "\n")
+        items = diagnostics(result)
+        err.write(parse_failed(label, items, hints(text, items)) + "\n")
         return 1
     out.write(model_json(result))
     return 0
