@@ -293,6 +293,10 @@ def edge_polylines(svg: str) -> dict[str, list[list[tuple[float, float]]]]:
     return found
 
 
+def _length(polyline) -> float:
+    return sum(math.dist(p, q) for p, q in zip(polyline, polyline[1:]))
+
+
 def passes_through(ring, polyline) -> bool:
     """Does the polyline come inside the ring?  Exactly: in the ring's own frame,
     where it is the unit circle, some segment is nearer the centre than 1."""
@@ -324,7 +328,10 @@ def ring_misses(out) -> list[str]:
                          and e["a"] != e["b"]]
             for e in edges:
                 key = e["id"] if e.get("id") is not None else str(e["line"])
-                if not any(passes_through(ring, poly) for poly in drawn.get(key, ())):
+                # between two pinned boxes that touch, a connector draws no ink (a line of
+                # length 0): there is nothing a ring could hold
+                shown = [poly for poly in drawn.get(key, ()) if _length(poly) >= 1.0]
+                if shown and not any(passes_through(ring, poly) for poly in shown):
                     missed.append(f"{ring[0]}: {key}")
     return missed
 
@@ -450,3 +457,15 @@ def test_random_bundles_draw_no_lasso_round_a_non_member(source: str) -> None:
         return
     assert lasso_intrusions(out) == []
     assert ring_misses(out) == []
+
+
+def test_a_member_link_between_touching_pinned_boxes_draws_nothing_to_ring() -> None:
+    """n0 and n1 are pinned one above the other, touching: their link is a line of length 0.
+    The ring still holds the two links it can see, and no non-member (hypothesis found it)."""
+    out = build('figdown 0.5 topology\nnode n0\nnode n1\nnode n2\nnode n3\nedge n0 -- n1\nedge n0 -- n2\n'
+                'edge n0 -- n3\nbundle b0 "B0" n0--n1,n0--n2,n0--n3\nlayout\npin n0 at=(0,63)\n'
+                'pin n1 at=(0,99)\n')
+    assert out.svg is not None
+    lengths = {key: [_length(p) for p in polys] for key, polys in edge_polylines(out.svg).items()}
+    assert lengths["6"] == [0.0] and min(lengths["7"] + lengths["8"]) > 10
+    assert ring_misses(out) == [] and lasso_intrusions(out) == []
