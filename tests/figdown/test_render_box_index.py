@@ -107,11 +107,34 @@ _where = st.one_of(st.floats(-500.0, 3000.0), st.integers(-50, 300).map(lambda k
 _length = st.one_of(st.sampled_from((0.0, 5.0, 6.0, 12.0, 1e16)), st.floats(0.0, 3000.0))
 
 
+_run = st.tuples(_where, _length).map(lambda t: (t[0], t[0] + t[1]))
+_touching = st.tuples(st.integers(-20, 60), st.integers(0, 12)).map(   # ends 6 px apart and less
+    lambda t: (t[0] * 3.0, t[0] * 3.0 + t[1] * 3.0))
+
+
 @settings(max_examples=400, deadline=None)
-@given(runs=st.lists(st.tuples(_where, _length).map(lambda t: (t[0], t[0] + t[1])), max_size=60))
+@given(runs=st.lists(st.tuples(_run, st.booleans()), max_size=60))
 def test_tracks_take_the_first_track_a_run_fits_on(runs):
+    # in any order, each run claiming either sweep (most against it)
     tracks = _Tracks()
-    assert [tracks.place(lo, hi) for lo, hi in runs] == _first_fit_plainly(runs)
+    assert ([tracks.place(lo, hi, down) for (lo, hi), down in runs]
+            == _first_fit_plainly([run for run, _ in runs]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(down=st.lists(st.one_of(_run, _touching), max_size=60),
+       up=st.lists(st.one_of(_run, _touching), max_size=60),
+       stray=st.lists(st.tuples(_run, st.integers(0, 120), st.booleans()), max_size=4))
+def test_runs_in_sweep_order_take_the_first_track_they_fit_on(down, up, stray):
+    # as plan_jogs hands them over: going down by falling start, then going up by rising
+    # end, with a few runs out of order (a merge bus's union)
+    runs = [(r, True) for r in sorted(down, key=lambda r: -r[0])]
+    runs += [(r, False) for r in sorted(up, key=lambda r: r[1])]
+    for run, at, sweep in stray:
+        runs.insert(min(at, len(runs)), (run, sweep))
+    tracks = _Tracks()
+    assert ([tracks.place(lo, hi, d) for (lo, hi), d in runs]
+            == _first_fit_plainly([run for run, _ in runs]))
 
 
 def test_a_fan_of_overlapping_runs_takes_a_track_each_and_then_reuses_them():
@@ -119,7 +142,8 @@ def test_a_fan_of_overlapping_runs_takes_a_track_each_and_then_reuses_them():
     up = [(100.0 - 80 * k, 99.0 - k * 0.1) for k in range(300)]
     runs = sorted(down, key=lambda r: -r[0]) + sorted(up, key=lambda r: r[1])
     tracks = _Tracks()
-    assert [tracks.place(lo, hi) for lo, hi in runs] == _first_fit_plainly(runs)
+    assert ([tracks.place(lo, hi, k < 300) for k, (lo, hi) in enumerate(runs)]
+            == _first_fit_plainly(runs))
 
 
 # --- the connectors near a label (tones) -----------------------------------------------------

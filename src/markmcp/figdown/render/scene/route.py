@@ -228,7 +228,7 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
         tracks = _Tracks()
         for unit in sorted(units, key=key):
             lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
-            chosen = tracks.place(lo, hi)   # the first track it fits on
+            chosen = tracks.place(lo, hi, key(unit)[0] == 0)   # the first track it fits on
             for j in unit:
                 j.track = chosen
         routing.tracks[ch] = len(tracks.tracks)
@@ -261,93 +261,107 @@ class _Tracks:
     """A channel's tracks, each run going on the first track it fits on.
 
     Trying every track in turn costs as many tests as there are tracks, and a wide
-    fan's runs all overlap near the shared box, so each needs a track of its own:
-    the tests would grow with the square of the runs.  The tracks are therefore the
-    leaves of a binary tree whose every node keeps a *common* span that each track
-    below it has one run reaching over (a leaf: the run it took last; a node: the
-    overlap of its two children's, or None).  The runs come sorted (by direction,
-    then by where they start), so the runs taken last by neighbouring tracks tend
-    to overlap, and a node's span is rarely None.  A run meeting a node's common span fits on
-    none of its tracks, so the node is passed over; otherwise its left half is
-    searched before its right, and a leaf is asked :meth:`_Track.fits`.  The
-    track found is the one trying every track in turn finds: the first it fits on
-    (see :data:`_PLAIN` for why passing a node over is right)."""
+    fan's runs all overlap near the shared box, so the tests would grow with the
+    square of the runs.  :func:`plan_jogs` hands the runs over as a sweep instead:
+    those going down by falling start, then those going up by rising end.  Going
+    down, a run lo..hi can meet only the runs ending at or after lo, and as lo only
+    falls a run once *open* (ending at or after the sweep) stays open; lo..hi meets
+    one of a track's open runs exactly when the lowest open start is at or before
+    hi.  Each track therefore keeps the lowest start of its open runs, and a tree of
+    maxima over the tracks finds, in a descent, the first track whose lowest open
+    start lies beyond hi: the first track the run fits on.  Going up is the mirror
+    image (every coordinate negated), begun afresh with the runs already placed
+    waiting to open.  A run against the sweep (a merge bus's union can start
+    beyond the last) or not plain (see :data:`_PLAIN`) tries every track in turn;
+    after a run that is not plain, every later one does."""
 
-    __slots__ = ("tracks", "latest", "size", "common")
+    __slots__ = ("tracks", "sign", "sweep", "waiting", "size", "best", "plain")
 
     def __init__(self) -> None:
         self.tracks: list[_Track] = []
-        self.latest: list = []                          # per track: its latest run, or None
-        self.size = 1                                   # leaves the tree has room for
-        self.common: list = [_EVERYWHERE, _EVERYWHERE]  # node k's children: 2k, 2k + 1
+        self.sign = 1                  # 1 going down, -1 going up (coordinates negated)
+        self.sweep = math.inf          # runs ending at or after it are open
+        self.waiting: list = []        # (end, start, track) of runs not open yet, ends ascending
+        self.size = 1                  # leaves the tree has room for
+        self.best = [math.inf] * 2     # leaf size + t: track t's lowest open start (none: inf,
+        self.plain = True              # so too for tracks not made yet); node k: the larger of
+                                       # its children's, 2k and 2k + 1
 
-    def place(self, lo: float, hi: float) -> int:
-        """Put the run lo..hi on the first track it fits on (a new one if none); its index."""
-        t = self._first_fit(lo, hi)
-        if t < 0:
+    def place(self, lo: float, hi: float, down: bool = True) -> int:
+        """Put the run lo..hi on the first track it fits on (a new one if none); its index.
+        ``down``: the sweep it belongs to (runs going down, then runs going up)."""
+        a, b = lo - 6, hi + 6   # the run as the track keeps it
+        self.plain = self.plain and abs(a) < _PLAIN and abs(b) < _PLAIN
+        if self.plain and self.sign != (1 if down else -1):
+            self._turn()
+        x0, x1 = (lo, hi) if self.sign > 0 else (-hi, -lo)   # as the sweep sees them
+        if self.plain and x0 <= self.sweep:
+            self._open(x0)
+            t = self._first_above(x1)
+        else:
+            t = next((k for k, track in enumerate(self.tracks) if track.fits(lo, hi)), -1)
+        if t < 0 or t == len(self.tracks):
             t = len(self.tracks)
             self.tracks.append(_Track())
-            self.latest.append(_NOTHING)
             if t >= self.size:
                 self._grow()
         self.tracks[t].add(lo, hi)
-        a, b = lo - 6, hi + 6   # the run as the track keeps it
-        held = self.latest[t]
-        if not (abs(a) < _PLAIN and abs(b) < _PLAIN):
-            self.latest[t] = None    # no common span is claimed for this track any more
-        elif held is not None:
-            self.latest[t] = (a, b)
-        self._refresh(t)
+        if self.plain:   # the run ends at or after x0, the sweep or beyond: open at once
+            self._lower(t, a if self.sign > 0 else -b)
         return t
 
-    def _first_fit(self, lo: float, hi: float) -> int:
-        count, common, tracks = len(self.tracks), self.common, self.tracks
-        stack = [(1, 0, self.size)]
-        while stack:
-            node, first, width = stack.pop()
-            if first >= count:
-                continue
-            if width == 1:
-                if tracks[first].fits(lo, hi):
-                    return first
-                continue
-            span = common[node]
-            if span is not None and span[0] <= hi and span[1] >= lo:
-                continue   # every track below has a run meeting lo..hi
-            half = width // 2
-            stack.append((2 * node + 1, first + half, half))
-            stack.append((2 * node, first, half))
-        return -1
+    def _turn(self) -> None:
+        """Begin the other sweep: no run open, every one placed waiting."""
+        self.sign = -self.sign
+        self.sweep = math.inf
+        self.waiting = sorted(
+            (b, a, t) if self.sign > 0 else (-a, -b, t)
+            for t, track in enumerate(self.tracks) for a, b in zip(track.starts, track.ends))
+        self.best = [math.inf] * (2 * self.size)
 
-    def _grow(self) -> None:
-        self.size *= 2
-        self.common = [_EVERYWHERE] * (2 * self.size)
-        for t in range(len(self.tracks)):
-            self._refresh(t)
+    def _open(self, x0: float) -> None:
+        """Move the sweep to x0, opening the runs that end at or after it."""
+        self.sweep = x0
+        waiting = self.waiting
+        while waiting and waiting[-1][0] >= x0:
+            _, s, t = waiting.pop()
+            self._lower(t, s)
 
-    def _refresh(self, t: int) -> None:
-        common = self.common
+    def _first_above(self, x1: float) -> int:
+        """The first track whose lowest open start is beyond x1 (one not made yet when
+        none is), or -1 when the tree is full."""
+        best, node = self.best, 1
+        if best[1] <= x1:
+            return -1
+        while node < self.size:
+            node *= 2
+            if best[node] <= x1:
+                node += 1
+        return node - self.size
+
+    def _lower(self, t: int, s: float) -> None:
+        best = self.best
         node = self.size + t
-        held = self.latest[t]
-        common[node] = None if held is _NOTHING else held
+        if s >= best[node]:
+            return
+        best[node] = s
         node //= 2
-        while node:
-            left, right = common[2 * node], common[2 * node + 1]
-            if left is None or right is None:
-                common[node] = None
-            else:
-                a, b = max(left[0], right[0]), min(left[1], right[1])
-                common[node] = (a, b) if a <= b else None
+        while node and best[node] != max(best[2 * node], best[2 * node + 1]):
+            best[node] = max(best[2 * node], best[2 * node + 1])
             node //= 2
 
+    def _grow(self) -> None:
+        old, self.size = self.best, self.size * 2
+        self.best = [math.inf] * (2 * self.size)
+        self.best[self.size:self.size + len(old) // 2] = old[len(old) // 2:]
+        for node in range(self.size - 1, 0, -1):
+            self.best[node] = max(self.best[2 * node], self.best[2 * node + 1])
 
-_NOTHING = ()   # a track's latest run before it has any
+
 # Below this size the 6 px kept round a run is exact enough that a track's runs, sorted
 # by start, are sorted by end too, so a run meeting lo..hi means the track's last run
-# starting by hi does (what :meth:`_Track.fits` reads); a track with a run beyond it (or
-# not a number) claims no common span and is always asked itself.
+# starting by hi does (what :meth:`_Track.fits` reads, and what the sweep relies on).
 _PLAIN = 1e15
-_EVERYWHERE = (-math.inf, math.inf)   # the common span of a leaf with no track yet
 
 
 def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
