@@ -14,6 +14,8 @@ pure function of the document.
 
 from __future__ import annotations
 
+import heapq
+
 from .graph import Scene
 
 
@@ -76,15 +78,14 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
         for v in dag[u]:
             indeg[v] += 1
     level = {c: 0 for c in classes}
-    ready = [c for c in classes if indeg[c] == 0]
     position = {c: k for k, c in enumerate(classes)}
+    ready = [(position[c], c) for c in classes if indeg[c] == 0]   # a heap: earliest first
     while ready:
-        ready.sort(key=position.__getitem__, reverse=True)
-        u = ready.pop()
+        _, u = heapq.heappop(ready)
         for v in dag[u]:
             if level[u] + 1 > level[v]:
                 level[v] = level[u] + 1
             indeg[v] -= 1
             if indeg[v] == 0:
-                ready.append(v)
+                heapq.heappush(ready, (position[v], v))
     return {i: level[find(i)] for i in ids}
