@@ -108,20 +108,24 @@ def _is_hex(s: str) -> bool:
 
 
 def _tag_end(svg: str, i: int) -> int:
-    """Index just past the ``>`` closing the tag that opens at ``i`` (quotes honoured)."""
-    quote = None
+    """Index just past the ``>`` closing the tag that opens at ``i`` (quotes honoured).
+
+    Found with ``str.find``, not a walk over every character: the first ``>`` ends
+    the tag unless a quote opens before it, and then the search goes on past the
+    closing quote (a quote is looked for only up to that ``>``, so a tag costs its
+    own length whatever follows it)."""
     n = len(svg)
-    while i < n:
-        c = svg[i]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "\"'":
-            quote = c
-        elif c == ">":
-            return i + 1
-        i += 1
-    return n
+    while True:
+        gt = svg.find(">", i)
+        stop = n if gt < 0 else gt
+        dq, sq = svg.find('"', i, stop), svg.find("'", i, stop)
+        q = dq if sq < 0 or 0 <= dq < sq else sq
+        if q < 0:
+            return n if gt < 0 else gt + 1
+        close = svg.find(svg[q], q + 1)
+        if close < 0:
+            return n
+        i = close + 1
 
 
 def _attributes(tag_text: str) -> dict[str, str]:
