@@ -363,6 +363,13 @@ def test_plans_are_exact(workspace: Path) -> None:
                                             "rule": "Seats = Fee * 2", "fits": 4, "rows": 4, "weak": False}]}
         result = call(server, "visimark_infer_apply", {"path": "example-quote-plain.md", "plan": invented})
         assert result["isError"] is True and "did not make" in result["content"][0]["text"]
+        # a real proposal whose kind was changed (to one infer never writes) is refused too:
+        # it was dropped without a word, and notWritten did not name it
+        real = iplan["files"][0]["proposals"][0]
+        rekinded = {**iplan, "proposals": [{**real, "kind": "columnX"}]}
+        result = call(server, "visimark_infer_apply", {"path": "example-quote-plain.md", "plan": rekinded})
+        assert result["isError"] is True and "did not make" in result["content"][0]["text"]
+        assert "columnX" in result["content"][0]["text"]
         # keeping a rule without the total it reads would write a broken document: refused
         proposals = iplan["files"][0]["proposals"]
         orphan = [p for p in proposals if p["name"] != "delivered_total"]

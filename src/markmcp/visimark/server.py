@@ -562,7 +562,8 @@ def infer_apply_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
             raise fail("infer", "WRITE", _mismatch(_plan_path(plan), target, given, ctx, "visimark_infer"))
         inference = _guard("infer", infer, src)
         found, held, missing = select_plan(inference, keys)
-        _, reported, _ = select_plan(inference, told)
+        _, reported, unknown = select_plan(inference, told)
+        missing = missing or unknown  # a proposal altered (its kind too) is refused, never dropped
         if missing:
             kind, sheet, name, rule = missing[0]
             raise fail("infer", "WRITE", f"the plan holds a proposal visimark_infer did not make for this document "
