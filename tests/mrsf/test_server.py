@@ -186,6 +186,9 @@ def test_help_unknown_tool(reading: tuple[Server, Path]) -> None:
     text, data = server.fail("mrsf_help", tool="mrsf_nope")
     assert "There is no tool called 'mrsf_nope'" in text
     assert "mrsf_add" in text
+    # a huge or hostile name is not echoed whole (15 MB in gave 31 MB out)
+    text, _ = server.fail("mrsf_help", tool="x" * 200_000 + "\x1b[31m")
+    assert len(text) < 2_000 and " characters)" in text and "\x1b" not in text
 
 
 # ---------------------------------------------------------------------------

@@ -116,8 +116,10 @@ def help_tool(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     if name:
         tool = next((t for t in TOOLS if t.name == name), None)
         if tool is None:
+            from markmcp.mcpcore.files import shown  # escaped, and shortened when long
+
             available = ", ".join(t.name for t in TOOLS)
-            raise invalid(f"There is no tool called '{name}'; the tools are: {available}")
+            raise invalid(f"There is no tool called '{shown(name)}'; the tools are: {available}")
         return tool_help.tool_help(tool)
     return {"tools": tool_help.overview(TOOLS)}
 
