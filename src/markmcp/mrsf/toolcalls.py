@@ -206,8 +206,10 @@ def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> Sweep:
     from markmcp.mrsf import ops
 
     workdir = workdir_of(args, ctx)
-    files = args.get("files") or [str(workdir)]
-    paths = [inside(ctx, workdir, name, "file") for name in files]
+    # each file once, however often it is named (a list of one name repeated a million
+    # times was worked through a million times)
+    files = list(dict.fromkeys(args.get("files") or [str(workdir)]))
+    paths = list(dict.fromkeys(inside(ctx, workdir, name, "file") for name in files))
     folders = [kind_of(path) == "dir" for path in paths]
     sweep = Sweep(workdir, [], tolerant=len(files) > 1 or any(folders))
     for path, folder in zip(paths, folders):
@@ -217,7 +219,23 @@ def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> Sweep:
             sweep.targets.extend(_found(found))
         else:
             sweep.targets.append(str(path))
+    sweep.targets = _one_per_sidecar(sweep.targets, workdir, ctx)
     return sweep
+
+
+def _one_per_sidecar(targets: list[str], workdir: Path, ctx: CallContext) -> list[str]:
+    """``targets`` without a second name for a sidecar already there (``doc.md``,
+    ``./doc.md`` and ``doc.md.review.yaml`` are one sidecar, worked on once), in order."""
+    from markmcp.mrsf import ops
+
+    kept: dict[str, str] = {}
+    for target in dict.fromkeys(targets):
+        try:
+            key = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)["sidecar"]
+        except ToolError:
+            key = target  # the tool itself says what is wrong with it
+        kept.setdefault(key, target)
+    return list(kept.values())
 
 
 def _found(found: dict[str, Any]) -> list[str]:
