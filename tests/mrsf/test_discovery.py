@@ -29,6 +29,7 @@ def test_pure_path_mapping_both_ways():
     ("sidecar_root: reviews/sub/\n", Config("reviews/sub")),
     ("sidecar_root: .\n", Config()),
     ("sidecar_root: r\nfuture_key: 1\n", Config("r")),
+    ("sidecar_root: .github/reviews\n", Config(".github/reviews")),
 ])
 def test_parse_config(text, expected):
     assert parse_config(text) == expected
@@ -37,6 +38,9 @@ def test_parse_config(text, expected):
 @pytest.mark.parametrize("text", [
     "sidecar_root: /abs\n", "sidecar_root: ../up\n", "sidecar_root: a/../../b\n",
     "sidecar_root: 3\n", "[1, 2]\n", "sidecar_root: [\n", "sidecar_root: C:/x\n",
+    # control characters became folder names; sidecars under .git were hidden from every sweep
+    'sidecar_root: "\\e[31mRED"\n', 'sidecar_root: "r\\nx"\n', "sidecar_root: .git\n",
+    "sidecar_root: .GIT/reviews\n", "sidecar_root: ./.git/x\n",
 ])
 def test_bad_config_is_rejected(text):
     with pytest.raises(MrsfError) as info:

@@ -89,8 +89,8 @@ def is_sidecar_name(path: str | os.PathLike) -> bool:
 def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
     """Parse ``.mrsf.yaml`` text; MrsfError ``invalid-config`` when malformed or unsafe.
 
-    Unknown keys are ignored; a ``sidecar_root`` that is not a string, is absolute or
-    contains ``..`` is refused (MRSF §3.2).  The same text is parsed once (every
+    Unknown keys are ignored; a ``sidecar_root`` that is not a string, is absolute,
+    contains ``..`` (MRSF §3.2) or control characters, or lies inside ``.git`` is refused.  The same text is parsed once (every
     operation reads the file again, and a check of many sidecars reads it for each; a
     Config cannot be changed, so the one parsed is handed out again).
     """
@@ -127,7 +127,14 @@ def parse_config(text: str, label: str = CONFIG_FILENAME) -> Config:
         raise MrsfError("invalid-config", f"{label}: sidecar_root must be a relative path (got {root!r})")
     if ".." in root:
         raise MrsfError("invalid-config", f"{label}: sidecar_root must not contain '..' (got {root!r})")
+    if any(not ch.isprintable() for ch in root):
+        raise MrsfError("invalid-config", f"{label}: sidecar_root must not hold control characters "
+                                          f"(got {root!r})")
     cleaned = str(PurePosixPath(root.replace("\\", "/")))
+    if cleaned.split("/")[0].lower() == ".git":
+        # sidecars written there would be hidden from every sweep (they skip .git) and
+        # mixed into git's own files
+        raise MrsfError("invalid-config", f"{label}: sidecar_root must not lie inside .git (got {root!r})")
     return Config(sidecar_root=None if cleaned in ("", ".") else cleaned)
 
 
