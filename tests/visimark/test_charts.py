@@ -311,7 +311,7 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     (home / "d.md").write_text(doc("chart c as bar of Net labelled Item"), encoding="utf-8")
     result = check(build((home / "d.md").read_text()), DocumentFolder(home / "d.md"))
     assert [(f.code, f.message) for f in result.findings] == [
-        ("ARTIFACT", "artifact path resolves through a symlink out of the document's directory")]
+        ("ARTIFACT", "artifact path `charts/c.svg` resolves through a symlink out of the document's directory")]
     p = run("fmt", str(home / "d.md"))
     assert p.returncode == 1 and list(outside.iterdir()) == []
 

@@ -164,7 +164,7 @@ def _one(ck: Evaluated, files: Files | None, sheet: Sheet, c: Chart, result: Cha
         on_disk = files.read(url)
     except PortError as e:
         result.svg = None
-        _finding(ck, c, "ARTIFACT", port_problem(e, WHAT))
+        _finding(ck, c, "ARTIFACT", port_problem(e, WHAT, url))
         return
     if on_disk is None:
         result.state = "missing"

@@ -100,7 +100,7 @@ def _resolve(model: Model, files: Files | None, emit: Callable[[Finding], object
         raw = files.read(decl.path)
     except PortError as e:
         _fail(emit, sheet,
-              port_problem(e, WHAT) if e.code == "outside" else f"cannot read `{decl.path}`: {e.message}",
+              port_problem(e, WHAT, decl.path) if e.code == "outside" else f"cannot read `{decl.path}`: {e.message}",
               decl.path_span)
         return
     if raw is None:

@@ -124,8 +124,8 @@ def gate(path: str, what: str, extension: str) -> str | None:
     return None
 
 
-def port_problem(error: PortError, what: str) -> str:
-    """The finding message for a port refusal of a path that passed :func:`gate`."""
+def port_problem(error: PortError, what: str, path: str) -> str:
+    """The finding message for a port refusal of ``path``, which passed :func:`gate`."""
     if error.code == "outside":
-        return f"{what} resolves through a symlink out of the document's directory"
+        return f"{what} `{path}` resolves through a symlink out of the document's directory"
     return error.message
