@@ -207,3 +207,22 @@ def test_aliases_within_bounds_read_as_copies():
     assert sc.plain()["comments"][0] == {"id": "c1", "x_a": {"k": 1}, "x_b": {"k": 1}}
     sc.set_field(sc.comments[0], "text", "t")
     assert parse_sidecar(dump(sc)).plain()["comments"][0]["text"] == "t"
+
+
+def test_json_nested_past_the_decoder_says_where_like_yaml() -> None:
+    """A JSON sidecar nested deeper than Python's decoder can follow got "malformed JSON:
+    maximum recursion depth exceeded while decoding a JSON array from a unicode string";
+    it is refused as YAML's is, with the place the 65th level opens (brackets in strings
+    do not count)."""
+    from markmcp.mrsf.errors import MrsfError
+    from markmcp.mrsf.sidecar import MAX_DEPTH
+
+    head = '{"mrsf_version": "1.0", "document": "a.md",\n"comments": ["[[[", '
+    text = head + "[" * 5000 + "]" * 5000 + "]}\n"
+    try:
+        parse_sidecar(text, fmt="json")
+    except MrsfError as error:
+        assert error.code == "invalid-sidecar"
+        assert error.message.endswith(f"values are nested more than {MAX_DEPTH} levels deep (line 2, column 83)")
+    else:
+        raise AssertionError("a sidecar nested 5,000 deep was read")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import MrsfError
 from .model import Sidecar
+from .values import MAX_DEPTH
 
 def _parse_json(text: str, label: str) -> Sidecar:
     def pairs(items: list[tuple[str, Any]]) -> dict:
@@ -33,7 +34,11 @@ def _parse_json(text: str, label: str) -> Sidecar:
             line=exc.lineno,
             column=exc.colno,
         ) from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        line, column = _too_deep(text)
+        raise MrsfError("invalid-sidecar", f"{label}: values are nested more than {MAX_DEPTH} levels deep "
+                        f"(line {line}, column {column})", line=line, column=column) from None
+    except ValueError as exc:
         raise MrsfError("malformed-json", f"{label}: malformed JSON: {exc}") from None
     indent: int | str | None = None
     nl = text.find("\n")
@@ -53,6 +58,26 @@ def _parse_json(text: str, label: str) -> Sidecar:
     return sc
 
 
+def _too_deep(text: str) -> tuple[int, int]:
+    """Where JSON ``text`` first opens a value more than MAX_DEPTH levels deep, as a
+    1-based line and column (read only after the decoder gave up on the depth; brackets
+    inside strings do not count)."""
+    depth = 0
+    at = 0
+    for m in _BRACKETS.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                at = m.start()
+                break
+        elif token in "]}":
+            depth -= 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 _WS = re.compile(r"[ \t\n\r]*")
 
 
