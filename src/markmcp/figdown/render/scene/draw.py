@@ -119,6 +119,38 @@ def _band_label_place(scene: Scene, label: str, box) -> tuple[float, str | None]
     return x1 - 10, "end"
 
 
+NODE_BAND_FS = 11
+
+
+def _node_band_labels(n: Box, bands) -> list[tuple[float, float]]:
+    """Where the names of the bands over box ``n`` go (text baselines, centred): in the
+    middle of each band, but a band running the box's full height (``extend=left`` or
+    ``right``) names itself near the top, clear of the box's own label in the middle (just
+    above the box when the box is too low to hold both), and names that would run into
+    each other there go one beyond the other."""
+    label_top = n.cy - (n.label.count("\n") + 1) * 1.2 * FONT / 2 if n.label else n.cy
+    inside = n.y + 4 + NODE_BAND_FS + 2 <= label_top
+    step = NODE_BAND_FS + 2
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    for band in bands:
+        bx, by, bw, bh = band_rect(band, n.x, n.y, n.x + n.w, n.y + n.h)
+        x = bx + bw / 2
+        if (band.get("extend") or "up") not in ("left", "right"):
+            out.append((x, by + bh / 2 + 4))
+            continue
+        half = label_px(band["label"], NODE_BAND_FS) / 2 + 2
+        y = n.y + 4 + NODE_BAND_FS if inside else n.y - 3
+        for _ in range(len(bands)):
+            if not any(x - half < r and x + half > l and y - NODE_BAND_FS < b and y > t
+                       for l, t, r, b in placed):
+                break
+            y += step if inside and y + step <= label_top else -step
+        placed.append((x - half, y - NODE_BAND_FS, x + half, y))
+        out.append((x, y))
+    return out
+
+
 def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
     ext = Extent()
     gsvg, esvg, nsvg, tsvg, sqsvg, lsvg = [], [], [], [], [], []
@@ -204,10 +236,11 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         wrap.append(("style", "cursor:move"))
         nsvg.append(tag("g", wrap, "".join(body)))
         ext.add(n.x, n.y, n.x + n.w, n.y + n.h)
-        for band in node_bands.get(nid, ()):
-            bx, by, bw, bh = band_rect(band, n.x, n.y, n.x + n.w, n.y + n.h)
-            tsvg.append(text(bx + bw / 2, by + bh / 2 + 4, 11, band["label"], anchor="middle",
+        for (lx, ly), band in zip(_node_band_labels(n, node_bands.get(nid, ())), node_bands.get(nid, ())):
+            tsvg.append(text(lx, ly, NODE_BAND_FS, band["label"], anchor="middle",
                              fill=label_ink(band.get("fill"), "#334155"), halo=True))
+            half = label_px(band["label"], NODE_BAND_FS) / 2
+            ext.add(lx - half, ly - NODE_BAND_FS, lx + half, ly + 3)
     # lassos
     for ring in rings:
         if not ring.solo:
