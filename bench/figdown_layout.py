@@ -7,7 +7,11 @@ measures both with the same code, on the axes FigDown's own layout linter
 defines:
 
 * ``cross``  — proper crossings between segments of two different connectors;
-* ``thru``   — connectors passing through a box they do not end at;
+* ``thru``   — connectors entering a box: any point of the line as drawn (a
+  rounded corner's curve sampled every 0.5 px) more than 1 px inside a box's
+  outline (rectangle, ellipse or polygon), other than within 3 px of the
+  line's two ends.  So a bend on a box's edge, a line running into the box it
+  seems to end at, or one ending inside a box all count, its own boxes too;
 * ``novlp``  — pairs of boxes that overlap (more than 1 px);
 * ``lblcol`` — pairs of overlapping connector labels, plus labels struck
   through by a connector (centre band of the label box);
@@ -53,6 +57,30 @@ WEIGHTS = {"cross": 2, "thru": 3, "novlp": 3, "lblcol": 2, "coinc": 2, "offcv": 
 def _translate(el) -> tuple[float, float]:
     m = re.match(r"\s*translate\(\s*([-\d.e+]+)\s*[, ]\s*([-\d.e+]+)\s*\)", el.get("transform", ""))
     return (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
+
+
+def _drawn_points(d: str, steps: int = 8) -> list[tuple[float, float]]:
+    """The path as drawn: M/L points, each Q curve sampled at ``steps`` points."""
+    tokens = re.sub(r"([A-Za-z])", r" \1 ", d).replace(",", " ").split()
+    pts: list[tuple[float, float]] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in ("M", "L") and i + 2 < len(tokens):
+            pts.append((float(tokens[i + 1]), float(tokens[i + 2])))
+            i += 3
+        elif t == "Q" and i + 4 < len(tokens):
+            c = (float(tokens[i + 1]), float(tokens[i + 2]))
+            e = (float(tokens[i + 3]), float(tokens[i + 4]))
+            s = pts[-1] if pts else c
+            for k in range(1, steps + 1):
+                u = k / steps
+                pts.append(((1 - u) ** 2 * s[0] + 2 * u * (1 - u) * c[0] + u * u * e[0],
+                            (1 - u) ** 2 * s[1] + 2 * u * (1 - u) * c[1] + u * u * e[1]))
+            i += 5
+        else:
+            i += 1
+    return pts
 
 
 def _path_points(d: str) -> list[tuple[float, float]]:
@@ -143,21 +171,26 @@ def _walk(el, tx, ty, sec: Section, in_node: bool, node_rec) -> None:
     if node_rec is not None and node_rec["box"] is None and tag in ("rect", "ellipse", "polygon"):
         if tag == "rect":
             node_rec["box"] = (f("x") + tx, f("y") + ty, f("width"), f("height"))
+            node_rec["shape"] = ("rect",)
         elif tag == "ellipse":
             node_rec["box"] = (f("cx") - f("rx") + tx, f("cy") - f("ry") + ty, 2 * f("rx"), 2 * f("ry"))
+            node_rec["shape"] = ("ellipse", f("cx") + tx, f("cy") + ty, f("rx"), f("ry"))
         else:
             pts = [tuple(map(float, p.split(","))) for p in el.get("points").split()]
             xs, ys = [p[0] + tx for p in pts], [p[1] + ty for p in pts]
             node_rec["box"] = (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+            node_rec["shape"] = ("polygon", list(zip(xs, ys)))
     if tag == "line" and el.get("stroke-width") == "1.6":
         a, b = (f("x1") + tx, f("y1") + ty), (f("x2") + tx, f("y2") + ty)
-        sec.edges.append({"segs": [(a, b)], "bus": None})
+        sec.edges.append({"segs": [(a, b)], "bus": None, "drawn": [a, b]})
     elif tag == "path" and el.get("fill") == "none" and el.get("stroke-width") == "1.6":
         d = el.get("d", "")
         if "z" not in d and "Z" not in d:
             pts = [(x + tx, y + ty) for x, y in _path_points(d)]
             if len(pts) >= 2:
-                sec.edges.append({"segs": list(zip(pts, pts[1:])), "bus": el.get("data-bus")})
+                drawn = [(x + tx, y + ty) for x, y in _drawn_points(d)]
+                sec.edges.append({"segs": list(zip(pts, pts[1:])), "bus": el.get("data-bus"),
+                                  "drawn": drawn})
     elif tag == "rect" and el.get("data-port-sq") is not None:
         sec.squares.append({"x": f("x") + tx, "y": f("y") + ty, "w": f("width"), "h": f("height"),
                             "key": el.get("data-port-sq")})
@@ -213,6 +246,56 @@ def _through(a, b, r) -> bool:
     return sum(_cross(a, b, p, q) for p, q in sides) >= 2
 
 
+INSIDE = 1.0   # how far inside a box's outline a connector must reach to count as entering it
+STEP = 0.5     # the drawn line is tested every STEP px
+END = 3.0      # a connector's end may sit this close to (or just inside) the box it meets
+
+
+def _inside(p, node) -> bool:
+    """Is ``p`` more than :data:`INSIDE` px inside the node's outline?"""
+    x, y, w, h = node["box"]
+    shape = node.get("shape", ("rect",))
+    if shape[0] == "rect":
+        return x + INSIDE < p[0] < x + w - INSIDE and y + INSIDE < p[1] < y + h - INSIDE
+    if shape[0] == "ellipse":
+        _, cx, cy, rx, ry = shape
+        if rx <= INSIDE or ry <= INSIDE:
+            return False
+        dx, dy = (p[0] - cx) / (rx - INSIDE), (p[1] - cy) / (ry - INSIDE)
+        return dx * dx + dy * dy < 1
+    pts = shape[1]
+    inside = False
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+        if (y0 > p[1]) != (y1 > p[1]) and p[0] < x0 + (p[1] - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    if not inside:
+        return False
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+        dx, dy = x1 - x0, y1 - y0
+        length2 = dx * dx + dy * dy
+        u = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - x0) * dx + (p[1] - y0) * dy) / length2))
+        if math.hypot(p[0] - x0 - u * dx, p[1] - y0 - u * dy) <= INSIDE:
+            return False
+    return True
+
+
+def _enters(drawn, node) -> bool:
+    """Does the drawn polyline reach more than :data:`INSIDE` px into the node, away
+    from its two ends (the :data:`END` px round each, where it meets its own boxes)?"""
+    x, y, w, h = node["box"]
+    first, last = drawn[0], drawn[-1]
+    for a, b in zip(drawn, drawn[1:]):
+        if max(a[0], b[0]) <= x or min(a[0], b[0]) >= x + w or max(a[1], b[1]) <= y or min(a[1], b[1]) >= y + h:
+            continue
+        n = max(1, int(math.hypot(b[0] - a[0], b[1] - a[1]) / STEP))
+        for k in range(n + 1):
+            u = k / n
+            p = (a[0] + u * (b[0] - a[0]), a[1] + u * (b[1] - a[1]))
+            if math.dist(p, first) > END and math.dist(p, last) > END and _inside(p, node):
+                return True
+    return False
+
+
 def _collinear(a, b, c, d) -> float:
     dx, dy = b[0] - a[0], b[1] - a[1]
     length = math.sqrt(dx * dx + dy * dy)
@@ -247,14 +330,7 @@ def measure(sec: Section) -> dict:
                     if _cross(a, b, c, d):
                         m["cross"] += 1
     for e in edges:
-        ends = {p for s in e["segs"] for p in s}
-        own = set()
-        for n in nodes:
-            x, y, w, h = n["box"]
-            cx, cy, reach = x + w / 2, y + h / 2, math.sqrt(w * w + h * h) / 2 + 6
-            if any(math.sqrt((p[0] - cx) ** 2 + (p[1] - cy) ** 2) <= reach for p in ends):
-                own.add(id(n))
-        if any(_through(a, b, n["box"]) for a, b in e["segs"] for n in nodes if id(n) not in own):
+        if any(_enters(e["drawn"], n) for n in nodes):
             m["thru"] += 1
     boxes = [dict(zip("xywh", n["box"])) for n in nodes]
     for i in range(len(boxes)):
