@@ -17,9 +17,9 @@ from .separate import separate
 from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
-from .layout import Frame, main_axis, place_boxes, plan_layout
+from .layout import Frame, main_axis, place_boxes, place_cross, plan_layout
 from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
-                    needs_channels, plan_jogs, same_rank_line, straight_link,
+                    land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
                     waypoint_polyline)
 from ..text import END_FS, LABEL_FS
 
@@ -85,7 +85,8 @@ def _auto_layout(scene: Scene) -> Frame | None:
     frame = plan_layout(scene)
     routing = Routing()
     routing.orthogonal = {lk.index for lk in scene.links if needs_channels(scene, frame, lk)}
-    for _ in range(3):
+    rounds = replaced = 0
+    while rounds < 3:
         routing.ports, routing.lanes, routing.bus = {}, {}, {}
         assign_ports(scene, frame, routing)
         plan_jogs(scene, frame, routing)
@@ -105,6 +106,18 @@ def _auto_layout(scene: Scene) -> Frame | None:
                     blocked.add(link.index)
             else:
                 routing.waypoints.discard(link.index)
+        # a line bending at its dummies keeps them clear of the boxes beside them (a
+        # dummy packed against a box would put the bend on its outline): place again
+        fresh = [it for li in sorted(routing.waypoints) for it in frame.plans[li].items[1:-1]
+                 if not getattr(it, "clear", False)]
+        if fresh and replaced < 2:
+            for it in fresh:
+                it.clear = True
+            place_cross(scene, frame)
+            replaced += 1
+            routing.orthogonal |= blocked
+            continue
+        rounds += 1
         if not blocked:
             break
         routing.orthogonal |= blocked
@@ -145,6 +158,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
                       if n.id not in (link.a, link.b) and not n.external]
             paths[link.index] = route_free(scene.nodes[link.a], scene.nodes[link.b], others, ink)
         ink.add(paths[link.index])
+    for li in sorted(routing.waypoints):
+        land_apart(scene, paths, li)
     _bus_dots(scene, paths)
     return paths
 

@@ -126,15 +126,20 @@ def plan_layout(scene: Scene) -> Frame:
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
     loop_side, loop_room = _loop_sides(scene, plans, items, loops)
-    placer = Placer(ordered, lanes, _spacing(horizontal, scene.genre == "topology"))
+    frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
+    frame.loop_side, frame.loop_room = loop_side, loop_room
+    place_cross(scene, frame)
+    return frame
+
+
+def place_cross(scene: Scene, frame: Frame) -> None:
+    """Every item's position across the flow, from scratch (for the ranks' order)."""
+    placer = Placer(frame.ranks, frame.lanes, _spacing(frame.horizontal, scene.genre == "topology"))
     placer.pack()
     placer.improve()
     lo, hi = placer.extent()
     placer.shift(-lo)
-    frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
-    frame.loop_side, frame.loop_room = loop_side, loop_room
     frame.cross_lo, frame.cross_hi = 0.0, hi - lo
-    return frame
 
 
 def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],

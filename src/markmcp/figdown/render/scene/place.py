@@ -39,7 +39,8 @@ class Spacing:
     dummy_gap: float = 12.0  # between two connectors passing a rank
     mixed_gap: float = 20.0  # between a connector and a node
     # connectors passing a rank keep those gaps only where they are drawn orthogonally;
-    # topology's straight lines through their dummies read best packed (fewer crossings)
+    # topology's straight lines through their dummies read best packed (fewer crossings),
+    # except a dummy marked ``clear``: its line bends there, round the boxes beside it
     spread_dummies: bool = True
 
 
@@ -65,7 +66,8 @@ def _item_gap(a: Item, b: Item, sp: Spacing, lanes: dict[str, Lane]) -> float:
                 gap = float(lane_gap)
     if a.placeholder or b.placeholder:   # a group lane's placeholder takes no room
         gap = 0.0
-    elif not sp.spread_dummies and (a.node is None or b.node is None):
+    elif not sp.spread_dummies and (a.node is None or b.node is None) \
+            and not (getattr(a, "clear", False) or getattr(b, "clear", False)):
         gap = 0.0
     return (a.size + b.size) / 2 + gap + getattr(a, "trail", 0.0) + getattr(b, "lead", 0.0)
 

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
+from .free import path_hits
 from .graph import Box, Link, Scene, axes, border_point, outline_norm, side_point
 from .layout import Frame
 
@@ -33,6 +34,8 @@ TRACK = 10.0
 LANE_STEP = 14.0
 LOOP_H = 16.0
 LOOP_W = 16.0
+WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
+LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
 
 
 @dataclass
@@ -82,15 +85,78 @@ def needs_channels(scene: Scene, frame: Frame, link: Link) -> bool:
 
 
 def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
-    """A topology link across several ranks: straight runs through its dummies."""
+    """A topology link across several ranks whose straight line would enter a box.
+
+    It passes each rank between at its dummy, which is placed clear of the boxes
+    beside it: where the rank begins and where it ends (the rank's boxes lie
+    between, so the run from one to the other meets none, nor does a run in the
+    gap between two ranks).  Of those points each run goes straight to the
+    farthest it reaches keeping :data:`WAY_CLEAR` off every box but its ends'."""
     plan = frame.plans[link.index]
-    mids = []
-    for it in plan.items[1:-1]:
-        m = frame.rank_start[it.rank] + frame.rank_size[it.rank] / 2
-        mids.append(frame.to_xy(m, it.pos))
     first, last = scene.nodes[plan.items[0].key], scene.nodes[plan.items[-1].key]
-    pts = [border_point(first, *mids[0]), *mids, border_point(last, *mids[-1])]
+    chain = [(first.cx, first.cy)]
+    for it in plan.items[1:-1]:
+        m = frame.rank_start[it.rank]
+        chain.append(frame.to_xy(m, it.pos))
+        chain.append(frame.to_xy(m + frame.rank_size[it.rank], it.pos))
+    chain.append((last.cx, last.cy))
+    others = [n.rect() for n in scene.nodes.values()
+              if n.id != first.id and n.id != last.id and not n.external]
+    kept = [0]
+    while kept[-1] < len(chain) - 1:
+        i = kept[-1]
+        j = len(chain) - 1
+        while j > i + 1 and path_hits([chain[i], chain[j]], others, -WAY_CLEAR):
+            j -= 1
+        kept.append(j)
+    pts = [chain[k] for k in kept]
+    pts[0] = border_point(first, *pts[1])
+    pts[-1] = border_point(last, *pts[-2])
     return pts[::-1] if plan.flipped else pts
+
+
+def land_apart(scene: Scene, paths: dict[int, list], li: int) -> None:
+    """Move the two ends of a bending topology link (:func:`waypoint_polyline`) along
+    their boxes' outlines away from where other connectors meet those boxes, when one
+    is nearer than :data:`LAND_APART`: a line aimed at a box's centre meets the lines
+    from the same side at nearly one point, and two lines landing together read as one.
+    Each end's last run keeps :data:`WAY_CLEAR` off the other boxes."""
+    link = scene.links[li]
+    pts = list(paths[li])
+    for k, nid, nxt in ((0, link.a, 1), (len(pts) - 1, link.b, len(pts) - 2)):
+        box = scene.nodes[nid]
+        if box.external:
+            continue
+        others_at = [paths[lk.index][j] for lk in scene.links if lk.index != li
+                     for j, end in ((0, lk.a), (-1, lk.b)) if end == nid and paths.get(lk.index)]
+        if not others_at:
+            continue
+
+        def apart(p) -> float:
+            return min(math.dist(p, o) for o in others_at)
+        if apart(pts[k]) >= LAND_APART:
+            continue
+        qx, qy = pts[nxt]
+        dx, dy = qx - box.cx, qy - box.cy
+        length = math.hypot(dx, dy) or 1.0
+        nx, ny = -dy / length, dx / length
+        obstacles = [n.rect() for n in scene.nodes.values()
+                     if n.id != link.a and n.id != link.b and not n.external]
+        a, b, pw = axes(box)
+        best, best_key = pts[k], (apart(pts[k]), 0.0)
+        for step in range(-40, 41):
+            o = step * 1.0
+            ax, ay = box.cx + o * nx, box.cy + o * ny
+            if outline_norm(a, b, pw, ax - box.cx, ay - box.cy) > 0.8:
+                continue
+            land = _exit(box, ax, ay, qx - ax, qy - ay)
+            if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR):
+                continue
+            key = (min(apart(land), LAND_APART), -abs(o))
+            if key > best_key:
+                best, best_key = land, key
+        pts[k] = best
+    paths[li] = pts
 
 
 def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:

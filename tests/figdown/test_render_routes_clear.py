@@ -1,0 +1,156 @@
+"""No connector enters a box that is not one of its two ends.
+
+Every check reads the drawn SVG: a connector (``data-edge``, the source line of its
+``edge``) is its line or path as written, a rounded corner taken at its true vertex
+(the control point); a box is the outline its ``data-node`` wrapper draws first
+(rectangle, ellipse or polygon).  A connector *enters* a box when a point of it lies
+more than 1 px inside that outline.  Boxes the author pinned over one of the
+connector's ends are left out (the overlap is theirs).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from markmcp.figdown.render import build
+
+from conftest import shared_dir
+
+SVG = "{http://www.w3.org/2000/svg}"
+INSIDE = 1.0
+
+
+def _vertices(el) -> list[tuple[float, float]]:
+    if el.tag == SVG + "line":
+        return [(float(el.get("x1")), float(el.get("y1"))), (float(el.get("x2")), float(el.get("y2")))]
+    tokens = re.sub(r"([A-Za-z])", r" \1 ", el.get("d", "")).replace(",", " ").split()
+    pts: list[tuple[float, float]] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in ("M", "L"):
+            pts.append((float(tokens[i + 1]), float(tokens[i + 2])))
+            i += 3
+        elif tokens[i] == "Q":   # the corner's true vertex is the control point
+            pts[-1] = (float(tokens[i + 1]), float(tokens[i + 2]))
+            i += 5
+        else:
+            i += 1
+    return pts
+
+
+def _shape(g) -> tuple:
+    el = next(c for c in g if c.tag[len(SVG):] in ("rect", "ellipse", "polygon"))
+    tag = el.tag[len(SVG):]
+    if tag == "rect":
+        x, y, w, h = (float(el.get(k)) for k in ("x", "y", "width", "height"))
+        return ("rect", (x, y, w, h))
+    if tag == "ellipse":
+        cx, cy, rx, ry = (float(el.get(k)) for k in ("cx", "cy", "rx", "ry"))
+        return ("ellipse", (cx - rx, cy - ry, 2 * rx, 2 * ry), cx, cy, rx, ry)
+    pts = [tuple(map(float, p.split(","))) for p in el.get("points").split()]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return ("polygon", (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)), pts)
+
+
+def _inside(p, shape) -> bool:
+    x, y, w, h = shape[1]
+    if not (x + INSIDE < p[0] < x + w - INSIDE and y + INSIDE < p[1] < y + h - INSIDE):
+        return False
+    if shape[0] == "rect":
+        return True
+    if shape[0] == "ellipse":
+        _, _, cx, cy, rx, ry = shape
+        u, v = (p[0] - cx) / (rx - INSIDE), (p[1] - cy) / (ry - INSIDE)
+        return u * u + v * v < 1
+    pts = shape[2]   # a convex polygon (a diamond): inside every edge by more than INSIDE
+    sign = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        d = ((x1 - x0) * (p[1] - y0) - (y1 - y0) * (p[0] - x0)) / length
+        if abs(d) <= INSIDE or (sign and (d > 0) != (sign > 0)):
+            return False
+        sign = d
+    return True
+
+
+def _enters(pts, shape) -> bool:
+    for a, b in zip(pts, pts[1:]):
+        n = max(1, int(math.hypot(b[0] - a[0], b[1] - a[1]) / 0.5))
+        if any(_inside((a[0] + k / n * (b[0] - a[0]), a[1] + k / n * (b[1] - a[1])), shape)
+               for k in range(n + 1)):
+            return True
+    return False
+
+
+def _overlap(r, s) -> bool:
+    return r[0] < s[0] + s[2] and s[0] < r[0] + r[2] and r[1] < s[1] + s[3] and s[1] < r[1] + r[3]
+
+
+def entering(source: str) -> list[tuple[str, str]]:
+    """(the connector's id or source line, box it enters) for every connector of the drawing."""
+    out = build(source)
+    assert out.svg is not None, out.error_lines()
+    ends = {str(e["id"] if e.get("id") is not None else e.get("line")): (e["a"], e["b"])
+            for doc in out.result.docs for e in getattr(doc, "edges", ())}
+    found = []
+    root = ET.fromstring(out.svg)
+    for section in (root.findall(SVG + "g") or [root]):
+        boxes = {g.get("data-node"): _shape(g) for g in section.iter(SVG + "g") if g.get("data-node")}
+        for el in section.iter():
+            if el.get("data-edge") is None or el.tag not in (SVG + "line", SVG + "path"):
+                continue
+            line = el.get("data-edge")
+            a, b = ends[line]
+            own = [boxes[k][1] for k in (a, b) if k in boxes]
+            pts = _vertices(el)
+            for nid, shape in boxes.items():
+                if nid in (a, b) or any(_overlap(shape[1], r) for r in own):
+                    continue
+                if _enters(pts, shape):
+                    found.append((line, nid))
+    return found
+
+
+def test_a_topology_link_bending_past_a_box_keeps_out_of_it() -> None:
+    # evpn-fabric-auto: Spine-2 -- Leaf-2 crosses the rank of Leaf-1, whose dummy was
+    # packed against Leaf-1's top edge; the straight run to it cut through Leaf-1
+    src = ("figdown 0.1 topology\nnode sp1 \"Spine-1\"\nnode sp2 \"Spine-2\"\nnode lf1 \"Leaf-1 (VTEP)\"\n"
+           "node lf2 \"Leaf-2 (VTEP)\"\nnode lf3 \"Leaf-3 (VTEP)\"\nnode h1 \"VM-A\"\nnode h2 \"VM-B\"\n"
+           "node h3 \"VM-C\"\nedge sp1 -[eBGP]- lf1\nedge sp1 -- lf2\nedge sp1 -- lf3\nedge sp2 -- lf1\n"
+           "edge sp2 -- lf2\nedge sp2 -- lf3\nedge lf1 -- h1\nedge lf2 -- h2\nedge lf3 -- h3\n"
+           "edge lf1 <-[VXLAN VNI 10010]-> lf2\n")
+    assert entering(src) == []
+    root = ET.fromstring(build(src).svg)
+    drawn = {el.get("data-edge"): _vertices(el) for el in root.iter() if el.get("data-edge")}
+    # the two spines' links end apart on Leaf-2 (a line aimed at its centre met the other there)
+    ends = [drawn["11"][-1], drawn["14"][-1]]   # sp1 -- lf2, sp2 -- lf2
+    assert math.dist(*ends) >= 10
+
+
+def _examples() -> list[tuple[str, str]]:
+    value = os.environ.get("FIGDOWN_UPSTREAM", "")
+    root = Path(value)
+    if not value or not (root / "examples").is_dir():
+        pytest.skip("set FIGDOWN_UPSTREAM to an upstream FigDown checkout to check its example figures")
+    return [(str(p.relative_to(root)), p.read_bytes().decode("utf-8"))
+            for p in sorted((root / "examples").rglob("*.fd"))]
+
+
+def test_no_connector_of_the_conformance_corpus_enters_a_foreign_box() -> None:
+    found = []
+    count = 0
+    for path in sorted(shared_dir("figdown", "conformance").rglob("*.fd")):
+        src = path.read_bytes().decode("utf-8")
+        out = build(src)
+        if out.svg is None:
+            continue
+        count += 1
+        found += [(path.name, hit) for hit in entering(src)]
+    assert count > 100
+    assert found == []
