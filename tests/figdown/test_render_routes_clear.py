@@ -142,6 +142,13 @@ def _examples() -> list[tuple[str, str]]:
             for p in sorted((root / "examples").rglob("*.fd"))]
 
 
+def test_no_connector_of_an_upstream_example_enters_a_foreign_box() -> None:
+    documents = _examples()
+    assert len(documents) >= 59
+    found = [(name, hit) for name, src in documents for hit in entering(src)]
+    assert found == []
+
+
 def test_no_connector_of_the_conformance_corpus_enters_a_foreign_box() -> None:
     found = []
     count = 0
@@ -154,3 +161,18 @@ def test_no_connector_of_the_conformance_corpus_enters_a_foreign_box() -> None:
         found += [(path.name, hit) for hit in entering(src)]
     assert count > 100
     assert found == []
+
+
+def test_a_circle_given_a_width_and_a_height_is_laid_out_as_drawn() -> None:
+    # the reference flowchart pins its backoff circle to width=120 height=40: it was
+    # drawn 120 across and laid out 40 tall, so the route to the external below it ran
+    # through the circle and its head sat on the circle's edge ("Rejected -> Wait")
+    src = ("figdown 0.2 flowchart\nexternal out \"to the log\"\nterminator a \"Start\"\n"
+           "node w \"Wait\" shape=circle\nterminator b \"Rejected\"\nflowline a -> w\n"
+           "flowline w -> out\nflowline a -> b\nflowline b -> out\nlayout\npin w width=120 height=40\n")
+    root = ET.fromstring(build(src).svg)
+    g = next(g for g in root.iter(SVG + "g") if g.get("data-node") == "w")
+    ellipse = g.find(SVG + "ellipse")
+    assert float(ellipse.get("rx")) == float(ellipse.get("ry")) == 60
+    assert float(g.get("data-y")) == float(ellipse.get("cy")) - 60   # the box is the circle's
+    assert entering(src) == []

@@ -225,6 +225,8 @@ def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
             box.w, box.h = max(box.w + 20, 70.0), max(box.h, 48.0)
         if box.shape == "circle" and not box.rigid:
             box.w = box.h = max(box.w, box.h)
+        elif box.shape == "circle":   # drawn as a circle of the width given (else the height)
+            box.w = box.h = float(pin.get("width") or pin.get("height"))
         if not box.rigid:
             _fit_outline(box)
         box.pinned = bool(pin and pin.get("x") is not None)
