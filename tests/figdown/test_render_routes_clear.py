@@ -176,3 +176,43 @@ def test_a_circle_given_a_width_and_a_height_is_laid_out_as_drawn() -> None:
     assert float(ellipse.get("rx")) == float(ellipse.get("ry")) == 60
     assert float(g.get("data-y")) == float(ellipse.get("cy")) - 60   # the box is the circle's
     assert entering(src) == []
+
+
+def _seg_dist(p, a, b) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    u = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    return math.hypot(p[0] - a[0] - u * dx, p[1] - a[1] - u * dy)
+
+
+def orphan_dots(svg: str) -> list[tuple[float, float]]:
+    """Junction dots (r=3 circles) that do not sit on two connectors."""
+    root = ET.fromstring(svg)
+    found = []
+    for section in (root.findall(SVG + "g") or [root]):
+        routes = [_vertices(el) for el in section.iter() if el.get("data-edge") is not None
+                  and el.tag in (SVG + "line", SVG + "path")]
+        for c in section.iter(SVG + "circle"):
+            if c.get("r") != "3":
+                continue
+            p = (float(c.get("cx")), float(c.get("cy")))
+            on = sum(1 for pts in routes if any(_seg_dist(p, a, b) < 0.5 for a, b in zip(pts, pts[1:])))
+            if on < 2:
+                found.append(p)
+    return found
+
+
+def test_a_merge_bus_junction_dot_sits_on_the_trunk() -> None:
+    # the dots were placed before the drawing moved to the origin, and stayed behind:
+    # bfd-session drew a red dot 14 px left of every line
+    src = ("figdown 0.2 statechart\nstate a \"A\"\nstate b \"B\"\nstate c \"C\"\nstate d \"D\"\nflow down\n"
+           "transition a -> b\ntransition b -> c\ntransition c -> d\n"
+           "transition c -[reset]-> a\ntransition d -[reset]-> a\n")
+    svg = build(src).svg
+    assert svg.count('r="3"') == 1
+    assert orphan_dots(svg) == []
+
+
+def test_no_upstream_example_draws_an_orphan_dot() -> None:
+    found = [(name, dot) for name, src in _examples() for dot in orphan_dots(build(src).svg)]
+    assert found == []

@@ -225,6 +225,8 @@ def _translate_auto(scene: Scene, paths: dict[int, list], y0: float) -> None:
         b.y += dy
     for k, pts in paths.items():
         paths[k] = [(x + dx, y + dy) for x, y in pts]
+    for link in scene.links:   # a merge bus's junction dots move with its routes
+        link.dots = [(x + dx, y + dy) for x, y in link.dots]
 
 
 # --- pins -------------------------------------------------------------------------------
