@@ -216,3 +216,66 @@ def test_a_merge_bus_junction_dot_sits_on_the_trunk() -> None:
 def test_no_upstream_example_draws_an_orphan_dot() -> None:
     found = [(name, dot) for name, src in _examples() for dot in orphan_dots(build(src).svg)]
     assert found == []
+
+
+def _look(el) -> tuple:
+    return (el.get("stroke"), el.get("stroke-dasharray"))
+
+
+def _collinear(a, b, c, d) -> float:
+    """How long c–d runs along a–b (within 1.5 px of its line)."""
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    if length < 1e-9:
+        return 0.0
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    if any(abs((p[1] - a[1]) * ux - (p[0] - a[0]) * uy) > 1.5 for p in (c, d)):
+        return 0.0
+    t3 = (c[0] - a[0]) * ux + (c[1] - a[1]) * uy
+    t4 = (d[0] - a[0]) * ux + (d[1] - a[1]) * uy
+    return max(0.0, min(length, max(t3, t4)) - max(0.0, min(t3, t4)))
+
+
+def unlike_shared(svg: str) -> list[tuple[str, str, str]]:
+    """Pairs of connectors that run together for more than 10 px, or end in arrowheads at
+    one point, though they look different (a merge bus's members share a trunk and a
+    head, and are drawn alike)."""
+    root = ET.fromstring(svg)
+    found = []
+    for section in (root.findall(SVG + "g") or [root]):
+        routes = [(el.get("data-edge"), _look(el), _vertices(el)) for el in section.iter()
+                  if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")]
+        for i, (ka, la, pa) in enumerate(routes):
+            for kb, lb, pb in routes[i + 1:]:
+                if la != lb and any(_collinear(a, b, c, d) > 10 for a, b in zip(pa, pa[1:])
+                                    for c, d in zip(pb, pb[1:])):
+                    found.append(("run", ka, kb))
+        heads = []
+        for el in section.iter(SVG + "path"):
+            d = el.get("d", "")
+            if el.get("stroke") == "none" and d.endswith("z") and d.count("L") == 2:
+                x, y = map(float, d[1:].split(" L")[0].split())
+                heads.append(((x, y), el.get("fill")))
+        for i, (p, fa) in enumerate(heads):
+            for q, fb in heads[i + 1:]:
+                if fa != fb and math.dist(p, q) < 2:
+                    found.append(("head", f"{p}", f"{q}"))
+    return found
+
+
+def test_connectors_that_look_different_never_share_a_lane_or_an_arrowhead() -> None:
+    # bfd-session: UP -> DOWN (red) and ADMINDOWN -> DOWN (purple, dashed) both go
+    # round on a lane into DOWN; they were one merge bus, drawn up one track to one
+    # arrowhead, the red head under the purple one
+    src = ("figdown 0.2 statechart\nclass fail \"failure\" stroke=#dc2626\n"
+           "class admin \"operator\" stroke=#9333ea style=dashed\nstate down \"DOWN\"\n"
+           "state init \"INIT\"\nstate up \"UP\"\nstate adm \"ADMINDOWN\"\nflow down\n"
+           "transition down -> init\ntransition init -> up\ntransition up -> adm class=admin\n"
+           "transition up -[fail]-> down class=fail\ntransition adm -[enable]-> down class=admin\n")
+    svg = build(src).svg
+    assert unlike_shared(svg) == []
+    assert entering(src) == []
+
+
+def test_no_upstream_example_shares_a_lane_or_a_head_between_unlike_connectors() -> None:
+    found = [(name, hit) for name, src in _examples() for hit in unlike_shared(build(src).svg)]
+    assert found == []

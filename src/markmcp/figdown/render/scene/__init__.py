@@ -158,8 +158,9 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
                       if n.id not in (link.a, link.b) and not n.external]
             paths[link.index] = route_free(scene.nodes[link.a], scene.nodes[link.b], others, ink)
         ink.add(paths[link.index])
-    for li in sorted(routing.waypoints):
-        land_apart(scene, paths, li)
+    for link in scene.links:
+        if link.index in routing.waypoints:
+            land_apart(scene, paths, link)
     _bus_dots(scene, paths)
     return paths
 

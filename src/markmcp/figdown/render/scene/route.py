@@ -46,6 +46,7 @@ class Jog:
     c1: float
     track: int = 0
     bus: str | None = None       # jogs of one merge bus share a track
+    order: float | None = None   # sorts for a track as if it started here (nested lanes)
 
     @property
     def lo(self) -> float:
@@ -66,6 +67,7 @@ class Routing:
     bus: dict[int, str] = field(default_factory=dict)                   # link → merge-bus key
     orthogonal: set = field(default_factory=set)                        # links routed in channels
     waypoints: set = field(default_factory=set)                         # topology links via dummies
+    lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -115,13 +117,13 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
     return pts[::-1] if plan.flipped else pts
 
 
-def land_apart(scene: Scene, paths: dict[int, list], li: int) -> None:
+def land_apart(scene: Scene, paths: dict[int, list], link: Link) -> None:
     """Move the two ends of a bending topology link (:func:`waypoint_polyline`) along
     their boxes' outlines away from where other connectors meet those boxes, when one
     is nearer than :data:`LAND_APART`: a line aimed at a box's centre meets the lines
     from the same side at nearly one point, and two lines landing together read as one.
     Each end's last run keeps :data:`WAY_CLEAR` off the other boxes."""
-    link = scene.links[li]
+    li = link.index
     pts = list(paths[li])
     for k, nid, nxt in ((0, link.a, 1), (len(pts) - 1, link.b, len(pts) - 2)):
         box = scene.nodes[nid]
@@ -167,12 +169,24 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     lane_of_group: dict[tuple[str, int], float] = {}
     group_size: dict[tuple[str, int], int] = {}
     mid = (frame.cross_lo + frame.cross_hi) / 2
+    # connectors merge into one bus only when they look alike: a trunk shows one colour
+    # and dash, and the members share one arrowhead
+    names: dict[int, str] = {}
+    looks: dict[str, list] = {}
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind == "lane":
             ca, cb = items[link.a].pos, items[link.b].pos
             plan.side = -1 if (ca + cb) / 2 <= mid else 1
-            key = (link.b, plan.side)
+            seen = looks.setdefault(link.b, [])
+            look = (link.stroke, link.style, link.op)
+            if look not in seen:
+                seen.append(look)
+            k = seen.index(look)
+            names[link.index] = link.b if k == 0 else f"{link.b}.{k}"
+            if k % 2:   # a second look goes round the other side, a third nests with the first
+                plan.side = -plan.side
+            key = (names[link.index], plan.side)
             group_size[key] = group_size.get(key, 0) + 1
     for link in scene.links:
         if link.index not in routing.orthogonal:
@@ -183,7 +197,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             sides.setdefault((first.key, 1), []).append((plan.items[1].pos, link.index, "first"))
             sides.setdefault((last.key, -1), []).append((plan.items[-2].pos, link.index, "last"))
         elif plan.kind == "lane":
-            key = (link.b, plan.side)
+            key = (names[link.index], plan.side)
             if key not in lane_of_group:
                 lane_count[plan.side] += 1
                 k = lane_count[plan.side]
@@ -191,13 +205,34 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                     else (frame.cross_hi + LANE_STEP * k)
                 sides.setdefault((link.b, -1), []).append((lane_of_group[key], link.index, "last"))
             if group_size[key] > 1:
-                routing.bus[link.index] = link.b
+                routing.bus[link.index] = names[link.index]
             lane_c = lane_of_group[key]
             routing.lanes[link.index] = lane_c
             sides.setdefault((link.a, 1), []).append((lane_c, link.index, "first"))
         elif plan.kind == "same":
             sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
+    # several lanes into one side of a box (connectors that look different do not merge)
+    # nest: the outermost lane takes the port farthest along the side and the track
+    # farthest from the box, so none crosses another.  Each group's lane coordinate is
+    # swapped with its mirror among them for that ordering (routing.lane_order)
+    into: dict[tuple[str, int], list[float]] = {}
+    for link in scene.links:
+        if link.index in routing.lanes:
+            coords = into.setdefault((link.b, frame.plans[link.index].side), [])
+            if routing.lanes[link.index] not in coords:
+                coords.append(routing.lanes[link.index])
+    mirror: dict[float, float] = {}
+    for coords in into.values():
+        coords.sort()
+        for c, m in zip(coords, coords[::-1]):
+            mirror[c] = m
+    routing.lane_order = {li: mirror[c] for li, c in routing.lanes.items()}
+    for (nid, side), ends in sides.items():
+        if side < 0:
+            ends[:] = [(routing.lane_order[li], li, end)
+                       if end == "last" and li in routing.lane_order else (c, li, end)
+                       for c, li, end in ends]
     singles = []
     for (nid, side), ends in sides.items():
         box = scene.nodes[nid]
@@ -266,7 +301,8 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane,
                             bus=None if bus is None else f"{bus}@{ra}"))
             jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")],
-                            bus=None if bus is None else f"{bus}@in"))
+                            bus=None if bus is None else f"{bus}@in",
+                            order=routing.lane_order.get(link.index)))
         elif plan.kind == "same":
             r = frame.rank_of[link.a]
             jogs.append(Jog(link.index, r, routing.ports[(link.index, "first")],
@@ -290,7 +326,8 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
         def key(unit: list[Jog]):
             j = unit[0]
             down = j.c1 > j.c0
-            return (0 if down else 1, -j.c0 if down else j.c0, j.link)
+            c0 = j.c0 if j.order is None else j.order
+            return (0 if down else 1, -c0 if down else c0, j.link)
         tracks = _Tracks()
         for unit in sorted(units, key=key):
             lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
