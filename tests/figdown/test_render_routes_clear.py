@@ -279,3 +279,26 @@ def test_connectors_that_look_different_never_share_a_lane_or_an_arrowhead() -> 
 def test_no_upstream_example_shares_a_lane_or_a_head_between_unlike_connectors() -> None:
     found = [(name, hit) for name, src in _examples() for hit in unlike_shared(build(src).svg)]
     assert found == []
+
+
+def head_tips(svg: str) -> list[tuple[float, float]]:
+    """The tips of the arrowheads drawn (filled three-point paths)."""
+    return [(float(m.group(1)), float(m.group(2))) for m in
+            re.finditer(r'<path d="M([-\d.]+) ([-\d.]+) L[-\d. ]+ L[-\d. ]+ z" fill="[^"]+" stroke="none"/>', svg)]
+
+
+def test_arrowheads_into_one_side_of_a_box_do_not_touch() -> None:
+    # bfd-session: the three "admin disable" heads on ADMINDOWN sat 10 px apart (two
+    # routed through the channel, on ports 10 px apart) and the straight one from the
+    # rank above landed 2-5 px from them; a head is 11.2 px across
+    src = ("figdown 0.2 statechart\nstate down \"DOWN\"\nstate init \"INIT\"\nstate up \"UP\"\n"
+           "state adm \"ADMINDOWN\"\nflow down\ntransition down -> init\ntransition init -> up\n"
+           "transition down -[admin disable]-> adm\ntransition init -[admin disable]-> adm\n"
+           "transition up -[admin disable]-> adm\n")
+    root = ET.fromstring(build(src).svg)
+    g = next(g for g in root.iter(SVG + "g") if g.get("data-node") == "adm")
+    top = float(g.get("data-y"))
+    svg = build(src).svg
+    tips = [p for p in head_tips(svg) if abs(p[1] - top) < 1]
+    assert len(tips) == 3
+    assert min(math.dist(p, q) for i, p in enumerate(tips) for q in tips[i + 1:]) >= 14

@@ -18,7 +18,7 @@ from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
 from .graph import Scene, build_scene
 from .labels import Board, Label, measure, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, place_cross, plan_layout
-from .route import (Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
+from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
                     land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
                     waypoint_polyline)
 from ..text import END_FS, LABEL_FS
@@ -161,6 +161,9 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     for link in scene.links:
         if link.index in routing.waypoints:
             land_apart(scene, paths, link)
+    for link in scene.links:   # an arrowhead on a straight line keeps off other heads there
+        if len(paths[link.index]) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
+            land_apart(scene, paths, link, HEAD_APART, (link.arrow_a, link.arrow_b), heads=True)
     _bus_dots(scene, paths)
     return paths
 

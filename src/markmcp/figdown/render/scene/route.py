@@ -29,6 +29,7 @@ from .graph import Box, Link, Scene, axes, border_point, outline_norm, side_poin
 from .layout import Frame
 
 PORT_STEP = 10.0
+HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
 PORT_MARGIN = 6.0
 TRACK = 10.0
 LANE_STEP = 14.0
@@ -36,6 +37,7 @@ LOOP_H = 16.0
 LOOP_W = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
+HEAD_APART = 14.0  # how far an arrowhead's tip on a straight line keeps from other ends there
 
 
 @dataclass
@@ -117,33 +119,47 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
     return pts[::-1] if plan.flipped else pts
 
 
-def land_apart(scene: Scene, paths: dict[int, list], link: Link) -> None:
-    """Move the two ends of a bending topology link (:func:`waypoint_polyline`) along
-    their boxes' outlines away from where other connectors meet those boxes, when one
-    is nearer than :data:`LAND_APART`: a line aimed at a box's centre meets the lines
-    from the same side at nearly one point, and two lines landing together read as one.
-    Each end's last run keeps :data:`WAY_CLEAR` off the other boxes."""
+def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = LAND_APART,
+               ends: tuple[bool, bool] = (True, True), heads: bool = False) -> None:
+    """Move the ends of a connector drawn straight to its boxes (a topology link, or
+    one bending at its dummies, :func:`waypoint_polyline`) along their outlines away
+    from where other connectors meet those boxes, when one is nearer than ``room``: a
+    line aimed at a box's centre meets the lines from the same side at nearly one
+    point, and two lines landing together (or two arrowheads) read as one.  ``ends``:
+    which of its two ends may move; with ``heads`` only an arrowhead of another
+    connector (not one between the same two boxes, drawn side by side on purpose) is a
+    reason to move, though an end that moves keeps off every other end.  Each end's
+    last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
+    its other end."""
     li = link.index
     pts = list(paths[li])
-    for k, nid, nxt in ((0, link.a, 1), (len(pts) - 1, link.b, len(pts) - 2)):
+    pair = {link.a, link.b}
+    for k, nid, nxt, far, may in ((0, link.a, 1, link.b, ends[0]),
+                                  (len(pts) - 1, link.b, len(pts) - 2, link.a, ends[1])):
         box = scene.nodes[nid]
-        if box.external:
+        if box.external or not may:
             continue
-        others_at = [paths[lk.index][j] for lk in scene.links if lk.index != li
-                     for j, end in ((0, lk.a), (-1, lk.b)) if end == nid and paths.get(lk.index)]
-        if not others_at:
+        others_at, asking = [], []
+        for lk in scene.links:
+            if lk.index == li or not paths.get(lk.index):
+                continue
+            for j, end, head in ((0, lk.a, lk.arrow_a), (-1, lk.b, lk.arrow_b)):
+                if end == nid:
+                    others_at.append(paths[lk.index][j])
+                    if not heads or (head and {lk.a, lk.b} != pair):
+                        asking.append(paths[lk.index][j])
+        if not asking or min(math.dist(pts[k], o) for o in asking) >= room:
             continue
 
         def apart(p) -> float:
             return min(math.dist(p, o) for o in others_at)
-        if apart(pts[k]) >= LAND_APART:
-            continue
         qx, qy = pts[nxt]
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
         nx, ny = -dy / length, dx / length
         obstacles = [n.rect() for n in scene.nodes.values()
                      if n.id != link.a and n.id != link.b and not n.external]
+        own = [] if len(pts) > 2 or scene.nodes[far].external else [scene.nodes[far].rect()]
         a, b, pw = axes(box)
         best, best_key = pts[k], (apart(pts[k]), 0.0)
         for step in range(-40, 41):
@@ -152,9 +168,9 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link) -> None:
             if outline_norm(a, b, pw, ax - box.cx, ay - box.cy) > 0.8:
                 continue
             land = _exit(box, ax, ay, qx - ax, qy - ay)
-            if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR):
+            if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR) or path_hits([land, (qx, qy)], own):
                 continue
-            key = (min(apart(land), LAND_APART), -abs(o))
+            key = (min(apart(land), room), -abs(o))
             if key > best_key:
                 best, best_key = land, key
         pts[k] = best
@@ -233,6 +249,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             ends[:] = [(routing.lane_order[li], li, end)
                        if end == "last" and li in routing.lane_order else (c, li, end)
                        for c, li, end in ends]
+    by_index = {link.index: link for link in scene.links}
     singles = []
     for (nid, side), ends in sides.items():
         box = scene.nodes[nid]
@@ -243,7 +260,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
         room = max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
-        step = min(PORT_STEP, room / (len(ends) - 1))
+        heads = any(by_index[li].arrow_b if end == "last" else by_index[li].arrow_a for _, li, end in ends)
+        step = min(HEAD_STEP if heads else PORT_STEP, room / (len(ends) - 1))
         for i, (_, li, end) in enumerate(ends):
             routing.ports[(li, end)] = centre + (i - (len(ends) - 1) / 2) * step
     # a lone end lines up with its other end when its box allows
