@@ -161,9 +161,15 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     for link in scene.links:
         if link.index in routing.waypoints:
             land_apart(scene, paths, link)
+    touching: dict[str, list] = {}
+    for link in scene.links:
+        touching.setdefault(link.a, []).append(link)
+        if link.b != link.a:
+            touching.setdefault(link.b, []).append(link)
     for link in scene.links:   # an arrowhead on a straight line keeps off other heads there
         if len(paths[link.index]) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
-            land_apart(scene, paths, link, HEAD_APART, (link.arrow_a, link.arrow_b), heads=True)
+            land_apart(scene, paths, link, HEAD_APART, (link.arrow_a, link.arrow_b), heads=True,
+                       touching=touching)
     _bus_dots(scene, paths)
     return paths
 

@@ -120,7 +120,8 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
 
 
 def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = LAND_APART,
-               ends: tuple[bool, bool] = (True, True), heads: bool = False) -> None:
+               ends: tuple[bool, bool] = (True, True), heads: bool = False,
+               touching: dict[str, list] | None = None) -> None:
     """Move the ends of a connector drawn straight to its boxes (a topology link, or
     one bending at its dummies, :func:`waypoint_polyline`) along their outlines away
     from where other connectors meet those boxes, when one is nearer than ``room``: a
@@ -130,7 +131,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     connector (not one between the same two boxes, drawn side by side on purpose) is a
     reason to move, though an end that moves keeps off every other end.  Each end's
     last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
-    its other end."""
+    its other end.  ``touching``: each box's connectors, when the caller has them."""
     li = link.index
     pts = list(paths[li])
     pair = {link.a, link.b}
@@ -140,7 +141,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         if box.external or not may:
             continue
         others_at, asking = [], []
-        for lk in scene.links:
+        for lk in (scene.links if touching is None else touching.get(nid, ())):
             if lk.index == li or not paths.get(lk.index):
                 continue
             for j, end, head in ((0, lk.a, lk.arrow_a), (-1, lk.b, lk.arrow_b)):
