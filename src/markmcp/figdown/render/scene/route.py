@@ -261,7 +261,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
         room = max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
-        heads = any(by_index[li].arrow_b if end == "last" else by_index[li].arrow_a for _, li, end in ends)
+        heads = any(by_index[li].arrow_b if by_index[li].b == nid else by_index[li].arrow_a
+                    for _, li, _end in ends)
         step = min(HEAD_STEP if heads else PORT_STEP, room / (len(ends) - 1))
         for i, (_, li, end) in enumerate(ends):
             routing.ports[(li, end)] = centre + (i - (len(ends) - 1) / 2) * step
