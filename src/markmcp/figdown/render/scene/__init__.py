@@ -15,8 +15,8 @@ from ..block import Block
 from . import checks, draw, lassos, marks
 from .separate import separate
 from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
-from .graph import Scene, build_scene
-from .labels import Board, Label, measure, place_end, place_mid
+from .graph import Scene, axes, build_scene
+from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, main_axis, place_boxes, place_cross, plan_layout
 from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
                     land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
@@ -461,7 +461,10 @@ def _labels(scene: Scene) -> Board:
         if g.box is not None and g.label:
             w, h = measure(g.label, 11.5)
             soft.append((g.box[0] + 10, g.box[1] + 4, g.box[0] + 10 + w, g.box[1] + 4 + h))
-    board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft)
+    solid = [r for b in scene.nodes.values() if not b.external
+             for r in outline_rects(b.rect(), axes(b)[2])]
+    board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft,
+                  solid)
     scene.labels = []
     topology = scene.genre == "topology"
     for link in scene.links:
@@ -483,7 +486,9 @@ def _labels(scene: Scene) -> Board:
         if link.mid:
             lab = Label(link.mid, LABEL_FS, colour=colour)
             lab.w, lab.h = measure(link.mid, LABEL_FS)
-            place_mid(board, lab, pts, link.index)
+            source = scene.nodes[link.a]
+            exit_from = (source.cx, source.cy) if source.shape == "diamond" and link.a != link.b else None
+            place_mid(board, lab, pts, link.index, exit_from)
             scene.labels.append(lab)
             link.mid_label = lab
     marks.tones(scene)

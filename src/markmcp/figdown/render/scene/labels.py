@@ -131,7 +131,10 @@ class Board:
     """What is already on the canvas, for the label costs (indexed by squares, so a
     label only looks at the ink near it)."""
 
-    def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None):
+    def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None,
+                 solid: list[Rect] | None = None):
+        """``solid``: what a label may not cover, when not ``boxes`` themselves (a diamond
+        or an ellipse as a stack of slices, so a label may sit in its bounding box's corner)."""
         self.boxes = boxes
         self.paths = paths
         self.labels: list[Rect] = []
@@ -145,7 +148,7 @@ class Board:
         # (square indexes: a candidate reads only what is near it, and every cost term is a
         # count or an any(), so the sums are those of reading everything)
         self._boxes = SquareIndex(GRID, GRID_SQUARES)
-        for b in boxes:
+        for b in (boxes if solid is None else solid):
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._boxes.add(inner, inner)
         self._soft = SquareIndex(GRID, GRID_SQUARES)
@@ -228,23 +231,104 @@ class Board:
         self._labels.add(inner, inner)
 
 
+#: Slices a curved or angled outline is read as, for the label costs.
+SLICES = 12
+
+
+def outline_rects(rect: Rect, p: float) -> list[Rect]:
+    """The box ``rect`` whose outline is |dx/a|^p + |dy/b|^p = 1 (p = 1 a diamond, 2 an
+    ellipse, inf a rectangle) as horizontal slices, each as wide as the outline at its
+    widest: a label may stand in the empty corners of a diamond's or an ellipse's box."""
+    x0, y0, x1, y1 = rect
+    if p == math.inf or y1 - y0 < 1.0:
+        return [rect]
+    a, b = (x1 - x0) / 2, (y1 - y0) / 2
+    cx, cy = x0 + a, y0 + b
+    out = []
+    step = (y1 - y0) / SLICES
+    for k in range(SLICES):
+        lo, hi = y0 + k * step, y0 + (k + 1) * step
+        d = 0.0 if lo <= cy <= hi else min(abs(lo - cy), abs(hi - cy))
+        half = a * max(0.0, 1.0 - (d / b) ** p) ** (1.0 / p)
+        out.append((cx - half, lo, cx + half, hi))
+    return out
+
+
 def _segments_by_length(pts):
     segs = [(i, pts[i], pts[i + 1]) for i in range(len(pts) - 1)]
     return sorted(segs, key=lambda s: (-math.hypot(s[2][0] - s[1][0], s[2][1] - s[1][1]), s[0]))
 
 
-def place_mid(board: Board, label: Label, pts, own: int) -> None:
+def place_mid(board: Board, label: Label, pts, own: int, exit_from=None) -> None:
+    """A label beside its connector.  ``exit_from`` (a centre): the connector leaves a decision,
+    so its label (yes / no) names that exit and goes where the line leaves the box when
+    that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more."""
     w, h = label.w, label.h
-    best = _cheapest(board, w, h, own, _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS), None)
+    cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
+    if exit_from is not None:
+        cands = _near_start(pts, w, h, exit_from) + _farther(cands, pts[0])
+    best = _cheapest(board, w, h, own, cands, None)
     if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
         # own (where a reader would take the label for that one's): look again, finer,
         # while the figure's allowance for that lasts
         fine = _beside(pts, w, h, FINE_EXTRAS, FINE_TS)
+        if exit_from is not None:
+            fine = _farther(fine, pts[0])
         board.fine_left -= len(fine)
         best = _cheapest(board, w, h, own, fine, best)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
+
+
+#: What an exit label costs for standing anywhere but beside the first few pixels of its
+#: line: more than a place nearer another connector (a "no" beside the wrong decision
+#: states the wrong branch), less than a place over a box, a label or a line.
+FAR_FROM_EXIT = 200.0
+#: How far along its line (past the room the label itself takes) an exit label may stand.
+EXIT_STEPS = (0.0, 8.0, 18.0)
+
+
+def _near_start(pts, w: float, h: float, centre) -> list:
+    """Places beside the line just after it leaves its first box (centred on ``centre``),
+    nearest first, the side away from the box's centre before the other (so the labels
+    of two exits stand outside the angle between them); measured along the line, so a
+    short first run continues round its bend."""
+    out = []
+    for extra in EXIT_STEPS:
+        pair = []
+        for side in (1, -1):
+            walked, need = 0.0, None
+            last = len(pts) - 2
+            for i in range(last + 1):
+                a, b = pts[i], pts[i + 1]
+                dx, dy = b[0] - a[0], b[1] - a[1]
+                length = math.sqrt(dx * dx + dy * dy)
+                if length < 1e-9:
+                    continue
+                ux, uy = dx / length, dy / length
+                if need is None:
+                    need = abs(ux) * w / 2 + abs(uy) * h / 2 + 6.0 + extra
+                if walked + length >= need or i == last:
+                    t = min(length, max(0.0, need - walked))
+                    px, py = a[0] + ux * t, a[1] + uy * t
+                    nx, ny = -uy, ux
+                    reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
+                    pair.append((px + nx * reach * side, py + ny * reach * side, (px, py), 0.0))
+                    break
+                walked += length
+        pair.sort(key=lambda c: -((c[0] - centre[0]) ** 2 + (c[1] - centre[1]) ** 2))
+        out += pair
+    return out
+
+
+def _farther(cands, start) -> list:
+    """``cands`` with :data:`FAR_FROM_EXIT` on each (and a little more the farther it is)."""
+    out = []
+    for cx, cy, anchor, extra in cands:
+        d = math.sqrt((cx - start[0]) ** 2 + (cy - start[1]) ** 2)
+        out.append((cx, cy, anchor, extra + FAR_FROM_EXIT + 0.1 * d))
+    return out
 
 
 CROWDED = 100.0   # a mid label costing this much collides, or reads as another connector's
@@ -256,11 +340,12 @@ FINE_ALLOWANCE = 8_000
 
 
 def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best):
-    """The first cheapest of ``cands`` (``(cost, x, y)``), or ``best`` when none undercuts it;
+    """The first cheapest of ``cands`` (``(x, y, anchor, extra cost)``) as ``(cost, x, y)``,
+    or ``best`` when none undercuts it;
     stops at the first that collides with nothing (they come in preference order)."""
-    for cx, cy, anchor in cands:
+    for cx, cy, anchor, extra in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9)
+        c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:
@@ -291,7 +376,7 @@ def _beside(pts, w: float, h: float, extras, ts) -> list:
                 px, py = a[0] + dx * t, a[1] + dy * t
                 for s in (-1, 1):
                     r = reach + extra
-                    out.append((px + nx * r * s, py + ny * r * s, (px, py)))
+                    out.append((px + nx * r * s, py + ny * r * s, (px, py), 0.0))
     return out
 
 
@@ -310,7 +395,7 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
         for s in (-1, 1):
             cx = p[0] + ux * (along + extra) + nx * across * s
             cy = p[1] + uy * (along + extra) + ny * across * s
-            cands.append((cx, cy, p))
+            cands.append((cx, cy, p, 0.0))
     best = _cheapest(board, w, h, None, cands, None)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
