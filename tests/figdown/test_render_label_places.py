@@ -83,3 +83,49 @@ def test_a_diamond_is_read_as_its_outline_not_its_box() -> None:
     assert board.cost((4.0, 80.0, 30.0, 96.0), None, (17.0, 88.0)) < 5.0   # lower-left corner
     assert board.cost((90.0, 40.0, 110.0, 60.0), None, (100.0, 50.0)) >= 1000.0
     assert outline_rects(rect, math.inf) == [rect]
+
+
+def _strikes(scene, link) -> list[str]:
+    """The other connectors with a segment across ``link``'s label box (1 px in)."""
+    r = link.mid_label.rect
+    inner = (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1)
+    return [o.mid or f"{o.a}->{o.b}" for o in scene.links
+            if o is not link and any(seg_hits_rect(p, q, inner, 0.0)
+                                     for p, q in zip(o.points, o.points[1:]))]
+
+
+HANDSHAKE = """figdown 0.1 block
+node c "Caller"
+node s "Callee"
+edge c -[1: INVITE]-> s
+edge s -[2: 180 Ringing]-> c
+edge c -[3: ACK]-> s
+"""
+
+
+def test_three_labelled_lines_between_two_boxes_leave_each_label_off_the_others(placed) -> None:
+    """Three lines 10 px apart: the middle one's label stood on the third line."""
+    (scene,) = placed(HANDSHAKE)
+    for link in scene.links:
+        assert _strikes(scene, link) == [], link.mid
+
+
+def test_each_of_three_labels_between_two_boxes_is_nearest_its_own_line(placed) -> None:
+    from markmcp.figdown.render.scene.labels import poly_dist
+    (scene,) = placed(HANDSHAKE)
+    for link in scene.links:
+        lab = link.mid_label
+        own = poly_dist(lab.cx, lab.cy, link.points)
+        for other in scene.links:
+            if other is not link:
+                assert poly_dist(lab.cx, lab.cy, other.points) > own + 4, (link.mid, other.mid)
+
+
+def test_a_stroke_across_a_label_box_off_its_middle_costs() -> None:
+    from markmcp.figdown.render.scene.labels import Board
+    board = Board([], {1: [(0.0, 22.0), (100.0, 22.0)]})
+    # line 1 runs 2 px inside the label's top edge, above the letters' middle band
+    assert board.cost((30.0, 20.0, 70.0, 32.0), None, (50.0, 26.0), graze=True) >= 100.0
+    assert board.cost((30.0, 24.0, 70.0, 36.0), None, (50.0, 30.0), graze=True) < 5.0
+    # a note or a caption (not a connector's small text) is not held to it
+    assert board.cost((30.0, 20.0, 70.0, 32.0), None, (50.0, 26.0)) < 5.0

@@ -31,15 +31,15 @@ _path = st.lists(st.tuples(_coord, _coord), min_size=2, max_size=5)
 @given(boxes=st.lists(_rect(), max_size=6), soft=st.lists(_rect(), max_size=3),
        paths=st.lists(_path, max_size=4), taken=st.lists(_rect(), max_size=3),
        r=_rect(), own=st.integers(-1, 4), anchor=st.tuples(_coord, _coord),
-       above=st.one_of(st.floats(0.0, 4000.0), st.just(math.inf)))
+       above=st.one_of(st.floats(0.0, 4000.0), st.just(math.inf)), graze=st.booleans())
 def test_bounded_cost_is_whole_below_the_bound_and_not_below_it_otherwise(
-        boxes, soft, paths, taken, r, own, anchor, above):
+        boxes, soft, paths, taken, r, own, anchor, above, graze):
     board = Board(boxes, dict(enumerate(paths)), soft)
     for label in taken:
         board.take(label)
     mine = own if own >= 0 else None
-    whole = board.cost(r, mine, anchor)
-    bounded = board.cost(r, mine, anchor, above)
+    whole = board.cost(r, mine, anchor, graze=graze)
+    bounded = board.cost(r, mine, anchor, above, graze=graze)
     if whole < above:
         assert bounded == whole
     else:

@@ -200,7 +200,11 @@ def _inside_segment(v, p, q) -> bool:
 
 
 def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
-    """Several straight links between one pair of boxes: side by side, never on top."""
+    """Several straight links between one pair of boxes: side by side, never on top.
+    Lines 10 px apart leave no room between them for a label, so a label of an inner
+    line stood on its neighbour's stroke: the labelled lines go outermost, two of them
+    (one direction's, the one most of them share) stay straight, and each further
+    labelled line goes round the pair (see :func:`_round_pair`)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in scene.links:
         pts = paths.get(link.index)
@@ -210,10 +214,60 @@ def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
         if len(links) < 2:
             continue
         a, b = scene.nodes[p], scene.nodes[q]
+        labelled = [lk for lk in links if lk.mid]
+        plain = [lk for lk in links if not lk.mid]
+        if len(labelled) > 2:
+            forward = [lk for lk in labelled if lk.a == p]
+            backward = [lk for lk in labelled if lk.a != p]
+            major = forward if len(forward) > len(backward) or (
+                len(forward) == len(backward) and labelled[0].a == p) else backward
+            keep = major[:2] if len(major) >= 2 else labelled[:2]
+            rest = [lk for lk in labelled if lk not in keep]
+            others = [n.rect() for n in scene.nodes.values() if n.id not in (p, q) and not n.external]
+            rounds = _round_pair(a, b, rest, others)
+            if rounds is not None:
+                paths.update(rounds)
+                labelled = keep
+                links = [lk for lk in links if lk.index not in rounds]
+        if len(labelled) >= 2:
+            links = labelled[:1] + plain + labelled[1:]
         for i, link in enumerate(links):
             off = (i - (len(links) - 1) / 2) * 10
             pts = straight_link(a, b, off)
             paths[link.index] = pts if link.a == p else pts[::-1]
+
+
+ROUND_GAP = 22.0   # a line round a pair of boxes: this far out, and each next one this much further
+
+
+def _round_pair(a, b, links, others) -> dict[int, list] | None:
+    """Lines from side to side of two boxes beside each other (or one above the
+    other), round the outside: under them (right of them), then over (left), taking
+    turns, each further out; None when the boxes are neither beside nor above each
+    other, or a line would cross another box."""
+    level = min(a.y + a.h, b.y + b.h) > max(a.y, b.y)      # beside each other
+    upright = min(a.x + a.w, b.x + b.w) > max(a.x, b.x)    # one above the other
+    if level == upright:
+        return None
+    out: dict[int, list] = {}
+    depth = {1: 0, -1: 0}
+    for i, link in enumerate(links):
+        side = 1 if i % 2 == 0 else -1
+        depth[side] += 1
+        src, dst = (a, b) if link.a == a.id else (b, a)
+        reach = ROUND_GAP * depth[side]
+        if level:
+            edge = (lambda n: n.y + n.h) if side > 0 else (lambda n: n.y)
+            far = max(edge(a), edge(b)) + reach if side > 0 else min(edge(a), edge(b)) - reach
+            pts = [(src.cx, edge(src)), (src.cx, far), (dst.cx, far), (dst.cx, edge(dst))]
+        else:
+            edge = (lambda n: n.x + n.w) if side > 0 else (lambda n: n.x)
+            far = max(edge(a), edge(b)) + reach if side > 0 else min(edge(a), edge(b)) - reach
+            pts = [(edge(src), src.cy), (far, src.cy), (far, dst.cy), (edge(dst), dst.cy)]
+        if path_hits(pts, others, -CLEAR - 6.0):
+            return None
+        out[link.index] = pts
+    return out
 
 
 def _translate_auto(scene: Scene, paths: dict[int, list], y0: float) -> None:

@@ -19,6 +19,36 @@ from .squares import SquareIndex
 
 Rect = tuple[float, float, float, float]
 GOOD = 5.0    # a candidate this cheap collides with nothing
+#: Another connector's level or upright stroke across a label's box, above or below the
+#: letters' middle: the letters still read, but the line seems to strike them (a reviewer
+#: read "2: SYN,ACK" as struck through by the next line 8 px away).  A slanted line through
+#: the box off its middle only clips a corner.
+GRAZED = 250
+GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
+GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
+
+
+def _inside(p, q, r) -> float:
+    """The length of segment p-q inside rectangle r (clipped, Liang-Barsky)."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    t0, t1 = 0.0, 1.0
+    for den, num in ((-dx, p[0] - r[0]), (dx, r[2] - p[0]), (-dy, p[1] - r[1]), (dy, r[3] - p[1])):
+        if den == 0.0:
+            if num < 0.0:
+                return 0.0
+            continue
+        t = num / den
+        if den < 0.0:
+            if t > t1:
+                return 0.0
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return 0.0
+            t1 = min(t1, t)
+    if t1 <= t0:
+        return 0.0
+    return (t1 - t0) * math.sqrt(dx * dx + dy * dy)
 
 
 @dataclass
@@ -173,10 +203,11 @@ class Board:
         return index
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
-             above: float = math.inf) -> float:
+             above: float = math.inf, graze: bool = False) -> float:
         """What placing a label at ``r`` costs: hard boxes, labels, soft boxes and
         connectors under it, another connector nearer than its own, and the distance
-        from ``anchor``.
+        from ``anchor``; with ``graze`` (a connector's text, whose letters are small), also
+        another connector's level or upright stroke off the middle of the box (:data:`GRAZED`).
 
         Every term is a non-negative addition, so the sum only grows: once it reaches
         ``above`` (the best candidate's cost, which this one must undercut) the rest is
@@ -203,13 +234,24 @@ class Board:
             return float(c)
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
         n0, n1, n2, n3 = band
+        inner = (r0 + 1, r1 + 1, r2 - 1, r3 - 1)
         struck = set()   # the connectors with a segment through the band
-        for key, p, q, sb in self._segs.near(n0, n1, n2, n3):
-            if key in struck or sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3:
+        grazed: dict = {}   # another connector's run inside the box (off the band): its length
+        for key, p, q, sb in self._segs.near(r0, r1, r2, r3):
+            if key in struck or sb[2] < r0 or sb[0] > r2 or sb[3] < r1 or sb[1] > r3:
                 continue
-            if seg_hits_rect(p, q, band, 0.0):
+            if not (sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3) \
+                    and seg_hits_rect(p, q, band, 0.0):
                 struck.add(key)
+            elif graze and key != own and (abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0])
+                                 or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1])):
+                run = _inside(p, q, inner)
+                if run > 0.0:
+                    grazed[key] = grazed.get(key, 0.0) + run
         c += len(struck) * 500
+        for key, run in grazed.items():
+            if key not in struck:
+                c += min(GRAZED, GRAZED_PX * max(0.0, run - GRAZED_FREE))
         c = float(c)
         if c >= above:
             return c
@@ -345,7 +387,8 @@ def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best):
     stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor, extra in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra)
+        c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra,
+                               graze=True)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:
