@@ -11,7 +11,7 @@ import pytest
 
 from markmcp.figdown.render import build
 from markmcp.figdown.render import scene as scene_mod
-from markmcp.figdown.render.scene.free import seg_hits_rect
+from markmcp.figdown.render.scene.labels import _inside
 
 
 @pytest.fixture
@@ -86,12 +86,12 @@ def test_a_diamond_is_read_as_its_outline_not_its_box() -> None:
 
 
 def _strikes(scene, link) -> list[str]:
-    """The other connectors with a segment across ``link``'s label box (1 px in)."""
+    """The other connectors with more than 6 px of stroke inside ``link``'s label box
+    (1 px in): a slanted line may clip a corner, nothing may run through the text."""
     r = link.mid_label.rect
     inner = (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1)
     return [o.mid or f"{o.a}->{o.b}" for o in scene.links
-            if o is not link and any(seg_hits_rect(p, q, inner, 0.0)
-                                     for p, q in zip(o.points, o.points[1:]))]
+            if o is not link and sum(_inside(p, q, inner) for p, q in zip(o.points, o.points[1:])) > 6.0]
 
 
 HANDSHAKE = """figdown 0.1 block
@@ -129,3 +129,72 @@ def test_a_stroke_across_a_label_box_off_its_middle_costs() -> None:
     assert board.cost((30.0, 24.0, 70.0, 36.0), None, (50.0, 30.0), graze=True) < 5.0
     # a note or a caption (not a connector's small text) is not held to it
     assert board.cost((30.0, 20.0, 70.0, 32.0), None, (50.0, 26.0)) < 5.0
+
+
+def _past_its_boxes(scene, link) -> list[str]:
+    """The boxes of ``link`` with the middle of its label level with or behind the side
+    the line meets them by."""
+    lab, out = link.mid_label, []
+    for nid, (px, py) in ((link.a, link.points[0]), (link.b, link.points[-1])):
+        n = scene.nodes[nid]
+        u, v = (px - n.cx) / (n.w / 2), (py - n.cy) / (n.h / 2)
+        nx, ny = ((1.0 if u >= 0 else -1.0), 0.0) if abs(u) >= abs(v) else (0.0, (1.0 if v >= 0 else -1.0))
+        if (lab.cx - px) * nx + (lab.cy - py) * ny < 0:
+            out.append(nid)
+    return out
+
+
+FAN_IN = """figdown 0.1 block
+flow down
+node web "Web"
+node billing "Billing"
+node stock "Stock"
+node courier "Courier"
+node crm "CRM"
+node log "Audit stream" shape=cylinder
+edge web -[session.opened]-> log
+edge billing -[invoice.issued]-> log
+edge stock -[level.dropped]-> log
+edge courier -[parcel.handed]-> log
+edge crm -[contact.merged]-> log
+rank web,billing,stock,courier,crm
+"""
+
+
+def test_a_fan_in_label_stays_beside_its_line_not_over_its_source(placed) -> None:
+    """Five labelled lines into one hub through one 44 px gap: two labels went above
+    their sources, where they read as those boxes' captions."""
+    (scene,) = placed(FAN_IN)
+    for link in scene.links:
+        assert _past_its_boxes(scene, link) == [], link.mid
+        assert [s for s in _strikes(scene, link)] == [], link.mid
+
+
+HUB = """figdown 0.2 statechart
+flow down
+state hub "READY"
+state s1 "FILL"
+state s2 "DRAIN"
+state s3 "HOLD"
+state s4 "PURGE"
+transition hub -[go1]-> s1
+transition hub -[go2]-> s2
+transition hub -[go3]-> s3
+transition hub -[go4]-> s4
+transition s1 -[back]-> hub
+transition s2 -[back]-> hub
+transition s3 -[back]-> hub
+transition s4 -[back]-> hub
+"""
+
+
+def test_hub_and_spokes_both_ways_give_each_label_its_own_place(placed) -> None:
+    """Eight labelled transitions between a hub and four states in a 40 px gap: labels
+    sat on the neighbouring transitions."""
+    (scene,) = placed(HUB)
+    boxes = [lk.mid_label.rect for lk in scene.links]
+    for i, r in enumerate(boxes):
+        for q in boxes[i + 1:]:
+            assert not (r[0] < q[2] and q[0] < r[2] and r[1] < q[3] and q[1] < r[3])
+    for link in scene.links:
+        assert _past_its_boxes(scene, link) == [], link.mid

@@ -21,7 +21,7 @@ from .layout import Frame, main_axis, place_boxes, place_cross, plan_layout
 from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
                     land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
                     waypoint_polyline)
-from ..text import END_FS, LABEL_FS
+from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
 MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line through a box goes
@@ -90,7 +90,7 @@ def _auto_layout(scene: Scene) -> Frame | None:
         routing.ports, routing.lanes, routing.bus = {}, {}, {}
         assign_ports(scene, frame, routing)
         plan_jogs(scene, frame, routing)
-        main_axis(frame, channel_need(scene, frame, routing))
+        main_axis(frame, _label_rows(scene, frame, channel_need(scene, frame, routing)))
         place_boxes(scene, frame)
         blocked = set()
         boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values()])
@@ -123,6 +123,46 @@ def _auto_layout(scene: Scene) -> Frame | None:
         routing.orthogonal |= blocked
     frame.routing = routing
     return frame
+
+
+LABEL_ROWS_MAX = 4   # rows of labels one gap between ranks is grown for, at most
+
+
+def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int, float]:
+    """``need`` with each gap between two rows of boxes (a flow down or up) grown
+    for the labels of the connectors crossing it straight from one row to the next:
+    a label is as wide as its text, centred across between its two ends, and labels
+    whose widths overlap there need rows of their own.  Five labelled connectors into
+    one hub, or eight between a hub and four states, had one 44 px gap: the labels
+    went over the boxes' far side or onto each other's lines."""
+    if frame.horizontal:
+        return need
+    spans: dict[int, list] = {}
+    for link in scene.links:
+        if not link.mid or link.a == link.b or frame.plans[link.index].kind != "chain":
+            continue
+        ia, ib = frame.item_of.get(link.a), frame.item_of.get(link.b)
+        if ia is None or ib is None or abs(ia.rank - ib.rank) != 1:
+            continue
+        half = label_px(link.mid, LABEL_FS) / 2 + 6
+        mid = (ia.pos + ib.pos) / 2
+        tall = (link.mid.count("\n") + 1) * LABEL_FS * 1.3
+        spans.setdefault(min(ia.rank, ib.rank), []).append((mid - half, mid + half, tall))
+    out = dict(need)
+    for ch, row in spans.items():
+        if len(row) < 2:
+            continue
+        events = sorted([(lo, 1) for lo, _, _ in row] + [(hi, -1) for _, hi, _ in row],
+                        key=lambda e: (e[0], e[1]))
+        depth = rows = 0
+        for _, step in events:
+            depth += step
+            rows = max(rows, depth)
+        if rows < 2:
+            continue
+        tall = max(t for _, _, t in row)
+        out[ch] = max(out.get(ch, 0.0), min(rows, LABEL_ROWS_MAX) * (tall + 8) + 24)
+    return out
 
 
 def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
@@ -542,7 +582,10 @@ def _labels(scene: Scene) -> Board:
             lab.w, lab.h = measure(link.mid, LABEL_FS)
             source = scene.nodes[link.a]
             exit_from = (source.cx, source.cy) if source.shape == "diamond" and link.a != link.b else None
-            place_mid(board, lab, pts, link.index, exit_from)
+            target = scene.nodes[link.b]
+            ends = tuple((n.rect(), end) for n, end in ((source, pts[0]), (target, pts[-1]))
+                         if not n.external) if link.a != link.b else ()
+            place_mid(board, lab, pts, link.index, exit_from, ends)
             scene.labels.append(lab)
             link.mid_label = lab
     marks.tones(scene)

@@ -24,6 +24,7 @@ GOOD = 5.0    # a candidate this cheap collides with nothing
 #: read "2: SYN,ACK" as struck through by the next line 8 px away).  A slanted line through
 #: the box off its middle only clips a corner.
 GRAZED = 250
+WORD_GAP = 4.0   # px a label keeps clear of another beside it
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
 
@@ -269,7 +270,9 @@ class Board:
 
     def take(self, r: Rect) -> None:
         self.labels.append(r)
-        inner = (r[0] + 1.0, r[1] + 1.0, r[2], r[3])
+        # widened by WORD_GAP each side: two labels on one baseline closer than that read
+        # as one ("0x0806 ARP" and "other" printed as "0x0806 ARPother")
+        inner = (r[0] + 1.0 - WORD_GAP, r[1] + 1.0, r[2] + WORD_GAP, r[3])
         self._labels.add(inner, inner)
 
 
@@ -301,14 +304,18 @@ def _segments_by_length(pts):
     return sorted(segs, key=lambda s: (-math.hypot(s[2][0] - s[1][0], s[2][1] - s[1][1]), s[0]))
 
 
-def place_mid(board: Board, label: Label, pts, own: int, exit_from=None) -> None:
+def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()) -> None:
     """A label beside its connector.  ``exit_from`` (a centre): the connector leaves a decision,
     so its label (yes / no) names that exit and goes where the line leaves the box when
-    that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more."""
+    that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more.
+    ``ends``: the boxes (x0, y0, x1, y1) the line joins, with its end on each; a place
+    past one of them costs :data:`PAST_END` more (see :func:`_past`)."""
     w, h = label.w, label.h
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
         cands = _near_start(pts, w, h, exit_from) + _farther(cands, pts[0])
+    if ends:
+        cands = _past(cands, ends, w, h)
     best = _cheapest(board, w, h, own, cands, None)
     if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
@@ -317,6 +324,8 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None) -> None
         fine = _beside(pts, w, h, FINE_EXTRAS, FINE_TS)
         if exit_from is not None:
             fine = _farther(fine, pts[0])
+        if ends:
+            fine = _past(fine, ends, w, h)
         board.fine_left -= len(fine)
         best = _cheapest(board, w, h, own, fine, best)
     label.cx, label.cy = best[1], best[2]
@@ -361,6 +370,44 @@ def _near_start(pts, w: float, h: float, centre) -> list:
                 walked += length
         pair.sort(key=lambda c: -((c[0] - centre[0]) ** 2 + (c[1] - centre[1]) ** 2))
         out += pair
+    return out
+
+
+#: What a label costs whose middle is past one of its line's boxes: level with or
+#: behind the side the line leaves it by, where it reads as a caption of that box or its
+#: neighbour (a reviewer took "payment.captured" above Payments for a box's caption).
+PAST_END = 600.0
+
+
+def face(box: Rect, point) -> tuple[float, float]:
+    """The outward normal (one axis) of the side of ``box`` that ``point`` is on."""
+    x0, y0, x1, y1 = box
+    a, b = max((x1 - x0) / 2, 1.0), max((y1 - y0) / 2, 1.0)
+    u, v = (point[0] - (x0 + x1) / 2) / a, (point[1] - (y0 + y1) / 2) / b
+    if abs(u) >= abs(v):
+        return (1.0 if u >= 0 else -1.0), 0.0
+    return 0.0, (1.0 if v >= 0 else -1.0)
+
+
+PAST_NEAR = 30.0   # px from the box within which such a label reads as its caption
+
+
+def _past(cands, ends, w: float, h: float) -> list:
+    """``cands`` (of a w × h label) with :data:`PAST_END` on each whose middle is past a
+    box of ``ends`` (``(box, point)``: the line meets the box at the point): behind the
+    line through the point along the box's side there, and within :data:`PAST_NEAR` of
+    the box (a label far along a loop round it is not past it)."""
+    sides = [(face(box, p), p, box) for box, p in ends]
+    out = []
+    for cx, cy, anchor, extra in cands:
+        for (nx, ny), (px, py), (x0, y0, x1, y1) in sides:
+            if (cx - px) * nx + (cy - py) * ny >= 0.0:
+                continue
+            if cx - w / 2 < x1 + PAST_NEAR and cx + w / 2 > x0 - PAST_NEAR \
+                    and cy - h / 2 < y1 + PAST_NEAR and cy + h / 2 > y0 - PAST_NEAR:
+                extra += PAST_END
+                break
+        out.append((cx, cy, anchor, extra))
     return out
 
 
