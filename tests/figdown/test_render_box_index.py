@@ -183,25 +183,39 @@ def test_a_connector_near_a_label_across_a_square_border_is_read():
 # --- the label board ------------------------------------------------------------------
 
 
-def _plain_cost(board, r, own, anchor) -> float:
+def _plain_cost(board, r, own, anchor, graze=False) -> float:
     """``Board.cost`` as the plain scan of every box, label, soft box and connector
     it was (no early exit: the full sum, which the board must equal when nothing cuts
     it short)."""
     import math
 
     from markmcp.figdown.render.scene.free import seg_hits_rect
-    from markmcp.figdown.render.scene.labels import _near, _within, overlap
+    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, ROOMY,
+                                                     WORD_GAP, _inside, _near, _within, overlap)
 
-    c = 1000 * sum(overlap(r, b) for b in board.boxes) + 800 * sum(overlap(r, b) for b in board.labels)
+    c = 1000 * sum(overlap(r, b) for b in board.boxes)
+    c += 800 * sum(overlap(r, (b[0] - WORD_GAP, b[1], b[2] + WORD_GAP, b[3])) for b in board.labels)
     c += 300 * sum(overlap(r, b) for b in board.soft)
     band = (r[0] + 2, r[1] + (r[3] - r[1]) * 0.3, r[2] - 2, r[1] + (r[3] - r[1]) * 0.7)
-    c += 500 * sum(any(seg_hits_rect(p, q, band, 0.0) for p, q, _ in segs) for segs in board.segs.values())
+    struck = {key for key, segs in board.segs.items() if any(seg_hits_rect(p, q, band, 0.0) for p, q, _ in segs)}
+    c += 500 * len(struck)
+    if graze:
+        inner = (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1)
+        for key, segs in board.segs.items():
+            if key == own or key in struck:
+                continue
+            run = sum(_inside(p, q, inner) for p, q, _ in segs
+                      if abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0]) or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1]))
+            if run > 0.0:
+                c += min(GRAZED, GRAZED_PX * max(0.0, run - GRAZED_FREE))
     c = float(c)
     cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
     if own is not None and own in board.segs:
-        limit = _near(cx, cy, board.segs[own]) + 6
-        if any(_within(cx, cy, segs, limit) for key, segs in board.segs.items() if key != own):
+        own_d = _near(cx, cy, board.segs[own])
+        if any(_within(cx, cy, segs, own_d + 6) for key, segs in board.segs.items() if key != own):
             c += 150
+        elif graze and any(_within(cx, cy, segs, own_d + ROOMY) for key, segs in board.segs.items() if key != own):
+            c += GOOD + 1.0
     return c + 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
 
 
@@ -210,8 +224,9 @@ _paths = st.lists(st.lists(point, min_size=2, max_size=5), max_size=8)
 
 @settings(max_examples=200, deadline=None)
 @given(boxes=st.lists(rects(), max_size=10), soft=st.lists(rects(), max_size=3), paths=_paths,
-       taken=st.lists(rects(), max_size=6), queries=st.lists(rects(), min_size=1, max_size=6))
-def test_the_label_board_indexes_count_what_the_plain_scans_counted(boxes, soft, paths, taken, queries):
+       taken=st.lists(rects(), max_size=6), queries=st.lists(rects(), min_size=1, max_size=6),
+       graze=st.booleans())
+def test_the_label_board_indexes_count_what_the_plain_scans_counted(boxes, soft, paths, taken, queries, graze):
     """The board reads only the boxes, labels and connector segments whose squares a
     candidate label's squares meet: every cost must be the sum the plain scans gave."""
     from markmcp.figdown.render.scene.labels import Board
@@ -222,4 +237,4 @@ def test_the_label_board_indexes_count_what_the_plain_scans_counted(boxes, soft,
     for k, r in enumerate(queries):
         own = k % (len(paths) + 1) if paths else None
         anchor = ((r[0] + r[2]) / 2 + 3.0, r[1])
-        assert board.cost(r, own, anchor) == _plain_cost(board, r, own, anchor)
+        assert board.cost(r, own, anchor, graze=graze) == _plain_cost(board, r, own, anchor, graze)

@@ -126,6 +126,7 @@ def _auto_layout(scene: Scene) -> Frame | None:
 
 
 LABEL_ROWS_MAX = 4   # rows of labels one gap between ranks is grown for, at most
+FAN_ROOM = 48.0      # px more along a gap a fan of labelled lines crosses (flow right / left)
 
 
 def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int, float]:
@@ -135,14 +136,16 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
     whose widths overlap there need rows of their own.  Five labelled connectors into
     one hub, or eight between a hub and four states, had one 44 px gap: the labels
     went over the boxes' far side or onto each other's lines."""
-    if frame.horizontal:
-        return need
     spans: dict[int, list] = {}
+    fans: dict[int, list] = {}
     for link in scene.links:
         if not link.mid or link.a == link.b or frame.plans[link.index].kind != "chain":
             continue
         ia, ib = frame.item_of.get(link.a), frame.item_of.get(link.b)
         if ia is None or ib is None or abs(ia.rank - ib.rank) != 1:
+            continue
+        if frame.horizontal:
+            fans.setdefault(min(ia.rank, ib.rank), []).append(link)
             continue
         half = label_px(link.mid, LABEL_FS) / 2 + 6
         mid = (ia.pos + ib.pos) / 2
@@ -162,6 +165,14 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
             continue
         tall = max(t for _, _, t in row)
         out[ch] = max(out.get(ch, 0.0), min(rows, LABEL_ROWS_MAX) * (tall + 8) + 24)
+    # a flow right or left: labelled lines fanning from one box through a gap as long as
+    # the widest label converge at that box, where no label fits between them; a fan
+    # gets FAN_ROOM more (arp-resolution's reply label stood over a broadcast line)
+    for ch, links in fans.items():
+        ends = [e for lk in links for e in (lk.a, lk.b)]
+        if any(ends.count(e) > 1 for e in set(ends)):
+            widest = max(label_px(lk.mid, LABEL_FS) for lk in links)
+            out[ch] = max(out.get(ch, 0.0), widest + 24 + FAN_ROOM)
     return out
 
 
@@ -583,7 +594,7 @@ def _labels(scene: Scene) -> Board:
             source = scene.nodes[link.a]
             exit_from = (source.cx, source.cy) if source.shape == "diamond" and link.a != link.b else None
             target = scene.nodes[link.b]
-            ends = tuple((n.rect(), end) for n, end in ((source, pts[0]), (target, pts[-1]))
+            ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
                          if not n.external) if link.a != link.b else ()
             place_mid(board, lab, pts, link.index, exit_from, ends)
             scene.labels.append(lab)

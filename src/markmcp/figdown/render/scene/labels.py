@@ -25,6 +25,7 @@ GOOD = 5.0    # a candidate this cheap collides with nothing
 #: the box off its middle only clips a corner.
 GRAZED = 250
 WORD_GAP = 4.0   # px a label keeps clear of another beside it
+ROOMY = 18.0     # px beyond its own line's distance within which another line crowds a label
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
 
@@ -265,6 +266,14 @@ class Board:
                       if key != own]
             if _within(cx, cy, others, limit):
                 c += 150
+            elif graze:
+                # a free place between its line and another: taken only when no place in
+                # the open is free, which it leaves to the other line's label
+                wide = own_d + ROOMY
+                others = [(p, q, sb) for key, p, q, sb
+                          in self._segs.near(cx - wide, cy - wide, cx + wide, cy + wide) if key != own]
+                if _within(cx, cy, others, wide):
+                    c += GOOD + 1.0
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
 
@@ -308,8 +317,9 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
     """A label beside its connector.  ``exit_from`` (a centre): the connector leaves a decision,
     so its label (yes / no) names that exit and goes where the line leaves the box when
     that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more.
-    ``ends``: the boxes (x0, y0, x1, y1) the line joins, with its end on each; a place
-    past one of them costs :data:`PAST_END` more (see :func:`_past`)."""
+    ``ends``: the boxes (x0, y0, x1, y1) the line joins, with its end on each and the
+    exponent of each outline (:func:`face`); a place past one of them costs
+    :data:`PAST_END` more (see :func:`_past`)."""
     w, h = label.w, label.h
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
@@ -379,14 +389,20 @@ def _near_start(pts, w: float, h: float, centre) -> list:
 PAST_END = 600.0
 
 
-def face(box: Rect, point) -> tuple[float, float]:
-    """The outward normal (one axis) of the side of ``box`` that ``point`` is on."""
+def face(box: Rect, point, p: float = math.inf) -> tuple[float, float]:
+    """The outward normal at ``point`` of the outline |dx/a|^p + |dy/b|^p = 1 filling
+    ``box``: a rectangle's (p = inf) is one axis, the side the point is on; a diamond's
+    (p = 1) is its face's, an ellipse's (p = 2) the curve's."""
     x0, y0, x1, y1 = box
     a, b = max((x1 - x0) / 2, 1.0), max((y1 - y0) / 2, 1.0)
     u, v = (point[0] - (x0 + x1) / 2) / a, (point[1] - (y0 + y1) / 2) / b
-    if abs(u) >= abs(v):
-        return (1.0 if u >= 0 else -1.0), 0.0
-    return 0.0, (1.0 if v >= 0 else -1.0)
+    if p == math.inf:
+        if abs(u) >= abs(v):
+            return (1.0 if u >= 0 else -1.0), 0.0
+        return 0.0, (1.0 if v >= 0 else -1.0)
+    if p == 1.0:
+        u, v = math.copysign(1.0, u), math.copysign(1.0, v)
+    return u / a, v / b
 
 
 PAST_NEAR = 30.0   # px from the box within which such a label reads as its caption
@@ -394,10 +410,10 @@ PAST_NEAR = 30.0   # px from the box within which such a label reads as its capt
 
 def _past(cands, ends, w: float, h: float) -> list:
     """``cands`` (of a w × h label) with :data:`PAST_END` on each whose middle is past a
-    box of ``ends`` (``(box, point)``: the line meets the box at the point): behind the
+    box of ``ends`` (``(box, point, p)``: the line meets the box at the point): behind the
     line through the point along the box's side there, and within :data:`PAST_NEAR` of
     the box (a label far along a loop round it is not past it)."""
-    sides = [(face(box, p), p, box) for box, p in ends]
+    sides = [(face(box, p, shape), p, box) for box, p, shape in ends]
     out = []
     for cx, cy, anchor, extra in cands:
         for (nx, ny), (px, py), (x0, y0, x1, y1) in sides:
