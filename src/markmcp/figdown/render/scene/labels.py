@@ -10,6 +10,7 @@ ties, so placement is deterministic.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -245,11 +246,12 @@ class Board:
             if not (sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3) \
                     and seg_hits_rect(p, q, band, 0.0):
                 struck.add(key)
-            elif graze and key != own and (abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0])
-                                 or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1])):
-                run = _inside(p, q, inner)
-                if run > 0.0:
-                    grazed[key] = grazed.get(key, 0.0) + run
+            elif graze and key != own:
+                dx, dy = abs(q[0] - p[0]), abs(q[1] - p[1])
+                if dy <= 0.25 * dx or dx <= 0.25 * dy:
+                    run = _inside(p, q, inner)
+                    if run > 0.0:
+                        grazed[key] = grazed.get(key, 0.0) + run
         c += len(struck) * 500
         for key, run in grazed.items():
             if key not in struck:
@@ -261,18 +263,21 @@ class Board:
         if own is not None and own in self.segs:
             own_d = _near(cx, cy, self.segs[own])
             limit = own_d + 6
-            # another connector as near as its own (a segment within ``limit``)
-            others = [(p, q, sb) for key, p, q, sb in self._segs.near(cx - limit, cy - limit, cx + limit, cy + limit)
-                      if key != own]
-            if _within(cx, cy, others, limit):
-                c += 150
-            elif graze:
-                # a free place between its line and another: taken only when no place in
-                # the open is free, which it leaves to the other line's label
+            if not graze:
+                # another connector as near as its own (a segment within ``limit``)
+                others = [(p, q, sb) for key, p, q, sb
+                          in self._segs.near(cx - limit, cy - limit, cx + limit, cy + limit) if key != own]
+                if _within(cx, cy, others, limit):
+                    c += 150
+            else:
                 wide = own_d + ROOMY
                 others = [(p, q, sb) for key, p, q, sb
                           in self._segs.near(cx - wide, cy - wide, cx + wide, cy + wide) if key != own]
-                if _within(cx, cy, others, wide):
+                if _within(cx, cy, others, limit):
+                    c += 150
+                elif _within(cx, cy, others, wide):
+                    # a free place between its line and another: taken only when no
+                    # place in the open is free, which it leaves to the other's label
                     c += GOOD + 1.0
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
@@ -323,7 +328,7 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
     w, h = label.w, label.h
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
-        cands = _near_start(pts, w, h, exit_from) + _farther(cands, pts[0])
+        cands = itertools.chain(_near_start(pts, w, h, exit_from), _farther(cands, pts[0]))
     if ends:
         cands = _past(cands, ends, w, h)
     best = _cheapest(board, w, h, own, cands, None)
@@ -332,11 +337,11 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
         # own (where a reader would take the label for that one's): look again, finer,
         # while the figure's allowance for that lasts
         fine = _beside(pts, w, h, FINE_EXTRAS, FINE_TS)
+        board.fine_left -= len(fine)
         if exit_from is not None:
             fine = _farther(fine, pts[0])
         if ends:
             fine = _past(fine, ends, w, h)
-        board.fine_left -= len(fine)
         best = _cheapest(board, w, h, own, fine, best)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
@@ -408,13 +413,12 @@ def face(box: Rect, point, p: float = math.inf) -> tuple[float, float]:
 PAST_NEAR = 30.0   # px from the box within which such a label reads as its caption
 
 
-def _past(cands, ends, w: float, h: float) -> list:
+def _past(cands, ends, w: float, h: float):
     """``cands`` (of a w × h label) with :data:`PAST_END` on each whose middle is past a
     box of ``ends`` (``(box, point, p)``: the line meets the box at the point): behind the
     line through the point along the box's side there, and within :data:`PAST_NEAR` of
     the box (a label far along a loop round it is not past it)."""
     sides = [(face(box, p, shape), p, box) for box, p, shape in ends]
-    out = []
     for cx, cy, anchor, extra in cands:
         for (nx, ny), (px, py), (x0, y0, x1, y1) in sides:
             if (cx - px) * nx + (cy - py) * ny >= 0.0:
@@ -423,17 +427,14 @@ def _past(cands, ends, w: float, h: float) -> list:
                     and cy - h / 2 < y1 + PAST_NEAR and cy + h / 2 > y0 - PAST_NEAR:
                 extra += PAST_END
                 break
-        out.append((cx, cy, anchor, extra))
-    return out
+        yield cx, cy, anchor, extra
 
 
-def _farther(cands, start) -> list:
+def _farther(cands, start):
     """``cands`` with :data:`FAR_FROM_EXIT` on each (and a little more the farther it is)."""
-    out = []
     for cx, cy, anchor, extra in cands:
         d = math.sqrt((cx - start[0]) ** 2 + (cy - start[1]) ** 2)
-        out.append((cx, cy, anchor, extra + FAR_FROM_EXIT + 0.1 * d))
-    return out
+        yield cx, cy, anchor, extra + FAR_FROM_EXIT + 0.1 * d
 
 
 CROWDED = 100.0   # a mid label costing this much collides, or reads as another connector's
