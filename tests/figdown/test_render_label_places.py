@@ -11,7 +11,6 @@ import pytest
 
 from markmcp.figdown.render import build
 from markmcp.figdown.render import scene as scene_mod
-from markmcp.figdown.render.scene.labels import _inside
 
 
 @pytest.fixture
@@ -32,6 +31,14 @@ def placed(monkeypatch):
         monkeypatch.setattr(scene_mod, "_labels", real)
         return seen
     return run
+
+
+def _inside(p, q, r) -> float:
+    """The length of segment p-q inside rectangle r, by sampling every half pixel."""
+    n = max(1, int(math.hypot(q[0] - p[0], q[1] - p[1]) * 2))
+    inside = sum(1 for k in range(n) if r[0] <= p[0] + (q[0] - p[0]) * (k + 0.5) / n <= r[2]
+                 and r[1] <= p[1] + (q[1] - p[1]) * (k + 0.5) / n <= r[3])
+    return inside / n * math.hypot(q[0] - p[0], q[1] - p[1])
 
 
 def _rect_point_gap(r, p) -> float:
@@ -198,3 +205,29 @@ def test_hub_and_spokes_both_ways_give_each_label_its_own_place(placed) -> None:
             assert not (r[0] < q[2] and q[0] < r[2] and r[1] < q[3] and q[1] < r[3])
     for link in scene.links:
         assert _past_its_boxes(scene, link) == [], link.mid
+
+
+QUERY = """figdown 0.1 topology
+class flood "Flooded to every station" stroke=#dc2626 style=dashed
+class reply "Sent back to the asking station only" stroke=#16a34a
+node a "Station P\\nasks for Q's address"
+node b "Station Q\\nholds the address"
+external rest "other stations\\n(R, S, ...)"
+flow right
+edge a -[1: where is Q?  (flooded)]-> b class=flood
+edge a -[1: seen, dropped]-> rest class=flood
+edge b -[2: Q is at 10.0.0.9:631  P notes it]-> a class=reply
+"""
+
+
+def test_a_reply_label_is_nearest_its_own_line_among_a_fan(placed) -> None:
+    """A query fanned out from one box and the reply coming back: the reply's label
+    stood under the asker, beside the flooded line (and later over the query's label)."""
+    from markmcp.figdown.render.scene.labels import poly_dist
+    (scene,) = placed(QUERY)
+    for link in scene.links:
+        lab = link.mid_label
+        own = poly_dist(lab.cx, lab.cy, link.points)
+        for other in scene.links:
+            if other is not link:
+                assert poly_dist(lab.cx, lab.cy, other.points) > own, (link.mid, other.mid)
