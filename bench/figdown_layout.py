@@ -59,49 +59,48 @@ def _translate(el) -> tuple[float, float]:
     return (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
 
 
-def _drawn_points(d: str, steps: int = 8) -> list[tuple[float, float]]:
-    """The path as drawn: M/L points, each Q curve sampled at ``steps`` points."""
+def _path_ops(d: str):
+    """An engine path's commands: ``("L", point)`` for M and L, ``("Q", control, end)``."""
     tokens = re.sub(r"([A-Za-z])", r" \1 ", d).replace(",", " ").split()
-    pts: list[tuple[float, float]] = []
     i = 0
     while i < len(tokens):
         t = tokens[i]
         if t in ("M", "L") and i + 2 < len(tokens):
-            pts.append((float(tokens[i + 1]), float(tokens[i + 2])))
+            yield "L", (float(tokens[i + 1]), float(tokens[i + 2]))
             i += 3
         elif t == "Q" and i + 4 < len(tokens):
-            c = (float(tokens[i + 1]), float(tokens[i + 2]))
-            e = (float(tokens[i + 3]), float(tokens[i + 4]))
-            s = pts[-1] if pts else c
-            for k in range(1, steps + 1):
-                u = k / steps
-                pts.append(((1 - u) ** 2 * s[0] + 2 * u * (1 - u) * c[0] + u * u * e[0],
-                            (1 - u) ** 2 * s[1] + 2 * u * (1 - u) * c[1] + u * u * e[1]))
+            yield "Q", (float(tokens[i + 1]), float(tokens[i + 2])), (float(tokens[i + 3]), float(tokens[i + 4]))
             i += 5
         else:
             i += 1
+
+
+def _drawn_points(d: str, steps: int = 8) -> list[tuple[float, float]]:
+    """The path as drawn: M/L points, each Q curve sampled at ``steps`` points."""
+    pts: list[tuple[float, float]] = []
+    for op in _path_ops(d):
+        if op[0] == "L":
+            pts.append(op[1])
+            continue
+        c, e = op[1], op[2]
+        s = pts[-1] if pts else c
+        for k in range(1, steps + 1):
+            u = k / steps
+            pts.append(((1 - u) ** 2 * s[0] + 2 * u * (1 - u) * c[0] + u * u * e[0],
+                        (1 - u) ** 2 * s[1] + 2 * u * (1 - u) * c[1] + u * u * e[1]))
     return pts
 
 
 def _path_points(d: str) -> list[tuple[float, float]]:
     """Vertices of an engine path: M/L points; a Q's control point is the true vertex."""
-    tokens = re.sub(r"([A-Za-z])", r" \1 ", d).replace(",", " ").split()
     pts: list[tuple[float, float]] = []
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t in ("M", "L") and i + 2 < len(tokens):
-            pts.append((float(tokens[i + 1]), float(tokens[i + 2])))
-            i += 3
-        elif t == "Q" and i + 4 < len(tokens):
-            c = (float(tokens[i + 1]), float(tokens[i + 2]))
-            if pts:
-                pts[-1] = c
-            else:
-                pts.append(c)
-            i += 5
+    for op in _path_ops(d):
+        if op[0] == "L":
+            pts.append(op[1])
+        elif pts:
+            pts[-1] = op[1]
         else:
-            i += 1
+            pts.append(op[1])
     return pts
 
 
