@@ -11,13 +11,18 @@ output (``--json``) is never passed through it: its encoder keeps values exact, 
 the C1 controls, the bidirectional controls, U+2028/U+2029) as ``\\uXXXX`` escapes,
 which decode to the same values.
 
+A string may also hold what no UTF-8 output can carry at all: a lone surrogate (a
+file-name byte that is not UTF-8, kept as ``\\udcff``; a ``\\ud800`` escape decoded from
+JSON or YAML).  :func:`lone_surrogate` says where one is in a JSON value, and
+:func:`escape_surrogates` writes each as its escape.
+
 Standard library only and cheap to import.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TextIO
+from typing import Any, TextIO
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """C0 controls (tab and newline included), DEL, the C1 controls, the bidirectional
@@ -26,6 +31,11 @@ marks, embeddings, overrides and isolates, and the Unicode line and paragraph se
 _UNSAFE_IN_JSON = re.compile(UNSAFE.pattern.replace("\x00-\x1f", "", 1))
 """What :data:`UNSAFE` matches apart from the C0 controls, which a JSON encoder escapes
 inside strings itself (a raw one in its output is the layout's newline)."""
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate code point on its own in a Python string: not a character, and no UTF-8
+(so no MCP message) can carry it.  (A character beyond U+FFFF is one code point in
+Python, so a properly paired ``\\ud83d\\ude00`` escape never matches.)"""
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -75,3 +85,48 @@ def tolerant(*streams: TextIO) -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None and getattr(stream, "errors", None) == "strict":
             reconfigure(errors="backslashreplace")
+
+
+def lone_surrogate(value: Any, where: str = "") -> tuple[str, str] | None:
+    """Where the first lone surrogate in a JSON value is (in a string or a key), as a path
+    such as ``result.content[0].text`` below ``where``, and the surrogate; None when there is none."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            match = LONE_SURROGATE.search(item)
+            if match is not None:
+                return path or "the value", match.group()
+        elif isinstance(item, dict):
+            entries = []
+            for name, member in item.items():
+                name = str(name)
+                match = LONE_SURROGATE.search(name)
+                shown_name = escape_surrogates(name) if match else name
+                here = f"{path}.{shown_name}" if path else shown_name
+                if match is not None:
+                    return f"the key {here}", match.group()
+                entries.append((here, member))
+            stack.extend(reversed(entries))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed([(f"{path}[{index}]", member) for index, member in enumerate(item)]))
+    return None
+
+
+def escape_surrogates(value: Any) -> Any:
+    """``value`` (a JSON value) with every lone surrogate in its strings and keys written as
+    its escape (``\\udcff``, six characters of text); everything else unchanged."""
+    if isinstance(value, str):
+        if LONE_SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {escape_surrogates(key): escape_surrogates(member) for key, member in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [escape_surrogates(member) for member in value]
+    return value
+
+
+def surrogate_name(char: str) -> str:
+    """How messages name a lone surrogate: ``a lone surrogate \\ud800``."""
+    return f"a lone surrogate \\u{ord(char):04x}"

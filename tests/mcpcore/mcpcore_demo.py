@@ -5,7 +5,9 @@ Its tools exercise each path of the shared layer: success with integers kept as
 integers, ToolError with data, a crashing handler, a slow handler (for stdin EOF
 with a request in flight), the write gate, client roots and the roots policy (``roots``
 shows the writable roots and readable folders of a call, ``read_text`` reads through
-them), a result that breaks its own output schema, and custom text content.
+them), a result that breaks its own output schema, custom text content, and text no UTF-8
+can carry (a lone surrogate, as a file name that is not UTF-8 gives) in each place a
+handler can put it (``surrogate``; the ``demo://surrogate/{where}`` resource).
 """
 
 from __future__ import annotations
@@ -92,6 +94,32 @@ def chatty(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     print("stray print from a handler")
     subprocess.run([sys.executable, "-c", "print('stray output of a child process')"], check=True)
     return {"said": 3}
+
+
+LONE = "b\udcff.md"
+"""A file name whose byte 0xff is not UTF-8, as Python holds it (``os.fsdecode(b"b\\xff.md")``)."""
+
+
+def surrogate(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A lone surrogate where ``args["where"]`` says: the result, the text only, a tool
+    error, an exception's message, a log record."""
+    where = args["where"]
+    if where == "error":
+        raise ToolError(f"cannot read {LONE}", data={"path": LONE})
+    if where == "crash":
+        raise RuntimeError(f"cannot read {LONE}")
+    if where == "log":
+        logging.getLogger("markmcp.demo").warning("skipping %s", LONE)
+        return {"files": ["a.md"]}
+    if where == "text":
+        return {"files": ["a.md"], "mention": True}
+    return {"files": ["a.md", LONE]}
+
+
+def surrogate_resource(params: dict[str, str], ctx: CallContext) -> str:
+    if params["where"] == "error":
+        raise ToolError(f"cannot read {LONE}")
+    return f"found {LONE}"
 
 
 def read_file(params: dict[str, str], ctx: CallContext) -> str:
@@ -257,6 +285,20 @@ TOOLS = [
         text=lambda result: [f"{result['n']} items", "done"],
     ),
     Tool(
+        name="surrogate",
+        title="Return a lone surrogate",
+        description="Puts a file name that is not UTF-8 (a lone surrogate) in its result, text, error or log.",
+        input_schema={
+            "type": "object",
+            "properties": {"where": {"type": "string", "enum": ["result", "text", "error", "crash", "log"]}},
+            "required": ["where"],
+        },
+        output_schema={"type": "object"},
+        handler=surrogate,
+        read_only=True,
+        text=lambda result: [f"{len(result['files'])} files", *([f"also {LONE}"] if result.get("mention") else [])],
+    ),
+    Tool(
         name="chatty",
         title="Log while working",
         description="Logs a debug, an info and a warning record, prints to stdout (also from a child), answers.",
@@ -275,6 +317,13 @@ TEMPLATES = [
         mime_type="text/plain",
         handler=read_file,
         complete=complete_path,
+    ),
+    ResourceTemplate(
+        uri_template="demo://surrogate/{where}",
+        name="surrogate",
+        description="Text holding a lone surrogate (or, for 'error', an error naming one).",
+        mime_type="text/plain",
+        handler=surrogate_resource,
     ),
     ResourceTemplate(
         uri_template="test://template/{id}/data",

@@ -175,7 +175,9 @@ def test_resource_templates_list_and_read_with_slashes(client: StdioClient, fres
     (tmp_path / "secret.txt").write_text("no", encoding="utf-8")
     c = client
     templates = c.call("resources/templates/list")["result"]["resourceTemplates"]
-    assert {t["uriTemplate"] for t in templates} == {"demo://file/{+path}", "test://template/{id}/data"}
+    assert {t["uriTemplate"] for t in templates} == {
+        "demo://file/{+path}", "demo://surrogate/{where}", "test://template/{id}/data"
+    }
     assert all(t["mimeType"] and t["name"] and t["description"] for t in templates)
     read = c.call("resources/read", {"uri": "demo://file/deep/note.md"})["result"]
     assert read["contents"] == [

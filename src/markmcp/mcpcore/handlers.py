@@ -42,7 +42,13 @@ Around every request, :meth:`Handlers.gate` (SDK middleware, so on every transpo
   ``-32601`` whatever the state, as in the SDK;
 * parameters that do not match the method's schema get ``-32602`` naming each bad
   parameter and the problem (``'arguments' must be an object, got array``) instead
-  of the SDK's bare "Invalid request parameters".
+  of the SDK's bare "Invalid request parameters";
+* a result no UTF-8 can carry (it holds a lone surrogate: a file name that is not UTF-8,
+  a ``\\ud800`` escape read from a file) is never handed to the transport: a tool's
+  result becomes an ``isError`` result naming where the character is, any other result a
+  ``-32603`` error; an error message holding one is sent with it escaped (``\\udcff``).
+  Engines escape such names where they build results (``files.name_text``); this is the
+  last line of defence, so one odd file can never end a session.
 """
 
 from __future__ import annotations
@@ -65,9 +71,10 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.shared.uri_template import UriTemplate
-from pydantic import ValidationError
+import pydantic_core
+from pydantic import BaseModel, ValidationError
 
-from markmcp.mcpcore import clientlog
+from markmcp.mcpcore import clientlog, wire
 from markmcp.mcpcore.spec import (
     Audio,
     CallContext,
@@ -165,10 +172,34 @@ def one_line(text: str) -> str:
 
 
 def error_result(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
-    """A ``tools/call`` result with ``isError: true``."""
+    """A ``tools/call`` result with ``isError: true`` (a lone surrogate in it written as its
+    escape, so the error can always be sent)."""
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], structured_content=data, is_error=True
+        content=[types.TextContent(type="text", text=wire.escape_surrogates(message))],
+        structured_content=wire.escape_surrogates(data), is_error=True,
     )
+
+
+def sendable_error(error: MCPError) -> MCPError:
+    """``error``, or the same error with each lone surrogate in its message and data escaped."""
+    if wire.lone_surrogate([error.message, error.data]) is None:
+        return error
+    return MCPError(
+        code=error.code, message=wire.escape_surrogates(error.message), data=wire.escape_surrogates(error.data)
+    )
+
+
+def unsendable(result: Any) -> tuple[str, str] | None:
+    """Where a handler's result holds a lone surrogate (and which), or None when it can be sent."""
+    try:
+        if isinstance(result, BaseModel):
+            result.model_dump_json(by_alias=True, exclude_unset=True)
+        elif result is not None:
+            pydantic_core.to_json(result)
+        return None
+    except (pydantic_core.PydanticSerializationError, UnicodeEncodeError):
+        data = result.model_dump(by_alias=True, exclude_unset=True) if isinstance(result, BaseModel) else result
+        return wire.lone_surrogate(data, "result")
 
 
 def content_block(
@@ -442,7 +473,7 @@ class Handlers:
                 "send 'initialize' first (then 'notifications/initialized'); only 'ping' may come before it",
             )
         try:
-            return await call_next(ctx)
+            result = await call_next(ctx)
         except ValidationError as error:
             if ctx.request_id is None:
                 raise
@@ -450,6 +481,15 @@ class Handlers:
                 code=types.INVALID_PARAMS,
                 message=f"Invalid params for '{method}': " + "; ".join(params_problems(error)),
             ) from None
+        except MCPError as error:
+            raise sendable_error(error) from None
+        # A tool checks its own result (to answer isError); any other result is checked here.
+        found = unsendable(result) if ctx.request_id is not None and method != "tools/call" else None
+        if found is not None:
+            where, char = found
+            logger.error("the result of %r holds %s at %s", method, wire.surrogate_name(char), where)
+            raise MCPError(code=types.INTERNAL_ERROR, message=wire.unsendable_message(where, char, f"the result of '{method}'"))
+        return result
 
     # tools -------------------------------------------------------------------------
 
@@ -489,7 +529,16 @@ class Handlers:
         except Exception as error:  # a result that is not JSON, or a text renderer that failed
             logger.error("tool %r: its result could not be rendered", tool.name, exc_info=error)
             return error_result(f"tool '{tool.name}' failed: its result could not be rendered as JSON and text")
-        return types.CallToolResult(content=texts, structured_content=result, is_error=False)
+        answer = types.CallToolResult(content=texts, structured_content=result, is_error=False)
+        found = unsendable(answer)
+        if found is not None:
+            where, char = found
+            logger.error("tool %r: its result holds %s at %s", tool.name, wire.surrogate_name(char), where)
+            return error_result(
+                f"tool '{tool.name}' failed: its result cannot be sent: {where.removeprefix('result.')} holds "
+                f"{wire.surrogate_name(char)}, which is not a character (no UTF-8 text can carry it)"
+            )
+        return answer
 
     @staticmethod
     def texts(tool: Tool, result: dict[str, Any]) -> list[Any]:
@@ -733,7 +782,9 @@ class Handlers:
         if wanted is None or not records:
             return
         for level, record in clientlog.at_or_above(records, wanted):
-            params = types.LoggingMessageNotificationParams(level=level, logger=record.name, data=record.getMessage())
+            params = types.LoggingMessageNotificationParams(
+                level=level, logger=record.name, data=wire.escape_surrogates(record.getMessage())
+            )
             await ctx.session.send_notification(
                 types.LoggingMessageNotification(params=params), related_request_id=ctx.request_id
             )

@@ -23,10 +23,19 @@ JSON-RPC 2.0 rules applied, with the MCP restrictions on top:
 
 Error messages start with JSON-RPC's name for the code and then say what is wrong and
 where, e.g. ``Invalid Request: 'id' must be a string or an integer, got object``.
+
+Outgoing messages pass :func:`encode`.  Text on the wire must be Unicode, and a Python
+string may hold a lone surrogate that no UTF-8 can carry (a file-name byte that is not
+UTF-8, kept as ``\\udcff``; a ``\\ud800`` escape decoded from a JSON or YAML file).  The
+layer escapes such text where it builds results, but should one still reach the wire, a
+response becomes a ``-32603`` error for its id naming where the character was, and any
+other message is sent with the character written as the escape ``\\udXXX``; the session
+goes on either way.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,10 +45,13 @@ from pydantic import ValidationError
 
 from markmcp.mcpcore.args import json_type
 from markmcp.mcpcore.lines import MAX_MESSAGE_BYTES
-from markmcp.textsafe import escape_controls
+from markmcp.textsafe import escape_controls, escape_surrogates, lone_surrogate, surrogate_name
+
+logger = logging.getLogger("markmcp.mcpcore")
 
 SHOWN_VALUE_CHARS = 40
 """Values quoted in error messages are cut to this many characters."""
+
 
 
 @dataclass(frozen=True)
@@ -69,8 +81,35 @@ def error(code: int, message: str, request_id: Any = None) -> types.JSONRPCError
 
 
 def encode(message: types.JSONRPCMessage) -> bytes:
-    """The wire form of a message: compact JSON, without a line end."""
-    return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    """The wire form of a message: compact JSON, without a line end.
+
+    A message holding a lone surrogate is never sent as it is (no UTF-8 can carry it, and
+    failing here would end the session): a response becomes an ``Internal error`` for its
+    id naming where the character was; an error, a notification or a request of the
+    server is sent with each such character written as its escape (``\\udcff``).
+    """
+    try:
+        return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    except (pydantic_core.PydanticSerializationError, UnicodeEncodeError):
+        data = message.model_dump(by_alias=True, exclude_unset=True)  # (JSON mode fails on such a key)
+        found = lone_surrogate(data)
+        if found is None:
+            raise
+    where, char = found
+    if isinstance(message, types.JSONRPCResponse):
+        logger.error("the result for id %s holds %s at %s; answered with an error instead",
+                     encode_id(message.id), surrogate_name(char), where)
+        return encode(error(types.INTERNAL_ERROR, unsendable_message(where, char), message.id))
+    logger.warning("a message to the client held %s at %s; sent escaped", surrogate_name(char), where)
+    return pydantic_core.to_json(escape_surrogates(data))
+
+
+def unsendable_message(where: str, char: str, what: str = "the result") -> str:
+    """The error message of a result that cannot be sent because ``where`` holds ``char``."""
+    return (
+        f"Internal error: {what} could not be sent: {where} holds {surrogate_name(char)}, "
+        "which is not a character (no UTF-8 text can carry it)"
+    )
 
 
 def encode_id(request_id: Any) -> str:

@@ -55,7 +55,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from markmcp import __version__ as PACKAGE_VERSION
-from markmcp.mcpcore import CallContext, Resource, ResourceTemplate, ServerSpec, Tool, serve
+from markmcp.mcpcore import CallContext, Resource, ResourceTemplate, ServerSpec, Tool, ToolError, serve
+from markmcp.mcpcore.files import name_texts
 from markmcp.mcpcore.roots import READABLE
 from markmcp.mrsf import help as tool_help
 from markmcp.mrsf.handlers import (
@@ -137,6 +138,22 @@ NOT_READ_OUT = {
                    "run is partial",
 }
 
+def _names_shown(
+    handler: Callable[[dict[str, Any], CallContext], dict[str, Any]],
+) -> Callable[[dict[str, Any], CallContext], dict[str, Any]]:
+    """``handler`` with the file names in its result (or its error) shown as ``files.name_text``
+    shows them: a byte that is not UTF-8 (a lone surrogate to Python, which no reply can
+    carry) as ``\\xNN``."""
+
+    def handle(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        try:
+            return name_texts(handler(args, ctx))
+        except ToolError as error:
+            raise ToolError(name_texts(error.message), data=name_texts(error.data)) from None
+
+    return handle
+
+
 def _tool(
     name: str,
     handler: Callable[[dict[str, Any], CallContext], dict[str, Any]],
@@ -156,7 +173,7 @@ def _tool(
         description=description,
         input_schema=params,
         output_schema=results,
-        handler=handler,
+        handler=_names_shown(handler),
         text=upstream_text(name),
         read_only=reads,
         idempotent=reads,
