@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 import pytest
 from jsonschema import Draft4Validator, Draft7Validator
 
@@ -172,3 +175,27 @@ def test_the_log_is_valid_against_the_official_schema(tmp_path: Path, monkeypatc
     log = _log(tmp_path, monkeypatch, capsys)
     errors = sorted(Draft4Validator(schema).iter_errors(log), key=str)
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+
+
+def test_a_file_name_that_is_not_utf8_still_gives_a_valid_log(tmp_path: Path) -> None:
+    """A file name with the byte 0xff (not UTF-8, a lone surrogate to Python) once made the
+    SARIF writer fail: a traceback, exit 1 and an empty log.  Its URI escapes the byte as
+    the file's name has it, and every string of the log is Unicode."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)  # the sidecar's document is judged in a repository
+    base = os.fsencode(tmp_path)
+    with open(base + b"/b\xff.md", "w", encoding="utf-8") as doc:
+        doc.write("# T\n\nhello\n")
+    with open(base + b"/b\xff.md.review.yaml", "w", encoding="utf-8") as sidecar:
+        sidecar.write('mrsf_version: "1.0"\ndocument: b.md\ncomments: []\n')
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from markmcp.check.cli import main; sys.exit(main())",
+         "check", "--jobs", "1", "--format", "sarif"],
+        cwd=tmp_path, capture_output=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr.decode(errors="replace")
+    assert b"Traceback" not in run.stderr
+    log = pydantic_core.from_json(run.stdout)  # strict: a lone-surrogate escape is refused
+    assert not list(Draft7Validator(SARIF_RULES).iter_errors(log))
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert uris == {"b%FF.md.review.yaml"}
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True, "exitCode": 0}]

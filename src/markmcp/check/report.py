@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from markmcp import __version__
+from markmcp.mcpcore.files import name_texts
 from markmcp.textsafe import escape_controls, inert_json
 
 from .findings import ENGINES, FOLDER
@@ -259,13 +260,23 @@ def envelope_text(outcomes: list[dict[str, Any]]) -> str:
 
 
 def _uri(label: str, top: Path) -> tuple[str, str | None]:
-    """(uri, uriBaseId) of a file shown as ``label``: relative to ``top`` when inside it."""
+    """(uri, uriBaseId) of a file shown as ``label``: relative to ``top`` when inside it.
+
+    The URI escapes the name's bytes, so a byte that is not UTF-8 (which Python holds as
+    a lone surrogate) is ``%FF``, exactly the file's name."""
     absolute = Path(os.path.abspath(label))
     try:
         rel = absolute.relative_to(top).as_posix()
     except ValueError:
         return absolute.as_uri(), None
-    return quote(rel, safe="/"), "%SRCROOT%"
+    return quote(os.fsencode(rel), safe="/"), "%SRCROOT%"
+
+
+def _sendable(log: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF log whose every string is Unicode: a file-name byte that is not UTF-8, held
+    as a lone surrogate, appears in messages as ``\\xNN`` (``files.name_text``), as the
+    text output shows it (no UTF-8 file can hold a lone surrogate)."""
+    return name_texts(log)
 
 
 def _driver(rules: list[dict[str, Any]]) -> dict[str, Any]:
@@ -291,7 +302,7 @@ def failure_sarif(message: str, top: Path) -> dict[str, Any]:
                          "toolExecutionNotifications": [{"level": "error", "message": {"text": message}}]}],
         "results": [],
     }
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return _sendable({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]})
 
 
 def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
@@ -332,4 +343,4 @@ def sarif(outcomes: list[dict[str, Any]], top: Path) -> dict[str, Any]:
         "invocations": [{"executionSuccessful": code != EXIT_ERROR, "exitCode": code}],
         "results": results,
     }
-    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return _sendable({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]})
