@@ -130,3 +130,50 @@ def escape_surrogates(value: Any) -> Any:
 def surrogate_name(char: str) -> str:
     """How messages name a lone surrogate: ``a lone surrogate \\ud800``."""
     return f"a lone surrogate \\u{ord(char):04x}"
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|.)", re.DOTALL)
+SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+"""A cheap first look: text without a match holds no escape of a surrogate."""
+
+
+def lone_surrogate_escapes(text: str) -> list[tuple[int, int]]:
+    """(offset, code point) of each escape in ``text`` (JSON's ``\\uXXXX``, YAML's
+    ``\\UXXXXXXXX`` too) that stands for a lone surrogate: a ``\\ud800``-``\\udbff`` escape
+    not followed at once by a ``\\udc00``-``\\udfff`` one, or a low one not after a high one.
+    Escapes are read left to right, so ``\\\\ud800`` (an escaped backslash) is not one."""
+    found: list[tuple[int, int]] = []
+    pending: tuple[int, int, int] | None = None  # (offset, code point, end) of a high surrogate
+    for match in _ESCAPE.finditer(text):
+        short, long = match.group(1), match.group(2)
+        code = int(short or long, 16) if (short or long) else None
+        if pending is not None:
+            offset, high, end = pending
+            pending = None
+            if short and match.start() == end and 0xDC00 <= code <= 0xDFFF:
+                continue  # a pair: one character
+            found.append((offset, high))
+        if code is None or not 0xD800 <= code <= 0xDFFF:
+            continue
+        if short and code <= 0xDBFF:
+            pending = (match.start(), code, match.end())
+        else:
+            found.append((match.start(), code))
+    if pending is not None:
+        found.append((pending[0], pending[1]))
+    return found
+
+
+def join_surrogate_pairs(value: Any) -> Any:
+    """``value`` (a JSON value) with each high surrogate followed by a low one in its
+    strings joined into the character the pair encodes (a YAML reader keeps the escapes
+    ``\\ud83d\\ude00`` as two code points; JSON readers and JavaScript join them)."""
+    if isinstance(value, str):
+        if LONE_SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    if isinstance(value, dict):
+        return {join_surrogate_pairs(key): join_surrogate_pairs(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [join_surrogate_pairs(member) for member in value]
+    return value

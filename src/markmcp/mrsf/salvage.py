@@ -10,6 +10,8 @@ import json
 import re
 from typing import Any
 
+from markmcp.textsafe import lone_surrogate, surrogate_name
+
 from .errors import MrsfError
 from .sidecar import Sidecar, new_sidecar, parse_sidecar, to_plain
 
@@ -91,9 +93,11 @@ def salvage_json(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
     m = re.search(r'"document"\s*:\s*("(?:[^"\\]|\\.)*")', body)
     if m:
         try:
-            data["document"] = json.loads(m.group(1)) or document
+            named = json.loads(m.group(1))
         except ValueError:
-            pass
+            named = None
+        if named and lone_surrogate(named) is None:  # a lone surrogate is no name (and cannot be written)
+            data["document"] = named
     dropped: list[dict] = []
     m = re.search(r'"comments"\s*:\s*\[', body)
     if m is None:
@@ -122,9 +126,15 @@ def salvage_json(text: str, document: str) -> tuple[Sidecar, list[dict], int]:
                 line = body.count("\n", 0, start) + 1
                 try:
                     item = json.loads(chunk)
-                    data["comments"].append(item)
                 except ValueError as exc:
                     dropped.append({"index": index, "line": line, "reason": f"malformed JSON: {exc}"})
+                else:
+                    found = lone_surrogate(item)
+                    if found is None:
+                        data["comments"].append(item)
+                    else:
+                        dropped.append({"index": index, "line": line, "reason": (
+                            f"malformed JSON: {found[0]}: {surrogate_name(found[1])} is not a character")})
                 index += 1
                 start = None
         elif ch == "]" and depth == 0:
