@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from markmcp.mcpcore import wire
+from mcp_types import JSONRPCError
 from mcpwire import PROTOCOL, HttpClient, SseClient, StdioClient, demo_client, demo_http, module_command
 
 INVALID_REQUEST = -32600
@@ -104,6 +105,19 @@ MALFORMED = [
     ("{", PARSE_ERROR, None, "Parse error: EOF while parsing an object at line 1 column 1"),
     ('{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', PARSE_ERROR, None, "Parse error: "),
     ("[" * 100_000, PARSE_ERROR, None, "recursion limit exceeded"),
+    # a lone-surrogate escape (JavaScript's JSON.stringify writes one for broken text) is no
+    # character; the rest of the message is sound, so it is answered with its id
+    ('{"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "\\ud800"}}}',
+     INVALID_PARAMS, 10, "Invalid params for 'tools/call': 'arguments.text' holds a lone surrogate \\ud800 (column 104), "
+     "which is not a character"),
+    ('{"jsonrpc": "2.0", "id": 11, "method": "pi\\udc00ng"}', INVALID_REQUEST, 11,
+     "Invalid Request: 'method' holds a lone surrogate \\udc00 (column 43)"),
+    ('{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', INVALID_REQUEST, None,
+     "Invalid Request: 'id' holds a lone surrogate \\ud800"),
+    ('{"jsonrpc": "2.0", "id": 12, "method": "ping", "params": {"\\udbff": 1}}', INVALID_PARAMS, 12,
+     "the key '\\udbff' holds a lone surrogate \\udbff"),
+    ('{"jsonrpc": "2.0", "id": 13, "method": "ping", "params": {"a": "\\ud800"', PARSE_ERROR, None,
+     "Parse error: EOF while parsing an object"),
     ('{"a":' * 50_000, PARSE_ERROR, None, "recursion limit exceeded"),
 ]
 
@@ -118,6 +132,24 @@ def test_a_malformed_message_gets_one_clear_error(
 def test_bytes_that_are_not_utf8_are_a_parse_error(stdio: StdioClient) -> None:
     message = one_error(answer_to(stdio, b'{"jsonrpc": "2.0", "id": "\xff", "method": "ping"}'), PARSE_ERROR)
     assert message == "Parse error: the message is not UTF-8 text (byte 0xff at offset 26)"
+
+
+def test_a_paired_surrogate_escape_is_a_character_and_a_lone_one_in_a_notification_is_dropped(
+    stdio: StdioClient,
+) -> None:
+    echoed = stdio.call_tool("echo", {"text": "\U0001f600"})  # json.dumps writes the pair \\ud83d\\ude00
+    assert echoed["structuredContent"]["arguments"] == {"text": "\U0001f600"}
+    assert answer_to(stdio, '{"jsonrpc": "2.0", "method": "notifications/cancelled", '
+                            '"params": {"requestId": 1, "reason": "\\ud800"}}') == []
+    assert stdio.call("ping")["result"] == {}
+
+
+def test_a_client_response_holding_a_lone_surrogate_becomes_an_error_response() -> None:
+    """The server's request (``roots/list``, sampling ...) gets an answer instead of waiting."""
+    verdict = wire.screen(b'{"jsonrpc": "2.0", "id": 5, "result": {"roots": [{"uri": "file:///x", "name": "\\ud800"}]}}')
+    assert verdict.error is None and verdict.rewritten
+    assert isinstance(verdict.message, JSONRPCError) and verdict.message.id == 5
+    assert "'result.roots[0].name' holds a lone surrogate \\ud800" in verdict.message.error.message
 
 
 def test_blank_lines_and_unusable_notifications_get_no_answer(stdio: StdioClient) -> None:

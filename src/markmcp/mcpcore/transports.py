@@ -182,6 +182,8 @@ class ScreenedPosts:
         if verdict.message is None:
             await self.answer(send, 202, None)
             return
+        if verdict.rewritten:
+            body = wire.encode(verdict.message)
         if isinstance(verdict.message, JSONRPCRequest):
             exchange.owe(verdict.message.id)
         if self.exchanges.why:

@@ -10,6 +10,8 @@ error (a :class:`JSONRPCError`), or drop it (a notification MCP cannot use).
 JSON-RPC 2.0 rules applied, with the MCP restrictions on top:
 
 * not JSON (or not UTF-8, or nested deeper than the parser's limit) -> ``-32700``;
+* JSON but for a string escape of a lone surrogate (``"\\ud800"``: no character) ->
+  ``-32602`` naming the parameter, with the request's id (see :func:`_lone_surrogate_verdict`);
 * not one JSON object (a batch array, a string, a number) -> ``-32600``; MCP removed
   JSON-RPC batching in 2025-06-18, so a batch is refused as a whole;
 * an ``id`` that is not a string or an integer (object, array, boolean, ``null``, a
@@ -35,6 +37,7 @@ goes on either way.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +48,14 @@ from pydantic import ValidationError
 
 from markmcp.mcpcore.args import json_type
 from markmcp.mcpcore.lines import MAX_MESSAGE_BYTES
-from markmcp.textsafe import escape_controls, escape_surrogates, lone_surrogate, surrogate_name
+from markmcp.textsafe import (
+    SURROGATE_ESCAPE,
+    escape_controls,
+    escape_surrogates,
+    lone_surrogate,
+    lone_surrogate_escapes,
+    surrogate_name,
+)
 
 logger = logging.getLogger("markmcp.mcpcore")
 
@@ -64,6 +74,10 @@ class Verdict:
 
     message: types.JSONRPCMessage | None = None
     error: types.JSONRPCError | None = None
+    rewritten: bool = False
+    """``message`` is not what the client sent (a response of the client holding a lone
+    surrogate, delivered as an error response): a transport that replays the raw bytes
+    must send ``encode(message)`` instead."""
 
 
 def valid_id(value: Any) -> bool:
@@ -175,8 +189,71 @@ def screen(data: bytes | str) -> Verdict:
     try:
         value = _parse(data)
     except ValueError as problem:
-        return Verdict(error=error(types.PARSE_ERROR, f"Parse error: {problem}"))
+        return _lone_surrogate_verdict(data) or Verdict(error=error(types.PARSE_ERROR, f"Parse error: {problem}"))
     return screen_value(value)
+
+
+def _lone_surrogate_verdict(data: bytes | str) -> Verdict | None:
+    """The verdict on a message that would be well-formed JSON but for escapes of lone
+    surrogates (``"\\ud800"``, which JavaScript's ``JSON.stringify`` writes for broken text);
+    None when there is no such escape (the parse error stands), the parse error of the rest
+    when it is malformed anyway.
+
+    Such a string is no text, so the message cannot be used; but its id can be trusted, so
+    a request is answered with its id: ``-32602`` naming the parameter (``-32600`` when the
+    method holds it).  An id holding one is ``-32600`` with id null; a notification is
+    dropped; a client's response becomes an error response for the server's request."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        return None
+    if SURROGATE_ESCAPE.search(text) is None:
+        return None
+    lone = [(offset, code) for offset, code in lone_surrogate_escapes(text) if text[offset + 1] == "u"]
+    if not lone:
+        return None
+    pieces, start = [], 0
+    for offset, _ in lone:  # the same length, so offsets and columns stay
+        pieces += [text[start:offset], "\\ufffd"]
+        start = offset + 6
+    try:
+        clean = pydantic_core.from_json("".join(pieces) + text[start:], allow_inf_nan=False)
+    except ValueError as problem:  # malformed anyway: say where, not "unexpected end of hex escape"
+        return Verdict(error=error(types.PARSE_ERROR, f"Parse error: {problem}"))
+    try:
+        original = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    found = lone_surrogate(original)
+    if not isinstance(clean, dict) or not isinstance(original, dict) or found is None:
+        return screen_value(clean)
+    where, char = found
+    column = next((offset for offset, code in lone if code == ord(char)), lone[0][0]) + 1
+    key = where.startswith("the key ")
+    path = where.removeprefix("the key ")
+    problem = (f"{surrogate_name(char)} (column {column}), which is not a character (an escape of "
+               "U+D800-U+DFFF is half of a UTF-16 pair; send text as Unicode characters)")
+    if path == "id" and not key:
+        return Verdict(error=error(types.INVALID_REQUEST, f"Invalid Request: 'id' holds {problem}"))
+    verdict = screen_value(clean)
+    if verdict.error is not None or verdict.message is None:
+        return verdict
+    message = verdict.message
+    named = f"{'the key ' if key else ''}'{_cut(path.removeprefix('params.'))}'"
+    if isinstance(message, types.JSONRPCRequest):
+        if path.startswith("params."):
+            return Verdict(error=error(
+                types.INVALID_PARAMS, f"Invalid params for '{_cut(message.method)}': {named} holds {problem}", message.id
+            ))
+        return Verdict(error=error(types.INVALID_REQUEST, f"Invalid Request: {named} holds {problem}", message.id))
+    if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id is not None:
+        logger.warning("the client's response to %s holds %s; taken as an error", encode_id(message.id), surrogate_name(char))
+        return Verdict(
+            message=error(types.INVALID_PARAMS, f"Invalid response: {named} holds {problem}", message.id),
+            rewritten=True,
+        )
+    logger.warning("dropped a notification holding %s at %s", surrogate_name(char), path)
+    return Verdict()
 
 
 def screen_value(value: Any) -> Verdict:
