@@ -198,4 +198,6 @@ def test_a_file_name_that_is_not_utf8_still_gives_a_valid_log(tmp_path: Path) ->
     assert not list(Draft7Validator(SARIF_RULES).iter_errors(log))
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
     assert uris == {"b%FF.md.review.yaml"}
+    [message] = {r["message"]["text"] for r in log["runs"][0]["results"]}
+    assert message == "`document` is 'b.md' but this sidecar belongs to 'b\\xff.md'"  # as files.shown names it
     assert log["runs"][0]["invocations"] == [{"executionSuccessful": True, "exitCode": 0}]

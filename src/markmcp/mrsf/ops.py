@@ -187,7 +187,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from markmcp.mcpcore.files import FileAccessError, Places, is_link, kind_of
+from markmcp.mcpcore.files import FileAccessError, Places, is_link, kind_of, shown
 
 from . import edits, git, health, salvage, store
 from .discovery import (
@@ -691,7 +691,7 @@ def _validated(loc: Location, loaded: store.Loaded, *, strict: bool, document_te
     recorded = data.get("document") if isinstance(data, dict) else None
     if isinstance(recorded, str) and recorded != loc.document and has_marker(loc.root):
         diag = {"code": "document-mismatch", "severity": "error" if strict else "warning",
-                "message": f"`document` is {recorded!r} but this sidecar belongs to {loc.document!r}",
+                "message": f"`document` is {recorded!r} but this sidecar belongs to '{shown(loc.document)}'",
                 "path": "/document"}
         pos = loaded.sidecar.position(key="document")
         if pos:
