@@ -24,9 +24,12 @@ from __future__ import annotations
 import re
 from typing import Any, TextIO
 
-UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                    "\ud800-\udfff]")
 """C0 controls (tab and newline included), DEL, the C1 controls, the bidirectional
-marks, embeddings, overrides and isolates, and the Unicode line and paragraph separators."""
+marks, embeddings, overrides and isolates, the Unicode line and paragraph separators, and
+lone surrogates (no UTF-8 output can carry one: a file name's byte that is not UTF-8 is
+shown as ``\xff``, in JSON as the ``\udcff`` escape Python reads back as that name)."""
 
 _UNSAFE_IN_JSON = re.compile(UNSAFE.pattern.replace("\x00-\x1f", "", 1))
 """What :data:`UNSAFE` matches apart from the C0 controls, which a JSON encoder escapes
@@ -45,6 +48,8 @@ def _escape(char: str) -> str:
     if named is not None:
         return named
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00  # a byte of a file name that is not UTF-8, as surrogateescape keeps it
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

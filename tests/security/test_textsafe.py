@@ -41,3 +41,17 @@ def test_json_text_is_made_inert_and_keeps_its_values() -> None:
     assert json.loads(text) == value
     assert not UNSAFE.search(text.replace("\n", ""))  # only the layout's own newlines are raw
     assert "é😀" in text  # everything else stays as it is
+
+
+def test_a_lone_surrogate_is_escaped_for_the_terminal_and_in_json() -> None:
+    """A file name's byte that is not UTF-8 (kept as \\udcff) printed as a raw 0xff byte:
+    `markmcp check --json` then wrote JSON that is not UTF-8.  The terminal sees \\xff;
+    JSON gets the \\udcff escape, which reads back as the very name."""
+    import json
+
+    from markmcp.textsafe import inert_json
+
+    assert escape_controls("b\udcff.md \ud800") == "b\\xff.md \\ud800"
+    text = inert_json(json.dumps({"file": "b\udcff.md"}, ensure_ascii=False))
+    text.encode("utf-8")  # no lone surrogate left raw
+    assert json.loads(text) == {"file": "b\udcff.md"}
