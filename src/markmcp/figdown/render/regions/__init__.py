@@ -1,7 +1,7 @@
 """Typed regions, stacked below the scene in document order: ``bitfield``,
 ``table``, ``timing`` (experimental) and ``chart`` (experimental).  Each
 returns its markup, the y it ends at, the width it uses and — for the marks
-that target a region — the frame of its data."""
+that target a region — the frame of its data.  Each is bounded (:mod:`.bound`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,14 @@ def render(region: dict, model: dict, classes: dict, y0: float, prefix: str = ""
     return Block("", y0, 0.0)
 
 
-def diagnostics(region: dict) -> list[tuple[int, str]]:
+def diagnostics(region: dict, model: dict) -> list[tuple[int, str]]:
     """What :func:`render` reports for ``region`` (wherever it stands), without drawing
-    it: only a bitfield refuses (past its bound)."""
-    return bitfield.diagnostics(region) if region.get("genre") == "bitfield" else []
+    it: a refusal when it goes past its kind's bound (a chart has none)."""
+    kind = region.get("genre")
+    if kind == "bitfield":
+        return bitfield.diagnostics(region)
+    if kind == "table":
+        return table.diagnostics(region)
+    if kind == "timing":
+        return timing.diagnostics(region)
+    return []

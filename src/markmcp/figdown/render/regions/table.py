@@ -7,6 +7,11 @@ data cells follow the GFM colon alignment.  ``<`` (merge left) and ``^``
 (merge up) cells belong to the cell they extend, so the boundary between them
 is never drawn.  Every data cell (and the bottom header tier, row 0) carries
 ``data-cell="<table>:<row>:<col>"`` so an editor can address it.
+
+The drawing is bounded: a table of more than :data:`MAX_CELLS` cells (header
+tiers and data rows, times columns) is refused on the row that went past it,
+or on the table's line when its header tiers alone do, instead of drawing a
+picture of hundreds of megabytes.
 """
 
 from __future__ import annotations
@@ -16,12 +21,52 @@ from ..style import paint
 from ..svg import esc, tag, text
 from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, title_width
 from . import grid
+from .bound import refused
 
 FS, LH, ROW_MIN = 12, 12 * 1.3, 26
 HEADER_FILL, HIGHLIGHT_FILL = "#eeede6", "#fef3c7"
+MAX_CELLS = 16_384
+"""The most cells (rows × columns, header tiers included) one table draws: 1,024 rows of
+16 columns, about 5 MB of SVG in 0.4 s.  The largest table of the conformance corpus and the
+examples has 48."""
+
+
+def _columns(block: dict) -> int:
+    return max([len(t) for t in block.get("heads", ())] + [len(r["cells"]) for r in block.get("rows", ())] + [0])
+
+
+def cells(block: dict) -> int:
+    """The cells :func:`render` draws for ``block``: its rows (header tiers included) × columns."""
+    return (len(block.get("heads", ())) + len(block.get("rows", ()))) * _columns(block)
+
+
+def _refusal(block: dict) -> Block | None:
+    """What :func:`render` refuses ``block`` with, found without drawing: the first row (or
+    the header tiers) that takes it past :data:`MAX_CELLS`, or None."""
+    ncols = _columns(block)
+    tiers = len(block.get("heads", ()))
+    name = 'table "' + str(block.get("id", "")) + '"'
+    if tiers * ncols > MAX_CELLS:
+        return refused(block.get("line", 1), f"{name} has {tiers} header tier(s) of {ncols} columns: more cells "
+                                             f"than one table drawing holds (at most {MAX_CELLS} cells)")
+    if (tiers + len(block.get("rows", ()))) * ncols <= MAX_CELLS:
+        return None
+    k = MAX_CELLS // ncols - tiers          # the first data row (0-based) past the bound
+    return refused(block["rows"][k].get("line", block.get("line", 1)),
+                   f"data row {k + 1} takes {name} to {tiers + k + 1} rows of {ncols} columns, more cells than one "
+                   f"table drawing holds (at most {MAX_CELLS} cells)")
+
+
+def diagnostics(block: dict) -> list[tuple[int, str]]:
+    """The diagnostics :func:`render` reports for ``block``, without drawing it."""
+    found = _refusal(block)
+    return [] if found is None else found.diags
 
 
 def render(block: dict, classes: dict, y0: float) -> Block:
+    found = _refusal(block)
+    if found is not None:
+        return found
     label = block.get("label")
     label = block.get("id", "") if label is None else label
     heads = block.get("heads", [])

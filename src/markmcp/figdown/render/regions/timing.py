@@ -7,6 +7,10 @@ and ``n`` a clock cycle (positive or negative first half), ``x`` an unknown
 ``=`` absorb the ``.`` cells after them into one box, and elsewhere ``.`` repeats
 the previous level or clock.  A ``gap``
 draws a break mark across every lane at its cycle.
+
+The drawing is bounded: a block of more than :data:`MAX_CELLS` cycle cells
+(signals × the longest lane, plus one per gap) is refused on its ``timing``
+line, instead of drawing a picture of hundreds of megabytes.
 """
 
 from __future__ import annotations
@@ -15,11 +19,46 @@ from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
 from ..text import INK_LIGHT, is_dark, node_width, title_width
+from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
+MAX_CELLS = 65_536
+"""The most cycle cells (signals × the longest lane, plus the gaps) one timing block draws:
+64 signals of 1,024 cycles, about 4.5 MB of SVG in 0.2 s.  The largest timing block of the
+conformance corpus and the examples has 72 (6 signals of 12 cycles)."""
+
+
+def cells(block: dict) -> int:
+    """The cycle cells :func:`render` draws for ``block``: signals × the longest lane, and
+    one per gap (a break mark across every lane)."""
+    signals = block.get("signals", ())
+    return len(signals) * max([0] + [len(s.get("lane", "")) for s in signals]) + len(block.get("gaps", ()))
+
+
+def _refusal(block: dict) -> Block | None:
+    """What :func:`render` refuses ``block`` with, found without drawing, or None."""
+    drawn = cells(block)
+    if drawn <= MAX_CELLS:
+        return None
+    signals = block.get("signals", ())
+    cycles = max([0] + [len(s.get("lane", "")) for s in signals])
+    gaps = len(block.get("gaps", ()))
+    return refused(block.get("line", 1),
+                   f'timing "{block.get("id", "")}" has {len(signals)} signal(s) of up to {cycles} cycles'
+                   + (f" and {gaps} gap(s)" if gaps else "")
+                   + f": {drawn} cycle cells, more than one timing drawing holds (at most {MAX_CELLS})")
+
+
+def diagnostics(block: dict) -> list[tuple[int, str]]:
+    """The diagnostics :func:`render` reports for ``block``, without drawing it."""
+    found = _refusal(block)
+    return [] if found is None else found.diags
 
 
 def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
+    found = _refusal(block)
+    if found is not None:
+        return found
     label = block.get("label")
     label = block.get("id", "") if label is None else label
     signals = block.get("signals", [])

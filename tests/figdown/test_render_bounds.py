@@ -1,0 +1,87 @@
+"""Every typed region's drawing is bounded.
+
+Found by a security review: a 4 MB table (1,000 columns × 2,000 rows) drew for 80 s,
+took more than 2.4 GB and ended in a MemoryError; 90 timing signals of 100,000 cycles wrote
+a 727 MB SVG.  A region past its bound is refused on its line, as the bitfield already
+was, and a check that does not draw (``geometry``) reports exactly what the build reports.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from markmcp.figdown import parse
+from markmcp.figdown.render import build, geometry, render
+from markmcp.figdown.render.regions import table, timing
+from markmcp.figdown.report import check_report
+
+
+def table_source(columns: int, rows: int, tiers: int = 1, head: str = "figdown 0.1 table\n") -> str:
+    pipe = lambda word: "|" + "|".join([word] * columns) + "|"  # noqa: E731
+    return (head + 'table t "T"\n' + "".join(pipe("h") + "\n" for _ in range(tiers)) + pipe("---") + "\n"
+            + "".join(pipe("1") + "\n" for _ in range(rows)))
+
+
+def refusal(source: str) -> list[str]:
+    result = parse(source)
+    assert result.ok, result.error_lines()
+    out = build(source)
+    assert out.svg is None, "the drawing must be refused"
+    assert geometry(result) == render(result).diagnostics     # a check finds it without drawing
+    return out.error_lines()
+
+
+# --- table -------------------------------------------------------------------------------------
+
+
+def test_a_table_past_its_bound_is_refused_on_the_row_that_went_past_it() -> None:
+    # 1 header tier + 127 rows of 129 columns: 16,512 cells; up to row 126, 127 × 129 = 16,383
+    lines = refusal(table_source(129, 127))
+    assert lines == ['Line 131: data row 127 takes table "t" to 128 rows of 129 columns, more cells than one '
+                     'table drawing holds (at most 16384 cells); the figure is not drawn rather than cut short.']
+
+
+def test_a_table_whose_header_tiers_alone_pass_the_bound_is_refused_on_its_line() -> None:
+    lines = refusal(table_source(20_000, 0))
+    assert lines == ['Line 2: table "t" has 1 header tier(s) of 20000 columns: more cells than one table drawing '
+                     'holds (at most 16384 cells); the figure is not drawn rather than cut short.']
+
+
+def test_the_table_bound_is_on_cells_rows_times_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(table, "MAX_CELLS", 12)
+    assert build(table_source(3, 3)).svg is not None             # 4 rows of 3: drawn
+    lines = refusal(table_source(3, 4))
+    assert len(lines) == 1 and lines[0].startswith('Line 8: data row 4 takes table "t" to 5 rows of 3 columns')
+    lines = refusal(table_source(2, 1, tiers=7))
+    assert lines[0].startswith('Line 2: table "t" has 7 header tier(s) of 2 columns')
+
+
+def test_a_refused_table_in_a_later_section_names_its_document_line() -> None:
+    source = 'figdown 0.1 block\nnode a "A"\n\n' + table_source(200, 100)
+    lines = refusal(source)
+    assert len(lines) == 1 and lines[0].startswith('Line 88: data row 81 takes table "t"')
+
+
+# --- timing ------------------------------------------------------------------------------------
+
+
+def test_a_timing_block_past_its_bound_is_refused_on_its_line() -> None:
+    source = ('figdown 0.1 timing\ntiming hs "W"\n' + "".join(f"signal s{i} {'p' * 1000}\n" for i in range(66)))
+    assert refusal(source) == ['Line 2: timing "hs" has 66 signal(s) of up to 1000 cycles: 66000 cycle cells, more '
+                               'than one timing drawing holds (at most 65536); the figure is not drawn rather than '
+                               'cut short.']
+
+
+def test_the_timing_bound_is_on_signals_times_cycles_and_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timing, "MAX_CELLS", 20)
+    head = 'figdown 0.1 timing\ntiming hs "W"\nsignal a 0101010101\nsignal b 01\n'
+    assert build(head).svg is not None                            # 2 signals × 10 cycles: drawn
+    assert refusal(head + "signal c 0\n")[0].startswith('Line 2: timing "hs" has 3 signal(s) of up to 10 cycles: 30')
+    assert refusal(head + "gap 3\n")[0].startswith('Line 2: timing "hs" has 2 signal(s) of up to 10 cycles and 1 '
+                                                   'gap(s): 21 cycle cells')
+
+
+def test_the_check_report_calls_a_bound_a_geometry_refusal() -> None:
+    report = check_report("t.fd", table_source(129, 127))
+    assert report["ok"] is False and report["stage"] == "geometry"
+    assert [d["line"] for d in report["diagnostics"]] == [131]
