@@ -12,7 +12,7 @@ import pytest
 
 from markmcp.figdown import parse
 from markmcp.figdown.render import build, geometry, render
-from markmcp.figdown.render.regions import table, timing
+from markmcp.figdown.render.regions import chart, table, timing
 from markmcp.figdown.report import check_report
 
 
@@ -79,6 +79,16 @@ def test_the_timing_bound_is_on_signals_times_cycles_and_gaps(monkeypatch: pytes
     assert refusal(head + "signal c 0\n")[0].startswith('Line 2: timing "hs" has 3 signal(s) of up to 10 cycles: 30')
     assert refusal(head + "gap 3\n")[0].startswith('Line 2: timing "hs" has 2 signal(s) of up to 10 cycles and 1 '
                                                    'gap(s): 21 cycle cells')
+
+
+# --- chart -------------------------------------------------------------------------------------
+
+
+def test_a_chart_past_its_bound_is_refused_on_its_line() -> None:
+    source = table_source(34, 32) + "chart t\n"          # 32 rows of 33 values (the first column names rows)
+    assert refusal(source) == ['Line 37: chart of table "t" would draw 1056 bars (32 rows of 33 values), more than '
+                               'one chart holds (at most 1024 bars); the figure is not drawn rather than cut short.']
+    assert chart.MAX_BARS == 1024
 
 
 def test_the_check_report_calls_a_bound_a_geometry_refusal() -> None:

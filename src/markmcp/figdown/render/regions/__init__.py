@@ -24,7 +24,7 @@ def render(region: dict, model: dict, classes: dict, y0: float, prefix: str = ""
 
 def diagnostics(region: dict, model: dict) -> list[tuple[int, str]]:
     """What :func:`render` reports for ``region`` (wherever it stands), without drawing
-    it: a refusal when it goes past its kind's bound (a chart has none)."""
+    it: a refusal when it goes past its kind's bound."""
     kind = region.get("genre")
     if kind == "bitfield":
         return bitfield.diagnostics(region)
@@ -32,4 +32,6 @@ def diagnostics(region: dict, model: dict) -> list[tuple[int, str]]:
         return table.diagnostics(region)
     if kind == "timing":
         return timing.diagnostics(region)
+    if kind == "chart":
+        return chart.diagnostics(region, model)
     return []

@@ -1,7 +1,7 @@
 """The bounds of the typed regions' drawings, and the refusal they share.
 
 Each region kind bounds its own drawing (``bitfield.MAX_CELLS``,
-``table.MAX_CELLS``, ``timing.MAX_CELLS``).  A region past its bound is refused
+``table.MAX_CELLS``, ``timing.MAX_CELLS``, ``chart.MAX_BARS``).  A region past its bound is refused
 with a diagnostic on its line: the figure is not drawn, and a check (which does
 not draw) reports the same line.
 """
