@@ -1,9 +1,10 @@
-"""Every typed region's drawing is bounded.
+"""Every typed region's drawing is bounded, and so is what a document's regions draw together.
 
 Found by a security review: a 4 MB table (1,000 columns × 2,000 rows) drew for 80 s,
 took more than 2.4 GB and ended in a MemoryError; 90 timing signals of 100,000 cycles wrote
-a 727 MB SVG.  A region past its bound is refused on its line, as the bitfield already
-was, and a check that does not draw (``geometry``) reports exactly what the build reports.
+a 727 MB SVG; ten 56-byte bitfields at their own bound drew 58 MB.  A region past its
+bound is refused on its line, as the bitfield already was, and a check that does not draw
+(``geometry``) reports exactly what the build reports.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 
 from markmcp.figdown import parse
 from markmcp.figdown.render import build, geometry, render
-from markmcp.figdown.render.regions import chart, table, timing
+from markmcp.figdown.render.regions import bound, chart, table, timing
 from markmcp.figdown.report import check_report
 
 
@@ -89,6 +90,41 @@ def test_a_chart_past_its_bound_is_refused_on_its_line() -> None:
     assert refusal(source) == ['Line 37: chart of table "t" would draw 1056 bars (32 rows of 33 values), more than '
                                'one chart holds (at most 1024 bars); the figure is not drawn rather than cut short.']
     assert chart.MAX_BARS == 1024
+
+
+# --- the document ------------------------------------------------------------------------------
+
+
+def test_regions_each_under_their_bound_are_refused_together_past_the_documents() -> None:
+    # each bitfield is at its own bound (56 bytes of source, 5.8 MB drawn): ten drew 58 MB
+    source = "figdown 0.1 bitfield\n" + "".join(f"bitfield b{i} word=65536 numbering=lsb0\nfield \"x\" *\n"
+                                                  for i in range(10))
+    assert refusal(source) == [
+        "Line 4: bitfield \"b1\" takes what this document's typed regions draw to 131072 cells, more than one "
+        "document draws (at most 65536: bit cells, table cells, timing cycles × signals, 16 per chart bar); the "
+        "figure is not drawn rather than cut short."]
+
+
+def test_the_document_bound_counts_every_kind_across_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bound, "MAX_DOCUMENT_CELLS", 100)
+    bits = 'figdown 0.1 bitfield\nbitfield b word=32 numbering=lsb0\nfield "x" 64\n'     # 64 cells
+    wave = 'figdown 0.1 timing\ntiming w\nsignal a 0101010101\nsignal b 01\n'              # 20 cells
+    assert build(bits + "\n" + wave + "\n" + table_source(4, 3)).svg is not None       # 64 + 20 + 16: drawn
+    lines = refusal(bits + "\n" + wave + "\n" + table_source(4, 4))                      # 64 + 20 + 20
+    assert lines == [
+        "Line 11: table \"t\" takes what this document's typed regions draw to 104 cells, more than one document "
+        "draws (at most 100: bit cells, table cells, timing cycles × signals, 16 per chart bar); the figure is not "
+        "drawn rather than cut short."]
+    chart_lines = refusal(bits + "\n" + table_source(3, 1) + "chart t\n")        # 64 + 6 + 16 × 2 bars
+    assert chart_lines[0].startswith('Line 10: chart of table "t" takes what this document\'s typed regions draw to '
+                                     '102 cells')
+
+
+def test_a_region_its_own_bound_refuses_counts_nothing_against_the_document() -> None:
+    source = (table_source(20_000, 0) + "\n"
+              + 'figdown 0.1 bitfield\nbitfield b word=65536 numbering=lsb0\nfield "x" *\n')
+    lines = refusal(source)
+    assert len(lines) == 1 and lines[0].startswith('Line 2: table "t" has 1 header tier(s) of 20000 columns')
 
 
 def test_the_check_report_calls_a_bound_a_geometry_refusal() -> None:

@@ -27,6 +27,10 @@ REFUSED = {
                                   'field "Head" 8\nfield "Big" 900000000000\nfield "Tail" 3\n'),
     "the second section refused": ('figdown 0.1 block\nnode a "A"\n\nfigdown 0.1 bitfield\n'
                                    'bitfield hdr numbering=msb0 word=70000\nfield "Payload" *\n'),
+    "a table past its bound": ('figdown 0.1 table\ntable t "T"\n|' + "h|" * 20_000 + "\n|" + "-|" * 20_000 + "\n"),
+    "a timing block past its bound": 'figdown 0.1 timing\ntiming w\nsignal a ' + "p" * 70_000 + "\n",
+    "bitfields past the document's bound": ('figdown 0.1 bitfield\ntitle "T"\n' + 'bitfield a word=65536 numbering=lsb0\n'
+                                            'field "x" *\nbitfield b word=2 numbering=lsb0\nfield "y" 2\n'),
     "two sections, a title, the first refused": (AGG.replace("topology\n", 'topology\ntitle "T"\n')
                                                  + "pin m at=(150,100)\n\nfigdown 0.4 block\nnode z \"Z\"\n"),
 }

@@ -14,7 +14,10 @@ Two diagnostic channels reach one list.  ``parse`` cannot see a coordinate, so
 a document whose source is impeccable can still draw a false statement (a pin
 covering a node the engine placed, a group band or bundle lasso enclosing a
 non-member); the renderer reports those, and a non-empty list withholds the
-picture exactly as a parse error does.
+picture exactly as a parse error does.  Every drawing is bounded: each typed
+region by its kind's bound, and what a document's regions draw together by
+:data:`.regions.bound.MAX_DOCUMENT_CELLS`; a document past that is refused
+before anything is drawn.
 
 Modules: :mod:`.page` (section assembly, legend, stacking) sits above the
 genre renderers — :mod:`.scene` (block/topology/flowchart/statechart),
@@ -34,6 +37,7 @@ from ..context import Diagnostic
 from ..parser import ParseResult, parse, utf16_order
 from ..provenance import ENGINE_VERSION, Artifact, NotAnArtifact, embed, read_artifact, sha256
 from .page import render_section, section_diagnostics, stack
+from .regions import document_bound
 
 
 @dataclass
@@ -61,6 +65,8 @@ def render(result: ParseResult, *, with_title: bool = False) -> Picture:
     models = result.models
     if not models:
         return Picture(None, [])
+    if document_bound(models) is not None:       # refused before anything is drawn
+        return Picture(None, _geometry(result, models, with_title))
     many = len(models) > 1
     sections = []
     diagnostics: list[Diagnostic] = []
@@ -79,9 +85,19 @@ def geometry(result: ParseResult, *, with_title: bool = False) -> list[Diagnosti
     check needs): the parse's when it has any, else the drawing's geometry ones."""
     if result.diagnostics:
         return list(result.diagnostics)
-    return [Diagnostic(result.document_line(k, line), message)
-            for k, model in enumerate(result.models)
-            for line, message in section_diagnostics(model, with_title=with_title)]
+    return _geometry(result, result.models, with_title)
+
+
+def _geometry(result: ParseResult, models: list[dict], with_title: bool) -> list[Diagnostic]:
+    """:func:`geometry` of a clean parse, given its models (projected once: a large
+    document's projection is not free)."""
+    found = [Diagnostic(result.document_line(k, line), message)
+             for k, model in enumerate(models)
+             for line, message in section_diagnostics(model, with_title=with_title)]
+    over = document_bound(models)
+    if over is not None:
+        found.append(Diagnostic(result.document_line(over[0], over[1]), over[2]))
+    return found
 
 
 def build(source: str, *, with_title: bool = False) -> Build:

@@ -82,14 +82,10 @@ def _outline(box: list[dict]) -> str:
     return "M" + " L".join(f"{num(x)} {num(y)}" for x, y in pts) + " Z"
 
 
-def _refusal(block: dict) -> Block | None:
-    """What :func:`render` refuses ``block`` with, found without drawing: the fields'
-    bit positions walked as :func:`render` walks them (breaks, ``*``, the two elements
-    of an index range), and the first that goes past :data:`MAX_CELLS`."""
-    word = int(block.get("word") or 32)
-    refused = _row_too_wide(block, word)
-    if refused is not None:
-        return refused
+def _ends(block: dict, word: int):
+    """Each element :func:`render` draws, as (field, the bit position it ends at): the
+    fields' bit positions walked as :func:`render` walks them (breaks, ``*``, the two
+    elements of an index range)."""
     pos = 0
     for f in block.get("fields", ()):
         if f.get("break"):
@@ -102,12 +98,33 @@ def _refusal(block: dict) -> Block | None:
         index = f.get("index")
         stated = index is not None and "first" in index
         for element in range(2 if stated else 1):
-            refused = _field_past_bound(block, f, pos + w0, word)
-            if refused is not None:
-                return refused
+            yield f, pos + w0
             # the last element starts in the same column, on the row below the first's rows
             pos += -(-(pos % word + w0) // word) * word if element == 0 and stated else w0
+
+
+def _refusal(block: dict) -> Block | None:
+    """What :func:`render` refuses ``block`` with, found without drawing: the first element
+    that goes past :data:`MAX_CELLS`."""
+    word = int(block.get("word") or 32)
+    refused = _row_too_wide(block, word)
+    if refused is not None:
+        return refused
+    for f, end in _ends(block, word):
+        refused = _field_past_bound(block, f, end, word)
+        if refused is not None:
+            return refused
     return None
+
+
+def cells(block: dict) -> int:
+    """The bit cells :func:`render` draws for ``block`` (its rows × ``word``, at least one
+    row: the ruler's), for a block :func:`diagnostics` does not refuse."""
+    word = int(block.get("word") or 32)
+    end = 0
+    for _, e in _ends(block, word):
+        end = max(end, e)
+    return max(1, -(-end // word)) * word
 
 
 def diagnostics(block: dict) -> list[tuple[int, str]]:
