@@ -123,13 +123,18 @@ def running_handlers() -> int:
         return _running
 
 
+OUT_OF_MEMORY = "the server ran out of memory doing what this request asked"
+
+
 async def in_worker(function: Callable[..., T], *args: Any) -> T:
     """Run a (synchronous) handler in a worker thread and return its result.
 
     If the awaiting request is cancelled (client cancel, shutdown), the thread is
     abandoned rather than awaited, so a stuck handler cannot block shutdown;
     :func:`running_handlers` still counts it until it really returns, and a file it
-    would still write is left as it was (:func:`files.writes_abandoned_when`).
+    would still write is left as it was (:func:`files.writes_abandoned_when`).  A handler
+    that runs out of memory raises a fresh :class:`MemoryError` that no longer holds its
+    frames (so the memory they filled is free again to answer with).
     """
     abandoned = threading.Event()
 
@@ -140,9 +145,15 @@ async def in_worker(function: Callable[..., T], *args: Any) -> T:
         try:
             with files.writes_abandoned_when(abandoned):
                 return function(*args)
+        except MemoryError:
+            # Reported only once out of this block: the error's traceback holds the
+            # handler's frames, and with them what filled the memory, so even the report
+            # to the event loop failed and the request was never answered.
+            pass
         finally:
             with _running_lock:
                 _running -= 1
+        raise MemoryError(OUT_OF_MEMORY)
 
     try:
         return await anyio.to_thread.run_sync(counted, abandon_on_cancel=True)
