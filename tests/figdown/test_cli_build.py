@@ -222,6 +222,28 @@ def test_read_an_artifact_prints_its_sources_model(tree: Path, io_: Run) -> None
     assert (code, out) == (2, "") and err.endswith("so there is no source to read. Never OCR the picture.\n")
 
 
+# planted beside figs/pair.fd: a FigDown-looking .svg whose metadata holds "&#²;" (str.isdigit() is
+# true for "²": build, --check and read died with a ValueError traceback while it was there)
+PLANTED = ('<svg xmlns="http://www.w3.org/2000/svg"><metadata id="figdown-source" data-sha256="00">'
+           "x&#\u00b2;</metadata></svg>\n")
+PLANTED_WHY = ('is not a FigDown artifact: its <metadata id="figdown-source"> block holds a malformed character '
+               'reference "&#\u00b2;" at character offset 88 (a character reference is &# and ASCII digits, or &#x '
+               "and hex digits), so there is no source to read")
+
+
+def test_a_planted_svg_with_a_malformed_reference_is_not_ours_and_is_left_alone(tree: Path, io_: Run) -> None:
+    write(tree / "figs" / "pair.svg", PLANTED)
+    code, out, err = run(["build", "figs/pair.fd"], tree, *io_)
+    assert (code, err) == (1, "")
+    assert out.startswith(f"NOT WRITTEN — figs/pair.svg\nfigs/pair.svg exists and {PLANTED_WHY}; it was left alone "
+                          "and nothing was written (move it away to build there)\n")
+    code, out, err = run(["build", "--check", "figs"], tree, *io_)
+    assert code == 1 and f"NOT OURS — figs/pair.svg: exists and {PLANTED_WHY}\n" in out
+    code, out, err = run(["read", "figs/pair.svg"], tree, *io_)
+    assert (code, out, err) == (2, "", f"figdown: figs/pair.svg {PLANTED_WHY}\n")
+    assert (tree / "figs" / "pair.svg").read_text(encoding="utf-8") == PLANTED
+
+
 def test_the_command_as_a_process(tree: Path) -> None:
     def figdown(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "markmcp.figdown.cli", *args], cwd=tree,

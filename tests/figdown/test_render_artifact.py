@@ -156,6 +156,53 @@ def test_an_svg_without_metadata_is_not_an_artifact() -> None:
         read_artifact(fake)
 
 
+# Found by a security review: str.isdigit() let "²" and Arabic-Indic digits through to int(),
+# 5,000 digits hit Python's int limit, and &#xD800; made a source sha256() could not encode:
+# each a traceback in figdown build/read, markmcp check and the MCP tools.
+DIGITS = "a character reference is &# and ASCII digits, or &#x and hex digits"
+MALFORMED = {
+    "superscript two": ("x&#\u00b2;", "&#\u00b2;", DIGITS),
+    "Arabic-Indic digit": ("x&#\u0661\u0662;", "&#\u0661\u0662;", DIGITS),
+    "fullwidth hex digit": ("x&#x\uff11;", "&#x\uff11;", DIGITS),
+    "no digits": ("x&#;", "&#;", DIGITS),
+    "5,000 digits": ("x&#" + "9" * 5000 + ";", "&#" + "9" * 22 + "…", "more than 16 digits"),
+    "a surrogate": ("x&#xD800;", "&#xD800;", "U+D800 is not a character a document may hold"),
+    "a decimal surrogate": ("x&#57343;", "&#57343;", "U+DFFF is not a character a document may hold"),
+    "a noncharacter": ("x&#xFFFE;", "&#xFFFE;", "U+FFFE is not a character a document may hold"),
+    "a plane's noncharacter": ("x&#x10FFFF;", "&#x10FFFF;", "U+10FFFF is not a character a document may hold"),
+    "NUL": ("x&#0;", "&#0;", "U+0000 is not a character a document may hold"),
+    "past the last code point": ("x&#1114112;", "&#1114112;", "past U+10FFFF, the last code point"),
+}
+
+
+@pytest.mark.parametrize(("body", "shown", "why"), MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_character_reference_is_not_an_artifact(body: str, shown: str, why: str) -> None:
+    head = '<svg xmlns="http://www.w3.org/2000/svg"><metadata id="figdown-source" data-sha256="00">'
+    with pytest.raises(NotAnArtifact) as caught:
+        read_artifact(head + body + "</metadata></svg>")
+    assert str(caught.value) == (f'is not a FigDown artifact: its <metadata id="figdown-source"> block holds a '
+                                 f'malformed character reference "{shown}" at character offset {len(head) + 1} '
+                                 f"({why}), so there is no source to read")
+    # in an attribute too, at its own offset
+    tag = '<svg><metadata id="figdown-source" data-x="'
+    with pytest.raises(NotAnArtifact, match=f"at character offset {len(tag)} "):
+        read_artifact(tag + body[1:] + '">a</metadata></svg>')
+
+
+def test_well_formed_character_references_still_read() -> None:
+    art = read_artifact('<svg><metadata id="figdown-source" data-sha256="&#x61;b&#0000000000000099;">\n'
+                        "figdown 0.1 block&#10;node a &#x22;&#X41;&#x1F600;&#34; &amp;&unknown; &#9;\n"
+                        "</metadata></svg>")
+    assert art.recorded_sha256 == "abc"
+    assert art.source == 'figdown 0.1 block\nnode a "A\U0001F600" &&unknown; \t'
+
+
+def test_a_source_holding_a_lone_surrogate_is_not_an_artifact() -> None:
+    # only a string made in memory (an MCP argument) can hold one; sha256() could not encode it
+    with pytest.raises(NotAnArtifact, match="holds a lone surrogate U\\+D800 at character offset 17 of the source"):
+        read_artifact('<svg><metadata id="figdown-source"><![CDATA[\nfigdown 0.1 block\ud800\n]]></metadata></svg>')
+
+
 def test_read_back_is_cdata_aware() -> None:
     source = 'figdown 0.1 block\n# </metadata> ]]> <metadata id="figdown-source">\nnode a "]]>"\n'
     svg = build(source).svg

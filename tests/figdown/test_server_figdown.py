@@ -606,6 +606,25 @@ def test_build_never_replaces_an_svg_it_did_not_build(writable: tuple[Server, Pa
     assert running.call_tool("figdown_build", {"path": "figs/clean.fd"})["structuredContent"]["svg"]
 
 
+def test_an_svg_with_a_malformed_reference_is_not_read_and_never_replaced(writable: tuple[Server, Path]) -> None:
+    # "&#²;" reached int() and the tools answered "tool 'figdown_read' failed: ValueError: ..."
+    running, root = writable
+    planted = root / "figs" / "clean.svg"
+    text = ('<svg xmlns="http://www.w3.org/2000/svg"><metadata id="figdown-source" data-sha256="00">'
+            "x&#\u00b2;</metadata></svg>\n")
+    planted.write_text(text, encoding="utf-8")
+    why = ('is not a FigDown artifact: its <metadata id="figdown-source"> block holds a malformed character '
+           'reference "&#\u00b2;" at character offset 88 (a character reference is &# and ASCII digits, or &#x and '
+           "hex digits), so there is no source to read")
+    result = running.call_tool("figdown_read", {"path": "figs/clean.svg"})
+    assert result["isError"] is True and texts(result) == [f"figs/clean.svg {why}"]
+    result = running.call_tool("figdown_build", {"path": "figs/clean.fd", "write": True})
+    assert result["isError"] is True
+    assert texts(result) == [f"figs/clean.svg exists and {why}; it was left alone and nothing was written "
+                             "(move it away to build there)"]
+    assert planted.read_text(encoding="utf-8") == text
+
+
 # --- figdown_check: geometry too -----------------------------------------------------------------
 
 

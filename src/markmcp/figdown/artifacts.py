@@ -34,7 +34,8 @@ from markmcp.figdown.artifact_paths import (  # the names and limits of artifact
     read_svg,
     source_for,
 )
-from markmcp.figdown.provenance import ENGINE_VERSION, Artifact, NotAnArtifact, read_artifact, sha256
+from markmcp.figdown.provenance import (ENGINE_VERSION, NO_METADATA, Artifact, NotAnArtifact, read_artifact,
+                                        sha256)
 from markmcp.figdown.sources import read_document
 from markmcp.mcpcore import files
 from markmcp.mcpcore.files import FileAccessError, Places
@@ -93,7 +94,9 @@ def on_disk(path: str | os.PathLike[str], *, places: Places | None = None) -> On
         raise
     try:
         artifact = read_artifact(text)
-    except NotAnArtifact:
+    except NotAnArtifact as error:
+        if str(error) != NO_METADATA:    # a block that is there but malformed: say what is wrong
+            return OnDisk("foreign", text, why=f"exists and {error}")
         return OnDisk("foreign", text, why='exists and is not a FigDown artifact (it has no '
                                            '<metadata id="figdown-source">)')
     return OnDisk("ours", text, artifact)

@@ -15,7 +15,10 @@ can never close its container.
 Reading is CDATA-aware (core §15.4): the document is scanned as markup, CDATA
 sections and comments are stepped over whole, so a ``</metadata>`` or ``]]>``
 written inside the source cannot end the extraction early.  Nothing is read
-from the picture itself.
+from the picture itself.  A numeric character reference outside the CDATA must
+be ASCII digits naming a character XML allows (no surrogate, no noncharacter, at
+most 16 digits), or the file is not an artifact: :class:`NotAnArtifact` names
+the reference and its offset (an artifact we write holds no reference at all).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def embed(svg: str, source: str, *, with_title: bool = False) -> str:
 
 
 class NotAnArtifact(ValueError):
-    """The SVG carries no FigDown source metadata."""
+    """The SVG carries no FigDown source metadata, or a malformed one (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,52 @@ class Artifact:
 
 
 _ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+DECIMAL, HEX = frozenset("0123456789"), frozenset("0123456789abcdefABCDEF")
+MAX_REFERENCE_DIGITS = 16
+"""The most digits a character reference may have (U+10FFFF is 7 decimal digits, 6 hex;
+the rest is room for leading zeros): a longer one is refused, not handed to ``int()``."""
+REFERENCE_SHOWN = 24   # characters of a refused reference quoted in the message
 
 
-def _unescape(text: str) -> str:
+def _is_xml_char(code: int) -> bool:
+    """Is ``code`` a character XML 1.0 allows (``Char``), and not a noncharacter?  A
+    surrogate cannot stand alone in a string that is written out as UTF-8."""
+    if not (code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+            or 0x10000 <= code <= 0x10FFFF):
+        return False
+    return not (0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE)
+
+
+def malformed(reference: str, at: int, why: str) -> NotAnArtifact:
+    """The refusal of a malformed character reference at character offset ``at`` (from 0)
+    of the SVG."""
+    shown = reference if len(reference) <= REFERENCE_SHOWN else reference[:REFERENCE_SHOWN] + "…"
+    return NotAnArtifact(f'is not a FigDown artifact: its <metadata id="figdown-source"> block holds a malformed '
+                         f'character reference "{shown}" at character offset {at} ({why}), so there is no source '
+                         "to read")
+
+
+def _character(name: str, at: int) -> str:
+    """The character a numeric reference ``&{name};`` (``name`` begins ``#``) names: ASCII
+    decimal digits, or ``x`` and ASCII hex digits, naming a character XML allows."""
+    hexadecimal = name[1:2] in ("x", "X")
+    digits = name[2:] if hexadecimal else name[1:]
+    allowed = HEX if hexadecimal else DECIMAL
+    reference = f"&{name};"
+    if not digits or not all(c in allowed for c in digits):
+        raise malformed(reference, at, "a character reference is &# and ASCII digits, or &#x and hex digits")
+    if len(digits) > MAX_REFERENCE_DIGITS:
+        raise malformed(reference, at, f"more than {MAX_REFERENCE_DIGITS} digits")
+    code = int(digits, 16 if hexadecimal else 10)
+    if not _is_xml_char(code):
+        raise malformed(reference, at, f"U+{code:04X} is not a character a document may hold"
+                                       if code <= 0x10FFFF else "past U+10FFFF, the last code point")
+    return chr(code)
+
+
+def _unescape(text: str, base: int) -> str:
+    """``text`` (at character ``base`` of the SVG) with its references replaced; a numeric
+    reference that does not name an allowed character raises :class:`NotAnArtifact`."""
     if "&" not in text:
         return text
     out, i = [], 0
@@ -93,18 +139,9 @@ def _unescape(text: str) -> str:
             return "".join(out)
         out.append(text[i:j])
         name = text[j + 1:k]
-        if name.startswith("#x") or name.startswith("#X"):
-            ch = chr(int(name[2:], 16)) if name[2:] and _is_hex(name[2:]) else None
-        elif name.startswith("#"):
-            ch = chr(int(name[1:])) if name[1:].isdigit() and int(name[1:]) <= 0x10FFFF else None
-        else:
-            ch = _ENTITIES.get(name)
+        ch = _character(name, base + j) if name.startswith("#") else _ENTITIES.get(name)
         out.append(text[j:k + 1] if ch is None else ch)
         i = k + 1
-
-
-def _is_hex(s: str) -> bool:
-    return all(c in "0123456789abcdefABCDEF" for c in s) and int(s, 16) <= 0x10FFFF
 
 
 def _tag_end(svg: str, i: int) -> int:
@@ -128,7 +165,9 @@ def _tag_end(svg: str, i: int) -> int:
         i = close + 1
 
 
-def _attributes(tag_text: str) -> dict[str, str]:
+def _attributes(tag_text: str, base: int) -> dict[str, str]:
+    """The attributes of a tag whose text (after its name) is ``tag_text``, at character
+    ``base`` of the SVG."""
     out: dict[str, str] = {}
     i, n = 0, len(tag_text)
     while i < n:
@@ -151,13 +190,13 @@ def _attributes(tag_text: str) -> dict[str, str]:
                 q = tag_text[i]
                 k = tag_text.find(q, i + 1)
                 k = n if k < 0 else k
-                out.setdefault(name, _unescape(tag_text[i + 1:k]))
+                out.setdefault(name, _unescape(tag_text[i + 1:k], base + i + 1))
                 i = k + 1
             else:
                 k = i
                 while k < n and tag_text[k] not in " \t\r\n>":
                     k += 1
-                out.setdefault(name, _unescape(tag_text[i:k]))
+                out.setdefault(name, _unescape(tag_text[i:k], base + i))
                 i = k
         else:
             out.setdefault(name, "")
@@ -192,7 +231,7 @@ def read_artifact(svg: str) -> Artifact:
         i = end
         if name != "metadata" or raw.endswith("/"):
             continue
-        attrs = _attributes(raw[len("metadata"):])
+        attrs = _attributes(raw[len("metadata"):], lt + 1 + len("metadata"))
         if attrs.get("id") != "figdown-source":
             continue
         return _read_body(svg, i, attrs)
@@ -206,7 +245,7 @@ def _read_body(svg: str, i: int, attrs: dict[str, str]) -> Artifact:
         lt = svg.find("<", i)
         if lt < 0:
             raise NotAnArtifact(NO_METADATA)
-        chunks.append(_unescape(svg[i:lt]))
+        chunks.append(_unescape(svg[i:lt], i))
         if svg.startswith("<![CDATA[", lt):
             j = svg.find("]]>", lt + 9)
             if j < 0:
@@ -228,5 +267,12 @@ def _read_body(svg: str, i: int, attrs: dict[str, str]) -> Artifact:
         source = source[1:]
     if source.endswith("\n"):
         source = source[:-1]
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as error:   # only a string made in memory can hold one
+        raise NotAnArtifact(f'is not a FigDown artifact: the source in its <metadata id="figdown-source"> block '
+                            f"holds a lone surrogate U+{ord(source[error.start]):04X} at character offset "
+                            f"{error.start} of the source, which is not a character, so there is no source to "
+                            "read") from None
     return Artifact(source, attrs.get("data-sha256"), attrs.get("data-engine-version"),
                     attrs.get("data-render-options"))
