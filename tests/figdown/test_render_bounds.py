@@ -14,6 +14,7 @@ import pytest
 from markmcp.figdown import parse
 from markmcp.figdown.render import build, geometry, render
 from markmcp.figdown.render.regions import bound, chart, table, timing
+from markmcp.figdown.render.scene import layout
 from markmcp.figdown.report import check_report
 
 
@@ -131,3 +132,41 @@ def test_the_check_report_calls_a_bound_a_geometry_refusal() -> None:
     report = check_report("t.fd", table_source(129, 127))
     assert report["ok"] is False and report["stage"] == "geometry"
     assert [d["line"] for d in report["diagnostics"]] == [131]
+
+
+# --- the scene's layout ------------------------------------------------------------------------
+
+
+def chain(boxes: int, long_links: int, head: str = "figdown 0.1 block\n") -> str:
+    """A chain of boxes (one rank each) and connectors from its first box to its last, each
+    carried through every rank between."""
+    return (head + "".join(f"node n{i}\n" for i in range(boxes))
+            + "".join(f"edge n{i} -> n{i + 1}\n" for i in range(boxes - 1))
+            + "".join(f"edge n0 -> n{boxes - 1}\n" for _ in range(long_links)))
+
+
+def test_a_layout_past_its_bound_is_refused_on_the_connector_that_went_past_it() -> None:
+    # 21 KB of source: 500 boxes and 500 connectors through 498 ranks took 34 s and 282 MB
+    lines = refusal(chain(500, 500))
+    assert lines == ["Line 1080: the connector n0 -> n499, through 498 ranks, takes the layout to 40340 items (boxes, "
+                     "and connectors and groups carried through ranks), more than one figure lays out (at most "
+                     "40000); the figure is not drawn rather than cut short."]
+
+
+def test_the_layout_bound_counts_boxes_connector_segments_and_group_placeholders(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(layout, "MAX_LAYERED", 10)
+    assert build(chain(5, 1)).svg is not None                  # 5 boxes and 3 segments: drawn
+    lines = refusal(chain(5, 2))                               # and 3 more: 11
+    assert lines[0].startswith("Line 12: the connector n0 -> n4, through 3 ranks, takes the layout to 11 items")
+    lines = refusal(chain(11, 0))
+    assert lines[0].startswith('Line 12: "n10" takes the layout to 11 items')
+    # a group's placeholders: 7 boxes, and the group held in ranks 0 and 6 only, 5 more
+    grouped = chain(7, 0).replace("node n0\n", 'group g "G"\nnode n0 in=g\n').replace("node n6\n", "node n6 in=g\n")
+    lines = refusal(grouped)
+    assert lines[0].startswith('Line 2: group "g", across 7 ranks, takes the layout to 12 items')
+
+
+def test_a_refused_layout_in_a_later_section_names_its_document_line() -> None:
+    lines = refusal('figdown 0.1 timing\ntiming w\nsignal a 01\n\n' + chain(500, 500))
+    assert len(lines) == 1 and lines[0].startswith("Line 1084: the connector n0 -> n499, through 498 ranks")

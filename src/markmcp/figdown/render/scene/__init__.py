@@ -6,7 +6,8 @@ connectors (:mod:`.route`, and :mod:`.free` where the author placed boxes),
 apply pins, move engine-placed boxes out of group bands (:mod:`.separate`)
 and bundle lassos (:mod:`.lassos`), check what the drawing would state
 (:mod:`.checks`), place the text (:mod:`.labels`) and the annotations
-(:mod:`.marks`), then write the markup (:mod:`.draw`).
+(:mod:`.marks`), then write the markup (:mod:`.draw`).  A scene whose layout
+would place more than :data:`.layout.MAX_LAYERED` items is refused first.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .separate import separate
 from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
-from .layout import Frame, main_axis, place_boxes, place_cross, plan_layout
+from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
 from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
                     land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
                     waypoint_polyline)
@@ -30,7 +31,11 @@ AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
 def render(model: dict, classes: dict, y0: float) -> Block:
-    scene, board, rings, diags = _settle(model, classes, y0)
+    scene = build_scene(model, classes)
+    refused = layered_refusal(scene)
+    if refused:
+        return Block("", y0, 0.0, None, refused)
+    scene, board, rings, diags = _settle(scene, model, y0)
     annotations = marks.annotations(scene, model, board)
     svg, box = draw.scene_svg(scene, model, board, rings, annotations)
     shift_x = -box[0] if box[0] < 0 else 0.0
@@ -43,16 +48,18 @@ def render(model: dict, classes: dict, y0: float) -> Block:
 
 def diagnostics(model: dict, classes: dict, y0: float) -> list[tuple[int, str]]:
     """What :func:`render` at ``y0`` reports, without its annotations and markup: every
-    geometry check is made before them."""
-    return _settle(model, classes, y0, text=False)[3]
-
-
-def _settle(model: dict, classes: dict, y0: float,
-            text: bool = True) -> tuple[Scene, Board | None, list, list[tuple[int, str]]]:
-    """Everything up to the markup: the boxes, the routes, the text on the board, the
-    lassos, and the geometry diagnostics.  No check reads the text (connector labels,
-    ring captions), so ``text=False`` leaves it out (and the board is None)."""
+    geometry check is made before them (and a layout past its bound is refused before it
+    is laid out)."""
     scene = build_scene(model, classes)
+    return layered_refusal(scene) or _settle(scene, model, y0, text=False)[3]
+
+
+def _settle(scene: Scene, model: dict, y0: float,
+            text: bool = True) -> tuple[Scene, Board | None, list, list[tuple[int, str]]]:
+    """Everything up to the markup for the ``scene`` of ``model``: the boxes, the routes,
+    the text on the board, the lassos, and the geometry diagnostics.  No check reads the
+    text (connector labels, ring captions), so ``text=False`` leaves it out (and the board
+    is None)."""
     frame = _auto_layout(scene)
     paths = _auto_routes(scene, frame)
     _translate_auto(scene, paths, y0)
