@@ -14,6 +14,7 @@ import pytest
 from markmcp.figdown import parse
 from markmcp.figdown.render import build, geometry, render
 from markmcp.figdown.render.regions import bound, chart, table, timing
+from markmcp.figdown.render import sequence
 from markmcp.figdown.render.scene import layout
 from markmcp.figdown.report import check_report
 
@@ -170,3 +171,17 @@ def test_the_layout_bound_counts_boxes_connector_segments_and_group_placeholders
 def test_a_refused_layout_in_a_later_section_names_its_document_line() -> None:
     lines = refusal('figdown 0.1 timing\ntiming w\nsignal a 01\n\n' + chain(500, 500))
     assert len(lines) == 1 and lines[0].startswith("Line 1084: the connector n0 -> n499, through 498 ranks")
+
+
+# --- the sequence ladder -----------------------------------------------------------------------
+
+
+def test_a_ladder_past_its_bound_is_refused_on_the_row_that_went_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    head = 'figdown 0.4 sequence\nlifeline a "A"\nlifeline b "B"\n'
+    lines = refusal(head + "".join(f'message a -> b "m{i}"\n' for i in range(16_385)))
+    assert lines == ["Line 16388: this message is row 16385 of the ladder, more rows than one sequence drawing holds "
+                     "(at most 16384 messages and states); the figure is not drawn rather than cut short."]
+    monkeypatch.setattr(sequence, "MAX_ROWS", 3)
+    assert build(head + 'message a -> b "1"\nstate a "S"\nmessage a <- b "2"\n').svg is not None
+    lines = refusal(head + 'message a -> b "1"\nstate a "S"\nmessage a <- b "2"\nstate b "T"\n')
+    assert lines[0].startswith("Line 7: this state is row 4 of the ladder")

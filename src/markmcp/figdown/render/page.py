@@ -159,13 +159,14 @@ def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -
 
 def section_diagnostics(model: dict, *, with_title: bool = False) -> list[tuple[int, str]]:
     """The diagnostics :func:`render_section` reports, without drawing: the scene's
-    geometry checks and each region's bound (the sequence ladder reports nothing), in the
-    same order."""
+    geometry checks, the sequence ladder's bound and each region's bound, in the same
+    order."""
     diags: list[tuple[int, str]] = []
     y = 30.0 if model.get("title") is not None and with_title else 0.0
     genre = model["header"].get("genre")
-    if not (genre == "sequence" and model.get("lifelines")) and (
-            model.get("nodes") or model.get("edges") or model.get("externals")):
+    if genre == "sequence" and model.get("lifelines"):
+        diags.extend(sequence.diagnostics(model))
+    elif model.get("nodes") or model.get("edges") or model.get("externals"):
         diags.extend(scene.diagnostics(model, class_table(model), y))
     for region in model.get("regions", ()):
         diags.extend(regions.diagnostics(region, model))
