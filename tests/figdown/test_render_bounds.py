@@ -1,10 +1,11 @@
-"""Every typed region's drawing is bounded, and so is what a document's regions draw together.
+"""Every drawing is bounded: each typed region, what a document's regions draw together,
+and what its scenes lay out and its ladders draw (over all its sections).
 
 Found by a security review: a 4 MB table (1,000 columns × 2,000 rows) drew for 80 s,
 took more than 2.4 GB and ended in a MemoryError; 90 timing signals of 100,000 cycles wrote
-a 727 MB SVG; ten 56-byte bitfields at their own bound drew 58 MB.  A region past its
-bound is refused on its line, as the bitfield already was, and a check that does not draw
-(``geometry``) reports exactly what the build reports.
+a 727 MB SVG; ten 56-byte bitfields at their own bound drew 58 MB; 21 KB of scene took 34 s.
+What goes past a bound is refused on its line, as the bitfield already was, and a check
+that does not draw (``geometry``) reports exactly what the build reports.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 import pytest
 
 from markmcp.figdown import parse
-from markmcp.figdown.render import build, geometry, render
+from markmcp.figdown.render import build, geometry, render, sequence
 from markmcp.figdown.render.regions import bound, chart, table, timing
-from markmcp.figdown.render import sequence
 from markmcp.figdown.render.scene import layout
 from markmcp.figdown.report import check_report
 
@@ -149,9 +149,9 @@ def chain(boxes: int, long_links: int, head: str = "figdown 0.1 block\n") -> str
 def test_a_layout_past_its_bound_is_refused_on_the_connector_that_went_past_it() -> None:
     # 21 KB of source: 500 boxes and 500 connectors through 498 ranks took 34 s and 282 MB
     lines = refusal(chain(500, 500))
-    assert lines == ["Line 1080: the connector n0 -> n499, through 498 ranks, takes the layout to 40340 items (boxes, "
-                     "and connectors and groups carried through ranks), more than one figure lays out (at most "
-                     "40000); the figure is not drawn rather than cut short."]
+    assert lines == ["Line 1080: the connector n0 -> n499, through 498 ranks, takes this document's layouts to 40340 "
+                     "items (boxes, and connectors and groups carried through ranks), more than one document lays "
+                     "out (at most 40000); the figure is not drawn rather than cut short."]
 
 
 def test_the_layout_bound_counts_boxes_connector_segments_and_group_placeholders(
@@ -159,13 +159,21 @@ def test_the_layout_bound_counts_boxes_connector_segments_and_group_placeholders
     monkeypatch.setattr(layout, "MAX_LAYERED", 10)
     assert build(chain(5, 1)).svg is not None                  # 5 boxes and 3 segments: drawn
     lines = refusal(chain(5, 2))                               # and 3 more: 11
-    assert lines[0].startswith("Line 12: the connector n0 -> n4, through 3 ranks, takes the layout to 11 items")
+    assert lines[0].startswith("Line 12: the connector n0 -> n4, through 3 ranks, takes this document's layouts "
+                               "to 11 items")
     lines = refusal(chain(11, 0))
-    assert lines[0].startswith('Line 12: "n10" takes the layout to 11 items')
+    assert lines[0].startswith('Line 12: "n10" takes this document\'s layouts to 11 items')
     # a group's placeholders: 7 boxes, and the group held in ranks 0 and 6 only, 5 more
     grouped = chain(7, 0).replace("node n0\n", 'group g "G"\nnode n0 in=g\n').replace("node n6\n", "node n6 in=g\n")
     lines = refusal(grouped)
-    assert lines[0].startswith('Line 2: group "g", across 7 ranks, takes the layout to 12 items')
+    assert lines[0].startswith('Line 2: group "g", across 7 ranks, takes this document\'s layouts to 12 items')
+
+
+def test_the_sections_of_one_document_share_the_layout_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # many sections, each under the bound, could otherwise lay out any number of items
+    monkeypatch.setattr(layout, "MAX_LAYERED", 10)
+    lines = refusal(chain(4, 0) + "\n" + chain(4, 0) + "\n" + chain(4, 0))
+    assert len(lines) == 1 and lines[0].startswith('Line 22: "n2" takes this document\'s layouts to 11 items')
 
 
 def test_a_refused_layout_in_a_later_section_names_its_document_line() -> None:
@@ -179,9 +187,14 @@ def test_a_refused_layout_in_a_later_section_names_its_document_line() -> None:
 def test_a_ladder_past_its_bound_is_refused_on_the_row_that_went_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
     head = 'figdown 0.4 sequence\nlifeline a "A"\nlifeline b "B"\n'
     lines = refusal(head + "".join(f'message a -> b "m{i}"\n' for i in range(16_385)))
-    assert lines == ["Line 16388: this message is row 16385 of the ladder, more rows than one sequence drawing holds "
-                     "(at most 16384 messages and states); the figure is not drawn rather than cut short."]
+    assert lines == ["Line 16388: this message is row 16385 of this document's ladders, more rows than one document "
+                     "draws (at most 16384 messages and states); the figure is not drawn rather than cut short."]
     monkeypatch.setattr(sequence, "MAX_ROWS", 3)
     assert build(head + 'message a -> b "1"\nstate a "S"\nmessage a <- b "2"\n').svg is not None
     lines = refusal(head + 'message a -> b "1"\nstate a "S"\nmessage a <- b "2"\nstate b "T"\n')
-    assert lines[0].startswith("Line 7: this state is row 4 of the ladder")
+    assert lines[0].startswith("Line 7: this state is row 4 of this document's ladders")
+    # the sections of one document share the bound: 2 rows, then 2 more past it
+    two = head + 'message a -> b "1"\nmessage a <- b "2"\n'
+    lines = refusal(two + "\n" + two)
+    assert lines == ["Line 11: this message is row 4 of this document's ladders, more rows than one document draws "
+                     "(at most 3 messages and states); the figure is not drawn rather than cut short."]

@@ -16,8 +16,11 @@ covering a node the engine placed, a group band or bundle lasso enclosing a
 non-member); the renderer reports those, and a non-empty list withholds the
 picture exactly as a parse error does.  Every drawing is bounded: each typed
 region by its kind's bound, and what a document's regions draw together by
-:data:`.regions.bound.MAX_DOCUMENT_CELLS`; a document past that is refused
-before anything is drawn.
+:data:`.regions.bound.MAX_DOCUMENT_CELLS` (a document past that is refused
+before anything is drawn); what its scenes lay out and its ladders draw, over
+all its sections, by :data:`.scene.layout.MAX_LAYERED` and
+:data:`.sequence.MAX_ROWS` (a :class:`.block.Budget` carried from section to
+section).
 
 Modules: :mod:`.page` (section assembly, legend, stacking) sits above the
 genre renderers — :mod:`.scene` (block/topology/flowchart/statechart),
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 from ..context import Diagnostic
 from ..parser import ParseResult, parse, utf16_order
 from ..provenance import ENGINE_VERSION, Artifact, NotAnArtifact, embed, read_artifact, sha256
+from .block import Budget
 from .page import render_section, section_diagnostics, stack
 from .regions import document_bound
 
@@ -70,8 +74,9 @@ def render(result: ParseResult, *, with_title: bool = False) -> Picture:
     many = len(models) > 1
     sections = []
     diagnostics: list[Diagnostic] = []
+    budget = Budget()
     for k, model in enumerate(models):
-        section = render_section(model, with_title=with_title, prefix=f"s{k}_" if many else "")
+        section = render_section(model, with_title=with_title, prefix=f"s{k}_" if many else "", budget=budget)
         diagnostics.extend(Diagnostic(result.document_line(k, line), message)
                            for line, message in section.diags)
         sections.append(section)
@@ -91,9 +96,10 @@ def geometry(result: ParseResult, *, with_title: bool = False) -> list[Diagnosti
 def _geometry(result: ParseResult, models: list[dict], with_title: bool) -> list[Diagnostic]:
     """:func:`geometry` of a clean parse, given its models (projected once: a large
     document's projection is not free)."""
+    budget = Budget()
     found = [Diagnostic(result.document_line(k, line), message)
              for k, model in enumerate(models)
-             for line, message in section_diagnostics(model, with_title=with_title)]
+             for line, message in section_diagnostics(model, with_title=with_title, budget=budget)]
     over = document_bound(models)
     if over is not None:
         found.append(Diagnostic(result.document_line(over[0], over[1]), over[2]))

@@ -19,3 +19,13 @@ class Block:
     w: float
     box: dict | None = None  # a region's frame, for the marks that target it
     diags: list[tuple[int, str]] = field(default_factory=list)  # section-relative lines
+
+
+@dataclass
+class Budget:
+    """What the sections drawn before this one have used of the document's bounds: the
+    items its scenes laid out and the rows its ladders drew.  A renderer within its bound
+    adds what it uses; one past it is refused and adds nothing."""
+
+    layered: int = 0
+    rows: int = 0

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 from . import regions, scene, sequence
+from .block import Budget
 from .bands import band_edge, band_rect
 from .notes import note_svg
 from .style import class_table
@@ -107,8 +108,11 @@ def _region_marks(model: dict, boxes: dict[str, dict]) -> tuple[str, float]:
     return "".join(out), right
 
 
-def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -> Section:
-    """Draw one section's §12 model.  Diagnostics carry section-relative lines."""
+def render_section(model: dict, *, with_title: bool = False, prefix: str = "",
+                   budget: Budget | None = None) -> Section:
+    """Draw one section's §12 model.  Diagnostics carry section-relative lines; ``budget``
+    is what the sections before it used of the document's bounds (and takes this one's)."""
+    budget = Budget() if budget is None else budget
     classes = class_table(model)
     parts: list[str] = []
     diags: list[tuple[int, str]] = []
@@ -121,9 +125,9 @@ def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -
         max_w = units(title) * TITLE_CH
     genre = model["header"].get("genre")
     if genre == "sequence" and model.get("lifelines"):
-        block = sequence.render(model, classes, y)
+        block = sequence.render(model, classes, y, budget)
     elif model.get("nodes") or model.get("edges") or model.get("externals"):
-        block = scene.render(model, classes, y)
+        block = scene.render(model, classes, y, budget)
     else:
         block = None
     if block is not None:
@@ -157,17 +161,19 @@ def render_section(model: dict, *, with_title: bool = False, prefix: str = "") -
     return Section(svg, width, height, diags)
 
 
-def section_diagnostics(model: dict, *, with_title: bool = False) -> list[tuple[int, str]]:
+def section_diagnostics(model: dict, *, with_title: bool = False,
+                        budget: Budget | None = None) -> list[tuple[int, str]]:
     """The diagnostics :func:`render_section` reports, without drawing: the scene's
     geometry checks, the sequence ladder's bound and each region's bound, in the same
     order."""
+    budget = Budget() if budget is None else budget
     diags: list[tuple[int, str]] = []
     y = 30.0 if model.get("title") is not None and with_title else 0.0
     genre = model["header"].get("genre")
     if genre == "sequence" and model.get("lifelines"):
-        diags.extend(sequence.diagnostics(model))
+        diags.extend(sequence.diagnostics(model, budget))
     elif model.get("nodes") or model.get("edges") or model.get("externals"):
-        diags.extend(scene.diagnostics(model, class_table(model), y))
+        diags.extend(scene.diagnostics(model, class_table(model), y, budget))
     for region in model.get("regions", ()):
         diags.extend(regions.diagnostics(region, model))
     return diags

@@ -13,13 +13,13 @@ a fragment is a frame with its operator in a tab and its label in brackets,
 operands after the first divided by a dashed rule with their guard.
 Columns widen until every label and frame caption fits.
 
-The ladder is bounded: more than :data:`MAX_ROWS` rows (messages and states)
-are refused on the row that went past, instead of drawing for a minute.
+The ladders are bounded: past :data:`MAX_ROWS` rows (messages and states) in
+one document, the row that went past is refused, instead of drawing for a minute.
 """
 
 from __future__ import annotations
 
-from .block import Block
+from .block import Block, Budget
 from .style import class_table, display_label, paint
 from .svg import dash, esc, num, tag, text
 from .text import CH, INK_DARK, label_ink, widest
@@ -30,10 +30,10 @@ LBL_FS, LBL_LIFT = 11, 8
 FRAG_TOP, FRAG_BOT, OPERAND_TOP, FRAG_PADX, FRAG_INSET, ENC_PAD = 26, 12, 20, 22, 9, 6
 ARROW_LEN, ARROW_HALF = 10.08, 5.6
 MAX_ROWS = 16_384
-"""The most rows (messages and states) one ladder draws: about 7 MB of SVG in 2 s.  A row
-costs about 0.12 ms and 430 bytes, so the 10 MiB a source may hold (420,000 messages) drew
-for about a minute.  The longest ladder of the conformance corpus and the examples has 25
-(dhcp-lease)."""
+"""The most rows (messages and states) the ladders of one document (every section) draw:
+about 7 MB of SVG in 2 s.  A row costs about 0.12 ms and 430 bytes, so the 10 MiB a source
+may hold (420,000 messages) drew for about a minute.  The longest ladder of the conformance
+corpus and the examples has 25 (dhcp-lease)."""
 
 
 def _rows(model: dict) -> list[tuple[str, dict]]:
@@ -42,16 +42,20 @@ def _rows(model: dict) -> list[tuple[str, dict]]:
                   + [("state", s) for s in model.get("states", ())], key=lambda r: r[1].get("line", 0))
 
 
-def diagnostics(model: dict) -> list[tuple[int, str]]:
+def diagnostics(model: dict, budget: Budget | None = None) -> list[tuple[int, str]]:
     """What :func:`render` reports for ``model``, without drawing: the refusal of a ladder
-    past :data:`MAX_ROWS` rows, on the line of the first row past it."""
+    that takes the document past :data:`MAX_ROWS` rows (the ladders of its earlier sections
+    count, ``budget.rows``), on the line of the first row past it.  Within the bound, the
+    rows are added to ``budget``."""
+    budget = Budget() if budget is None else budget
     rows = _rows(model)
-    if len(rows) <= MAX_ROWS:
+    if budget.rows + len(rows) <= MAX_ROWS:
+        budget.rows += len(rows)
         return []
-    kind, el = rows[MAX_ROWS]
-    return [(el.get("line", 1), f"this {kind} is row {MAX_ROWS + 1} of the ladder, more rows than one sequence "
-                                f"drawing holds (at most {MAX_ROWS} messages and states); the figure is not drawn "
-                                "rather than cut short.")]
+    kind, el = rows[MAX_ROWS - budget.rows]
+    return [(el.get("line", 1), f"this {kind} is row {MAX_ROWS + 1} of this document's ladders, more rows than "
+                                f"one document draws (at most {MAX_ROWS} messages and states); the figure is not "
+                                "drawn rather than cut short.")]
 
 
 def _label_px(s: str | None) -> float:
@@ -76,8 +80,8 @@ def _titled(desc, shape: str) -> str:
     return shape if desc is None else tag("g", (), tag("title", (), esc(desc)) + shape)
 
 
-def render(model: dict, classes: dict, y0: float) -> Block:
-    refused = diagnostics(model)
+def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) -> Block:
+    refused = diagnostics(model, budget)
     if refused:
         return Block("", y0, 0.0, None, refused)
     lifelines = model.get("lifelines", [])

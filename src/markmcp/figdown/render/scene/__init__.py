@@ -7,12 +7,13 @@ apply pins, move engine-placed boxes out of group bands (:mod:`.separate`)
 and bundle lassos (:mod:`.lassos`), check what the drawing would state
 (:mod:`.checks`), place the text (:mod:`.labels`) and the annotations
 (:mod:`.marks`), then write the markup (:mod:`.draw`).  A scene whose layout
-would place more than :data:`.layout.MAX_LAYERED` items is refused first.
+that would take its document past :data:`.layout.MAX_LAYERED` items is refused
+first (``budget``: what the earlier sections laid out).
 """
 
 from __future__ import annotations
 
-from ..block import Block
+from ..block import Block, Budget
 from . import checks, draw, lassos, marks
 from .separate import separate
 from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
@@ -30,9 +31,9 @@ MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line th
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
-def render(model: dict, classes: dict, y0: float) -> Block:
+def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) -> Block:
     scene = build_scene(model, classes)
-    refused = layered_refusal(scene)
+    refused = layered_refusal(scene, Budget() if budget is None else budget)
     if refused:
         return Block("", y0, 0.0, None, refused)
     scene, board, rings, diags = _settle(scene, model, y0)
@@ -46,12 +47,13 @@ def render(model: dict, classes: dict, y0: float) -> Block:
     return Block(svg, box[3] + 10, box[2] + 2, None, diags)
 
 
-def diagnostics(model: dict, classes: dict, y0: float) -> list[tuple[int, str]]:
+def diagnostics(model: dict, classes: dict, y0: float, budget: Budget | None = None) -> list[tuple[int, str]]:
     """What :func:`render` at ``y0`` reports, without its annotations and markup: every
     geometry check is made before them (and a layout past its bound is refused before it
     is laid out)."""
     scene = build_scene(model, classes)
-    return layered_refusal(scene) or _settle(scene, model, y0, text=False)[3]
+    return layered_refusal(scene, Budget() if budget is None else budget) or _settle(scene, model, y0,
+                                                                                     text=False)[3]
 
 
 def _settle(scene: Scene, model: dict, y0: float,

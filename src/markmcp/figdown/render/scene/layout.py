@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..block import Budget
 from ..text import label_px
 from .graph import Box, Link, Scene
 from .order import Item, order_ranks
@@ -68,28 +69,30 @@ def _spacing(horizontal: bool, straight: bool) -> Spacing:
 
 
 MAX_LAYERED = 40_000
-"""The most items one layered layout places: boxes, a connector's segment in every rank it
-passes through, and a group's placeholder in every rank of its span that holds no member.
-Placing costs about 0.1 ms an item (it is swept rank by rank, many times over): a chain of 200
-boxes with 200 connectors from its first box to its last is 39,800 items, 3.1 s; 500 and 500
-(21 KB of source, 250,000 items) took 34 s and 282 MB.  The largest scene of the conformance
+"""The most items the layered layouts of one document (every section) place: boxes, a
+connector's segment in every rank it passes through, and a group's placeholder in every
+rank of its span that holds no member.  Placing costs about 0.1 ms an item (it is swept
+rank by rank, many times over): a chain of 200 boxes with 200 connectors from its first
+box to its last is 39,800 items, 3.1 s; 500 and 500 (21 KB of source, 250,000 items) took
+34 s and 282 MB.  The largest scene of the conformance
 corpus and the examples has 22 items; a random figure of 10,000 boxes and 20,000 links 10,000."""
 
 
-def layered_refusal(scene: Scene) -> list[tuple[int, str]]:
-    """The refusal of a layout past :data:`MAX_LAYERED` items, found before laying it out:
+def layered_refusal(scene: Scene, budget: Budget) -> list[tuple[int, str]]:
+    """The refusal of a layout that takes the document past :data:`MAX_LAYERED` items (the
+    layouts of its earlier sections count, ``budget.layered``), found before laying it out:
     the items :func:`plan_layout` would place, counted in its order (boxes, then each
     connector's segments, then the groups' placeholders), and the line of the first that
     goes past (a group's placeholders are counted for every rank of its span no box of it
-    holds).  Empty when the layout is within the bound."""
-    total = len(scene.order)
+    holds).  Empty, and the items added to ``budget``, when the layout is within it."""
+    total = budget.layered + len(scene.order)
 
     def refused(line: int, what: str) -> list[tuple[int, str]]:
-        return [(line, f"{what} takes the layout to {total} items (boxes, and connectors and groups "
-                       f"carried through ranks), more than one figure lays out (at most {MAX_LAYERED}); "
-                       "the figure is not drawn rather than cut short.")]
+        return [(line, f"{what} takes this document's layouts to {total} items (boxes, and connectors and "
+                       f"groups carried through ranks), more than one document lays out (at most "
+                       f"{MAX_LAYERED}); the figure is not drawn rather than cut short.")]
     if total > MAX_LAYERED:
-        last = scene.nodes[scene.order[MAX_LAYERED]]
+        last = scene.nodes[scene.order[MAX_LAYERED - budget.layered]]
         total = MAX_LAYERED + 1
         return refused(last.line, f'"{last.id}"')
     rank_of = assign_ranks(scene)
@@ -106,6 +109,7 @@ def layered_refusal(scene: Scene) -> list[tuple[int, str]]:
             total += max(held) - min(held) + 1 - len(held)
             if total > MAX_LAYERED:
                 return refused(group.line, f'group "{gid}", across {max(held) - min(held) + 1} ranks,')
+    budget.layered = total
     return []
 
 
