@@ -13,6 +13,8 @@ first (``budget``: what the earlier sections laid out).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from ..block import Block, Budget
 from . import checks, draw, lassos, marks
 from .separate import separate
@@ -235,28 +237,80 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
 
 
 def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
-    """A junction dot where a merge-bus member joins the shared trunk."""
+    """A junction dot where a merge-bus member joins the shared trunk: on the first bend of
+    a member that lies strictly inside a straight segment of another member of its bus."""
     members: dict[str, list] = {}
     for link in scene.links:
         if link.bus is not None:
             members.setdefault(link.bus, []).append(link)
     for links in members.values():
+        trunk = _Segments(links, paths)
         for link in links:
             link.dots = []
-            pts = paths[link.index]
-            for v in pts[1:-1]:
-                if any(_inside_segment(v, p, q) for other in links if other is not link
-                       for p, q in zip(paths[other.index], paths[other.index][1:])):
+            for v in paths[link.index][1:-1]:
+                if trunk.inside_another(v, link.index):
                     link.dots.append(v)
                     break
 
 
-def _inside_segment(v, p, q) -> bool:
-    if abs(p[0] - q[0]) < 0.01 and abs(v[0] - p[0]) < 0.01:
-        return min(p[1], q[1]) + 0.5 < v[1] < max(p[1], q[1]) - 0.5
-    if abs(p[1] - q[1]) < 0.01 and abs(v[1] - p[1]) < 0.01:
-        return min(p[0], q[0]) + 0.5 < v[0] < max(p[0], q[0]) - 0.5
-    return False
+class _Segments:
+    """The straight segments of a bus's members, asked whether a point lies strictly inside
+    one of another member (more than 0.5 px from its ends, on its line within 0.01 px).
+
+    A bus may have thousands of members all on one trunk, so this is not a walk over every
+    segment for every bend (that took 115 s for 8,000 connectors against the flow): the
+    segments are grouped by their line (a vertical one's x, a horizontal one's y, exactly as
+    drawn) and sorted by where their inside begins; for each prefix of that order it keeps
+    the farthest end, the member that reaches it, and the farthest end of any other member,
+    so a question is two binary searches."""
+
+    def __init__(self, links: list, paths: dict[int, list]) -> None:
+        spans: tuple[dict[float, list], dict[float, list]] = ({}, {})
+        for link in links:
+            pts = paths[link.index]
+            for p, q in zip(pts, pts[1:]):
+                if abs(p[0] - q[0]) < 0.01:        # vertical: its x, the inside along y
+                    axis, line, a, b = 0, p[0], p[1], q[1]
+                elif abs(p[1] - q[1]) < 0.01:      # horizontal: its y, the inside along x
+                    axis, line, a, b = 1, p[1], p[0], q[0]
+                else:
+                    continue
+                lo, hi = min(a, b) + 0.5, max(a, b) - 0.5
+                if lo < hi:
+                    spans[axis].setdefault(line, []).append((lo, hi, link.index))
+        self.lines = tuple(sorted(by_line) for by_line in spans)
+        self.reach: tuple[dict[float, tuple], dict[float, tuple]] = ({}, {})
+        for axis, by_line in enumerate(spans):
+            for line, found in by_line.items():
+                found.sort(key=lambda span: span[0])
+                starts, best = [], []
+                far, owner, other = float("-inf"), None, float("-inf")
+                for lo, hi, index in found:
+                    if index == owner:
+                        far = max(far, hi)
+                    elif hi > far:
+                        far, owner, other = hi, index, far
+                    else:
+                        other = max(other, hi)
+                    starts.append(lo)
+                    best.append((far, owner, other))
+                self.reach[axis][line] = (starts, best)
+
+    def inside_another(self, v, index: int) -> bool:
+        """Is ``v`` strictly inside a segment of a member other than ``index``?"""
+        for axis, across, along in ((0, v[0], v[1]), (1, v[1], v[0])):
+            lines = self.lines[axis]
+            for k in range(bisect_right(lines, across - 0.01), bisect_left(lines, across + 0.01)):
+                line = lines[k]
+                if not abs(across - line) < 0.01:
+                    continue
+                starts, best = self.reach[axis][line]
+                n = bisect_left(starts, along)      # the spans whose inside begins before v
+                if n:
+                    far, owner, other = best[n - 1]
+                    if (far if owner != index else other) > along:
+                        return True
+        return False
 
 
 def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
