@@ -300,7 +300,9 @@ class _Segments:
         """Is ``v`` strictly inside a segment of a member other than ``index``?"""
         for axis, across, along in ((0, v[0], v[1]), (1, v[1], v[0])):
             lines = self.lines[axis]
-            for k in range(bisect_right(lines, across - 0.01), bisect_left(lines, across + 0.01)):
+            # the lines within 0.01 px, looked for a little wider (across - 0.01 may round
+            # onto a line the exact test keeps), then tested exactly as the walk tested them
+            for k in range(bisect_left(lines, across - 0.02), bisect_right(lines, across + 0.02)):
                 line = lines[k]
                 if not abs(across - line) < 0.01:
                     continue
