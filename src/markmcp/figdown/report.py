@@ -101,7 +101,8 @@ def figure_refused(label: str, items: list[dict[str, Any]]) -> str:
     """The report of a document that parses but whose drawing the renderer refuses: a
     headline, then the geometry diagnostics (control characters escaped)."""
     head = (f"FIGURE REFUSED — {len(items)} geometry diagnostic(s) in {escape_controls(label)} "
-            "(it parses, but the drawing would state what the source does not; nothing was drawn)")
+            "(it parses, but it cannot be drawn as written: the drawing would state what the source does "
+            "not, or is past a size bound; nothing was drawn)")
     return "\n".join([head, *diagnostic_lines(items)])
 
 

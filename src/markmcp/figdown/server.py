@@ -219,7 +219,8 @@ CHECK_OUTPUT = {
                                                                 "header and declares nothing"},
                     "stage": {"type": "string", "enum": ["parse", "geometry"],
                               "description": "present with diagnostics: parse (the text) or geometry (the "
-                                             "drawing would state what the source does not)"},
+                                             "drawing would state what the source does not, or is past "
+                                             "a size bound)"},
                     "hints": {**STRINGS_LIST, "description": "present when a diagnostic names an element whose own "
                                                    "declaration line failed: fix that line first"},
 
@@ -673,7 +674,7 @@ TOOLS = [
             "back from it. write: true saves X.svg beside X.fd (the only file it writes; needs the server's "
             "--allow-write and a root) and then returns the path instead of the markup; return_svg decides "
             "either way. include_model: true adds the §12 model. A document that does not parse, or whose "
-            "drawing would state what the source does not, is an ordinary result (PARSE FAILED or FIGURE "
+            "drawing would state what the source does not or is past a size bound, is an ordinary result (PARSE FAILED or FIGURE "
             "REFUSED) with no SVG: fix the named lines and call again."
         ),
         input_schema=BUILD_INPUT,
