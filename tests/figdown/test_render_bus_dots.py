@@ -8,7 +8,6 @@ member.  The index must answer exactly what that walk answered.
 
 from __future__ import annotations
 
-import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,12 +51,12 @@ def test_the_index_answers_what_the_walk_answered(polylines: list, probes: list)
             assert index.inside_another(v, link.index) == walked(v, link.index, links, paths), (v, link.index)
 
 
-def test_thousands_of_connectors_on_one_bus_draw_in_seconds() -> None:
+def test_thousands_of_connectors_on_one_bus_draw() -> None:
+    # (their speed, 0.5 s where the walk over every pair took 19 s, is measured by the
+    # benchmarks, never asserted by a test's clock)
     n = 100
     source = ("figdown 0.1 block\n" + "".join(f"node n{i}\n" for i in range(n))
               + "".join(f"edge n{i} -> n{i + 1}\n" for i in range(n - 1))
               + "".join(f"edge n{n - 1} -> n0\n" for _ in range(4000)))
-    start = time.process_time()
     svg = build(source).svg
     assert svg is not None and svg.count("<circle") > 1000       # the members' junction dots
-    assert time.process_time() - start < 10                      # 0.5 s; the walk took 19 s
