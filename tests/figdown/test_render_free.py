@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.figdown.render import build
-from markmcp.figdown.render.scene.free import (CELL, EXTRA_POPS, MAX_BLOCKED_POPS, MAX_HASTY_POPS, MAX_POPS,
-                                               MAX_SQUARES, Effort, Ink, _proper, detour, ink_crossings,
-                                               orthogonal, path_hits, route_free, straight)
+from markmcp.figdown.render.scene.free import (BLIND_POPS, CELL, EXTRA_POPS, FEW, MAX_BLOCKED_POPS,
+                                               MAX_HASTY_POPS, MAX_POPS, MAX_SQUARES, RUN, Effort, Ink, _along,
+                                               _proper, detour, ink_crossings, orthogonal, path_hits, reconsider,
+                                               route_free, straight)
 from markmcp.figdown.render.scene.graph import Box
 
 # coordinates that land on square borders, near them, on shared grid lines, and anywhere
@@ -180,3 +181,99 @@ def test_past_160_connectors_every_quick_step_comes_out_of_the_allowance():
     assert 0 < EXTRA_POPS - effort.left < MAX_POPS   # charged from the first step
     spent = Effort(0)
     assert detour(a, b, others, Ink(), False, spent) is None and spent.left == 0
+
+
+# --- what a way round a box costs the drawing ---------------------------------------------
+
+_lattice = st.sampled_from((0.0, 1.0, 1.5, 2.0, 10.0, 11.5, 25.0, 40.0, 60.0, 61.0, 100.0, 130.0, 200.0))
+_lattice_point = st.tuples(_lattice, _lattice)
+_lines = st.one_of(
+    st.lists(_lattice_point, min_size=2, max_size=4),
+    st.builds(_level_or_upright, _lattice_point, _lattice, st.booleans()),
+)
+
+
+def _kind(p, q) -> int:
+    return 0 if p[1] == q[1] else 1 if p[0] == q[0] else 2
+
+
+def plain_coincident(drawn: list[list[tuple[float, float]]], points) -> set[int]:
+    """The lines of ``drawn`` (by index) a segment of ``points`` runs along for more
+    than RUN px within NEAR px, level with level, upright with upright, slanted with
+    slanted (bench/figdown_layout.py's coincident runs)."""
+    return {k for k, line in enumerate(drawn)
+            for p, q in zip(points, points[1:]) for c, d in zip(line, line[1:])
+            if p != q and c != d and _kind(p, q) == _kind(c, d) and _along(p, q, c, d) > RUN}
+
+
+@settings(max_examples=300, deadline=None)
+@given(drawn=st.lists(_lines, min_size=1, max_size=6), query=_lines)
+def test_the_runs_along_drawn_lines_are_those_of_the_plain_definition(drawn, query):
+    ink = Ink()
+    for k, points in enumerate(drawn):
+        ink.add(points, k)
+    assert ink.coincident(query) == plain_coincident(drawn, query)
+
+
+def test_a_line_through_a_box_weighs_3_and_2_per_line_crossed_or_run_along():
+    ink = Ink()
+    ink.add([(50.0, -50.0), (50.0, 50.0)], "upright")      # crossed by the query
+    ink.add([(0.0, 0.0), (30.0, 0.0)], "level")            # run along for 30 px
+    query = [(-10.0, 0.0), (100.0, 0.0)]
+    assert ink.score(query, True) == 3 + 2 * 1 + 2 * 2     # this line and 'level' come to run along one
+    assert ink.score(query, False) == 2 * 1 + 2 * 2
+    ink.add([(0.0, 0.0), (20.0, 0.0)], "twin")             # runs along 'level': both count already
+    assert ink.score(query, False) == 2 * 1 + 2 * 1         # only the query comes to run along one
+
+
+def _row(*ys: float) -> tuple[Box, Box, list]:
+    """a, c, b in a row (c in the way of the line from a to b), and the rectangle of c."""
+    a, c, b = (Box(n, "", x=x, y=0.0, w=50.0, h=36.0) for n, x in (("a", 0.0), ("c", 110.0), ("b", 220.0)))
+    return a, b, [c.rect()]
+
+
+def _fence(ink: Ink, above: bool, below: bool) -> None:
+    """Upright lines over c's column, from far above it down to just above it, and from
+    just below it far down: the line from a to b crosses none of them, a way round c
+    on that side three."""
+    for x in (125.0, 135.0, 145.0):
+        if above:
+            ink.add([(x, -400.0), (x, -5.0)])
+        if below:
+            ink.add([(x, 41.0), (x, 400.0)])
+
+
+def test_a_way_round_a_box_is_kept_only_when_it_costs_less_than_the_line():
+    a, b, others = _row()
+    ink = Ink()
+    _fence(ink, above=True, below=True)      # every way round crosses three lines: 6 > 3
+    assert detour(a, b, others, ink, True, Effort()) is None
+    offers: list = []
+    assert route_free(a, b, others, ink, True, Effort(), offers) == straight(a, b)
+    assert len(offers) == 1 and offers[0][0] == straight(a, b) and not path_hits(offers[0][1], others, 0.0)
+    ink = Ink()
+    _fence(ink, above=True, below=False)     # under c, the way round crosses nothing: 0 < 3
+    path = detour(a, b, others, ink, True, Effort())
+    assert path is not None and not path_hits(path, others, 0.0) and ink_crossings(path, ink) == 0
+
+
+def test_once_every_line_is_drawn_a_way_round_that_others_cross_gives_way_to_the_line():
+    a, b, others = _row()
+    line = straight(a, b)
+    way = detour(a, b, others, Ink(), True, Effort())
+    assert way is not None
+    paths = {"ab": way}
+    for k, x in enumerate((125.0, 135.0, 145.0)):   # drawn after it, across the way round only
+        paths[k] = [(x, -400.0), (x, -5.0)] if way[1][1] < 0 else [(x, 41.0), (x, 400.0)]
+    kept = dict(paths)
+    reconsider(kept, {"ab": (line, way)})
+    assert kept["ab"] is line
+    paths = {"ab": line, 0: [(160.0, -400.0), (160.0, 400.0)]}   # crosses both alike: 2 < 3 + 2
+    reconsider(paths, {"ab": (line, way)})
+    assert paths["ab"] is way
+
+
+def test_the_allowance_shrinks_with_the_connectors_to_route():
+    assert Effort.to_route(FEW).left == EXTRA_POPS
+    assert Effort.to_route(2 * FEW).left == EXTRA_POPS // 4
+    assert Effort.to_route(10 * FEW, False).left == BLIND_POPS

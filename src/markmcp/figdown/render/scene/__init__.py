@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from ..block import Block, Budget
 from . import checks, draw, lassos, marks
 from .separate import separate
-from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, route_free
+from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, reconsider, route_free
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
@@ -28,7 +28,7 @@ from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyli
 from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
-MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line through a box goes
+MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line through a box may go
                      # round, by the quick search that reads no ink (bounded work; see free.detour)
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
@@ -510,11 +510,12 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         if boxes.hits(paths[link.index], (link.a, link.b)):
             todo.append(link)
         else:
-            ink.add(paths[link.index])
+            ink.add(paths[link.index], link.index)
     loops: dict[str, int] = {}
 
     _shortest_first(scene, todo)
-    effort = Effort()
+    effort = Effort.to_route(len(todo), len(todo) <= MAX_DETOURED)
+    offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
         link.bus, link.dots = None, []
@@ -525,9 +526,19 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
             paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
             continue
         obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
-        paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
-        ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
+        _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort, offers)
+    reconsider(paths, offers)
+
+
+def _route_free(link, a, b, obstacles, ink: Ink, weigh: bool, effort: Effort, paths: dict, offers: dict) -> None:
+    """:func:`.free.route_free` for ``link``, drawn into ``ink``; a line through a box
+    and the way round it found go into ``offers`` (for :func:`.free.reconsider`)."""
+    got: list = []
+    paths[link.index] = route_free(a, b, obstacles, ink, weigh, effort, got)
+    if got:
+        offers[link.index] = got[-1]
+    ink.add(paths[link.index], link.index)
 
 
 def _clear_lassos(scene: Scene, model: dict, frame, paths: dict[int, list], moved: set[str]) -> list | None:
@@ -575,27 +586,28 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
     ink = Ink()
     for link in scene.links:
         if link.index not in pending:
-            ink.add(paths[link.index])
+            ink.add(paths[link.index], link.index)
 
     _shortest_first(scene, todo)
-    effort = Effort()
+    effort = Effort.to_route(len(todo), len(todo) <= MAX_DETOURED)
+    offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
         link.bus, link.dots = None, []
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
-        paths[link.index] = route_free(a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort)
-        ink.add(paths[link.index])
-    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort)
+        _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)
+    _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort, offers)
+    reconsider(paths, offers)
     _bus_dots(scene, paths)
 
 
 def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, weigh: bool,
-                       effort: Effort) -> None:
+                       effort: Effort, offers: dict) -> None:
     """Several straight links between one pair of boxes: side by side, 10 px apart.
     Where a line moved off the centre line would enter another box, the first
-    keeps the centre line and the others go round, over the ink drawn so far
-    (``weigh``, ``effort``: see :func:`.free.detour`)."""
+    keeps its line and the others go round, over the ink drawn so far, when that
+    is worth it (``weigh``, ``effort``, ``offers``: see :func:`.free.detour`)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in todo:
         pts = paths[link.index]
@@ -614,11 +626,16 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
         if not any(path_hits(pts, others, -CLEAR) for pts in spread):
             for link, pts in zip(links, spread):
                 paths[link.index] = pts
+                offers.pop(link.index, None)
             continue
         for link, pts in zip(links[1:], spread[1:]):
-            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink, weigh, effort)
+            got: list = []
+            offers.pop(link.index, None)
+            path = detour(scene.nodes[link.a], scene.nodes[link.b], others, ink, weigh, effort, pts, got)
             paths[link.index] = pts if path is None else path
-            ink.add(paths[link.index])
+            if got:
+                offers[link.index] = got[-1]
+            ink.add(paths[link.index], link.index)
 
 
 # --- text ----------------------------------------------------------------------------------

@@ -8,8 +8,12 @@ stretch of ink already laid by another connector.  Ties are broken by a
 counter, never by hashing, so the path is the same on every run.  A search
 takes a bounded number of steps (and a drawing's searches a bounded number in
 all, :class:`Effort`); when the one weighing crossings gives up, a quicker one
-that does not is asked (:func:`detour`), so a line is drawn through a box only
-when neither finds a way round.
+that does not is asked (:func:`detour`).  A way round a box is taken only when
+it costs the drawing less than the line through it, by the weights of
+bench/figdown_layout.py's layout score (:meth:`Ink.score`: a line through a box
+3, a crossing 2, a line coming to run along another 2), and once every
+connector is drawn each such choice is weighed again over all of them
+(:func:`reconsider`).
 """
 
 from __future__ import annotations
@@ -215,6 +219,16 @@ class Ink:
         self.slanted: dict[tuple[int, int], list[tuple]] = {}
         self.wide: list[tuple] = []   # segments over too many squares to bucket
         self.indexed = 0   # segments[:indexed] are in the squares (the rest wait for a count)
+        # for the runs along other lines (:meth:`coincident`): level and upright
+        # segments by their line (axis, rounded coordinate) as (coordinate, lo, hi,
+        # owner), the slanted ones as (p, q, owner) by their direction (:func:`_heading`,
+        # the short ones in a list of their own); and which drawn lines already run
+        # along another
+        self.runs: dict[tuple[int, int], list[tuple]] = {}
+        self.slants: dict[int, list[tuple]] = {}
+        self.short_slants: list[tuple] = []
+        self.partners: dict[object, set] = {}
+        self.drawn = 0
 
     def crossings(self, p, q) -> int:
         """How many drawn segments the segment p–q properly crosses."""
@@ -225,7 +239,7 @@ class Ink:
         elif p[0] == q[0]:
             straight, lines = self.level, self.slanted
         else:
-            return _count(p, q, self.segments)
+            return self._slanted_crossings(p, q)
         x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
         y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
         floor = math.floor
@@ -267,15 +281,105 @@ class Ink:
             count += _count(p, q, near.values())
         return count
 
-    def add(self, points) -> None:
+    def add(self, points, owner: object = None) -> None:
+        """Draw ``points``, the line of ``owner`` (any key; a new one when None)."""
+        if owner is None:
+            owner = ("drawn", self.drawn)
+        self.drawn += 1
+        met = self.coincident(points)
+        met.discard(owner)
+        if met:
+            self.partners.setdefault(owner, set()).update(met)
+            for other in met:
+                self.partners.setdefault(other, set()).add(owner)
         for a, b in zip(points, points[1:]):
             self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
                                   b[0] - a[0], b[1] - a[1]))
         for (x0, y0), (x1, y1) in zip(points, points[1:]):
             if abs(y0 - y1) < 0.5:
                 self.h.setdefault(round(y0), []).append((min(x0, x1), max(x0, x1)))
+                self.runs.setdefault((0, round(y0)), []).append((y0, min(x0, x1), max(x0, x1), owner))
             elif abs(x0 - x1) < 0.5:
                 self.v.setdefault(round(x0), []).append((min(y0, y1), max(y0, y1)))
+                self.runs.setdefault((1, round(x0)), []).append((x0, min(y0, y1), max(y0, y1), owner))
+            else:
+                heading = _heading(x1 - x0, y1 - y0)
+                if heading is None:
+                    self.short_slants.append(((x0, y0), (x1, y1), owner))
+                else:
+                    self.slants.setdefault(heading, []).append(((x0, y0), (x1, y1), owner))
+
+    def coincident(self, points) -> set:
+        """The drawn lines that ``points`` runs along for more than :data:`RUN` px
+        within :data:`NEAR` px (bench/figdown_layout.py's coincident runs): level and
+        upright segments against those on (nearly) the same line, slanted ones
+        against the slanted."""
+        met: set = set()
+        runs = self.runs
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            if abs(y0 - y1) < 0.5:
+                axis, at, lo, hi = 0, y0, min(x0, x1), max(x0, x1)
+            elif abs(x0 - x1) < 0.5:
+                axis, at, lo, hi = 1, x0, min(y0, y1), max(y0, y1)
+            else:
+                lx, hx = (x0, x1) if x0 < x1 else (x1, x0)
+                ly, hy = (y0, y1) if y0 < y1 else (y1, y0)
+                # a drawn segment whose two ends lie within NEAR of this line turns off
+                # it by at most asin(2 NEAR / its length): for one of SLANT_LONG px or
+                # more, less than a heading's width, so the headings beside this one hold it
+                k = math.floor(_angle(x1 - x0, y1 - y0) / HEADING) % HEADINGS
+                for bucket in (self.short_slants, *(self.slants.get((k + i) % HEADINGS, ()) for i in (-1, 0, 1))):
+                    for c, d, owner in bucket:
+                        if (c[0] < lx - NEAR and d[0] < lx - NEAR) or (c[0] > hx + NEAR and d[0] > hx + NEAR) \
+                                or (c[1] < ly - NEAR and d[1] < ly - NEAR) or (c[1] > hy + NEAR and d[1] > hy + NEAR):
+                            continue
+                        if owner not in met and _along((x0, y0), (x1, y1), c, d) > RUN:
+                            met.add(owner)
+                continue
+            key = round(at)
+            for k in range(key - 2, key + 3):
+                for c, a, b, owner in runs.get((axis, k), ()):
+                    if abs(c - at) <= NEAR and (b if b < hi else hi) - (a if a > lo else lo) > RUN:
+                        met.add(owner)
+        return met
+
+    def score(self, points, through: bool, owner: object = None) -> int:
+        """What drawing ``points`` (``through`` a box or not) adds to the layout score
+        of bench/figdown_layout.py over the lines drawn so far, but ``owner``'s: 3 for
+        a line through a box, 2 per line crossed, and 2 for each line that comes to run
+        along another (this one, and each drawn line it runs along that ran along
+        none but ``owner``'s before)."""
+        met = self.coincident(points)
+        met.discard(owner)
+        alone = sum(1 for other in met if not (self.partners.get(other, set()) - {owner}))
+        return 3 * through + 2 * ink_crossings(points, self) + 2 * ((1 if met else 0) + alone)
+
+    def _slanted_crossings(self, p, q) -> int:
+        """:meth:`crossings` of a slanted segment: the drawn segments in the squares
+        (side :data:`LINE_CELL`) within :func:`_pad` of its line, as a slanted
+        segment is bucketed, read once each, and of the level and upright ones
+        those in the squares (side :data:`CELL`) holding these.  Where it crosses a
+        drawn segment, the crossing point lies on both: in one of its own squares,
+        where the drawn segment was bucketed (every square of its extent, or along
+        its line).  Over more than :data:`MAX_SQUARES` squares, every segment is read."""
+        seg = (p, q, min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), q[0] - p[0], q[1] - p[1])
+        if not all(math.isfinite(v) for v in seg[2:6]):
+            return _count(p, q, self.segments)
+        near: dict[int, tuple] = {}
+        slanted, level, upright = self.slanted, self.level, self.upright
+        seen = 0
+        for ci, cj in _line_squares(seg, _pad(seg)):
+            seen += 1
+            if seen > MAX_SQUARES:
+                return _count(p, q, self.segments)
+            for bucket in (slanted.get((ci, cj)), level.get((ci >> 1, cj >> 1)), upright.get((ci >> 1, cj >> 1))):
+                if bucket is not None:
+                    for other in bucket:
+                        near[id(other)] = other
+        count = _count(p, q, near.values())
+        if self.wide:
+            count += _count(p, q, self.wide)
+        return count
 
     def _index(self) -> None:
         """Bucket the segments drawn since the last count (a drawing that never asks
@@ -292,17 +396,8 @@ class Ink:
                     for cj in range(math.floor(seg[3] / CELL), math.floor(seg[5] / CELL) + 1):
                         cells.setdefault((ci, cj), []).append(seg)
                 continue
-            _, _, bx0, by0, bx1, by1, dx, dy = seg
-            for ci in range(math.floor((bx0 - pad) / LINE_CELL), math.floor((bx1 + pad) / LINE_CELL) + 1):
-                # the part of the line over this column of squares (widened by the pad)
-                xa, xb = max(bx0, ci * LINE_CELL - pad), min(bx1, (ci + 1) * LINE_CELL + pad)
-                if xa > xb:
-                    continue
-                ya, yb = a[1] + (xa - a[0]) * dy / dx, a[1] + (xb - a[0]) * dy / dx
-                lo = max(min(ya, yb), by0) - pad
-                hi = min(max(ya, yb), by1) + pad
-                for cj in range(math.floor(lo / LINE_CELL), math.floor(hi / LINE_CELL) + 1):
-                    self.slanted.setdefault((ci, cj), []).append(seg)
+            for square in _line_squares(seg, pad):
+                self.slanted.setdefault(square, []).append(seg)
         self.indexed = len(self.segments)
 
     def overlap(self, p, q) -> float:
@@ -328,6 +423,22 @@ class Ink:
             if run > 0.0:
                 total += run
         return total
+
+
+def _line_squares(seg, pad: float):
+    """The squares (side :data:`LINE_CELL`) within ``pad`` of the slanted segment
+    ``seg`` (as :meth:`Ink.add` stores it), column by column."""
+    a, _, bx0, by0, bx1, by1, dx, dy = seg
+    for ci in range(math.floor((bx0 - pad) / LINE_CELL), math.floor((bx1 + pad) / LINE_CELL) + 1):
+        # the part of the line over this column of squares (widened by the pad)
+        xa, xb = max(bx0, ci * LINE_CELL - pad), min(bx1, (ci + 1) * LINE_CELL + pad)
+        if xa > xb:
+            continue
+        ya, yb = a[1] + (xa - a[0]) * dy / dx, a[1] + (xb - a[0]) * dy / dx
+        lo = max(min(ya, yb), by0) - pad
+        hi = min(max(ya, yb), by1) + pad
+        for cj in range(math.floor(lo / LINE_CELL), math.floor(hi / LINE_CELL) + 1):
+            yield ci, cj
 
 
 def _squares(x0: float, y0: float, x1: float, y1: float, side: float) -> float:
@@ -375,6 +486,53 @@ def _count(p, q, segments) -> int:
     return count
 
 
+RUN = 10.0    # a run along another line counts past this length (bench/figdown_layout.py)
+NEAR = 1.5    # within this distance of it
+
+
+HEADINGS = 63                  # direction buckets of slanted segments, over half a turn
+HEADING = math.pi / HEADINGS   # each one's width (radians), about 0.05
+SLANT_LONG = 61.0    # 2 NEAR / 61 < sin(HEADING): a segment this long turns off a line it keeps within
+                     # NEAR of by less than a bucket's width
+
+
+def _angle(dx: float, dy: float) -> float:
+    """The direction of (dx, dy) in [0, pi): a line's, whichever way it is drawn."""
+    angle = math.atan2(dy, dx)
+    if angle < 0.0:
+        angle += math.pi
+    return angle if angle < math.pi else 0.0
+
+
+def _heading(dx: float, dy: float) -> int | None:
+    """The direction bucket of a slanted segment, or None when it is shorter than
+    :data:`SLANT_LONG` (or not finite) and so is read by every query."""
+    length = math.hypot(dx, dy)
+    if not length >= SLANT_LONG or not math.isfinite(length):
+        return None
+    return math.floor(_angle(dx, dy) / HEADING) % HEADINGS
+
+
+def _along(a, b, c, d) -> float:
+    """How far c–d runs along a–b: the length of a–b covered by c–d's projection,
+    when both c and d are within :data:`NEAR` of a–b's line (else 0)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.sqrt(dx * dx + dy * dy)
+    if length < 1e-9:
+        return 0.0
+    ux, uy = dx / length, dy / length
+    if abs((c[1] - a[1]) * ux - (c[0] - a[0]) * uy) > NEAR or abs((d[1] - a[1]) * ux - (d[0] - a[0]) * uy) > NEAR:
+        return 0.0
+    t3 = (c[0] - a[0]) * ux + (c[1] - a[1]) * uy
+    t4 = (d[0] - a[0]) * ux + (d[1] - a[1]) * uy
+    return max(0.0, min(length, max(t3, t4)) - max(0.0, min(t3, t4)))
+
+
+def _runs_along(points, other) -> bool:
+    """Does a segment of ``points`` run along one of ``other`` (:meth:`Ink.coincident`)?"""
+    return any(_along(p, q, c, d) > RUN for p, q in zip(points, points[1:]) for c, d in zip(other, other[1:]))
+
+
 def _inside(pt, r: Rect, pad: float) -> bool:
     return r[0] - pad < pt[0] < r[2] + pad and r[1] - pad < pt[1] < r[3] + pad
 
@@ -404,27 +562,54 @@ MAX_POPS = 4000      # a search that has not arrived by then gives up (the calle
 MAX_BLOCKED_POPS = 32000   # the same for the way round a line through a box (weighing crossings)
 MAX_HASTY_POPS = 16000     # and for the search that counts no crossings (the last resort)
 EXTRA_POPS = 200000  # the steps beyond MAX_POPS each that one drawing's searches may take in all
+FEW = 40             # connectors a drawing may route with all of EXTRA_POPS (see Effort.to_route)
+BLIND_POPS = 100000  # all the steps of a drawing's quick searches that read no ink (past 160 connectors)
+HASTY_FREE = 2000    # the steps a quick search after the weighing one takes before the allowance
 HASTE = 1.5          # how hard the distance left leads a search that counts no crossings
 
 
 class Effort:
     """The steps the searches of one drawing may still take beyond :data:`MAX_POPS`
-    each, all together: a search allowed more (:data:`MAX_BLOCKED_POPS`,
+    each (beyond :data:`HASTY_FREE` for the quick search after the weighing one),
+    all together: a search allowed more (:data:`MAX_BLOCKED_POPS`,
     :data:`MAX_HASTY_POPS`) takes them from here, and a quick search past
     160 connectors takes every step from here, so a drawing of many connectors
-    that each need a long search stays bounded work."""
+    that each need a long search stays bounded work (:meth:`to_route`)."""
 
     __slots__ = ("left",)
 
     def __init__(self, left: int = EXTRA_POPS) -> None:
         self.left = left
 
+    @classmethod
+    def to_route(cls, connectors: int, weigh: bool = True) -> "Effort":
+        """The allowance of a drawing routing ``connectors`` connectors: all of
+        :data:`EXTRA_POPS` up to :data:`FEW` of them, then less, as the square of
+        FEW / connectors.  Every connector drawn after a way round a box may cross
+        it, so among many of them a way round seldom stays (:func:`reconsider`: in
+        the partly pinned scenes of 20 and 60 boxes, 105 of the 156 ways found with
+        steps from the allowance stayed; in the quarter-pinned ones of 200 boxes, 5
+        of 33).  Without ``weigh`` (quick searches only, each step from the
+        allowance): :data:`BLIND_POPS`."""
+        if not weigh:
+            return cls(BLIND_POPS)
+        return cls(EXTRA_POPS if connectors <= FEW else int(EXTRA_POPS * (FEW / connectors) ** 2))
+
 
 def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, crossings: bool = True,
                limit: int = MAX_POPS, effort: Effort | None = None, free: int = MAX_POPS):
     """The cheapest orthogonal path from a side of ``a`` to a side of ``b``, or None
     when the search has not arrived after ``limit`` steps (those beyond the first
-    ``free`` taken from ``effort``, when given, as far as it lasts).
+    ``free`` taken from ``effort``, when given, as far as it lasts).  See :func:`_search`."""
+    return _search(a, b, obstacles, ink, crossings, limit, effort, free)[0]
+
+
+def _search(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, crossings: bool, limit: int,
+            effort: Effort | None, free: int, bound: float = math.inf):
+    """(path, cut short): :func:`orthogonal`'s path or None, and whether the search
+    stopped for its steps (rather than for having nowhere left to go cheaper than
+    ``bound``, the most a path may cost: no path of the search's cost up to it
+    exists when it returns None and False).
 
     The grid holds every obstacle edge (offset by the margin) and a ring round the
     whole drawing, so a route may go round the outside when that crosses less.
@@ -554,7 +739,9 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
         pops += 1
         if pops > budget:
             break
-        _, _, cost, state = pop(heap)
+        ahead, _, cost, state = pop(heap)
+        if ahead > bound:   # every path on from here costs more
+            continue
         if best[state] < cost:
             continue
         cell, heading = state >> 2, state & 3
@@ -611,7 +798,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
     if effort is not None and min(pops, budget) > free:
         effort.left -= min(pops, budget) - free
     if found < 0:
-        return None
+        return None, pops > budget
     pts = []
     s = found
     while s >= 0:
@@ -620,7 +807,7 @@ def orthogonal(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None, cr
         s = came[s]
     pts.reverse()
     path = [start_border[pts[0]], *pts, goal[pts[-1]][0]]
-    return simplify(path)
+    return simplify(path), False
 
 
 def simplify(pts):
@@ -650,63 +837,177 @@ def _cost(points, ink: Ink | None) -> float:
 
 
 CLEAR = 0.0   # how far a straight connector keeps off other boxes: it may touch an outline, not enter it
-# the crossings a quick path may add to go round a box: one, as bench/figdown_layout.py
-# weighs a line through a box (3) against a crossing (2)
-WORTH = 1
+# the search weighing crossings for a way round a box looks no further than the paths that
+# could still win (:func:`detour`): up to this many times the distance between the two
+# boxes' centres (level plus upright), this many px more, and the bends
+DETOUR_SPAN = 2.0
+DETOUR_SLACK = 400.0
+DETOUR_BENDS = 6
 
 
 def route_free(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None = None,
-               detours: bool = True, effort: Effort | None = None):
+               detours: bool = True, effort: Effort | None = None, offers: list | None = None):
     """A connector between two author-placed boxes that meets no other box: the
     straight line when it keeps :data:`CLEAR` off every other box (the 2 px
     forgiven elsewhere would let it cut a box's corner), unless going round
-    (orthogonally) crosses less ink; otherwise a path round them (:func:`detour`),
-    and the line only when no path is found.
+    (orthogonally) crosses less ink; otherwise a path round them (:func:`detour`)
+    when that costs the layout less than the line through them.
 
     Without ``detours`` (a drawing with too many connectors to weigh each one's
     crossings) a clear line is kept as it is, and one through a box goes round by
-    the quick search that reads no ink."""
+    the quick search that reads no ink.  ``offers``: see :func:`detour`."""
     line = straight(a, b)
     clear = not path_hits(line, obstacles, -CLEAR)
     if clear and (not detours or ink is None or not ink.segments or ink_crossings(line, ink) == 0):
         return line
-    path = orthogonal(a, b, obstacles, ink) if clear else detour(a, b, obstacles, ink, detours, effort)
-    if path is None:
-        return line
-    if clear and _cost(line, ink) <= _cost(path, ink) + 40:
+    if not clear:
+        path = detour(a, b, obstacles, ink, detours, effort, line, offers)
+        return line if path is None else path
+    path = orthogonal(a, b, obstacles, ink)
+    if path is None or _cost(line, ink) <= _cost(path, ink) + 40:
         return line
     return path
 
 
 def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool = True,
-           effort: Effort | None = None):
-    """An orthogonal path from ``a`` to ``b`` round ``obstacles``, or None.
+           effort: Effort | None = None, line=None, offers: list | None = None):
+    """An orthogonal path from ``a`` to ``b`` round ``obstacles`` in place of ``line``
+    (the straight one by default), which runs through one of them; or None.
+
+    The path is kept only when it is a net gain by bench/figdown_layout.py's own
+    weights, over the ink drawn so far (:meth:`Ink.score`): the line counts 3 for
+    the box and 2 for each line it crosses or comes to run along, the path 2 for
+    each of its own.  Going round a box crowded with lines mostly crosses more of
+    them than the line does; that is no gain.
 
     ``weigh``: the search that counts the ink's crossings and runs, allowed
     :data:`MAX_BLOCKED_POPS` steps (a long way over a crowded drawing needs
-    many: every crossing costs far more than the distance that leads the search),
-    and when it gives up the quick one that counts only the runs.  Otherwise the
-    quick search alone, reading no ink.  A quick path counts no crossings, so it
-    is kept only when it crosses at most :data:`WORTH` more drawn lines than the
-    straight line between the two boxes does (in crowded, partly pinned drawings
-    it crossed some ten lines for each box it went round).  Steps beyond
-    :data:`MAX_POPS` come out of ``effort``; for the quick search alone, every
-    step (a drawing with hundreds of connectors to take round boxes can afford
-    that much in all, not a search's worth for each)."""
+    many: every crossing costs far more than the distance that leads the search)
+    and looking only at paths that could win (their crossings at most the most a
+    winner has, and their length within :data:`DETOUR_SPAN` times the boxes'
+    distance and :data:`DETOUR_SLACK`); when it runs out of steps, the quick one
+    that counts only the runs.  Otherwise the quick search alone, reading no ink.
+    Steps beyond :data:`MAX_POPS` come out of ``effort``; for the quick search
+    alone, every step (a drawing with hundreds of connectors to take round boxes
+    can afford that much in all, not a search's worth for each).
+
+    ``offers``, when given, gets (line, path) for a path found, kept or not, so the
+    choice can be weighed again once every line is drawn."""
+    if line is None:
+        line = straight(a, b)
+    stake = None if ink is None else ink.score(line, True)
     if weigh:
-        path = orthogonal(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort)
-        if path is not None:
-            return path
-        path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort)
+        bound = math.inf
+        if stake is not None:
+            # a winner scores less than the line: it crosses at most (stake - 1) // 2 lines
+            reach = abs(a.cx - b.cx) + abs(a.cy - b.cy)
+            bound = CROSS * ((stake - 1) // 2) + DETOUR_SPAN * reach + DETOUR_SLACK + BEND * DETOUR_BENDS
+        path, short = _search(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort, MAX_POPS, bound)
+        if path is None and short:
+            path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort, HASTY_FREE)
     elif effort is None or effort.left > 0:
         path = orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort, free=0)
     else:
         return None   # the drawing's allowance is spent: the line stays
-    if path is not None and ink is not None \
-            and ink_crossings(path, ink) > ink_crossings(straight(a, b), ink) + WORTH:
+    if path is None or stake is None:
+        return path
+    if offers is not None:
+        offers.append((line, path))
+    if ink.score(path, False) >= stake:
         return None
     return path
 
 
 def ink_crossings(points, ink: Ink) -> int:
     return sum(ink.crossings(p, q) for p, q in zip(points, points[1:]))
+
+
+class Drawing:
+    """Every connector of a finished drawing, for weighing one's line against another
+    over all the others (:func:`reconsider`): the ink as it was (``start``), the
+    lines taken out of it since (``gone``) and those put in (``put``), so a count is
+    start's - gone's + put's; and which lines run along which."""
+
+    def __init__(self, paths: dict) -> None:
+        self.paths = dict(paths)
+        self.start, self.gone, self.put = Ink(), Ink(), Ink()
+        for key, points in self.paths.items():
+            self.start.add(points, key)
+        self.partners = {key: set(found) for key, found in self.start.partners.items()}
+        self.replaced: set = set()
+        self.known: dict[int, tuple] = {}   # id(points) -> (points, crossings, runs) over ``start``
+
+    def _over_start(self, points) -> tuple:
+        known = self.known.get(id(points))
+        if known is None or known[0] is not points:
+            known = self.known[id(points)] = (points, ink_crossings(points, self.start),
+                                              self.start.coincident(points))
+        return known
+
+    def _crossings(self, points, key) -> int:
+        count = self._over_start(points)[1]
+        if self.replaced:
+            count += ink_crossings(points, self.put) - ink_crossings(points, self.gone)
+        mine = self.paths[key]
+        return count - sum(_proper(p, q, c, d) for p, q in zip(points, points[1:]) for c, d in zip(mine, mine[1:]))
+
+    def _met(self, points, key) -> set:
+        met = self._over_start(points)[2] - self.replaced
+        if self.replaced:   # the lines put in since, but only as they are now drawn
+            met |= {other for other in self.put.coincident(points) if _runs_along(points, self.paths[other])}
+        met.discard(key)
+        return met
+
+    def score(self, key, points, through: bool) -> int:
+        """:meth:`Ink.score` of ``points`` in place of ``key``'s line, over all the others."""
+        met = self._met(points, key)
+        alone = sum(1 for other in met if not (self.partners.get(other, set()) - {key}))
+        return 3 * through + 2 * self._crossings(points, key) + 2 * ((1 if met else 0) + alone)
+
+    def swap(self, key, points) -> None:
+        """Draw ``points`` as ``key``'s line instead of the one it has."""
+        for other in self.partners.pop(key, set()):
+            self.partners[other].discard(key)
+        met = self._met(points, key)
+        self.gone.add(self.paths[key], key)
+        self.put.add(points, key)
+        self.replaced.add(key)
+        self.paths[key] = points
+        if met:
+            self.partners[key] = set(met)
+            for other in met:
+                self.partners.setdefault(other, set()).add(key)
+
+
+REWEIGH_ROUNDS = 2
+
+
+def reconsider(paths: dict, offers: dict) -> None:
+    """Once every connector is drawn, weigh again each one that had a line through a
+    box and a way round it (``offers``: key -> (line, way round)): it takes the one
+    that costs the whole drawing less by bench/figdown_layout.py's weights.  While
+    routing, a choice saw only the lines drawn before it; a way round is longer than
+    the line, and the lines drawn after may cross it.  Rounds over the offers (in
+    their order) until none changes, at most :data:`REWEIGH_ROUNDS`; after the
+    first, only the offers whose line or way round crosses or runs along a line
+    that changed are weighed again (no other's weights moved)."""
+    if not offers:
+        return
+    drawing = Drawing(paths)
+    todo = list(offers.items())
+    for _ in range(REWEIGH_ROUNDS):
+        changed = Ink()
+        for key, (line, way) in todo:
+            current = drawing.paths[key]
+            if current is not line and current is not way:
+                continue   # drawn otherwise since (several links between one pair)
+            better = way if drawing.score(key, way, False) < drawing.score(key, line, True) else line
+            if better is not current:
+                changed.add(current)
+                changed.add(better)
+                drawing.swap(key, better)
+                paths[key] = better
+        if not changed.segments:
+            break
+        todo = [(key, pair) for key, pair in offers.items()
+                if any(ink_crossings(points, changed) or changed.coincident(points) for points in pair)]
