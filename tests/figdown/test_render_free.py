@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.figdown.render import build
-from markmcp.figdown.render.scene.free import (BLIND_POPS, CELL, EXTRA_POPS, FEW, MAX_BLOCKED_POPS,
+from markmcp.figdown.render.scene.free import (BLIND_POPS, CELL, EXTRA_POPS, FEW, GIVE_UPS, MAX_BLOCKED_POPS,
                                                MAX_HASTY_POPS, MAX_POPS, MAX_SQUARES, RUN, Effort, Ink, _along,
                                                _proper, detour, ink_crossings, orthogonal, path_hits, reconsider,
                                                route_free, straight)
@@ -277,3 +277,15 @@ def test_the_allowance_shrinks_with_the_connectors_to_route():
     assert Effort.to_route(FEW).left == EXTRA_POPS
     assert Effort.to_route(2 * FEW).left == EXTRA_POPS // 4
     assert Effort.to_route(10 * FEW, False).left == BLIND_POPS
+
+
+def test_once_weighing_searches_have_given_up_a_drawing_takes_the_quick_one():
+    # a drawing where GIVE_UPS weighing searches ran out of steps is too crowded for
+    # them: a line through a box then goes round by the quick search reading no ink,
+    # out of an allowance of its own, when that costs less than the line
+    a, b, others = _row()
+    effort = Effort(0)
+    effort.gave_up = GIVE_UPS
+    path = detour(a, b, others, Ink(), True, effort)
+    assert path is not None and not path_hits(path, others, 0.0)
+    assert effort.left == 0 and 0 < BLIND_POPS - effort.blind.left < MAX_POPS

@@ -565,6 +565,7 @@ EXTRA_POPS = 200000  # the steps beyond MAX_POPS each that one drawing's searche
 FEW = 40             # connectors a drawing may route with all of EXTRA_POPS (see Effort.to_route)
 BLIND_POPS = 100000  # all the steps of a drawing's quick searches that read no ink (past 160 connectors)
 HASTY_FREE = 2000    # the steps a quick search after the weighing one takes before the allowance
+GIVE_UPS = 4         # weighing searches a drawing lets run out of steps before it stops asking them
 HASTE = 1.5          # how hard the distance left leads a search that counts no crossings
 
 
@@ -576,10 +577,12 @@ class Effort:
     160 connectors takes every step from here, so a drawing of many connectors
     that each need a long search stays bounded work (:meth:`to_route`)."""
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "gave_up", "blind")
 
     def __init__(self, left: int = EXTRA_POPS) -> None:
         self.left = left
+        self.gave_up = 0   # weighing searches that ran out of steps
+        self.blind: Effort | None = None   # the allowance of the quick searches once they have
 
     @classmethod
     def to_route(cls, connectors: int, weigh: bool = True) -> "Effort":
@@ -896,6 +899,12 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
     if line is None:
         line = straight(a, b)
     stake = None if ink is None else ink.score(line, True)
+    if weigh and effort is not None and effort.gave_up >= GIVE_UPS:
+        # a drawing too crowded for the weighing search: from here on the quick search
+        # reading no ink, as past 160 connectors, out of an allowance of its own
+        if effort.blind is None:
+            effort.blind = Effort(BLIND_POPS)
+        weigh, effort = False, effort.blind
     if weigh:
         bound = math.inf
         if stake is not None:
@@ -904,6 +913,8 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
             bound = CROSS * ((stake - 1) // 2) + DETOUR_SPAN * reach + DETOUR_SLACK + BEND * DETOUR_BENDS
         path, short = _search(a, b, obstacles, ink, True, MAX_BLOCKED_POPS, effort, MAX_POPS, bound)
         if path is None and short:
+            if effort is not None:
+                effort.gave_up += 1
             path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort, HASTY_FREE)
     elif effort is None or effort.left > 0:
         path = orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort, free=0)
