@@ -898,13 +898,15 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
     choice can be weighed again once every line is drawn."""
     if line is None:
         line = straight(a, b)
-    stake = None if ink is None else ink.score(line, True)
     if weigh and effort is not None and effort.gave_up >= GIVE_UPS:
         # a drawing too crowded for the weighing search: from here on the quick search
         # reading no ink, as past 160 connectors, out of an allowance of its own
         if effort.blind is None:
             effort.blind = Effort(BLIND_POPS)
         weigh, effort = False, effort.blind
+    if not weigh and effort is not None and effort.left <= 0:
+        return None   # the drawing's allowance is spent: the line stays
+    stake = None if ink is None else ink.score(line, True)
     if weigh:
         bound = math.inf
         if stake is not None:
@@ -916,10 +918,8 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
             if effort is not None:
                 effort.gave_up += 1
             path = orthogonal(a, b, obstacles, ink, False, MAX_HASTY_POPS, effort, HASTY_FREE)
-    elif effort is None or effort.left > 0:
-        path = orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort, free=0)
     else:
-        return None   # the drawing's allowance is spent: the line stays
+        path = orthogonal(a, b, obstacles, None, False, MAX_HASTY_POPS, effort, free=0)
     if path is None or stake is None:
         return path
     if offers is not None:
