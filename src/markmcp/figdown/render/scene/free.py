@@ -889,7 +889,10 @@ def detour(a: Box, b: Box, obstacles: list[Rect], ink: Ink | None, weigh: bool =
     and looking only at paths that could win (their crossings at most the most a
     winner has, and their length within :data:`DETOUR_SPAN` times the boxes'
     distance and :data:`DETOUR_SLACK`); when it runs out of steps, the quick one
-    that counts only the runs.  Otherwise the quick search alone, reading no ink.
+    that counts only the runs; once :data:`GIVE_UPS` weighing searches of the
+    drawing have run out of steps, it is too crowded for them and the quick search
+    reading no ink takes over, out of an allowance of its own (``effort.blind``).
+    Otherwise the quick search alone, reading no ink.
     Steps beyond :data:`MAX_POPS` come out of ``effort``; for the quick search
     alone, every step (a drawing with hundreds of connectors to take round boxes
     can afford that much in all, not a search's worth for each).
