@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markmcp.figdown.render import build
+from markmcp.figdown.render.scene import free
 from markmcp.figdown.render.scene.free import (BLIND_POPS, CELL, EXTRA_POPS, FEW, GIVE_UPS, MAX_BLOCKED_POPS,
                                                MAX_HASTY_POPS, MAX_POPS, MAX_SQUARES, RUN, Effort, Ink, _along,
                                                _proper, detour, ink_crossings, orthogonal, path_hits, reconsider,
-                                               route_free, straight)
+                                               THROUGH_BOX, route_free, straight)
 from markmcp.figdown.render.scene.graph import Box
 
 # coordinates that land on square borders, near them, on shared grid lines, and anywhere
@@ -147,7 +148,8 @@ def test_a_box_pinned_billions_of_pixels_wide_is_drawn_in_bounded_work():
         assert out.svg == build(source).svg
 
 
-def test_a_line_through_a_box_is_searched_for_longer_out_of_the_drawings_allowance():
+def test_a_line_through_a_box_is_searched_for_longer_out_of_the_drawings_allowance(monkeypatch):
+    monkeypatch.setattr(free, "THROUGH_BOX", 3)  # the rule at the layout score's own weight
     # 20 x 14 boxes under slanted ink: every way from one corner to the other crosses
     # lines, each costing far more than the distance leading the search, which then
     # widens over most of the grid; 4,000 steps do not reach the far box
@@ -215,12 +217,12 @@ def test_the_runs_along_drawn_lines_are_those_of_the_plain_definition(drawn, que
     assert ink.coincident(query) == plain_coincident(drawn, query)
 
 
-def test_a_line_through_a_box_weighs_3_and_2_per_line_crossed_or_run_along():
+def test_a_line_through_a_box_weighs_THROUGH_BOX_and_2_per_line_crossed_or_run_along():
     ink = Ink()
     ink.add([(50.0, -50.0), (50.0, 50.0)], "upright")      # crossed by the query
     ink.add([(0.0, 0.0), (30.0, 0.0)], "level")            # run along for 30 px
     query = [(-10.0, 0.0), (100.0, 0.0)]
-    assert ink.score(query, True) == 3 + 2 * 1 + 2 * 2     # this line and 'level' come to run along one
+    assert ink.score(query, True) == THROUGH_BOX + 2 * 1 + 2 * 2  # this line and 'level' come to run along one
     assert ink.score(query, False) == 2 * 1 + 2 * 2
     ink.add([(0.0, 0.0), (20.0, 0.0)], "twin")             # runs along 'level': both count already
     assert ink.score(query, False) == 2 * 1 + 2 * 1         # only the query comes to run along one
@@ -243,7 +245,8 @@ def _fence(ink: Ink, above: bool, below: bool) -> None:
             ink.add([(x, 41.0), (x, 400.0)])
 
 
-def test_a_way_round_a_box_is_kept_only_when_it_costs_less_than_the_line():
+def test_a_way_round_a_box_is_kept_only_when_it_costs_less_than_the_line(monkeypatch):
+    monkeypatch.setattr(free, "THROUGH_BOX", 3)  # the rule at the layout score's own weight
     a, b, others = _row()
     ink = Ink()
     _fence(ink, above=True, below=True)      # every way round crosses three lines: 6 > 3
@@ -257,7 +260,20 @@ def test_a_way_round_a_box_is_kept_only_when_it_costs_less_than_the_line():
     assert path is not None and not path_hits(path, others, 0.0) and ink_crossings(path, ink) == 0
 
 
-def test_once_every_line_is_drawn_a_way_round_that_others_cross_gives_way_to_the_line():
+def test_a_line_through_a_box_weighs_as_much_as_twenty_crossings():
+    """At the layout score's weight 3, going round a box that three lines fence on both
+    sides is no gain and the line stays through it; a line through a box reads as joining
+    it, so the drawing weighs it THROUGH_BOX and goes round."""
+    assert THROUGH_BOX == 40
+    a, b, others = _row()
+    ink = Ink()
+    _fence(ink, above=True, below=True)
+    path = detour(a, b, others, ink, True, Effort())
+    assert path is not None and not path_hits(path, others, 0.0) and ink_crossings(path, ink) == 3
+
+
+def test_once_every_line_is_drawn_a_way_round_that_others_cross_gives_way_to_the_line(monkeypatch):
+    monkeypatch.setattr(free, "THROUGH_BOX", 3)  # the rule at the layout score's own weight
     a, b, others = _row()
     line = straight(a, b)
     way = detour(a, b, others, Ink(), True, Effort())
