@@ -63,3 +63,38 @@ def test_the_long_test_files_named_to_run_first_exist() -> None:
     from conftest import LONG_FIRST, ROOT
 
     assert [name for name in LONG_FIRST if not (ROOT / name).is_file()] == []
+
+
+def test_no_two_modules_import_each_other_even_around_a_loop():
+    """The README's promise: each package reads bottom-up.  Every import counts (module
+    level, under TYPE_CHECKING, inside functions); a package's ``__init__`` only hands
+    names on, so it is no step of a loop."""
+    src = ROOT / "src"
+    graph: dict[str, set[str]] = {}
+    for path in sorted((src / "markmcp").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        name = ".".join(path.relative_to(src).with_suffix("").parts)
+        graph[name] = {used for used in _imported_modules(path)
+                       if used != name and (src / (used.replace(".", "/") + ".py")).is_file()}
+    state: dict[str, int] = {}   # 1: on the current path, 2: done
+    for start in graph:
+        stack = [(start, iter(sorted(graph[start])))]
+        path = [start]
+        state[start] = state.get(start, 0) or 1
+        if state[start] == 2:
+            continue
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+                continue
+            assert state.get(child) != 1, " -> ".join([*path[path.index(child):], child])
+            if state.get(child) is None:
+                state[child] = 1
+                path.append(child)
+                stack.append((child, iter(sorted(graph.get(child, ())))))
+    assert len(graph) > 150
