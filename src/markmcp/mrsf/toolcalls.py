@@ -212,30 +212,30 @@ def sidecar_targets(args: dict[str, Any], ctx: CallContext) -> Sweep:
     paths = list(dict.fromkeys(inside(ctx, workdir, name, "file") for name in files))
     folders = [kind_of(path) == "dir" for path in paths]
     sweep = Sweep(workdir, [], tolerant=len(files) > 1 or any(folders))
+    kept: dict[str, str] = {}  # sidecar (absolute) -> the first target naming it
     for path, folder in zip(paths, folders):
         if folder:
             found = engine(ops.sidecars_of, [str(path)], cwd=str(workdir), ctx=ctx)
             sweep.skip_engine_errors(found)
-            sweep.targets.extend(_found(found))
+            for sidecar in _found(found):
+                kept.setdefault(sidecar, sidecar)
         else:
-            sweep.targets.append(str(path))
-    sweep.targets = _one_per_sidecar(sweep.targets, workdir, ctx)
+            kept.setdefault(_sidecar_of(str(path), workdir, ctx), str(path))
+    sweep.targets = list(kept.values())
     return sweep
 
 
-def _one_per_sidecar(targets: list[str], workdir: Path, ctx: CallContext) -> list[str]:
-    """``targets`` without a second name for a sidecar already there (``doc.md``,
-    ``./doc.md`` and ``doc.md.review.yaml`` are one sidecar, worked on once), in order."""
+def _sidecar_of(target: str, workdir: Path, ctx: CallContext) -> str:
+    """The sidecar a named file stands for (``doc.md``, ``./doc.md`` and
+    ``doc.md.review.yaml`` are one, worked on once), or ``target`` itself when it cannot
+    be located (the tool then says what is wrong with it)."""
     from markmcp.mrsf import ops
 
-    kept: dict[str, str] = {}
-    for target in dict.fromkeys(targets):
-        try:
-            key = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)["sidecar"]
-        except ToolError:
-            key = target  # the tool itself says what is wrong with it
-        kept.setdefault(key, target)
-    return list(kept.values())
+    try:
+        located = engine(ops.locate, target, cwd=str(workdir), ctx=ctx)
+    except ToolError:
+        return target
+    return str(Path(located["root"]) / located["sidecar"])
 
 
 def _found(found: dict[str, Any]) -> list[str]:
