@@ -22,7 +22,7 @@ Standard library only and cheap to import.
 from __future__ import annotations
 
 import re
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                     "\ud800-\udfff]")
@@ -118,18 +118,23 @@ def lone_surrogate(value: Any, where: str = "") -> tuple[str, str] | None:
     return None
 
 
+def rewrite_surrogates(value: Any, rewrite: Callable[[str], str]) -> Any:
+    """``value`` (a JSON value) with each string or key that holds a lone surrogate
+    replaced by ``rewrite(string)``; everything else unchanged."""
+    if isinstance(value, str):
+        return rewrite(value) if LONE_SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {rewrite_surrogates(key, rewrite): rewrite_surrogates(member, rewrite)
+                for key, member in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rewrite_surrogates(member, rewrite) for member in value]
+    return value
+
+
 def escape_surrogates(value: Any) -> Any:
     """``value`` (a JSON value) with every lone surrogate in its strings and keys written as
     its escape (``\\udcff``, six characters of text); everything else unchanged."""
-    if isinstance(value, str):
-        if LONE_SURROGATE.search(value) is None:
-            return value
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, dict):
-        return {escape_surrogates(key): escape_surrogates(member) for key, member in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [escape_surrogates(member) for member in value]
-    return value
+    return rewrite_surrogates(value, lambda text: text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def surrogate_name(char: str) -> str:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from markmcp.textsafe import LONE_SURROGATE
+from markmcp.textsafe import rewrite_surrogates
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """The size limit of every document, sidecar, source and walked file (10 MiB)."""
@@ -105,13 +105,7 @@ def name_texts(value: Any) -> Any:
     """A result (JSON values) with every string that holds a lone surrogate rewritten by
     :func:`name_text`, so a file name that is not UTF-8 reads ``b\\xff.md`` and the result can
     be sent (no UTF-8 carries a lone surrogate); everything else is returned as it is."""
-    if isinstance(value, str):
-        return name_text(value) if LONE_SURROGATE.search(value) else value
-    if isinstance(value, dict):
-        return {name_texts(key): name_texts(member) for key, member in value.items()}
-    if isinstance(value, list):
-        return [name_texts(member) for member in value]
-    return value
+    return rewrite_surrogates(value, name_text)
 
 
 def shown(path: str | os.PathLike[str]) -> str:
