@@ -17,6 +17,7 @@ from .graph import Box, Link, Scene
 from .order import Item, order_ranks
 from .place import Lane, Placer, Spacing
 from .ranks import assign_ranks
+from .straight import straighten
 
 GAPX, GAPY = 56.0, 44.0
 BAND = {"l": 14.0, "r": 14.0, "t": 26.0, "b": 12.0}
@@ -183,6 +184,7 @@ def place_cross(scene: Scene, frame: Frame) -> None:
     placer = Placer(frame.ranks, frame.lanes, _spacing(frame.horizontal, scene.genre == "topology"))
     placer.pack()
     placer.improve()
+    straighten(placer)
     lo, hi = placer.extent()
     placer.shift(-lo)
     frame.cross_lo, frame.cross_hi = 0.0, hi - lo

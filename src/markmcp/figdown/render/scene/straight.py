@@ -1,0 +1,250 @@
+"""Straight runs: chains of items that share one cross position.
+
+The placer (``place.py``) minimises squared connector lengths, which leaves a
+chain of steps slanting (each step a compromise between its neighbours) and a
+long connector stepping by a few pixels at every rank it passes.  This pass
+takes the placer's answer and makes the runs a reader follows straight:
+
+* an *alignment* joins two items of neighbouring ranks that should sit on one
+  axis: a connector's segments through the ranks it passes (one item above,
+  one below, nothing else), and a step whose only box successor is the next
+  step and which has no other predecessor (a flowchart's main path: a
+  decision's "no" branch going far does not bend it);
+* alignments never cross one another, and none joins an item inside a group's
+  band to one outside it where the band spans both ranks;
+* each run of aligned items becomes one variable, each group band another (its
+  two edges a fixed width apart), and every pair of neighbours in a rank keeps
+  the placer's separation;
+* the variables are put as near the placer's positions as those separations
+  allow: variables are taken in the order the separations impose and a
+  variable pushed against its left neighbour merges with it into one block at
+  their weighted mean (the ``satisfy`` step of Dwyer, Marriott and Stuckey's
+  VPSC), which keeps every separation.
+
+If the alignments would contradict the order (a cycle) the placer's answer is
+kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .order import Item
+
+SLACK = 1e-6
+
+
+def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
+    """The alignments (upper item, lower item), chosen without crossings, strongest first."""
+    span = {gid: set(lane.ranks) for gid, lane in lanes.items()}
+
+    def banded(a: Item, b: Item) -> bool:
+        # a group's band may not hold one end and stand beside the other
+        if a.group == b.group:
+            return True
+        return not ((a.group is not None and b.rank in span.get(a.group, ()))
+                    or (b.group is not None and a.rank in span.get(b.group, ())))
+
+    candidates = []
+    for r, rank in enumerate(ranks[:-1]):
+        for u in rank:
+            boxes_down = [d for d in u.downs if d.node is not None]
+            for v in u.downs:
+                if v.rank != r + 1 or u.placeholder or v.placeholder:
+                    continue
+                if len(u.downs) == 1 and len(v.ups) == 1:
+                    strength = 0           # nothing else leaves u or enters v
+                elif u.node is not None and v.node is not None and (
+                        (boxes_down == [v] and len(v.ups) == 1)
+                        or ([w for w in v.ups if w.node is not None] == [u] and len(u.downs) == 1)):
+                    strength = 1           # the only box on the way on
+                else:
+                    continue
+                if not banded(u, v):
+                    continue
+                candidates.append((strength, abs(u.pos - v.pos), r, u.index, v.index, u, v))
+    candidates.sort(key=lambda c: c[:5])
+    taken_down: set[int] = set()
+    taken_up: set[int] = set()
+    accepted: dict[int, list[tuple[int, int]]] = {}
+    out = []
+    for _, _, r, ui, vi, u, v in candidates:
+        if id(u) in taken_down or id(v) in taken_up:
+            continue
+        row = accepted.setdefault(r, [])
+        # accepted joins of a gap never cross, so they are sorted on both ends
+        k = _bisect(row, ui)
+        if (k > 0 and row[k - 1][1] > vi) or (k < len(row) and row[k][1] < vi):
+            continue
+        row.insert(k, (ui, vi))
+        taken_down.add(id(u))
+        taken_up.add(id(v))
+        out.append((u, v))
+    return out
+
+
+def _bisect(row: list[tuple[int, int]], ui: int) -> int:
+    lo, hi = 0, len(row)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if row[mid][0] < ui:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def straighten(placer) -> bool:
+    """Put aligned runs on one axis, keeping every separation; False (nothing moved)
+    when the alignments cannot all hold in the ranks' order."""
+    ranks, lanes = placer.ranks, placer.lanes
+    joins = _joins(ranks, lanes)
+    if not joins:
+        return False
+    # variables: one per run of aligned items, one per group band
+    var_of: dict[int, int] = {}
+    below = {id(u): v for u, v in joins}
+    has_above = {id(v) for _, v in joins}
+    desired: list[float] = []
+    weight: list[float] = []
+    runs: list[list[Item]] = []
+    for rank in ranks:
+        for it in rank:
+            if id(it) in has_above:
+                continue
+            run = [it]
+            while id(run[-1]) in below:
+                run.append(below[id(run[-1])])
+            vid = len(runs)
+            runs.append(run)
+            total = w_sum = 0.0
+            for m in run:
+                var_of[id(m)] = vid
+                w = 1.0 if (m.ups or m.downs) else 0.05
+                total += w * m.pos
+                w_sum += w
+            desired.append(total / w_sum)
+            weight.append(w_sum)
+    lane_var: dict[str, int] = {}
+    for gid, lane in lanes.items():
+        if lane.ranks:
+            lane_var[gid] = len(desired)
+            desired.append(lane.open)
+            weight.append(0.001)
+
+    def var_off(tok) -> tuple[int, float]:
+        kind, v = tok
+        if kind == "item":
+            return var_of[id(v)], 0.0
+        return lane_var[v.id], (0.0 if kind == "open" else v.size)
+
+    # separations: x[right] - x[left] >= gap, the largest per pair of variables
+    gaps: dict[tuple[int, int], float] = {}
+    for r in range(len(ranks)):
+        toks = placer._tokens(r)
+        for a, b in zip(toks, toks[1:]):
+            va, oa = var_off(a)
+            vb, ob = var_off(b)
+            gap = oa + placer._sep(a, b) - ob
+            if va == vb:
+                if gap > SLACK:
+                    return False
+                continue
+            key = (va, vb)
+            if gaps.get(key, -1e18) < gap:
+                gaps[key] = gap
+    x = _satisfy(desired, weight, gaps)
+    if x is None:
+        return False
+    for vid, run in enumerate(runs):
+        for m in run:
+            m.pos = x[vid]
+    for gid, vid in lane_var.items():
+        lanes[gid].open = x[vid]
+    return True
+
+
+def _satisfy(desired: list[float], weight: list[float],
+             gaps: dict[tuple[int, int], float]) -> list[float] | None:
+    """Positions as near ``desired`` as the separations allow (VPSC's satisfy), or None
+    when the separations form a cycle."""
+    n = len(desired)
+    ins: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    outs: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for (a, b), gap in gaps.items():
+        ins[b].append((a, gap))
+        outs[a].append(b)
+        indeg[b] += 1
+    order = [v for v in range(n) if indeg[v] == 0]
+    heapq.heapify(order)
+    topo = []
+    while order:
+        v = heapq.heappop(order)
+        topo.append(v)
+        for b in outs[v]:
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                heapq.heappush(order, b)
+    if len(topo) != n:
+        return None
+    # blocks: members with offsets from the block's position
+    block = list(range(n))
+    offset = [0.0] * n
+    members = [[v] for v in range(n)]
+    wsum = list(weight)
+    wpos = [w * d for w, d in zip(weight, desired)]
+    pos = list(desired)
+    # each block's separations from its left, most violated first: an entry holds
+    # -(key - hshift[block]), so moving a block's members shifts its keys at once
+    heaps: list[list] = [[] for _ in range(n)]
+    hshift = [0.0] * n
+
+    def key(left: int, gap: float, right: int) -> float:
+        # where the block of ``right`` would have to stand for the separation to hold
+        return pos[block[left]] + offset[left] + gap - offset[right]
+
+    for v in topo:
+        b = block[v]
+        for a, gap in ins[v]:
+            heapq.heappush(heaps[b], (hshift[b] - key(a, gap, v), a, v, gap))
+        while heaps[b]:
+            stored, a, r, gap = heaps[b][0]
+            if block[a] == b:
+                heapq.heappop(heaps[b])
+                continue
+            now = key(a, gap, r)
+            if now < hshift[b] - stored - SLACK:     # its left block has moved left since
+                heapq.heapreplace(heaps[b], (hshift[b] - now, a, r, gap))
+                continue
+            if now - pos[b] <= SLACK:                # the most violated separation holds
+                break
+            heapq.heappop(heaps[b])
+            left = block[a]
+            # merge: x[r] = x[a] + gap, i.e. block b stands ``dist`` after block left
+            dist = offset[a] + gap - offset[r]
+            if len(members[b]) > len(members[left]):
+                big, small, shift = b, left, -dist
+            else:
+                big, small, shift = left, b, dist
+            for m in members[small]:
+                block[m] = big
+                offset[m] += shift
+            hshift[small] -= shift
+            members[big].extend(members[small])
+            members[small] = []
+            wpos[big] += wpos[small] - shift * wsum[small]
+            wsum[big] += wsum[small]
+            pos[big] = wpos[big] / wsum[big]
+            if len(heaps[small]) > len(heaps[big]):
+                heaps[big], heaps[small] = heaps[small], heaps[big]
+                hshift[big], hshift[small] = hshift[small], hshift[big]
+            for s, ea, er, eg in heaps[small]:
+                heapq.heappush(heaps[big], (s - hshift[small] + hshift[big], ea, er, eg))
+            heaps[small] = []
+            b = big
+    x = [pos[block[v]] + offset[v] for v in range(n)]
+    for (a, b), gap in gaps.items():
+        if x[b] - x[a] < gap - 1e-6:
+            return None
+    return x

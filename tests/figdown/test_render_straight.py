@@ -1,0 +1,134 @@
+"""Straight runs in the automatic layout: a main path on one axis, long connectors
+without steps, and the separation solver under them (``scene/straight.py``).
+
+The drawings are read back from the SVG: a box is its ``data-node`` group's first
+shape, a connector the vertices of its ``data-edge`` line or path (a rounded corner
+at its true vertex)."""
+
+from __future__ import annotations
+
+import math
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from markmcp.figdown.render import build
+from markmcp.figdown.render.scene.straight import _satisfy
+
+from figdown.test_render_routes_clear import SVG, _shape, _vertices
+
+SPINE = """figdown 0.2 flowchart
+terminator s "Begin"
+process p1 "Read the order"
+decision d1 "In stock?"
+process p2 "Reserve items"
+decision d2 "Paid?"
+process p3 "Ship it"
+terminator e "End"
+flowline s -> p1
+flowline p1 -> d1
+flowline d1 -[yes]-> p2
+flowline d1 -[no]-> e
+flowline p2 -> d2
+flowline d2 -[yes]-> p3
+flowline d2 -[no]-> p1
+flowline p3 -> e
+"""
+
+
+def _drawing(source: str):
+    out = build(source)
+    assert out.svg is not None, out.error_lines()
+    root = ET.fromstring(out.svg)
+    boxes = {g.get("data-node"): _shape(g)[1] for g in root.iter(SVG + "g") if g.get("data-node")}
+    edges = {el.get("data-edge"): _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    return boxes, edges
+
+
+def _centre(rect) -> tuple[float, float]:
+    x, y, w, h = rect
+    return x + w / 2, y + h / 2
+
+
+def _line_of(source: str, text: str) -> str:
+    return str(source.split("\n").index(text) + 1)
+
+
+def test_a_flowcharts_main_path_is_one_column() -> None:
+    # the "no" of the first decision runs to the end, past three ranks: the steps
+    # between used to slant away from it, each a few px right of the one before
+    boxes, edges = _drawing(SPINE)
+    xs = {round(_centre(boxes[n])[0], 2) for n in ("s", "p1", "d1", "p2", "d2", "p3", "e")}
+    assert len(xs) == 1, xs
+    for line in ("flowline s -> p1", "flowline p1 -> d1", "flowline d1 -[yes]-> p2",
+                 "flowline p2 -> d2", "flowline d2 -[yes]-> p3", "flowline p3 -> e"):
+        pts = edges[_line_of(SPINE, line)]
+        assert {round(x, 2) for x, _ in pts} == xs, (line, pts)
+
+
+def test_a_long_connector_runs_past_the_ranks_in_one_line() -> None:
+    boxes, edges = _drawing(SPINE)
+    pts = edges[_line_of(SPINE, "flowline d1 -[no]-> e")]
+    spine_x = _centre(boxes["p2"])[0]
+    runs = [(a, b) for a, b in zip(pts, pts[1:]) if a[0] == b[0] and abs(b[1] - a[1]) > 40]
+    assert len(runs) == 1, pts          # past the ranks: one vertical run, no steps
+    (a, b), = runs
+    assert a[0] < spine_x
+    top = min(boxes[n][1] for n in ("p2", "d2", "p3"))
+    bottom = max(boxes[n][1] + boxes[n][3] for n in ("p2", "d2", "p3"))
+    assert min(a[1], b[1]) < top and max(a[1], b[1]) > bottom
+
+
+def test_a_chain_flowing_right_is_one_row() -> None:
+    src = ("figdown 0.2 statechart\nflow right\nstate new \"New\"\nstate paid \"Paid\"\n"
+           "state packed \"Packed\"\nstate shipped \"Shipped\"\nstate done \"Delivered\"\n"
+           "state refund \"Refunded\"\ntransition new -> paid\ntransition paid -> packed\n"
+           "transition packed -> shipped\ntransition shipped -> done\n"
+           "transition paid -[cancel]-> refund\ntransition shipped -[lost]-> refund\n"
+           "transition done -[returned]-> refund\n")
+    boxes, _ = _drawing(src)
+    ys = {round(_centre(boxes[n])[1], 2) for n in ("new", "paid", "packed", "shipped", "done")}
+    assert len(ys) == 1, ys
+
+
+# --- the separation solver ---------------------------------------------------------------
+
+
+def test_satisfy_keeps_wanted_places_no_separation_contests() -> None:
+    assert _satisfy([0.0, 50.0, 120.0], [1.0, 1.0, 1.0], {(0, 1): 20.0, (1, 2): 20.0}) == [0.0, 50.0, 120.0]
+
+
+def test_satisfy_meets_two_that_push_at_their_weighted_mean() -> None:
+    # 0 wants 10, 1 wants 0 but must stand 20 after 0: together at the weighted mean
+    x = _satisfy([10.0, 0.0], [3.0, 1.0], {(0, 1): 20.0})
+    assert x is not None
+    assert x[1] - x[0] == pytest.approx(20.0)
+    assert 3 * x[0] + 1 * (x[1] - 20.0) == pytest.approx(3 * 10.0 + 1 * (0.0 - 20.0))
+
+
+def test_satisfy_refuses_a_cycle() -> None:
+    assert _satisfy([0.0, 0.0], [1.0, 1.0], {(0, 1): 5.0, (1, 0): 5.0}) is None
+
+
+def test_satisfy_holds_every_separation_of_random_orders() -> None:
+    rng = random.Random(20261206)
+    for _ in range(300):
+        n = rng.randint(2, 30)
+        order = list(range(n))
+        rng.shuffle(order)
+        gaps = {}
+        for _ in range(rng.randint(1, 3 * n)):
+            i, j = sorted(rng.sample(range(n), 2))
+            gaps[(order[i], order[j])] = rng.uniform(-5.0, 40.0)
+        desired = [rng.uniform(-100.0, 100.0) for _ in range(n)]
+        weight = [rng.choice((0.001, 0.05, 1.0, 3.0)) for _ in range(n)]
+        x = _satisfy(desired, weight, gaps)
+        assert x is not None
+        for (a, b), gap in gaps.items():
+            assert x[b] - x[a] >= gap - 1e-6
+        # nothing moves that no separation pushed
+        free = [v for v in range(n) if all(v not in pair for pair in gaps)]
+        assert all(x[v] == desired[v] for v in free)
+        assert all(math.isfinite(v) for v in x)
