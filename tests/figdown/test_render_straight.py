@@ -93,6 +93,25 @@ def test_a_chain_flowing_right_is_one_row() -> None:
     assert len(ys) == 1, ys
 
 
+def test_a_chain_into_an_external_beside_a_straight_line_comes_in_from_the_side() -> None:
+    # both lines ended on the external's top point, the long one turning down into it
+    # over the last stretch of the straight one (two lines drawn as one)
+    src = ("figdown 0.2 flowchart\nexternal log \"to the log\"\nterminator a \"Start\"\n"
+           "decision ok \"Valid?\"\nterminator no \"Rejected\"\nprocess f \"Fetch\"\n"
+           "process w \"Work\"\nterminator done \"Released\"\nflowline a -> ok\n"
+           "flowline ok -[no]-> no\nflowline ok -[yes]-> f\nflowline f -> w\nflowline w -> done\n"
+           "flowline done -> log\nflowline no -> log\n")
+    boxes, edges = _drawing(src)
+    straight = edges[_line_of(src, "flowline done -> log")]
+    chain = edges[_line_of(src, "flowline no -> log")]
+    assert len(straight) == 2 and straight[0][0] == straight[1][0]
+    (x0, y0), (x1, y1) = chain[-2], chain[-1]
+    assert y0 == y1 and x0 != x1        # the last stretch runs across, not down
+    # ... level with the external, beside the straight line's end, not over its stretch
+    assert abs(y1 - _centre(boxes["log"])[1]) < 0.01 if "log" in boxes else True
+    assert y1 > max(y for _, y in straight[:-1])
+
+
 # --- the separation solver ---------------------------------------------------------------
 
 

@@ -549,13 +549,18 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         jogs = {j.channel: j for j in routing.jogs[link.index]}
         cs = [c_first] + [it.pos for it in plan.items[1:-1]] + [c_last]
         r0 = plan.items[0].rank
+        side_on = _side_entry(frame, plan.items[-1], last, cs[-2]) \
+            if jogs.get(r0 + len(cs) - 2) is not None else None
         for k in range(len(cs) - 1):
             j = jogs.get(r0 + k)
-            if j is not None:
+            if j is not None and not (side_on and k == len(cs) - 2):
                 m = _track_main(frame, routing, j.channel, j.track)
                 pts.append((m, cs[k]))
                 pts.append((m, cs[k + 1]))
-        pts.append((_end_main(frame, last, c_last, -1), c_last))
+        if side_on:
+            pts.extend(side_on)
+        else:
+            pts.append((_end_main(frame, last, c_last, -1), c_last))
         return pts[::-1] if plan.flipped else pts
     if plan.kind == "lane":
         a, b = nodes[link.a], nodes[link.b]
@@ -577,6 +582,26 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         m = _track_main(frame, routing, j.channel, j.track)
         return [(_end_main(frame, a, ca, 1), ca), (m, ca), (m, cb), (_end_main(frame, b, cb, 1), cb)]
     return None
+
+
+def _side_entry(frame: Frame, item, box: Box, cross: float) -> list | None:
+    """A chain's way into an external (a point, never drawn) from the side: on along its
+    run to the external's level, then across to it, so it does not share the last stretch
+    into the point with a line arriving straight (two ends at one point, one on top of the
+    other).  None when a box or another run of the external's rank stands in the way."""
+    if not box.external:
+        return None
+    main, centre = frame.to_main_cross(box.cx, box.cy)
+    half = (box.h if frame.horizontal else box.w) / 2
+    lo, hi = (cross, centre - half) if cross < centre else (centre + half, cross)
+    if hi - lo < TRACK:
+        return None
+    for other in frame.ranks[item.rank]:
+        if other is item or other.placeholder:
+            continue
+        if other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK:
+            return None
+    return [(main, cross), (main, centre - half if cross < centre else centre + half)]
 
 
 def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
