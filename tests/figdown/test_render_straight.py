@@ -8,14 +8,17 @@ at its true vertex)."""
 from __future__ import annotations
 
 import math
+import os
 import random
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from markmcp.figdown.render import build
 from markmcp.figdown.render.scene.straight import _satisfy
 
+from conftest import shared_dir
 from figdown.test_render_routes_clear import SVG, _shape, _vertices
 
 SPINE = """figdown 0.2 flowchart
@@ -91,6 +94,97 @@ def test_a_chain_flowing_right_is_one_row() -> None:
     boxes, _ = _drawing(src)
     ys = {round(_centre(boxes[n])[1], 2) for n in ("new", "paid", "packed", "shipped", "done")}
     assert len(ys) == 1, ys
+
+
+def _steps(pts) -> list[tuple[int, float]]:
+    """(index, length) of every step: a run of under 8 px joining two runs that go on in
+    one direction, across it (a staircase, not a turn back)."""
+    out = []
+    for k, (a, b, c, d) in enumerate(zip(pts, pts[1:], pts[2:], pts[3:])):
+        length = abs(c[0] - b[0]) + abs(c[1] - b[1])
+        if not 0.5 < length < 8:
+            continue
+        if b[0] == c[0] and a[1] == b[1] and c[1] == d[1] and (b[0] - a[0]) * (d[0] - c[0]) > 0:
+            out.append((k + 1, length))
+        elif b[1] == c[1] and a[0] == b[0] and c[0] == d[0] and (b[1] - a[1]) * (d[1] - c[1]) > 0:
+            out.append((k + 1, length))
+    return out
+
+
+def _at_port_room_edge(pts, k: int, boxes) -> bool:
+    """The step is the first or last bend and its end sits at the edge of the room a
+    box side gives its ports (6 px from the corner): the run could not go in straight."""
+    if k == 1:
+        end, run = pts[0], pts[1]
+    elif k == len(pts) - 3:
+        end, run = pts[-1], pts[-2]
+    else:
+        return False
+    for x, y, w, h in boxes.values():
+        if run[0] == end[0] and x - 0.5 <= end[0] <= x + w + 0.5:
+            if min(abs(end[0] - x), abs(x + w - end[0])) <= 6.01:
+                return True
+        if run[1] == end[1] and y - 0.5 <= end[1] <= y + h + 0.5:
+            if min(abs(end[1] - y), abs(y + h - end[1])) <= 6.01:
+                return True
+    return False
+
+
+def _auto_steps(documents) -> list:
+    found = []
+    for name, src in documents:
+        if "\nlayout" in src or "\npin " in src:
+            continue    # pinned boxes are routed round freely, not laid out in ranks
+        out = build(src)
+        if out.svg is None:
+            continue
+        root = ET.fromstring(out.svg)
+        for section in (root.findall(SVG + "g") or [root]):
+            boxes = {g.get("data-node"): _shape(g)[1] for g in section.iter(SVG + "g") if g.get("data-node")}
+            for el in section.iter():
+                if el.get("data-edge") is None or el.tag not in (SVG + "line", SVG + "path"):
+                    continue
+                pts = _vertices(el)
+                found += [(name, el.get("data-edge"), length) for k, length in _steps(pts)
+                          if not _at_port_room_edge(pts, k, boxes)]
+    return found
+
+
+def test_no_automatic_layout_of_the_corpus_steps_a_connector_aside() -> None:
+    documents = [(p.name, p.read_bytes().decode("utf-8"))
+                 for p in sorted(shared_dir("figdown", "conformance").rglob("*.fd"))]
+    assert len(documents) > 200
+    assert _auto_steps(documents) == []
+
+
+def test_no_automatic_layout_of_an_upstream_example_steps_a_connector_aside() -> None:
+    value = os.environ.get("FIGDOWN_UPSTREAM", "")
+    root = Path(value)
+    if not value or not (root / "examples").is_dir():
+        pytest.skip("set FIGDOWN_UPSTREAM to an upstream FigDown checkout to check its example figures")
+    documents = [(str(p.relative_to(root)), p.read_bytes().decode("utf-8"))
+                 for p in sorted((root / "examples").rglob("*.fd"))]
+    assert len(documents) >= 59
+    assert _auto_steps(documents) == []
+
+
+def test_a_port_a_few_px_off_its_run_takes_the_run() -> None:
+    # five branches: the lines into Forward get ports 16 px apart round its centre, and
+    # the IPv6 line, passing a rank, stood 1.8 px off its port (a step at its first bend
+    # before the arrowhead, as in packet-ingress)
+    src = ("figdown 0.2 flowchart\nexternal inlet \"from the port\"\nterminator rx \"Frame in\"\n"
+           "process hdr \"Read the header\"\ndecision kind \"Kind?\" shape=ellipse\n"
+           "process v4 \"Check IPv4 header\"\nprocess v6 \"Check IPv6 header\"\n"
+           "process arp \"Answer or relay ARP\"\nterminator odd \"Drop:\\nunknown\"\nprocess tag \"Pop a tag\"\n"
+           "decision sum \"Checksum OK?\"\nterminator bad \"Drop:\\nbad sum\"\nterminator fwd \"Forward\"\n"
+           "rank v4,v6,arp,odd,tag\nflowline inlet -> rx\nflowline rx -> hdr\nflowline hdr -> kind\n"
+           "flowline kind -[v4]-> v4\nflowline kind -[v6]-> v6\nflowline kind -[arp]-> arp\n"
+           "flowline kind -[other]-> odd\nflowline kind -[tag]-> tag\nflowline tag -[again]-> kind\n"
+           "flowline v4 -> sum\nflowline sum -[no]-> bad\nflowline sum -[yes]-> fwd\n"
+           "flowline v6 -> fwd\nflowline arp -> fwd\n")
+    _, edges = _drawing(src)
+    assert _steps(edges[_line_of(src, "flowline v6 -> fwd")]) == []
+    assert _auto_steps([("ports", src)]) == []
 
 
 def test_a_chain_into_an_external_beside_a_straight_line_comes_in_from_the_side() -> None:

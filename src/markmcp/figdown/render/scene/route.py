@@ -31,6 +31,7 @@ from .layout import Frame
 PORT_STEP = 10.0
 HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
 PORT_MARGIN = 6.0
+PORT_SNAP = 8.0   # a port this near the run it meets takes the run's cross position
 TRACK = 10.0
 LANE_STEP = 14.0
 LOOP_H = 16.0
@@ -264,8 +265,16 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         heads = any(by_index[li].arrow_b if by_index[li].b == nid else by_index[li].arrow_a
                     for _, li, _end in ends)
         step = min(HEAD_STEP if heads else PORT_STEP, room / (len(ends) - 1))
-        for i, (_, li, end) in enumerate(ends):
-            routing.ports[(li, end)] = centre + (i - (len(ends) - 1) / 2) * step
+        placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
+        # a port a few px off the run it meets moves onto it, where its neighbours and
+        # the side allow, so the run goes in straight (no step just before the box)
+        for i, (c, li, end) in enumerate(ends):
+            if 0 < abs(c - placed[i]) < PORT_SNAP and abs(c - centre) <= room / 2 \
+                    and (i == 0 or c - placed[i - 1] >= step) \
+                    and (i + 1 == len(ends) or placed[i + 1] - c >= step):
+                placed[i] = c
+        for (_, li, end), port in zip(ends, placed):
+            routing.ports[(li, end)] = port
     # a lone end lines up with its other end when its box allows
     for nid, (other_c, li, end) in singles:
         box = scene.nodes[nid]
