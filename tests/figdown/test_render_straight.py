@@ -206,6 +206,38 @@ def test_a_chain_into_an_external_beside_a_straight_line_comes_in_from_the_side(
     assert y1 > max(y for _, y in straight[:-1])
 
 
+def _crossings(edges: dict, a: str) -> int:
+    def cross(p, q, r, s) -> bool:
+        def orient(u, v, w) -> float:
+            return (v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0])
+        d1, d2 = orient(r, s, p), orient(r, s, q)
+        d3, d4 = orient(p, q, r), orient(p, q, s)
+        return d1 * d2 < 0 and d3 * d4 < 0
+    mine = edges[a]
+    return sum(1 for k, pts in edges.items() if k != a
+               for p, q in zip(mine, mine[1:]) for r, s in zip(pts, pts[1:]) if cross(p, q, r, s))
+
+
+def test_a_line_against_the_flow_goes_round_the_side_it_crosses_less() -> None:
+    # the retry goes up from the wait (left of the middle) to the fetch: round the left
+    # its legs cross the rejected branch's long line and the "no" into it, round the
+    # right only the released line (the middle of the drawing used to decide: the left)
+    src = ("figdown 0.2 flowchart\nexternal audit \"to the audit log\"\nterminator job \"Job in\"\n"
+           "decision ok \"Valid?\"\nterminator no \"Rejected\"\nprocess fetch \"Fetch inputs\"\n"
+           "decision kind \"Kind?\"\nprocess c \"Compile\"\nprocess t \"Test\"\nprocess d \"Deploy\"\n"
+           "process o \"Record other\"\ndecision green \"All green?\"\nprocess wait \"Wait a while\"\n"
+           "terminator done \"Released\"\nflowline job -> ok\nflowline ok -[no]-> no\n"
+           "flowline ok -[yes]-> fetch\nflowline fetch -> kind\nflowline kind -[c]-> c\n"
+           "flowline kind -[t]-> t\nflowline kind -[d]-> d\nflowline kind -[o]-> o\n"
+           "flowline c -> green\nflowline t -> green\nflowline d -> green\nflowline o -> green\n"
+           "flowline green -[no]-> wait\nflowline green -[yes]-> done\nflowline wait -> fetch\n"
+           "flowline done -> audit\nflowline no -> audit\n")
+    boxes, edges = _drawing(src)
+    retry = _line_of(src, "flowline wait -> fetch")
+    assert max(x for x, _ in edges[retry]) > max(x + w for x, _, w, _ in boxes.values())
+    assert _crossings(edges, retry) == 1
+
+
 # --- the separation solver ---------------------------------------------------------------
 
 

@@ -194,8 +194,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind == "lane":
-            ca, cb = items[link.a].pos, items[link.b].pos
-            plan.side = -1 if (ca + cb) / 2 <= mid else 1
+            plan.side = _lane_side(frame, items[link.a], items[link.b], mid)
             seen = looks.setdefault(link.b, [])
             look = (link.stroke, link.style, link.op)
             if look not in seen:
@@ -296,6 +295,29 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         if frame.plans[link.index].kind == "lane" and link.index in routing.orthogonal \
                 and (link.index, "last") not in routing.ports:
             routing.ports[(link.index, "last")] = items[link.b].pos
+
+
+def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
+    """The side a connector against the flow goes round on: the one where its two legs
+    (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors; on a tie
+    the side nearer its ends."""
+    ca, cb = ia.pos, ib.pos
+    beyond = {-1: 0, 1: 0}
+    # a run is counted where it meets the leg: leaving the rank above the leg after
+    # ``ia``, arriving at the rank below the leg before ``ib``
+    for rank, c, below in ((ia.rank, ca, False), (ib.rank - 1, cb, True)):
+        if not 0 <= rank < len(frame.ranks):
+            continue
+        for u in frame.ranks[rank]:
+            for d in u.downs:
+                if u is ia or d is ib:
+                    continue
+                at = d.pos if below else u.pos
+                if at != c:
+                    beyond[-1 if at < c else 1] += 1
+    if beyond[-1] != beyond[1]:
+        return -1 if beyond[-1] < beyond[1] else 1
+    return -1 if (ca + cb) / 2 <= mid else 1
 
 
 def _adjacent(frame: Frame, link: Link) -> bool:
