@@ -7,6 +7,8 @@ from __future__ import annotations
 from markmcp.figdown.render import build
 from markmcp.figdown.render.scene.marks import TONES, _hue, _near_colour, _rgb
 
+from figdown.test_render_straight import SPINE
+
 CROWDED = """figdown 0.1 block
 flow right
 {cls}
@@ -51,3 +53,12 @@ def test_the_tones_stay_apart_from_each_other() -> None:
     assert _rgb("#abc") == (0xAA, 0xBB, 0xCC) and _rgb("teal") is None and _rgb("#12345") is None
     assert _hue((255, 0, 0)) == 0.0 and _hue((0, 0, 255)) == 240.0 and _hue((0x55, 0x55, 0x55)) is None
     assert _near_colour((255, 0, 10), (255, 10, 0))  # either side of red's 0 degrees
+
+
+def test_a_label_beside_its_own_line_takes_no_tone_for_a_line_farther_off() -> None:
+    # the main path's "yes" stands a few px from its own line and about 27 px from the
+    # "no" line leaving the same decision: nothing to tell apart, so both stay plain
+    # (with one column for the main path they were toned blue and brown)
+    svg = build(SPINE).svg
+    assert tones_in(svg) == []
+    assert 'fill="#555">yes<' in svg and 'fill="#555">no<' in svg

@@ -330,6 +330,7 @@ def shift(rings: list[Ring], notes: list[Note], dx: float, dy: float) -> None:
 
 TONES = ("#3f5b8c", "#7a5638", "#55611f", "#206a72")   # four hues at one lightness
 TONE_PROX = 30.0
+TONE_CLEAR = 16.0   # a rival line this much farther from a label than its own reads as another's
 
 
 def _seg_box_gap(p, q, box) -> float:
@@ -453,9 +454,10 @@ def _free_tones(scene: Scene) -> tuple[str, ...]:
 
 
 def tones(scene: Scene) -> None:
-    """A labelled connector with no paint of its own, crowded by other ink, takes
-    one of four muted tones, unlike its crowded neighbours', so a reader can tell
-    which line a label names.  A tone that could be taken for a colour the author
+    """A labelled connector with no paint of its own, crowded by other ink (another
+    line or label within :data:`TONE_PROX` of its label, and not :data:`TONE_CLEAR`
+    farther from it than its own line), takes one of four muted tones, unlike its
+    crowded neighbours', so a reader can tell which line a label names.  A tone that could be taken for a colour the author
     gave a line (a legend's class above all) is not used.  Greedy in document order:
     deterministic."""
     eligible = [lk for lk in scene.links
@@ -469,12 +471,15 @@ def tones(scene: Scene) -> None:
     nearby = _Nearby(scene.links, boxes)
     for lk in eligible:
         box = boxes[lk.index]
+        own = min((_seg_box_gap(p, q, box) for p, q in zip(lk.points, lk.points[1:])), default=0.0)
+        # another line is a rival when it is near and not clearly farther than the label's own
+        prox = min(TONE_PROX, own + TONE_CLEAR)
         for other in nearby.around(box):
             if other is lk:
                 continue
-            hit = any(_seg_box_gap(p, q, box) < TONE_PROX for p, q in zip(other.points, other.points[1:]))
+            hit = any(_seg_box_gap(p, q, box) < prox for p, q in zip(other.points, other.points[1:]))
             if not hit and other.index in boxes:
-                hit = _box_gap(box, boxes[other.index]) < TONE_PROX
+                hit = _box_gap(box, boxes[other.index]) < prox
             if hit:
                 crowded.add(lk.index)
                 if other.index in near:
