@@ -277,3 +277,19 @@ def test_satisfy_holds_every_separation_of_random_orders() -> None:
         free = [v for v in range(n) if all(v not in pair for pair in gaps)]
         assert all(x[v] == desired[v] for v in free)
         assert all(math.isfinite(v) for v in x)
+
+
+def test_runs_through_group_bands_are_straight_too() -> None:
+    # a band holding one box in each of its ranks tied the runs through it into a cycle
+    # of separations, and the whole figure kept the placer's slants
+    src = ("figdown 0.1 block\nflow down\nexternal client \"Client\"\ngroup front \"Front\"\n"
+           "node lb \"LB\" in=front\nnode api \"API\" in=front\ngroup back \"Back\"\n"
+           "node s1 \"Orders\" in=back\nnode s2 \"Users\" in=back\nnode s3 \"Search\" in=back\n"
+           "external ops \"Ops dashboard\"\nedge client -> lb\nedge lb -> api\nedge api -> s1\n"
+           "edge api -> s2\nedge api -> s3\nedge s1 -> ops\nedge s3 -> ops\n"
+           "edge client -[health]-> ops\nrank s1,s2,s3\n")
+    boxes, edges = _drawing(src)
+    assert round(_centre(boxes["lb"])[0], 2) == round(_centre(boxes["api"])[0], 2)
+    health = edges[_line_of(src, "edge client -[health]-> ops")]
+    runs = [(a, b) for a, b in zip(health, health[1:]) if a[0] == b[0] and abs(b[1] - a[1]) > 40]
+    assert len(runs) == 1, health

@@ -12,17 +12,18 @@ takes the placer's answer and makes the runs a reader follows straight:
   decision's "no" branch going far does not bend it);
 * alignments never cross one another, and none joins an item inside a group's
   band to one outside it where the band spans both ranks;
-* each run of aligned items becomes one variable, each group band another (its
-  two edges a fixed width apart), and every pair of neighbours in a rank keeps
-  the placer's separation;
+* each run of aligned items becomes one variable, each group band's two edges
+  two more (a band may widen, never take in a non-member), and every pair of
+  neighbours in a rank keeps the placer's separation;
 * the variables are put as near the placer's positions as those separations
   allow: variables are taken in the order the separations impose and a
   variable pushed against its left neighbour merges with it into one block at
   their weighted mean (the ``satisfy`` step of Dwyer, Marriott and Stuckey's
   VPSC), which keeps every separation.
 
-If the alignments would contradict the order (a cycle) the placer's answer is
-kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
+The separations form no cycle (alignments never cross, and a band's edges are
+apart), so the order they impose always exists; should they not hold, the
+placer's answer is kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
 """
 
 from __future__ import annotations
@@ -97,10 +98,16 @@ def _bisect(row: list[tuple[int, int]], ui: int) -> int:
 def straighten(placer) -> bool:
     """Put aligned runs on one axis, keeping every separation; False (nothing moved)
     when the alignments cannot all hold in the ranks' order."""
-    ranks, lanes = placer.ranks, placer.lanes
-    joins = _joins(ranks, lanes)
+    joins = _joins(placer.ranks, placer.lanes)
     if not joins:
         return False
+    return _place(placer, joins)
+
+
+def _place(placer, joins: list[tuple[Item, Item]]) -> bool:
+    """Each run of ``joins`` on one axis and every separation kept, or False (nothing
+    moved) when the separations cannot all hold."""
+    ranks, lanes = placer.ranks, placer.lanes
     # variables: one per run of aligned items, one per group band
     var_of: dict[int, int] = {}
     below = {id(u): v for u, v in joins}
@@ -125,18 +132,20 @@ def straighten(placer) -> bool:
                 w_sum += w
             desired.append(total / w_sum)
             weight.append(w_sum)
+    # a band's two edges are variables of their own: it may widen (its members' runs no
+    # longer line up with where the placer had them) but never takes in a non-member
     lane_var: dict[str, int] = {}
     for gid, lane in lanes.items():
         if lane.ranks:
             lane_var[gid] = len(desired)
-            desired.append(lane.open)
-            weight.append(0.001)
+            desired += [lane.open, lane.open + lane.size]
+            weight += [0.001, 0.001]
 
     def var_off(tok) -> tuple[int, float]:
         kind, v = tok
         if kind == "item":
             return var_of[id(v)], 0.0
-        return lane_var[v.id], (0.0 if kind == "open" else v.size)
+        return lane_var[v.id] + (0 if kind == "open" else 1), 0.0
 
     # separations: x[right] - x[left] >= gap, the largest per pair of variables
     gaps: dict[tuple[int, int], float] = {}
@@ -160,7 +169,7 @@ def straighten(placer) -> bool:
         for m in run:
             m.pos = x[vid]
     for gid, vid in lane_var.items():
-        lanes[gid].open = x[vid]
+        lanes[gid].open, lanes[gid].size = x[vid], x[vid + 1] - x[vid]
     return True
 
 
