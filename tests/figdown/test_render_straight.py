@@ -293,3 +293,19 @@ def test_runs_through_group_bands_are_straight_too() -> None:
     health = edges[_line_of(src, "edge client -[health]-> ops")]
     runs = [(a, b) for a, b in zip(health, health[1:]) if a[0] == b[0] and abs(b[1] - a[1]) > 40]
     assert len(runs) == 1, health
+
+
+def test_a_decisions_branch_going_out_beyond_its_side_leaves_by_the_vertex() -> None:
+    # the flowchart convention: "no" leaves the decision's left or right point, across the
+    # flow, and turns down (or round, back up) beyond it; the main path keeps the bottom point
+    boxes, edges = _drawing(SPINE)
+    for line, box in (("flowline d1 -[no]-> e", "d1"), ("flowline d2 -[no]-> p1", "d2")):
+        pts = edges[_line_of(SPINE, line)]
+        x, y, w, h = boxes[box]
+        first, second = pts[0], pts[1]
+        assert first[1] == pytest.approx(y + h / 2, abs=0.01) and second[1] == pytest.approx(y + h / 2, abs=0.01), pts
+        assert first[0] == pytest.approx(x, abs=0.01) or first[0] == pytest.approx(x + w, abs=0.01), pts
+        assert abs(second[0] - first[0]) >= 10
+    for line in ("flowline d1 -[yes]-> p2", "flowline d2 -[yes]-> p3"):
+        (x0, y0), (x1, y1) = edges[_line_of(SPINE, line)]
+        assert x0 == x1 and y1 > y0

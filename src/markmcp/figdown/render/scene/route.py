@@ -71,6 +71,7 @@ class Routing:
     orthogonal: set = field(default_factory=set)                        # links routed in channels
     waypoints: set = field(default_factory=set)                         # topology links via dummies
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
+    side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -229,6 +230,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         elif plan.kind == "same":
             sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
+    _side_exits(scene, frame, routing, sides)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -297,6 +299,46 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(link.index, "last")] = items[link.b].pos
 
 
+def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> None:
+    """A decision's connector that goes out beyond its side leaves by that side's vertex,
+    across the flow, and turns along it beyond the diamond: the flowchart convention, and
+    the main path keeps the decision's flow-facing point to itself.  Only where nothing
+    of the decision's rank stands between the vertex and the turn, one connector a vertex
+    (the first in document order), and not for a merge bus's members."""
+    routing.side_exit = {}
+    taken: set[tuple[str, int]] = set()
+    for link in scene.links:
+        if link.index not in routing.orthogonal or link.index in routing.bus:
+            continue
+        plan = frame.plans[link.index]
+        if plan.kind == "chain":
+            item, turn = plan.items[0], plan.items[1].pos
+        elif plan.kind == "lane":
+            item, turn = frame.item_of[link.a], routing.lanes[link.index]
+        else:
+            continue
+        box = scene.nodes[item.key]
+        if box.shape != "diamond" or box.external:
+            continue
+        half = _size(frame, box) / 2
+        side = 1 if turn > item.pos else -1
+        vertex = item.pos + side * half
+        if abs(turn - item.pos) < half + TRACK or (item.key, side) in taken:
+            continue
+        lo, hi = sorted((vertex, turn))
+        if any(other is not item and not other.placeholder
+               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
+               for other in frame.ranks[item.rank]):
+            continue
+        taken.add((item.key, side))
+        routing.side_exit[link.index] = vertex
+        routing.ports[(link.index, "first")] = turn
+        ends = sides.get((item.key, 1), [])
+        ends[:] = [e for e in ends if not (e[1] == link.index and e[2] == "first")]
+        if not ends:
+            sides.pop((item.key, 1), None)
+
+
 def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
     """The side a connector against the flow goes round on: the one where its two legs
     (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors; on a tie
@@ -349,8 +391,9 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             lane = routing.lanes[link.index]
             ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]
             bus = routing.bus.get(link.index)
-            jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane,
-                            bus=None if bus is None else f"{bus}@{ra}"))
+            if link.index not in routing.side_exit:
+                jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane,
+                                bus=None if bus is None else f"{bus}@{ra}"))
             jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")],
                             bus=None if bus is None else f"{bus}@in",
                             order=routing.lane_order.get(link.index)))
@@ -576,7 +619,7 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         first, last = nodes[plan.items[0].key], nodes[plan.items[-1].key]
         c_first = routing.ports[(link.index, "first")]
         c_last = routing.ports[(link.index, "last")]
-        pts = [(_end_main(frame, first, c_first, 1), c_first)]
+        pts = _side_start(frame, routing, link, first) or [(_end_main(frame, first, c_first, 1), c_first)]
         jogs = {j.channel: j for j in routing.jogs[link.index]}
         cs = [c_first] + [it.pos for it in plan.items[1:-1]] + [c_last]
         r0 = plan.items[0].rank
@@ -597,12 +640,15 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         a, b = nodes[link.a], nodes[link.b]
         ca = routing.ports[(link.index, "first")]
         cb = routing.ports[(link.index, "last")]
-        j0, j1 = routing.jogs[link.index]
-        m0 = _track_main(frame, routing, j0.channel, j0.track)
+        *j0, j1 = routing.jogs[link.index]
         m1 = _track_main(frame, routing, j1.channel, j1.track)
         lane = routing.lanes[link.index]
-        return [(_end_main(frame, a, ca, 1), ca), (m0, ca), (m0, lane), (m1, lane), (m1, cb),
-                (_end_main(frame, b, cb, -1), cb)]
+        tail = [(m1, lane), (m1, cb), (_end_main(frame, b, cb, -1), cb)]
+        start = _side_start(frame, routing, link, a)
+        if start:
+            return start + tail
+        m0 = _track_main(frame, routing, j0[0].channel, j0[0].track)
+        return [(_end_main(frame, a, ca, 1), ca), (m0, ca), (m0, lane)] + tail
     if plan.kind == "same":
         a, b = nodes[link.a], nodes[link.b]
         if _adjacent(frame, link):
@@ -613,6 +659,16 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         m = _track_main(frame, routing, j.channel, j.track)
         return [(_end_main(frame, a, ca, 1), ca), (m, ca), (m, cb), (_end_main(frame, b, cb, 1), cb)]
     return None
+
+
+def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | None:
+    """A side exit's first two points (see :func:`_side_exits`): the vertex, then the turn
+    level with it; None for a connector leaving by its flow-facing side."""
+    vertex = routing.side_exit.get(link.index)
+    if vertex is None:
+        return None
+    main = frame.to_main_cross(box.cx, box.cy)[0]
+    return [(main, vertex), (main, routing.ports[(link.index, "first")])]
 
 
 def _side_entry(frame: Frame, item, box: Box, cross: float) -> list | None:
