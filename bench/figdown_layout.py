@@ -10,7 +10,7 @@ defines:
 * ``thru``   — connectors entering a box: any point of the line as drawn (a
   rounded corner's curve sampled every 0.5 px) more than 1 px inside a box's
   outline (rectangle, ellipse or polygon), other than within 3 px of the
-  line's two ends.  So a bend on a box's edge, a line running into the box it
+  line's two ends (a rounded rectangle's corners are its arcs).  So a bend on a box's edge, a line running into the box it
   seems to end at, or one ending inside a box all count, its own boxes too;
 * ``novlp``  — pairs of boxes that overlap (more than 1 px);
 * ``lblcol`` — pairs of overlapping connector labels, plus labels struck
@@ -170,7 +170,9 @@ def _walk(el, tx, ty, sec: Section, in_node: bool, node_rec) -> None:
     if node_rec is not None and node_rec["box"] is None and tag in ("rect", "ellipse", "polygon"):
         if tag == "rect":
             node_rec["box"] = (f("x") + tx, f("y") + ty, f("width"), f("height"))
-            node_rec["shape"] = ("rect",)
+            # SVG clamps a corner radius to half the side
+            rx = min(float(el.get("rx") or 0.0), f("width") / 2, f("height") / 2)
+            node_rec["shape"] = ("rect", rx)
         elif tag == "ellipse":
             node_rec["box"] = (f("cx") - f("rx") + tx, f("cy") - f("ry") + ty, 2 * f("rx"), 2 * f("ry"))
             node_rec["shape"] = ("ellipse", f("cx") + tx, f("cy") + ty, f("rx"), f("ry"))
@@ -255,7 +257,12 @@ def _inside(p, node) -> bool:
     x, y, w, h = node["box"]
     shape = node.get("shape", ("rect",))
     if shape[0] == "rect":
-        return x + INSIDE < p[0] < x + w - INSIDE and y + INSIDE < p[1] < y + h - INSIDE
+        if not (x + INSIDE < p[0] < x + w - INSIDE and y + INSIDE < p[1] < y + h - INSIDE):
+            return False
+        r = shape[1] if len(shape) > 1 else 0.0
+        ex = max(x + r - p[0], p[0] - (x + w - r), 0.0)   # past the straight part of a side
+        ey = max(y + r - p[1], p[1] - (y + h - r), 0.0)
+        return r <= INSIDE or ex == 0.0 or ey == 0.0 or math.hypot(ex, ey) < r - INSIDE
     if shape[0] == "ellipse":
         _, cx, cy, rx, ry = shape
         if rx <= INSIDE or ry <= INSIDE:

@@ -206,6 +206,31 @@ def test_a_chain_into_an_external_beside_a_straight_line_comes_in_from_the_side(
     assert y1 > max(y for _, y in straight[:-1])
 
 
+def test_an_end_off_a_rounded_boxs_middle_lands_on_its_corner_arc() -> None:
+    # the tip stood on the corner of the box's rectangle, 6 px off the drawn arc
+    src = ("figdown 0.2 statechart\nstate idle \"Idle\"\nstate coins \"Collecting coins\"\n"
+           "state sel \"Selecting\"\nstate vend \"Vending\"\nstate change \"Giving change\"\n"
+           "state fault \"Out of order\"\ntransition idle -[coin]-> coins\n"
+           "transition coins -[coin]-> coins\ntransition coins -[enough]-> sel\n"
+           "transition coins -[cancel]-> change\ntransition sel -[choice]-> vend\n"
+           "transition sel -[sold out]-> change\ntransition vend -[done]-> change\n"
+           "transition change -[done]-> idle\ntransition vend -[jam]-> fault\n"
+           "transition fault -[service]-> idle\n")
+    boxes, edges = _drawing(src)
+    x, y, w, h = boxes["change"]
+    r = min(14.0, h / 2)
+    for line in ("transition coins -[cancel]-> change", "transition sel -[sold out]-> change",
+                 "transition vend -[done]-> change"):
+        px, py = edges[_line_of(src, line)][-1]
+        # distance from the tip to the rounded rectangle's outline
+        qx = min(max(px, x + r), x + w - r)
+        qy = min(max(py, y + r), y + h - r)
+        inner = math.hypot(px - qx, py - qy)
+        on_flat = (x + r <= px <= x + w - r and (abs(py - y) < 0.6 or abs(py - y - h) < 0.6)) or \
+                  (y + r <= py <= y + h - r and (abs(px - x) < 0.6 or abs(px - x - w) < 0.6))
+        assert on_flat or abs(inner - r) < 0.6, (line, (px, py), (x, y, w, h))
+
+
 def _crossings(edges: dict, a: str) -> int:
     def cross(p, q, r, s) -> bool:
         def orient(u, v, w) -> float:

@@ -131,9 +131,32 @@ def border_point(n: Box, tx: float, ty: float) -> tuple[float, float]:
     a, b, p = axes(n)
     if p == math.inf:
         s = min(a / (abs(dx) or 1e-9), b / (abs(dy) or 1e-9))
+        if n.shape == "rounded" and not inside_outline(n, dx * s * (1 - 1e-9), dy * s * (1 - 1e-9)):
+            lo, hi = 0.0, s        # the ray leaves through a corner arc: find where
+            for _ in range(48):
+                mid = (lo + hi) / 2
+                if inside_outline(n, dx * mid, dy * mid):
+                    lo = mid
+                else:
+                    hi = mid
+            s = hi
     else:
         s = 1 / outline_norm(a, b, p, dx, dy)
     return cx + dx * s, cy + dy * s
+
+
+def inside_outline(n: Box, dx: float, dy: float) -> bool:
+    """Whether the point (dx, dy) from the centre of ``n`` lies inside its drawn outline
+    (a rounded box's corners cut by their arcs, radius as drawn: 14, at most half the height)."""
+    a, b, p = axes(n)
+    if outline_norm(a, b, p, dx, dy) >= 1:
+        return False
+    if n.shape == "rounded":
+        r = min(14.0, n.h / 2)
+        ex, ey = abs(dx) - (a - r), abs(dy) - (b - r)
+        if ex > 0 and ey > 0 and ex * ex + ey * ey >= r * r:
+            return False
+    return True
 
 
 def inscribed_half(n: Box, v: float) -> float:
@@ -148,14 +171,27 @@ def inscribed_half(n: Box, v: float) -> float:
 
 
 def side_point(n: Box, horizontal: bool, sign: int, offset: float) -> tuple[float, float]:
-    """The outline point on the side facing ``sign`` along an axis, ``offset`` across it."""
-    if horizontal:
-        a, b, p = axes(n)
-        half = _outline_extent(a, b, p, offset)
-        return n.cx + sign * half, n.cy + offset
+    """The outline point on the side facing ``sign`` along an axis, ``offset`` across it
+    (on a rounded box's corner arc where the offset reaches it)."""
     a, b, p = axes(n)
-    half = _outline_extent(b, a, p, offset)
+    if horizontal:
+        half = _outline_extent(a, b, p, offset) - _arc_inset(n, b, offset)
+        return n.cx + sign * half, n.cy + offset
+    half = _outline_extent(b, a, p, offset) - _arc_inset(n, a, offset)
     return n.cx + offset, n.cy + sign * half
+
+
+def _arc_inset(n: Box, half_side: float, offset: float) -> float:
+    """How far a rounded box's corner arc (radius as drawn: 14, at most half the height)
+    stands inside its bounding side at ``offset`` from the side's middle."""
+    if n.shape != "rounded":
+        return 0.0
+    r = min(14.0, n.h / 2)
+    over = abs(offset) - (half_side - r)
+    if over <= 0 or r <= 0:
+        return 0.0
+    over = min(over, r)
+    return r - math.sqrt(r * r - over * over)
 
 
 def _outline_extent(a: float, b: float, p: float, v: float) -> float:

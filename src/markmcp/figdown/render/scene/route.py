@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
 from .free import path_hits
-from .graph import Box, Link, Scene, axes, border_point, outline_norm, side_point
+from .graph import Box, Link, Scene, axes, border_point, inside_outline, outline_norm, side_point
 from .layout import Frame
 
 PORT_STEP = 10.0
@@ -731,15 +731,14 @@ def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c") -> list:
 
 def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:
     """Where the line (px, py) + t·(dx, dy), t ≥ 0, leaves the outline (bisection)."""
-    a, b, p = axes(box)
     lo, hi = 0.0, 1.0
-    if outline_norm(a, b, p, px - box.cx, py - box.cy) >= 1:
+    if not inside_outline(box, px - box.cx, py - box.cy):
         return px, py
-    while outline_norm(a, b, p, px + hi * dx - box.cx, py + hi * dy - box.cy) < 1 and hi < 1e6:
+    while inside_outline(box, px + hi * dx - box.cx, py + hi * dy - box.cy) and hi < 1e6:
         hi *= 2
     for _ in range(40):
         mid = (lo + hi) / 2
-        if outline_norm(a, b, p, px + mid * dx - box.cx, py + mid * dy - box.cy) < 1:
+        if inside_outline(box, px + mid * dx - box.cx, py + mid * dy - box.cy):
             lo = mid
         else:
             hi = mid
