@@ -253,26 +253,34 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                        if end == "last" and li in routing.lane_order else (c, li, end)
                        for c, li, end in ends]
     by_index = {link.index: link for link in scene.links}
+    held = _straight_landings(scene, frame, routing)
     singles = []
     for (nid, side), ends in sides.items():
         box = scene.nodes[nid]
         centre = items[nid].pos
-        if len(ends) == 1:
+        lines = held.get((nid, side), [])
+        if len(ends) == 1 and not lines:
             singles.append((nid, ends[0]))
             routing.ports[(ends[0][1], ends[0][2])] = centre
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
-        room = max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
+        # an external is a point: its ends spread beside it however many there are
+        room = math.inf if box.external else max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
         heads = any(by_index[li].arrow_b if by_index[li].b == nid else by_index[li].arrow_a
                     for _, li, _end in ends)
-        step = min(HEAD_STEP if heads else PORT_STEP, room / (len(ends) - 1))
-        placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
+        step = HEAD_STEP if heads else PORT_STEP
+        placed = _beside(ends, lines, centre, room, max(step, LAND_APART))
+        if placed is None:
+            if len(ends) > 1:
+                step = min(step, room / (len(ends) - 1))
+            placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
         # a port a few px off the run it meets moves onto it, where its neighbours and
         # the side allow, so the run goes in straight (no step just before the box)
         for i, (c, li, end) in enumerate(ends):
             if 0 < abs(c - placed[i]) < PORT_SNAP and abs(c - centre) <= room / 2 \
                     and (i == 0 or c - placed[i - 1] >= step) \
-                    and (i + 1 == len(ends) or placed[i + 1] - c >= step):
+                    and (i + 1 == len(ends) or placed[i + 1] - c >= step) \
+                    and all(abs(c - h) >= max(step, LAND_APART) for h in lines):
                 placed[i] = c
         for (_, li, end), port in zip(ends, placed):
             routing.ports[(li, end)] = port
@@ -337,6 +345,35 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> No
         ends[:] = [e for e in ends if not (e[1] == link.index and e[2] == "first")]
         if not ends:
             sides.pop((item.key, 1), None)
+
+
+def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
+    """Where straight connectors between two aligned boxes of neighbouring ranks meet
+    them, per (box, side): the channel-routed ends of those sides keep off them."""
+    out: dict[tuple[str, int], list[float]] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal:
+            continue
+        first, last = plan.items
+        if abs(first.pos - last.pos) < 0.5:
+            out.setdefault((first.key, 1), []).append(first.pos)
+            out.setdefault((last.key, -1), []).append(last.pos)
+    return out
+
+
+def _beside(ends: list, lines: list[float], centre: float, room: float, step: float) -> list[float] | None:
+    """Ports for ``ends`` (sorted by where they come from) ``step`` apart on either side of
+    the straight line nearest the centre, each on the side it comes from, closer together
+    where the side's ``room`` is short; None with no straight line."""
+    if not lines:
+        return None
+    at = min(lines, key=lambda c: (abs(c - centre), c))
+    k = sum(1 for c, _, _ in ends if c < at)
+    n = len(ends) - k
+    before = min(step, (at - (centre - room / 2)) / k) if k else step
+    after = min(step, ((centre + room / 2) - at) / n) if n else step
+    return [at - before * (k - i) for i in range(k)] + [at + after * (j + 1) for j in range(n)]
 
 
 def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
@@ -623,18 +660,13 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         jogs = {j.channel: j for j in routing.jogs[link.index]}
         cs = [c_first] + [it.pos for it in plan.items[1:-1]] + [c_last]
         r0 = plan.items[0].rank
-        side_on = _side_entry(frame, plan.items[-1], last, cs[-2]) \
-            if jogs.get(r0 + len(cs) - 2) is not None else None
         for k in range(len(cs) - 1):
             j = jogs.get(r0 + k)
-            if j is not None and not (side_on and k == len(cs) - 2):
+            if j is not None:
                 m = _track_main(frame, routing, j.channel, j.track)
                 pts.append((m, cs[k]))
                 pts.append((m, cs[k + 1]))
-        if side_on:
-            pts.extend(side_on)
-        else:
-            pts.append((_end_main(frame, last, c_last, -1), c_last))
+        pts.append((_end_main(frame, last, c_last, -1), c_last))
         return pts[::-1] if plan.flipped else pts
     if plan.kind == "lane":
         a, b = nodes[link.a], nodes[link.b]
@@ -669,26 +701,6 @@ def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | 
         return None
     main = frame.to_main_cross(box.cx, box.cy)[0]
     return [(main, vertex), (main, routing.ports[(link.index, "first")])]
-
-
-def _side_entry(frame: Frame, item, box: Box, cross: float) -> list | None:
-    """A chain's way into an external (a point, never drawn) from the side: on along its
-    run to the external's level, then across to it, so it does not share the last stretch
-    into the point with a line arriving straight (two ends at one point, one on top of the
-    other).  None when a box or another run of the external's rank stands in the way."""
-    if not box.external:
-        return None
-    main, centre = frame.to_main_cross(box.cx, box.cy)
-    half = (box.h if frame.horizontal else box.w) / 2
-    lo, hi = (cross, centre - half) if cross < centre else (centre + half, cross)
-    if hi - lo < TRACK:
-        return None
-    for other in frame.ranks[item.rank]:
-        if other is item or other.placeholder:
-            continue
-        if other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK:
-            return None
-    return [(main, cross), (main, centre - half if cross < centre else centre + half)]
 
 
 def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
