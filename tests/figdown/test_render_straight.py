@@ -371,3 +371,16 @@ def test_a_decisions_branch_going_out_beyond_its_side_leaves_by_the_vertex() -> 
     for line in ("flowline d1 -[yes]-> p2", "flowline d2 -[yes]-> p3"):
         (x0, y0), (x1, y1) = edges[_line_of(SPINE, line)]
         assert x0 == x1 and y1 > y0
+
+
+def test_a_chain_with_lines_skipping_ahead_keeps_its_own_lines_straight() -> None:
+    # each step also receives a line skipping a step: two ends on a 36 px side stand
+    # 12 px apart, and the straight line was bent 2 px to keep 14 px off the other head
+    src = ("figdown 0.1 block\nflow right\nnode a \"Capture\"\nnode b \"Decode\"\nnode c \"Filter\"\n"
+           "node d \"Aggregate\"\nnode e \"Export\"\nedge a -> b\nedge b -> c\nedge c -> d\n"
+           "edge d -> e\nedge a -> e\nedge b -> d\n")
+    _, edges = _drawing(src)
+    for line in ("edge a -> b", "edge b -> c", "edge c -> d", "edge d -> e"):
+        (x0, y0), (x1, y1) = edges[_line_of(src, line)]
+        assert y0 == y1, (line, edges[_line_of(src, line)])
+

@@ -22,7 +22,7 @@ from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, reconsider, rout
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
-from .route import (HEAD_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
+from .route import (HEAD_APART, LAND_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
                     land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
                     waypoint_polyline)
 from ..text import END_FS, LABEL_FS, label_px
@@ -229,9 +229,13 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
         if link.b != link.a:
             touching.setdefault(link.b, []).append(link)
     for link in scene.links:   # an arrowhead on a straight line keeps off other heads there
-        if len(paths[link.index]) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
-            land_apart(scene, paths, link, HEAD_APART, (link.arrow_a, link.arrow_b), heads=True,
-                       touching=touching)
+        pts = paths[link.index]
+        if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
+            # a line along the flow between aligned boxes stays straight where the heads
+            # beside it do not touch (ports on a short side stand LAND_APART apart)
+            square = abs(pts[0][0] - pts[1][0]) < 0.01 or abs(pts[0][1] - pts[1][1]) < 0.01
+            land_apart(scene, paths, link, LAND_APART if square else HEAD_APART,
+                       (link.arrow_a, link.arrow_b), heads=True, touching=touching)
     _bus_dots(scene, paths)
     return paths
 
