@@ -49,15 +49,18 @@ def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
     candidates = []
     for r, rank in enumerate(ranks[:-1]):
         for u in rank:
-            boxes_down = [d for d in u.downs if d.node is not None]
-            for v in u.downs:
+            # neighbours counted once (a pair joined both ways is one way on)
+            downs = list({id(d): d for d in u.downs}.values())
+            boxes_down = [d for d in downs if d.node is not None]
+            for v in downs:
                 if v.rank != r + 1 or u.placeholder or v.placeholder:
                     continue
-                if len(u.downs) == 1 and len(v.ups) == 1:
+                ups = list({id(w): w for w in v.ups}.values())
+                if len(downs) == 1 and len(ups) == 1:
                     strength = 0           # nothing else leaves u or enters v
                 elif u.node is not None and v.node is not None and (
-                        (boxes_down == [v] and len(v.ups) == 1)
-                        or ([w for w in v.ups if w.node is not None] == [u] and len(u.downs) == 1)):
+                        (boxes_down == [v] and len(ups) == 1)
+                        or ([w for w in ups if w.node is not None] == [u] and len(downs) == 1)):
                     strength = 1           # the only box on the way on
                 else:
                     continue
