@@ -397,3 +397,30 @@ def test_a_step_and_the_decision_sending_it_back_stay_on_one_axis() -> None:
            "flowline ship -> crm\nflowline tell -> crm\n")
     boxes, _ = _drawing(src)
     assert abs(_centre(boxes["pay"])[1] - _centre(boxes["paid"])[1]) < 0.02
+
+
+def _heads_apart(edges, box, lines, src) -> float:
+    tips = [edges[_line_of(src, t)][-1] for t in lines]
+    return min(math.dist(p, q) for p, q in itertools.combinations(tips, 2))
+
+
+def test_runs_passing_beside_a_crowded_box_come_in_by_the_side_facing_them() -> None:
+    # three lines into Refunded's 36 px left side: the straight one from the step before
+    # and two long ones round the top stood 6-8 px apart, their heads over each other
+    src = ("figdown 0.2 statechart\nflow right\nstate paid \"Paid\"\nstate packed \"Packed\"\n"
+           "state shipped \"Shipped\"\nstate delivered \"Delivered\"\nstate returned \"Return requested\"\n"
+           "state refunded \"Refunded\"\ntransition paid -[picked]-> packed\n"
+           "transition packed -[scanned]-> shipped\ntransition shipped -[confirmed]-> delivered\n"
+           "transition delivered -[within 14 days]-> returned\ntransition returned -[received]-> refunded\n"
+           "transition paid -[customer cancels]-> refunded\ntransition shipped -[lost]-> refunded\n")
+    boxes, edges = _drawing(src)
+    lines = ("transition returned -[received]-> refunded", "transition paid -[customer cancels]-> refunded",
+             "transition shipped -[lost]-> refunded")
+    assert _heads_apart(edges, boxes["refunded"], lines, src) >= 14
+    x, y, w, h = boxes["refunded"]
+    for line in lines[1:]:
+        (x0, y0), (x1, y1) = edges[_line_of(src, line)][-2:]
+        assert x0 == x1 and y1 > y0 and x < x1 < x + w     # down into the top side
+        assert abs(y1 - y) < 0.6
+    (x0, y0), (x1, y1) = edges[_line_of(src, lines[0])]
+    assert y0 == y1                                        # the straight line stays straight

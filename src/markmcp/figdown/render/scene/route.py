@@ -72,6 +72,7 @@ class Routing:
     waypoints: set = field(default_factory=set)                         # topology links via dummies
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
+    side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -231,6 +232,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
     _side_exits(scene, frame, routing, sides)
+    _side_entries(scene, frame, routing, sides)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -345,6 +347,55 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> No
         ends[:] = [e for e in ends if not (e[1] == link.index and e[2] == "first")]
         if not ends:
             sides.pop((item.key, 1), None)
+
+
+ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
+
+
+def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> None:
+    """A connector whose run passes beside its last box, into a side the flow meets
+    that is already taken by two or more ends, goes on past the corner and turns into
+    the box's side facing the run, ``ENTRY_IN`` px from the near corner and a head's
+    width (``HEAD_STEP``) further for each run nearer the box: arrowheads crowded on a
+    short side overlapped.  Only rectangular boxes, only where nothing of the box's
+    rank stands between the run and the box, and as many as the side holds."""
+    routing.side_entry = {}
+    held = _straight_landings(scene, frame, routing)
+    by_side: dict[tuple[str, int], list] = {}
+    for link in scene.links:
+        if link.index not in routing.orthogonal or link.index in routing.bus:
+            continue
+        plan = frame.plans[link.index]
+        if plan.kind != "chain":
+            continue
+        item = plan.items[-1]
+        box = scene.nodes[item.key]
+        if box.external or box.shape in ("diamond", "ellipse", "circle"):
+            continue
+        if len(sides.get((item.key, -1), ())) + len(held.get((item.key, -1), ())) < 2:
+            continue
+        c, half = plan.items[-2].pos, _size(frame, box) / 2
+        if abs(c - item.pos) < half + TRACK:
+            continue
+        lo, hi = (c, item.pos - half) if c < item.pos else (item.pos + half, c)
+        if any(other is not item and not other.placeholder
+               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
+               for other in frame.ranks[item.rank]):
+            continue
+        side = 1 if c > item.pos else -1
+        by_side.setdefault((item.key, side), []).append((abs(c - item.pos), link.index, c))
+    for (nid, side), runs in by_side.items():
+        runs.sort()
+        room = frame.item_of[nid].main - 2 * ENTRY_IN
+        for k, (_, li, c) in enumerate(runs):
+            if k * HEAD_STEP > room:
+                break
+            routing.side_entry[li] = (k, side)
+            routing.ports[(li, "last")] = c
+            ends = sides.get((nid, -1), [])
+            ends[:] = [e for e in ends if not (e[1] == li and e[2] == "last")]
+            if not ends:
+                sides.pop((nid, -1), None)
 
 
 def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
@@ -666,7 +717,8 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
                 m = _track_main(frame, routing, j.channel, j.track)
                 pts.append((m, cs[k]))
                 pts.append((m, cs[k + 1]))
-        pts.append((_end_main(frame, last, c_last, -1), c_last))
+        pts.extend(_side_end(frame, routing, link, last, c_last)
+                   or [(_end_main(frame, last, c_last, -1), c_last)])
         return pts[::-1] if plan.flipped else pts
     if plan.kind == "lane":
         a, b = nodes[link.a], nodes[link.b]
@@ -701,6 +753,23 @@ def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | 
         return None
     main = frame.to_main_cross(box.cx, box.cy)[0]
     return [(main, vertex), (main, routing.ports[(link.index, "first")])]
+
+
+def _side_end(frame: Frame, routing: Routing, link: Link, box: Box, cross: float) -> list | None:
+    """A side entry's last two points (see :func:`_side_entries`): on along its run past
+    the box's near corner, then into the side facing the run; None for a connector
+    entering by the side the flow meets."""
+    entry = routing.side_entry.get(link.index)
+    if entry is None:
+        return None
+    k, side = entry
+    m0 = frame.to_main_cross(box.x, box.y)[0]
+    m1 = frame.to_main_cross(box.x + box.w, box.y + box.h)[0]
+    main = min(m0, m1) + ENTRY_IN + k * HEAD_STEP
+    x, y = frame.to_xy(main, 0.0)
+    offset = (x - box.cx) if frame.horizontal else (y - box.cy)
+    px, py = side_point(box, not frame.horizontal, side, offset)
+    return [(main, cross), frame.to_main_cross(px, py)]
 
 
 def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
