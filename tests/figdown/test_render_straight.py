@@ -424,3 +424,29 @@ def test_runs_passing_beside_a_crowded_box_come_in_by_the_side_facing_them() -> 
         assert abs(y1 - y) < 0.6
     (x0, y0), (x1, y1) = edges[_line_of(src, lines[0])]
     assert y0 == y1                                        # the straight line stays straight
+
+
+def test_two_lines_between_one_pair_stay_side_by_side_beside_a_line_coming_round() -> None:
+    # a back edge's port was kept off the pair's middle only, so it stood 11 px from one
+    # of the two side-by-side lines, whose end then moved across the other (an X)
+    src = ("figdown 0.2 statechart\nflow down\nstate shut \"Shut\"\nstate opening \"Opening\"\n"
+           "state wide \"Wide open\"\nstate shutting \"Shutting\"\ntransition shut -[called]-> opening\n"
+           "transition shut -[button]-> opening\ntransition opening -[done]-> wide\n"
+           "transition wide -[timer]-> shutting\ntransition shutting -[done]-> shut\n"
+           "transition shutting -[button]-> opening\n")
+    _, edges = _drawing(src)
+    a = edges[_line_of(src, "transition shut -[called]-> opening")]
+    b = edges[_line_of(src, "transition shut -[button]-> opening")]
+    assert a[0][0] == a[-1][0] and b[0][0] == b[-1][0] and a[0][0] != b[0][0]
+    assert _crossings(edges, _line_of(src, "transition shut -[button]-> opening")) == 0
+
+
+def test_a_slanted_line_and_another_into_an_external_end_apart() -> None:
+    # an external's ends were never moved apart: a slanted line ended 1-4 px from another
+    src = ("figdown 0.2 flowchart\nflow right\nprocess a \"Take payment\"\nprocess s \"Ship\"\n"
+           "process n \"Notify buyer\"\nterminator e \"Closed\"\nexternal crm \"CRM\"\nflowline a -> s\n"
+           "flowline s -> e\nflowline s -> crm\nflowline n -> crm\n")
+    _, edges = _drawing(src)
+    p = edges[_line_of(src, "flowline s -> crm")][-1]
+    q = edges[_line_of(src, "flowline n -> crm")][-1]
+    assert math.dist(p, q) >= 12

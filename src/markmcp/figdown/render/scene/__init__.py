@@ -22,9 +22,9 @@ from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, reconsider, rout
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
-from .route import (HEAD_APART, LAND_APART, Routing, assign_ports, channel_need, flow_polyline, loop_polyline,
-                    land_apart, needs_channels, plan_jogs, same_rank_line, straight_link,
-                    waypoint_polyline)
+from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
+                    flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
+                    same_rank_line, straight_link, waypoint_polyline)
 from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -352,7 +352,7 @@ def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
         if len(labelled) >= 2:
             links = labelled[:1] + plain + labelled[1:]
         for i, link in enumerate(links):
-            off = (i - (len(links) - 1) / 2) * 10
+            off = (i - (len(links) - 1) / 2) * PARALLEL_STEP
             pts = straight_link(a, b, off)
             paths[link.index] = pts if link.a == p else pts[::-1]
 
@@ -623,7 +623,7 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
         a, b = scene.nodes[p], scene.nodes[q]
         spread = []
         for i, link in enumerate(links):
-            off = (i - (len(links) - 1) / 2) * 10
+            off = (i - (len(links) - 1) / 2) * PARALLEL_STEP
             pts = straight_link(a, b, off)
             spread.append(pts if link.a == p else pts[::-1])
         others = [n.rect() for n in scene.nodes.values() if n.id not in (p, q) and not n.external]

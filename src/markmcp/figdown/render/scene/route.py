@@ -37,6 +37,8 @@ LANE_STEP = 14.0
 LOOP_H = 16.0
 LOOP_W = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
+EXTERNAL_APART = 20.0   # how far beside an external (a point) a straight line's end may land
+PARALLEL_STEP = 10.0   # between straight lines joining one pair of boxes, drawn side by side
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
 HEAD_APART = 14.0  # how far an arrowhead's tip on a straight line keeps from other ends there
 
@@ -141,7 +143,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     for k, nid, nxt, far, may in ((0, link.a, 1, link.b, ends[0]),
                                   (len(pts) - 1, link.b, len(pts) - 2, link.a, ends[1])):
         box = scene.nodes[nid]
-        if box.external or not may:
+        if not may:
             continue
         others_at, asking = [], []
         for lk in (scene.links if touching is None else touching.get(nid, ())):
@@ -169,9 +171,15 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         for step in range(-40, 41):
             o = step * 1.0
             ax, ay = box.cx + o * nx, box.cy + o * ny
-            if outline_norm(a, b, pw, ax - box.cx, ay - box.cy) > 0.8:
+            if box.external:
+                # a point never drawn: the end may stand beside it, a little way off
+                if abs(o) > EXTERNAL_APART:
+                    continue
+                land = (ax, ay)
+            elif outline_norm(a, b, pw, ax - box.cx, ay - box.cy) > 0.8:
                 continue
-            land = _exit(box, ax, ay, qx - ax, qy - ay)
+            else:
+                land = _exit(box, ax, ay, qx - ax, qy - ay)
             if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR) or path_hits([land, (qx, qy)], own):
                 continue
             key = (min(apart(land), room), -abs(o))
@@ -401,15 +409,21 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> 
 def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
     """Where straight connectors between two aligned boxes of neighbouring ranks meet
     them, per (box, side): the channel-routed ends of those sides keep off them."""
-    out: dict[tuple[str, int], list[float]] = {}
+    pairs: dict[tuple[str, str], list] = {}
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal:
             continue
         first, last = plan.items
         if abs(first.pos - last.pos) < 0.5:
-            out.setdefault((first.key, 1), []).append(first.pos)
-            out.setdefault((last.key, -1), []).append(last.pos)
+            pairs.setdefault((first.key, last.key), []).append(first.pos)
+    out: dict[tuple[str, int], list[float]] = {}
+    for (first, last), at in pairs.items():
+        # several lines between one pair are drawn side by side, PARALLEL_STEP apart
+        n = len(at)
+        spread = [at[0] + (i - (n - 1) / 2) * PARALLEL_STEP for i in range(n)]
+        out.setdefault((first, 1), []).extend(spread)
+        out.setdefault((last, -1), []).extend(spread)
     return out
 
 
@@ -419,12 +433,12 @@ def _beside(ends: list, lines: list[float], centre: float, room: float, step: fl
     where the side's ``room`` is short; None with no straight line."""
     if not lines:
         return None
-    at = min(lines, key=lambda c: (abs(c - centre), c))
-    k = sum(1 for c, _, _ in ends if c < at)
+    lo, hi = min(lines), max(lines)
+    k = sum(1 for c, _, _ in ends if c < (lo + hi) / 2)
     n = len(ends) - k
-    before = min(step, (at - (centre - room / 2)) / k) if k else step
-    after = min(step, ((centre + room / 2) - at) / n) if n else step
-    return [at - before * (k - i) for i in range(k)] + [at + after * (j + 1) for j in range(n)]
+    before = min(step, (lo - (centre - room / 2)) / k) if k else step
+    after = min(step, ((centre + room / 2) - hi) / n) if n else step
+    return [lo - before * (k - i) for i in range(k)] + [hi + after * (j + 1) for j in range(n)]
 
 
 def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
