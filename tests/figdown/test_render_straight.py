@@ -450,3 +450,65 @@ def test_a_slanted_line_and_another_into_an_external_end_apart() -> None:
     p = edges[_line_of(src, "flowline s -> crm")][-1]
     q = edges[_line_of(src, "flowline n -> crm")][-1]
     assert math.dist(p, q) >= 12
+
+
+PAYMENT = ("figdown 0.2 flowchart\nterminator start \"Charge card\"\nprocess call \"Call gateway\"\n"
+           "decision res \"Result?\"\nprocess ok \"Mark paid\"\nprocess soft \"Wait and retry\"\n"
+           "process hard \"Notify customer\"\nexternal fraud \"Fraud team\"\ndecision again \"Retries left?\"\n"
+           "terminator end \"Done\"\nflowline start -> call\nflowline call -> res\n"
+           "flowline res -[approved]-> ok\nflowline res -[soft decline]-> soft\n"
+           "flowline res -[hard decline]-> hard\nflowline res -[suspicious]-> fraud\n"
+           "flowline soft -> again\nflowline again -[yes]-> call\nflowline again -[no]-> hard\n"
+           "flowline ok -> end\nflowline hard -> end\nflowline hard -> fraud\n")
+
+
+def test_of_two_branches_out_past_one_side_the_one_turning_farther_takes_the_vertex() -> None:
+    # the first in the source took the left point and ran inside the other, which then
+    # crossed it on its way out
+    boxes, edges = _drawing(PAYMENT)
+    hard = edges[_line_of(PAYMENT, "flowline res -[hard decline]-> hard")]
+    sus = edges[_line_of(PAYMENT, "flowline res -[suspicious]-> fraud")]
+    x, y, w, h = boxes["res"]
+    assert sus[0] == pytest.approx((x, y + h / 2), abs=0.01)     # the left point
+    assert _crossings({"h": hard, "s": sus}, "s") == 0
+    # a back edge round the right leaves the right point when only lines pass between
+    back = edges[_line_of(PAYMENT, "flowline again -[yes]-> call")]
+    x, y, w, h = boxes["again"]
+    assert back[0] == pytest.approx((x + w, y + h / 2), abs=0.01)
+
+
+def test_runs_entering_a_box_by_its_side_are_the_ones_farthest_out() -> None:
+    # two "no" lines come down the left into Comment: the nearer took the side entry and
+    # the farther, going to the top, crossed it
+    src = ("figdown 0.2 flowchart\nterminator push \"Push to PR branch\"\n"
+           "process checkout \"Check out and restore cache\"\nprocess lint \"Lint and type-check\"\n"
+           "decision lok \"Lint clean?\"\nprocess unit \"Run unit tests\"\ndecision pass \"All tests pass?\"\n"
+           "process build \"Build container image\"\nprocess stage \"Deploy to staging\"\n"
+           "decision smoke \"Smoke tests green?\"\nprocess back \"Roll back staging\"\n"
+           "decision approve \"Release approved?\"\nprocess prod \"Deploy to production\"\n"
+           "process comment \"Comment failure on PR\"\nterminator done \"Pipeline finished\"\n"
+           "flowline push -> checkout\nflowline checkout -> lint\nflowline lint -> lok\n"
+           "flowline lok -[no]-> comment\nflowline lok -[yes]-> unit\nflowline unit -> pass\n"
+           "flowline pass -[no]-> comment\nflowline pass -[yes]-> build\nflowline build -> stage\n"
+           "flowline stage -> smoke\nflowline smoke -[no]-> back\nflowline smoke -[yes]-> approve\n"
+           "flowline back -> comment\nflowline approve -[yes]-> prod\nflowline approve -[no]-> done\n"
+           "flowline prod -> done\nflowline comment -> done\n")
+    _, edges = _drawing(src)
+    for line in ("flowline lok -[no]-> comment", "flowline pass -[no]-> comment"):
+        assert _crossings(edges, _line_of(src, line)) == 0, line
+
+
+def test_a_lone_line_into_an_external_others_meet_lands_on_the_side_it_comes_from() -> None:
+    # the health line came round the right and landed on the point, where a straight line
+    # from above also aimed: that one moved right of it, and the two crossed
+    src = ("figdown 0.1 block\nflow down\nexternal client \"Client\"\ngroup front \"Front\"\n"
+           "node lb \"LB\" in=front\nnode api \"API\" in=front\ngroup back \"Back\"\n"
+           "node s1 \"Orders\" in=back\nnode s2 \"Users\" in=back\nnode s3 \"Search\" in=back\n"
+           "group store \"Storage\"\nnode db \"DB\" shape=cylinder in=store\n"
+           "node idx \"Index\" shape=cylinder in=store\nexternal ops \"Ops dashboard\"\n"
+           "edge client -> lb\nedge lb -> api\nedge api -> s1\nedge api -> s2\nedge api -> s3\n"
+           "edge s1 -> db\nedge s2 -> db\nedge s3 -> idx\nedge db -[CDC]-> idx\nedge s1 -> ops\n"
+           "edge s3 -> ops\nedge client -[health]-> ops\nrank s1,s2,s3\n")
+    _, edges = _drawing(src)
+    health = _line_of(src, "edge client -[health]-> ops")
+    assert _crossings(edges, health) == 0

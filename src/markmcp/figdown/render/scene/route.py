@@ -294,13 +294,17 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 placed[i] = c
         for (_, li, end), port in zip(ends, placed):
             routing.ports[(li, end)] = port
-    # a lone end lines up with its other end when its box allows
+    # a lone end lines up with its other end when its box allows; at an external (a
+    # point) other lines meet, up to EXTERNAL_APART off it, on the side it comes from
+    meeting = {nid: sum(1 for lk in scene.links if nid in (lk.a, lk.b)) for nid, _ in singles}
     for nid, (other_c, li, end) in singles:
         box = scene.nodes[nid]
         centre = items[nid].pos
         half = max(0.0, _size(frame, box) / 2 - PORT_MARGIN)
         if box.shape in ("diamond", "ellipse", "circle") and not box.external:
             half = min(half, _size(frame, box) * 0.2)
+        if box.external and meeting[nid] > 1:
+            half = EXTERNAL_APART
         routing.ports[(li, end)] = min(max(other_c, centre - half), centre + half)
     # the members of a merge bus share the target port
     shared: dict[str, float] = {}
@@ -320,11 +324,12 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
 def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> None:
     """A decision's connector that goes out beyond its side leaves by that side's vertex,
     across the flow, and turns along it beyond the diamond: the flowchart convention, and
-    the main path keeps the decision's flow-facing point to itself.  Only where nothing
+    the main path keeps the decision's flow-facing point to itself.  Only where no box
     of the decision's rank stands between the vertex and the turn, one connector a vertex
-    (the first in document order), and not for a merge bus's members."""
+    (the one turning farthest out, so the others' turns stay inside its run; the first in
+    document order of equals), and not for a merge bus's members."""
     routing.side_exit = {}
-    taken: set[tuple[str, int]] = set()
+    best: dict[tuple[str, int], tuple] = {}
     for link in scene.links:
         if link.index not in routing.orthogonal or link.index in routing.bus:
             continue
@@ -341,20 +346,30 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> No
         half = _size(frame, box) / 2
         side = 1 if turn > item.pos else -1
         vertex = item.pos + side * half
-        if abs(turn - item.pos) < half + TRACK or (item.key, side) in taken:
+        if abs(turn - item.pos) < half + TRACK:
             continue
         lo, hi = sorted((vertex, turn))
-        if any(other is not item and not other.placeholder
-               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
-               for other in frame.ranks[item.rank]):
+        if _box_between(frame, item, lo, hi):
             continue
-        taken.add((item.key, side))
-        routing.side_exit[link.index] = vertex
-        routing.ports[(link.index, "first")] = turn
-        ends = sides.get((item.key, 1), [])
-        ends[:] = [e for e in ends if not (e[1] == link.index and e[2] == "first")]
+        key = (item.key, side)
+        if key not in best or abs(turn - item.pos) > best[key][0]:
+            best[key] = (abs(turn - item.pos), link.index, vertex, turn)
+    for (nid, _side), (_, li, vertex, turn) in best.items():
+        routing.side_exit[li] = vertex
+        routing.ports[(li, "first")] = turn
+        ends = sides.get((nid, 1), [])
+        ends[:] = [e for e in ends if not (e[1] == li and e[2] == "first")]
         if not ends:
-            sides.pop((item.key, 1), None)
+            sides.pop((nid, 1), None)
+
+
+def _box_between(frame: Frame, item, lo: float, hi: float) -> bool:
+    """Whether a box of ``item``'s rank stands within ``TRACK`` of the cross span lo..hi (a
+    connector passing the rank there does not count: going round by the flow-facing
+    side would cross it as well)."""
+    return any(other is not item and other.node is not None
+               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
+               for other in frame.ranks[item.rank])
 
 
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
@@ -364,9 +379,10 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> 
     """A connector whose run passes beside its last box, into a side the flow meets
     that is already taken by two or more ends, goes on past the corner and turns into
     the box's side facing the run, ``ENTRY_IN`` px from the near corner and a head's
-    width (``HEAD_STEP``) further for each run nearer the box: arrowheads crowded on a
-    short side overlapped.  Only rectangular boxes, only where nothing of the box's
-    rank stands between the run and the box, and as many as the side holds."""
+    width (``HEAD_STEP``) further for each run farther out: arrowheads crowded on a
+    short side overlapped.  Only rectangular boxes (rounded corners too), only where
+    no box of the box's rank stands between the run and the box, and as many as the
+    side holds, the runs farthest out."""
     routing.side_entry = {}
     held = _straight_landings(scene, frame, routing)
     by_side: dict[tuple[str, int], list] = {}
@@ -386,18 +402,17 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> 
         if abs(c - item.pos) < half + TRACK:
             continue
         lo, hi = (c, item.pos - half) if c < item.pos else (item.pos + half, c)
-        if any(other is not item and not other.placeholder
-               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
-               for other in frame.ranks[item.rank]):
+        if _box_between(frame, item, lo, hi):
             continue
         side = 1 if c > item.pos else -1
         by_side.setdefault((item.key, side), []).append((abs(c - item.pos), link.index, c))
     for (nid, side), runs in by_side.items():
         runs.sort()
+        # as many as the side holds, the runs farthest out: a nearer run left to the side
+        # the flow meets turns in before the farther ones pass, and crosses none of them
         room = frame.item_of[nid].main - 2 * ENTRY_IN
-        for k, (_, li, c) in enumerate(runs):
-            if k * HEAD_STEP > room:
-                break
+        held = int(max(0.0, room) // HEAD_STEP) + 1 if room >= 0 else 0
+        for k, (_, li, c) in enumerate(runs[len(runs) - held:] if held else []):
             routing.side_entry[li] = (k, side)
             routing.ports[(li, "last")] = c
             ends = sides.get((nid, -1), [])
