@@ -78,3 +78,39 @@ def test_the_finer_look_of_crowded_labels_is_bounded_per_figure(monkeypatch) -> 
     assert len(looked) >= 2                                  # crowded labels did look again
     assert sum(looked[:-1]) < labels.FINE_ALLOWANCE          # until the allowance ran out
     assert sum(looked) < labels.FINE_ALLOWANCE + max(looked)
+
+
+def test_a_label_with_room_beside_its_line_does_not_stand_far_off_it() -> None:
+    # a place 26 px out in the open cost less than one beside the line with another line
+    # 20-odd px beyond it, so "picked and boxed" stood 30 px under its line, no line's
+    import markmcp.figdown.render.scene as scene_mod
+    from markmcp.figdown.render import build
+    from markmcp.figdown.render.scene.labels import poly_dist
+    src = ("figdown 0.2 statechart\ntitle \"Orders\"\nstate new \"Created\"\nstate paid \"Paid\"\n"
+           "state packed \"Packed\"\nstate shipped \"Shipped\"\nstate delivered \"Delivered\"\n"
+           "state cancelled \"Cancelled\"\nstate returned \"Return requested\"\nstate refunded \"Refunded\"\n"
+           "transition new -[payment captured]-> paid\ntransition new -[cancel or timeout]-> cancelled\n"
+           "transition paid -[picked and boxed]-> packed\ntransition paid -[customer cancels]-> refunded\n"
+           "transition packed -[carrier scan]-> shipped\ntransition shipped -[delivery confirmed]-> delivered\n"
+           "transition shipped -[lost in transit]-> refunded\n"
+           "transition delivered -[return within 14 days]-> returned\n"
+           "transition returned -[item received]-> refunded\ntransition paid -[payment retry]-> paid\n")
+    gaps = {}
+    real = scene_mod.marks.tones
+
+    def spy(scene) -> None:
+        for lk in scene.links:
+            lab = getattr(lk, "mid_label", None)
+            if lab is not None:
+                x0, y0, x1, y1 = lab.rect
+                gaps[lab.text] = min(poly_dist(x0 + (x1 - x0) * k / 20, y, lk.points)
+                                     for k in range(21) for y in (y0, y1))
+        real(scene)
+    scene_mod.marks.tones = spy
+    try:
+        assert build(src).svg is not None
+    finally:
+        scene_mod.marks.tones = real
+    assert len(gaps) == 10
+    assert max(gaps.values()) <= 12, gaps
+    assert not any(math.isinf(g) for g in gaps.values())

@@ -483,8 +483,14 @@ def _beside(pts, w: float, h: float, extras, ts) -> list:
                 px, py = a[0] + dx * t, a[1] + dy * t
                 for s in (-1, 1):
                     r = reach + extra
-                    out.append((px + nx * r * s, py + ny * r * s, (px, py), 0.0))
+                    out.append((px + nx * r * s, py + ny * r * s, (px, py), DETACHED * extra))
     return out
+
+
+#: What a mid label costs per px it stands farther off its line than it must: 12 px out
+#: is still cheaper than a place between its line and another (``GOOD + 1``), 26 px out
+#: no longer (labels stood 30-39 px off in open space, read as no line's).
+DETACHED = 0.25
 
 
 def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
