@@ -512,3 +512,17 @@ def test_a_lone_line_into_an_external_others_meet_lands_on_the_side_it_comes_fro
     _, edges = _drawing(src)
     health = _line_of(src, "edge client -[health]-> ops")
     assert _crossings(edges, health) == 0
+
+
+def test_two_boxes_the_placer_left_a_few_px_out_of_line_are_put_in_line() -> None:
+    # Ingest feeds two boxes and Archive is fed by two, so neither rule joined them, and
+    # their line slanted 4 px
+    src = ("figdown 0.1 block\nflow left\ngroup edge \"Edge site\"\nnode cam \"Camera\" in=edge\n"
+           "node enc \"Encoder\" in=edge\ngroup cloud \"Cloud\"\nnode ingest \"Ingest\" in=cloud\n"
+           "node trans \"Transcoder\" in=cloud\nnode store \"Archive\" shape=cylinder in=cloud\n"
+           "node cdn \"CDN\"\nexternal viewer \"Viewers\"\nedge cam -> enc\nedge enc -> ingest\n"
+           "edge ingest -> trans\nedge trans -> cdn\nedge ingest -> store\nedge cdn -> viewer\n"
+           "edge store -[replay]-> cdn\nedge enc -[backup]-> store\n")
+    _, edges = _drawing(src)
+    (x0, y0), (x1, y1) = edges[_line_of(src, "edge ingest -> store")]
+    assert y0 == y1

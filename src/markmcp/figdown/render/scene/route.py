@@ -163,8 +163,15 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
         nx, ny = -dy / length, dx / length
-        obstacles = [n.rect() for n in scene.nodes.values()
-                     if n.id != link.a and n.id != link.b and not n.external]
+        # every candidate run lies within the box grown by the farthest offset, and its
+        # next point: only the boxes near that can be in its way
+        reach = 40.0 + WAY_CLEAR + 1.0
+        bx0, by0, bx1, by1 = box.rect()
+        zx0, zy0 = min(bx0 - reach, qx - 1.0), min(by0 - reach, qy - 1.0)
+        zx1, zy1 = max(bx1 + reach, qx + 1.0), max(by1 + reach, qy + 1.0)
+        obstacles = [r for n in scene.nodes.values()
+                     if n.id != link.a and n.id != link.b and not n.external
+                     for r in (n.rect(),) if r[0] <= zx1 and r[2] >= zx0 and r[1] <= zy1 and r[3] >= zy0]
         own = [] if len(pts) > 2 or scene.nodes[far].external else [scene.nodes[far].rect()]
         a, b, pw = axes(box)
         best, best_key = pts[k], (apart(pts[k]), 0.0)
@@ -239,8 +246,9 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         elif plan.kind == "same":
             sides.setdefault((link.a, 1), []).append((items[link.b].pos, link.index, "first"))
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
-    _side_exits(scene, frame, routing, sides)
-    _side_entries(scene, frame, routing, sides)
+    spans = _rank_boxes(frame)
+    _side_exits(scene, frame, routing, sides, spans)
+    _side_entries(scene, frame, routing, sides, spans)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -296,7 +304,10 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(li, end)] = port
     # a lone end lines up with its other end when its box allows; at an external (a
     # point) other lines meet, up to EXTERNAL_APART off it, on the side it comes from
-    meeting = {nid: sum(1 for lk in scene.links if nid in (lk.a, lk.b)) for nid, _ in singles}
+    meeting: dict[str, int] = {}
+    for lk in scene.links:
+        for nid in {lk.a, lk.b}:
+            meeting[nid] = meeting.get(nid, 0) + 1
     for nid, (other_c, li, end) in singles:
         box = scene.nodes[nid]
         centre = items[nid].pos
@@ -321,7 +332,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(link.index, "last")] = items[link.b].pos
 
 
-def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> None:
+def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
     """A decision's connector that goes out beyond its side leaves by that side's vertex,
     across the flow, and turns along it beyond the diamond: the flowchart convention, and
     the main path keeps the decision's flow-facing point to itself.  Only where no box
@@ -349,7 +360,7 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> No
         if abs(turn - item.pos) < half + TRACK:
             continue
         lo, hi = sorted((vertex, turn))
-        if _box_between(frame, item, lo, hi):
+        if _box_between(spans, item, lo, hi):
             continue
         key = (item.key, side)
         if key not in best or abs(turn - item.pos) > best[key][0]:
@@ -363,19 +374,33 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> No
             sides.pop((nid, 1), None)
 
 
-def _box_between(frame: Frame, item, lo: float, hi: float) -> bool:
+def _box_between(spans, item, lo: float, hi: float) -> bool:
     """Whether a box of ``item``'s rank stands within ``TRACK`` of the cross span lo..hi (a
     connector passing the rank there does not count: going round by the flow-facing
-    side would cross it as well)."""
-    return any(other is not item and other.node is not None
-               and other.pos + other.size / 2 >= lo - TRACK and other.pos - other.size / 2 <= hi + TRACK
-               for other in frame.ranks[item.rank])
+    side would cross it as well).  ``spans``: :func:`_rank_boxes`, searched by bisection."""
+    lefts, rights, boxes = spans[item.rank]
+    k = bisect.bisect_left(rights, lo - TRACK)
+    while k < len(boxes) and lefts[k] <= hi + TRACK:
+        if boxes[k] is not item:
+            return True
+        k += 1
+    return False
+
+
+def _rank_boxes(frame: Frame) -> list[tuple[list[float], list[float], list]]:
+    """Each rank's boxes in cross order (apart, so their extents are ordered too) with
+    their left and right cross edges."""
+    out = []
+    for items in frame.ranks:
+        boxes = sorted((it for it in items if it.node is not None), key=lambda it: it.pos)
+        out.append(([it.pos - it.size / 2 for it in boxes], [it.pos + it.size / 2 for it in boxes], boxes))
+    return out
 
 
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
 
 
-def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> None:
+def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
     """A connector whose run passes beside its last box, into a side the flow meets
     that is already taken by two or more ends, goes on past the corner and turns into
     the box's side facing the run, ``ENTRY_IN`` px from the near corner and a head's
@@ -402,7 +427,7 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict) -> 
         if abs(c - item.pos) < half + TRACK:
             continue
         lo, hi = (c, item.pos - half) if c < item.pos else (item.pos + half, c)
-        if _box_between(frame, item, lo, hi):
+        if _box_between(spans, item, lo, hi):
             continue
         side = 1 if c > item.pos else -1
         by_side.setdefault((item.key, side), []).append((abs(c - item.pos), link.index, c))

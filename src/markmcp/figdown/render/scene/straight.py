@@ -9,7 +9,8 @@ takes the placer's answer and makes the runs a reader follows straight:
   axis: a connector's segments through the ranks it passes (one item above,
   one below, nothing else), and a step whose only box successor is the next
   step and which has no other predecessor (a flowchart's main path: a
-  decision's "no" branch going far does not bend it);
+  decision's "no" branch going far does not bend it); last, two joined boxes
+  the placer left a few px out of line (a slant that reads as a mistake);
 * alignments never cross one another, and none joins an item inside a group's
   band to one outside it where the band spans both ranks;
 * each run of aligned items becomes one variable, each group band's two edges
@@ -33,6 +34,7 @@ import heapq
 from .order import Item
 
 SLACK = 1e-6
+NEARLY = 8.0   # px: two joined boxes of neighbouring ranks this near in line are put in line
 
 
 def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
@@ -62,6 +64,8 @@ def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
                         (boxes_down == [v] and len(ups) == 1)
                         or ([w for w in ups if w.node is not None] == [u] and len(downs) == 1)):
                     strength = 1           # the only box on the way on
+                elif u.node is not None and v.node is not None and abs(u.pos - v.pos) < NEARLY:
+                    strength = 2           # nearly in line already: a slant of a few px
                 else:
                     continue
                 if not banded(u, v):
@@ -102,9 +106,13 @@ def straighten(placer) -> bool:
     """Put aligned runs on one axis, keeping every separation; False (nothing moved)
     when the alignments cannot all hold in the ranks' order."""
     joins = _joins(placer.ranks, placer.lanes)
-    if not joins:
+    if not joins or not _place(placer, joins):
         return False
-    return _place(placer, joins)
+    # boxes the runs brought nearly in line are joined in a second look
+    again = _joins(placer.ranks, placer.lanes)
+    if len(again) > len(joins):
+        _place(placer, again)
+    return True
 
 
 def _place(placer, joins: list[tuple[Item, Item]]) -> bool:
