@@ -20,25 +20,11 @@ from markmcp.figdown.render import build
 from markmcp.figdown.render.scene.straight import _satisfy
 
 from conftest import shared_dir
+from figdown.test_render_label_places import RETRY
 from figdown.test_render_routes_clear import SVG, _shape, _vertices
 
-SPINE = """figdown 0.2 flowchart
-terminator s "Begin"
-process p1 "Read the order"
-decision d1 "In stock?"
-process p2 "Reserve items"
-decision d2 "Paid?"
-process p3 "Ship it"
-terminator e "End"
-flowline s -> p1
-flowline p1 -> d1
-flowline d1 -[yes]-> p2
-flowline d1 -[no]-> e
-flowline p2 -> d2
-flowline d2 -[yes]-> p3
-flowline d2 -[no]-> p1
-flowline p3 -> e
-"""
+# the main path with a skip ahead and a loop back (the label places' flowchart)
+SPINE = RETRY
 
 
 def _drawing(source: str):
@@ -64,24 +50,24 @@ def test_a_flowcharts_main_path_is_one_column() -> None:
     # the "no" of the first decision runs to the end, past three ranks: the steps
     # between used to slant away from it, each a few px right of the one before
     boxes, edges = _drawing(SPINE)
-    xs = {round(_centre(boxes[n])[0], 2) for n in ("s", "p1", "d1", "p2", "d2", "p3", "e")}
+    xs = {round(_centre(boxes[n])[0], 2) for n in ("go", "fetch", "valid", "load", "counted", "publish", "end")}
     assert len(xs) == 1, xs
-    for line in ("flowline s -> p1", "flowline p1 -> d1", "flowline d1 -[yes]-> p2",
-                 "flowline p2 -> d2", "flowline d2 -[yes]-> p3", "flowline p3 -> e"):
+    for line in ("flowline go -> fetch", "flowline fetch -> valid", "flowline valid -[yes]-> load",
+                 "flowline load -> counted", "flowline counted -[yes]-> publish", "flowline publish -> end"):
         pts = edges[_line_of(SPINE, line)]
         assert {round(x, 2) for x, _ in pts} == xs, (line, pts)
 
 
 def test_a_long_connector_runs_past_the_ranks_in_one_line() -> None:
     boxes, edges = _drawing(SPINE)
-    pts = edges[_line_of(SPINE, "flowline d1 -[no]-> e")]
-    spine_x = _centre(boxes["p2"])[0]
+    pts = edges[_line_of(SPINE, "flowline valid -[no]-> end")]
+    spine_x = _centre(boxes["load"])[0]
     runs = [(a, b) for a, b in zip(pts, pts[1:]) if a[0] == b[0] and abs(b[1] - a[1]) > 40]
     assert len(runs) == 1, pts          # past the ranks: one vertical run, no steps
     (a, b), = runs
     assert a[0] < spine_x
-    top = min(boxes[n][1] for n in ("p2", "d2", "p3"))
-    bottom = max(boxes[n][1] + boxes[n][3] for n in ("p2", "d2", "p3"))
+    top = min(boxes[n][1] for n in ("load", "counted", "publish"))
+    bottom = max(boxes[n][1] + boxes[n][3] for n in ("load", "counted", "publish"))
     assert min(a[1], b[1]) < top and max(a[1], b[1]) > bottom
 
 
@@ -361,14 +347,14 @@ def test_a_decisions_branch_going_out_beyond_its_side_leaves_by_the_vertex() -> 
     # the flowchart convention: "no" leaves the decision's left or right point, across the
     # flow, and turns down (or round, back up) beyond it; the main path keeps the bottom point
     boxes, edges = _drawing(SPINE)
-    for line, box in (("flowline d1 -[no]-> e", "d1"), ("flowline d2 -[no]-> p1", "d2")):
+    for line, box in (("flowline valid -[no]-> end", "valid"), ("flowline counted -[no]-> fetch", "counted")):
         pts = edges[_line_of(SPINE, line)]
         x, y, w, h = boxes[box]
         first, second = pts[0], pts[1]
         assert first[1] == pytest.approx(y + h / 2, abs=0.01) and second[1] == pytest.approx(y + h / 2, abs=0.01), pts
         assert first[0] == pytest.approx(x, abs=0.01) or first[0] == pytest.approx(x + w, abs=0.01), pts
         assert abs(second[0] - first[0]) >= 10
-    for line in ("flowline d1 -[yes]-> p2", "flowline d2 -[yes]-> p3"):
+    for line in ("flowline valid -[yes]-> load", "flowline counted -[yes]-> publish"):
         (x0, y0), (x1, y1) = edges[_line_of(SPINE, line)]
         assert x0 == x1 and y1 > y0
 
