@@ -512,3 +512,16 @@ def test_two_boxes_the_placer_left_a_few_px_out_of_line_are_put_in_line() -> Non
     _, edges = _drawing(src)
     (x0, y0), (x1, y1) = edges[_line_of(src, "edge ingest -> store")]
     assert y0 == y1
+
+
+def test_ports_beside_a_straight_line_pack_on_the_side_they_come_from() -> None:
+    from markmcp.figdown.render.scene.route import _beside
+    ends = [(-50.0, 1, "last"), (-20.0, 2, "last"), (90.0, 3, "last")]
+    assert _beside(ends, [], 0.0, 60.0, 16.0) is None
+    assert _beside(ends, [0.0], 0.0, 100.0, 16.0) == [-32.0, -16.0, 16.0]
+    # two lines side by side: the ends keep off both
+    assert _beside(ends, [-5.0, 5.0], 0.0, 100.0, 16.0) == [-37.0, -21.0, 21.0]
+    # a short side: closer together, never past its room
+    assert _beside(ends, [0.0], 0.0, 40.0, 16.0) == [-20.0, -10.0, 16.0]
+    # no room at all beside the line on one side: no packing (the caller spreads them)
+    assert _beside(ends, [-20.0], 0.0, 40.0, 16.0) is None

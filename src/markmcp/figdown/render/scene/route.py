@@ -470,7 +470,7 @@ def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tup
 def _beside(ends: list, lines: list[float], centre: float, room: float, step: float) -> list[float] | None:
     """Ports for ``ends`` (sorted by where they come from) ``step`` apart on either side of
     the straight line nearest the centre, each on the side it comes from, closer together
-    where the side's ``room`` is short; None with no straight line."""
+    where the side's ``room`` is short; None with no straight line, or no room beside it."""
     if not lines:
         return None
     lo, hi = min(lines), max(lines)
@@ -478,6 +478,8 @@ def _beside(ends: list, lines: list[float], centre: float, room: float, step: fl
     n = len(ends) - k
     before = min(step, (lo - (centre - room / 2)) / k) if k else step
     after = min(step, ((centre + room / 2) - hi) / n) if n else step
+    if before < 1.0 or after < 1.0:     # no room beside the lines on that side
+        return None
     return [lo - before * (k - i) for i in range(k)] + [hi + after * (j + 1) for j in range(n)]
 
 

@@ -22,9 +22,10 @@ takes the placer's answer and makes the runs a reader follows straight:
   their weighted mean (the ``satisfy`` step of Dwyer, Marriott and Stuckey's
   VPSC), which keeps every separation.
 
-The separations form no cycle (alignments never cross, and a band's edges are
-apart), so the order they impose always exists; should they not hold, the
-placer's answer is kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
+Alignments never cross and a band's two edges are variables of their own, so
+the separations almost always impose an order; where they form a cycle (a run
+that would have to pass through a band it is not in) the placer's answer is
+kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def _place(placer, joins: list[tuple[Item, Item]]) -> bool:
     """Each run of ``joins`` on one axis and every separation kept, or False (nothing
     moved) when the separations cannot all hold."""
     ranks, lanes = placer.ranks, placer.lanes
-    # variables: one per run of aligned items, one per group band
+    # variables: one per run of aligned items, two per group band (its edges)
     var_of: dict[int, int] = {}
     below = {id(u): v for u, v in joins}
     has_above = {id(v) for _, v in joins}
