@@ -525,3 +525,27 @@ def test_ports_beside_a_straight_line_pack_on_the_side_they_come_from() -> None:
     assert _beside(ends, [0.0], 0.0, 40.0, 16.0) == [-20.0, -10.0, 16.0]
     # no room at all beside the line on one side: no packing (the caller spreads them)
     assert _beside(ends, [-20.0], 0.0, 40.0, 16.0) is None
+
+
+def test_no_alignment_passes_through_a_band() -> None:
+    # x (rank 0) left of band g, y (rank 1) right of it: joined, the run would pass
+    # through the band, a cycle of separations that left the whole figure unstraightened
+    from markmcp.figdown.render.scene.order import Item
+    from markmcp.figdown.render.scene.straight import _joins
+    x = Item("x", 0, None, object())
+    g1 = Item("g1", 0, "g", object())
+    g2 = Item("g2", 1, "g", object())
+    y = Item("y", 1, None, object())
+    a = Item("a", 0, None, object())
+    b = Item("b", 1, None, object())
+    for u, v in ((x, y), (g1, g2), (a, b)):
+        u.downs.append(v)
+        v.ups.append(u)
+    ranks = [[x, g1, a], [g2, y, b]]
+    for rank in ranks:
+        for i, it in enumerate(rank):
+            it.index, it.pos, it.size = i, 50.0 * i, 20.0
+    joined = {(u.key, v.key) for u, v in _joins(ranks)}
+    assert ("g1", "g2") in joined
+    assert ("x", "y") not in joined      # left of the band above, right of it below
+    assert ("a", "b") in joined          # right of it in both

@@ -11,8 +11,8 @@ takes the placer's answer and makes the runs a reader follows straight:
   step and which has no other predecessor (a flowchart's main path: a
   decision's "no" branch going far does not bend it); last, two joined boxes
   the placer left a few px out of line (a slant that reads as a mistake);
-* alignments never cross one another, and none joins an item inside a group's
-  band to one outside it where the band spans both ranks;
+* alignments never cross one another, and none passes into, out of or through
+  a group's band that spans both its ranks;
 * each run of aligned items becomes one variable, each group band's two edges
   two more (a band may widen, never take in a non-member), and every pair of
   neighbours in a rank keeps the placer's separation;
@@ -22,10 +22,9 @@ takes the placer's answer and makes the runs a reader follows straight:
   their weighted mean (the ``satisfy`` step of Dwyer, Marriott and Stuckey's
   VPSC), which keeps every separation.
 
-Alignments never cross and a band's two edges are variables of their own, so
-the separations almost always impose an order; where they form a cycle (a run
-that would have to pass through a band it is not in) the placer's answer is
-kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
+Alignments never cross, pass no band, and a band's two edges are variables of
+their own, so the separations impose an order; should they ever not, the
+placer's answer is kept.  Everything is plain IEEE arithmetic in a fixed order: deterministic.
 """
 
 from __future__ import annotations
@@ -38,16 +37,28 @@ SLACK = 1e-6
 NEARLY = 8.0   # px: two joined boxes of neighbouring ranks this near in line are put in line
 
 
-def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
+def _joins(ranks: list[list[Item]]) -> list[tuple[Item, Item]]:
     """The alignments (upper item, lower item), chosen without crossings, strongest first."""
-    span = {gid: set(lane.ranks) for gid, lane in lanes.items()}
+    # each band's first and last index in every rank it spans
+    reach: list[dict[str, tuple[int, int]]] = [{} for _ in ranks]
+    for r, rank in enumerate(ranks):
+        for it in rank:
+            if it.group is not None:
+                lo, hi = reach[r].get(it.group, (it.index, it.index))
+                reach[r][it.group] = (min(lo, it.index), max(hi, it.index))
+    gaps_seen: dict[int, tuple[list[int], list[int]]] = {}
 
     def banded(a: Item, b: Item) -> bool:
-        # a group's band may not hold one end and stand beside the other
-        if a.group == b.group:
-            return True
-        return not ((a.group is not None and b.rank in span.get(a.group, ()))
-                    or (b.group is not None and a.rank in span.get(b.group, ())))
+        # every band spanning both ranks has the two ends on one side of it, or both in
+        # it (bands keep one order in every rank): a run never passes through a band
+        r = a.rank
+        if r not in gaps_seen:
+            both = [g for g in reach[r] if g in reach[r + 1]]
+            gaps_seen[r] = (sorted(reach[r][g][1] for g in both), sorted(reach[r + 1][g][1] for g in both))
+        lasts_a, lasts_b = gaps_seen[r]
+        if a.group != b.group and (a.group in reach[r + 1] or b.group in reach[r]):
+            return False
+        return _count_below(lasts_a, a.index) == _count_below(lasts_b, b.index)
 
     candidates = []
     for r, rank in enumerate(ranks[:-1]):
@@ -92,6 +103,18 @@ def _joins(ranks: list[list[Item]], lanes) -> list[tuple[Item, Item]]:
     return out
 
 
+def _count_below(values: list[int], index: int) -> int:
+    """How many of the sorted ``values`` are below ``index``."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < index:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def _bisect(row: list[tuple[int, int]], ui: int) -> int:
     lo, hi = 0, len(row)
     while lo < hi:
@@ -106,11 +129,11 @@ def _bisect(row: list[tuple[int, int]], ui: int) -> int:
 def straighten(placer) -> bool:
     """Put aligned runs on one axis, keeping every separation; False (nothing moved)
     when the alignments cannot all hold in the ranks' order."""
-    joins = _joins(placer.ranks, placer.lanes)
+    joins = _joins(placer.ranks)
     if not joins or not _place(placer, joins):
         return False
     # boxes the runs brought nearly in line are joined in a second look
-    again = _joins(placer.ranks, placer.lanes)
+    again = _joins(placer.ranks)
     if len(again) > len(joins):
         _place(placer, again)
     return True
