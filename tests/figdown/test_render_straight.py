@@ -549,3 +549,39 @@ def test_no_alignment_passes_through_a_band() -> None:
     assert ("g1", "g2") in joined
     assert ("x", "y") not in joined      # left of the band above, right of it below
     assert ("a", "b") in joined          # right of it in both
+
+
+def _doubles_back(pts) -> bool:
+    """A run that turns straight back over itself (two collinear segments, opposite ways;
+    a zero-length segment between them does not hide it)."""
+    pts = [p for k, p in enumerate(pts) if k == 0 or math.dist(p, pts[k - 1]) > 1e-6]
+    for a, b, c in zip(pts, pts[1:], pts[2:]):
+        u = (b[0] - a[0], b[1] - a[1])
+        v = (c[0] - b[0], c[1] - b[1])
+        if abs(u[0] * v[1] - u[1] * v[0]) < 1e-6 and u[0] * v[0] + u[1] * v[1] < 0:
+            return True
+    return False
+
+
+def test_a_line_against_the_flow_from_an_external_does_not_double_back() -> None:
+    # its start was moved 20 px off the external, level with its lane: it ran out past
+    # the drawing and straight back over itself
+    src = ("figdown 0.1 block\nexternal psp \"Payment provider\"\ngroup app \"Application\"\n"
+           "node api \"Order API\" in=app\nnode worker \"Worker\" in=app\ngroup data \"Data\"\n"
+           "node db \"Orders DB\" shape=cylinder in=data\nnode queue \"Queue\" in=data\n"
+           "edge api -> queue\nedge queue -> worker\nedge worker -> db\nedge worker -[refund]-> psp\n"
+           "edge psp -[webhook]-> api\n")
+    _, edges = _drawing(src)
+    assert not any(_doubles_back(pts) for pts in edges.values()), edges
+
+
+def test_no_connector_of_the_corpus_doubles_back() -> None:
+    found = []
+    for path in sorted(shared_dir("figdown", "conformance").rglob("*.fd")):
+        out = build(path.read_bytes().decode("utf-8"))
+        if out.svg is None:
+            continue
+        found += [(path.name, el.get("data-edge")) for el in ET.fromstring(out.svg).iter()
+                  if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")
+                  and _doubles_back(_vertices(el))]
+    assert found == []
