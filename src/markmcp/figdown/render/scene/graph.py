@@ -131,11 +131,12 @@ def border_point(n: Box, tx: float, ty: float) -> tuple[float, float]:
     a, b, p = axes(n)
     if p == math.inf:
         s = min(a / (abs(dx) or 1e-9), b / (abs(dy) or 1e-9))
-        if n.shape == "rounded" and not inside_outline(n, dx * s * (1 - 1e-9), dy * s * (1 - 1e-9)):
+        inside = outline_test(n) if n.shape == "rounded" else None
+        if inside is not None and not inside(dx * s * (1 - 1e-9), dy * s * (1 - 1e-9)):
             lo, hi = 0.0, s        # the ray leaves through a corner arc: find where
             for _ in range(48):
                 mid = (lo + hi) / 2
-                if inside_outline(n, dx * mid, dy * mid):
+                if inside(dx * mid, dy * mid):
                     lo = mid
                 else:
                     hi = mid
@@ -145,18 +146,32 @@ def border_point(n: Box, tx: float, ty: float) -> tuple[float, float]:
     return cx + dx * s, cy + dy * s
 
 
-def inside_outline(n: Box, dx: float, dy: float) -> bool:
-    """Whether the point (dx, dy) from the centre of ``n`` lies inside its drawn outline
-    (a rounded box's corners cut by their arcs, radius as drawn: 14, at most half the height)."""
+def outline_test(n: Box):
+    """Whether a point (dx, dy) from the centre of ``n`` lies inside its drawn outline (a
+    rounded box's corners cut by their arcs, radius as drawn: 14, at most half the
+    height), as a test for one box with its axes worked out once (a bisection asks it
+    forty times)."""
     a, b, p = axes(n)
-    if outline_norm(a, b, p, dx, dy) >= 1:
-        return False
-    if n.shape == "rounded":
-        r = min(14.0, n.h / 2)
-        ex, ey = abs(dx) - (a - r), abs(dy) - (b - r)
-        if ex > 0 and ey > 0 and ex * ex + ey * ey >= r * r:
+    a0, b0 = a or 1e-9, b or 1e-9
+    r = min(14.0, n.h / 2) if n.shape == "rounded" else 0.0
+    ca, cb, rr = a - r, b - r, r * r
+
+    def inside(dx: float, dy: float) -> bool:
+        u, v = abs(dx) / a0, abs(dy) / b0
+        if p == 1.0:
+            norm = u + v
+        elif p == 2.0:
+            norm = math.sqrt(u * u + v * v)
+        else:
+            norm = u if u > v else v
+        if norm >= 1:
             return False
-    return True
+        if r > 0.0:
+            ex, ey = abs(dx) - ca, abs(dy) - cb
+            if ex > 0 and ey > 0 and ex * ex + ey * ey >= rr:
+                return False
+        return True
+    return inside
 
 
 def inscribed_half(n: Box, v: float) -> float:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
 from .free import path_hits
-from .graph import Box, Link, Scene, axes, border_point, inside_outline, outline_norm, side_point
+from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, side_point
 from .layout import Frame
 
 PORT_STEP = 10.0
@@ -869,13 +869,14 @@ def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c") -> list:
 def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:
     """Where the line (px, py) + t·(dx, dy), t ≥ 0, leaves the outline (bisection)."""
     lo, hi = 0.0, 1.0
-    if not inside_outline(box, px - box.cx, py - box.cy):
+    inside = outline_test(box)
+    if not inside(px - box.cx, py - box.cy):
         return px, py
-    while inside_outline(box, px + hi * dx - box.cx, py + hi * dy - box.cy) and hi < 1e6:
+    while inside(px + hi * dx - box.cx, py + hi * dy - box.cy) and hi < 1e6:
         hi *= 2
     for _ in range(40):
         mid = (lo + hi) / 2
-        if inside_outline(box, px + mid * dx - box.cx, py + mid * dy - box.cy):
+        if inside(px + mid * dx - box.cx, py + mid * dy - box.cy):
             lo = mid
         else:
             hi = mid
