@@ -457,9 +457,9 @@ def tones(scene: Scene) -> None:
     """A labelled connector with no paint of its own, crowded by other ink (another
     line or label within :data:`TONE_PROX` of its label, and not :data:`TONE_CLEAR`
     farther from it than its own line), takes one of four muted tones, unlike its
-    crowded neighbours', so a reader can tell which line a label names.  A tone that could be taken for a colour the author
-    gave a line (a legend's class above all) is not used.  Greedy in document order:
-    deterministic."""
+    crowded neighbours', so a reader can tell which line a label names.  A tone that
+    could be taken for a colour the author gave a line (a legend's class above all) is
+    not used.  Greedy in document order: deterministic."""
     eligible = [lk for lk in scene.links
                 if lk.stroke is None and lk.bus is None and getattr(lk, "mid_label", None) is not None
                 and not scene.classes_of(lk)]

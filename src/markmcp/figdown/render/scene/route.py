@@ -436,8 +436,8 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
         # as many as the side holds, the runs farthest out: a nearer run left to the side
         # the flow meets turns in before the farther ones pass, and crosses none of them
         room = frame.item_of[nid].main - 2 * ENTRY_IN
-        held = int(max(0.0, room) // HEAD_STEP) + 1 if room >= 0 else 0
-        for k, (_, li, c) in enumerate(runs[len(runs) - held:] if held else []):
+        fits = int(room // HEAD_STEP) + 1 if room >= 0 else 0
+        for k, (_, li, c) in enumerate(runs[len(runs) - fits:] if fits else []):
             routing.side_entry[li] = (k, side)
             routing.ports[(li, "last")] = c
             ends = sides.get((nid, -1), [])
@@ -468,9 +468,10 @@ def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tup
 
 
 def _beside(ends: list, lines: list[float], centre: float, room: float, step: float) -> list[float] | None:
-    """Ports for ``ends`` (sorted by where they come from) ``step`` apart on either side of
-    the straight line nearest the centre, each on the side it comes from, closer together
-    where the side's ``room`` is short; None with no straight line, or no room beside it."""
+    """Ports for ``ends`` (sorted by where they come from) ``step`` apart beside the straight
+    ``lines`` there (one aligned pair's, side by side), each on the side it comes from,
+    closer together where the side's ``room`` is short; None with no straight line, or
+    no room beside them."""
     if not lines:
         return None
     lo, hi = min(lines), max(lines)
