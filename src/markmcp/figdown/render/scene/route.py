@@ -248,7 +248,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             sides.setdefault((link.b, 1), []).append((items[link.a].pos, link.index, "last"))
     spans = _rank_boxes(frame)
     _side_exits(scene, frame, routing, sides, spans)
-    _side_entries(scene, frame, routing, sides, spans)
+    held = _straight_landings(scene, frame, routing)   # side entries and exits change none
+    _side_entries(scene, frame, routing, sides, spans, held)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -271,7 +272,6 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                        if end == "last" and li in routing.lane_order else (c, li, end)
                        for c, li, end in ends]
     by_index = {link.index: link for link in scene.links}
-    held = _straight_landings(scene, frame, routing)
     singles = []
     for (nid, side), ends in sides.items():
         box = scene.nodes[nid]
@@ -400,16 +400,16 @@ def _rank_boxes(frame: Frame) -> list[tuple[list[float], list[float], list]]:
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
 
 
-def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
+def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
+                  held: dict[tuple[str, int], list[float]]) -> None:
     """A connector whose run passes beside its last box, into a side the flow meets
     that is already taken by two or more ends, goes on past the corner and turns into
     the box's side facing the run, ``ENTRY_IN`` px from the near corner and a head's
     width (``HEAD_STEP``) further for each run farther out: arrowheads crowded on a
     short side overlapped.  Only rectangular boxes (rounded corners too), only where
     no box of the box's rank stands between the run and the box, and as many as the
-    side holds, the runs farthest out."""
+    side holds, the runs farthest out.  ``held``: :func:`_straight_landings`."""
     routing.side_entry = {}
-    held = _straight_landings(scene, frame, routing)
     by_side: dict[tuple[str, int], list] = {}
     for link in scene.links:
         if link.index not in routing.orthogonal or link.index in routing.bus:
