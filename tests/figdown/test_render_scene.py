@@ -157,21 +157,6 @@ def test_connectors_passing_a_rank_keep_apart() -> None:
     assert shared == []
 
 
-def test_a_band_name_a_connector_would_strike_moves_to_the_clear_corner() -> None:
-    source = ("figdown 0.5 topology\nflow down\ngroup hq \"Headquarters\"\nnode fw \"HQ firewall\" in=hq\n"
-              "node core \"HQ core switch\" in=hq\nnode acc \"HQ access switch\" in=hq\n"
-              "group dc \"Data centre\"\nnode dcfw \"DC firewall\" in=dc\nnode dccore \"DC core switch\" in=dc\n"
-              "node rack \"Server rack\" in=dc\nedge fw -- core\nedge core -- acc\nedge core -- dccore\n"
-              "edge dccore -- dcfw\nedge dccore -- rack\n")
-    svg = build(source).svg
-    names = dict(re.findall(r'<g data-group="(\w+)"[^>]*><rect [^>]*/>(<text [^>]*>)', svg))
-    assert 'text-anchor="end"' in names["dc"]       # core -- dccore runs through the top-left corner
-    assert 'text-anchor' not in names["hq"]          # nothing runs through this one: it stays left
-    rect = re.search(r'<g data-group="dc"[^>]*><rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)
-    x = float(re.search(r'x="([\d.]+)"', names["dc"]).group(1))
-    assert x == pytest.approx(float(rect.group(1)) + float(rect.group(2)) - 10)
-
-
 def test_self_loops_and_back_edges_are_drawn() -> None:
     svg = build('figdown 0.2 statechart\nstate a "A"\nstate b "B"\nstate c "C"\nstate d "D"\n'
                 "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> a\n"

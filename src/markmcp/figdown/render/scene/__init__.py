@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from ..block import Block, Budget
-from . import checks, draw, lassos, marks
+from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, reconsider, route_free
 from .graph import Scene, axes, build_scene
@@ -78,6 +78,8 @@ def _settle(scene: Scene, model: dict, y0: float,
     checks.bands(scene)
     diags += checks.band_enclosures(scene)
     diags += checks.complete_covers(scene)
+    if text:
+        titles.place(scene, widen=not model.get("bundles"))
     board = _labels(scene) if text else None
     rings = settled if settled is not None else marks.rings_of(scene, model)
     lassos.refit(scene, rings)
@@ -649,9 +651,10 @@ def _labels(scene: Scene) -> Board:
     boxes = [b.rect() for b in scene.nodes.values() if not b.external]
     soft = []
     for g in scene.groups.values():
-        if g.box is not None and g.label:
-            w, h = measure(g.label, 11.5)
-            soft.append((g.box[0] + 10, g.box[1] + 4, g.box[0] + 10 + w, g.box[1] + 4 + h))
+        if g.box is not None and g.label and g.title is not None:
+            w, h = measure(g.label, titles.TITLE_FS)
+            x = g.title.x(g.box) - (w if g.title.anchor == "end" else 0.0)
+            soft.append((x, g.box[1] + 4, x + w, g.box[1] + 4 + h))
     solid = [r for b in scene.nodes.values() if not b.external
              for r in outline_rects(b.rect(), axes(b)[2])]
     board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft,

@@ -16,9 +16,9 @@ from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
 from ..svg import dash, num, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .free import path_hits
-from .graph import Box, Scene, inscribed_half
+from .graph import EXTERNAL_FS, Box, Scene, external_name, inscribed_half
 from .labels import Board, measure
+from .titles import BASELINE, INSET, TITLE_FS, Title
 
 NODE_FILL, NODE_STROKE = "#fff", "#8a8880"
 GROUP_FILL, GROUP_STROKE, GROUP_INK = "#f6f5ef", "#d6d4cc", "#6f6e69"
@@ -99,26 +99,6 @@ def _label_svg(lab, extra=()) -> str:
                 extra=extra, halo=True)
 
 
-BAND_LABEL_FS = 11.5
-
-
-def _band_label_place(scene: Scene, label: str, box) -> tuple[float, str | None]:
-    """Where a group band's name goes: its top-left corner, unless a connector runs
-    through the name there and the top-right corner is clear (then it is drawn right
-    aligned); ``(x, text-anchor)``."""
-    x0, y0, x1, _ = box
-    width = label_px(label, BAND_LABEL_FS)
-    top, bottom = y0 + 16 - BAND_LABEL_FS, y0 + 16 + 3
-
-    def struck(lo: float) -> bool:
-        rect = (lo - 2, top, lo + width + 2, bottom)
-        return any(len(link.points) >= 2 and path_hits(link.points, [rect]) for link in scene.links)
-
-    if not struck(x0 + 10) or width + 20 > x1 - x0 or struck(x1 - 10 - width):
-        return x0 + 10, None
-    return x1 - 10, "end"
-
-
 NODE_BAND_FS = 11
 
 
@@ -159,14 +139,14 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
     for g in scene.groups.values():
         if g.box is None:
             continue
-        x0, y0, x1, y1 = g.box
-        origin = getattr(g, "origin", None) or (x0 + 14, y0 + 26)
+        origin = getattr(g, "origin", None) or (g.box[0] + 14, g.box[1] + 26)
+        title = g.title or Title(INSET)
+        x0, y0, x1, y1 = title.drawn(g.box)
         body = tag("rect", [("x", x0), ("y", y0), ("width", x1 - x0), ("height", y1 - y0), ("rx", 10),
                             ("fill", g.fill or GROUP_FILL), ("stroke", g.stroke or GROUP_STROKE),
                             ("stroke-dasharray", dash(g.style))])
         if g.label:
-            lx, anchor = _band_label_place(scene, g.label, g.box)
-            body += text(lx, y0 + 16, 11.5, g.label, anchor=anchor,
+            body += text(title.x(g.box), y0 + BASELINE, TITLE_FS, g.label, anchor=title.anchor,
                          fill=label_ink(g.fill or GROUP_FILL, GROUP_INK))
         gsvg.append(tag("g", [("data-group", g.id), ("data-gx", origin[0]), ("data-gy", origin[1]),
                               ("style", "cursor:move")], body))
@@ -325,26 +305,6 @@ def _port_owner(scene: Scene, px: float, py: float):
 
 
 def _external_label(scene: Scene, n: Box, ext: Extent) -> str:
-    """An external's name sits just beyond its anchor, on the side away from the figure."""
-    cx, cy = n.cx, n.cy
-    dx = dy = 0.0
-    for link in scene.links:
-        if link.a == n.id and len(link.points) >= 2:
-            dx, dy = link.points[1][0] - link.points[0][0], link.points[1][1] - link.points[0][1]
-            break
-        if link.b == n.id and len(link.points) >= 2:
-            dx, dy = link.points[-2][0] - link.points[-1][0], link.points[-2][1] - link.points[-1][1]
-            break
-    w, h = measure(n.label, 10)
-    lines = n.label.count("\n")
-    if abs(dx) >= abs(dy):
-        if dx <= 0:   # the figure is to the left: write to the right
-            ext.add(cx + 10, cy - h / 2, cx + 12 + w, cy + h / 2)
-            return text(cx + 10, cy + 3.5, 10, n.label, anchor="start", fill=EDGE_INK, halo=True)
-        ext.add(cx - 12 - w, cy - h / 2, cx - 10, cy + h / 2)
-        return text(cx - 10, cy + 3.5, 10, n.label, anchor="end", fill=EDGE_INK, halo=True)
-    if dy <= 0:
-        ext.add(cx - w / 2, cy + 10, cx + w / 2, cy + 21 + lines * 13)
-        return text(cx, cy + 17 + lines * 6.5, 10, n.label, anchor="middle", fill=EDGE_INK, halo=True)
-    ext.add(cx - w / 2, cy - 21 - lines * 13, cx + w / 2, cy - 10)
-    return text(cx, cy - 10 - lines * 6.5, 10, n.label, anchor="middle", fill=EDGE_INK, halo=True)
+    x, y, anchor, rect = external_name(scene, n)
+    ext.add(*rect)
+    return text(x, y, EXTERNAL_FS, n.label, anchor=anchor, fill=EDGE_INK, halo=True)

@@ -1,0 +1,188 @@
+"""Where each group band's name goes, once the connectors are routed.
+
+A band's name is written along its top, inside the band's padding, in a strip
+between :data:`STRIP_TOP` and :data:`STRIP_BOTTOM` below the band's edge.  A
+connector running down into a band's top row passes through that strip, and in a
+narrow band (one column of boxes) the name has no clear stretch beside it.  The name
+therefore takes the first place along the strip that no connector, box, external
+name, other band or other band name meets:
+
+1. its usual place, :data:`INSET` in from the band's left, when the band is wide enough;
+2. else another place inside the band's width (beside the lines that cross the strip);
+3. else a place just past the band's width, the drawn band widening to hold it (by as
+   little as will do, never more than the name's width plus twice :data:`INSET`), if the
+   room it takes is empty: no box, no other band (a band it sits inside must still
+   hold it), and no connector but one that ends inside the band anyway;
+4. else its usual place, or the right-hand one when only that is clear (the name is
+   crossed, or runs past a band too narrow for it: no box moves for a name).
+
+The band's own rectangle (``Group.box``, the one every geometry check reads) never
+changes; only its drawn outline widens, so a check and a build report the same.
+"""
+
+from __future__ import annotations
+
+from ..text import label_px
+from .graph import Scene, external_name
+
+TITLE_FS = 11.5        # the band name's size (px)
+BASELINE = 16.0        # its baseline below the band's top edge
+STRIP_TOP = BASELINE - TITLE_FS   # the strip the name takes, measured from the band's top
+STRIP_BOTTOM = BASELINE + 3.0
+INSET = 10.0           # from the band's side to the name
+CLEAR = 2.0            # between the name and a line or box beside it, at least
+BESIDE = 5.0           # between a moved name and the line or box it is moved beside
+ROOM_CLEAR = 4.0       # between a widened band and a box or band beside it
+
+
+class Title:
+    """A placed band name: its left end and the drawn band's widening on each side,
+    all relative to the band's rectangle (so moving the scene moves them too)."""
+
+    __slots__ = ("at", "left", "right", "anchor")
+
+    def __init__(self, at: float, left: float = 0.0, right: float = 0.0, anchor: str | None = None):
+        self.at, self.left, self.right, self.anchor = at, left, right, anchor
+
+    def x(self, box) -> float:
+        """The text's x (its left end, or its right end when anchored at the end)."""
+        return box[0] + self.at
+
+    def drawn(self, box):
+        """The band's drawn rectangle."""
+        x0, y0, x1, y1 = box
+        return x0 - self.left, y0, x1 + self.right, y1
+
+
+def place(scene: Scene, widen: bool = True) -> None:
+    """Give each named group band a :class:`Title` (``Group.title``), in declaration order.
+    ``widen=False`` keeps every drawn band to its rectangle (a figure with lassos: they are
+    fitted round the bands as they stand)."""
+    segs = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), p, q, link)
+            for link in scene.links for p, q in zip(link.points, link.points[1:])]
+    things = []   # (rect, node id or None): boxes, and the room an external's name takes
+    for n in scene.nodes.values():
+        if n.external:
+            if n.label:
+                things.append((external_name(scene, n)[3], n.id))
+        elif n.w > 0 and n.h > 0:
+            things.append((n.rect(), n.id))
+    named = []    # the names placed so far: rectangles
+    for g in scene.groups.values():
+        g.title = None
+        if g.box is None or not g.label:
+            continue
+        g.title = _place_one(scene, g, segs, things, named, widen)
+        x = g.title.x(g.box)
+        width = label_px(g.label, TITLE_FS)
+        lo = x - width if g.title.anchor == "end" else x
+        named.append((lo, g.box[1] + STRIP_TOP, lo + width, g.box[1] + STRIP_BOTTOM))
+
+
+def _place_one(scene: Scene, g, segs, things, named, widen: bool) -> Title:
+    x0, y0, x1, y1 = g.box
+    width = label_px(g.label, TITLE_FS)
+    top, bottom = y0 + STRIP_TOP, y0 + STRIP_BOTTOM
+    reach = width + 2 * INSET
+    lo_min, hi_max = x0 - reach, x1 + reach
+    outer = [o.box for k, o in scene.groups.items() if o is not g and o.box is not None and _holds(o.box, g.box)]
+    for o in outer:   # a band this one sits in bounds its widening
+        lo_min, hi_max = max(lo_min, o.box[0] + ROOM_CLEAR), min(hi_max, o.box[2] - ROOM_CLEAR)
+    blocked = _strip_blocks(scene, g, segs, things, named, top, bottom, lo_min, hi_max)
+
+    def clear(lo: float) -> bool:
+        return all(lo + width + CLEAR <= a or lo - CLEAR >= b for a, b in blocked)
+
+    home, right_home = x0 + INSET, x1 - INSET - width
+    fits = home + width + INSET <= x1 + 1e-9
+    if fits and clear(home):
+        return Title(INSET)
+    cands = {home, right_home}
+    for a, b in blocked:
+        cands.add(b + BESIDE)
+        cands.add(a - BESIDE - width)
+    members = set(g.members)
+    ranked = []
+    for lo in cands:
+        left, right = max(0.0, x0 - (lo - INSET)), max(0.0, (lo + width + INSET) - x1)
+        if x0 - left < lo_min - 1e-9 or x1 + right > hi_max + 1e-9 or not clear(lo):
+            continue
+        if left + right > 0 and not widen:
+            continue
+        ranked.append((round(left + right, 6), abs(lo - home), lo, left, right))
+    for cost, _, lo, left, right in sorted(ranked):
+        if cost == 0 or _room_empty(scene, g, members, segs, things, (x0 - left, y0, x0, y1)) \
+                and _room_empty(scene, g, members, segs, things, (x1, y0, x1 + right, y1)):
+            return Title(lo - x0, left, right)
+    if fits and not clear(home) and clear(right_home):
+        return Title(x1 - INSET - x0, anchor="end")
+    return Title(INSET)
+
+
+def _holds(outer, inner) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
+
+
+def _strip_blocks(scene: Scene, g, segs, things, named, top, bottom, lo, hi) -> list[tuple[float, float]]:
+    """The stretches of the strip ``top``–``bottom`` (between x ``lo`` and ``hi``) that a
+    connector, a box, an external's name, another band's edge or another name takes."""
+    out = []
+    for sx0, sy0, sx1, sy1, p, q, _ in segs:
+        if sy1 < top or sy0 > bottom or sx1 < lo or sx0 > hi:
+            continue
+        span = _x_within(p, q, top, bottom)
+        if span is not None:
+            out.append(span)
+    for (rx0, ry0, rx1, ry1), _ in things:
+        if ry1 >= top and ry0 <= bottom and rx1 >= lo and rx0 <= hi:
+            out.append((rx0, rx1))
+    for rx0, ry0, rx1, ry1 in named:
+        if ry1 >= top and ry0 <= bottom:
+            out.append((rx0, rx1))
+    for o in scene.groups.values():
+        if o is g or o.box is None or _holds(o.box, g.box):
+            continue
+        bx0, by0, bx1, by1 = o.box
+        if by1 >= top and by0 <= bottom:
+            out.append((bx0, bx1))
+    return out
+
+
+def _x_within(p, q, top: float, bottom: float) -> tuple[float, float] | None:
+    """The x-range of segment ``p``–``q`` between the heights ``top`` and ``bottom``."""
+    (px, py), (qx, qy) = p, q
+    if py == qy:
+        return (min(px, qx), max(px, qx)) if top <= py <= bottom else None
+    t0, t1 = (top - py) / (qy - py), (bottom - py) / (qy - py)
+    t0, t1 = max(0.0, min(t0, t1)), min(1.0, max(t0, t1))
+    if t0 > t1:
+        return None
+    xa, xb = px + (qx - px) * t0, px + (qx - px) * t1
+    return min(xa, xb), max(xa, xb)
+
+
+def _room_empty(scene: Scene, g, members: set, segs, things, room) -> bool:
+    """Is the stretch ``room`` a widened band would take free of boxes, external names,
+    other bands (but one this band sits in) and connectors that do not end in the band?"""
+    rx0, ry0, rx1, ry1 = room
+    if rx1 - rx0 <= 0:
+        return True
+    gx0, gy0, gx1, gy1 = rx0 - ROOM_CLEAR, ry0 - ROOM_CLEAR, rx1 + ROOM_CLEAR, ry1 + ROOM_CLEAR
+    for (bx0, by0, bx1, by1), _ in things:
+        if bx0 < gx1 and bx1 > gx0 and by0 < gy1 and by1 > gy0:
+            return False
+    for o in scene.groups.values():
+        if o is g or o.box is None or _holds(o.box, g.box):
+            continue
+        bx0, by0, bx1, by1 = o.box
+        if bx0 < gx1 and bx1 > gx0 and by0 < gy1 and by1 > gy0:
+            return False
+    for sx0, sy0, sx1, sy1, p, q, link in segs:
+        if sx1 < rx0 or sx0 > rx1 or sy1 < ry0 or sy0 > ry1:
+            continue
+        if link.a in members or link.b in members:
+            continue
+        span = _x_within(p, q, ry0, ry1)
+        if span is not None and span[1] > rx0 and span[0] < rx1:
+            return False
+    return True

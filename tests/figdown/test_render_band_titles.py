@@ -1,0 +1,232 @@
+"""Group band names: clear of the connectors, inside their band, the checks unchanged.
+
+A band's name goes along its top.  In a narrow band a connector coming down into the
+top box runs through the usual place, so the name moves beside the lines, and the drawn
+band widens to hold it where the room beside it is empty.  Every check here reads the
+drawn SVG.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from conftest import shared_dir
+from markmcp.figdown.parser import parse
+from markmcp.figdown.render import build, geometry
+from markmcp.figdown.render.text import label_px
+
+from .test_render_scene import SVG, nodes
+
+# a layered service, flowing down: "Front" and "Storage" hold one column of boxes each,
+# and the lines into LB and DB come down through their bands' top-left corners
+LAYERED = """figdown 0.1 block
+flow down
+external client "Client"
+group front "Front"
+node lb "LB" in=front
+node api "API" in=front
+group back "Back"
+node svc1 "Orders" in=back
+node svc2 "Users" in=back
+node svc3 "Search" in=back
+group store "Storage"
+node db "DB" shape=cylinder in=store
+node idx "Index" shape=cylinder in=store
+external ops "Ops dashboard"
+edge client -> lb
+edge lb -> api
+edge api -> svc1
+edge api -> svc2
+edge api -> svc3
+edge svc1 -> db
+edge svc2 -> db
+edge svc3 -> idx
+edge db -[CDC]-> idx
+edge svc1 -> ops
+edge svc3 -> ops
+edge client -[health]-> ops
+rank svc1,svc2,svc3
+"""
+
+# one narrow band, a line straight down into its top box (topology: no heads, no turns)
+NARROW = """figdown 0.5 topology
+flow down
+node core "Core"
+node edge1 "Edge"
+group st "Storage cluster"
+node db "DB" in=st
+node dr "DR" in=st
+edge core -- db
+edge edge1 -- core
+edge db -- dr
+"""
+
+PAD = {"l": 14.0, "t": 26.0, "r": 14.0, "b": 12.0}   # a band round its members (FigDown's padding)
+
+
+def bands(root: ET.Element) -> dict[str, dict]:
+    """group id -> its drawn rectangle and its name's rectangle (None when unnamed)."""
+    out = {}
+    for g in root.iter(SVG + "g"):
+        gid = g.get("data-group")
+        if gid is None:
+            continue
+        rect = g.find(SVG + "rect")
+        x, y, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+        name = g.find(SVG + "text")
+        title = None
+        if name is not None:
+            width = label_px(name.text, float(name.get("font-size")))
+            tx, ty = float(name.get("x")), float(name.get("y"))
+            lo = tx - width if name.get("text-anchor") == "end" else tx
+            title = (lo, ty - 11.5, lo + width, ty + 2)
+        out[gid] = {"rect": (x, y, x + w, y + h), "title": title, "name": name.text if name is not None else None}
+    return out
+
+
+def segments(svg: str) -> list[tuple[str, tuple[float, float], tuple[float, float]]]:
+    """Every connector's straight pieces: (edge, from, to); a fillet is read as its corner."""
+    out = []
+    for key, x1, y1, x2, y2 in re.findall(
+            r'<line data-edge="([^"]+)" x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"', svg):
+        out.append((key, (float(x1), float(y1)), (float(x2), float(y2))))
+    for key, d in re.findall(r'<path data-edge="([^"]+)" d="([^"]+)"', svg):
+        pts = [tuple(map(float, args.replace(",", " ").split()[:2]))
+               for _cmd, args in re.findall(r"([MLQ])([^MLQ]*)", d)]
+        out += [(key, p, q) for p, q in zip(pts, pts[1:])]
+    return out
+
+
+def crosses(p, q, rect) -> bool:
+    """Does the segment p–q pass through the rectangle (sampled every half pixel)?"""
+    x0, y0, x1, y1 = rect
+    n = max(2, int(max(abs(q[0] - p[0]), abs(q[1] - p[1])) * 2))
+    return any(x0 < p[0] + (q[0] - p[0]) * k / n < x1 and y0 < p[1] + (q[1] - p[1]) * k / n < y1
+               for k in range(n + 1))
+
+
+def struck(svg: str) -> list[str]:
+    """``"group: edge"`` for every connector running through a band's name."""
+    drawn = bands(ET.fromstring(svg))
+    return [f"{gid}: {key}" for gid, b in drawn.items() if b["title"] is not None
+            for key, p, q in segments(svg) if crosses(p, q, b["title"])]
+
+
+def members_box(root: ET.Element, gid: str, groups: dict[str, str]) -> tuple[float, float, float, float]:
+    boxes = [v["box"] for k, v in nodes(root).items() if groups.get(k) == gid]
+    return (min(x for x, _, _, _ in boxes) - PAD["l"], min(y for _, y, _, _ in boxes) - PAD["t"],
+            max(x + w for x, _, w, _ in boxes) + PAD["r"], max(y + h for _, y, _, h in boxes) + PAD["b"])
+
+
+def membership(out) -> dict[str, str]:
+    (doc,) = out.result.docs
+    return {n["id"]: n["group"] for n in doc.nodes if n.get("group")}
+
+
+def test_names_of_narrow_bands_stay_clear_of_the_lines_coming_in() -> None:
+    out = build(LAYERED)
+    assert out.diagnostics == []
+    assert struck(out.svg) == []
+    root = ET.fromstring(out.svg)
+    drawn = bands(root)
+    groups = membership(out)
+    # "Back" is wide and nothing crosses its top-left corner: its name stays there, its band as it was
+    assert drawn["back"]["rect"] == tuple(round(v, 2) for v in members_box(root, "back", groups))
+    assert drawn["back"]["title"][0] == drawn["back"]["rect"][0] + 10
+    # "Storage" had no clear stretch along its top: its drawn band widened to hold its name
+    x0, _, x1, _ = drawn["store"]["rect"]
+    m0, _, m1, _ = members_box(root, "store", groups)
+    assert x1 - x0 > m1 - m0 + 1
+
+
+def test_a_widened_band_names_the_same_problems_in_a_check() -> None:
+    """Only the drawn outline widens: the band every geometry check reads is the members'
+    box, so a check and a build of the same figure agree."""
+    assert geometry(parse(NARROW)) == build(NARROW).diagnostics == []
+    root = ET.fromstring(build(NARROW).svg)
+    (band,) = bands(root).values()
+    assert band["rect"][2] - band["rect"][0] > 100   # widened: two 42 px boxes need only 70
+    assert struck(build(NARROW).svg) == []
+
+
+def test_a_figure_with_lassos_keeps_its_bands_to_their_members() -> None:
+    """Lassos are fitted round the bands as they stand, so a figure with a bundle never
+    widens a band: its name stays in its usual place, crossed."""
+    source = NARROW + 'bundle lag "LAG" edge1--core\n'
+    out = build(source)
+    root = ET.fromstring(out.svg)
+    band = bands(root)["st"]
+    assert band["rect"] == tuple(round(v, 2) for v in members_box(root, "st", membership(out)))
+    assert band["title"][0] == band["rect"][0] + 10
+    assert struck(out.svg) == ["st: 8"]
+
+
+def test_a_band_name_a_connector_would_strike_moves_beside_it() -> None:
+    """core -- dccore comes down through the "Data centre" band's top-left corner: the name
+    moves clear of it, still inside the band; nothing crosses "Headquarters", which stays."""
+    source = ("figdown 0.5 topology\nflow down\ngroup hq \"Headquarters\"\nnode fw \"HQ firewall\" in=hq\n"
+              "node core \"HQ core switch\" in=hq\nnode acc \"HQ access switch\" in=hq\n"
+              "group dc \"Data centre\"\nnode dcfw \"DC firewall\" in=dc\nnode dccore \"DC core switch\" in=dc\n"
+              "node rack \"Server rack\" in=dc\nedge fw -- core\nedge core -- dccore\nedge core -- acc\n"
+              "edge dccore -- dcfw\nedge dccore -- rack\n")
+    svg = build(source).svg
+    drawn = bands(ET.fromstring(svg))
+    assert struck(svg) == []
+    assert drawn["hq"]["title"][0] == drawn["hq"]["rect"][0] + 10
+    assert drawn["dc"]["title"][0] > drawn["dc"]["rect"][0] + 10
+    home = (drawn["dc"]["rect"][0] + 10, drawn["dc"]["title"][1],
+            drawn["dc"]["rect"][0] + 10 + drawn["dc"]["title"][2] - drawn["dc"]["title"][0], drawn["dc"]["title"][3])
+    assert any(crosses(p, q, home) for _key, p, q in segments(svg))   # the usual place is struck
+
+
+def _corpus() -> list[tuple[str, str]]:
+    """The conformance corpus, upstream's example figures when FIGDOWN_UPSTREAM names a
+    checkout, and this file's two figures."""
+    found = [(f"{corpus}/{fd.stem}", fd.read_bytes().decode("utf-8"))
+             for corpus in ("cases", "experimental")
+             for fd in sorted(shared_dir("figdown", "conformance", corpus).glob("*.fd"))]
+    root = Path(os.environ.get("FIGDOWN_UPSTREAM") or "/nonexistent") / "examples"
+    found += [(str(p), p.read_bytes().decode("utf-8")) for p in sorted(root.rglob("*.fd"))]
+    return found + [("LAYERED", LAYERED), ("NARROW", NARROW)]
+
+
+def test_every_band_name_sits_in_its_band_and_every_widening_in_empty_room() -> None:
+    """Over the conformance corpus (and upstream's examples when at hand): a name lies
+    inside its drawn band; a band drawn wider than its members' box meets no other band
+    (but one it sits in)."""
+    widened = named = 0
+    problems = []
+    for name, src in _corpus():
+        out = build(src)
+        if out.svg is None or "data-group" not in out.svg:
+            continue
+        root = ET.fromstring(out.svg)
+        drawn = bands(root)
+        for gid, b in drawn.items():
+            x0, y0, x1, y1 = b["rect"]
+            if b["title"] is not None:
+                named += 1
+                t0, _, t1, _ = b["title"]
+                if t0 < x0 + 9.9 or t1 > x1 - 9.9:
+                    problems.append(f"{name}: {gid} name outside its band")
+        try:
+            groups = membership(out)
+        except ValueError:
+            continue
+        for gid, b in drawn.items():
+            if not any(g == gid for g in groups.values()):
+                continue
+            own = members_box(root, gid, groups)
+            if b["rect"][2] - b["rect"][0] <= own[2] - own[0] + 0.02:
+                continue
+            widened += 1
+            for other, ob in drawn.items():
+                r, o = b["rect"], ob["rect"]
+                inside = o[0] <= r[0] and o[1] <= r[1] and o[2] >= r[2] and o[3] >= r[3]
+                if other != gid and not inside and r[0] < o[2] and o[0] < r[2] and r[1] < o[3] and o[1] < r[3]:
+                    problems.append(f"{name}: {gid} widened over {other}")
+    assert named > 20 and widened >= 2
+    assert problems == []
