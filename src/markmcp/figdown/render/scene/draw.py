@@ -16,7 +16,8 @@ from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
 from ..svg import dash, num, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .graph import EXTERNAL_FS, Box, Scene, external_name, inscribed_half
+from .graph import Box, Scene, inscribed_half
+from .names import EXTERNAL_FS, external_names
 from .labels import Board, measure
 from .titles import BASELINE, INSET, TITLE_FS, Title
 
@@ -277,11 +278,12 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         ext.add(*lab.rect)
     lsvg.extend(arrows)
     # external names, beyond the open end
+    names = external_names(scene)
     for nid in scene.order:
         n = nodes[nid]
         if not n.external or not n.label:
             continue
-        lsvg.append(_external_label(scene, n, ext))
+        lsvg.append(_external_label(n, names[nid], ext))
     for note in notes:
         lsvg.append(note_svg(note.x, note.y, note.w, note.h, note.wrapped, note.kind, note.ref))
         ext.add(note.x, note.y, note.x + note.w, note.y + note.h)
@@ -304,7 +306,7 @@ def _port_owner(scene: Scene, px: float, py: float):
     return best
 
 
-def _external_label(scene: Scene, n: Box, ext: Extent) -> str:
-    x, y, anchor, rect = external_name(scene, n)
+def _external_label(n: Box, place, ext: Extent) -> str:
+    x, y, anchor, rect = place
     ext.add(*rect)
     return text(x, y, EXTERNAL_FS, n.label, anchor=anchor, fill=EDGE_INK, halo=True)

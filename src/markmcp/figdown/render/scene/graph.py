@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..style import display_label, paint
-from ..text import CH, FONT, label_px, node_height, node_width, widest
+from ..text import CH, FONT, node_height, node_width, widest
 
 LBL_PADX, LBL_PADY = 6, 4
 ANCHOR = 12.0
@@ -257,32 +257,6 @@ class Scene:
     def classes_of(self, link: "Link") -> list:
         return self.edge_classes.get(link.index, [])
 
-
-EXTERNAL_FS = 10.0   # an external's name
-
-
-def external_name(scene: Scene, n: Box) -> tuple[float, float, str, tuple[float, float, float, float]]:
-    """Where an external's name goes: just beyond its anchor, on the side away from the
-    figure (read off its first connector); ``(x, baseline, text-anchor, rect)``."""
-    cx, cy = n.cx, n.cy
-    dx = dy = 0.0
-    for link in scene.links:
-        if link.a == n.id and len(link.points) >= 2:
-            dx, dy = link.points[1][0] - link.points[0][0], link.points[1][1] - link.points[0][1]
-            break
-        if link.b == n.id and len(link.points) >= 2:
-            dx, dy = link.points[-2][0] - link.points[-1][0], link.points[-2][1] - link.points[-1][1]
-            break
-    lines = n.label.count("\n")
-    w = label_px(n.label, EXTERNAL_FS)
-    h = lines * EXTERNAL_FS * 1.3 + EXTERNAL_FS * 1.1
-    if abs(dx) >= abs(dy):
-        if dx <= 0:   # the figure is to the left: write to the right
-            return cx + 10, cy + 3.5, "start", (cx + 10, cy - h / 2, cx + 12 + w, cy + h / 2)
-        return cx - 10, cy + 3.5, "end", (cx - 12 - w, cy - h / 2, cx - 10, cy + h / 2)
-    if dy <= 0:
-        return cx, cy + 17 + lines * 6.5, "middle", (cx - w / 2, cy + 10, cx + w / 2, cy + 21 + lines * 13)
-    return cx, cy - 10 - lines * 6.5, "middle", (cx - w / 2, cy - 21 - lines * 13, cx + w / 2, cy - 10)
 
 
 def build_scene(model: dict, classes: dict[str, dict]) -> Scene:

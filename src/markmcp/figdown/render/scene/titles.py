@@ -23,7 +23,8 @@ changes; only its drawn outline widens, so a check and a build report the same.
 from __future__ import annotations
 
 from ..text import label_px
-from .graph import Scene, external_name
+from .graph import Scene
+from .names import external_names
 
 TITLE_FS = 11.5        # the band name's size (px)
 BASELINE = 16.0        # its baseline below the band's top edge
@@ -60,13 +61,9 @@ def place(scene: Scene, widen: bool = True) -> None:
     fitted round the bands as they stand)."""
     segs = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), p, q, link)
             for link in scene.links for p, q in zip(link.points, link.points[1:])]
-    things = []   # (rect, node id or None): boxes, and the room an external's name takes
-    for n in scene.nodes.values():
-        if n.external:
-            if n.label:
-                things.append((external_name(scene, n)[3], n.id))
-        elif n.w > 0 and n.h > 0:
-            things.append((n.rect(), n.id))
+    # (rect, node id): boxes, and the room an external's name takes
+    things = [(place[3], nid) for nid, place in external_names(scene).items()]
+    things += [(n.rect(), n.id) for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
     named = []    # the names placed so far: rectangles
     for g in scene.groups.values():
         g.title = None

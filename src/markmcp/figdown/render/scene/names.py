@@ -1,0 +1,76 @@
+"""Where an external's name goes.
+
+An external is drawn as the open end of its connectors, named just beyond that end.
+The name takes one of four places round the end: right of it, left of it, below it or
+above it.  The first choice is the side away from the figure, read off the external's
+first connector (a connector arriving from the left puts the name on the right).  An
+external with several connectors may have one leaving towards that side; the name then
+takes the first of the other places (below, above, right, left) that no connector runs
+through, and when every place is crossed, the one crossed by the fewest.
+"""
+
+from __future__ import annotations
+
+from ..text import label_px
+from .free import seg_hits_rect
+from .graph import Box, Scene
+from .squares import SquareIndex
+
+EXTERNAL_FS = 10.0   # an external's name (px)
+GAP = 10.0           # from the open end to the near edge of its name
+CLEAR = 1.0          # a connector this near a name counts as running through it
+CELL = 96.0          # side of a square of the connectors' index
+MOST_SQUARES = 4096  # a segment over more squares than this is read for every name
+
+Rect = tuple[float, float, float, float]
+
+
+def external_names(scene: Scene) -> dict[str, tuple[float, float, str, Rect]]:
+    """Where each named external's name goes: id -> ``(x, baseline, text-anchor, rect)``."""
+    externals = [n for n in scene.nodes.values() if n.external and n.label]
+    if not externals:
+        return {}
+    first: dict[str, tuple[float, float]] = {}   # the way to the figure from each open end
+    segs = SquareIndex(CELL, MOST_SQUARES)
+    for link in scene.links:
+        pts = link.points
+        if len(pts) < 2:
+            continue
+        for nid, (a, b) in ((link.a, (pts[0], pts[1])), (link.b, (pts[-1], pts[-2]))):
+            if nid not in first:
+                first[nid] = (b[0] - a[0], b[1] - a[1])
+        for p, q in zip(pts, pts[1:]):
+            segs.add((p, q), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+    return {n.id: _choose(n, first.get(n.id, (0.0, 0.0)), segs) for n in externals}
+
+
+def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex) -> tuple[float, float, str, Rect]:
+    places = _places(n)
+    dx, dy = toward
+    if abs(dx) >= abs(dy):
+        first = "right" if dx <= 0 else "left"
+    else:
+        first = "below" if dy <= 0 else "above"
+    best = None
+    for rank, side in enumerate([first] + [s for s in ("below", "above", "right", "left") if s != first]):
+        x0, y0, x1, y1 = rect = places[side][3]
+        struck = sum(1 for p, q in segs.near(x0 - CLEAR, y0 - CLEAR, x1 + CLEAR, y1 + CLEAR)
+                     if seg_hits_rect(p, q, rect, -CLEAR))
+        if struck == 0:
+            return places[side]
+        if best is None or struck < best[0]:
+            best = (struck, rank, side)
+    return places[best[2]]
+
+
+def _places(n: Box) -> dict[str, tuple[float, float, str, Rect]]:
+    cx, cy = n.cx, n.cy
+    lines = n.label.count("\n")
+    w = label_px(n.label, EXTERNAL_FS)
+    h = lines * EXTERNAL_FS * 1.3 + EXTERNAL_FS * 1.1
+    return {
+        "right": (cx + GAP, cy + 3.5, "start", (cx + GAP, cy - h / 2, cx + GAP + 2 + w, cy + h / 2)),
+        "left": (cx - GAP, cy + 3.5, "end", (cx - GAP - 2 - w, cy - h / 2, cx - GAP, cy + h / 2)),
+        "below": (cx, cy + 17 + lines * 6.5, "middle", (cx - w / 2, cy + GAP, cx + w / 2, cy + 21 + lines * 13)),
+        "above": (cx, cy - GAP - lines * 6.5, "middle", (cx - w / 2, cy - 21 - lines * 13, cx + w / 2, cy - GAP)),
+    }
