@@ -25,6 +25,7 @@ from __future__ import annotations
 from ..text import label_px
 from .graph import Scene
 from .names import external_names
+from .squares import SquareIndex
 
 TITLE_FS = 11.5        # the band name's size (px)
 BASELINE = 16.0        # its baseline below the band's top edge
@@ -34,6 +35,8 @@ INSET = 10.0           # from the band's side to the name
 CLEAR = 2.0            # between the name and a line or box beside it, at least
 BESIDE = 5.0           # between a moved name and the line or box it is moved beside
 ROOM_CLEAR = 4.0       # between a widened band and a box or band beside it
+CELL = 96.0            # side of a square of the index of what a name may meet
+MOST_SQUARES = 4096    # an item over more squares than this is read by every question
 
 
 class Title:
@@ -59,33 +62,45 @@ def place(scene: Scene, widen: bool = True) -> None:
     """Give each named group band a :class:`Title` (``Group.title``), in declaration order.
     ``widen=False`` keeps every drawn band to its rectangle (a figure with lassos: they are
     fitted round the bands as they stand)."""
-    segs = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), p, q, link)
-            for link in scene.links for p, q in zip(link.points, link.points[1:])]
-    # (rect, node id): boxes, and the room an external's name takes
-    things = [(place[3], nid) for nid, place in external_names(scene).items()]
-    things += [(n.rect(), n.id) for n in scene.nodes.values() if not n.external and n.w > 0 and n.h > 0]
-    named = []    # the names placed so far: rectangles
+    world = SquareIndex(CELL, MOST_SQUARES)   # what a name or a widening may meet, by place
+    for link in scene.links:
+        for p, q in zip(link.points, link.points[1:]):
+            world.add(("line", p, q, link), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+    for nid, where in external_names(scene).items():
+        world.add(("thing", where[3]), where[3])
+    for n in scene.nodes.values():
+        if not n.external and n.w > 0 and n.h > 0:
+            world.add(("thing", n.rect()), n.rect())
+    # bands are read plainly: a group's members may lie far apart, and its band over
+    # thousands of squares would make the index cost more than it saves
+    bands = [g for g in scene.groups.values() if g.box is not None]
     for g in scene.groups.values():
         g.title = None
         if g.box is None or not g.label:
             continue
-        g.title = _place_one(scene, g, segs, things, named, widen)
+        g.title = _place_one(g, world, bands, widen)
         x = g.title.x(g.box)
         width = label_px(g.label, TITLE_FS)
         lo = x - width if g.title.anchor == "end" else x
-        named.append((lo, g.box[1] + STRIP_TOP, lo + width, g.box[1] + STRIP_BOTTOM))
+        name = (lo, g.box[1] + STRIP_TOP, lo + width, g.box[1] + STRIP_BOTTOM)
+        world.add(("thing", name), name)
 
 
-def _place_one(scene: Scene, g, segs, things, named, widen: bool) -> Title:
+def _place_one(g, world: SquareIndex, bands: list, widen: bool) -> Title:
     x0, y0, x1, y1 = g.box
     width = label_px(g.label, TITLE_FS)
     top, bottom = y0 + STRIP_TOP, y0 + STRIP_BOTTOM
     reach = width + 2 * INSET
     lo_min, hi_max = x0 - reach, x1 + reach
-    outer = [o.box for k, o in scene.groups.items() if o is not g and o.box is not None and _holds(o.box, g.box)]
-    for o in outer:   # a band this one sits in bounds its widening
-        lo_min, hi_max = max(lo_min, o.box[0] + ROOM_CLEAR), min(hi_max, o.box[2] - ROOM_CLEAR)
-    blocked = _strip_blocks(scene, g, segs, things, named, top, bottom, lo_min, hi_max)
+    others = []
+    for o in bands:
+        if o is g:
+            continue
+        if _holds(o.box, g.box):   # a band this one sits in bounds its widening
+            lo_min, hi_max = max(lo_min, o.box[0] + ROOM_CLEAR), min(hi_max, o.box[2] - ROOM_CLEAR)
+        else:
+            others.append(o.box)
+    blocked = _strip_blocks(world, others, top, bottom, lo_min, hi_max)
 
     def clear(lo: float) -> bool:
         return all(lo + width + CLEAR <= a or lo - CLEAR >= b for a, b in blocked)
@@ -108,8 +123,8 @@ def _place_one(scene: Scene, g, segs, things, named, widen: bool) -> Title:
             continue
         ranked.append((round(left + right, 6), abs(lo - home), lo, left, right))
     for cost, _, lo, left, right in sorted(ranked):
-        if cost == 0 or _room_empty(scene, g, members, segs, things, (x0 - left, y0, x0, y1)) \
-                and _room_empty(scene, g, members, segs, things, (x1, y0, x1 + right, y1)):
+        if cost == 0 or _room_empty(members, world, others, (x0 - left, y0, x0, y1)) \
+                and _room_empty(members, world, others, (x1, y0, x1 + right, y1)):
             return Title(lo - x0, left, right)
     if fits and not clear(home) and clear(right_home):
         return Title(x1 - INSET - x0, anchor="end")
@@ -120,28 +135,20 @@ def _holds(outer, inner) -> bool:
     return outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
 
 
-def _strip_blocks(scene: Scene, g, segs, things, named, top, bottom, lo, hi) -> list[tuple[float, float]]:
+def _strip_blocks(world: SquareIndex, others: list, top, bottom, lo, hi) -> list[tuple[float, float]]:
     """The stretches of the strip ``top``–``bottom`` (between x ``lo`` and ``hi``) that a
-    connector, a box, an external's name, another band's edge or another name takes."""
-    out = []
-    for sx0, sy0, sx1, sy1, p, q, _ in segs:
-        if sy1 < top or sy0 > bottom or sx1 < lo or sx0 > hi:
+    connector, a box, an external's name, another name or another band (``others``: the
+    bands this one does not sit in) takes."""
+    out = [(b[0], b[2]) for b in others if b[3] >= top and b[1] <= bottom and b[2] >= lo and b[0] <= hi]
+    for item in world.near(lo, top, hi, bottom):
+        kind, rect = item[0], item[1]
+        if kind == "line":
+            span = _x_within(item[1], item[2], top, bottom)
+            if span is not None:
+                out.append(span)
             continue
-        span = _x_within(p, q, top, bottom)
-        if span is not None:
-            out.append(span)
-    for (rx0, ry0, rx1, ry1), _ in things:
-        if ry1 >= top and ry0 <= bottom and rx1 >= lo and rx0 <= hi:
-            out.append((rx0, rx1))
-    for rx0, ry0, rx1, ry1 in named:
-        if ry1 >= top and ry0 <= bottom:
-            out.append((rx0, rx1))
-    for o in scene.groups.values():
-        if o is g or o.box is None or _holds(o.box, g.box):
-            continue
-        bx0, by0, bx1, by1 = o.box
-        if by1 >= top and by0 <= bottom:
-            out.append((bx0, bx1))
+        if rect[3] >= top and rect[1] <= bottom:
+            out.append((rect[0], rect[2]))
     return out
 
 
@@ -158,28 +165,26 @@ def _x_within(p, q, top: float, bottom: float) -> tuple[float, float] | None:
     return min(xa, xb), max(xa, xb)
 
 
-def _room_empty(scene: Scene, g, members: set, segs, things, room) -> bool:
-    """Is the stretch ``room`` a widened band would take free of boxes, external names,
-    other bands (but one this band sits in) and connectors that do not end in the band?"""
+def _room_empty(members: set, world: SquareIndex, others: list, room) -> bool:
+    """Is the stretch ``room`` a widened band would take free of boxes, names, other bands
+    (but one this band sits in) and connectors that do not end in the band?"""
     rx0, ry0, rx1, ry1 = room
     if rx1 - rx0 <= 0:
         return True
     gx0, gy0, gx1, gy1 = rx0 - ROOM_CLEAR, ry0 - ROOM_CLEAR, rx1 + ROOM_CLEAR, ry1 + ROOM_CLEAR
-    for (bx0, by0, bx1, by1), _ in things:
+    if any(bx0 < gx1 and bx1 > gx0 and by0 < gy1 and by1 > gy0 for bx0, by0, bx1, by1 in others):
+        return False
+    for item in world.near(gx0, gy0, gx1, gy1):
+        kind = item[0]
+        if kind == "line":
+            link = item[3]
+            if link.a in members or link.b in members:
+                continue
+            span = _x_within(item[1], item[2], ry0, ry1)
+            if span is not None and span[1] > rx0 and span[0] < rx1:
+                return False
+            continue
+        bx0, by0, bx1, by1 = item[1]
         if bx0 < gx1 and bx1 > gx0 and by0 < gy1 and by1 > gy0:
-            return False
-    for o in scene.groups.values():
-        if o is g or o.box is None or _holds(o.box, g.box):
-            continue
-        bx0, by0, bx1, by1 = o.box
-        if bx0 < gx1 and bx1 > gx0 and by0 < gy1 and by1 > gy0:
-            return False
-    for sx0, sy0, sx1, sy1, p, q, link in segs:
-        if sx1 < rx0 or sx0 > rx1 or sy1 < ry0 or sy0 > ry1:
-            continue
-        if link.a in members or link.b in members:
-            continue
-        span = _x_within(p, q, ry0, ry1)
-        if span is not None and span[1] > rx0 and span[0] < rx1:
             return False
     return True
