@@ -1,4 +1,5 @@
-"""Measure FigDown SVGs in a real browser: does every node label fit inside its shape?
+"""Measure FigDown SVGs in a real browser: does every node label fit inside its shape,
+and does every note's text stay apart and inside its note?
 
 Our renderer sizes a box from a character-width table (no font is measured, so output
 is the same on every machine); this asks the browser, with the fonts it really has,
@@ -63,6 +64,34 @@ MEASURE = r"""
 }
 """
 
+#: One entry per note line whose bold opening (the target's name) runs into the words
+#: after it (less than a pixel and a half between them), or that runs past its note's
+#: right edge: the note (``data-note-for``), the text, and the gap or the overrun in px.
+MEASURE_NOTES = r"""
+() => {
+  const found = [];
+  let lines = 0;
+  for (const note of document.querySelectorAll('g.fd-note')) {
+    const frame = note.querySelector('path').getBBox();
+    const who = note.getAttribute('data-note-for');
+    for (const text of note.querySelectorAll('text')) {
+      lines += 1;
+      const spans = [...text.querySelectorAll('tspan')];
+      for (let i = 0; i + 1 < spans.length; i++) {
+        const a = spans[i].getBBox(), b = spans[i + 1].getBBox();
+        const gap = b.x - a.x - a.width;
+        if (gap < 1.5) found.push({note: who, text: spans[i].textContent + spans[i + 1].textContent,
+                                   kind: 'runs into', px: Math.round(gap * 10) / 10});
+      }
+      const box = text.getBBox();
+      const over = box.x + box.width - (frame.x + frame.width);
+      if (over > 0) found.push({note: who, text: text.textContent, kind: 'spills', px: Math.round(over * 10) / 10});
+    }
+  }
+  return {lines, found};
+}
+"""
+
 
 def executable() -> str | None:
     """The system browser to drive, or None."""
@@ -96,6 +125,11 @@ class Probe:
     def measure(self, svg: str) -> dict[str, Any]:
         self.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
         return self.page.evaluate(MEASURE)
+
+    def notes(self, svg: str) -> dict[str, Any]:
+        """Load an SVG and run :data:`MEASURE_NOTES` on it."""
+        self.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
+        return self.page.evaluate(MEASURE_NOTES)
 
     def font(self) -> str:
         """The family the browser actually uses for the SVGs' ``system-ui,sans-serif``."""

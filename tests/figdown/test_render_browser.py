@@ -82,3 +82,38 @@ def test_every_upstream_example_keeps_its_labels_inside_their_shapes(probe: chro
     figures, labels, found = overflows(probe, documents)
     assert figures == len(documents) >= 59 and labels > 200
     assert found == []
+
+
+def note_troubles(probe: chromium.Probe, documents: list[Path]) -> tuple[int, list[str]]:
+    """(note lines measured, "file: note: text (kind, px)" for each that runs together or spills)."""
+    lines = 0
+    found: list[str] = []
+    for fd in documents:
+        svg = build(fd.read_bytes().decode("utf-8")).svg
+        if svg is None or "fd-note" not in svg:
+            continue
+        measured = probe.notes(svg)
+        lines += measured["lines"]
+        found += [f"{fd.name}: {o['note']}: {o['text']!r} ({o['kind']} {o['px']} px)" for o in measured["found"]]
+    return lines, found
+
+
+def test_the_note_measure_sees_words_run_together(probe: chromium.Probe) -> None:
+    svg = build('figdown 0.3 block\nnode wan "WAN" note="a node outside every group"\n').svg
+    assert probe.notes(svg)["found"] == []
+    # the note's own words drawn 12 px further left: they run into its bold "WAN:"
+    runs = re.findall(r'<tspan x="([0-9.]+)"', svg)
+    assert len(runs) == 2
+    glued = svg.replace(f'<tspan x="{runs[1]}"', f'<tspan x="{float(runs[1]) - 12:g}"', 1)
+    assert [o["kind"] for o in probe.notes(glued)["found"]] == ["runs into"]
+
+
+def test_every_conformance_note_keeps_its_words_apart_and_inside(probe: chromium.Probe) -> None:
+    """A note on a node or group opens with the target's name in bold; the table of
+    character widths says "WAN:" is 22 px wide, the browser sets it in 27, and the note's
+    own words were drawn into it."""
+    documents = [fd for corpus in ("cases", "experimental")
+                 for fd in sorted(shared_dir("figdown", "conformance", corpus).glob("*.fd"))]
+    lines, found = note_troubles(probe, documents)
+    assert lines > 20
+    assert found == []

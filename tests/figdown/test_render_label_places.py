@@ -6,9 +6,13 @@ reviewer read wrongly before the rule it names."""
 from __future__ import annotations
 
 import math
+import os
+import re
+from pathlib import Path
 
 import pytest
 
+from conftest import shared_dir
 from markmcp.figdown.render import build
 from markmcp.figdown.render import scene as scene_mod
 
@@ -233,3 +237,35 @@ def test_a_reply_label_is_nearest_its_own_line_among_a_fan(placed) -> None:
     stood under the asker, beside the flooded line (and later over the query's label)."""
     (scene,) = placed(QUERY)
     assert nearer_another_line(scene, 0) == []
+
+
+def _note_rects(svg: str) -> list[tuple[float, float, float, float]]:
+    """Each drawn note's rectangle, read off its outline (``M x y H .. L .. V y1 H x Z``)."""
+    out = []
+    for d in re.findall(r'<g class="fd-note"[^>]*><path d="([^"]+)"', svg):
+        nums = [float(v) for v in re.findall(r"-?[\d.]+", d)]
+        x, y, right, y1 = nums[0], nums[1], nums[3], nums[5]
+        out.append((x, y, right, y1))
+    return out
+
+
+def test_notes_never_cover_one_another() -> None:
+    """Every note of the conformance corpus (and of upstream's examples, when at hand)
+    stands clear of every other: when the sixteen places next to a note's target are all
+    crowded, it looks further (case 800 drew its edge's note over its group's)."""
+    documents = [fd.read_bytes().decode("utf-8") for corpus in ("cases", "experimental")
+                 for fd in sorted(shared_dir("figdown", "conformance", corpus).glob("*.fd"))]
+    root = Path(os.environ.get("FIGDOWN_UPSTREAM") or "/nonexistent") / "examples"
+    documents += [p.read_bytes().decode("utf-8") for p in sorted(root.rglob("*.fd"))]
+    notes = 0
+    covered = []
+    for src in documents:
+        svg = build(src).svg
+        if svg is None:
+            continue
+        rects = _note_rects(svg)
+        notes += len(rects)
+        covered += [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+    assert notes > 20
+    assert covered == []

@@ -120,6 +120,8 @@ NOTE_FOLD = 9
 NOTE_MAXW = 230
 NOTE_CH = CH * NOTE_FS / FONT
 NOTE_BOLD = 1.06
+NOTE_WIDE = {"W": 2.2, "M": 2.2, "w": 1.0, "m": 1.0}   # px more a bold letter this wide takes
+NOTE_BOLD_END = 1.0   # px of room after a bold run, so the space after it reads as one
 NOTE_LH = NOTE_FS * 1.35
 
 
@@ -143,7 +145,7 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
     cur: list[list] = []
     width = 0.0
     for word, bold, brk in words:
-        ww = units(word) * NOTE_CH * (NOTE_BOLD if bold else 1.0)
+        ww = run_width((word, bold))
         if brk and cur:
             out.append([(t, b) for t, b in cur])
             cur, width = [], 0.0
@@ -161,7 +163,14 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
 
 
 def run_width(run: tuple[str, bool]) -> float:
-    return units(run[0]) * NOTE_CH * (NOTE_BOLD if run[1] else 1.0)
+    """A run of note text's width.  A bold run (a target's name ahead of the note) also
+    counts its widest letters (:data:`NOTE_WIDE`) wider than the table does, and ends with
+    :data:`NOTE_BOLD_END` of room: set bold, "WAN:" takes some 27 px where the table says
+    22, and the note's own words drawn after it ran into it."""
+    text, bold = run
+    if not bold:
+        return units(text) * NOTE_CH
+    return units(text) * NOTE_CH * NOTE_BOLD + sum(NOTE_WIDE.get(c, 0.0) for c in text) + NOTE_BOLD_END
 
 
 def note_size(text: str, prefix: str | None = None) -> tuple[float, float, list]:

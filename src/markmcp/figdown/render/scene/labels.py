@@ -193,6 +193,7 @@ class Board:
         # built by the first cost() (a figure without labels never asks, and a long
         # figure's segments span many squares)
         self._seg_index: SquareIndex | None = None
+        self._box_index: SquareIndex | None = None   # the hard boxes as they are, for boxes_near()
         self.fine_left = FINE_ALLOWANCE   # see place_mid
 
     @property
@@ -281,6 +282,24 @@ class Board:
                     c += GOOD + 1.0
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
+
+    def boxes_near(self, r: Rect, margin: float) -> int:
+        """How many of the hard boxes come within ``margin`` of ``r`` (overlap()'s test
+        with the rectangle grown by ``margin``)."""
+        index = self._box_index
+        if index is None:
+            index = self._box_index = SquareIndex(GRID, GRID_SQUARES)
+            for b in self.boxes:
+                index.add(b, b)
+        grown = (r[0] - margin, r[1] - margin, r[2] + margin, r[3] + margin)
+        return sum(1 for b in index.near(*grown) if overlap(r, b, -margin))
+
+    def passes(self, p, q) -> int:
+        """How many hard boxes and placed labels (notes among them) the segment p–q runs
+        through (their interiors: a segment ending on a box's edge does not count it)."""
+        x0, y0, x1, y1 = min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])
+        return (sum(1 for b in self._boxes.near(x0, y0, x1, y1) if seg_hits_rect(p, q, b, 1.0))
+                + sum(1 for b in self._labels.near(x0, y0, x1, y1) if seg_hits_rect(p, q, b, 1.0)))
 
     def take(self, r: Rect) -> None:
         self.labels.append(r)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..text import note_size
 from .graph import Scene
 from .free import seg_hits_rect
-from .labels import Board, Label, measure, overlap, seg_dist
+from .labels import Board, Label, measure, seg_dist
 from .squares import SquareIndex
 
 RING_ALONG, RING_ACROSS, RING_LONG, RING_FAN, RING_FLOOR = 15.0, 20.0, 34.0, 2.0, 7.0
@@ -276,38 +276,69 @@ def annotations(scene: Scene, model: dict, board: Board) -> list[Note]:
     return out
 
 
+NOTE_RINGS = (10.0, 24.0, 44.0, 70.0)   # how far from its target a note is tried first
+NOTE_FAR = (100.0, 140.0)               # ... and, when all those places are taken, further out
+LEADER_INSET = 6.0       # a leader leaves a note at least this far from its corners
+LEADER_THROUGH = 300.0   # a note's leader running through a box or another note
+NOTE_TAKEN = 200.0   # a place costing this or more is crowded: a box, a label, a note or a
+                     # connector in it, or a box within 4 px
+
+
+def _note_places(target, w: float, h: float, rings, first_ring: int, flush: bool) -> list:
+    """Places for a ``w`` × ``h`` note round ``target``: ``(x, y, ring, side)``, side 0 to 3
+    being right of it, below, above and left; with ``flush``, also below and above it
+    flush with either end (a wide note beside a narrow target)."""
+    x0, y0, x1, y1 = target
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    out = []
+    for ring, d in enumerate(rings, first_ring):
+        out += [(x1 + d, cy - h / 2, ring, 0), (cx - w / 2, y1 + d, ring, 1), (cx - w / 2, y0 - d - h, ring, 2),
+                (x0 - d - w, cy - h / 2, ring, 3)]
+        if flush:
+            out += [(x0, y1 + d, ring, 1), (x1 - w, y1 + d, ring, 1), (x0, y0 - d - h, ring, 2),
+                    (x1 - w, y0 - d - h, ring, 2)]
+    return out
+
+
+def _leader(nx: float, ny: float, w: float, h: float, side: int, target):
+    """The leader from a note at ``(nx, ny)`` on ``side`` of ``target`` to the target: from
+    the middle of the note's near side, or the point of it nearest the target's middle."""
+    x0, y0, x1, y1 = target
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    along_x = min(max(cx, nx + LEADER_INSET), nx + w - LEADER_INSET)
+    along_y = min(max(cy, ny + LEADER_INSET), ny + h - LEADER_INSET)
+    p = ((nx, along_y), (along_x, ny), (along_x, ny + h), (nx + w, along_y))[side]
+    return p, (min(max(p[0], x0), x1), min(max(p[1], y0), y1))
+
+
 def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) -> Note:
+    """A note beside ``target``: the cheapest of 16 places round it, and when every one of
+    those is crowded (:data:`NOTE_TAKEN`), the cheapest of those and 40 more (above and
+    below flush with either end of the target, and further out).  A place away from the
+    target pays for each box or note its leader would run through."""
     w, h, wrapped = note_size(text, prefix + ":" if prefix else None)
     x0, y0, x1, y1 = target
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    cands = []
-    for d in (10.0, 24.0, 44.0, 70.0):
-        cands += [(x1 + d, cy - h / 2), (cx - w / 2, y1 + d), (cx - w / 2, y0 - d - h),
-                  (x0 - d - w, cy - h / 2)]
-    best = None
-    for k, (nx, ny) in enumerate(cands):
-        r = (nx, ny, nx + w, ny + h)
-        c = board.cost(r, None, (cx, cy)) + (k // 4) * 5
-        for b in board.boxes:
-            if overlap(r, b, -4):
-                c += 200
-        if best is None or c < best[0] - 1e-9:
-            best = (c, nx, ny, k)
-    _, nx, ny, k = best
+
+    def best_of(cands, best):
+        for nx, ny, ring, side in cands:
+            r = (nx, ny, nx + w, ny + h)
+            c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0)
+            if ring >= 1:
+                c += LEADER_THROUGH * board.passes(*_leader(nx, ny, w, h, side, target))
+            if best is None or c < best[0] - 1e-9:
+                best = (c, nx, ny, ring, side)
+        return best
+
+    best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, False), None)
+    if best[0] >= NOTE_TAKEN:
+        best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, True)
+                       + _note_places(target, w, h, NOTE_FAR, len(NOTE_RINGS), True), best)
+    _, nx, ny, ring, side = best
     board.take((nx, ny, nx + w, ny + h))
     note = Note(kind, ref, nx, ny, w, h, wrapped)
-    if k >= 4:   # not adjacent: a leader states the attachment
-        side = k % 4
-        if side == 0:
-            p = (nx, ny + h / 2)
-        elif side == 1:
-            p = (nx + w / 2, ny)
-        elif side == 2:
-            p = (nx + w / 2, ny + h)
-        else:
-            p = (nx + w, ny + h / 2)
-        q = (min(max(p[0], x0), x1), min(max(p[1], y0), y1))
-        note.leader = (p, q)
+    if ring >= 1:   # not adjacent: a leader states the attachment
+        note.leader = _leader(nx, ny, w, h, side, target)
     return note
 
 
