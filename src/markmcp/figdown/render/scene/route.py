@@ -222,6 +222,19 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 plan.side = -plan.side
             key = (names[link.index], plan.side)
             group_size[key] = group_size.get(key, 0) + 1
+    # each side's lanes, innermost first: a lane spanning fewer ranks runs nearer the
+    # figure, so a longer one round the same stretch passes outside it, not across it
+    # (equal spans keep the connectors' order)
+    spans: dict[tuple[str, int], int] = {}
+    for link in scene.links:
+        if link.index in routing.orthogonal and frame.plans[link.index].kind == "lane":
+            key = (names[link.index], frame.plans[link.index].side)
+            spans[key] = max(spans.get(key, 0), abs(frame.rank_of[link.a] - frame.rank_of[link.b]))
+    for key in sorted(spans, key=spans.__getitem__):
+        lane_count[key[1]] += 1
+        k = lane_count[key[1]]
+        lane_of_group[key] = (frame.cross_lo - LANE_STEP * k) if key[1] < 0 else (frame.cross_hi + LANE_STEP * k)
+    entered: set[tuple[str, int]] = set()
     for link in scene.links:
         if link.index not in routing.orthogonal:
             continue
@@ -232,11 +245,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             sides.setdefault((last.key, -1), []).append((plan.items[-2].pos, link.index, "last"))
         elif plan.kind == "lane":
             key = (names[link.index], plan.side)
-            if key not in lane_of_group:
-                lane_count[plan.side] += 1
-                k = lane_count[plan.side]
-                lane_of_group[key] = (frame.cross_lo - LANE_STEP * k) if plan.side < 0 \
-                    else (frame.cross_hi + LANE_STEP * k)
+            if key not in entered:
+                entered.add(key)
                 sides.setdefault((link.b, -1), []).append((lane_of_group[key], link.index, "last"))
             if group_size[key] > 1:
                 routing.bus[link.index] = names[link.index]
@@ -266,10 +276,28 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         for c, m in zip(coords, coords[::-1]):
             mirror[c] = m
     routing.lane_order = {li: mirror[c] for li, c in routing.lanes.items()}
+    # several lanes out of one side of a box nest the same way: the outermost lane leaves
+    # by the port farthest from its side of the figure and takes the track farthest from
+    # the box (its run out to the lane passes below the others', not across their legs)
+    out_of: dict[tuple[str, int], list[float]] = {}
+    for link in scene.links:
+        if link.index in routing.lanes and link.index not in routing.side_exit:
+            coords = out_of.setdefault((link.a, frame.plans[link.index].side), [])
+            if routing.lanes[link.index] not in coords:
+                coords.append(routing.lanes[link.index])
+    leaving: dict[tuple[str, float], float] = {}
+    for (nid, _side), coords in out_of.items():
+        coords.sort()
+        for c, m in zip(coords, coords[::-1]):
+            leaving[(nid, c)] = m
     for (nid, side), ends in sides.items():
         if side < 0:
             ends[:] = [(routing.lane_order[li], li, end)
                        if end == "last" and li in routing.lane_order else (c, li, end)
+                       for c, li, end in ends]
+        else:
+            ends[:] = [(leaving[(nid, c)], li, end)
+                       if end == "first" and li in routing.lanes and (nid, c) in leaving else (c, li, end)
                        for c, li, end in ends]
     by_index = {link.index: link for link in scene.links}
     singles = []

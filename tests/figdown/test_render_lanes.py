@@ -1,0 +1,69 @@
+"""Lanes: connectors against the flow go round the figure on lanes beside it.  Lanes on
+one side nest: the one round the longer stretch runs outside, and lanes leaving one box
+leave it in the same order, so none crosses another.  Every check reads the drawn SVG."""
+
+from __future__ import annotations
+
+import itertools
+
+from markmcp.figdown.render import build
+
+from .test_render_band_titles import segments
+
+# a lift door: from "Closing", one transition back to "Closed" (three ranks up) and one
+# back to "Opening" (two ranks up), both round the left
+DOOR = """figdown 0.2 statechart
+flow down
+state closed "Closed"
+state opening "Opening"
+state open "Open"
+state closing "Closing"
+transition closed -[call at floor]-> opening
+transition closed -[open button]-> opening
+transition opening -[fully open]-> open
+transition open -[timer]-> closing
+transition closing -[fully closed]-> closed
+transition closing -[open button]-> opening
+"""
+
+
+def _cross(s, t) -> bool:
+    """Do two segments cross properly (each passing through the other's inside)?"""
+    (p, q), (r, u) = s, t
+    d = (q[0] - p[0]) * (u[1] - r[1]) - (q[1] - p[1]) * (u[0] - r[0])
+    if abs(d) < 1e-9:
+        return False
+    a = ((r[0] - p[0]) * (u[1] - r[1]) - (r[1] - p[1]) * (u[0] - r[0])) / d
+    b = ((r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0])) / d
+    return 0.01 < a < 0.99 and 0.01 < b < 0.99
+
+
+def crossings(svg: str) -> list[tuple[str, str]]:
+    by_edge: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        by_edge.setdefault(key, []).append((p, q))
+    return sorted({(a, b) for a, b in itertools.combinations(sorted(by_edge), 2)
+                   for s in by_edge[a] for t in by_edge[b] if _cross(s, t)})
+
+
+def _lane_x(svg: str, key: str) -> float:
+    """The leftmost x a connector reaches (its lane, for one going round the left)."""
+    return min(min(p[0], q[0]) for k, p, q in segments(svg) if k == key)
+
+
+def test_lanes_out_of_one_box_to_different_targets_nest() -> None:
+    svg = build(DOOR).svg
+    edges = {k for k, _p, _q in segments(svg)}
+    assert {"11", "12"} <= edges   # connectors are keyed by their lines
+    # "fully closed" goes round the longer stretch: its lane is the outer one
+    assert _lane_x(svg, "11") < _lane_x(svg, "12")
+    assert crossings(svg) == []
+
+
+def test_a_lane_order_in_the_source_does_not_change_the_nesting() -> None:
+    """The same door with the two transitions written the other way round."""
+    lines = DOOR.splitlines()
+    swapped = "\n".join(lines[:-2] + [lines[-1], lines[-2]]) + "\n"
+    svg = build(swapped).svg
+    assert _lane_x(svg, "12") < _lane_x(svg, "11")   # "fully closed" is now on line 12
+    assert crossings(svg) == []
