@@ -59,6 +59,11 @@ def test_pipe_segments_honour_escaped_pipes() -> None:
     row = "| a | b\\|c |"
     assert pipe_segments(row, 1, len(row) - 1) == [" a ", " b|c "]
     assert pipe_segments("|", 1, 0) == [""]
+    # a pipe after any backslash is literal (the one backslash goes); a backslash before
+    # anything else stays; the stretch ends where it is told, whatever follows
+    assert pipe_segments("|a\\\\|b|", 1, 6) == ["a\\|b"]
+    assert pipe_segments("|a\\b|c\\|", 1, 6) == ["a\\b", "c"]
+    assert pipe_segments("|x\\|", 1, 3) == ["x\\"]
 
 
 def test_table_cells_and_alignment() -> None:

@@ -360,14 +360,19 @@ def _broken_span(grid: list[list[_Cell]], joined: set[tuple[int, int]]) -> tuple
     """The first cell (in reading order) that keeps an anchor's span from being a rectangle.
 
     Along the anchor's row every other cell must say "left", down its column
-    "up", and inside the rectangle any merge marker will do.  Cells that do
+    "up", and inside the rectangle any merge marker will do.  The markers that do
     belong to a span are added to ``joined``."""
+    last = len(grid) - 1
     for r, row in enumerate(grid):
+        below = grid[r + 1] if r < last else ()
+        width = len(row)
         for c, (merge, _) in enumerate(row):
             if merge:
                 continue
+            # a cell with no marker after it nor below it spans itself only (most cells)
+            if (c + 1 >= width or row[c + 1][0] != "left") and (c >= len(below) or below[c][0] != "up"):
+                continue
             rows, cols = _span_size(grid, r, c)
-            joined.add((r, c))
             for rr in range(r, r + rows):
                 for cc in range(c, c + cols):
                     if (rr, cc) == (r, c):

@@ -29,6 +29,7 @@ from .blockhead import claim_block
 
 PIPE = "|"
 ESCAPED_PIPE = "\\|"
+SEPARATOR_RE = re.compile(r"(?<!\\)\|")   # a pipe not escaped by a backslash
 ROWSPAN_MARK = "^^"
 ESCAPED_ROWSPAN = "\\^^"
 # delimiter-cell = ws* ':'? '-'+ ':'? ws*
@@ -68,26 +69,9 @@ def open_block(ctx: Context, n: int, sp: Split) -> None:
 
 
 def pipe_segments(src: str, pos: int, end: int) -> list[str]:
-    """row-inside = segment ('|' segment)*  over ``src[pos:end]``; ``\\|`` is a literal pipe."""
-    segments: list[str] = []
-    start = pos
-    pieces: list[str] = []
-    while pos < end:
-        if src.startswith(ESCAPED_PIPE, pos) and pos + 1 < end:
-            pieces.append(src[start:pos] + PIPE)
-            pos += 2
-            start = pos
-        elif src[pos] == PIPE:
-            pieces.append(src[start:pos])
-            segments.append("".join(pieces))
-            pieces = []
-            pos += 1
-            start = pos
-        else:
-            pos += 1
-    pieces.append(src[start:end])
-    segments.append("".join(pieces))
-    return segments
+    """row-inside = segment ('|' segment)*  over ``src[pos:end]``; ``\\|`` is a literal pipe
+    (a pipe right after a backslash: the backslash goes, the pipe stays)."""
+    return [segment.replace(ESCAPED_PIPE, PIPE) for segment in SEPARATOR_RE.split(src[pos:end])]
 
 
 def column_alignment(segment: str) -> str:
