@@ -194,3 +194,48 @@ def test_every_upstream_example_band_holds_only_its_members() -> None:
     assert found == []
     irb = build((root / "examples/layout-compare/srl-evpn-irb-auto.fd").read_bytes().decode("utf-8"))
     assert irb.diagnostics == [] and band_intrusions(irb.svg, membership(irb)) == []
+
+
+# a shop backend flowing right: the worker refunds through an external provider whose
+# webhook comes back to the API; the "Data" band spans the ranks between them
+SHOP = """figdown 0.1 block
+external psp "Payment provider"
+group app "Application"
+node api "Order API" in=app
+node worker "Worker" in=app
+group data "Data"
+node db "Orders DB" shape=cylinder in=data
+node queue "Queue" in=data
+edge api -> queue
+edge queue -> worker
+edge worker -> db
+edge worker -[refund]-> psp
+edge psp -[webhook]-> api
+"""
+
+
+def foreign_band_passes(source: str) -> list[str]:
+    """``"edge: group"`` for every connector running through the band of a group neither
+    of its ends belongs to (2 px inside the band's edge)."""
+    from .test_render_band_titles import bands, crosses, segments
+    out = build(source)
+    member = membership(out)
+    ends = {str(e["line"]): (e["a"], e["b"]) for e in out.result.models[0]["edges"]}
+    drawn = bands(ET.fromstring(out.svg))
+    found = set()
+    for key, p, q in segments(out.svg):
+        a, b = ends[key]
+        for gid, band in drawn.items():
+            x0, y0, x1, y1 = band["rect"]
+            if gid not in (member.get(a), member.get(b)) and crosses(p, q, (x0 + 2, y0 + 2, x1 - 2, y1 - 2)):
+                found.add(f"{key}: {gid}")
+    return sorted(found)
+
+
+def test_a_connector_keeps_to_one_side_of_a_band_it_does_not_belong_to() -> None:
+    """The ordering counts a connector passing from one side of a band to the other,
+    through a rank where the group has no member, as crossing the band: the refund
+    once went out to the provider past the far side of "Data" and in through it."""
+    assert foreign_band_passes(SHOP) == []
+    from .test_render_lanes import crossings
+    assert crossings(build(SHOP).svg) == []

@@ -170,6 +170,20 @@ def plan_layout(scene: Scene) -> Frame:
                 ph = Item(f"~g{gid}.{r}", r, gid, None, seq=min(scene.nodes[m].order for m in group.members))
                 ph.size, ph.placeholder = 0.0, True
                 ranks[r].append(ph)
+    # each placeholder joined to its group's items in the ranks beside it (order.Item.vups),
+    # where connectors follow their ranks' order (a topology's straight lines cut across)
+    held: dict[tuple[int, str], list[Item]] = {}
+    for r, rank in enumerate(ranks if scene.genre != "topology" else ()):
+        for it in rank:
+            if it.group is not None:
+                held.setdefault((r, it.group), []).append(it)
+    for (r, gid), here in held.items():
+        below = held.get((r + 1, gid), ())
+        if any(it.placeholder for it in here) or any(it.placeholder for it in below):
+            for u in here:
+                for v in below:
+                    u.vdowns.append(v)
+                    v.vups.append(u)
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
     loop_side, loop_room = _loop_sides(scene, plans, items, loops)

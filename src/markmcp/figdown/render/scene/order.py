@@ -6,6 +6,10 @@ occupies one contiguous block in every rank from its first member's rank to
 its last member's — including ranks where it has no member, so nothing else
 is ever placed inside its band.  Groups keep one relative order in every rank.
 
+A group's placeholder is joined, for the ordering only, to the group's items in
+the ranks beside it: a connector passing from one side of the band to the other
+there would have to go round it, so it counts as a crossing.
+
 The order is improved by barycentre sweeps (down, then up), keeping the
 order with the fewest crossings seen; ties keep the earlier order, and the
 starting order is declaration order, so the result is deterministic.  With up
@@ -32,6 +36,11 @@ class Item:
     size: float = 0.0                 # cross-axis extent
     main: float = 0.0                 # main-axis extent
     placeholder: bool = False         # holds a group's lane in a rank with no member
+    # a group's band through a rank where it has no member, for the ordering only: the
+    # placeholder joined to the group's items in the ranks beside it, so a connector
+    # passing from one side of the band to the other counts as crossing it
+    vups: list["Item"] = field(default_factory=list)
+    vdowns: list["Item"] = field(default_factory=list)
 
 
 SWEEPS = 6
@@ -39,16 +48,28 @@ MAX_GROUP_PERMUTATIONS = 24
 
 
 def _crossings(ranks: list[list[Item]]) -> int:
+    """The ordering's cost: twice the connectors' crossings, plus each crossing of a
+    connector with a group's band through a rank where the group has no member (the
+    connector goes round it: a longer way, not a crossing of ink)."""
     total = 0
     for r in range(len(ranks) - 1):
         pairs = []
+        both = []
         for it in ranks[r]:
             for d in it.downs:
                 pairs.append((it.index, d.index))
-        pairs.sort()
-        # count inversions of the second coordinate (merge count)
-        seconds = [b for _, b in pairs]
-        total += _inversions(seconds)
+            for d in it.vdowns:
+                both.append((it.index, d.index))
+        if not both:
+            pairs.sort()
+            total += 2 * _inversions([b for _, b in pairs])
+            continue
+        # crossings among connectors, and among connectors and bands together: a band's
+        # own joins never cross each other (a group is one block in every rank)
+        real = sorted(pairs)
+        mixed = sorted(pairs + both)
+        connectors = _inversions([b for _, b in real])
+        total += 2 * connectors + (_inversions([b for _, b in mixed]) - connectors)
     return total
 
 
@@ -108,7 +129,7 @@ def _sweep(ranks: list[list[Item]], down: bool, group_order: dict[str, int]) -> 
         rank = ranks[r]
         keys: dict[int, float] = {}
         for it in rank:
-            nb = it.ups if down else it.downs
+            nb = (it.ups + it.vups) if down else (it.downs + it.vdowns)
             if nb:
                 keys[id(it)] = sum(n.index for n in nb) / len(nb)
             else:
