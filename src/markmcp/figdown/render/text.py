@@ -120,9 +120,23 @@ NOTE_FOLD = 9
 NOTE_MAXW = 230
 NOTE_CH = CH * NOTE_FS / FONT
 NOTE_BOLD = 1.06
-NOTE_WIDE = {"W": 2.2, "M": 2.2, "w": 1.0, "m": 1.0}   # px more a bold letter this wide takes
 NOTE_BOLD_END = 1.0   # px of room after a bold run, so the space after it reads as one
 NOTE_LH = NOTE_FS * 1.35
+
+#: Advances of the printable ASCII characters (space to ``~``) set bold, in thousandths of
+#: the font size: those of DejaVu Sans Bold, the widest of the common system faces (a
+#: browser's bold ``system-ui`` on Linux; macOS's and Windows' faces are narrower).  The
+#: table of units gives every Latin letter one width, and set bold a name of capitals
+#: ("WAN:") came out wider than it said, so the note's own words ran into it; measured
+#: with the widest face, a bold name never runs into them, wherever the figure is shown.
+_BOLD_ASCII = tuple(int(w) for w in (
+    "348 456 521 838 696 1002 872 306 457 457 523 838 380 415 380 365 "   # space to /
+    "696 696 696 696 696 696 696 696 696 696 400 400 838 838 838 580 "   # 0 to ?
+    "1000 774 762 734 830 683 683 821 837 372 372 775 637 995 837 850 "   # @ to O
+    "733 850 770 720 682 812 774 1103 771 724 725 457 365 457 838 500 "   # P to _
+    "500 675 716 593 716 678 435 716 712 343 343 665 343 1042 712 687 "   # ` to o
+    "716 716 493 595 478 712 652 924 645 652 582 712 365 712 838"   # p to ~
+).split())
 
 
 def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool]]]:
@@ -163,14 +177,18 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
 
 
 def run_width(run: tuple[str, bool]) -> float:
-    """A run of note text's width.  A bold run (a target's name ahead of the note) also
-    counts its widest letters (:data:`NOTE_WIDE`) wider than the table does, and ends with
-    :data:`NOTE_BOLD_END` of room: set bold, "WAN:" takes some 27 px where the table says
-    22, and the note's own words drawn after it ran into it."""
+    """A run of note text's width.  A bold run (a target's name ahead of the note) is
+    measured with :data:`_BOLD_ASCII` for its printable ASCII characters (the table of
+    units for the rest, a little wider for the weight), and ends with
+    :data:`NOTE_BOLD_END` of room."""
     text, bold = run
     if not bold:
         return units(text) * NOTE_CH
-    return units(text) * NOTE_CH * NOTE_BOLD + sum(NOTE_WIDE.get(c, 0.0) for c in text) + NOTE_BOLD_END
+    width = NOTE_BOLD_END
+    for c in text:
+        k = ord(c) - 32
+        width += _BOLD_ASCII[k] * NOTE_FS / 1000 if 0 <= k < len(_BOLD_ASCII) else units(c) * NOTE_CH * NOTE_BOLD
+    return width
 
 
 def note_size(text: str, prefix: str | None = None) -> tuple[float, float, list]:
