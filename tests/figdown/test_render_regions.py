@@ -150,3 +150,19 @@ def test_a_refused_bitfield_in_a_later_section_names_its_document_line() -> None
     lines = refusal('figdown 0.1 block\nnode a "A"\n\nfigdown 0.1 bitfield\n'
                     'bitfield hdr numbering=msb0 word=70000\nfield "Payload" *\n')
     assert len(lines) == 1 and lines[0].startswith('Line 5: bitfield "hdr" has word=70000')
+
+
+def test_line_breaks_read_as_spaces_where_there_is_one_line_of_room() -> None:
+    """A bitfield row is 30 px high, a present= caption and a legend entry have one line:
+    an author's \\n there reads as a space (stacked, the lines ran into the ruler, the next
+    caption and the next legend entry, and off the canvas)."""
+    source = ('figdown 0.1 bitfield\nclass a "Read-only:\\nset by hardware" fill=#dbeafe\n'
+              'class b "Write one\\nto clear" fill=#fee2e2\n'
+              'bitfield b "Control" word=16 numbering=msb0\nfield "Mode" 4 class=a\n'
+              'field "Watchdog\\ntimeout" 8 class=b present="only when\\nMode > 4"\nfield "Opt" 4\n')
+    svg = build(source).svg
+    drawn = svg[:svg.index("<metadata")]
+    assert "<tspan" not in drawn
+    for joined in ("Watchdog timeout", "Watchdog timeout — present: only when Mode &gt; 4",
+                   "Read-only: set by hardware", "Write one to clear"):
+        assert f">{joined}<" in drawn, joined

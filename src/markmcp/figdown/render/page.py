@@ -21,7 +21,7 @@ from .bands import band_edge, band_rect
 from .notes import note_svg
 from .style import class_table
 from .svg import SVG_NS, dash, esc, num, open_tag, tag, text
-from .text import label_ink, note_size, units
+from .text import label_ink, note_size, one_line, units
 
 PADL, PADT = 18, 6
 STACK_GAP = 28
@@ -64,7 +64,7 @@ def _legend(model: dict, y: float, max_w: float) -> tuple[str, float, float]:
     lx, ly, row_h = 0.0, y + 8, 20
     wrap = max(max_w, 420)
     for c in entries:
-        label = c.get("meaning") or ""
+        label = one_line(c.get("meaning") or "")
         paints = any(c.get(k) is not None for k in ("fill", "stroke", "style"))
         width = units(label) * LEGEND_CH + (30 if paints else 9)
         if lx > 0 and lx + width > wrap:

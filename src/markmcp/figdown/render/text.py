@@ -88,6 +88,12 @@ def lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+def one_line(text: str) -> str:
+    """A label set on one line: an author ``\\n`` reads as a space, where the drawing
+    has one line of room for it (a bitfield row, a caption under it, a legend entry)."""
+    return text.replace("\n", " ")
+
+
 def widest(text: str) -> float:
     """The widest line of a (possibly multi-line) label, in Latin units."""
     return max(units(line) for line in text.split("\n"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, INK_MUTED, is_dark, title_width, units
+from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, title_width, units
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
@@ -203,7 +203,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                                    child))
                 else:
                     out.append(tag("path", [("d", _outline(box)), ("fill", fill), ("stroke", "none")], child))
-                caption = (str(f.get("name", "")) + suffix) if bi == 0 else CONT
+                caption = (one_line(str(f.get("name", ""))) + suffix) if bi == 0 else CONT
                 lead = max(box, key=lambda s: s["w"])
                 ly = box[0]["y"] + len(box) * RH / 2 if flat else lead["y"] + RH / 2
                 size, need = 11.0, units(caption) * 6.2
@@ -278,7 +278,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
     if conditions:
         yb += 4
         for f in conditions:
-            line = f"{f.get('name', '')} — present: {f['present']}"
+            line = one_line(f"{f.get('name', '')} — present: {f['present']}")
             out.append(text(0, yb + 9, 10.5, line, fill=INK_MUTED))
             wb = max(wb, units(line) * 6.3 + 2)
             yb += 14
