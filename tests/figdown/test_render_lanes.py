@@ -67,3 +67,38 @@ def test_a_lane_order_in_the_source_does_not_change_the_nesting() -> None:
     svg = build(swapped).svg
     assert _lane_x(svg, "12") < _lane_x(svg, "11")   # "fully closed" is now on line 12
     assert crossings(svg) == []
+
+
+def _shared_runs(svg: str) -> list[tuple[str, str]]:
+    """Pairs of connectors with a stretch of more than 3 px drawn on one line (a trunk)."""
+    runs: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        if p[0] == q[0] or p[1] == q[1]:
+            runs.setdefault(key, []).append((p, q))
+    shared = set()
+    for a, b in itertools.combinations(sorted(runs), 2):
+        for p, q in runs[a]:
+            for r, u in runs[b]:
+                for axis in (0, 1):
+                    other = 1 - axis
+                    if p[axis] == q[axis] == r[axis] == u[axis]:
+                        lo = max(min(p[other], q[other]), min(r[other], u[other]))
+                        hi = min(max(p[other], q[other]), max(r[other], u[other]))
+                        if hi - lo > 3:
+                            shared.add((a, b))
+    return sorted(shared)
+
+
+def test_transitions_with_different_triggers_do_not_share_a_trunk() -> None:
+    """Two transitions back into "Opening" merged into one bus carried one trigger on the
+    trunk, which then read as the other's trigger too; now each keeps its own line (and
+    lines that look alike and say the same still merge)."""
+    source = ("figdown 0.2 statechart\nflow left\nstate opening \"Opening\"\nstate open \"Open\"\n"
+              "state closing \"Closing\"\nstate blocked \"Obstruction\"\n"
+              "transition opening -[fully open]-> open\ntransition open -[timer]-> closing\n"
+              "transition closing -[beam broken]-> blocked\ntransition blocked -[clear for 2 s]-> opening\n"
+              "transition closing -[door-open button]-> opening\n")
+    svg = build(source).svg
+    assert _shared_runs(svg) == []
+    same = source.replace("[clear for 2 s]", "[door-open button]")
+    assert _shared_runs(build(same).svg) != []

@@ -205,9 +205,11 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     group_size: dict[tuple[str, int], int] = {}
     mid = (frame.cross_lo + frame.cross_hi) / 2
     # connectors merge into one bus only when they look alike: a trunk shows one colour
-    # and dash, and the members share one arrowhead
+    # and dash, the members share one arrowhead, and a label on the trunk reads as every
+    # member's, so they must carry the same label (or none)
     names: dict[int, str] = {}
     looks: dict[str, list] = {}
+    labels: dict[tuple[str, int], list] = {}   # the labels seen per target and look
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind == "lane":
@@ -217,7 +219,11 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             if look not in seen:
                 seen.append(look)
             k = seen.index(look)
-            names[link.index] = link.b if k == 0 else f"{link.b}.{k}"
+            said = labels.setdefault((link.b, k), [])
+            if link.mid not in said:
+                said.append(link.mid)
+            j = said.index(link.mid)
+            names[link.index] = link.b if k == j == 0 else f"{link.b}.{k}.{j}"
             if k % 2:   # a second look goes round the other side, a third nests with the first
                 plan.side = -plan.side
             key = (names[link.index], plan.side)
