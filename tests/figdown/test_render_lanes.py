@@ -102,3 +102,15 @@ def test_transitions_with_different_triggers_do_not_share_a_trunk() -> None:
     assert _shared_runs(svg) == []
     same = source.replace("[clear for 2 s]", "[door-open button]")
     assert _shared_runs(build(same).svg) != []
+
+
+def test_lines_round_a_pair_keep_their_own_legs() -> None:
+    """Six connectors between two boxes: two go straight, the rest round the pair, under
+    and over; on each side the further one leaves and enters further out, so no two
+    share a leg (those going opposite ways once merged into one two-headed line)."""
+    source = ("figdown 0.1 block\nflow right\nnode c \"Client\"\nnode s \"Server\"\n"
+              "edge c -[request 1]-> s\nedge c -[request 2]-> s\nedge s -[response]-> c\n"
+              "edge s -[push]-> c\nedge c <-[heartbeat]-> s\nedge s -[event]-> c\n")
+    svg = build(source).svg
+    assert _shared_runs(svg) == []
+    assert crossings(svg) == []

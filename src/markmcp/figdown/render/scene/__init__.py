@@ -366,11 +366,15 @@ def _round_pair(a, b, links, others) -> dict[int, list] | None:
     """Lines from side to side of two boxes beside each other (or one above the
     other), round the outside: under them (right of them), then over (left), taking
     turns, each further out; None when the boxes are neither beside nor above each
-    other, or a line would cross another box."""
+    other, or a line would cross another box.  The lines on one side nest: each further
+    one leaves and enters its boxes further from the other box (:data:`ROUND_LEG_STEP`
+    apart), so it passes round the nearer ones and every line keeps its own legs and its
+    own arrowhead."""
     level = min(a.y + a.h, b.y + b.h) > max(a.y, b.y)      # beside each other
     upright = min(a.x + a.w, b.x + b.w) > max(a.x, b.x)    # one above the other
     if level == upright:
         return None
+    count = {1: (len(links) + 1) // 2, -1: len(links) // 2}
     out: dict[int, list] = {}
     depth = {1: 0, -1: 0}
     for i, link in enumerate(links):
@@ -378,18 +382,34 @@ def _round_pair(a, b, links, others) -> dict[int, list] | None:
         depth[side] += 1
         src, dst = (a, b) if link.a == a.id else (b, a)
         reach = ROUND_GAP * depth[side]
+        n = count[side]
         if level:
             edge = (lambda n: n.y + n.h) if side > 0 else (lambda n: n.y)
             far = max(edge(a), edge(b)) + reach if side > 0 else min(edge(a), edge(b)) - reach
-            pts = [(src.cx, edge(src)), (src.cx, far), (dst.cx, far), (dst.cx, edge(dst))]
+            sx, dx = (_round_leg(src, dst, depth[side], n, True), _round_leg(dst, src, depth[side], n, True))
+            pts = [(sx, edge(src)), (sx, far), (dx, far), (dx, edge(dst))]
         else:
             edge = (lambda n: n.x + n.w) if side > 0 else (lambda n: n.x)
             far = max(edge(a), edge(b)) + reach if side > 0 else min(edge(a), edge(b)) - reach
-            pts = [(edge(src), src.cy), (far, src.cy), (far, dst.cy), (edge(dst), dst.cy)]
+            sy, dy = (_round_leg(src, dst, depth[side], n, False), _round_leg(dst, src, depth[side], n, False))
+            pts = [(edge(src), sy), (far, sy), (far, dy), (edge(dst), dy)]
         if path_hits(pts, others, -CLEAR - 6.0):
             return None
         out[link.index] = pts
     return out
+
+
+ROUND_LEG_STEP = 14.0   # between the legs of the lines round a pair, on one side of a box
+
+
+def _round_leg(box, other, depth: int, count: int, across_x: bool) -> float:
+    """Where on ``box`` the line ``depth`` (1: the nearest) of ``count`` round a pair
+    leaves or enters it: the nearest line nearest ``other``, each further one a step
+    further away, the ``count`` legs centred on the box (closer where it is narrow)."""
+    centre, size = (box.cx, box.w) if across_x else (box.cy, box.h)
+    toward = 1.0 if ((other.cx if across_x else other.cy) > centre) else -1.0
+    step = ROUND_LEG_STEP if count < 2 else min(ROUND_LEG_STEP, max(0.0, size - 16.0) / (count - 1))
+    return centre + toward * ((count - 1) / 2 - (depth - 1)) * step
 
 
 def _translate_auto(scene: Scene, paths: dict[int, list], y0: float) -> None:
