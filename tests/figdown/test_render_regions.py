@@ -166,3 +166,18 @@ def test_line_breaks_read_as_spaces_where_there_is_one_line_of_room() -> None:
     for joined in ("Watchdog timeout", "Watchdog timeout — present: only when Mode &gt; 4",
                    "Read-only: set by hardware", "Write one to clear"):
         assert f">{joined}<" in drawn, joined
+
+
+def test_a_chart_of_many_rows_keeps_its_value_axis_on_the_canvas() -> None:
+    """Ten rows reach far to the left of the chart's front corner; the canvas was sized
+    from there, and the value axis at the back-right corner fell off it with its ticks."""
+    rows = "".join(f"| r{i} | {v} |\n" for i, v in enumerate((120, 980, 4, 310, 45, 640, 1500, 2200, 75, 8640)))
+    source = ("figdown 0.1 table\ntable ep \"Requests\"\n| Endpoint | Requests |\n|---|---:|\n" + rows
+              + "chart ep\n")
+    svg = build(source).svg
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    ticks = re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="9.5"[^>]*>(\d+)<', svg)
+    assert [t for _, t in ticks] == ["0", "4320", "8640"]
+    assert all(float(x) + len(t) * 9.5 * 0.7 <= width for x, t in ticks)
+    axis = re.search(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1"', svg)
+    assert axis is not None and float(axis.group(1)) < width

@@ -191,17 +191,21 @@ def render(block: dict, model: dict, y0: float) -> Block:
     out.append(tag("line", [("x1", zx + 14), ("y1", zy), ("x2", zx + 14), ("y2", zy - zmax * zs),
                             ("stroke", "#8a8880")]))
     ticks = []
+    tick_right = zx + 21.0   # where the value axis's widest tick label ends
     for z in (0, half_up(zmax / 2), half_up(zmax)):
         if z in ticks:
             continue
         ticks.append(z)
+        tick_right = max(tick_right, zx + 21 + units(str(int(z))) * TICK_CH)
         out.append(tag("line", [("x1", zx + 11), ("y1", zy - z * zs), ("x2", zx + 17), ("y2", zy - z * zs),
                                 ("stroke", "#8a8880")]))
         out.append(text(zx + 21, zy - z * zs + 3.5, 9.5, str(int(z)), anchor="start", fill=INK_MUTED))
     for x, y, anchor, name, ok in placed:
         out.append(text(x + ox, y, 10, name, anchor=anchor, fill=INK_MUTED, halo=not ok))
     nx, ny = at(nr, nc, 0)
-    width = max(nx + ox + 70, right + ox + 4, title_width(caption))
+    # the value axis stands at the back-right corner, beyond every bar (a chart of many
+    # rows reaches far to the left of its front corner, and was cut off there)
+    width = max(nx + ox + 70, tick_right + 4, right + ox + 4, title_width(caption))
     bottom = max(ny + 24, down + 6)
     below = [(row_names[r], col_names[c] if c < nc else "", table["rows"][r]["cells"][c + 1].get("v", ""))
              for r in range(nr) for c in range(len(rows[r])) if rows[r][c] < 0]
@@ -217,4 +221,5 @@ def render(block: dict, model: dict, y0: float) -> Block:
     return Block("".join(out), bottom, width)
 
 
+TICK_CH = 9.5 * 0.70   # px per digit of a value-axis tick label (9.5 px; a wide face's digits)
 NOT_DRAWN_LISTED = 4   # values below 0 named one by one under a chart, before "and N more"
