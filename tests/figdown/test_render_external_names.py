@@ -5,11 +5,13 @@ connector crosses.  Every check reads the drawn SVG."""
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 
 from markmcp.figdown.render import build
 from markmcp.figdown.render.text import label_px
 
 from .test_render_band_titles import crosses, segments
+from .test_render_scene import nodes
 
 # flowing right: the refund arrives from the left and the webhook leaves to the right
 # and runs back under everything: the name's first place, on the right, is in its way
@@ -62,3 +64,34 @@ def test_a_name_keeps_the_side_away_from_the_figure_when_that_is_clear() -> None
     x0, _, _, _ = name_rect(svg, "Payment provider")
     (end,) = [q for key, p, q in segments(svg)]
     assert x0 > end[0]
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_names_of_neighbouring_externals_do_not_overprint() -> None:
+    """Four externals above two firewalls: "Partner VPN" and "Cloud interconnect" were
+    written over each other."""
+    source = ("figdown 0.1 topology\nflow down\nexternal isp1 \"ISP 1\"\nexternal isp2 \"ISP 2\"\n"
+              "external partner \"Partner VPN\"\nexternal cloud \"Cloud interconnect\"\n"
+              "node fw1 \"Firewall A\"\nnode fw2 \"Firewall B\"\nedge isp1 -- fw1\nedge isp2 -- fw2\n"
+              "edge partner -- fw1\nedge partner -- fw2\nedge cloud -- fw1\nedge cloud -- fw2\n"
+              "rank fw1,fw2\n")
+    svg = build(source).svg
+    rects = [name_rect(svg, n) for n in ("ISP 1", "ISP 2", "Partner VPN", "Cloud interconnect")]
+    assert not any(_overlap(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+def test_an_external_name_keeps_off_a_box() -> None:
+    """Flowing left, two refunds feed the payment gateway, which closes the case: the
+    gateway's name, on the side away from its first connector, was written across
+    "Case closed"."""
+    source = ("figdown 0.2 flowchart\nflow left\nprocess p \"Partial refund\"\nprocess f \"Full refund\"\n"
+              "external bank \"Payment gateway\"\nterminator end \"Case closed\"\n"
+              "flowline p -> bank\nflowline f -> bank\nflowline bank -> end\n")
+    svg = build(source).svg
+    name = name_rect(svg, "Payment gateway")
+    boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
+    assert len(boxes) == 3
+    assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)

@@ -4,9 +4,10 @@ An external is drawn as the open end of its connectors, named just beyond that e
 The name takes one of four places round the end: right of it, left of it, below it or
 above it.  The first choice is the side away from the figure, read off the external's
 first connector (a connector arriving from the left puts the name on the right).  An
-external with several connectors may have one leaving towards that side; the name then
-takes the first of the other places (below, above, right, left) that no connector runs
-through, and when every place is crossed, the one crossed by the fewest.
+external with several connectors may have one leaving towards that side, and a name
+placed before it (or a box) may stand there; the name then takes the first of the other
+places (below, above, right, left) that nothing meets, and when something meets every
+place, the one met least (a box or a name counting as two connectors).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .squares import SquareIndex
 EXTERNAL_FS = 10.0   # an external's name (px)
 GAP = 10.0           # from the open end to the near edge of its name
 CLEAR = 1.0          # a connector this near a name counts as running through it
+COVERS = 2           # a name over a box or another name counts as this many connectors through it
 CELL = 96.0          # side of a square of the connectors' index
 MOST_SQUARES = 4096  # a segment over more squares than this is read for every name
 
@@ -41,10 +43,19 @@ def external_names(scene: Scene) -> dict[str, tuple[float, float, str, Rect]]:
                 first[nid] = (b[0] - a[0], b[1] - a[1])
         for p, q in zip(pts, pts[1:]):
             segs.add((p, q), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
-    return {n.id: _choose(n, first.get(n.id, (0.0, 0.0)), segs) for n in externals}
+    taken = SquareIndex(CELL, MOST_SQUARES)   # boxes, and the names placed so far
+    for n in scene.nodes.values():
+        if not n.external and n.w > 0 and n.h > 0:
+            taken.add(n.rect(), n.rect())
+    out = {}
+    for n in externals:
+        out[n.id] = place = _choose(n, first.get(n.id, (0.0, 0.0)), segs, taken)
+        taken.add(place[3], place[3])
+    return out
 
 
-def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex) -> tuple[float, float, str, Rect]:
+def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex,
+            taken: SquareIndex) -> tuple[float, float, str, Rect]:
     places = _places(n)
     dx, dy = toward
     if abs(dx) >= abs(dy):
@@ -54,8 +65,10 @@ def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex) -> tuple[flo
     best = None
     for rank, side in enumerate([first] + [s for s in ("below", "above", "right", "left") if s != first]):
         x0, y0, x1, y1 = rect = places[side][3]
-        struck = sum(1 for p, q in segs.near(x0 - CLEAR, y0 - CLEAR, x1 + CLEAR, y1 + CLEAR)
-                     if seg_hits_rect(p, q, rect, -CLEAR))
+        near = (x0 - CLEAR, y0 - CLEAR, x1 + CLEAR, y1 + CLEAR)
+        struck = sum(1 for p, q in segs.near(*near) if seg_hits_rect(p, q, rect, -CLEAR))
+        struck += COVERS * sum(1 for r in taken.near(*near)
+                               if r[0] < near[2] and near[0] < r[2] and r[1] < near[3] and near[1] < r[3])
         if struck == 0:
             return places[side]
         if best is None or struck < best[0]:
