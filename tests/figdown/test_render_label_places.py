@@ -269,3 +269,16 @@ def test_notes_never_cover_one_another() -> None:
                     if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
     assert notes > 20
     assert covered == []
+
+
+def test_a_note_does_not_hide_the_lines_at_its_node() -> None:
+    """The order API's note sat above it, over the line from Web and the arrowhead into
+    Stock: a note hides all the ink under it, so a place over a connector pays for it."""
+    from .test_render_band_titles import crosses, segments
+    source = ("figdown 0.3 block\nflow right\ngroup front \"Front end\"\nnode web \"Web\" in=front\n"
+              "node app \"Mobile app\" in=front\ngroup back \"Back end\"\n"
+              "node api \"Order API\" in=back note=\"up to 1000 per second\"\nnode stock \"Stock\" in=back\n"
+              "node pay \"Payment\" in=back\nedge web -> api\nedge app -> api\nedge api -> stock\nedge api -> pay\n")
+    svg = build(source).svg
+    (note,) = _note_rects(svg)
+    assert [key for key, p, q in segments(svg) if crosses(p, q, note)] == []

@@ -294,6 +294,16 @@ class Board:
         grown = (r[0] - margin, r[1] - margin, r[2] + margin, r[3] + margin)
         return sum(1 for b in index.near(*grown) if overlap(r, b, -margin))
 
+    def lines_under(self, r: Rect) -> int:
+        """How many connectors have a segment under the rectangle ``r`` anywhere (a note
+        hides all the ink under it, not only what crosses its middle)."""
+        keys = set()
+        for key, p, q, sb in self._segs.near(*r):
+            if key not in keys and not (sb[2] < r[0] or sb[0] > r[2] or sb[3] < r[1] or sb[1] > r[3]) \
+                    and seg_hits_rect(p, q, r, 0.0):
+                keys.add(key)
+        return len(keys)
+
     def passes(self, p, q) -> int:
         """How many hard boxes and placed labels (notes among them) the segment p–q runs
         through (their interiors: a segment ending on a box's edge does not count it)."""

@@ -279,6 +279,7 @@ def annotations(scene: Scene, model: dict, board: Board) -> list[Note]:
 NOTE_RINGS = (10.0, 24.0, 44.0, 70.0)   # how far from its target a note is tried first
 NOTE_FAR = (100.0, 140.0)               # ... and, when all those places are taken, further out
 LEADER_INSET = 6.0       # a leader leaves a note at least this far from its corners
+NOTE_OVER_LINE = 300.0   # a connector anywhere under a note (its ink is hidden there)
 LEADER_THROUGH = 300.0   # a note's leader running through a box or another note
 NOTE_TAKEN = 200.0   # a place costing this or more is crowded: a box, a label, a note or a
                      # connector in it, or a box within 4 px
@@ -314,8 +315,9 @@ def _leader(nx: float, ny: float, w: float, h: float, side: int, target):
 def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) -> Note:
     """A note beside ``target``: the cheapest of 16 places round it, and when every one of
     those is crowded (:data:`NOTE_TAKEN`), the cheapest of those and 40 more (above and
-    below flush with either end of the target, and further out).  A place away from the
-    target pays for each box or note its leader would run through."""
+    below flush with either end of the target, and further out).  A place pays for each
+    connector under it, and a place away from the target for each box or note its leader
+    would run through."""
     w, h, wrapped = note_size(text, prefix + ":" if prefix else None)
     x0, y0, x1, y1 = target
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -323,7 +325,8 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
     def best_of(cands, best):
         for nx, ny, ring, side in cands:
             r = (nx, ny, nx + w, ny + h)
-            c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0)
+            c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0) \
+                + NOTE_OVER_LINE * board.lines_under(r)
             if ring >= 1:
                 c += LEADER_THROUGH * board.passes(*_leader(nx, ny, w, h, side, target))
             if best is None or c < best[0] - 1e-9:
