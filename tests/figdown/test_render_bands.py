@@ -239,3 +239,16 @@ def test_a_connector_keeps_to_one_side_of_a_band_it_does_not_belong_to() -> None
     assert foreign_band_passes(SHOP) == []
     from .test_render_lanes import crossings
     assert crossings(build(SHOP).svg) == []
+
+
+def test_a_connector_past_two_bands_goes_round_them_not_through() -> None:
+    """Flink feeds the lake and, directly, the feature store beyond it; the direct line
+    once climbed out of "Compute", crossed the lake's lines and came back down through
+    both bands."""
+    from .test_render_lanes import crossings
+    source = ("figdown 0.1 block\nflow right\ngroup lake \"Lake\"\nnode raw \"Raw\" in=lake\n"
+              "node cur \"Curated\" in=lake\ngroup compute \"Compute\"\nnode flink \"Flink\" in=compute\n"
+              "node spark \"Spark\" in=compute\nnode ml \"Feature store\"\nedge flink -> raw\n"
+              "edge raw -> spark\nedge spark -> cur\nedge cur -> ml\nedge flink -> ml\n")
+    assert foreign_band_passes(source) == []
+    assert crossings(build(source).svg) == []
