@@ -114,3 +114,14 @@ def test_lines_round_a_pair_keep_their_own_legs() -> None:
     svg = build(source).svg
     assert _shared_runs(svg) == []
     assert crossings(svg) == []
+
+
+def test_a_fan_out_to_six_does_not_cross_itself() -> None:
+    """The outer two of six lines must bend (straight, they would cut the next box), and
+    bent beside four straight lines they crossed them: a fan one of whose lines bends
+    now bends them all, in port order."""
+    source = "figdown 0.1 block\nflow right\nnode t \"Topic\"\n" + "".join(
+        f"node s{i} \"Subscriber {i}\"\nedge t -> s{i}\n" for i in range(1, 7))
+    svg = build(source).svg
+    assert crossings(svg) == []
+    assert len({k for k, _p, _q in segments(svg)}) == 6

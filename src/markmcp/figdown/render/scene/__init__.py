@@ -119,6 +119,7 @@ def _auto_layout(scene: Scene) -> Frame | None:
                     blocked.add(link.index)
             else:
                 routing.waypoints.discard(link.index)
+        blocked |= _fan_mates(scene, frame, routing, blocked)
         # a line bending at its dummies keeps them clear of the boxes beside them (a
         # dummy packed against a box would put the bend on its outline): place again
         fresh = [it for li in sorted(routing.waypoints) for it in frame.plans[li].items[1:-1]
@@ -136,6 +137,31 @@ def _auto_layout(scene: Scene) -> Frame | None:
         routing.orthogonal |= blocked
     frame.routing = routing
     return frame
+
+
+def _fan_mates(scene: Scene, frame: Frame, routing, blocked: set) -> set:
+    """The straight lines of a fan one of whose lines must go through the channels: the
+    other lines from its first box to the same rank (or into its last box from the same
+    rank).  Ports on a side are given out in order only among channel-routed lines, and
+    a straight line leaving the same side beside them crossed them (six subscribers:
+    the outer two bent round the middle four)."""
+    if not blocked:
+        return set()
+    fans: dict[tuple, list[int]] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.waypoints:
+            continue
+        if link.index in routing.orthogonal and link.index not in blocked:
+            continue
+        ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]
+        fans.setdefault(("out", link.a, rb), []).append(link.index)
+        fans.setdefault(("in", link.b, ra), []).append(link.index)
+    mates: set = set()
+    for members in fans.values():
+        if len(members) > 1 and any(li in blocked for li in members):
+            mates.update(members)
+    return mates - blocked
 
 
 LABEL_ROWS_MAX = 4   # rows of labels one gap between ranks is grown for, at most
