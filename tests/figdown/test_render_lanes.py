@@ -125,3 +125,11 @@ def test_a_fan_out_to_six_does_not_cross_itself() -> None:
     svg = build(source).svg
     assert crossings(svg) == []
     assert len({k for k, _p, _q in segments(svg)}) == 6
+
+
+def test_a_fan_in_from_eight_hosts_does_not_cross_at_the_aggregator() -> None:
+    """Straight lines from far and near hosts landed on the aggregator's sides in the
+    wrong order (the ends were spread one line at a time) and crossed just before it."""
+    source = "figdown 0.1 block\nflow down\nnode agg \"Log aggregator\"\n" + "".join(
+        f"node h{i} \"host-0{i}\"\nedge h{i} -> agg\n" for i in range(1, 9))
+    assert crossings(build(source).svg) == []

@@ -264,8 +264,50 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             square = abs(pts[0][0] - pts[1][0]) < 0.01 or abs(pts[0][1] - pts[1][1]) < 0.01
             land_apart(scene, paths, link, LAND_APART if square else HEAD_APART,
                        (link.arrow_a, link.arrow_b), heads=True, touching=touching)
+    _uncross_ends(scene, paths, touching, boxes)
     _bus_dots(scene, paths)
     return paths
+
+
+UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there
+
+
+def _uncross_ends(scene: Scene, paths: dict[int, list], touching: dict[str, list], boxes: Boxes) -> None:
+    """Two straight lines ending on one box that cross each other swap their ends there,
+    when that uncrosses them and neither new line enters a box: the ends were spread one
+    line at a time, and a fan-in from far and near sources landed in the wrong order
+    (host-01's line crossed host-02's just before the aggregator)."""
+    for nid, links in touching.items():
+        ends = []
+        for link in links:
+            pts = paths.get(link.index)
+            if pts is None or len(pts) != 2 or link.a == link.b:
+                continue
+            ends.append((link, 0 if link.a == nid else 1))
+        if not 2 <= len(ends) <= UNCROSS_MOST:
+            continue
+        for i in range(len(ends)):
+            for j in range(i + 1, len(ends)):
+                (la, ka), (lb, kb) = ends[i], ends[j]
+                pa, pb = paths[la.index], paths[lb.index]
+                if not _segments_cross(pa[0], pa[1], pb[0], pb[1]):
+                    continue
+                na, nb = list(pa), list(pb)
+                na[ka], nb[kb] = pb[kb], pa[ka]
+                if _segments_cross(na[0], na[1], nb[0], nb[1]) \
+                        or boxes.hits(na, (la.a, la.b)) or boxes.hits(nb, (lb.a, lb.b)):
+                    continue
+                paths[la.index], paths[lb.index] = na, nb
+
+
+def _segments_cross(p, q, r, u) -> bool:
+    """Do segments p–q and r–u cross at a point inside both (not at a shared end)?"""
+    d = (q[0] - p[0]) * (u[1] - r[1]) - (q[1] - p[1]) * (u[0] - r[0])
+    if abs(d) < 1e-9:
+        return False
+    t = ((r[0] - p[0]) * (u[1] - r[1]) - (r[1] - p[1]) * (u[0] - r[0])) / d
+    v = ((r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0])) / d
+    return 1e-6 < t < 1 - 1e-6 and 1e-6 < v < 1 - 1e-6
 
 
 def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
