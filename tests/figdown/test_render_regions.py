@@ -181,3 +181,24 @@ def test_a_chart_of_many_rows_keeps_its_value_axis_on_the_canvas() -> None:
     assert all(float(x) + len(t) * 9.5 * 0.7 <= width for x, t in ticks)
     axis = re.search(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1"', svg)
     assert axis is not None and float(axis.group(1)) < width
+
+
+def test_notes_in_a_sequence_are_drawn_beside_it() -> None:
+    """A lifeline's, a message's and a state's note= were accepted and never drawn; they
+    stand in a column right of the diagram, level with what they are about, each with
+    a leader, and the canvas holds them."""
+    source = ('figdown 0.4 sequence\nlifeline c "Client" note="Chrome 120"\nlifeline s "Server"\n'
+              'message c -> s "GET / (early data)" note="must be idempotent: replayable"\n'
+              'state s "RESUMED" note="no certificate exchange"\n')
+    out = build(source)
+    assert out.diagnostics == []
+    svg = out.svg
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    notes = re.findall(r'<g class="fd-note" data-note-on="(\w+)" data-note-for="([^"]+)"><path d="M([\d.]+) ([\d.]+) H([\d.]+)', svg)
+    assert [(on, ref) for on, ref, *_ in notes] == [("lifeline", "c"), ("edge", "4"), ("state", "5")]
+    tops = [float(y) for *_, y, _r in notes]
+    assert tops == sorted(tops)
+    assert all(float(r) <= width for *_, r in notes)
+    assert svg.count('stroke-dasharray="4 3"') >= 3   # the leaders
+    for words in ("Chrome 120", "must be idempotent: replayable", "no certificate exchange"):
+        assert words in svg[:svg.index("<metadata")]

@@ -20,9 +20,10 @@ one document, the row that went past is refused, instead of drawing for a minute
 from __future__ import annotations
 
 from .block import Block, Budget
+from .notes import leader_svg, note_svg
 from .style import class_table, display_label, paint
 from .svg import dash, esc, num, tag, text
-from .text import CH, INK_DARK, label_ink, widest
+from .text import CH, INK_DARK, label_ink, note_size, widest
 
 HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
 ROW_H, SELF_W, SELF_EXTRA, STATE_H = 34, 40, 26, 22
@@ -329,8 +330,61 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             lines = label.count("\n") + 1
             ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
                             anchor="middle", fill=INK_DARK, halo=True))
+    notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent))
+    if notes:
+        extent.append(max(x for x, _svg in notes))
     width = max(extent) + right_pad + 4
-    return Block("".join(bg + mid + ink), bottom, width, {"x0": 0, "x1": width, "y0": y0, "y1": bottom})
+    return Block("".join(bg + mid + ink + [svg for _x, svg in notes]), bottom, width,
+                 {"x0": 0, "x1": width, "y0": y0, "y1": bottom})
+
+
+NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
+NOTE_GAP = 8.0           # between two notes in the column
+
+
+def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right):
+    """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
+    column right of the diagram, each level with what it is about (pushed down below the
+    one above it when they would meet) and joined to it by a leader; ``([(right end,
+    markup)], new bottom)``.  A sequence has no free space beside its messages, so every
+    note takes a leader."""
+    col = {lf["id"]: i for i, lf in enumerate(lifelines)}
+    wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
+    for i, lf in enumerate(lifelines):
+        if lf.get("note"):
+            wanted.append((y0 + 8, len(wanted), lf["note"], display_label(lf), "lifeline", lf["id"],
+                           (xs[i] + head_w[i] / 2, y0 + 8 + HEAD_H / 2)))
+    for cid, (kind, el) in containers.items():
+        if el.get("note") and cid in boxes:
+            x0, x1, t, b = boxes[cid]
+            wanted.append((t, len(wanted), el["note"], el.get("label") or el.get("type") or cid, kind, cid, (x1, t + 8)))
+    for k, (kind, el) in enumerate(rows):
+        if not el.get("note"):
+            continue
+        ym = mids[k]
+        if kind == "state":
+            if el.get("lifeline") not in col:
+                continue
+            at = (xs[col[el["lifeline"]]] + _pill_w(el["name"]) / 2, ym)
+            wanted.append((ym, len(wanted), el["note"], el["name"], "state", el.get("id") or str(el.get("line")), at))
+            continue
+        if el["a"] not in col or el["b"] not in col:
+            continue
+        ci, cj = col[el["a"]], col[el["b"]]
+        at = (xs[ci] + SELF_W, ym) if ci == cj else ((xs[ci] + xs[cj]) / 2, ym)
+        wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
+    if not wanted:
+        return [], bottom
+    x = right + NOTE_COLUMN_GAP
+    out, below = [], y0 - NOTE_GAP   # no note above the diagram's top
+    for y, _order, body, prefix, kind, ref, at in sorted(wanted):
+        w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
+        ny = max(y - h / 2, below + NOTE_GAP)
+        below = ny + h
+        markup = leader_svg((x, min(max(at[1], ny + 4), ny + h - 4)), at) + note_svg(x, ny, w, h, wrapped, kind, ref)
+        out.append((x + w, markup))
+        bottom = max(bottom, below + 8)
+    return out, bottom
 
 
 __all__ = ["render", "class_table"]
