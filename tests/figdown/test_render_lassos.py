@@ -469,3 +469,19 @@ def test_a_member_link_between_touching_pinned_boxes_draws_nothing_to_ring() -> 
     lengths = {key: [_length(p) for p in polys] for key, polys in edge_polylines(out.svg).items()}
     assert lengths["6"] == [0.0] and min(lengths["7"] + lengths["8"]) > 10
     assert ring_misses(out) == [] and lasso_intrusions(out) == []
+
+
+def test_two_bundles_on_one_pair_each_hold_only_their_own_links() -> None:
+    """Four links between two routers, two bundles of two: each ring was drawn round all
+    four (a ring is never less than 34 px across); each now narrows to keep the other
+    bundle's links out."""
+    svg = build("figdown 0.5 topology\nflow right\nnode a \"Router A\"\nnode b \"Router B\"\n"
+                "edge a [xe-0/0/0] -- [xe-0/0/0] b id=l1\nedge a [xe-0/0/1] -- [xe-0/0/1] b id=l2\n"
+                "edge a [xe-0/0/2] -- [xe-0/0/2] b id=l3\nedge a [xe-0/0/3] -- [xe-0/0/3] b id=l4\n"
+                "bundle ae0 \"ae0\" l1,l2\nbundle ae1 \"ae1\" l3,l4\n").svg
+    rings = {m.group(5): tuple(float(m.group(k)) for k in range(1, 5)) for m in re.finditer(
+        r'<ellipse cx="([\d.]+)" cy="([\d.]+)" rx="([\d.]+)" ry="([\d.]+)" data-lasso="(\w+)"', svg)}
+    lines = {k: float(y) for k, y in re.findall(r'<line data-edge="(l\d)" x1="[\d.]+" y1="([\d.]+)"', svg)}
+    assert set(rings) == {"ae0", "ae1"} and len(lines) == 4
+    inside = {name: sorted(k for k, y in lines.items() if abs(y - cy) < ry) for name, (cx, cy, rx, ry) in rings.items()}
+    assert inside == {"ae0": ["l1", "l2"], "ae1": ["l3", "l4"]}

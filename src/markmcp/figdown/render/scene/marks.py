@@ -155,6 +155,7 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
         if not segs:
             continue
         ring = _ring(bundle, segs, members, boxes)
+        _keep_out(ring, segs, {lk.index for lk in links}, scene.links)
         ring.links = links
         ring.caption = bundle.get("label") or None
         rings.append(ring)
@@ -221,6 +222,44 @@ def _ring(bundle: dict, segs, members: set[str], boxes) -> Ring:
         ring.r_along = max(46.0, max(abs(m[0] - mx) for m in mids) + 38)
         ring.r_across = max(26.0, max(abs(m[1] - my) for m in mids) + 22)
     return ring
+
+
+RING_CLEAR = 3.0   # between a ring and a line it does not hold
+
+
+def _keep_out(ring: Ring, segs, held: set, links) -> None:
+    """Narrow a ring across its links until no other connector's line crossing its
+    middle lies inside it (two bundles on one pair of routers each drew a ring round
+    all four links), never narrower than its own links and :data:`RING_CLEAR` beside
+    them."""
+    if getattr(ring, "solo", False):
+        return
+    vx, vy = -ring.uy, ring.ux
+    spread = max(abs(vx * (p[0] - ring.cx) + vy * (p[1] - ring.cy)) for seg in segs for p in seg)
+    crossing = [abs(t) for p, q in segs for t in (_across_at(ring, vx, vy, p, q),) if t is not None]
+    floor = (max(crossing) if crossing else spread) + RING_CLEAR   # its own lines, held
+    limit = ring.r_across
+    for link in links:
+        if link.index in held or len(link.points) < 2:
+            continue
+        for p, q in zip(link.points, link.points[1:]):
+            t = _across_at(ring, vx, vy, p, q)
+            if t is not None and abs(t) < limit + RING_CLEAR:
+                limit = min(limit, abs(t) - RING_CLEAR)
+    ring.r_across = max(floor, min(ring.r_across, limit))
+
+
+def _across_at(ring: Ring, vx: float, vy: float, p, q) -> float | None:
+    """Where segment p–q crosses the ring's across axis (through its centre), as a
+    distance along that axis, or None when it does not cross within the ring's length."""
+    ux, uy = ring.ux, ring.uy
+    ap = ux * (p[0] - ring.cx) + uy * (p[1] - ring.cy)   # along-axis coordinates
+    aq = ux * (q[0] - ring.cx) + uy * (q[1] - ring.cy)
+    if (ap > 0) == (aq > 0) and ap != 0 and aq != 0:
+        return None
+    f = ap / (ap - aq) if ap != aq else 0.0
+    x, y = p[0] + (q[0] - p[0]) * f, p[1] + (q[1] - p[1]) * f
+    return vx * (x - ring.cx) + vy * (y - ring.cy)
 
 
 def _caption(ring: Ring, text: str, board: Board) -> None:
