@@ -202,3 +202,21 @@ def test_notes_in_a_sequence_are_drawn_beside_it() -> None:
     assert svg.count('stroke-dasharray="4 3"') >= 3   # the leaders
     for words in ("Chrome 120", "must be idempotent: replayable", "no certificate exchange"):
         assert words in svg[:svg.index("<metadata")]
+
+
+def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whole_text_kept() -> None:
+    """One-cycle values of twelve characters ran over their neighbours, the signal's name
+    and the canvas edge; they shrink (to 7 px at least) and then end in "…", the whole
+    value in the label's <title>."""
+    from markmcp.figdown.render.text import label_px
+    svg = build("figdown 0.1 timing\ntiming d \"Pipeline\"\nsignal clk pppp\n"
+                "signal IF ==== data=fetch_0x0000,fetch_0x0004,fetch_0x0008,fetch_0x000C\n"
+                "signal EX 0.== data=WB,ADDR\n").svg
+    drawn = svg[:svg.index("<metadata")]
+    for value in ("fetch_0x0000", "fetch_0x000C"):
+        assert f"<title>{value}</title>" in drawn
+    labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)" text-anchor="middle"[^>]*>([^<]+)<', drawn)
+    values = [(float(x), float(size), t) for x, size, t in labels if t.startswith(("fet", "WB", "ADDR"))]
+    assert len(values) == 6
+    assert all(label_px(t, size) <= 26 - 6 + 0.01 and size >= 7 for _x, size, t in values)
+    assert ("WB" in [t for *_r, t in values]) and ("ADDR" in [t for *_r, t in values])   # short ones whole

@@ -18,10 +18,11 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, is_dark, node_width, title_width
+from ..text import INK_LIGHT, is_dark, label_px, node_width, title_width
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
+VALUE_FS, VALUE_FS_MIN = 10.5, 7.0   # a data value's size, and the least it shrinks to fit its box
 MAX_CELLS = 65_536
 """The most cycle cells (signals × the longest lane, plus the gaps) one timing block draws:
 64 signals of 1,024 cycles, about 4.5 MB of SVG in 0.2 s.  The largest timing block of the
@@ -114,8 +115,8 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                         ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
                 caption = labels.pop(0) if labels else ""
                 if caption:
-                    out.append(text(x + CYCLE * span / 2, (top + bot) / 2 + 4, 10.5, caption, anchor="middle",
-                                    fill=INK_LIGHT if is_dark(box_fill) else None))
+                    out.append(_value_label(x + CYCLE * span / 2, (top + bot) / 2 + 4, CYCLE * span - 6, caption,
+                                            INK_LIGHT if is_dark(box_fill) else None))
                 i = j
             prev = ch
             i += 1
@@ -132,3 +133,21 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     width = name_w + cycles * CYCLE
     return Block("".join(out), end, max(width + 2, title_width(label)),
                  {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
+
+
+def _value_label(cx: float, y: float, room: float, caption: str, fill: str | None) -> str:
+    """A data value centred in its box: smaller (down to :data:`VALUE_FS_MIN`) when it is
+    wider than the box, and cut short with "…" when even that does not fit, the whole
+    value then in the label's ``<title>`` (wider, it ran over its neighbours, the signal's
+    name and the canvas edge)."""
+    need = label_px(caption, VALUE_FS)
+    if need <= room:
+        return text(cx, y, VALUE_FS, caption, anchor="middle", fill=fill)
+    size = max(VALUE_FS_MIN, VALUE_FS * room / need)
+    if label_px(caption, size) <= room:
+        return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill)
+    shown = caption
+    while shown and label_px(shown + "…", size) > room:
+        shown = shown[:-1]
+    return tag("g", (), tag("title", (), esc(caption)) + text(cx, y, round(size, 3), shown + "…" if shown else "…",
+                                                             anchor="middle", fill=fill))
