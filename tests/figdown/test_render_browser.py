@@ -128,3 +128,38 @@ def test_bold_names_of_every_shape_keep_clear_of_the_note_words(probe: chromium.
     measured = probe.notes(build(source).svg)
     assert measured["lines"] >= len(names)
     assert measured["found"] == []
+
+
+FIELD_NAMES_INSIDE = r"""
+() => {
+  const cells = [...document.querySelectorAll('rect')].map(r => r.getBoundingClientRect())
+                .filter(b => b.width > 4 && b.height > 20);
+  const out = [];
+  for (const t of document.querySelectorAll('text')) {
+    const size = parseFloat(t.getAttribute('font-size'));
+    if (!(size >= 7 && size <= 11) || /^[0-9]*$/.test(t.textContent.trim())) continue;   // names, not the ruler or title
+    const b = t.getBoundingClientRect();
+    const inside = cells.some(c => b.left >= c.left - 0.5 && b.right <= c.right + 0.5
+                                   && b.top >= c.top - 0.5 && b.bottom <= c.bottom + 0.5);
+    if (!inside) out.push(t.textContent);
+  }
+  return out;
+}
+"""
+
+
+def test_bitfield_field_names_stay_inside_their_cells(probe: chromium.Probe) -> None:
+    """A register map of one-bit flags: names too wide across their cell stand upright,
+    or end in "…" (the whole name in a <title>); none runs into its neighbours."""
+    source = ("figdown 0.1 bitfield\nbitfield cr1 \"USART_CR1\" word=32 numbering=lsb0\n"
+              "field \"Res.\" 3\nfield \"M1\" 1\nfield \"EOBIE\" 1\nfield \"RTOIE\" 1\nfield \"DEAT[4:0]\" 5\n"
+              "field \"DEDT[4:0]\" 5\nfield \"OVER8\" 1\nfield \"CMIE\" 1\nfield \"MME\" 1\nfield \"M0\" 1\n"
+              "field \"WAKE\" 1\nfield \"PCE\" 1\nfield \"PS\" 1\nfield \"PEIE\" 1\nfield \"TXEIE\" 1\n"
+              "field \"TCIE\" 1\nfield \"RXNEIE\" 1\nfield \"IDLEIE\" 1\nfield \"TE\" 1\nfield \"RE\" 1\n"
+              "field \"UESM\" 1\nfield \"UE\" 1\n"
+              "bitfield st \"Status\" word=8 numbering=lsb0\nfield \"Transmit buffer empty\" 1\n"
+              "field \"Receive buffer not empty\" 1\nfield \"Overrun error\" 1\nfield \"Busy\" 1\nfield \"Mode\" 4\n")
+    svg = build(source).svg
+    probe.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
+    assert probe.page.evaluate(FIELD_NAMES_INSIDE) == []
+    assert "<title>Transmit buffer empty</title>" in svg

@@ -206,12 +206,9 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                 caption = (one_line(str(f.get("name", ""))) + suffix) if bi == 0 else CONT
                 lead = max(box, key=lambda s: s["w"])
                 ly = box[0]["y"] + len(box) * RH / 2 if flat else lead["y"] + RH / 2
-                size, need = 11.0, units(caption) * 6.2
-                if need > lead["w"] - 6 and need > 0:
-                    size = max(7.0, 11 * (lead["w"] - 6) / need)
-                out.append(text(lead["x"] + lead["w"] / 2, ly + size * 0.35, round(size, 3), caption,
-                                anchor="middle", fill=INK_LIGHT if is_dark(fill) else None,
-                                extra=(("font-style", "italic"),) if bi else ()))
+                height = len(box) * RH if flat else RH
+                out.append(_field_name(lead["x"] + lead["w"] / 2, ly, lead["w"] - 6, height - 6, caption,
+                                 INK_LIGHT if is_dark(fill) else None, (("font-style", "italic"),) if bi else ()))
 
         index = f.get("index")
         stated = index is not None and "first" in index
@@ -284,3 +281,31 @@ def render(block: dict, classes: dict, y0: float) -> Block:
             yb += 14
         yb += 2
     return Block("".join(out), yb, max(wb, title_width(label)), {"x0": 0, "x1": wb, "y0": y0 + 18, "y1": yb})
+
+
+NAME_FS, NAME_FS_MIN, NAME_CH = 11.0, 7.0, 6.2   # a field name's size, its least, px per unit at 11
+
+
+def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fill, extra) -> str:
+    """A field's name centred in its cell: at 11 px, smaller where the cell is narrow
+    (down to 7 px); turned upright where even 7 px does not fit across but the cell's
+    height holds it (a one-bit flag such as "RXNEIE"); else cut short with "…", the
+    whole name in the label's ``<title>`` (across, the names of narrow fields ran over
+    each other and off the canvas)."""
+    need = units(caption) * NAME_CH
+    if need <= 0:
+        return text(cx, cy + NAME_FS * 0.35, NAME_FS, caption, anchor="middle", fill=fill, extra=extra)
+    size = min(NAME_FS, max(NAME_FS_MIN, NAME_FS * room / need))
+    if need * size / NAME_FS <= room:
+        return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra)
+    upright = min(NAME_FS, NAME_FS * tall / need)
+    if upright >= NAME_FS_MIN and upright + 2 <= room + 6:
+        turn = (("transform", f"rotate(-90 {num(cx)} {num(cy)})"),)
+        return text(cx, cy + upright * 0.35, round(upright, 3), caption, anchor="middle", fill=fill,
+                    extra=tuple(extra) + turn)
+    shown = caption
+    while shown and units(shown + "…") * NAME_CH * size / NAME_FS > room:
+        shown = shown[:-1]
+    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + size * 0.35, round(size, 3),
+                                                             (shown + "…") if shown else "…", anchor="middle",
+                                                             fill=fill, extra=extra))
