@@ -220,3 +220,17 @@ def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whol
     assert len(values) == 6
     assert all(label_px(t, size) <= 26 - 6 + 0.01 and size >= 7 for _x, size, t in values)
     assert ("WB" in [t for *_r, t in values]) and ("ADDR" in [t for *_r, t in values])   # short ones whole
+
+
+def test_a_self_message_on_the_last_lifeline_does_not_double_the_margin() -> None:
+    """The room for a self-message's label right of the last lifeline was counted twice
+    (once as drawn, once as padding): hundreds of pixels of empty canvas on the right."""
+    from markmcp.figdown.render.text import label_px
+    label = "self call with a rather long label that is drawn to the right"
+    svg = build(f'figdown 0.4 sequence\nlifeline a "A"\nlifeline b "B"\nmessage a -> b "call"\n'
+                f'message b -> b "{label}"\n').svg
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    x, size = re.search(r'<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)" text-anchor="start"[^>]*>'
+                        + re.escape(label) + "<", svg).groups()
+    end = float(x) + label_px(label, float(size))
+    assert end < width <= end + 60   # the page's own padding; the room counted twice was 450 px more

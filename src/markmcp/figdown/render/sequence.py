@@ -333,7 +333,9 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
     notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent))
     if notes:
         extent.append(max(x for x, _svg in notes))
-    width = max(extent) + right_pad + 4
+    # right_pad is the room wanted right of the last lifeline's axis; what is drawn there
+    # (a self-message's label, a fragment's caption) is in the extent already
+    width = max(max(extent), (xs[-1] if xs else 0.0) + right_pad) + 4
     return Block("".join(bg + mid + ink + [svg for _x, svg in notes]), bottom, width,
                  {"x0": 0, "x1": width, "y0": y0, "y1": bottom})
 
