@@ -234,3 +234,17 @@ def test_a_self_message_on_the_last_lifeline_does_not_double_the_margin() -> Non
                         + re.escape(label) + "<", svg).groups()
     end = float(x) + label_px(label, float(size))
     assert end < width <= end + 60   # the page's own padding; the room counted twice was 450 px more
+
+
+def test_a_timing_gap_breaks_the_lanes_but_not_a_value_across_it() -> None:
+    """The gap's wavy mark was painted over everything: it cut "PAYLOAD_BLOCK" in half and
+    left the lanes running through.  The lanes now stop on either side (a white band
+    under the mark), and a value across the gap is drawn over it, with a white edge."""
+    svg = build("figdown 0.1 timing\ntiming t \"Burst\"\nsignal clk pppppppppppp\n"
+                "signal data x=.........x data=PAYLOAD_BLOCK\ngap 6\n").svg
+    drawn = svg[:svg.index("<metadata")]
+    band = drawn.index('stroke="#fff" stroke-width="6"')
+    mark = drawn.index('stroke="#999" stroke-width="2"')
+    value = drawn.index(">PAYLOAD_BLOCK<")
+    assert band < mark < value
+    assert drawn.count(">PAYLOAD_BLOCK<") == 2   # the halo under the ink

@@ -65,6 +65,8 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     signals = block.get("signals", [])
     name_w = max([60.0] + [node_width(s.get("name", "")) for s in signals])
     out = []
+    values = []   # the data values' labels: drawn last, over the gaps' breaks
+    gap_cycles = [t for t in block.get("gaps", ()) if isinstance(t, (int, float))]
     y = y0 + 18
     out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
     cycles = max([0] + [len(s.get("lane", "")) for s in signals])
@@ -115,8 +117,9 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                         ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
                 caption = labels.pop(0) if labels else ""
                 if caption:
-                    out.append(_value_label(x + CYCLE * span / 2, (top + bot) / 2 + 4, CYCLE * span - 6, caption,
-                                            INK_LIGHT if is_dark(box_fill) else None))
+                    broken = any(x < name_w + t * CYCLE < x + CYCLE * span for t in gap_cycles)
+                    values.append(_value_label(x + CYCLE * span / 2, (top + bot) / 2 + 4, CYCLE * span - 6, caption,
+                                               INK_LIGHT if is_dark(box_fill) else None, broken))
                 i = j
             prev = ch
             i += 1
@@ -126,28 +129,31 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     height = len(signals) * (LANE + LANE_GAP)
     for t in block.get("gaps", ()):
         x = name_w + t * CYCLE
-        out.append(tag("path", [("d", f"M{num(x)},{num(y + 4)} q4,{num(height / 4)} 0,{num(height / 2)} "
-                                      f"q-4,{num(height / 4)} 0,{num(height / 2)}"),
-                                ("fill", "none"), ("stroke", "#999"), ("stroke-width", 2)]))
+        wave = (f"M{num(x)},{num(y + 4)} q4,{num(height / 4)} 0,{num(height / 2)} "
+                f"q-4,{num(height / 4)} 0,{num(height / 2)}")
+        # a break in time: the lanes stop on either side of it (a white band under the mark)
+        out.append(tag("path", [("d", wave), ("fill", "none"), ("stroke", "#fff"), ("stroke-width", 6)]))
+        out.append(tag("path", [("d", wave), ("fill", "none"), ("stroke", "#999"), ("stroke-width", 2)]))
+    out += values
     end = y + 8 + height
     width = name_w + cycles * CYCLE
     return Block("".join(out), end, max(width + 2, title_width(label)),
                  {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
 
 
-def _value_label(cx: float, y: float, room: float, caption: str, fill: str | None) -> str:
+def _value_label(cx: float, y: float, room: float, caption: str, fill: str | None, halo: bool = False) -> str:
     """A data value centred in its box: smaller (down to :data:`VALUE_FS_MIN`) when it is
     wider than the box, and cut short with "…" when even that does not fit, the whole
     value then in the label's ``<title>`` (wider, it ran over its neighbours, the signal's
     name and the canvas edge)."""
     need = label_px(caption, VALUE_FS)
     if need <= room:
-        return text(cx, y, VALUE_FS, caption, anchor="middle", fill=fill)
+        return text(cx, y, VALUE_FS, caption, anchor="middle", fill=fill, halo=halo)
     size = max(VALUE_FS_MIN, VALUE_FS * room / need)
     if label_px(caption, size) <= room:
-        return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill)
+        return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill, halo=halo)
     shown = caption
     while shown and label_px(shown + "…", size) > room:
         shown = shown[:-1]
     return tag("g", (), tag("title", (), esc(caption)) + text(cx, y, round(size, 3), shown + "…" if shown else "…",
-                                                             anchor="middle", fill=fill))
+                                                             anchor="middle", fill=fill, halo=halo))
