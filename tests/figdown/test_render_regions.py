@@ -248,3 +248,18 @@ def test_a_timing_gap_breaks_the_lanes_but_not_a_value_across_it() -> None:
     value = drawn.index(">PAYLOAD_BLOCK<")
     assert band < mark < value
     assert drawn.count(">PAYLOAD_BLOCK<") == 2   # the halo under the ink
+
+
+def test_a_chart_of_several_series_keys_each_name_to_its_colour() -> None:
+    """Revenue and Cost were drawn blue and green with nothing saying which is which;
+    each series name now follows a swatch of its bars' top colour (one series: no key)."""
+    table = "figdown 0.1 table\ntable q \"Quarterly\"\n| Quarter | Revenue | Cost |\n|---|---:|---:|\n" \
+            "| Q1 | 120 | 98 |\n| Q2 | 131 | 140 |\nchart q\n"
+    svg = build(table).svg
+    drawn = svg[:svg.index("<metadata")]
+    swatches = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="8" height="8" fill="(#[0-9a-f]{6})"/>', drawn)
+    tops = re.findall(r'<polygon points="[^"]+" fill="(#[0-9a-f]{6})"/>', drawn)
+    assert len(swatches) == 2 and swatches[0] != swatches[1]
+    assert set(swatches) <= set(tops)
+    single = "figdown 0.1 table\ntable q \"Q\"\n| Quarter | Revenue |\n|---|---:|\n| Q1 | 120 |\nchart q\n"
+    assert 'width="8" height="8"' not in build(single).svg

@@ -170,13 +170,15 @@ def render(block: dict, model: dict, y0: float) -> Block:
     for r, name in enumerate(row_names):
         px, py = at(r + 0.5, -0.15, 0)
         x, y, box, ok = lean(px - 4, py + 10, units(name) * 6.5 * 10 / 11, "end", -W2, -H2)
-        placed.append((x, y, "end", name, ok))
+        placed.append((x, y, "end", name, ok, None))
         laid.append(box)
         overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
+    keyed = nc > 1   # several series: each name beside a swatch of its colour
     for c, name in enumerate(col_names):
         px, py = at(nr + 0.15, c + 0.5, 0)
-        x, y, box, ok = lean(px + 4, py + 10, units(name) * 6.5 * 10 / 11, "start", -W2, H2)
-        placed.append((x, y, "start", name, ok))
+        x, y, box, ok = lean(px + 4, py + 10, units(name) * 6.5 * 10 / 11 + (KEY if keyed else 0.0),
+                             "start", -W2, H2)
+        placed.append((x, y, "start", name, ok, PALETTE[c % len(PALETTE)] if keyed else None))
         laid.append(box)
         overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
     ox = max(nr * W2 + 8, overhang + 4)
@@ -200,7 +202,10 @@ def render(block: dict, model: dict, y0: float) -> Block:
         out.append(tag("line", [("x1", zx + 11), ("y1", zy - z * zs), ("x2", zx + 17), ("y2", zy - z * zs),
                                 ("stroke", "#8a8880")]))
         out.append(text(zx + 21, zy - z * zs + 3.5, 9.5, str(int(z)), anchor="start", fill=INK_MUTED))
-    for x, y, anchor, name, ok in placed:
+    for x, y, anchor, name, ok, swatch in placed:
+        if swatch is not None:
+            out.append(tag("rect", [("x", x + ox), ("y", y - 8), ("width", 8), ("height", 8), ("fill", swatch)]))
+            x += KEY
         out.append(text(x + ox, y, 10, name, anchor=anchor, fill=INK_MUTED, halo=not ok))
     nx, ny = at(nr, nc, 0)
     # the value axis stands at the back-right corner, beyond every bar (a chart of many
@@ -221,5 +226,6 @@ def render(block: dict, model: dict, y0: float) -> Block:
     return Block("".join(out), bottom, width)
 
 
+KEY = 12.0   # a series name's swatch and the space after it
 TICK_CH = 9.5 * 0.70   # px per digit of a value-axis tick label (9.5 px; a wide face's digits)
 NOT_DRAWN_LISTED = 4   # values below 0 named one by one under a chart, before "and N more"
