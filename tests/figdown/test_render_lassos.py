@@ -485,3 +485,23 @@ def test_two_bundles_on_one_pair_each_hold_only_their_own_links() -> None:
     assert set(rings) == {"ae0", "ae1"} and len(lines) == 4
     inside = {name: sorted(k for k, y in lines.items() if abs(y - cy) < ry) for name, (cx, cy, rx, ry) in rings.items()}
     assert inside == {"ae0": ["l1", "l2"], "ae1": ["l3", "l4"]}
+
+
+def test_a_tilted_ring_s_caption_keeps_off_the_boxes() -> None:
+    """Two spines, two leaves, a bundle into each leaf: both rings tilt, both sides
+    across them fall on boxes, and "Into Leaf 1" was written over "Leaf 2"; a crowded
+    caption now looks all round its ring."""
+    from markmcp.figdown.render.text import label_px
+    from .test_render_scene import nodes
+    svg = build("figdown 0.5 topology\nflow down\nnode a \"Spine A\"\nnode b \"Spine B\"\n"
+                "node l1 \"Leaf 1\"\nnode l2 \"Leaf 2\"\nedge a -- l1\nedge a -- l2\nedge b -- l1\nedge b -- l2\n"
+                "bundle x1 \"Into Leaf 1\" a--l1,b--l1\nbundle x2 \"Into Leaf 2\" a--l2,b--l2\n").svg
+    boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
+    found = 0
+    for x, y, name in re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="11.5" text-anchor="middle"'
+                                 r' fill="#64748b">(Into Leaf \d)<', svg):
+        found += 1
+        w = label_px(name, 11.5)
+        r = (float(x) - w / 2, float(y) - 11, float(x) + w / 2, float(y) + 3)
+        assert not any(r[0] < bx + bw and bx < r[2] and r[1] < by + bh and by < r[3] for bx, by, bw, bh in boxes), name
+    assert found == 2

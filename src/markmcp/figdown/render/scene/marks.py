@@ -262,21 +262,41 @@ def _across_at(ring: Ring, vx: float, vy: float, p, q) -> float | None:
     return vx * (x - ring.cx) + vy * (y - ring.cy)
 
 
+CAPTION_CROWDED = 200.0   # a caption place costing this or more covers a box, a label or a line
+CAPTION_TURNS = 16        # directions round the ring tried when both sides across it are crowded
+
+
 def _caption(ring: Ring, text: str, board: Board) -> None:
+    """A ring's caption beside it: across the ring from its links, on either side, a
+    little further out when crowded; and when every one of those places covers a box, a
+    label or a line, all round the ring (a tilted ring's two sides both fell on boxes,
+    and "Into Leaf 1" was written over "Leaf 2")."""
     lab = Label(text, 11.5, colour=ring.colour)
     lab.w, lab.h = measure(text, 11.5)
     vx, vy = -ring.uy, ring.ux
     best = None
+
+    def consider(cx: float, cy: float, extra_cost: float) -> None:
+        nonlocal best
+        r = (cx - lab.w / 2, cy - lab.h / 2, cx + lab.w / 2, cy + lab.h / 2)
+        c = board.cost(r, None, (ring.cx, ring.cy)) + extra_cost
+        if best is None or c < best[0] - 1e-9:
+            best = (c, cx, cy)
+
     for s in (1, -1):
         for extra in (0.0, 10.0, 24.0):
             reach = ring.r_across + 4 + extra + abs(vx) * lab.w / 2 + abs(vy) * lab.h / 2
-            if vy < 0:
-                reach = reach
-            cx, cy = ring.cx + vx * reach * s, ring.cy + vy * reach * s
-            r = (cx - lab.w / 2, cy - lab.h / 2, cx + lab.w / 2, cy + lab.h / 2)
-            c = board.cost(r, None, (ring.cx, ring.cy))
-            if best is None or c < best[0] - 1e-9:
-                best = (c, cx, cy)
+            consider(ring.cx + vx * reach * s, ring.cy + vy * reach * s, 0.0)
+    if best[0] >= CAPTION_CROWDED:
+        for k in range(CAPTION_TURNS):
+            angle = 2 * math.pi * k / CAPTION_TURNS
+            dx, dy = math.cos(angle), math.sin(angle)
+            # the ring's own reach that way (an ellipse on the ring's axes), then the label's
+            a, b = dx * ring.ux + dy * ring.uy, dx * vx + dy * vy
+            edge = 1.0 / math.sqrt((a / ring.r_along) ** 2 + (b / ring.r_across) ** 2)
+            for extra in (4.0, 14.0, 28.0):
+                reach = edge + extra + abs(dx) * lab.w / 2 + abs(dy) * lab.h / 2
+                consider(ring.cx + dx * reach, ring.cy + dy * reach, 2.0 + extra / 10)
     lab.cx, lab.cy = best[1], best[2]
     board.take(lab.rect)
     ring.label = lab
