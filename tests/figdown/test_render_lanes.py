@@ -5,6 +5,7 @@ leave it in the same order, so none crosses another.  Every check reads the draw
 from __future__ import annotations
 
 import itertools
+import re
 
 from markmcp.figdown.render import build
 
@@ -133,3 +134,26 @@ def test_a_fan_in_from_eight_hosts_does_not_cross_at_the_aggregator() -> None:
     source = "figdown 0.1 block\nflow down\nnode agg \"Log aggregator\"\n" + "".join(
         f"node h{i} \"host-0{i}\"\nedge h{i} -> agg\n" for i in range(1, 9))
     assert crossings(build(source).svg) == []
+
+
+def _heads(svg: str) -> list[tuple[float, float, float, float]]:
+    """Each arrowhead's bounding box (a filled three-point path with no stroke)."""
+    out = []
+    for m in re.finditer(r'<path d="M([-\d.]+) ([-\d.]+) L([-\d.]+) ([-\d.]+) L([-\d.]+) ([-\d.]+) z" fill="[^"]+" '
+                         r'stroke="none"', svg):
+        v = [float(g) for g in m.groups()]
+        xs, ys = v[0::2], v[1::2]
+        out.append((min(xs), min(ys), max(xs), max(ys)))
+    return out
+
+
+def test_several_self_loops_take_the_free_sides_in_turn() -> None:
+    """Three transitions from "Established" to itself were nested on one side, their
+    arrowheads 4 px apart on one corner; each now takes a side of its own."""
+    svg = build("figdown 0.2 statechart\nstate a \"Idle\"\nstate e \"Established\"\ntransition a -[open]-> e\n"
+                "transition e -[data / ACK]-> e\ntransition e -[window probe]-> e\n"
+                "transition e -[keepalive]-> e\n").svg
+    heads = _heads(svg)
+    assert len(heads) == 4
+    assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+                   for i, a in enumerate(heads) for b in heads[i + 1:])

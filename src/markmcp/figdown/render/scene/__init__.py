@@ -227,7 +227,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
         if plan.kind == "loop":
             k = loop_count.get(link.a, 0)
             loop_count[link.a] = k + 1
-            paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
+            side, level = _loop_place(frame, link.a, k)
+            paths[link.index] = loop_polyline(frame, a, level, side)
         elif link.index in routing.orthogonal:
             pts = flow_polyline(scene, frame, routing, link)
             paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
@@ -308,6 +309,12 @@ def _segments_cross(p, q, r, u) -> bool:
     t = ((r[0] - p[0]) * (u[1] - r[1]) - (r[1] - p[1]) * (u[0] - r[0])) / d
     v = ((r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0])) / d
     return 1e-6 < t < 1 - 1e-6 and 1e-6 < v < 1 - 1e-6
+
+
+def _loop_place(frame, nid: str, k: int) -> tuple[str, int]:
+    """The side and nesting level of box ``nid``'s ``k``-th self-loop."""
+    places = frame.loop_side.get(nid) or [("-c", 0)]
+    return places[k] if k < len(places) else (places[k % len(places)][0], k // len(places))
 
 
 def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
@@ -617,7 +624,8 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         if link.a == link.b:
             k = loops.get(link.a, 0)
             loops[link.a] = k + 1
-            paths[link.index] = loop_polyline(frame, a, k, frame.loop_side.get(link.a, "-c"))
+            side, level = _loop_place(frame, link.a, k)
+            paths[link.index] = loop_polyline(frame, a, level, side)
             continue
         obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
         _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)

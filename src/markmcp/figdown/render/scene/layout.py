@@ -205,9 +205,10 @@ def place_cross(scene: Scene, frame: Frame) -> None:
 
 
 def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],
-                loops: dict[str, int]) -> tuple[dict[str, str], dict[int, float]]:
-    """Which side of its box each self-loop goes on: the first side no connector uses,
-    in the order after-the-flow, cross-after, cross-before, before-the-flow."""
+                loops: dict[str, int]) -> tuple[dict[str, list[tuple[str, int]]], dict[int, float]]:
+    """Where each self-loop of a box goes, in the box's loop order: ``(side, nesting
+    level)``.  The sides no connector uses, in the order after-the-flow, cross-after,
+    cross-before, before-the-flow, take the loops in turn."""
     used: dict[str, set[str]] = {nid: set() for nid in loops}
     for link in scene.links:
         plan = plans[link.index]
@@ -223,21 +224,30 @@ def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],
         for nid, side in ends:
             if nid in used:
                 used[nid].add(side)
-    sides: dict[str, str] = {}
+    sides: dict[str, list[tuple[str, int]]] = {}
     room: dict[int, float] = {}
+    own: dict[str, list[Link]] = {}
+    for lk in scene.links:
+        if lk.a == lk.b and lk.a in loops:
+            own.setdefault(lk.a, []).append(lk)
     for nid, count in loops.items():
-        side = next((s for s in ("+m", "+c", "-c", "-m") if s not in used[nid]), "-c")
-        sides[nid] = side
-        depth = LOOP_ROOM + 8.0 * (count - 1)
-        label = max((_loop_label(scene, lk) for lk in scene.links if lk.a == nid == lk.b), default=0.0)
+        # the loops go round the free sides in turn, nesting only when there are more
+        # loops than free sides (three loops on one side stacked their arrowheads)
+        free = [s for s in ("+m", "+c", "-c", "-m") if s not in used[nid]] or ["-c"]
+        places = [(free[k % len(free)], k // len(free)) for k in range(count)]
+        sides[nid] = places
         it = items[nid]
-        if side == "-c":
-            it.lead = depth + (0.0 if scene.horizontal else label)
-        elif side == "+c":
-            it.trail = depth + (0.0 if scene.horizontal else label)
-        else:
-            ch = it.rank if side == "+m" else it.rank - 1
-            room[ch] = max(room.get(ch, 0.0), depth + (label if scene.horizontal else 0.0) + 12)
+        for side in dict.fromkeys(side for side, _level in places):
+            here = [lk for lk, (s, _level) in zip(own.get(nid, ()), places) if s == side]
+            depth = LOOP_ROOM + 8.0 * (len(here) - 1)
+            label = max((_loop_label(scene, lk) for lk in here), default=0.0)
+            if side == "-c":
+                it.lead = depth + (0.0 if scene.horizontal else label)
+            elif side == "+c":
+                it.trail = depth + (0.0 if scene.horizontal else label)
+            else:
+                ch = it.rank if side == "+m" else it.rank - 1
+                room[ch] = max(room.get(ch, 0.0), depth + (label if scene.horizontal else 0.0) + 12)
     return sides, room
 
 
