@@ -263,3 +263,21 @@ def test_a_chart_of_several_series_keys_each_name_to_its_colour() -> None:
     assert set(swatches) <= set(tops)
     single = "figdown 0.1 table\ntable q \"Q\"\n| Quarter | Revenue |\n|---|---:|\n| Q1 | 120 |\nchart q\n"
     assert 'width="8" height="8"' not in build(single).svg
+
+
+def test_a_lifeline_head_grows_with_its_name() -> None:
+    """A three-line lifeline name ran out of a one-line head, top and bottom, and into the
+    first message's label; the heads grow a line at a time."""
+    svg = build('figdown 0.4 sequence\nlifeline c "Checkout\\nservice\\n(zone a)"\nlifeline s "Stock"\n'
+                'message c -> s "CheckRequest"\n').svg
+    head = re.search(r'<g data-node="c"[^>]*>.*?<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"',
+                     svg, re.S)
+    top, height = float(head.group(1)), float(head.group(2))
+    lines = re.search(r'<g data-node="c"[^>]*>.*?<text x="[\d.]+" y="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S)
+    first = float(lines.group(1))
+    count = lines.group(2).count("<tspan")
+    assert count == 3
+    last = first + (count - 1) * 13 * 1.3
+    assert top < first - 9 and last + 3 < top + height   # every line inside the head
+    message = float(re.search(r'<line x1="[\d.]+" y1="([\d.]+)" x2="[\d.]+" y2="\1" stroke="#334155"', svg).group(1))
+    assert message > top + height + 8

@@ -26,6 +26,7 @@ from .svg import dash, esc, num, tag, text
 from .text import CH, INK_DARK, label_ink, note_size, widest
 
 HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
+HEAD_LINE = 13 * 1.3   # a lifeline head grows by this for each extra line of its name
 ROW_H, SELF_W, SELF_EXTRA, STATE_H = 34, 40, 26, 22
 LBL_FS, LBL_LIFT = 11, 8
 FRAG_TOP, FRAG_BOT, OPERAND_TOP, FRAG_PADX, FRAG_INSET, ENC_PAD = 26, 12, 20, 22, 9, 6
@@ -173,7 +174,8 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
     for cid, (lo, hi) in extent.items():
         opens.setdefault(lo, []).append(cid)
         closes.setdefault(hi, []).append(cid)
-    y = y0 + HEAD_H + 22
+    head_h = _head_h(lifelines)
+    y = y0 + head_h + 22
     top, bottom_of, mids = {}, {}, []
     for k, (kind, el) in enumerate(rows):
         for cid in sorted(opens.get(k, ()), key=lambda c: (depth[c], c)):
@@ -232,11 +234,18 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
             up = boxes[el["in"]]
             boxes[cid][0], boxes[cid][1] = up[0], up[1]
     return _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0,
-                 bottom, right_pad)
+                 bottom, right_pad, head_h)
+
+
+def _head_h(lifelines) -> float:
+    """The lifelines' heads' height: one line's, and a line more for each extra line of
+    the tallest name (a three-line name ran out of a one-line head, top and bottom)."""
+    lines = max([1] + [display_label(lf).count("\n") + 1 for lf in lifelines])
+    return HEAD_H + (lines - 1) * HEAD_LINE
 
 
 def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0, bottom,
-          right_pad) -> Block:
+          right_pad, head_h=HEAD_H) -> Block:
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     bg, mid, ink = [], [], []
     extent = [xs[-1] + head_w[-1] / 2] if xs else [0.0]
@@ -244,12 +253,12 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
         w, hx = head_w[i], xs[i] - head_w[i] / 2
         ink_ = paint(lf, classes)
         fill, stroke = ink_["fill"] or "#eef2ff", ink_["stroke"] or "#4f46e5"
-        bg.append(tag("line", [("x1", xs[i]), ("y1", y0 + HEAD_H + 8), ("x2", xs[i]), ("y2", bottom),
+        bg.append(tag("line", [("x1", xs[i]), ("y1", y0 + head_h + 8), ("x2", xs[i]), ("y2", bottom),
                                ("stroke", "#94a3b8"), ("stroke-width", 1), ("stroke-dasharray", "4 4")]))
         body = "" if lf.get("description") is None else tag("title", (), esc(lf["description"]))
-        body += tag("rect", [("x", hx), ("y", y0 + 8), ("width", w), ("height", HEAD_H), ("rx", 4),
+        body += tag("rect", [("x", hx), ("y", y0 + 8), ("width", w), ("height", head_h), ("rx", 4),
                              ("fill", fill), ("stroke", stroke), ("stroke-dasharray", dash(ink_["style"]))])
-        body += text(xs[i], y0 + 8 + HEAD_H / 2 + 4.5, 13, display_label(lf), anchor="middle",
+        body += text(xs[i], y0 + 8 + head_h / 2 + 4.5, 13, display_label(lf), anchor="middle",
                      fill=label_ink(fill, INK_DARK))
         bg.append(tag("g", [("data-node", lf["id"]), ("data-x", hx), ("data-y", y0 + 8)], body))
     operands_of: dict[str, list[str]] = {}
@@ -330,7 +339,8 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             lines = label.count("\n") + 1
             ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
                             anchor="middle", fill=INK_DARK, halo=True))
-    notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent))
+    notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent),
+                           head_h)
     if notes:
         extent.append(max(x for x, _svg in notes))
     # right_pad is the room wanted right of the last lifeline's axis; what is drawn there
@@ -344,7 +354,7 @@ NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
 NOTE_GAP = 8.0           # between two notes in the column
 
 
-def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right):
+def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h=HEAD_H):
     """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
     column right of the diagram, each level with what it is about (pushed down below the
     one above it when they would meet) and joined to it by a leader; ``([(right end,
@@ -355,7 +365,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     for i, lf in enumerate(lifelines):
         if lf.get("note"):
             wanted.append((y0 + 8, len(wanted), lf["note"], display_label(lf), "lifeline", lf["id"],
-                           (xs[i] + head_w[i] / 2, y0 + 8 + HEAD_H / 2)))
+                           (xs[i] + head_w[i] / 2, y0 + 8 + head_h / 2)))
     for cid, (kind, el) in containers.items():
         if el.get("note") and cid in boxes:
             x0, x1, t, b = boxes[cid]
