@@ -22,7 +22,7 @@ GAP = 10.0           # from the open end to the near edge of its name
 CLEAR = 1.0          # a connector this near a name counts as running through it
 COVERS = 2           # a name over a box or another name counts as this many connectors through it
 CELL = 96.0          # side of a square of the connectors' index
-MOST_SQUARES = 4096  # a segment over more squares than this is read for every name
+MOST_SQUARES = 256   # a segment over more squares than this (a long line) is read for every name
 
 Rect = tuple[float, float, float, float]
 
@@ -32,6 +32,14 @@ def external_names(scene: Scene) -> dict[str, tuple[float, float, str, Rect]]:
     externals = [n for n in scene.nodes.values() if n.external and n.label]
     if not externals:
         return {}
+    # only what lies near an external can meet its name
+    reach = max(label_px(n.label, EXTERNAL_FS) + 13.0 * n.label.count("\n") for n in externals) + 2 * GAP + 30.0
+    zone = (min(n.cx for n in externals) - reach, min(n.cy for n in externals) - reach,
+            max(n.cx for n in externals) + reach, max(n.cy for n in externals) + reach)
+
+    def near(r) -> bool:
+        return r[0] <= zone[2] and r[2] >= zone[0] and r[1] <= zone[3] and r[3] >= zone[1]
+
     first: dict[str, tuple[float, float]] = {}   # the way to the figure from each open end
     segs = SquareIndex(CELL, MOST_SQUARES)
     for link in scene.links:
@@ -42,10 +50,12 @@ def external_names(scene: Scene) -> dict[str, tuple[float, float, str, Rect]]:
             if nid not in first:
                 first[nid] = (b[0] - a[0], b[1] - a[1])
         for p, q in zip(pts, pts[1:]):
-            segs.add((p, q), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+            r = (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
+            if near(r):
+                segs.add((p, q), r)
     taken = SquareIndex(CELL, MOST_SQUARES)   # boxes, and the names placed so far
     for n in scene.nodes.values():
-        if not n.external and n.w > 0 and n.h > 0:
+        if not n.external and n.w > 0 and n.h > 0 and near(n.rect()):
             taken.add(n.rect(), n.rect())
     out = {}
     for n in externals:

@@ -36,7 +36,7 @@ CLEAR = 2.0            # between the name and a line or box beside it, at least
 BESIDE = 5.0           # between a moved name and the line or box it is moved beside
 ROOM_CLEAR = 4.0       # between a widened band and a box or band beside it
 CELL = 96.0            # side of a square of the index of what a name may meet
-MOST_SQUARES = 4096    # an item over more squares than this is read by every question
+MOST_SQUARES = 256     # an item over more squares than this (a long line) is read by every question
 
 
 class Title:
@@ -62,22 +62,35 @@ def place(scene: Scene, widen: bool = True) -> None:
     """Give each named group band a :class:`Title` (``Group.title``), in declaration order.
     ``widen=False`` keeps every drawn band to its rectangle (a figure with lassos: they are
     fitted round the bands as they stand)."""
+    named = [g for g in scene.groups.values() if g.box is not None and g.label]
+    for g in scene.groups.values():
+        g.title = None
+    if not named:
+        return
+    # only what lies near a named band can meet its name or its widening
+    reach = max(label_px(g.label, TITLE_FS) for g in named) + 2 * INSET + ROOM_CLEAR
+    zone = (min(g.box[0] for g in named) - reach, min(g.box[1] for g in named) - reach,
+            max(g.box[2] for g in named) + reach, max(g.box[3] for g in named) + reach)
+
+    def near(r) -> bool:
+        return r[0] <= zone[2] and r[2] >= zone[0] and r[1] <= zone[3] and r[3] >= zone[1]
+
     world = SquareIndex(CELL, MOST_SQUARES)   # what a name or a widening may meet, by place
     for link in scene.links:
         for p, q in zip(link.points, link.points[1:]):
-            world.add(("line", p, q, link), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+            r = (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
+            if near(r):
+                world.add(("line", p, q, link), r)
     for nid, where in external_names(scene).items():
-        world.add(("thing", where[3]), where[3])
+        if near(where[3]):
+            world.add(("thing", where[3]), where[3])
     for n in scene.nodes.values():
-        if not n.external and n.w > 0 and n.h > 0:
+        if not n.external and n.w > 0 and n.h > 0 and near(n.rect()):
             world.add(("thing", n.rect()), n.rect())
     # bands are read plainly: a group's members may lie far apart, and its band over
     # thousands of squares would make the index cost more than it saves
     bands = [g for g in scene.groups.values() if g.box is not None]
-    for g in scene.groups.values():
-        g.title = None
-        if g.box is None or not g.label:
-            continue
+    for g in named:
         g.title = _place_one(g, world, bands, widen)
         x = g.title.x(g.box)
         width = label_px(g.label, TITLE_FS)
