@@ -140,6 +140,7 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
     rings = []
     boxes = [n.rect() for n in scene.nodes.values() if not n.external]
     index = _link_index(scene)
+    lines = None
     for bundle in model.get("bundles", ()):
         segs, members, links = [], set(), []
         for member in bundle.get("members", ()):
@@ -155,7 +156,12 @@ def rings_of(scene: Scene, model: dict) -> list[Ring]:
         if not segs:
             continue
         ring = _ring(bundle, segs, members, boxes)
-        _keep_out(ring, segs, {lk.index for lk in links}, scene.links)
+        if lines is None:   # every connector's segments, by place, once a figure has a ring
+            lines = SquareIndex(RING_CELL, RING_SQUARES)
+            for lk in scene.links:
+                for p, q in zip(lk.points, lk.points[1:]):
+                    lines.add((lk.index, p, q), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+        _keep_out(ring, segs, {lk.index for lk in links}, lines)
         ring.links = links
         ring.caption = bundle.get("label") or None
         rings.append(ring)
@@ -227,7 +233,10 @@ def _ring(bundle: dict, segs, members: set[str], boxes) -> Ring:
 RING_CLEAR = 3.0   # between a ring and a line it does not hold
 
 
-def _keep_out(ring: Ring, segs, held: set, links) -> None:
+RING_CELL, RING_SQUARES = 96.0, 256   # the index of the connectors' segments a ring keeps out
+
+
+def _keep_out(ring: Ring, segs, held: set, lines) -> None:
     """Narrow a ring across its links until no other connector's line crossing its
     middle lies inside it (two bundles on one pair of routers each drew a ring round
     all four links), never narrower than its own links and :data:`RING_CLEAR` beside
@@ -239,13 +248,13 @@ def _keep_out(ring: Ring, segs, held: set, links) -> None:
     crossing = [abs(t) for p, q in segs for t in (_across_at(ring, vx, vy, p, q),) if t is not None]
     floor = (max(crossing) if crossing else spread) + RING_CLEAR   # its own lines, held
     limit = ring.r_across
-    for link in links:
-        if link.index in held or len(link.points) < 2:
+    r = max(ring.r_along, ring.r_across) + RING_CLEAR
+    for key, p, q in lines.near(ring.cx - r, ring.cy - r, ring.cx + r, ring.cy + r):
+        if key in held:
             continue
-        for p, q in zip(link.points, link.points[1:]):
-            t = _across_at(ring, vx, vy, p, q)
-            if t is not None and abs(t) < limit + RING_CLEAR:
-                limit = min(limit, abs(t) - RING_CLEAR)
+        t = _across_at(ring, vx, vy, p, q)
+        if t is not None and abs(t) < limit + RING_CLEAR:
+            limit = min(limit, abs(t) - RING_CLEAR)
     ring.r_across = max(floor, min(ring.r_across, limit))
 
 
