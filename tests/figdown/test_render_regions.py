@@ -281,3 +281,17 @@ def test_a_lifeline_head_grows_with_its_name() -> None:
     assert top < first - 9 and last + 3 < top + height   # every line inside the head
     message = float(re.search(r'<line x1="[\d.]+" y1="([\d.]+)" x2="[\d.]+" y2="\1" stroke="#334155"', svg).group(1))
     assert message > top + height + 8
+
+
+def test_a_region_title_with_a_line_break_is_one_line_and_the_canvas_holds_it() -> None:
+    """A table's title is drawn on one line (an author's \\n reads as a space), and the
+    canvas was sized for its widest part only: the table's and its chart's titles ran off
+    the right edge."""
+    from markmcp.figdown.render.text import CH, units
+    svg = build("figdown 0.1 table\ntable t \"Table title\\nsecond line\"\n| A | B |\n|---|--:|\n"
+                "| x | 1 |\n| y | 2 |\nchart t\n").svg
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    drawn = svg[:svg.index("<metadata")]
+    for title in ("Table title second line", "Table title second line — bar3d"):
+        assert f">{title}<" in drawn
+        assert units(title) * CH * 1.08 <= width

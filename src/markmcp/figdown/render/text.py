@@ -114,8 +114,9 @@ def label_px(text: str, size: float = LABEL_FS) -> float:
 
 
 def title_width(label: str) -> float:
-    """Width of a typed region's title (``FONT`` px, semibold: 8% wider than a node label)."""
-    return widest(label) * CH * 1.08 + 2
+    """Width of a typed region's title (``FONT`` px, semibold: 8% wider than a node label),
+    set on one line (:func:`one_line`)."""
+    return units(one_line(label)) * CH * 1.08 + 2
 
 
 # --- notes (the UML note box) -------------------------------------------------------

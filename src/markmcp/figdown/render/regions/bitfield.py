@@ -143,7 +143,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
     label = block.get("id", "") if label is None else label
     out: list[str] = []
     y = y0 + 18
-    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
+    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(one_line(label))))
     msb0 = block.get("numbering") == "msb0"
     for i in range(word):
         bit = i if msb0 else word - 1 - i

@@ -23,7 +23,7 @@ import re
 
 from ..block import Block
 from ..svg import esc, points, tag, text
-from ..text import INK_MUTED, title_width, units
+from ..text import INK_MUTED, one_line, title_width, units
 from .bound import refused
 
 PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
@@ -183,7 +183,7 @@ def render(block: dict, model: dict, y0: float) -> Block:
         overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
     ox = max(nr * W2 + 8, overhang + 4)
     shift = lambda q: [(p[0] + ox, p[1]) for p in q]  # noqa: E731
-    out = [tag("text", [("x", 0), ("y", y0 + 14), ("font-size", 13), ("font-weight", "600")], esc(caption))]
+    out = [tag("text", [("x", 0), ("y", y0 + 14), ("font-size", 13), ("font-weight", "600")], esc(one_line(caption)))]
     floor = [at(0, 0, 0), at(nr, 0, 0), at(nr, nc, 0), at(0, nc, 0)]
     out.append(tag("polygon", [("points", points(shift(floor))), ("fill", "#f6f5ef"), ("stroke", "#d6d4cc")]))
     for quad, fill in faces:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, tag, text
-from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, title_width
+from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, one_line, title_width
 from . import grid
 from .bound import refused
 
@@ -105,7 +105,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
         x_at.append(x_at[-1] + w)
     out = []
     y = y0 + 18
-    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
+    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(one_line(label))))
     top = y + 4
     block_ink = paint(block, classes)
     highlighted = {h["row"] for h in block.get("highlights", ())}

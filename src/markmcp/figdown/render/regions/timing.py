@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, is_dark, label_px, node_width, title_width
+from ..text import INK_LIGHT, is_dark, label_px, node_width, one_line, title_width
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
@@ -68,7 +68,7 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     values = []   # the data values' labels: drawn last, over the gaps' breaks
     gap_cycles = [t for t in block.get("gaps", ()) if isinstance(t, (int, float))]
     y = y0 + 18
-    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(label)))
+    out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(one_line(label))))
     cycles = max([0] + [len(s.get("lane", "")) for s in signals])
     ink = paint(block, classes)
     for si, s in enumerate(signals):
