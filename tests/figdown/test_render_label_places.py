@@ -282,3 +282,18 @@ def test_a_note_does_not_hide_the_lines_at_its_node() -> None:
     svg = build(source).svg
     (note,) = _note_rects(svg)
     assert [key for key, p, q in segments(svg) if crosses(p, q, note)] == []
+
+
+def test_end_labels_between_boxes_side_by_side_have_room() -> None:
+    """Two switches side by side in a rank, two labelled links between them: the rank's
+    56 px gap held four port names in two, written over each other; the gap now grows to
+    hold both names of each link."""
+    from markmcp.figdown.render.text import label_px
+    svg = build("figdown 0.5 topology\nflow down\nnode c1 \"Core switch 1\"\nnode c2 \"Core switch 2\"\n"
+                "edge c1 [te1/1] -- [te1/1] c2\nedge c1 [te1/2] -- [te1/2] c2\nrank c1,c2\n").svg
+    labels = [(float(x), float(y), t) for x, y, t in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="10" text-anchor="middle" fill="#555"[^>]*>(te1/\d)<', svg)]
+    assert len(labels) == 4
+    rects = [(x - label_px(t, 10) / 2, y - 8, x + label_px(t, 10) / 2, y + 2) for x, y, t in labels]
+    assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+                   for i, a in enumerate(rects) for b in rects[i + 1:])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..block import Budget
-from ..text import label_px
+from ..text import END_FS, label_px
 from .graph import Box, Link, Scene
 from .order import Item, order_ranks
 from .place import Lane, Placer, Spacing
@@ -187,6 +187,7 @@ def plan_layout(scene: Scene) -> Frame:
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
     loop_side, loop_room = _loop_sides(scene, plans, items, loops)
+    _end_label_room(scene, plans, items, horizontal)
     frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
     frame.loop_side, frame.loop_room = loop_side, loop_room
     place_cross(scene, frame)
@@ -249,6 +250,28 @@ def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],
                 ch = it.rank if side == "+m" else it.rank - 1
                 room[ch] = max(room.get(ch, 0.0), depth + (label if scene.horizontal else 0.0) + 12)
     return sides, room
+
+
+END_LABEL_ROOM = 7.0 * 2 + 3 * 6.0   # two port squares, and a gap either side of each label and between them
+
+
+def _end_label_room(scene: Scene, plans: dict[int, Plan], items: dict[str, Item], horizontal: bool) -> None:
+    """Room between two boxes side by side in a rank for the end labels of the links
+    between them (``Item.room_after`` of the first): both labels and the ports beside
+    them, across the flow where the link runs (a line's height each when the flow runs
+    across).  Two switches side by side 56 px apart wrote "te1/1" over "te1/2"."""
+    for link in scene.links:
+        if plans[link.index].kind != "same" or not (link.tail or link.head) or link.a == link.b:
+            continue
+        ia, ib = items[link.a], items[link.b]
+        if ia.rank != ib.rank or abs(ia.index - ib.index) != 1:
+            continue
+        lo = ia if ia.index < ib.index else ib
+        if horizontal:
+            need = sum(END_FS * 1.3 * (text.count("\n") + 1) for text in (link.tail, link.head) if text)
+        else:
+            need = sum(label_px(text, END_FS) for text in (link.tail, link.head) if text)
+        lo.room_after = max(getattr(lo, "room_after", 0.0), need + END_LABEL_ROOM)
 
 
 def _loop_label(scene: Scene, link: Link) -> float:

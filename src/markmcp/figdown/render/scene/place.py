@@ -69,6 +69,7 @@ def _item_gap(a: Item, b: Item, sp: Spacing, lanes: dict[str, Lane]) -> float:
     elif not sp.spread_dummies and (a.node is None or b.node is None) \
             and not (getattr(a, "clear", False) or getattr(b, "clear", False)):
         gap = 0.0
+    gap = max(gap, getattr(a, "room_after", 0.0))   # its links' end labels to b need this much
     return (a.size + b.size) / 2 + gap + getattr(a, "trail", 0.0) + getattr(b, "lead", 0.0)
 
 
