@@ -19,6 +19,7 @@ import pytest
 from conftest import shared_dir
 from markmcp.figdown.render import build
 
+from .test_render_external_names import WEBHOOK_RIGHT as SHOP   # a shop backend: "Data" lies between
 from .test_render_scene import SVG, nodes
 
 PIN_INSIDE = ('pin puts "x" inside the band of group "g" — a band is the bounding box of the '
@@ -194,24 +195,6 @@ def test_every_upstream_example_band_holds_only_its_members() -> None:
     assert found == []
     irb = build((root / "examples/layout-compare/srl-evpn-irb-auto.fd").read_bytes().decode("utf-8"))
     assert irb.diagnostics == [] and band_intrusions(irb.svg, membership(irb)) == []
-
-
-# a shop backend flowing right: the worker refunds through an external provider whose
-# webhook comes back to the API; the "Data" band spans the ranks between them
-SHOP = """figdown 0.1 block
-external psp "Payment provider"
-group app "Application"
-node api "Order API" in=app
-node worker "Worker" in=app
-group data "Data"
-node db "Orders DB" shape=cylinder in=data
-node queue "Queue" in=data
-edge api -> queue
-edge queue -> worker
-edge worker -> db
-edge worker -[refund]-> psp
-edge psp -[webhook]-> api
-"""
 
 
 def foreign_band_passes(source: str) -> list[str]:
