@@ -295,3 +295,14 @@ def test_a_region_title_with_a_line_break_is_one_line_and_the_canvas_holds_it() 
     for title in ("Table title second line", "Table title second line — bar3d"):
         assert f">{title}<" in drawn
         assert units(title) * CH * 1.08 <= width
+
+
+def test_a_chart_of_fractions_ticks_its_half() -> None:
+    """Error rates of 0.2 to 0.5 were read against ticks of 0 and 1 alone (a half tick
+    rounded to 1 and dropped); an axis of 2 or less ticks 0, its half and its top."""
+    svg = build("figdown 0.1 table\ntable r \"Error rate (%)\"\n| Service | Rate |\n|---|---:|\n"
+                "| auth | 0.2 |\n| search | 0.35 |\n| pay | 0.5 |\nchart r\n").svg
+    assert re.findall(r'font-size="9.5"[^>]*>([^<]+)<', svg) == ["0", "0.5", "1"]
+    whole = build("figdown 0.1 table\ntable r \"Requests\"\n| Service | N |\n|---|---:|\n"
+                  "| auth | 45 |\n| pay | 90 |\nchart r\n").svg
+    assert re.findall(r'font-size="9.5"[^>]*>([^<]+)<', whole) == ["0", "45", "90"]

@@ -22,7 +22,7 @@ import math
 import re
 
 from ..block import Block
-from ..svg import esc, points, tag, text
+from ..svg import esc, num, points, tag, text
 from ..text import INK_MUTED, one_line, title_width, units
 from .bound import refused
 
@@ -194,14 +194,18 @@ def render(block: dict, model: dict, y0: float) -> Block:
                             ("stroke", "#8a8880")]))
     ticks = []
     tick_right = zx + 21.0   # where the value axis's widest tick label ends
-    for z in (0, half_up(zmax / 2), half_up(zmax)):
+    # whole numbers, a half rounded up; on an axis of 2 or less (fractions) the exact half
+    # and top, so 0.2 to 0.5 is not read against ticks of 0 and 1 alone
+    steps = (0, half_up(zmax / 2), half_up(zmax)) if zmax > 2 else (0, zmax / 2, zmax)
+    for z in steps:
         if z in ticks:
             continue
         ticks.append(z)
-        tick_right = max(tick_right, zx + 21 + units(str(int(z))) * TICK_CH)
+        label = str(int(z)) if zmax > 2 else num(z)
+        tick_right = max(tick_right, zx + 21 + units(label) * TICK_CH)
         out.append(tag("line", [("x1", zx + 11), ("y1", zy - z * zs), ("x2", zx + 17), ("y2", zy - z * zs),
                                 ("stroke", "#8a8880")]))
-        out.append(text(zx + 21, zy - z * zs + 3.5, 9.5, str(int(z)), anchor="start", fill=INK_MUTED))
+        out.append(text(zx + 21, zy - z * zs + 3.5, 9.5, label, anchor="start", fill=INK_MUTED))
     for x, y, anchor, name, ok, swatch in placed:
         if swatch is not None:
             out.append(tag("rect", [("x", x + ox), ("y", y - 8), ("width", 8), ("height", 8), ("fill", swatch)]))
