@@ -163,3 +163,37 @@ def test_bitfield_field_names_stay_inside_their_cells(probe: chromium.Probe) -> 
     probe.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
     assert probe.page.evaluate(FIELD_NAMES_INSIDE) == []
     assert "<title>Transmit buffer empty</title>" in svg
+
+
+TEXTS_APART = r"""
+() => {
+  const seen = new Map();
+  for (const t of document.querySelectorAll('svg text')) {
+    const b = t.getBoundingClientRect();
+    if (!b.width) continue;
+    const key = [Math.round(b.left), Math.round(b.top), t.textContent].join('|');   // a halo's twin
+    seen.set(key, {b, text: t.textContent});
+  }
+  const all = [...seen.values()], out = [];
+  for (let i = 0; i < all.length; i++)
+    for (let j = i + 1; j < all.length; j++) {
+      const a = all[i].b, c = all[j].b;
+      if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1)
+        out.push(all[i].text + ' / ' + all[j].text);
+    }
+  return out;
+}
+"""
+
+
+def test_multi_line_names_and_labels_in_a_sequence_keep_apart(probe: chromium.Probe) -> None:
+    """A three-line lifeline name, two-line message labels, a two-line state, and a fragment's
+    and an operand's two-line labels: each ran into the next text (the heads and pills did
+    not grow, the labels stacked upwards into the row above, and guards stacked)."""
+    source = ('figdown 0.4 sequence\nlifeline a "Edge proxy\\n(Envoy 1.29)\\nzone a"\nlifeline b "Auth"\n'
+              'message a -> b "CheckRequest\\nheaders: 14"\nstate b "CACHE\\nWARM"\n'
+              'fragment f "retry policy:\\n3 attempts" type=loop\noperand o "while 5xx\\nand budget left" in=f\n'
+              'message a -> b "SELECT …\\nFOR UPDATE" in=o\n')
+    svg = build(source).svg
+    probe.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
+    assert probe.page.evaluate(TEXTS_APART) == []

@@ -23,7 +23,7 @@ from .block import Block, Budget
 from .notes import leader_svg, note_svg
 from .style import class_table, display_label, paint
 from .svg import dash, esc, num, tag, text
-from .text import CH, INK_DARK, label_ink, note_size, widest
+from .text import CH, INK_DARK, label_ink, note_size, one_line, widest
 
 HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
 HEAD_LINE = 13 * 1.3   # a lifeline head grows by this for each extra line of its name
@@ -126,7 +126,7 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
 
     def cap_w(cid):
         kind, el = containers[cid]
-        lab = "" if el.get("label") is None else f"[{el['label']}]"
+        lab = "" if el.get("label") is None else f"[{one_line(el['label'])}]"
         return (tab_w(cid) + 14 if kind == "fragment" else 8) + widest(lab) * 6.6 + 10
 
     def pad_of(cid):
@@ -184,11 +184,17 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
             top[cid] = y
             y += FRAG_TOP if containers[cid][0] == "fragment" else OPERAND_TOP
         h = ROW_H
+        above = 0.0   # room a message's extra label lines take above its line
+        if kind == "state":
+            h += el["name"].count("\n") * LBL_FS * 1.3
         if kind == "message":
             if el["a"] == el["b"]:
                 h += SELF_EXTRA
-            h += (el.get("label") or "").count("\n") * LBL_FS * 1.3
-        mids.append(y + h / 2)
+            extra = (el.get("label") or "").count("\n") * LBL_FS * 1.3
+            h += extra
+            if el["a"] != el["b"]:   # the label stands above the line: its extra lines go up
+                above = extra / 2
+        mids.append(y + h / 2 + above)
         y += h
         for cid in sorted(closes.get(k, ()), key=lambda c: (depth[c], c), reverse=True):
             if containers[cid][0] == "fragment":
@@ -278,7 +284,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
                                     ("fill", "#f8fafc"), ("stroke", stroke), ("stroke-width", 1)]))
             mid.append(text(x0 + 7, t + 11, 10.5, el.get("type") or "", anchor="start", fill="#334155"))
             if el.get("label") is not None:
-                mid.append(text(x0 + tw0 + 14, t + 11, 10.5, f"[{el['label']}]", anchor="start",
+                mid.append(text(x0 + tw0 + 14, t + 11, 10.5, f"[{one_line(el['label'])}]", anchor="start",
                                 fill="#475569", halo=True))
         else:
             siblings = operands_of.get(el.get("in"), [])
@@ -287,7 +293,8 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
                 parts += tag("line", [("x1", x0), ("y1", t + 4), ("x2", x1), ("y2", t + 4), ("stroke", stroke),
                                       ("stroke-width", 1), ("stroke-dasharray", "5 4")])
             if el.get("label") is not None:
-                parts += text(x0 + 8, t + 13, 10.5, f"[{el['label']}]", anchor="start", fill="#475569", halo=True)
+                parts += text(x0 + 8, t + 13, 10.5, f"[{one_line(el['label'])}]", anchor="start", fill="#475569",
+                              halo=True)
             if parts:
                 mid.append(_titled(el.get("description"), parts))
         extent.append(x1)
@@ -300,8 +307,9 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             ink_ = paint(el, classes)
             fill, stroke = ink_["fill"] or "#fff7ed", ink_["stroke"] or "#c2410c"
             w = _pill_w(el["name"])
+            ph = STATE_H + el["name"].count("\n") * LBL_FS * 1.3   # a line more for each extra line
             mid.append(_titled(el.get("description"), tag("rect", [
-                ("x", xi - w / 2), ("y", ym - STATE_H / 2), ("width", w), ("height", STATE_H), ("rx", 9),
+                ("x", xi - w / 2), ("y", ym - ph / 2), ("width", w), ("height", ph), ("rx", 9),
                 ("fill", fill), ("stroke", stroke), ("stroke-width", 1), ("stroke-dasharray", dash(ink_["style"]))])))
             ink.append(text(xi, ym + 4, LBL_FS, el["name"], anchor="middle", fill=label_ink(fill, "#7c2d12")))
             extent.append(xi + w / 2)
