@@ -122,14 +122,17 @@ class Probe:
     def __init__(self, page: Any) -> None:
         self.page = page
 
-    def measure(self, svg: str) -> dict[str, Any]:
+    def run(self, svg: str, script: str) -> Any:
+        """Load an SVG alone in the page and evaluate ``script`` (a JavaScript function) there."""
         self.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
-        return self.page.evaluate(MEASURE)
+        return self.page.evaluate(script)
+
+    def measure(self, svg: str) -> dict[str, Any]:
+        return self.run(svg, MEASURE)
 
     def notes(self, svg: str) -> dict[str, Any]:
         """Load an SVG and run :data:`MEASURE_NOTES` on it."""
-        self.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
-        return self.page.evaluate(MEASURE_NOTES)
+        return self.run(svg, MEASURE_NOTES)
 
     def font(self) -> str:
         """The family the browser actually uses for the SVGs' ``system-ui,sans-serif``."""

@@ -160,8 +160,7 @@ def test_bitfield_field_names_stay_inside_their_cells(probe: chromium.Probe) -> 
               "bitfield st \"Status\" word=8 numbering=lsb0\nfield \"Transmit buffer empty\" 1\n"
               "field \"Receive buffer not empty\" 1\nfield \"Overrun error\" 1\nfield \"Busy\" 1\nfield \"Mode\" 4\n")
     svg = build(source).svg
-    probe.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
-    assert probe.page.evaluate(FIELD_NAMES_INSIDE) == []
+    assert probe.run(svg, FIELD_NAMES_INSIDE) == []
     assert "<title>Transmit buffer empty</title>" in svg
 
 
@@ -195,5 +194,4 @@ def test_multi_line_names_and_labels_in_a_sequence_keep_apart(probe: chromium.Pr
               'fragment f "retry policy:\\n3 attempts" type=loop\noperand o "while 5xx\\nand budget left" in=f\n'
               'message a -> b "SELECT …\\nFOR UPDATE" in=o\n')
     svg = build(source).svg
-    probe.page.set_content("<!doctype html><html><body style=\"margin:0\">" + svg + "</body></html>")
-    assert probe.page.evaluate(TEXTS_APART) == []
+    assert probe.run(svg, TEXTS_APART) == []

@@ -251,7 +251,7 @@ def _head_h(lifelines) -> float:
 
 
 def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0, bottom,
-          right_pad, head_h=HEAD_H) -> Block:
+          right_pad, head_h) -> Block:
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     bg, mid, ink = [], [], []
     extent = [xs[-1] + head_w[-1] / 2] if xs else [0.0]
@@ -362,7 +362,7 @@ NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
 NOTE_GAP = 8.0           # between two notes in the column
 
 
-def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h=HEAD_H):
+def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
     """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
     column right of the diagram, each level with what it is about (pushed down below the
     one above it when they would meet) and joined to it by a leader; ``([(right end,
