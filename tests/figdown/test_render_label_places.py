@@ -297,3 +297,49 @@ def test_end_labels_between_boxes_side_by_side_have_room() -> None:
     rects = [(x - label_px(t, 10) / 2, y - 8, x + label_px(t, 10) / 2, y + 2) for x, y, t in labels]
     assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
                    for i, a in enumerate(rects) for b in rects[i + 1:])
+
+
+PORT_FAN = """figdown 0.1 topology
+flow right
+node r "Border router"
+node s1 "Switch A"
+node s2 "Switch B"
+node fw "Firewall"
+node mgmt "OOB management"
+edge r [ge-1/0/0] -- [gi0/1] s1
+edge r [ge-1/0/1] -- [gi0/1] s2
+edge r [ge-1/0/3] -- [port 1] fw
+edge r [fxp0] -- [port 48] mgmt
+edge s1 [gi0/24] -- [gi0/24] s2
+"""
+
+
+def test_port_squares_at_one_box_keep_apart() -> None:
+    """Four ports fanning from one router: two of their squares (7 px) stood 6.6 px
+    apart, overlapping, read as one port."""
+    from markmcp.figdown.render.scene.draw import PORT
+    svg = build(PORT_FAN).svg
+    squares = sorted({(float(x), float(y)) for x, y in re.findall(r'data-port-sq="([-\d.]+),([-\d.]+)"', svg)})
+    assert len(squares) == 10
+    close = [(p, q) for i, p in enumerate(squares) for q in squares[i + 1:] if math.dist(p, q) < PORT + 3]
+    assert close == []
+
+
+def test_each_port_name_is_nearer_its_own_line_than_any_other(placed) -> None:
+    """The lines of a fan leave one side close together: "ge-1/0/1" stood between its
+    line and the next, nearer the next, and Switch A's "gi0/1" under its line, nearer
+    Switch B's."""
+    from markmcp.figdown.render.scene.labels import poly_dist
+    (scene,) = placed(PORT_FAN)
+    ends = {id(lab): link for link in scene.links for lab in scene.labels
+            if lab.text in (link.tail, link.head) and lab.port is not None
+            and any(math.dist(tuple(map(float, lab.port.split(","))), end) < 0.01
+                    for end in (link.points[0], link.points[-1]))}
+    assert len(ends) == 10
+    wrong = []
+    for lab in scene.labels:
+        own = ends[id(lab)]
+        d = poly_dist(lab.cx, lab.cy, own.points)
+        wrong += [(lab.text, other.tail) for other in scene.links
+                  if other is not own and poly_dist(lab.cx, lab.cy, other.points) <= d]
+    assert wrong == []

@@ -265,9 +265,21 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             square = abs(pts[0][0] - pts[1][0]) < 0.01 or abs(pts[0][1] - pts[1][1]) < 0.01
             land_apart(scene, paths, link, LAND_APART if square else HEAD_APART,
                        (link.arrow_a, link.arrow_b), heads=True, touching=touching)
+    if scene.genre == "topology":
+        for link in scene.links:   # a port's square keeps off the other ends at its box
+            pts = paths[link.index]
+            squares = (bool(link.tail) and not scene.nodes[link.a].external,
+                       bool(link.head) and not scene.nodes[link.b].external)
+            if len(pts) == 2 and link.a != link.b and any(squares):
+                land_apart(scene, paths, link, PORT_APART, squares, touching=touching, ports=True)
     _uncross_ends(scene, paths, touching, boxes)
     _bus_dots(scene, paths)
     return paths
+
+
+#: How far the end of a topology link with a port (its 7 px square) keeps from the other
+#: ends at its box: two squares 6 px apart overlapped, read as one port.
+PORT_APART = 12.0
 
 
 UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there

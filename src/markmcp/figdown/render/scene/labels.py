@@ -207,7 +207,7 @@ class Board:
         return index
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
-             above: float = math.inf, graze: bool = False) -> float:
+             above: float = math.inf, graze: bool = False, roomy: bool = True) -> float:
         """What placing a label at ``r`` costs: hard boxes, labels, soft boxes and
         connectors under it, another connector nearer than its own, and the distance
         from ``anchor``; with ``graze`` (a connector's text, whose letters are small), also
@@ -215,7 +215,9 @@ class Board:
 
         Every term is a non-negative addition, so the sum only grows: once it reaches
         ``above`` (the best candidate's cost, which this one must undercut) the rest is
-        not counted and a value at least ``above`` comes back."""
+        not counted and a value at least ``above`` comes back.  Without ``roomy`` another
+        connector within :data:`ROOMY` of a grazing label costs nothing (an end label
+        stands at its port, where the lines of a fan are close by nature)."""
         r0, r1, r2, r3 = r
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
@@ -276,7 +278,7 @@ class Board:
                           in self._segs.near(cx - wide, cy - wide, cx + wide, cy + wide) if key != own]
                 if _within(cx, cy, others, limit):
                     c += 150
-                elif _within(cx, cy, others, wide):
+                elif roomy and _within(cx, cy, others, wide):
                     # a free place between its line and another: taken only when no
                     # place in the open is free, which it leaves to the other's label
                     c += GOOD + 1.0
@@ -474,14 +476,14 @@ CROWDED = 100.0   # a mid label costing this much collides, or reads as another 
 FINE_ALLOWANCE = 8_000
 
 
-def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best):
+def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best, roomy: bool = True):
     """The first cheapest of ``cands`` (``(x, y, anchor, extra cost)``) as ``(cost, x, y)``,
     or ``best`` when none undercuts it;
     stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor, extra in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
         c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra,
-                               graze=True)
+                               graze=True, roomy=roomy)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:
@@ -522,6 +524,15 @@ def _beside(pts, w: float, h: float, extras, ts) -> list:
 DETACHED = 0.25
 
 
+#: How far past its first place (px along the line) an end label may stand: the nearest
+#: free of other ink and of other lines' reach wins, so the labels of lines fanning from
+#: one side stand where the fan has opened (ge-1/0/1 stood between its line and the next).
+#: Past the first three, only within :data:`END_REACH` of the segment's length, where the
+#: label still reads as this end's (not the far box's).
+END_EXTRAS = (0.0, 8.0, 18.0, 30.0, 44.0)
+END_REACH = 0.35
+
+
 def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
     """A label near one end of a connector (tail near a, head near b)."""
     p, q = (pts[0], pts[1]) if at_start else (pts[-1], pts[-2])
@@ -533,11 +544,13 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
     along = abs(ux) * w / 2 + abs(uy) * h / 2 + away
     across = abs(nx) * w / 2 + abs(ny) * h / 2 + 3
     cands = []
-    for extra in (0.0, 8.0, 18.0):
+    for i, extra in enumerate(END_EXTRAS):
+        if i >= 3 and along + extra > END_REACH * length:
+            break
         for s in (-1, 1):
             cx = p[0] + ux * (along + extra) + nx * across * s
             cy = p[1] + uy * (along + extra) + ny * across * s
             cands.append((cx, cy, p, 0.0))
-    best = _cheapest(board, w, h, None, cands, None)
+    best = _cheapest(board, w, h, own, cands, None, roomy=False)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)

@@ -126,7 +126,7 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
 
 def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = LAND_APART,
                ends: tuple[bool, bool] = (True, True), heads: bool = False,
-               touching: dict[str, list] | None = None) -> None:
+               touching: dict[str, list] | None = None, ports: bool = False) -> None:
     """Move the ends of a connector drawn straight to its boxes (a topology link, or
     one bending at its dummies, :func:`waypoint_polyline`) along their outlines away
     from where other connectors meet those boxes, when one is nearer than ``room``: a
@@ -134,7 +134,9 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     point, and two lines landing together (or two arrowheads) read as one.  ``ends``:
     which of its two ends may move; with ``heads`` only an arrowhead of another
     connector (not one between the same two boxes, drawn side by side on purpose) is a
-    reason to move, though an end that moves keeps off every other end.  Each end's
+    reason to move, though an end that moves keeps off every other end; with ``ports``
+    only another connector's end with a port (an end label, drawn as a square), again
+    not one between the same two boxes.  Each end's
     last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
     its other end.  ``touching``: each box's connectors, when the caller has them."""
     li = link.index
@@ -149,10 +151,11 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         for lk in (scene.links if touching is None else touching.get(nid, ())):
             if lk.index == li or not paths.get(lk.index):
                 continue
-            for j, end, head in ((0, lk.a, lk.arrow_a), (-1, lk.b, lk.arrow_b)):
+            for j, end, mark in ((0, lk.a, lk.arrow_a if heads else lk.tail),
+                                 (-1, lk.b, lk.arrow_b if heads else lk.head)):
                 if end == nid:
                     others_at.append(paths[lk.index][j])
-                    if not heads or (head and {lk.a, lk.b} != pair):
+                    if not (heads or ports) or (mark and {lk.a, lk.b} != pair):
                         asking.append(paths[lk.index][j])
         if not asking or min(math.dist(pts[k], o) for o in asking) >= room:
             continue
