@@ -343,3 +343,27 @@ def test_each_port_name_is_nearer_its_own_line_than_any_other(placed) -> None:
         wrong += [(lab.text, other.tail) for other in scene.links
                   if other is not own and poly_dist(lab.cx, lab.cy, other.points) <= d]
     assert wrong == []
+
+
+PENDING = """figdown 0.2 statechart
+state pending "Payment pending"
+state onhold "On hold (fraud review)"
+state paid "Paid"
+state cancelled "Cancelled"
+transition pending -[payment authorised [amount ≤ limit]]-> paid
+transition pending -[payment authorised [amount > limit]]-> onhold
+transition onhold -[analyst approves]-> paid
+transition onhold -[analyst rejects]-> cancelled
+transition pending -[timeout 30 min]-> cancelled
+transition pending -[card declined]-> pending
+"""
+
+
+def test_a_straight_lines_label_has_room_between_the_lines_jogging_past_it(placed) -> None:
+    """Two transitions jogged out round a straight one at the middle of the gap; the
+    straight one's label (as wide as the gap) had no room and stood over the jogging
+    line's top run, 46 px from its own.  The jogs now go in the near part of the gap."""
+    (scene,) = placed(PENDING)
+    assert nearer_another_line(scene, 0) == []
+    (straight,) = [lk for lk in scene.links if lk.mid == "payment authorised [amount > limit]"]
+    assert len(straight.points) == 2

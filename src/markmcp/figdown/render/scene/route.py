@@ -75,6 +75,7 @@ class Routing:
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
+    label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -756,6 +757,8 @@ def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, floa
         room = 0.0
         if link.mid:
             room = _label_main(frame, link.mid, LABEL_FS) + 24
+            if frame.horizontal and len(plan.items) == 2 and not routing.jogs.get(link.index):
+                routing.label_room[ch] = max(routing.label_room.get(ch, 0.0), room)
         ends = [t for t in (link.tail, link.head) if t]
         if ends and len(plan.items) == 2:
             room = max(room, sum(_label_main(frame, t, END_FS) + 14 for t in ends) + 16)
@@ -783,7 +786,20 @@ def _track_main(frame: Frame, routing: Routing, ch: int, track: int) -> float:
     else:
         start = frame.rank_start[ch] + frame.rank_size[ch]
         width = frame.main_total - start
+    room = routing.label_room.get(ch)
+    if room is not None and ch >= 0 and width - room + LABEL_GAP >= (count + 1) * TRACK:
+        # (a flow right or left) the label of a straight line through the channel takes
+        # its far part: the jogs go in the near part, so the lines beside it run level
+        # past the label (a jog at the middle left it no room, and it stood by the
+        # jogging line instead); in a flow down or up a label stands beside its line,
+        # across the channel, and an exit label needs the near part
+        width = width - room + LABEL_GAP
     return start + width * (track + 1) / (count + 1)
+
+
+#: The part of a straight line's label run (:data:`Routing.label_room`) the jogs may share:
+#: the margin kept round the label.
+LABEL_GAP = 12.0
 
 
 def _end_main(frame: Frame, box: Box, cross: float, side: int) -> float:
