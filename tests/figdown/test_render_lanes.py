@@ -157,3 +157,27 @@ def test_several_self_loops_take_the_free_sides_in_turn() -> None:
     assert len(heads) == 4
     assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
                    for i, a in enumerate(heads) for b in heads[i + 1:])
+
+
+def _boxes(svg: str) -> dict[str, tuple[float, float, float, float]]:
+    return {key: (float(x), float(y), float(x) + float(w), float(y) + float(h)) for key, x, y, w, h in re.findall(
+        r'<g data-node="([^"]+)"[^>]*><rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)"', svg)}
+
+
+def test_a_lane_from_the_outermost_box_is_a_u_round_the_figure_edge() -> None:
+    """"retry" from the last state back to the first left "Failed" by its far end and
+    went round it before turning back; it now leaves by the side facing its lane and
+    enters "Queued" by that side too, each from the middle: a U."""
+    svg = build("figdown 0.2 statechart\nstate q \"Queued\"\nstate r \"Running\"\nstate d \"Done\"\n"
+                "state f \"Failed\"\ntransition q -[worker picks]-> r\ntransition r -[success]-> d\n"
+                "transition r -[error]-> f\ntransition f -[retry]-> q\n").svg
+    boxes = _boxes(svg)
+    runs = [(p, q) for key, p, q in segments(svg) if key == "9"]
+    start, end = runs[0][0], runs[-1][1]
+    failed, queued = boxes["f"], boxes["q"]
+    assert start == (round((failed[0] + failed[2]) / 2, 2), failed[3])
+    assert end == (round((queued[0] + queued[2]) / 2, 2), queued[3])
+    # down from Failed, along one level below both, up into Queued: nothing else
+    lane = max(p[1] for run in runs for p in run)
+    assert lane > max(failed[3], queued[3])
+    assert all(p[0] in (start[0], end[0]) or p[1] == lane for run in runs for p in run)

@@ -75,6 +75,7 @@ class Routing:
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
+    lane_entry: dict[int, float] = field(default_factory=dict)          # lane link → the side point it enters by
     label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
 
 
@@ -270,6 +271,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     _side_exits(scene, frame, routing, sides, spans)
     held = _straight_landings(scene, frame, routing)   # side entries and exits change none
     _side_entries(scene, frame, routing, sides, spans, held)
+    _lane_sides(scene, frame, routing, sides, spans)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -410,6 +412,64 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         ends[:] = [e for e in ends if not (e[1] == li and e[2] == "first")]
         if not ends:
             sides.pop((nid, 1), None)
+
+
+def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
+    """A lane (a connector going round the figure against the flow) leaves its first box
+    by the side facing the lane, from the middle of that side, and enters its last box
+    the same way, where that box is the outermost of its rank on the lane's side: a U
+    round the figure's edge, not a line leaving the box's far end and wrapping round it
+    (a retry from the last state came out of its flow-facing end and went round it).
+    One lane a side, the innermost, so the others' legs stay outside its run; not for a
+    merge bus's members, a diamond's (see :func:`_side_exits`), an external, a side
+    holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to another by more than two labelled lines
+    (the further ones go round the pair and land on those sides, see
+    ``_spread_parallel``)."""
+    routing.lane_entry = {}
+    pairs: dict[tuple[str, str], int] = {}
+    for link in scene.links:
+        if link.mid and link.a != link.b:
+            pair = (link.a, link.b) if link.a < link.b else (link.b, link.a)
+            pairs[pair] = pairs.get(pair, 0) + 1
+    rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
+    taken = {(link.b, side) for link in scene.links
+             for _slot, side in (routing.side_entry.get(link.index, (0, 0)),) if side}
+    near: dict[tuple[str, int, str], tuple] = {}
+    for link in scene.links:
+        if link.index not in routing.lanes or link.index in routing.bus:
+            continue
+        lane = routing.lanes[link.index]
+        for end, nid in (("first", link.a), ("last", link.b)):
+            if end == "first" and link.index in routing.side_exit:
+                continue
+            box, item = scene.nodes[nid], frame.item_of[nid]
+            if box.external or box.shape == "diamond" or nid in rounded:
+                continue
+            half = _size(frame, box) / 2
+            side = 1 if lane > item.pos else -1
+            loops = frame.loop_side.get(nid) or ()
+            if (nid, side) in taken or any(place == ("+c" if side > 0 else "-c") for place, _level in loops):
+                continue
+            if abs(lane - item.pos) < half + TRACK:
+                continue
+            vertex = item.pos + side * half
+            lo, hi = sorted((vertex, lane))
+            if _box_between(spans, item, lo, hi):
+                continue
+            key = (nid, side, end)
+            if key not in near or abs(lane - item.pos) < near[key][0]:
+                near[key] = (abs(lane - item.pos), link.index, vertex)
+    for (nid, _side, end), (_, li, vertex) in near.items():
+        if end == "first":
+            routing.side_exit[li] = vertex
+            routing.ports[(li, "first")] = routing.lanes[li]
+        else:
+            routing.lane_entry[li] = vertex
+        flow = 1 if end == "first" else -1
+        ends = sides.get((nid, flow), [])
+        ends[:] = [e for e in ends if not (e[1] == li and e[2] == end)]
+        if not ends:
+            sides.pop((nid, flow), None)
 
 
 def _box_between(spans, item, lo: float, hi: float) -> bool:
@@ -577,9 +637,10 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             if link.index not in routing.side_exit:
                 jogs.append(Jog(link.index, ra, routing.ports[(link.index, "first")], lane,
                                 bus=None if bus is None else f"{bus}@{ra}"))
-            jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")],
-                            bus=None if bus is None else f"{bus}@in",
-                            order=routing.lane_order.get(link.index)))
+            if link.index not in routing.lane_entry:
+                jogs.append(Jog(link.index, rb - 1, lane, routing.ports[(link.index, "last")],
+                                bus=None if bus is None else f"{bus}@in",
+                                order=routing.lane_order.get(link.index)))
         elif plan.kind == "same":
             r = frame.rank_of[link.a]
             jogs.append(Jog(link.index, r, routing.ports[(link.index, "first")],
@@ -834,14 +895,19 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
         a, b = nodes[link.a], nodes[link.b]
         ca = routing.ports[(link.index, "first")]
         cb = routing.ports[(link.index, "last")]
-        *j0, j1 = routing.jogs[link.index]
-        m1 = _track_main(frame, routing, j1.channel, j1.track)
+        jogs = routing.jogs[link.index]
         lane = routing.lanes[link.index]
-        tail = [(m1, lane), (m1, cb), (_end_main(frame, b, cb, -1), cb)]
+        entry = routing.lane_entry.get(link.index)
+        if entry is None:
+            m1 = _track_main(frame, routing, jogs[-1].channel, jogs[-1].track)
+            tail = [(m1, lane), (m1, cb), (_end_main(frame, b, cb, -1), cb)]
+        else:
+            main = frame.to_main_cross(b.cx, b.cy)[0]
+            tail = [(main, lane), (main, entry)]
         start = _side_start(frame, routing, link, a)
         if start:
             return start + tail
-        m0 = _track_main(frame, routing, j0[0].channel, j0[0].track)
+        m0 = _track_main(frame, routing, jogs[0].channel, jogs[0].track)
         return [(_end_main(frame, a, ca, 1), ca), (m0, ca), (m0, lane)] + tail
     if plan.kind == "same":
         a, b = nodes[link.a], nodes[link.b]
