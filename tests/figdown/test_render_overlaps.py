@@ -127,3 +127,17 @@ def test_pinned_scenes_draw_no_overlap_the_author_did_not_place(source: str) -> 
         assert out.diagnostics
         return
     assert unauthored_overlaps(out) == []
+
+
+def test_an_engine_placed_box_joined_to_a_pinned_one_leaves_room_for_the_arrow() -> None:
+    """A gateway the engine placed stood 8 px before the broker the author pinned: the
+    arrowhead between them had no shaft.  It steps back along the flow to 24 px."""
+    import xml.etree.ElementTree as ET
+    from .test_render_scene import nodes
+    svg = build("figdown 0.1 block\nflow right\nnode a \"Sensor gateway\"\nnode b \"Message broker\"\n"
+                "node f \"Dashboard\"\ngroup edgeg \"Edge site\"\nnode g \"PLC\" in=edgeg\n"
+                "node h \"HMI panel\" in=edgeg\nedge g -> a\nedge h -> a\nedge a -> b\nedge b -> f\n"
+                "layout\npin b at=(300,40)\n").svg
+    boxes = nodes(ET.fromstring(svg))
+    gateway, broker = boxes["a"]["box"], boxes["b"]["box"]
+    assert broker[0] - (gateway[0] + gateway[2]) >= 24 - 1e-6

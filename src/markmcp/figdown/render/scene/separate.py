@@ -59,6 +59,7 @@ def separate(scene: Scene, moved: set[str]) -> None:
                 changed = True
         changed |= _bands_apart(scene, moved)
         changed |= _boxes_apart(scene, moved)
+        changed |= _joined_apart(scene, moved)
         if not changed:
             break
     bands(scene)
@@ -279,6 +280,52 @@ def _boxes_apart(scene: Scene, moved: set[str]) -> bool:
                 moved.add(m.id)
             changed = True
     return changed
+
+
+#: The least gap along the flow between an author-placed box and an engine-placed one
+#: joined to it: room for an arrowhead (10 px) with a shaft before it.
+FLOW_GAP = 24.0
+
+
+def _joined_apart(scene: Scene, moved: set[str]) -> bool:
+    """An engine-placed box joined by a connector to an author-placed one, beside it
+    along the flow and closer than :data:`FLOW_GAP`, steps back along the flow to that
+    gap (with its group, when the engine placed all of it), where it lands ``SEP``
+    clear of every other box and band: a gateway left 8 px before a pinned broker drew
+    an arrowhead with no shaft."""
+    horizontal = scene.horizontal
+    for link in scene.links:
+        for a, b in ((link.a, link.b), (link.b, link.a)):
+            p, n = scene.nodes[a], scene.nodes[b]
+            if a == b or p.external or n.external or not positioned(scene, a) or positioned(scene, b):
+                continue
+            # along the flow (x in a flow right or left) and across it
+            p_lo, p_hi, n_lo, n_hi = (p.x, p.x + p.w, n.x, n.x + n.w) if horizontal else \
+                (p.y, p.y + p.h, n.y, n.y + n.h)
+            pc_lo, pc_hi, nc_lo, nc_hi = (p.y, p.y + p.h, n.y, n.y + n.h) if horizontal else \
+                (p.x, p.x + p.w, n.x, n.x + n.w)
+            if nc_hi <= pc_lo or pc_hi <= nc_lo:
+                continue
+            if 0.0 <= p_lo - n_hi < FLOW_GAP:
+                shift = -(FLOW_GAP - (p_lo - n_hi))
+            elif 0.0 <= n_lo - p_hi < FLOW_GAP:
+                shift = FLOW_GAP - (n_lo - p_hi)
+            else:
+                continue
+            unit, gid = [n], None
+            if n.group is not None and n.group in scene.groups:
+                if _fixed_group(scene, n.group):
+                    continue
+                unit, gid = [scene.nodes[m] for m in scene.groups[n.group].members], n.group
+            foot, obstacles = _footing(scene, unit, gid)
+            dx, dy = (shift, 0.0) if horizontal else (0.0, shift)
+            landed = (foot[0] + dx, foot[1] + dy, foot[2] + dx, foot[3] + dy)
+            if any(overlaps(landed, o, SEP) for o in obstacles if not overlaps(foot, o, SEP)):
+                continue
+            _shift(unit, shift, along_y=not horizontal, moved=moved)
+            bands(scene)
+            return True
+    return False
 
 
 def _aside(scene: Scene, p, unit: list, gid: str | None, own: str | None) -> tuple[float, float] | None:
