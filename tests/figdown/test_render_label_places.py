@@ -367,3 +367,28 @@ def test_a_straight_lines_label_has_room_between_the_lines_jogging_past_it(place
     assert nearer_another_line(scene, 0) == []
     (straight,) = [lk for lk in scene.links if lk.mid == "payment authorised [amount > limit]"]
     assert len(straight.points) == 2
+
+
+def test_three_port_names_at_one_end_each_stand_clear_of_the_other_lines() -> None:
+    """Three links 10 px apart between two routers: the middle link's port names had no
+    room beside it and were written on the outer links.  They now stand on their own
+    line, on a white ground that hides it there."""
+    from markmcp.figdown.render.text import label_px
+    from .test_render_band_titles import crosses
+    svg = build("figdown 0.1 topology\nflow right\nnode a \"Router A\"\nnode b \"Router B\"\n"
+                "edge a [xe-0/0/0] -- [xe-0/0/0] b\nedge a [xe-0/0/1] -- [xe-0/0/1] b\n"
+                "edge a [xe-0/0/2] -- [xe-0/0/2] b\n").svg
+    lines = {key: ((float(x1), float(y1)), (float(x2), float(y2))) for key, x1, y1, x2, y2 in re.findall(
+        r'<line data-edge="([^"]+)" x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"', svg)}
+    labels = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="10" text-anchor="middle" fill="#555" '
+                        r'data-port-sq="([-\d.]+),([-\d.]+)">([^<]+)<', svg)
+    assert len(lines) == 3 and len(labels) == 6
+    for x, y, px, py, name in labels:
+        (own,) = [k for k, (p, q) in lines.items() if (float(px), float(py)) in (p, q)]
+        w = label_px(name, 10)
+        middle = (float(x) - w / 2, float(y) - 6, float(x) + w / 2, float(y) - 2)   # the letters' middle
+        assert [k for k, (p, q) in lines.items() if k != own and crosses(p, q, middle)] == [], name
+    # the middle link's names hide their own line behind a white ground
+    grounds = re.findall(r'<rect x="[-\d.]+" y="[-\d.]+" width="[-\d.]+" height="[-\d.]+" fill="#fff" '
+                         r'stroke="none"/><text[^>]*>xe-0/0/1<', svg)
+    assert len(grounds) == 2

@@ -96,8 +96,13 @@ def _arrow(tip, back, colour: str) -> str:
 
 
 def _label_svg(lab, extra=()) -> str:
-    return text(lab.x, lab.y, lab.size, lab.text, anchor=lab.anchor, fill=lab.colour,
-                extra=extra, halo=True)
+    ground = ""
+    if lab.backed:   # set on its own line: a white ground hides the line behind the text
+        x0, y0, x1, y1 = lab.rect
+        ground = tag("rect", [("x", x0 - 1), ("y", y0), ("width", x1 - x0 + 2), ("height", y1 - y0),
+                              ("fill", "#fff"), ("stroke", "none")])
+    return ground + text(lab.x, lab.y, lab.size, lab.text, anchor=lab.anchor, fill=lab.colour,
+                         extra=extra, halo=True)
 
 
 NODE_BAND_FS = 11

@@ -65,6 +65,7 @@ class Label:
     anchor: str = "middle"
     colour: str = "#555"
     port: str | None = None     # data-port-sq key of the fitting it names
+    backed: bool = False        # set on its own line, on a white ground that hides it there
 
     @property
     def rect(self) -> Rect:
@@ -207,7 +208,8 @@ class Board:
         return index
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
-             above: float = math.inf, graze: bool = False, roomy: bool = True) -> float:
+             above: float = math.inf, graze: bool = False, roomy: bool = True,
+             on_own: bool = False) -> float:
         """What placing a label at ``r`` costs: hard boxes, labels, soft boxes and
         connectors under it, another connector nearer than its own, and the distance
         from ``anchor``; with ``graze`` (a connector's text, whose letters are small), also
@@ -217,7 +219,9 @@ class Board:
         ``above`` (the best candidate's cost, which this one must undercut) the rest is
         not counted and a value at least ``above`` comes back.  Without ``roomy`` another
         connector within :data:`ROOMY` of a grazing label costs nothing (an end label
-        stands at its port, where the lines of a fan are close by nature)."""
+        stands at its port, where the lines of a fan are close by nature); with
+        ``on_own`` its own connector through it does not count (a label set on its
+        line, over a white ground)."""
         r0, r1, r2, r3 = r
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
@@ -244,7 +248,8 @@ class Board:
         struck = set()   # the connectors with a segment through the band
         grazed: dict = {}   # another connector's run inside the box (off the band): its length
         for key, p, q, sb in self._segs.near(r0, r1, r2, r3):
-            if key in struck or sb[2] < r0 or sb[0] > r2 or sb[3] < r1 or sb[1] > r3:
+            if key in struck or sb[2] < r0 or sb[0] > r2 or sb[3] < r1 or sb[1] > r3 \
+                    or (on_own and key == own):
                 continue
             if not (sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3) \
                     and seg_hits_rect(p, q, band, 0.0):
@@ -533,6 +538,11 @@ END_EXTRAS = (0.0, 8.0, 18.0, 30.0, 44.0)
 END_REACH = 0.35
 
 
+#: What an end label costs set on its own line (see :func:`place_end`): more than a place
+#: beside it nearer another line, less than one over another line or label.
+ON_OWN_LINE = 200.0
+
+
 def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
     """A label near one end of a connector (tail near a, head near b)."""
     p, q = (pts[0], pts[1]) if at_start else (pts[-1], pts[-2])
@@ -552,5 +562,18 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
             cy = p[1] + uy * (along + extra) + ny * across * s
             cands.append((cx, cy, p, 0.0))
     best = _cheapest(board, w, h, own, cands, None, roomy=False)
+    if best[0] >= CROWDED:
+        # every place beside the line is on another line or label (the middle one of
+        # three lines 10 px apart): on its own line, over a white ground, at a price
+        for i, extra in enumerate(END_EXTRAS):
+            if i >= 3 and along + extra > END_REACH * length:
+                break
+            cx, cy = p[0] + ux * (along + extra), p[1] + uy * (along + extra)
+            r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            c = ON_OWN_LINE + board.cost(r, own, p, best[0] - ON_OWN_LINE, graze=True, roomy=False,
+                                         on_own=True)
+            if c < best[0] - 1e-9:
+                best = (c, cx, cy)
+                label.backed = True
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
