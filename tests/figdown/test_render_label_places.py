@@ -128,6 +128,8 @@ def nearer_another_line(scene, margin: float) -> list[tuple[str, str]]:
 
     found = []
     for link in scene.links:
+        if not link.mid:
+            continue
         lab = link.mid_label
         own = poly_dist(lab.cx, lab.cy, link.points)
         found += [(link.mid, other.mid) for other in scene.links
@@ -392,3 +394,40 @@ def test_three_port_names_at_one_end_each_stand_clear_of_the_other_lines() -> No
     grounds = re.findall(r'<rect x="[-\d.]+" y="[-\d.]+" width="[-\d.]+" height="[-\d.]+" fill="#fff" '
                          r'stroke="none"/><text[^>]*>xe-0/0/1<', svg)
     assert len(grounds) == 2
+
+
+
+ROLLOUT = """figdown 0.2 statechart
+flow up
+state pending "Pending"
+state progressing "Progressing"
+state paused "Paused"
+state complete "Complete"
+state degraded "Degraded"
+state failed "Failed"
+transition pending -[new ReplicaSet created]-> progressing
+transition progressing -[all replicas ready]-> complete
+transition progressing -[kubectl rollout pause]-> paused
+transition paused -[kubectl rollout resume]-> progressing
+transition progressing -[progressDeadlineSeconds exceeded]-> failed
+transition complete -[pod crash loop]-> degraded
+transition degraded -[pods recover]-> complete
+transition failed -[rollback]-> progressing
+transition degraded -[manual rollback]-> progressing
+"""
+
+
+def test_a_label_with_no_free_place_beside_its_line_is_set_on_it(placed) -> None:
+    """"all replicas ready" stood 95 px from its own line, beside three others: every
+    place beside its line was nearer another.  Such a label is set on its own line, over
+    a white ground that hides no other line."""
+    from markmcp.figdown.render.scene.labels import Board, poly_dist
+    (scene,) = placed(ROLLOUT)
+    (ready,) = [link for link in scene.links if link.mid == "all replicas ready"]
+    assert ready.mid_label.backed
+    assert poly_dist(ready.mid_label.cx, ready.mid_label.cy, ready.points) < 0.5
+    board = Board([], {lk.index: lk.points for lk in scene.links})
+    for link in scene.links:
+        if link.mid_label.backed:
+            r = link.mid_label.rect
+            assert board.lines_under((r[0] - 1, r[1], r[2] + 1, r[3])) == 1, link.mid

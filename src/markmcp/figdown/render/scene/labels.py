@@ -379,6 +379,8 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
         if ends:
             fine = _past(fine, ends, w, h)
         best = _cheapest(board, w, h, own, fine, best)
+    if best[0] >= CROWDED and exit_from is None:
+        best = _on_own(board, label, own, _along_own(pts, w, h), ON_OWN_MID, best)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
 
@@ -565,15 +567,55 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
     if best[0] >= CROWDED:
         # every place beside the line is on another line or label (the middle one of
         # three lines 10 px apart): on its own line, over a white ground, at a price
+        on = []
         for i, extra in enumerate(END_EXTRAS):
             if i >= 3 and along + extra > END_REACH * length:
                 break
-            cx, cy = p[0] + ux * (along + extra), p[1] + uy * (along + extra)
-            r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            c = ON_OWN_LINE + board.cost(r, own, p, best[0] - ON_OWN_LINE, graze=True, roomy=False,
-                                         on_own=True)
-            if c < best[0] - 1e-9:
-                best = (c, cx, cy)
-                label.backed = True
+            on.append((p[0] + ux * (along + extra), p[1] + uy * (along + extra), p))
+        best = _on_own(board, label, own, on, ON_OWN_LINE, best, roomy=False)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
+
+
+def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roomy: bool = True):
+    """``best`` or, when cheaper at ``price`` more, the first cheapest of ``cands`` (centres
+    on the label's own line, with an anchor), the line through it not counted: the
+    label is then set there over a white ground (``label.backed``)."""
+    w, h = label.w, label.h
+    for cx, cy, anchor in cands:
+        r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        c = price + board.cost(r, own, anchor, best[0] - price, graze=True, roomy=roomy, on_own=True)
+        if c < best[0] - 1e-9:
+            # the ground hides every other line under it, even one through a corner
+            c += HIDDEN * (board.lines_under((r[0] - 1, r[1], r[2] + 1, r[3])) - 1)
+        if c < best[0] - 1e-9:
+            best = (c, cx, cy)
+            label.backed = True
+    return best
+
+
+#: What a label set on its own line costs for each other line its white ground hides.
+HIDDEN = 500.0
+#: What a mid label costs set on its own line: less than a place beside it nearer
+#: another line (which a reader takes for that line's), more than any free place.
+ON_OWN_MID = 120.0
+#: How far a label set on its line keeps from the ends of the segment under it (its
+#: white ground hides no bend).
+ON_OWN_END = 6.0
+
+
+def _along_own(pts, w: float, h: float) -> list:
+    """Centres on ``pts`` for a w × h label set on the line: on each of its three
+    longest segments at :data:`FIRST_TS`, where the label lies within the segment."""
+    out = []
+    for _, a, b in _segments_by_length(pts)[:3]:
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        length = math.sqrt(dx * dx + dy * dy)
+        if length < 1e-9:
+            continue
+        half = abs(dx) / length * w / 2 + abs(dy) / length * h / 2 + ON_OWN_END
+        for t in FIRST_TS:
+            if half <= t * length <= length - half:
+                px, py = a[0] + dx * t, a[1] + dy * t
+                out.append((px, py, (px, py)))
+    return out
