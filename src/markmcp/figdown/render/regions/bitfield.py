@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, title_width, units
+from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, shorten, title_width, units
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
@@ -303,9 +303,6 @@ def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fi
         turn = (("transform", f"rotate(-90 {num(cx)} {num(cy)})"),)
         return text(cx, cy + upright * 0.35, round(upright, 3), caption, anchor="middle", fill=fill,
                     extra=tuple(extra) + turn)
-    shown = caption
-    while shown and units(shown + "…") * NAME_CH * size / NAME_FS > room:
-        shown = shown[:-1]
-    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + size * 0.35, round(size, 3),
-                                                             (shown + "…") if shown else "…", anchor="middle",
-                                                             fill=fill, extra=extra))
+    shown = shorten(caption, lambda u: u * NAME_CH * size / NAME_FS <= room)
+    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + size * 0.35, round(size, 3), shown,
+                                                             anchor="middle", fill=fill, extra=extra))

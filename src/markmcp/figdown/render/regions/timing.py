@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, is_dark, label_px, node_width, one_line, title_width
+from ..text import EDGE_LABEL_CH, INK_LIGHT, LABEL_FS, is_dark, label_px, node_width, one_line, shorten, title_width
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
@@ -152,8 +152,6 @@ def _value_label(cx: float, y: float, room: float, caption: str, fill: str | Non
     size = max(VALUE_FS_MIN, VALUE_FS * room / need)
     if label_px(caption, size) <= room:
         return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill, halo=halo)
-    shown = caption
-    while shown and label_px(shown + "…", size) > room:
-        shown = shown[:-1]
-    return tag("g", (), tag("title", (), esc(caption)) + text(cx, y, round(size, 3), shown + "…" if shown else "…",
+    shown = shorten(caption, lambda u: u * EDGE_LABEL_CH * size / LABEL_FS <= room)
+    return tag("g", (), tag("title", (), esc(caption)) + text(cx, y, round(size, 3), shown,
                                                              anchor="middle", fill=fill, halo=halo))
