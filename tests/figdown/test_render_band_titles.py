@@ -76,7 +76,7 @@ def bands(root: ET.Element) -> dict[str, dict]:
             continue
         rect = g.find(SVG + "rect")
         x, y, w, h = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
-        name = g.find(SVG + "text")
+        name = next(g.iter(SVG + "text"), None)   # beside its rect, or under a <g> with the whole name
         title = None
         if name is not None:
             width = label_px(name.text, float(name.get("font-size")))
@@ -230,3 +230,24 @@ def test_every_band_name_sits_in_its_band_and_every_widening_in_empty_room() -> 
                     problems.append(f"{name}: {gid} widened over {other}")
     assert named > 20 and widened >= 2
     assert problems == []
+
+
+def test_a_name_wider_than_its_band_with_no_room_to_widen_is_cut_short() -> None:
+    """Three one-box bands in a row, each named longer than it is wide: the middle name
+    ran on under the next band, and the last one's off the canvas though there was empty
+    room beside it.  The middle name is cut short with "…" (the whole name is the drawing's
+    title); the last band widens into the room past it."""
+    svg = build("figdown 0.1 block\nflow right\n"
+                "group a \"Payments Card Industry Data Security Standard scope\"\nnode v \"Vault\" in=a\n"
+                "group b \"Everything else outside the PCI scope, incl. analytics\"\nnode x \"App\" in=b\n"
+                "group c \"Monitoring, alerting and incident response tooling\"\nnode m \"Prom\" in=c\n"
+                "edge x -> v\nedge v -> m\nedge x -> m\n").svg
+    drawn = bands(ET.fromstring(svg))
+    for gid, b in drawn.items():
+        x0, _, x1, _ = b["rect"]
+        t0, _, t1, _ = b["title"]
+        assert x0 + 9.9 <= t0 and t1 <= x1 - 9.9, gid
+    assert drawn["a"]["name"].endswith("…") and drawn["c"]["name"] == "Monitoring, alerting and incident response tooling"
+    assert "<title>Payments Card Industry Data Security Standard scope</title>" in svg
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
+    assert max(b["rect"][2] for b in drawn.values()) <= width

@@ -217,7 +217,7 @@ def _counting_weight(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_shorten_keeps_the_longest_beginning_that_fits_with_its_ellipsis() -> None:
     from markmcp.figdown.render.text import shorten, widest
-    for caption in ("abcdefgh", "日本語のテキスト", "ab\ncdefgh", "x"):
+    for caption in ("abcdefgh", "日本語のテキスト", "ab\ncdefgh", "x", "ab cd ef"):
         for room in (0.0, 1.0, 2.5, 4.0, 6.0, 100.0):
             shown = shorten(caption, lambda u: u <= room)
             if widest(caption) <= room:
@@ -227,7 +227,7 @@ def test_shorten_keeps_the_longest_beginning_that_fits_with_its_ellipsis() -> No
             naive = caption
             while naive and widest(naive + "…") > room:
                 naive = naive[:-1]
-            assert shown == naive + "…", (caption, room)
+            assert shown == naive.rstrip(" ") + "…", (caption, room)
 
 
 def test_a_long_timing_value_or_field_name_is_cut_short_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -116,7 +116,7 @@ def shorten(text: str, fits) -> str:
             line += weight(ord(ch))
         if fits(max(done, line + tail)):
             kept = i + 1
-    return text[:kept] + ELLIPSIS
+    return text[:kept].rstrip(" ") + ELLIPSIS   # "Payments…", not "Payments …"
 
 
 def widest(text: str) -> float:

@@ -14,7 +14,7 @@ import math
 
 from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
-from ..svg import dash, num, points, rounded_path, tag, text
+from ..svg import dash, esc, num, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
 from .graph import Box, Scene, inscribed_half
 from .names import EXTERNAL_FS, external_names
@@ -151,7 +151,11 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         body = tag("rect", [("x", x0), ("y", y0), ("width", x1 - x0), ("height", y1 - y0), ("rx", 10),
                             ("fill", g.fill or GROUP_FILL), ("stroke", g.stroke or GROUP_STROKE),
                             ("stroke-dasharray", dash(g.style))])
-        if g.label:
+        if g.label and title.shown is not None:   # cut short: the whole name as its title
+            body += tag("g", (), tag("title", (), esc(g.label))
+                        + text(title.x(g.box), y0 + BASELINE, TITLE_FS, title.shown, anchor=title.anchor,
+                               fill=label_ink(g.fill or GROUP_FILL, GROUP_INK)))
+        elif g.label:
             body += text(title.x(g.box), y0 + BASELINE, TITLE_FS, g.label, anchor=title.anchor,
                          fill=label_ink(g.fill or GROUP_FILL, GROUP_INK))
         gsvg.append(tag("g", [("data-group", g.id), ("data-gx", origin[0]), ("data-gy", origin[1]),

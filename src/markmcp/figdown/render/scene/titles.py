@@ -14,7 +14,9 @@ name, other band or other band name meets:
    room it takes is empty: no box, no other band (a band it sits inside must still
    hold it), and no connector but one that ends inside the band anyway;
 4. else its usual place, or the right-hand one when only that is clear (the name is
-   crossed, or runs past a band too narrow for it: no box moves for a name).
+   crossed: no box moves for a name); a name wider than its band is then cut short
+   with "…" to the band's width, the whole name in the drawing's ``<title>`` (it ran on
+   under the next band, or off the canvas).
 
 The band's own rectangle (``Group.box``, the one every geometry check reads) never
 changes; only its drawn outline widens, so a check and a build report the same.
@@ -22,7 +24,7 @@ changes; only its drawn outline widens, so a check and a build report the same.
 
 from __future__ import annotations
 
-from ..text import label_px
+from ..text import EDGE_LABEL_CH, LABEL_FS, label_px, shorten
 from .graph import Scene
 from .names import external_names
 from .squares import SquareIndex
@@ -43,10 +45,12 @@ class Title:
     """A placed band name: its left end and the drawn band's widening on each side,
     all relative to the band's rectangle (so moving the scene moves them too)."""
 
-    __slots__ = ("at", "left", "right", "anchor")
+    __slots__ = ("at", "left", "right", "anchor", "shown")
 
-    def __init__(self, at: float, left: float = 0.0, right: float = 0.0, anchor: str | None = None):
+    def __init__(self, at: float, left: float = 0.0, right: float = 0.0, anchor: str | None = None,
+                 shown: str | None = None):
         self.at, self.left, self.right, self.anchor = at, left, right, anchor
+        self.shown = shown   # the name cut short to the band's width, when it is
 
     def x(self, box) -> float:
         """The text's x (its left end, or its right end when anchored at the end)."""
@@ -93,7 +97,7 @@ def place(scene: Scene, widen: bool = True) -> None:
     for g in named:
         g.title = _place_one(g, world, bands, widen)
         x = g.title.x(g.box)
-        width = label_px(g.label, TITLE_FS)
+        width = label_px(g.title.shown or g.label, TITLE_FS)
         lo = x - width if g.title.anchor == "end" else x
         name = (lo, g.box[1] + STRIP_TOP, lo + width, g.box[1] + STRIP_BOTTOM)
         world.add(("thing", name), name)
@@ -141,7 +145,10 @@ def _place_one(g, world: SquareIndex, bands: list, widen: bool) -> Title:
             return Title(lo - x0, left, right)
     if fits and not clear(home) and clear(right_home):
         return Title(x1 - INSET - x0, anchor="end")
-    return Title(INSET)
+    if fits:
+        return Title(INSET)
+    room = x1 - x0 - 2 * INSET
+    return Title(INSET, shown=shorten(g.label, lambda u: u * EDGE_LABEL_CH * TITLE_FS / LABEL_FS <= room))
 
 
 def _holds(outer, inner) -> bool:
