@@ -215,6 +215,11 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
     return out
 
 
+#: How far the end of a topology link with a port (its 7 px square) keeps from the other
+#: ends at its box: two squares 6 px apart overlapped, read as one port.
+PORT_APART = 12.0
+
+
 def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     paths: dict[int, list] = {}
     if frame is None:
@@ -275,11 +280,6 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _uncross_ends(scene, paths, touching, boxes)
     _bus_dots(scene, paths)
     return paths
-
-
-#: How far the end of a topology link with a port (its 7 px square) keeps from the other
-#: ends at its box: two squares 6 px apart overlapped, read as one port.
-PORT_APART = 12.0
 
 
 UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there

@@ -422,9 +422,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     (a retry from the last state came out of its flow-facing end and went round it).
     One lane a side, the innermost, so the others' legs stay outside its run; not for a
     merge bus's members, a diamond's (see :func:`_side_exits`), an external, a side
-    holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to another by more than two labelled lines
-    (the further ones go round the pair and land on those sides, see
-    ``_spread_parallel``)."""
+    holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
+    another by more than two labelled lines (the further ones go round the pair and
+    land on those sides, see ``_spread_parallel``)."""
     routing.lane_entry = {}
     pairs: dict[tuple[str, str], int] = {}
     for link in scene.links:
@@ -432,8 +432,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             pair = (link.a, link.b) if link.a < link.b else (link.b, link.a)
             pairs[pair] = pairs.get(pair, 0) + 1
     rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
-    taken = {(link.b, side) for link in scene.links
-             for _slot, side in (routing.side_entry.get(link.index, (0, 0)),) if side}
+    taken = {(link.b, entry[1]) for link in scene.links if (entry := routing.side_entry.get(link.index))}
     near: dict[tuple[str, int, str], tuple] = {}
     for link in scene.links:
         if link.index not in routing.lanes or link.index in routing.bus:
@@ -806,7 +805,9 @@ _PLAIN = 1e15
 
 
 def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
-    """Room each channel must give: its tracks, and the labels drawn in it."""
+    """Room each channel must give: its tracks, and the labels drawn in it.  Notes in
+    ``routing.label_room`` the run a straight line's label takes in a channel of a flow
+    right or left (:func:`_track_main` keeps the jogs out of it)."""
     need: dict[int, float] = {}
     for ch, count in routing.tracks.items():
         need[ch] = (count + 1) * TRACK
