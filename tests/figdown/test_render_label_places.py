@@ -431,3 +431,38 @@ def test_a_label_with_no_free_place_beside_its_line_is_set_on_it(placed) -> None
         if link.mid_label.backed:
             r = link.mid_label.rect
             assert board.lines_under((r[0] - 1, r[1], r[2] + 1, r[3])) == 1, link.mid
+
+
+def test_a_jog_far_from_a_straight_lines_label_stays_in_the_middle_of_its_gap() -> None:
+    """"bypass" jogs above the straight "raw bytes" line, whose label has the free side
+    below: moved to the near part of the gap for that label's sake, it left its box
+    with a 6.6 px stub and bent at once.  Jogs move only when the label has no room on
+    either side of its line."""
+    from .test_render_band_titles import segments
+    svg = build("figdown 0.1 block\nflow left\nnode a \"Ingest\"\nnode b \"Parse\"\nnode c \"Route\"\n"
+                "edge a -[raw bytes]-> b\nedge b -[records]-> c\nedge a -[bypass]-> c\n").svg
+    (first, *_rest) = [(p, q) for key, p, q in segments(svg) if key == "8"]
+    assert abs(first[0][0] - first[1][0]) >= 20, first
+
+
+def test_jogs_keep_out_of_a_label_run_only_where_no_port_names_stand(monkeypatch) -> None:
+    """Where the jogs pass a straight line's label on both sides, they go in the gap's
+    near part; not where port names stand at the gap's ends (upstream's
+    srl-evpn-irb-auto: two jogs moved next to the boxes struck "e1/13.4" and "e1/2.3")."""
+    rooms = []
+    real = scene_mod.channel_need
+
+    def spy(scene, frame, routing):
+        need = real(scene, frame, routing)
+        rooms.append(dict(routing.label_room))
+        return need
+    monkeypatch.setattr(scene_mod, "channel_need", spy)
+    for tail, packed in (("", True), ("[p1] ", False)):
+        rooms.clear()
+        svg = build("figdown 0.1 block\nflow right\nnode p \"Payment pending\"\nnode h \"On hold (fraud review)\"\n"
+                    "node d \"Paid\"\nnode c \"Cancelled\"\n"
+                    f"edge p {tail}-[payment authorised above limit]-> h\n"
+                    f"edge p {tail}-[payment authorised]-> d\nedge h -> d\nedge h -> c\n"
+                    f"edge p {tail}-[timeout 30 min]-> c\n").svg
+        assert svg is not None
+        assert bool(rooms and rooms[0]) is packed, (tail, rooms)

@@ -807,10 +807,14 @@ _PLAIN = 1e15
 def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, float]:
     """Room each channel must give: its tracks, and the labels drawn in it.  Notes in
     ``routing.label_room`` the run a straight line's label takes in a channel of a flow
-    right or left (:func:`_track_main` keeps the jogs out of it)."""
+    right or left, where a jog would pass beside that label (:func:`_track_main` keeps the
+    jogs out of it): not in a channel with port names at its ends, which stand in the
+    near part themselves (jogs moved there struck them)."""
     need: dict[int, float] = {}
     for ch, count in routing.tracks.items():
         need[ch] = (count + 1) * TRACK
+    straight: dict[int, list[tuple[float, float, float]]] = {}   # channel → (cross, height, run)
+    ported: set[int] = set()
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind != "chain":
@@ -819,14 +823,39 @@ def channel_need(scene: Scene, frame: Frame, routing: Routing) -> dict[int, floa
         room = 0.0
         if link.mid:
             room = _label_main(frame, link.mid, LABEL_FS) + 24
+            # (a straight line between aligned boxes is not channel-routed: no port)
+            cross = routing.ports.get((link.index, "first"), plan.items[0].pos)
             if frame.horizontal and len(plan.items) == 2 and not routing.jogs.get(link.index):
-                routing.label_room[ch] = max(routing.label_room.get(ch, 0.0), room)
+                tall = (link.mid.count("\n") + 1) * LABEL_FS * 1.3
+                straight.setdefault(ch, []).append((cross, tall, room))
         ends = [t for t in (link.tail, link.head) if t]
+        if ends:
+            ported.update((ch, plan.items[-1].rank - 1))
         if ends and len(plan.items) == 2:
             room = max(room, sum(_label_main(frame, t, END_FS) + 14 for t in ends) + 16)
         if room:
             need[ch] = max(need.get(ch, 0.0), room + routing.tracks.get(ch, 0) * TRACK)
+    for ch, labels in straight.items():
+        if ch in ported:
+            continue
+        jogs = routing.channels.get(ch, ())
+        runs = [room for c, tall, room in labels if _hemmed_near(jogs, c, tall + 4)]
+        if runs:
+            routing.label_room[ch] = max(runs)
     return need
+
+
+def _hemmed_near(jogs, c: float, reach: float) -> bool:
+    """Whether the level runs of ``jogs`` leave a straight line at cross ``c`` no room
+    for its label (``reach`` deep) beside it in the channel's near part, on either
+    side, while the far part leaves room on one: the runs before the jogs (at their
+    start, ``c0``) come within ``reach`` of the line above it and below it, the runs
+    after them (``c1``) not on both sides."""
+    def sides(ends) -> tuple[bool, bool]:
+        return (any(c - reach < e < c for e in ends), any(c < e < c + reach for e in ends))
+    near = sides([j.c0 for j in jogs])
+    far = sides([j.c1 for j in jogs])
+    return all(near) and not all(far)
 
 
 def _label_main(frame: Frame, text: str, size: float) -> float:
