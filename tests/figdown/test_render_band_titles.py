@@ -248,6 +248,29 @@ def test_a_name_wider_than_its_band_with_no_room_to_widen_is_cut_short() -> None
         t0, _, t1, _ = b["title"]
         assert x0 + 9.9 <= t0 and t1 <= x1 - 9.9, gid
     assert drawn["a"]["name"].endswith("…") and drawn["c"]["name"] == "Monitoring, alerting and incident response tooling"
+    # cut to the band's inside as a browser sets it (DejaVu Sans, the widest common face)
+    from markmcp.figdown.render.text import face_px
+    shown, whole = drawn["a"]["name"], "Payments Card Industry Data Security Standard scope"
+    x0, _, x1, _ = drawn["a"]["rect"]
+    room = x1 - x0 - 20
+    assert sum(face_px(ch, 11.5) for ch in shown) <= room
+    kept = len(shown) - 1
+    while whole[kept] == " ":   # a space before the "…" is dropped
+        kept += 1
+    longer = whole[:kept + 1] + "…"   # one more character
+    assert sum(face_px(ch, 11.5) for ch in longer) > room
     assert "<title>Payments Card Industry Data Security Standard scope</title>" in svg
     width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
     assert max(b["rect"][2] for b in drawn.values()) <= width
+
+
+def test_a_name_a_browser_fits_is_not_cut() -> None:
+    """The layout's table of units takes every Latin letter for an average one: it
+    measured "Building B — Library and student services" 279 px, where a browser sets it
+    in 241.  The cut is judged in the widest common face, so this name stays whole in a
+    250 px room."""
+    from markmcp.figdown.render.text import face_px, label_px, shorten
+    name = "Building B — Library and student services"
+    assert label_px(name, 11.5) > 250
+    assert shorten(name, lambda px: px <= 250, lambda ch: face_px(ch, 11.5)) == name
+    assert shorten(name, lambda px: px <= 200, lambda ch: face_px(ch, 11.5)).endswith("…")

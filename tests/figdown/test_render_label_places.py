@@ -466,3 +466,60 @@ def test_jogs_keep_out_of_a_label_run_only_where_no_port_names_stand(monkeypatch
                     f"edge p {tail}-[timeout 30 min]-> c\n").svg
         assert svg is not None
         assert bool(rooms and rooms[0]) is packed, (tail, rooms)
+
+
+ZONES = """figdown 0.3 block
+flow down
+group g1 "Availability zone eu-west-1a (primary writer)" gap=0
+node w1 "Writer" in=g1
+node c1 "Cache" in=g1
+group g2 "Availability zone eu-west-1b (synchronous standby)" gap=0
+node w2 "Standby" in=g2
+node c2 "Cache" in=g2
+group g3 "AZ c"
+node w3 "Async replica" in=g3
+node lb "Regional endpoint"
+edge lb -> w1
+edge lb -[reads]-> w2
+edge lb -[reads]-> w3
+edge w1 -> c1
+edge w2 -> c2
+"""
+
+PAYMENT = """figdown 0.3 statechart
+state idle "Idle"
+state auth "Authorising" note="3-D Secure challenge may add 30 s"
+state done "Authorised"
+state fail "Declined"
+transition idle -[card inserted]-> auth
+transition idle -[phone wallet]-> auth
+transition idle -[manual entry [MOTO enabled]]-> auth
+transition auth -[timeout / reverse]-> idle
+transition auth -[cancel pressed]-> idle
+transition auth -[approved]-> done
+transition auth -[declined]-> fail
+transition fail -[retry [attempts < 3]]-> auth
+transition done -[receipt printed]-> idle
+transition fail -[give up]-> idle
+"""
+
+
+def test_a_white_ground_hides_no_other_line_nor_a_band_border(placed) -> None:
+    """A label set on its line hid a band's top border under its ground ("reads"), and
+    the lower half of a neighbour's stroke running along its edge ("cancel pressed" over
+    "manual entry")."""
+    from markmcp.figdown.render.scene.labels import Board
+    for source in (ZONES, PAYMENT, ROLLOUT):
+        (scene,) = placed(source)
+        board = Board([], {lk.index: lk.points for lk in scene.links})
+        bands = [g.title.drawn(g.box) if g.title is not None else g.box
+                 for g in scene.groups.values() if g.box is not None]
+        for lab in scene.labels:
+            if getattr(lab, "backed", False):
+                r = lab.rect
+                ground = (r[0] - 2, r[1] - 1, r[2] + 2, r[3] + 1)   # with half a stroke round it
+                assert board.lines_under(ground) == 1, lab.text
+                across = [b for b in bands if ground[0] < b[2] and b[0] < ground[2] and ground[1] < b[3]
+                          and b[1] < ground[3] and not (b[0] <= ground[0] and ground[2] <= b[2]
+                                                         and b[1] <= ground[1] and ground[3] <= b[3])]
+                assert across == [], lab.text

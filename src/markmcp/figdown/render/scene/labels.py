@@ -166,10 +166,13 @@ class Board:
     label only looks at the ink near it)."""
 
     def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None,
-                 solid: list[Rect] | None = None):
+                 solid: list[Rect] | None = None, outlines: list[Rect] | None = None):
         """``solid``: what a label may not cover, when not ``boxes`` themselves (a diamond
-        or an ellipse as a stack of slices, so a label may sit in its bounding box's corner)."""
+        or an ellipse as a stack of slices, so a label may sit in its bounding box's corner);
+        ``outlines``: the drawn group bands, whose borders a label's white ground must not
+        hide (:meth:`borders_under`)."""
         self.boxes = boxes
+        self.outlines = outlines or []
         self.paths = paths
         self.labels: list[Rect] = []
         self.soft = soft or []
@@ -310,6 +313,13 @@ class Board:
                     and seg_hits_rect(p, q, r, 0.0):
                 keys.add(key)
         return len(keys)
+
+    def borders_under(self, r: Rect) -> int:
+        """How many band outlines run under the rectangle ``r`` (it meets the band without
+        lying inside it)."""
+        return sum(1 for b0, b1, b2, b3 in self.outlines
+                   if r[0] < b2 and b0 < r[2] and r[1] < b3 and b1 < r[3]
+                   and not (b0 <= r[0] and r[2] <= b2 and b1 <= r[1] and r[3] <= b3))
 
     def passes(self, p, q) -> int:
         """How many hard boxes and placed labels (notes among them) the segment p–q runs
@@ -586,8 +596,10 @@ def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roo
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
         c = price + board.cost(r, own, anchor, best[0] - price, graze=True, roomy=roomy, on_own=True)
         if c < best[0] - 1e-9:
-            # the ground hides every other line under it, even one through a corner
-            c += HIDDEN * (board.lines_under((r[0] - 1, r[1], r[2] + 1, r[3])) - 1)
+            # the ground hides every other line under it, even one through a corner or
+            # half a stroke along its edge, and any band's border
+            ground = (r[0] - 2, r[1] - 1, r[2] + 2, r[3] + 1)
+            c += HIDDEN * (board.lines_under(ground) - 1 + board.borders_under(ground))
         if c < best[0] - 1e-9:
             best = (c, cx, cy)
             label.backed = True

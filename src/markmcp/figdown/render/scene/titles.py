@@ -16,7 +16,10 @@ name, other band or other band name meets:
 4. else its usual place, or the right-hand one when only that is clear (the name is
    crossed: no box moves for a name); a name wider than its band is then cut short
    with "…" to the band's width, the whole name in the drawing's ``<title>`` (it ran on
-   under the next band, or off the canvas).
+   under the next band, or off the canvas): measured in the widest common face
+   (:func:`~..text.face_px`), not by the layout's table of units, which takes every
+   Latin letter for an average one (a name of 262 px by that table was 241 px in a
+   browser, and fitted).
 
 The band's own rectangle (``Group.box``, the one every geometry check reads) never
 changes; only its drawn outline widens, so a check and a build report the same.
@@ -24,7 +27,7 @@ changes; only its drawn outline widens, so a check and a build report the same.
 
 from __future__ import annotations
 
-from ..text import EDGE_LABEL_CH, LABEL_FS, label_px, shorten
+from ..text import face_px, label_px, shorten
 from .graph import Scene
 from .names import external_names
 from .squares import SquareIndex
@@ -148,7 +151,8 @@ def _place_one(g, world: SquareIndex, bands: list, widen: bool) -> Title:
     if fits:
         return Title(INSET)
     room = x1 - x0 - 2 * INSET
-    return Title(INSET, shown=shorten(g.label, lambda u: u * EDGE_LABEL_CH * TITLE_FS / LABEL_FS <= room))
+    shown = shorten(g.label, lambda px: px <= room, lambda ch: face_px(ch, TITLE_FS))
+    return Title(INSET, shown=None if shown == g.label else shown)
 
 
 def _holds(outer, inner) -> bool:
