@@ -191,7 +191,7 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
 
     from markmcp.figdown.render.scene.free import seg_hits_rect
     from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, ROOMY,
-                                                     WORD_GAP, _inside, _near, _within, overlap)
+                                                     WORD_GAP, _inside, _near, _rect_seg, _within, overlap)
 
     c = 1000 * sum(overlap(r, b) for b in board.boxes)
     c += 800 * sum(overlap(r, (b[0] - WORD_GAP, b[1], b[2] + WORD_GAP, b[3])) for b in board.labels)
@@ -202,7 +202,7 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
     if graze:
         inner = (r[0] + 1, r[1] + 1, r[2] - 1, r[3] - 1)
         for key, segs in board.segs.items():
-            if key == own or key in struck:
+            if key in struck:
                 continue
             run = sum(_inside(p, q, inner) for p, q, _ in segs
                       if abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0]) or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1]))
@@ -210,11 +210,18 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
                 c += min(GRAZED, GRAZED_PX * max(0.0, run - GRAZED_FREE))
     c = float(c)
     cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
-    if own is not None and own in board.segs:
+    if own is not None and own in board.segs and not graze:
         own_d = _near(cx, cy, board.segs[own])
         if any(_within(cx, cy, segs, own_d + 6) for key, segs in board.segs.items() if key != own):
             c += 150
-        elif graze and any(_within(cx, cy, segs, own_d + ROOMY) for key, segs in board.segs.items() if key != own):
+    elif own is not None and own in board.segs:
+        # a connector's text: distances from the label's rectangle (its nearest ink)
+        own_d = min(_rect_seg(r, p, q) for p, q, _ in board.segs[own])
+        near = min((_rect_seg(r, p, q) for key, segs in board.segs.items() if key != own
+                    for p, q, _ in segs), default=math.inf)
+        if near < own_d + 6:
+            c += 150
+        elif near < own_d + ROOMY:
             c += GOOD + 1.0
     return c + 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
 

@@ -523,3 +523,44 @@ def test_a_white_ground_hides_no_other_line_nor_a_band_border(placed) -> None:
                           and b[1] < ground[3] and not (b[0] <= ground[0] and ground[2] <= b[2]
                                                          and b[1] <= ground[1] and ground[3] <= b[3])]
                 assert across == [], lab.text
+
+
+CACHE = """figdown 0.1 block
+flow right
+node app "Application"
+node cache "Cache"
+node db "Database" shape=cylinder
+edge app -[get]-> cache
+edge app -[set]-> cache
+edge app -[delete]-> cache
+edge cache -[miss → load]-> db
+edge cache -[refresh ahead]-> cache
+edge cache -[evict LRU]-> cache
+edge db -[invalidate]-> cache
+"""
+
+
+def _letters_to(rect, pts) -> float:
+    """How far a label's rectangle is from a connector (0 where they meet)."""
+    from markmcp.figdown.render.scene.free import seg_hits_rect
+    from markmcp.figdown.render.scene.labels import seg_dist
+    best = math.inf
+    for a, b in zip(pts, pts[1:]):
+        if seg_hits_rect(a, b, rect, 0.0):
+            return 0.0
+        corners = [(x, y) for x in (rect[0], rect[2]) for y in (rect[1], rect[3])]
+        best = min(best, _rect_point_gap(rect, a), _rect_point_gap(rect, b),
+                   *(seg_dist(x, y, a, b) for x, y in corners))
+    return best
+
+
+def test_a_label_is_nearer_its_own_line_by_its_letters(placed) -> None:
+    """A reader takes a label for the line nearest its letters: "refresh ahead" stood
+    4 px from its own loop and as near the "delete" line, judged by its middle.  Every
+    label here is nearer its own line than any other, measured from its rectangle."""
+    (scene,) = placed(CACHE)
+    for link in scene.links:
+        own = _letters_to(link.mid_label.rect, link.points)
+        others = {other.mid: _letters_to(link.mid_label.rect, other.points)
+                  for other in scene.links if other is not link}
+        assert all(d >= own for d in others.values()), (link.mid, own, others)

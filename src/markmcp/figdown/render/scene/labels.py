@@ -157,6 +157,16 @@ def _within(px: float, py: float, segs, limit: float) -> bool:
     return False
 
 
+def _rect_seg(r: Rect, a, b) -> float:
+    """The distance between rectangle ``r`` and segment a–b (0 when they meet): from the
+    segment's ends to the rectangle, or from the rectangle's corners to the segment."""
+    if seg_hits_rect(a, b, r, 0.0):
+        return 0.0
+    return min(_box_dist(a[0], a[1], r), _box_dist(b[0], b[1], r),
+               seg_dist(r[0], r[1], a, b), seg_dist(r[2], r[1], a, b),
+               seg_dist(r[0], r[3], a, b), seg_dist(r[2], r[3], a, b))
+
+
 GRID = 64.0        # side of a square of the board's indexes
 GRID_SQUARES = 1024   # a rectangle (or a query) over more squares than this is read plainly
 
@@ -212,11 +222,11 @@ class Board:
 
     def cost(self, r: Rect, own: int | None, anchor: tuple[float, float],
              above: float = math.inf, graze: bool = False, roomy: bool = True,
-             on_own: bool = False) -> float:
+             on_own: bool = False, by_rect: bool = True) -> float:
         """What placing a label at ``r`` costs: hard boxes, labels, soft boxes and
         connectors under it, another connector nearer than its own, and the distance
         from ``anchor``; with ``graze`` (a connector's text, whose letters are small), also
-        another connector's level or upright stroke off the middle of the box (:data:`GRAZED`).
+        a connector's level or upright stroke off the middle of the box (:data:`GRAZED`).
 
         Every term is a non-negative addition, so the sum only grows: once it reaches
         ``above`` (the best candidate's cost, which this one must undercut) the rest is
@@ -224,7 +234,9 @@ class Board:
         connector within :data:`ROOMY` of a grazing label costs nothing (an end label
         stands at its port, where the lines of a fan are close by nature); with
         ``on_own`` its own connector through it does not count (a label set on its
-        line, over a white ground)."""
+        line, over a white ground).  A grazing label pays for its own connector's run
+        inside it as for any other's, and (``by_rect``) is near a connector by its
+        rectangle, the letters a reader sees, not by its middle."""
         r0, r1, r2, r3 = r
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
@@ -257,7 +269,7 @@ class Board:
             if not (sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3) \
                     and seg_hits_rect(p, q, band, 0.0):
                 struck.add(key)
-            elif graze and key != own:
+            elif graze:   # its own line too: along the tops of the letters it strikes them
                 dx, dy = abs(q[0] - p[0]), abs(q[1] - p[1])
                 if dy <= 0.25 * dx or dx <= 0.25 * dy:
                     run = _inside(p, q, inner)
@@ -274,19 +286,24 @@ class Board:
         if own is not None and own in self.segs:
             own_d = _near(cx, cy, self.segs[own])
             limit = own_d + 6
-            if not graze:
+            if not graze or not by_rect:
                 # another connector as near as its own (a segment within ``limit``)
                 others = [(p, q, sb) for key, p, q, sb
                           in self._segs.near(cx - limit, cy - limit, cx + limit, cy + limit) if key != own]
                 if _within(cx, cy, others, limit):
                     c += 150
             else:
-                wide = own_d + ROOMY
-                others = [(p, q, sb) for key, p, q, sb
-                          in self._segs.near(cx - wide, cy - wide, cx + wide, cy + wide) if key != own]
-                if _within(cx, cy, others, limit):
+                # a connector's text is read as the line nearest its letters, not its
+                # middle (a wide label beside its line has its middle far from it, and
+                # stood beside another line as near as its own)
+                own_d = min(_rect_seg(r, p, q) for p, q, _ in self.segs[own])
+                limit, wide = own_d + 6, own_d + ROOMY
+                others = [(p, q) for key, p, q, sb
+                          in self._segs.near(r0 - wide, r1 - wide, r2 + wide, r3 + wide) if key != own]
+                near = min((_rect_seg(r, p, q) for p, q in others), default=math.inf)
+                if near < limit:
                     c += 150
-                elif roomy and _within(cx, cy, others, wide):
+                elif roomy and near < wide:
                     # a free place between its line and another: taken only when no
                     # place in the open is free, which it leaves to the other's label
                     c += GOOD + 1.0
@@ -377,7 +394,10 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
         cands = itertools.chain(_near_start(pts, w, h, exit_from), _farther(cands, pts[0]))
     if ends:
         cands = _past(cands, ends, w, h)
-    best = _cheapest(board, w, h, own, cands, None)
+    # an exit label stands where its line leaves a decision, among the other exits: near
+    # by its middle there ("yes" moved onto its own line's stub when read by its letters)
+    by_rect = exit_from is None
+    best = _cheapest(board, w, h, own, cands, None, by_rect=by_rect)
     if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
         # own (where a reader would take the label for that one's): look again, finer,
@@ -388,7 +408,7 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
             fine = _farther(fine, pts[0])
         if ends:
             fine = _past(fine, ends, w, h)
-        best = _cheapest(board, w, h, own, fine, best)
+        best = _cheapest(board, w, h, own, fine, best, by_rect=by_rect)
     if best[0] >= CROWDED and exit_from is None:
         best = _on_own(board, label, own, _along_own(pts, w, h), ON_OWN_MID, best)
     label.cx, label.cy = best[1], best[2]
@@ -493,14 +513,15 @@ CROWDED = 100.0   # a mid label costing this much collides, or reads as another 
 FINE_ALLOWANCE = 8_000
 
 
-def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best, roomy: bool = True):
+def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best, roomy: bool = True,
+              by_rect: bool = True):
     """The first cheapest of ``cands`` (``(x, y, anchor, extra cost)``) as ``(cost, x, y)``,
     or ``best`` when none undercuts it;
     stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor, extra in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
         c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra,
-                               graze=True, roomy=roomy)
+                               graze=True, roomy=roomy, by_rect=by_rect)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
             if c < GOOD:
@@ -573,7 +594,7 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
             cx = p[0] + ux * (along + extra) + nx * across * s
             cy = p[1] + uy * (along + extra) + ny * across * s
             cands.append((cx, cy, p, 0.0))
-    best = _cheapest(board, w, h, own, cands, None, roomy=False)
+    best = _cheapest(board, w, h, own, cands, None, roomy=False, by_rect=False)
     if best[0] >= CROWDED:
         # every place beside the line is on another line or label (the middle one of
         # three lines 10 px apart): on its own line, over a white ground, at a price
@@ -582,19 +603,21 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
             if i >= 3 and along + extra > END_REACH * length:
                 break
             on.append((p[0] + ux * (along + extra), p[1] + uy * (along + extra), p))
-        best = _on_own(board, label, own, on, ON_OWN_LINE, best, roomy=False)
+        best = _on_own(board, label, own, on, ON_OWN_LINE, best, roomy=False, by_rect=False)
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
 
 
-def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roomy: bool = True):
+def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roomy: bool = True,
+            by_rect: bool = True):
     """``best`` or, when cheaper at ``price`` more, the first cheapest of ``cands`` (centres
     on the label's own line, with an anchor), the line through it not counted: the
     label is then set there over a white ground (``label.backed``)."""
     w, h = label.w, label.h
     for cx, cy, anchor in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        c = price + board.cost(r, own, anchor, best[0] - price, graze=True, roomy=roomy, on_own=True)
+        c = price + board.cost(r, own, anchor, best[0] - price, graze=True, roomy=roomy, on_own=True,
+                               by_rect=by_rect)
         if c < best[0] - 1e-9:
             # the ground hides every other line under it, even one through a corner or
             # half a stroke along its edge, and any band's border
