@@ -167,34 +167,17 @@ def _rect_seg(r: Rect, a, b) -> float:
                seg_dist(r[0], r[3], a, b), seg_dist(r[2], r[3], a, b))
 
 
-def _rect_near(r: Rect, segs) -> float:
-    """min(_rect_seg(r, p, q) for p, q, sb in segs), a segment whose bounding box ``sb``
-    lies no nearer than the best so far skipped unread."""
-    r0, r1, r2, r3 = r
-    best = math.inf
-    for a, b, sb in segs:
-        dx = max(sb[0] - r2, r0 - sb[2], 0.0)
-        dy = max(sb[1] - r3, r1 - sb[3], 0.0)
-        if dx * dx + dy * dy >= best * best:
-            continue
-        d = _rect_seg(r, a, b)
-        if d < best:
-            best = d
-            if d == 0.0:
-                break
-    return best
-
-
 def _rect_nearest(r: Rect, segs, limit: float, reach: float) -> float:
     """The distance from ``r`` to the nearest of ``segs`` (``(p, q, bounding box)``) if it
     is below ``reach`` (else inf), or the first found below ``limit`` (as good an answer,
     for a caller asking only whether one is).  A segment that misses ``r`` grown by the
-    distance to beat (a superset of the points that near) is not measured."""
+    distance to beat (a superset of the points that near) is not measured.  With a
+    ``limit`` of 0 and an endless ``reach``: the distance to the nearest, whatever it is."""
     best = reach
     for a, b, sb in segs:
-        if sb[0] >= r[2] + best or sb[2] <= r[0] - best or sb[1] >= r[3] + best or sb[3] <= r[1] - best:
-            continue
-        if not seg_hits_rect(a, b, (r[0] - best, r[1] - best, r[2] + best, r[3] + best), 0.0):
+        if best < math.inf and (
+                sb[0] >= r[2] + best or sb[2] <= r[0] - best or sb[1] >= r[3] + best or sb[3] <= r[1] - best
+                or not seg_hits_rect(a, b, (r[0] - best, r[1] - best, r[2] + best, r[3] + best), 0.0)):
             continue
         d = _rect_seg(r, a, b)
         if d < best:
@@ -333,7 +316,7 @@ class Board:
                 # a connector's text is read as the line nearest its letters, not its
                 # middle (a wide label beside its line has its middle far from it, and
                 # stood beside another line as near as its own)
-                own_d = _rect_near(r, self.segs[own])
+                own_d = _rect_nearest(r, self.segs[own], 0.0, math.inf)
                 limit, wide = own_d + 6, own_d + ROOMY
                 others = [(p, q, sb) for key, p, q, sb
                           in self._segs.near(r0 - wide, r1 - wide, r2 + wide, r3 + wide) if key != own]
