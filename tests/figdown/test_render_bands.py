@@ -20,7 +20,7 @@ from conftest import shared_dir
 from markmcp.figdown.render import build
 
 from .test_render_external_names import WEBHOOK_RIGHT as SHOP   # a shop backend: "Data" lies between
-from .test_render_scene import SVG, nodes
+from .test_render_scene import nodes
 
 PIN_INSIDE = ('pin puts "x" inside the band of group "g" — a band is the bounding box of the '
               'group\'s members, so this draws "x" as one of them. Move the pin clear of the '
@@ -36,20 +36,17 @@ TWO_PINNED = ('figdown 0.1 block\ngroup g "G"\nnode a "A" in=g\nnode b "B" in=g\
 def band_intrusions(svg: str, groups: dict[str, str]) -> list[str]:
     """``"group: node"`` for every non-member box the drawn band overlaps, and
     ``"group: node outside"`` for every member the band does not contain."""
+    from .test_render_band_titles import bands
     root = ET.fromstring(svg)
     boxes = {k: v["box"] for k, v in nodes(root).items() if k in groups}
     found = []
-    for g in root.iter(SVG + "g"):
-        gid = g.get("data-group")
-        if gid is None:
-            continue
-        rect = g.find(SVG + "rect")
-        bx, by, bw, bh = (float(rect.get(k)) for k in ("x", "y", "width", "height"))
+    for gid, band in bands(root).items():
+        bx, by, bx1, by1 = band["rect"]
         for nid, (x, y, w, h) in boxes.items():
             if groups[nid] == gid:
-                if not (bx <= x and by <= y and x + w <= bx + bw and y + h <= by + bh):
+                if not (bx <= x and by <= y and x + w <= bx1 and y + h <= by1):
                     found.append(f"{gid}: {nid} outside")
-            elif x < bx + bw and x + w > bx and y < by + bh and y + h > by:
+            elif x < bx1 and x + w > bx and y < by1 and y + h > by:
                 found.append(f"{gid}: {nid}")
     return found
 
