@@ -306,3 +306,46 @@ def test_a_chart_of_fractions_ticks_its_half() -> None:
     whole = build("figdown 0.1 table\ntable r \"Requests\"\n| Service | N |\n|---|---:|\n"
                   "| auth | 45 |\n| pay | 90 |\nchart r\n").svg
     assert re.findall(r'font-size="9.5"[^>]*>([^<]+)<', whole) == ["0", "45", "90"]
+
+
+def _crosses(seg, rect) -> bool:
+    """Whether segment ``((x1, y1), (x2, y2))`` passes through the inside of ``(x, y, w, h)``
+    (sampled finely; a leader ending on a rectangle's edge does not count)."""
+    (x1, y1), (x2, y2) = seg
+    x, y, w, h = rect
+    for k in range(1, 400):
+        t = k / 400
+        px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+        if x + 0.5 < px < x + w - 0.5 and y + 0.5 < py < y + h - 0.5:
+            return True
+    return False
+
+
+def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
+    """A lifeline note's leader ran from its head's right edge straight through every head
+    between it and the note column; it leaves its stem just under the heads, and two such
+    leaders never start on each other."""
+    source = ('figdown 0.4 sequence\nlifeline a "Browser" note="Chrome 120"\n'
+              'lifeline b "Edge proxy" note="envoy"\nlifeline c "API" note="Go service"\n'
+              'lifeline d "Database" note="Postgres 16"\nmessage a -> b "GET /orders"\n'
+              'message b -> c "forward"\nmessage c -> d "SELECT"\n')
+    svg = svg_of(source)
+    heads = [tuple(map(float, m)) for m in re.findall(
+        r'<g data-node="\w+"[^>]*><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+    assert len(heads) == 4
+    leaders = [((float(a), float(b)), (float(c), float(d))) for a, b, c, d in re.findall(
+        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="[^"]+" stroke-width="1" '
+        r'stroke-dasharray="4 3"', svg)]
+    assert len(leaders) == 4
+    for seg in leaders:
+        assert not any(_crosses(seg, head) for head in heads), seg
+    starts = sorted({min(seg, key=lambda p: p[0]) for seg in leaders})
+    assert len(starts) == 4
+    for p in starts:   # no leader runs through another's start
+        for seg in leaders:
+            if p in seg:
+                continue
+            (x1, y1), (x2, y2) = seg
+            if min(x1, x2) < p[0] < max(x1, x2):
+                at = y1 + (y2 - y1) * (p[0] - x1) / (x2 - x1)
+                assert abs(at - p[1]) >= 2, (p, seg)

@@ -360,6 +360,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
 
 NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
 NOTE_GAP = 8.0           # between two notes in the column
+STEM_DROPS = (5.0, 10.0)  # below the heads, the range where lifeline notes' leaders leave their stems
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
@@ -370,10 +371,18 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     note takes a leader."""
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
-    for i, lf in enumerate(lifelines):
-        if lf.get("note"):
-            wanted.append((y0 + 8, len(wanted), lf["note"], display_label(lf), "lifeline", lf["id"],
-                           (xs[i] + head_w[i] / 2, y0 + 8 + head_h / 2)))
+    stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note")]
+    for k, i in enumerate(stems):
+        # Other heads stand between this head and the column: the leader leaves the stem just
+        # under the heads, the leftmost highest, so no leader passes through another's start.
+        y = y0 + 8 + head_h + (STEM_DROPS[0] + (STEM_DROPS[1] - STEM_DROPS[0]) * k / (len(stems) - 1)
+                               if len(stems) > 1 else sum(STEM_DROPS) / 2)
+        wanted.append((y, len(wanted), lifelines[i]["note"], display_label(lifelines[i]), "lifeline",
+                       lifelines[i]["id"], (xs[i], y)))
+    if lifelines and lifelines[-1].get("note"):   # nothing between its head and the column
+        last = lifelines[-1]
+        wanted.append((y0 + 8, len(wanted), last["note"], display_label(last), "lifeline", last["id"],
+                       (xs[-1] + head_w[-1] / 2, y0 + 8 + head_h / 2)))
     for cid, (kind, el) in containers.items():
         if el.get("note") and cid in boxes:
             x0, x1, t, b = boxes[cid]
