@@ -190,11 +190,15 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
     import math
 
     from markmcp.figdown.render.scene.free import seg_hits_rect
-    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, ROOMY,
-                                                     WORD_GAP, _inside, _near, _rect_seg, _within, overlap)
+    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, LINE_GAP, ROOMY,
+                                                     STACK_SHARE, STACKED, WORD_GAP, _inside, _near, _rect_seg, _within,
+                                                     overlap)
 
     c = 1000 * sum(overlap(r, b) for b in board.boxes)
     c += 800 * sum(overlap(r, (b[0] - WORD_GAP, b[1], b[2] + WORD_GAP, b[3])) for b in board.labels)
+    c += STACKED * sum(overlap(r, (b[0], b[1] - LINE_GAP, b[2], b[3] + LINE_GAP))
+                       and min(r[2], b[2]) - max(r[0], b[0]) - 1 >= STACK_SHARE * (min(r[2] - r[0], b[2] - b[0]) - 1)
+                       for b in board.labels)
     c += 300 * sum(overlap(r, b) for b in board.soft)
     band = (r[0] + 2, r[1] + (r[3] - r[1]) * 0.3, r[2] - 2, r[1] + (r[3] - r[1]) * 0.7)
     struck = {key for key, segs in board.segs.items() if any(seg_hits_rect(p, q, band, 0.0) for p, q, _ in segs)}

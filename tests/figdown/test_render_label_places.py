@@ -564,3 +564,69 @@ def test_a_label_is_nearer_its_own_line_by_its_letters(placed) -> None:
         others = {other.mid: _letters_to(link.mid_label.rect, other.points)
                   for other in scene.links if other is not link}
         assert all(d >= own for d in others.values()), (link.mid, own, others)
+
+
+MANY_TO_ONE = """figdown 0.3 statechart
+state idle "Idle"
+state auth "Authorising" note="3-D Secure challenge may add 30 s"
+state done "Authorised"
+state fail "Declined"
+transition idle -[card tapped]-> auth
+transition idle -[card inserted]-> auth
+transition idle -[phone wallet]-> auth
+transition idle -[manual entry [MOTO enabled]]-> auth
+transition auth -[timeout / reverse]-> idle
+transition auth -[approved]-> done
+transition auth -[declined]-> fail
+transition fail -[retry [attempts < 3]]-> auth
+transition fail -[give up]-> idle
+"""
+
+
+def test_two_labels_are_never_stacked_into_one(placed) -> None:
+    """"timeout / reverse" stood right under "retry [attempts < 3]", no gap between them:
+    a reader took the two for one label of two lines.  A label over or under another
+    (sharing two fifths of the narrower one's width) keeps a gap between their letters;
+    offset diagonally, they may touch."""
+    (scene,) = placed(MANY_TO_ONE)
+    rects = [(lab.text, lab.rect) for lab in scene.labels]
+    assert len(rects) == 9
+    for i, (ta, a) in enumerate(rects):
+        for tb, b in rects[i + 1:]:
+            shared = min(a[2], b[2]) - max(a[0], b[0])
+            if shared >= 0.4 * min(a[2] - a[0], b[2] - b[0]):
+                assert max(b[1] - a[3], a[1] - b[3]) >= 2.0, (ta, tb)
+
+
+LOG_FAN_IN = """figdown 0.1 block
+flow down
+node agg "Log aggregator"
+node idx "Search index" shape=cylinder
+node h1 "web-01"
+node h2 "web-02"
+node h3 "web-03"
+node h4 "api-01"
+node h5 "api-02"
+node h6 "worker-01"
+node h7 "worker-02"
+node h8 "db-01"
+node h9 "cache-01"
+edge h2 -[syslog]-> agg
+edge h3 -[syslog]-> agg
+edge h4 -[json over TLS]-> agg
+edge h5 -[json over TLS]-> agg
+edge h7 -[journald]-> agg
+edge h8 -[pg audit]-> agg
+edge h9 -[stats]-> agg
+"""
+
+
+def test_a_straight_lines_label_is_not_level_with_its_box_at_any_distance(placed) -> None:
+    """api-01's "json over TLS" stood level with the aggregator's top, 40 px left of it and
+    past two other lines: beside a straight line, a place past its box costs the same at
+    any distance, not only within 30 px."""
+    (scene,) = placed(LOG_FAN_IN)
+    straight = [link for link in scene.links if len(link.points) == 2 and getattr(link, "mid_label", None)]
+    assert len(straight) == 7
+    for link in straight:
+        assert _past_its_boxes(scene, link) == [], link.mid_label.text

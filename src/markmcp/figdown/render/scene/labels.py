@@ -26,6 +26,14 @@ GOOD = 5.0    # a candidate this cheap collides with nothing
 #: the box off its middle only clips a corner.
 GRAZED = 250
 WORD_GAP = 4.0   # px a label keeps clear of another beside it
+#: A label closer than this above or below another, over at least STACK_SHARE of the
+#: narrower one's width, reads with it as one label of two lines ("timeout / reverse"
+#: under "retry [attempts < 3]"; two offset diagonally do not)...
+LINE_GAP = 3.0
+STACK_SHARE = 0.4
+#: ...and costs this: as much as a place that reads as another connector's, so a finer
+#: look is taken for a place with a gap, but less than a line through the letters.
+STACKED = 100.0
 ROOMY = 18.0     # px beyond its own line's distance within which another line crowds a label
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
@@ -223,6 +231,7 @@ class Board:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._soft.add(inner, inner)
         self._labels = SquareIndex(GRID, GRID_SQUARES)
+        self._stacked = SquareIndex(GRID, GRID_SQUARES)   # the labels grown by LINE_GAP up and down
         # every connector segment with its connector's key, under its own bounding box;
         # built by the first cost() (a figure without labels never asks, and a long
         # figure's segments span many squares)
@@ -270,6 +279,12 @@ class Board:
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c += hits * 800
+        hits = 0
+        for b0, b1, b2, b3 in self._stacked.near(r0, r1, r2, r3):
+            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3 \
+                    and min(r2, b2) - max(e0, b0) >= STACK_SHARE * min(r2 - e0, b2 - b0):
+                hits += 1
+        c += hits * STACKED
         hits = 0
         for b0, b1, b2, b3 in self._soft.near(r0, r1, r2, r3):
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
@@ -371,6 +386,8 @@ class Board:
         # as one ("0x0806 ARP" and "other" printed as "0x0806 ARPother")
         inner = (r[0] + 1.0 - WORD_GAP, r[1] + 1.0, r[2] + WORD_GAP, r[3])
         self._labels.add(inner, inner)
+        grown = (r[0] + 1.0, r[1] + 1.0 - LINE_GAP, r[2], r[3] + LINE_GAP)
+        self._stacked.add(grown, grown)
 
 
 #: Slices a curved or angled outline is read as, for the label costs.
@@ -412,8 +429,11 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
         cands = itertools.chain(_near_start(pts, w, h, exit_from), _farther(cands, pts[0]))
+    # beside a straight line nothing but the boxes is near a place past one of them: such a
+    # label reads as their caption at any distance (one far along a line round a box does not)
+    near = math.inf if len(pts) == 2 else PAST_NEAR
     if ends:
-        cands = _past(cands, ends, w, h)
+        cands = _past(cands, ends, w, h, near)
     # an exit label stands where its line leaves a decision, among the other exits: near
     # by its middle there ("yes" moved onto its own line's stub when read by its letters)
     by_rect = exit_from is None
@@ -427,7 +447,7 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
         if exit_from is not None:
             fine = _farther(fine, pts[0])
         if ends:
-            fine = _past(fine, ends, w, h)
+            fine = _past(fine, ends, w, h, near)
         best = _cheapest(board, w, h, own, fine, best, by_rect=by_rect)
     if best[0] >= CROWDED and exit_from is None:
         best = _on_own(board, label, own, _along_own(pts, w, h), ON_OWN_MID, best)
@@ -501,18 +521,17 @@ def face(box: Rect, point, p: float = math.inf) -> tuple[float, float]:
 PAST_NEAR = 30.0   # px from the box within which such a label reads as its caption
 
 
-def _past(cands, ends, w: float, h: float):
+def _past(cands, ends, w: float, h: float, near: float = PAST_NEAR):
     """``cands`` (of a w × h label) with :data:`PAST_END` on each whose middle is past a
     box of ``ends`` (``(box, point, p)``: the line meets the box at the point): behind the
-    line through the point along the box's side there, and within :data:`PAST_NEAR` of
-    the box (a label far along a loop round it is not past it)."""
+    line through the point along the box's side there, and within ``near`` of the box."""
     sides = [(face(box, p, shape), p, box) for box, p, shape in ends]
     for cx, cy, anchor, extra in cands:
         for (nx, ny), (px, py), (x0, y0, x1, y1) in sides:
             if (cx - px) * nx + (cy - py) * ny >= 0.0:
                 continue
-            if cx - w / 2 < x1 + PAST_NEAR and cx + w / 2 > x0 - PAST_NEAR \
-                    and cy - h / 2 < y1 + PAST_NEAR and cy + h / 2 > y0 - PAST_NEAR:
+            if cx - w / 2 < x1 + near and cx + w / 2 > x0 - near \
+                    and cy - h / 2 < y1 + near and cy + h / 2 > y0 - near:
                 extra += PAST_END
                 break
         yield cx, cy, anchor, extra
