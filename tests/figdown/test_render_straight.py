@@ -585,3 +585,65 @@ def test_no_connector_of_the_corpus_doubles_back() -> None:
                   if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")
                   and _doubles_back(_vertices(el))]
     assert found == []
+
+
+def _ends_by_side(boxes, edges, nid: str) -> dict[str, list[tuple[float, float]]]:
+    """Where connectors meet box ``nid``, by the side of its rectangle they meet."""
+    x0, y0, w, h = boxes[nid]
+    x1, y1 = x0 + w, y0 + h
+    out: dict[str, list] = {}
+    for pts in edges.values():
+        for px, py in (pts[0], pts[-1]):
+            if not (x0 - 0.5 <= px <= x1 + 0.5 and y0 - 0.5 <= py <= y1 + 0.5):
+                continue
+            side = min((abs(px - x0), "left"), (abs(px - x1), "right"), (abs(py - y0), "top"), (abs(py - y1), "bottom"))[1]
+            out.setdefault(side, []).append((px, py))
+    return out
+
+
+@pytest.mark.parametrize("flow,count", [("right", 8), ("left", 6)])
+def test_a_crowded_flow_side_hands_runs_passing_beside_the_box_to_its_long_sides(flow, count) -> None:
+    """Eight lines left a 32 px side 3.3 px apart, a ribbon, while the box's long sides
+    stood empty: the runs farthest out leave by the side facing them, 10 px apart, and
+    the rest keep 10 px on the flow side."""
+    src = f"figdown 0.1 block\nflow {flow}\nnode hub \"Topic\"\n" + "".join(
+        f"node s{k} \"Subscriber {k}\"\nedge hub -> s{k}\n" for k in range(count))
+    boxes, edges = _drawing(src)
+    sides = _ends_by_side(boxes, edges, "hub")
+    assert sum(len(v) for v in sides.values()) == count
+    assert len(sides) == 3                     # the flow side and both long sides
+    for name, at in sides.items():
+        across = sorted(p[1] if name in ("left", "right") else p[0] for p in at)
+        assert all(b - a >= 10.0 - 0.01 for a, b in zip(across, across[1:])), (name, across)
+    for pts in edges.values():   # no connector crosses another
+        for other in edges.values():
+            if other is not pts:
+                assert not _segments_cross(pts, other)
+
+
+def _segments_cross(p, q) -> bool:
+    def cross(a, b, c, d) -> bool:
+        def orient(u, v, w):
+            return (v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0])
+        d1, d2, d3, d4 = orient(c, d, a), orient(c, d, b), orient(a, b, c), orient(a, b, d)
+        return ((d1 > 1e-6 and d2 < -1e-6) or (d1 < -1e-6 and d2 > 1e-6)) and \
+            ((d3 > 1e-6 and d4 < -1e-6) or (d3 < -1e-6 and d4 > 1e-6))
+    return any(cross(a, b, c, d) for a, b in zip(p, p[1:]) for c, d in zip(q, q[1:]))
+
+
+def test_a_crowded_side_beside_a_straight_line_sends_the_far_runs_out_of_the_long_side() -> None:
+    """Three lines left an arbiter's 36 px side 4 px apart beside a straight one; the
+    far runs leave by the bottom, the nearest its run first, so no drop crosses a run."""
+    src = ("figdown 0.1 block\nflow left\nnode a \"Primary (Frankfurt)\"\nnode b \"Replica (Paris)\"\n"
+           "node c \"Replica (Madrid)\"\nnode d \"Replica (Milan)\"\nnode arb \"Arbiter\"\n"
+           "edge a <-[sync]-> b\nedge b <-[async]-> c\nedge c <-[async]-> d\nedge d <-[async]-> a\n"
+           "edge arb -- a\nedge arb -- b\nedge arb -- c\nedge arb -- d\n")
+    boxes, edges = _drawing(src)
+    sides = _ends_by_side(boxes, edges, "arb")
+    assert sorted(sides) == ["bottom", "left"] and len(sides["bottom"]) == 2
+    left = sorted(p[1] for p in sides["left"])
+    assert all(b - a >= 10.0 - 0.01 for a, b in zip(left, left[1:])), left
+    for pts in edges.values():
+        for other in edges.values():
+            if other is not pts:
+                assert not _segments_cross(pts, other)

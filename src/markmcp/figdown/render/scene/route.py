@@ -74,6 +74,7 @@ class Routing:
     waypoints: set = field(default_factory=set)                         # topology links via dummies
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
+    exit_slot: dict[int, int] = field(default_factory=dict)             # side exit of a rectangle → its slot along the side
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
     lane_entry: dict[int, float] = field(default_factory=dict)          # lane link → the side point it enters by
     label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
@@ -272,6 +273,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     held = _straight_landings(scene, frame, routing)   # side entries and exits change none
     _side_entries(scene, frame, routing, sides, spans, held)
     _lane_sides(scene, frame, routing, sides, spans)
+    by_index = {link.index: link for link in scene.links}
+    _side_leaves(scene, frame, routing, sides, spans, held, by_index)
     # several lanes into one side of a box (connectors that look different do not merge)
     # nest: the outermost lane takes the port farthest along the side and the track
     # farthest from the box, so none crosses another.  Each group's lane coordinate is
@@ -311,10 +314,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             ends[:] = [(leaving[(nid, c)], li, end)
                        if end == "first" and li in routing.lanes and (nid, c) in leaving else (c, li, end)
                        for c, li, end in ends]
-    by_index = {link.index: link for link in scene.links}
     singles = []
     for (nid, side), ends in sides.items():
-        box = scene.nodes[nid]
         centre = items[nid].pos
         lines = held.get((nid, side), [])
         if len(ends) == 1 and not lines:
@@ -322,16 +323,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(ends[0][1], ends[0][2])] = centre
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
-        # an external is a point: its ends spread beside it however many there are
-        room = math.inf if box.external else max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
-        heads = any(by_index[li].arrow_b if by_index[li].b == nid else by_index[li].arrow_a
-                    for _, li, _end in ends)
-        step = HEAD_STEP if heads else PORT_STEP
-        placed = _beside(ends, lines, centre, room, max(step, LAND_APART))
-        if placed is None:
-            if len(ends) > 1:
-                step = min(step, room / (len(ends) - 1))
-            placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
+        placed, step, room = _side_ports(scene, frame, nid, ends, lines, by_index)
         # a port a few px off the run it meets moves onto it, where its neighbours and
         # the side allow, so the run goes in straight (no step just before the box)
         for i, (c, li, end) in enumerate(ends):
@@ -370,6 +362,93 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         if frame.plans[link.index].kind == "lane" and link.index in routing.orthogonal \
                 and (link.index, "last") not in routing.ports:
             routing.ports[(link.index, "last")] = items[link.b].pos
+
+
+def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[float], by_index: dict):
+    """Cross positions for the ``ends`` (sorted) on one flow-facing side of box ``nid``
+    beside the straight ``lines`` landing there; ``(ports, step, room)``."""
+    box = scene.nodes[nid]
+    centre = frame.item_of[nid].pos
+    # an external is a point: its ends spread beside it however many there are
+    room = math.inf if box.external else max(0.0, _size(frame, box) - 2 * PORT_MARGIN)
+    heads = any(by_index[li].arrow_b if by_index[li].b == nid else by_index[li].arrow_a
+                for _, li, _end in ends)
+    step = HEAD_STEP if heads else PORT_STEP
+    placed = _beside(ends, lines, centre, room, max(step, LAND_APART))
+    if placed is None:
+        if len(ends) > 1:
+            step = min(step, room / (len(ends) - 1))
+        placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
+    return placed, step, room
+
+
+def _crowded(ports: list[float], lines: list[float]) -> bool:
+    """Whether two of the ports and straight lines on one side are closer than ``PORT_STEP``."""
+    at = sorted(ports + lines)
+    return any(b - a < PORT_STEP - 0.01 for a, b in zip(at, at[1:]))
+
+
+def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
+                 held: dict[tuple[str, int], list[float]], by_index: dict) -> None:
+    """A flow-facing side too short for its ends ``PORT_STEP`` apart hands connectors whose
+    run passes beside the box to the side facing that run: they leave it ``ENTRY_IN`` px
+    back from the flow-facing corner, and ``PORT_STEP`` further back for each run farther
+    out, so no drop crosses another's run (three lines left an arbiter's 36 px side 4 px
+    apart, beside a straight one, while its long side stood empty).  The runs farthest
+    out go first, until the rest have their room; only rectangular boxes (rounded corners
+    too), only where no box of the rank stands between the run and the box, and not by a
+    side already holding a side entry, a lane's leg or a self-loop."""
+    routing.exit_slot = {}
+    taken: set[tuple[str, int]] = set()
+    for link in scene.links:
+        entry = routing.side_entry.get(link.index)
+        if entry is not None:
+            taken.add((link.b, entry[1]))
+        for nid, at in ((link.a, routing.side_exit.get(link.index)), (link.b, routing.lane_entry.get(link.index))):
+            if at is not None:
+                taken.add((nid, 1 if at > frame.item_of[nid].pos else -1))
+    for (nid, flow), ends in list(sides.items()):
+        box, item = scene.nodes[nid], frame.item_of[nid]
+        if flow != 1 or box.external or box.shape in ("diamond", "ellipse", "circle"):
+            continue
+        lines = held.get((nid, 1), [])
+        ends.sort(key=lambda e: (e[0], e[1]))
+        if not _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
+            continue
+        half = _size(frame, box) / 2
+        loops = {place for place, _level in frame.loop_side.get(nid) or ()}
+        runs = []
+        for c, li, end in ends:
+            plan = frame.plans[li]
+            if end != "first" or plan.kind != "chain" or li in routing.bus or li in routing.side_exit:
+                continue
+            side = 1 if c > item.pos else -1
+            if abs(c - item.pos) < half + TRACK or (nid, side) in taken or ("+c" if side > 0 else "-c") in loops:
+                continue
+            vertex = item.pos + side * half
+            lo, hi = sorted((vertex, c))
+            if not _box_between(spans, item, lo, hi):
+                runs.append((abs(c - item.pos), li, c, side, vertex))
+        runs.sort(reverse=True)
+        fits = int(max(0.0, item.main - 2 * ENTRY_IN) // PORT_STEP) + 1
+        moved: dict[int, list] = {}
+        while runs and _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
+            far, li, c, side, vertex = runs.pop(0)
+            if len(moved.get(side, ())) >= fits:
+                continue
+            moved.setdefault(side, []).append((far, li, c, vertex))
+            ends[:] = [e for e in ends if e[1] != li]
+        for out in moved.values():
+            for k, (_far, li, c, vertex) in enumerate(sorted(out)):
+                routing.side_exit[li] = vertex
+                routing.exit_slot[li] = k
+                routing.ports[(li, "first")] = c
+                plan = frame.plans[li]
+                if len(plan.items) == 2:   # its run comes level with the box it meets, not from this one
+                    into = sides.get((plan.items[1].key, -1), [])
+                    into[:] = [(c, lj, e) if lj == li and e == "last" else (cj, lj, e) for cj, lj, e in into]
+        if not ends:
+            sides.pop((nid, 1), None)
 
 
 def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
@@ -957,7 +1036,14 @@ def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | 
     vertex = routing.side_exit.get(link.index)
     if vertex is None:
         return None
-    main = frame.to_main_cross(box.cx, box.cy)[0]
+    k = routing.exit_slot.get(link.index)
+    if k is None:   # a decision's vertex, or the middle of the side facing a lane
+        main = frame.to_main_cross(box.cx, box.cy)[0]
+    else:   # k slots back from the flow-facing corner (see _side_leaves)
+        centre = frame.to_main_cross(box.cx, box.cy)[1]
+        face = _end_main(frame, box, centre, 1)
+        back = 1.0 if face > _end_main(frame, box, centre, -1) else -1.0
+        main = face - back * (ENTRY_IN + k * PORT_STEP)
     return [(main, vertex), (main, routing.ports[(link.index, "first")])]
 
 
