@@ -127,3 +127,27 @@ def test_past_160_connectors_a_line_through_a_box_goes_round_when_that_is_worth_
     assert all(len(corners[key]) == 2 for key in through), "only straight lines are left through boxes"
     assert len(through) <= 30
     assert drawn(source) == svg
+
+
+def test_pinned_boxes_side_by_side_are_joined_level_and_one_above_another_upright() -> None:
+    """A 24 px connector between two pinned boxes whose heights overlap by 24 px ran
+    slanted from middle to middle, where a level line fitted; it is level, or upright
+    for boxes one above the other, 6 px inside the overlap at least, and slanted only
+    where the boxes share too little height or width."""
+    src = ("figdown 0.1 block\nnode a \"Sensor gateway\"\nnode b \"Message broker\"\nnode c \"Rules engine\"\n"
+           "node d \"Far off\"\nedge a -> b\nedge b -> c\nedge c -> d\n"
+           "layout\npin a at=(100,100)\npin b at=(300,88)\npin c at=(330,200)\npin d at=(520,450)\n")
+    root = ET.fromstring(drawn(src))
+    lines = list(connectors(root).values())
+    (a0, a1), (b0, b1), (c0, c1) = lines
+    assert a0[1] == a1[1] and a0[0] < a1[0]          # level, rightwards
+    assert b0[0] == b1[0] and b0[1] < b1[1]          # upright, downwards
+    assert c0[0] != c1[0] and c0[1] != c1[1]          # no overlap: middle to middle
+    boxes = nodes(root)
+    for (p, q), (first, second) in zip(((a0, a1), (b0, b1)), (("a", "b"), ("b", "c"))):
+        for nid in (first, second):
+            x, y, w, h = boxes[nid]["box"]
+            if p[1] == q[1]:
+                assert y + 6 - 0.01 <= p[1] <= y + h - 6 + 0.01
+            else:
+                assert x + 6 - 0.01 <= p[0] <= x + w - 6 + 0.01

@@ -22,7 +22,7 @@ import bisect
 import heapq
 import math
 
-from .graph import Box, border_point
+from .graph import Box, border_point, side_point
 from .squares import span as square_span
 
 MARGIN = 10.0
@@ -543,7 +543,25 @@ def _inside(pt, r: Rect, pad: float) -> bool:
     return r[0] - pad < pt[0] < r[2] + pad and r[1] - pad < pt[1] < r[3] + pad
 
 
+#: A straight connector between two boxes side by side (or one above the other) whose
+#: heights (widths) overlap by more than twice this is drawn level (upright) this far
+#: inside the overlap at least, not slanted between their middles.
+LEVEL_KEEP = 6.0
+
+
 def straight(a: Box, b: Box) -> list[tuple[float, float]]:
+    """The straight connector from ``a`` to ``b``: level or upright where the boxes stand
+    side by side or one above the other with room for that (as near the line between
+    their middles as it allows), else along that line."""
+    if not (a.external or b.external):
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.rect(), b.rect()
+        for horizontal, apart, lo, hi, mid, ca, cb in (
+                (True, ax1 <= bx0 or bx1 <= ax0, max(ay0, by0), min(ay1, by1), (a.cy + b.cy) / 2, a.cy, b.cy),
+                (False, ay1 <= by0 or by1 <= ay0, max(ax0, bx0), min(ax1, bx1), (a.cx + b.cx) / 2, a.cx, b.cx)):
+            if apart and hi - lo > 2 * LEVEL_KEEP:
+                at = min(max(mid, lo + LEVEL_KEEP), hi - LEVEL_KEEP)
+                sign = 1 if (b.cx > a.cx if horizontal else b.cy > a.cy) else -1
+                return [side_point(a, horizontal, sign, at - ca), side_point(b, horizontal, -sign, at - cb)]
     return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
 
 
