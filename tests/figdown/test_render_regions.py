@@ -349,3 +349,27 @@ def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
             if min(x1, x2) < p[0] < max(x1, x2):
                 at = y1 + (y2 - y1) * (p[0] - x1) / (x2 - x1)
                 assert abs(at - p[1]) >= 2, (p, seg)
+
+
+def test_a_charts_long_row_names_lean_clear_of_each_other_in_row_order() -> None:
+    """Placed from the back row forward, a long name left the row in front of it no way
+    past (rows stand 10 px apart): "Dependency outage…" was printed over "Configuration
+    change…".  From the front row back, each leans past the one in front of it, every
+    name is clear (no halo) and they read top to bottom in row order."""
+    names = ["Configuration change pushed without canary", "Expired TLS certificate on internal load balancer",
+             "Dependency outage (third-party identity provider)", "Capacity exhaustion during seasonal peak traffic",
+             "Human error during manual database failover procedure", "Other"]
+    rows = "".join(f"| {n} | {v} |\n" for n, v in zip(names, (14, 3, 7, 9, 2, 5)))
+    svg = svg_of("figdown 0.1 table\ntable inc \"Incidents\"\n| Root cause | Incidents |\n|---|---:|\n"
+                 + rows + "chart inc type=bar3d\n")
+    chart = svg[svg.index("— bar3d"):svg.index("<metadata")]
+    drawn = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="10" text-anchor="end"([^>]*)>([^<]+)<', chart)
+    assert [t for *_, t in drawn] == names                   # each once, in row order
+    assert all('stroke="#fff"' not in attrs for *_, attrs, _t in drawn)
+    ys = [float(y) for _x, y, *_ in drawn]
+    assert ys == sorted(ys)
+    from markmcp.figdown.render.text import units
+    boxes = [(float(x) - units(t) * 6.5 * 10 / 11, float(y) - 8, float(x), float(y) + 2.5) for x, y, _a, t in drawn]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)

@@ -8,7 +8,8 @@ floor is an isometric grid (20 × 10 px per cell), bars are painted far to
 near with the two side faces shaded, and a z ruler stands at the back corner.
 Axis names sit beside their own row or column line and *lean out* along that
 line, 2 px at a time, until they clear every bar face and every name already
-placed; a name that cannot clear keeps a white halo.  The floor moves right by
+placed (row names from the front row back, so each leans past the one in front of
+it); a name that cannot clear keeps a white halo.  The floor moves right by
 exactly what the widest row name needs, so no name is ever clipped.
 
 The drawing is bounded: a chart of more than :data:`MAX_BARS` bars (the table's
@@ -166,20 +167,24 @@ def render(block: dict, model: dict, y0: float) -> Block:
             box = ((x - width) if anchor == "end" else x, y - 8, x if anchor == "end" else x + width, y + 2.5)
             return x, y, box, False
         return last
-    overhang, right, down = 0.0, float("-inf"), float("-inf")
-    for r, name in enumerate(row_names):
-        px, py = at(r + 0.5, -0.15, 0)
-        x, y, box, ok = lean(px - 4, py + 10, units(name) * 6.5 * 10 / 11, "end", -W2, -H2)
-        placed.append((x, y, "end", name, ok, None))
-        laid.append(box)
-        overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
+
     keyed = nc > 1   # several series: each name beside a swatch of its colour
+    # the front row first: each row behind leans out further than the one in front and
+    # clears it above (placed back to front, a long name left the row in front of it no
+    # way past: rows stand 10 px apart, a name with its gap 14.5 px tall)
+    for r in range(nr - 1, -1, -1):
+        px, py = at(r + 0.5, -0.15, 0)
+        x, y, box, ok = lean(px - 4, py + 10, units(row_names[r]) * NAME_CH, "end", -W2, -H2)
+        placed.append((x, y, "end", row_names[r], ok, None))
+        laid.append(box)
+    placed.reverse()   # drawn in row order
     for c, name in enumerate(col_names):
         px, py = at(nr + 0.15, c + 0.5, 0)
-        x, y, box, ok = lean(px + 4, py + 10, units(name) * 6.5 * 10 / 11 + (KEY if keyed else 0.0),
-                             "start", -W2, H2)
+        x, y, box, ok = lean(px + 4, py + 10, units(name) * NAME_CH + (KEY if keyed else 0.0), "start", -W2, H2)
         placed.append((x, y, "start", name, ok, PALETTE[c % len(PALETTE)] if keyed else None))
         laid.append(box)
+    overhang, right, down = 0.0, float("-inf"), float("-inf")
+    for box in laid:
         overhang, right, down = max(overhang, -box[0]), max(right, box[2]), max(down, box[3])
     ox = max(nr * W2 + 8, overhang + 4)
     shift = lambda q: [(p[0] + ox, p[1]) for p in q]  # noqa: E731
@@ -231,5 +236,6 @@ def render(block: dict, model: dict, y0: float) -> Block:
 
 
 KEY = 12.0   # a series name's swatch and the space after it
+NAME_CH = 6.5 * 10 / 11   # px per Latin unit of an axis name (10 px)
 TICK_CH = 9.5 * 0.70   # px per digit of a value-axis tick label (9.5 px; a wide face's digits)
 NOT_DRAWN_LISTED = 4   # values below 0 named one by one under a chart, before "and N more"
