@@ -321,34 +321,48 @@ def _crosses(seg, rect) -> bool:
     return False
 
 
+def _leaders(svg: str) -> list[list[tuple[float, float]]]:
+    """Every dashed note leader as its points: a line's two ends, a path's corners."""
+    out = []
+    for x1, y1, x2, y2 in re.findall(r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" '
+                                     r'stroke="[^"]+" stroke-width="1" stroke-dasharray="4 3"', svg):
+        out.append([(float(x1), float(y1)), (float(x2), float(y2))])
+    for d in re.findall(r'<path d="(M[^"]+)" fill="none" stroke="[^"]+" stroke-width="1" stroke-dasharray="4 3"', svg):
+        out.append([tuple(map(float, pair.split())) for pair in d[1:].split(" L")])
+    return out
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
-    between it and the note column; it leaves its stem just under the heads, and two such
-    leaders never start on each other."""
+    between it and the note column; it leaves its stem just under the heads and runs level
+    to the gap before the column, the leftmost highest, so no leader crosses a head, a
+    message's label or another leader."""
+    from markmcp.figdown.render.text import label_px
     source = ('figdown 0.4 sequence\nlifeline a "Browser" note="Chrome 120"\n'
               'lifeline b "Edge proxy" note="envoy"\nlifeline c "API" note="Go service"\n'
-              'lifeline d "Database" note="Postgres 16"\nmessage a -> b "GET /orders"\n'
+              'lifeline d "Database" note="Postgres 16"\nmessage b -> d "a long first message label here"\n'
               'message b -> c "forward"\nmessage c -> d "SELECT"\n')
     svg = svg_of(source)
     heads = [tuple(map(float, m)) for m in re.findall(
         r'<g data-node="\w+"[^>]*><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
     assert len(heads) == 4
-    leaders = [((float(a), float(b)), (float(c), float(d))) for a, b, c, d in re.findall(
-        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="[^"]+" stroke-width="1" '
-        r'stroke-dasharray="4 3"', svg)]
+    labels = [(float(x) - label_px(t, 11) / 2, float(y) - 9, label_px(t, 11), 11.0) for x, y, t in re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)" font-size="11" text-anchor="middle" fill="#1d1d1b">([^<]+)<', svg)]
+    assert len(labels) == 3
+    leaders = _leaders(svg)
     assert len(leaders) == 4
-    for seg in leaders:
-        assert not any(_crosses(seg, head) for head in heads), seg
-    starts = sorted({min(seg, key=lambda p: p[0]) for seg in leaders})
-    assert len(starts) == 4
-    for p in starts:   # no leader runs through another's start
-        for seg in leaders:
-            if p in seg:
-                continue
-            (x1, y1), (x2, y2) = seg
-            if min(x1, x2) < p[0] < max(x1, x2):
-                at = y1 + (y2 - y1) * (p[0] - x1) / (x2 - x1)
-                assert abs(at - p[1]) >= 2, (p, seg)
+    segments = [(p, q) for pts in leaders for p, q in zip(pts, pts[1:])]
+    for seg in segments:
+        assert not any(_crosses(seg, r) for r in heads + labels), seg
+    for i, (p, q) in enumerate(segments):   # no two leaders cross
+        for u, v in segments[i + 1:]:
+            if {p, q} & {u, v}:
+                continue   # one leader's own corner
+            d1 = (q[0] - p[0]) * (u[1] - p[1]) - (q[1] - p[1]) * (u[0] - p[0])
+            d2 = (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])
+            d3 = (v[0] - u[0]) * (p[1] - u[1]) - (v[1] - u[1]) * (p[0] - u[0])
+            d4 = (v[0] - u[0]) * (q[1] - u[1]) - (v[1] - u[1]) * (q[0] - u[0])
+            assert not (d1 * d2 < -1e-6 and d3 * d4 < -1e-6), ((p, q), (u, v))
 
 
 def test_a_charts_long_row_names_lean_clear_of_each_other_in_row_order() -> None:

@@ -49,6 +49,10 @@ def note_svg(x: float, y: float, w: float, h: float, wrapped: list, kind: str | 
                "".join(parts))
 
 
-def leader_svg(p: tuple[float, float], q: tuple[float, float]) -> str:
-    return tag("line", [("x1", p[0]), ("y1", p[1]), ("x2", q[0]), ("y2", q[1]),
-                        ("stroke", NOTE_LEADER), ("stroke-width", 1), ("stroke-dasharray", "4 3")])
+def leader_svg(p: tuple[float, float], q: tuple[float, float], *more: tuple[float, float]) -> str:
+    """A dashed leader from ``p`` to ``q`` (and on through ``more``: a path)."""
+    look = [("stroke", NOTE_LEADER), ("stroke-width", 1), ("stroke-dasharray", "4 3")]
+    if not more:
+        return tag("line", [("x1", p[0]), ("y1", p[1]), ("x2", q[0]), ("y2", q[1]), *look])
+    d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in (p, q, *more))
+    return tag("path", [("d", d), ("fill", "none"), *look])

@@ -175,7 +175,10 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         opens.setdefault(lo, []).append(cid)
         closes.setdefault(hi, []).append(cid)
     head_h = _head_h(lifelines)
-    y = y0 + head_h + 22
+    # lifeline notes' leaders run level under the heads, STEM_RUN_STEP apart: more of them
+    # than the gap above the first row holds push the rows down
+    stems = sum(1 for lf in lifelines[:-1] if lf.get("note"))
+    y = y0 + head_h + 22 + max(0.0, (stems - 1) * STEM_RUN_STEP - STEM_RUN_ROOM)
     top, bottom_of, mids = {}, {}, []
     for k, (kind, el) in enumerate(rows):
         for cid in sorted(opens.get(k, ()), key=lambda c: (depth[c], c)):
@@ -360,7 +363,9 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
 
 NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
 NOTE_GAP = 8.0           # between two notes in the column
-STEM_DROPS = (5.0, 10.0)  # below the heads, the range where lifeline notes' leaders leave their stems
+STEM_RUN_TOP = 4.0    # a lifeline note's level leader below the heads (the first; then...)
+STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
+STEM_RUN_ROOM = 7.0   # how far apart the first and last runs may be before the rows move down
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
@@ -373,10 +378,10 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
     stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note")]
     for k, i in enumerate(stems):
-        # Other heads stand between this head and the column: the leader leaves the stem just
-        # under the heads, the leftmost highest, so no leader passes through another's start.
-        y = y0 + 8 + head_h + (STEM_DROPS[0] + (STEM_DROPS[1] - STEM_DROPS[0]) * k / (len(stems) - 1)
-                               if len(stems) > 1 else sum(STEM_DROPS) / 2)
+        # other heads stand between this head and the column: the leader leaves the stem just
+        # under the heads and runs level, above every row's label, to the gap before the
+        # column (the leftmost highest, so no run crosses another's stem or turn)
+        y = y0 + 8 + head_h + STEM_RUN_TOP + k * STEM_RUN_STEP
         wanted.append((y, len(wanted), lifelines[i]["note"], display_label(lifelines[i]), "lifeline",
                        lifelines[i]["id"], (xs[i], y)))
     if lifelines and lifelines[-1].get("note"):   # nothing between its head and the column
@@ -405,12 +410,16 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     if not wanted:
         return [], bottom
     x = right + NOTE_COLUMN_GAP
+    turn = x - NOTE_COLUMN_GAP / 2   # where a lifeline's level run turns toward its note
+    runs = {lifelines[i]["id"] for i in stems}
     out, below = [], y0 - NOTE_GAP   # no note above the diagram's top
     for y, _order, body, prefix, kind, ref, at in sorted(wanted):
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
         ny = max(y - h / 2, below + NOTE_GAP)
         below = ny + h
-        markup = leader_svg((x, min(max(at[1], ny + 4), ny + h - 4)), at) + note_svg(x, ny, w, h, wrapped, kind, ref)
+        end = (x, min(max(at[1], ny + 4), ny + h - 4))
+        path = [end, (turn, at[1]), at] if kind == "lifeline" and ref in runs else [end, at]
+        markup = leader_svg(*path) + note_svg(x, ny, w, h, wrapped, kind, ref)
         out.append((x + w, markup))
         bottom = max(bottom, below + 8)
     return out, bottom
