@@ -151,3 +151,46 @@ def test_pinned_boxes_side_by_side_are_joined_level_and_one_above_another_uprigh
                 assert y + 6 - 0.01 <= p[1] <= y + h - 6 + 0.01
             else:
                 assert x + 6 - 0.01 <= p[0] <= x + w - 6 + 0.01
+
+
+def test_a_level_line_meets_a_pointed_or_curved_outline_only_near_its_middle() -> None:
+    """Level lines met a diamond 8 px from its bottom tip and a circle 8 px above its
+    bottom, at a glance; they are level only where the outline faces them squarely (a
+    diamond within a quarter of its half-height of the middle, a curve within 20° of
+    square), else they run between the middles as before.  The ellipse beside a box still
+    takes a level line near its middle."""
+    src = ("figdown 0.1 block\nnode hub \"Hub\" shape=circle\nnode box1 \"Box one\"\n"
+           "node dia \"Check\" shape=diamond\nnode box2 \"Box two\"\nnode ell \"Store\" shape=ellipse\n"
+           "node box3 \"Box three\"\nnode box4 \"Box four\"\nedge box1 -> hub\nedge box2 -> dia\nedge ell -> box3\n"
+           "edge box4 -> ell\nlayout\npin hub at=(220,20) width=60 height=60\npin box1 at=(20,66) height=40\n"
+           "pin dia at=(220,180) width=100 height=60\npin box2 at=(20,226) height=40\n"
+           "pin ell at=(20,330) width=120 height=50\npin box3 at=(260,366) height=40\n"
+           "pin box4 at=(-200,340) height=40\n")
+    root = ET.fromstring(drawn(src))
+    boxes = nodes(root)
+    lines = connectors(root)
+    assert len(lines) == 4
+    for pts in lines.values():
+        y1, y2 = pts[0][1], pts[-1][1]
+        for end in (pts[0], pts[-1]):
+            hit = [nid for nid in ("hub", "dia", "ell")
+                   if abs(end[0] - (boxes[nid]["box"][0] + boxes[nid]["box"][2] / 2)) <= boxes[nid]["box"][2] / 2 + 0.5
+                   and abs(end[1] - (boxes[nid]["box"][1] + boxes[nid]["box"][3] / 2)) <= boxes[nid]["box"][3] / 2 + 0.5]
+            if hit and y1 == y2:   # a level line into a curve or a point: near its middle
+                x, y, w, h = boxes[hit[0]]["box"]
+                share = 0.25 if hit[0] == "dia" else 0.5
+                assert abs(end[1] - (y + h / 2)) <= share * h / 2 + 0.01, (hit, end)
+    levels = sorted(round(p[0][1] - p[-1][1], 2) == 0 for p in lines.values())
+    assert levels == [False, False, False, True]   # box4 -> ell only
+
+
+def test_a_level_line_never_brings_its_arrowhead_onto_another() -> None:
+    """Levelled, Small's line ended 1.8 px from Request's on Tall sink and the two heads
+    merged; where another end is that near, the lines keep 12 px apart."""
+    src = ("figdown 0.1 block\nnode a \"Request\"\nnode c \"Small\"\nnode d \"Tall sink\"\nedge c -> d\n"
+           "edge a -> d\nlayout\npin a at=(20,160) height=40\npin c at=(20,250) height=30\n"
+           "pin d at=(300,230) height=120\n")
+    lines = list(connectors(ET.fromstring(drawn(src))).values())
+    assert len(lines) == 2
+    (p, q) = lines[0][-1], lines[1][-1]
+    assert ((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5 >= 12.0, (p, q)

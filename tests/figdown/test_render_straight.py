@@ -647,3 +647,32 @@ def test_a_crowded_side_beside_a_straight_line_sends_the_far_runs_out_of_the_lon
         for other in edges.values():
             if other is not pts:
                 assert not _segments_cross(pts, other)
+
+
+def _point_seg(p, a, b) -> float:
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    t = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
+
+
+def test_a_side_exit_keeps_off_a_straight_lines_arrowhead_on_that_side() -> None:
+    """Control plane's line to Svc A left its top side 6 px from where the two-way line to
+    Proxy A ends in an arrowhead, and ran up through the head; a side holding a straight
+    line's arrowhead takes no exit."""
+    src = ("figdown 0.1 block\nflow right\nnode cp \"Control plane\"\nnode p1 \"Proxy A\"\nnode p2 \"Proxy B\"\n"
+           "node p3 \"Proxy C\"\nnode s1 \"Svc A\"\nnode s2 \"Svc B\"\nnode s3 \"Svc C\"\nnode ca \"Cert authority\"\n"
+           "edge cp <-> p1\nedge cp <-> p2\nedge cp <-> p3\nedge p1 -> s1\nedge p2 -> s2\nedge p3 -> s3\n"
+           "edge cp -> s1\nedge cp -> s3\nedge cp -> ca\n")
+    boxes, edges = _drawing(src)
+    heads = [_line_of(src, f"edge cp <-> {p}") for p in ("p1", "p2", "p3")]
+    _x, top, _w, height = boxes["cp"]
+    # the heads at Control plane on its top or bottom side (those on its flow side are
+    # the ports' business)
+    tips = [edges[k][0] for k in heads if min(abs(edges[k][0][1] - top), abs(edges[k][0][1] - top - height)) < 0.5]
+    assert tips
+    for k, pts in edges.items():
+        if k in heads:
+            continue
+        for tip in tips:
+            assert all(_point_seg(tip, a, b) >= 8.0 for a, b in zip(pts, pts[1:])), (k, tip)

@@ -13,12 +13,14 @@ first (``budget``: what the earlier sections laid out).
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 
 from ..block import Block, Budget
 from . import checks, draw, lassos, marks, titles
 from .separate import separate
-from .free import CLEAR, Boxes, Effort, Ink, detour, path_hits, reconsider, route_free
+from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
+                   straight)
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
@@ -644,6 +646,36 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
         _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)
     _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort, offers)
     reconsider(paths, offers)
+    _unlevel_crowded(scene, paths, todo, rects)
+
+
+def _unlevel_crowded(scene: Scene, paths: dict[int, list], links, rects) -> None:
+    """A level or upright line between two boxes (:func:`.free.straight`) whose end comes
+    within ``LAND_APART`` of another connector's end at the same box goes back to the line
+    between the boxes' middles, where that one is clear of the other boxes too: levelled,
+    it had moved its arrowhead onto another's, 1.8 px apart."""
+    ends: dict[str, dict[int, tuple]] = {}
+    for lk in scene.links:
+        pts = paths.get(lk.index)
+        if pts:
+            ends.setdefault(lk.a, {})[lk.index] = pts[0]
+            ends.setdefault(lk.b, {})[-1 - lk.index] = pts[-1]
+    for link in links:
+        pts = paths[link.index]
+        if link.a == link.b or len(pts) != 2:
+            continue
+        a, b = scene.nodes[link.a], scene.nodes[link.b]
+        centre = centre_line(a, b)
+        if pts == centre or pts != straight(a, b):
+            continue
+        mine = (link.index, -1 - link.index)
+        if not any(k not in mine and math.dist(p, q) < LAND_APART
+                   for nid, p in ((link.a, pts[0]), (link.b, pts[-1])) for k, q in ends[nid].items()):
+            continue
+        if path_hits(centre, [r for nid, r in rects if nid != link.a and nid != link.b], -CLEAR):
+            continue
+        paths[link.index] = centre
+        ends[link.a][link.index], ends[link.b][-1 - link.index] = centre[0], centre[-1]
 
 
 def _route_free(link, a, b, obstacles, ink: Ink, weigh: bool, effort: Effort, paths: dict, offers: dict) -> None:
@@ -714,6 +746,7 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
         _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)
     _spread_free_pairs(scene, paths, todo, ink, len(todo) <= MAX_DETOURED, effort, offers)
     reconsider(paths, offers)
+    _unlevel_crowded(scene, paths, todo, rects)
     _bus_dots(scene, paths)
 
 

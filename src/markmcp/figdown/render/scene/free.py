@@ -544,25 +544,69 @@ def _inside(pt, r: Rect, pad: float) -> bool:
 
 
 #: A straight connector between two boxes side by side (or one above the other) whose
-#: heights (widths) overlap by more than twice this is drawn level (upright) this far
-#: inside the overlap at least, not slanted between their middles.
-LEVEL_KEEP = 6.0
+#: sides face each other over a stretch is drawn level (upright) across it, this far at
+#: least inside each box's flat side (an arrowhead is 11.2 px across), not slanted
+#: between their middles.
+LEVEL_KEEP = 8.0
+
+
+def centre_line(a: Box, b: Box) -> list[tuple[float, float]]:
+    """Outline to outline along the line between the boxes' middles."""
+    return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
+
+
+#: A level or upright line meets a diamond only this share of its half-size off the
+#: middle (further out an arrowhead met it 8 px from its tip)...
+POINTED_SHARE = 0.25
+#: ...and an ellipse or a circle only where the outline's normal is within this angle of
+#: the line (a circle 8 px above its bottom was met at a glance).
+CURVED_TAN = math.tan(math.radians(20.0))
+
+
+def _flat(box: Box, horizontal: bool) -> tuple[float, float] | None:
+    """The stretch across which a level (``horizontal``) or upright line may meet the box's
+    side: its flat part, :data:`LEVEL_KEEP` in from the corners (a rounded box's arcs and a
+    cylinder's rim kept clear), or the middle of a pointed or curved outline
+    (:data:`POINTED_SHARE`, :data:`CURVED_TAN`); None for an external."""
+    if box.external:
+        return None
+    x0, y0, x1, y1 = box.rect()
+    lo, hi = (y0, y1) if horizontal else (x0, x1)
+    if box.shape in ("diamond", "ellipse", "circle"):
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        if box.shape == "diamond":
+            share = POINTED_SHARE
+        else:   # the normal at u (of the half-size) off the middle leans (along / across) * u / sqrt(1 - u²)
+            along = (x1 - x0 if horizontal else y1 - y0) / 2
+            k = CURVED_TAN * (half / along if along > 0 else 0.0)
+            share = k / math.sqrt(1.0 + k * k)
+        return mid - share * half, mid + share * half
+    keep = LEVEL_KEEP
+    if box.shape == "rounded":
+        keep = max(keep, min(14.0, box.h / 2))
+    if box.shape == "cylinder" and horizontal:
+        lo += 7.0   # its rim
+    return lo + keep, hi - keep
 
 
 def straight(a: Box, b: Box) -> list[tuple[float, float]]:
     """The straight connector from ``a`` to ``b``: level or upright where the boxes stand
-    side by side or one above the other with room for that (as near the line between
-    their middles as it allows), else along that line."""
-    if not (a.external or b.external):
-        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.rect(), b.rect()
-        for horizontal, apart, lo, hi, mid, ca, cb in (
-                (True, ax1 <= bx0 or bx1 <= ax0, max(ay0, by0), min(ay1, by1), (a.cy + b.cy) / 2, a.cy, b.cy),
-                (False, ay1 <= by0 or by1 <= ay0, max(ax0, bx0), min(ax1, bx1), (a.cx + b.cx) / 2, a.cx, b.cx)):
-            if apart and hi - lo > 2 * LEVEL_KEEP:
-                at = min(max(mid, lo + LEVEL_KEEP), hi - LEVEL_KEEP)
-                sign = 1 if (b.cx > a.cx if horizontal else b.cy > a.cy) else -1
-                return [side_point(a, horizontal, sign, at - ca), side_point(b, horizontal, -sign, at - cb)]
-    return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
+    side by side or one above the other and their flat sides face each other over a
+    stretch (as near the line between their middles as it allows), else
+    :func:`centre_line`."""
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a.rect(), b.rect()
+    for horizontal, apart, mid, ca, cb in (
+            (True, ax1 <= bx0 or bx1 <= ax0, (a.cy + b.cy) / 2, a.cy, b.cy),
+            (False, ay1 <= by0 or by1 <= ay0, (a.cx + b.cx) / 2, a.cx, b.cx)):
+        fa, fb = _flat(a, horizontal), _flat(b, horizontal)
+        if not apart or fa is None or fb is None:
+            continue
+        lo, hi = max(fa[0], fb[0]), min(fa[1], fb[1])
+        if lo <= hi:
+            at = min(max(mid, lo), hi)
+            sign = 1 if (b.cx > a.cx if horizontal else b.cy > a.cy) else -1
+            return [side_point(a, horizontal, sign, at - ca), side_point(b, horizontal, -sign, at - cb)]
+    return centre_line(a, b)
 
 
 def _ports(box: Box):

@@ -397,7 +397,8 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
     apart, beside a straight one, while its long side stood empty).  The runs farthest
     out go first, until the rest have their room; only rectangular boxes (rounded corners
     too), only where no box of the rank stands between the run and the box, and not by a
-    side already holding a side entry, a lane's leg or a self-loop."""
+    side already holding a side entry, a lane's leg, a self-loop, a line across to a box of
+    the same rank or a straight line's arrowhead."""
     routing.exit_slot = {}
     taken: set[tuple[str, int]] = set()
     for link in scene.links:
@@ -407,6 +408,16 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
         for nid, at in ((link.a, routing.side_exit.get(link.index)), (link.b, routing.lane_entry.get(link.index))):
             if at is not None:
                 taken.add((nid, 1 if at > frame.item_of[nid].pos else -1))
+        if link.index in routing.orthogonal or link.a == link.b or frame.plans[link.index].kind not in ("chain", "same"):
+            continue
+        # a straight line with an arrowhead here, to a box beyond this one's side (or beside
+        # it in its rank), lands on that side or by its corner: an exit there ran through
+        # the arrowhead (a plain line's end there leaves it room enough)
+        for nid, other, head in ((link.a, link.b, link.arrow_a), (link.b, link.a, link.arrow_b)):
+            here, there = frame.item_of[nid], frame.item_of[other]
+            if frame.plans[link.index].kind == "same" or (
+                    head and abs(there.pos - here.pos) > _size(frame, scene.nodes[nid]) / 2):
+                taken.add((nid, 1 if there.pos > here.pos else -1))
     for (nid, flow), ends in list(sides.items()):
         box, item = scene.nodes[nid], frame.item_of[nid]
         if flow != 1 or box.external or box.shape in ("diamond", "ellipse", "circle"):
