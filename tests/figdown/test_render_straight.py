@@ -676,3 +676,18 @@ def test_a_side_exit_keeps_off_a_straight_lines_arrowhead_on_that_side() -> None
             continue
         for tip in tips:
             assert all(_point_seg(tip, a, b) >= 8.0 for a, b in zip(pts, pts[1:])), (k, tip)
+
+
+def test_a_straight_line_never_starts_on_another_connectors_end() -> None:
+    """Sink's straight line to Side X left it 0.4 px from where its routed line to Side Z
+    left, and the two read as one line forking; a straight line's end keeps a few px off
+    every other end at its box."""
+    src = ("figdown 0.1 block\ntitle \"Return path\"\nflow left\nnode sink \"Sink\"\nnode a \"Stage A\"\n"
+           "node b \"Stage B\"\nnode c \"Stage C\"\nnode d \"Stage D\"\nnode x \"Side X\"\nnode y \"Side Y\"\n"
+           "node z \"Side Z\"\nedge sink -> a\nedge a -> b\nedge b -> c\nedge c -> d\nedge sink -[skip 1]-> b\n"
+           "edge sink -[skip 2]-> c\nedge sink -[skip 3]-> d\nedge sink -> x\nedge sink -> y\nedge x -> z\n"
+           "edge sink -> z\n")
+    boxes, edges = _drawing(src)
+    ends = [p for at in _ends_by_side(boxes, edges, "sink").values() for p in at]
+    assert len(ends) == 7
+    assert all(math.dist(p, q) >= 5.0 for i, p in enumerate(ends) for q in ends[i + 1:])

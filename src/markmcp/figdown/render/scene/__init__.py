@@ -273,6 +273,11 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             square = abs(pts[0][0] - pts[1][0]) < 0.01 or abs(pts[0][1] - pts[1][1]) < 0.01
             land_apart(scene, paths, link, LAND_APART if square else HEAD_APART,
                        (link.arrow_a, link.arrow_b), heads=True, touching=touching)
+    if scene.genre != "topology":
+        for link in scene.links:   # no straight line starts or ends on another's end
+            pts = paths[link.index]
+            if len(pts) == 2 and link.a != link.b:
+                land_apart(scene, paths, link, ENDS_APART, touching=touching)
     if scene.genre == "topology":
         for link in scene.links:   # a port's square keeps off the other ends at its box
             pts = paths[link.index]
@@ -284,6 +289,10 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _bus_dots(scene, paths)
     return paths
 
+
+#: How far a straight line's end keeps from any other connector's end at its box: two
+#: lines leaving one box 0.4 px apart read as one line that forks.
+ENDS_APART = 6.0
 
 UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there
 
