@@ -181,3 +181,23 @@ def test_a_lane_from_the_outermost_box_is_a_u_round_the_figure_edge() -> None:
     lane = max(p[1] for run in runs for p in run)
     assert lane > max(failed[3], queued[3])
     assert all(p[0] in (start[0], end[0]) or p[1] == lane for run in runs for p in run)
+
+
+def test_a_lane_in_and_a_lane_out_by_one_side_take_its_two_parts() -> None:
+    """Eco's line back into On and On's line back to Off both took the middle of On's top:
+    the arrowhead fell on the other line's start and the two read as one line from Eco to
+    Off.  The inner lane takes the part of the side toward its run, the outer the other
+    part, and neither crosses the other."""
+    src = ("figdown 0.2 statechart\nflow right\nstate a \"Off\" shape=rounded\nstate b \"Standby\" shape=rounded\n"
+           "state c \"On\" shape=rounded\nstate d \"Boost\" shape=rounded\nstate e \"Eco\" shape=rounded\n"
+           "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> e\n"
+           "transition e -[normal]-> c\ntransition c -[off]-> a\n")
+    svg = build(src).svg
+    by_edge: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        by_edge.setdefault(key, []).append((p, q))
+    back_in, back_out = by_edge["12"], by_edge["13"]
+    tip, start = back_in[-1][1], back_out[0][0]
+    assert abs(tip[1] - start[1]) < 0.01            # both by On's top
+    assert tip[0] - start[0] >= 12.0                 # Eco's from the right part, Off's from the left
+    assert crossings(svg) == []

@@ -274,10 +274,11 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             land_apart(scene, paths, link, LAND_APART if square else HEAD_APART,
                        (link.arrow_a, link.arrow_b), heads=True, touching=touching)
     if scene.genre != "topology":
-        for link in scene.links:   # no straight line starts or ends on another's end
+        for link in scene.links:   # no straight line starts or ends on another's plain end
             pts = paths[link.index]
-            if len(pts) == 2 and link.a != link.b:
-                land_apart(scene, paths, link, ENDS_APART, touching=touching)
+            if len(pts) == 2 and link.a != link.b and not (link.arrow_a and link.arrow_b):
+                land_apart(scene, paths, link, ENDS_APART, (not link.arrow_a, not link.arrow_b),
+                           touching=touching, tails=True)
     if scene.genre == "topology":
         for link in scene.links:   # a port's square keeps off the other ends at its box
             pts = paths[link.index]

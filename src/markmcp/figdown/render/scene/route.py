@@ -41,6 +41,7 @@ EXTERNAL_APART = 20.0   # how far beside an external (a point) a straight line's
 PARALLEL_STEP = 10.0   # between straight lines joining one pair of boxes, drawn side by side
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
 HEAD_APART = 14.0  # how far an arrowhead's tip on a straight line keeps from other ends there
+ARROW_HALF = 5.6   # half an arrowhead's width
 
 
 @dataclass
@@ -75,6 +76,7 @@ class Routing:
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
     exit_slot: dict[int, int] = field(default_factory=dict)             # side exit of a rectangle → its slot along the side
+    lane_shift: dict[int, float] = field(default_factory=dict)          # lane's U → off the side's middle, along it
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
     lane_entry: dict[int, float] = field(default_factory=dict)          # lane link → the side point it enters by
     label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
@@ -129,7 +131,7 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
 
 def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = LAND_APART,
                ends: tuple[bool, bool] = (True, True), heads: bool = False,
-               touching: dict[str, list] | None = None, ports: bool = False) -> None:
+               touching: dict[str, list] | None = None, ports: bool = False, tails: bool = False) -> None:
     """Move the ends of a connector drawn straight to its boxes (a topology link, or
     one bending at its dummies, :func:`waypoint_polyline`) along their outlines away
     from where other connectors meet those boxes, when one is nearer than ``room``: a
@@ -139,7 +141,9 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     connector (not one between the same two boxes, drawn side by side on purpose) is a
     reason to move, though an end that moves keeps off every other end; with ``ports``
     only another connector's end with a port (an end label, drawn as a square), again
-    not one between the same two boxes.  Each end's
+    not one between the same two boxes; with ``tails`` only another end without an
+    arrowhead, and an arrowhead counts as its width nearer (a line moved off a tail had
+    its start under the corner of the arrowhead beside it).  Each end's
     last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
     its other end.  ``touching``: each box's connectors, when the caller has them."""
     li = link.index
@@ -154,17 +158,17 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         for lk in (scene.links if touching is None else touching.get(nid, ())):
             if lk.index == li or not paths.get(lk.index):
                 continue
-            for j, end, mark in ((0, lk.a, lk.arrow_a if heads else lk.tail),
-                                 (-1, lk.b, lk.arrow_b if heads else lk.head)):
+            for j, end, mark, head in ((0, lk.a, lk.arrow_a if heads else lk.tail, lk.arrow_a),
+                                       (-1, lk.b, lk.arrow_b if heads else lk.head, lk.arrow_b)):
                 if end == nid:
-                    others_at.append(paths[lk.index][j])
-                    if not (heads or ports) or (mark and {lk.a, lk.b} != pair):
+                    others_at.append((paths[lk.index][j], ARROW_HALF if tails and head else 0.0))
+                    if (not head) if tails else (not (heads or ports) or (mark and {lk.a, lk.b} != pair)):
                         asking.append(paths[lk.index][j])
         if not asking or min(math.dist(pts[k], o) for o in asking) >= room:
             continue
 
         def apart(p) -> float:
-            return min(math.dist(p, o) for o in others_at)
+            return min(math.dist(p, o) - wide for o, wide in others_at)
         qx, qy = pts[nxt]
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
@@ -523,12 +527,12 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             pairs[pair] = pairs.get(pair, 0) + 1
     rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
     taken = {(link.b, entry[1]) for link in scene.links if (entry := routing.side_entry.get(link.index))}
-    near: dict[tuple[str, int, str], tuple] = {}
+    found: dict[tuple[str, int], list] = {}
     for link in scene.links:
         if link.index not in routing.lanes or link.index in routing.bus:
             continue
         lane = routing.lanes[link.index]
-        for end, nid in (("first", link.a), ("last", link.b)):
+        for end, nid, other in (("first", link.a, link.b), ("last", link.b, link.a)):
             if end == "first" and link.index in routing.side_exit:
                 continue
             box, item = scene.nodes[nid], frame.item_of[nid]
@@ -545,10 +549,28 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             lo, hi = sorted((vertex, lane))
             if _box_between(spans, item, lo, hi):
                 continue
-            key = (nid, side, end)
-            if key not in near or abs(lane - item.pos) < near[key][0]:
-                near[key] = (abs(lane - item.pos), link.index, vertex)
-    for (nid, _side, end), (_, li, vertex) in near.items():
+            toward = 1.0 if frame.rank_of[other] > frame.rank_of[nid] else -1.0   # its run, along the flow
+            found.setdefault((nid, side), []).append((abs(lane - item.pos), link.index, vertex, end, toward))
+    routing.lane_shift = {}
+    chosen = []
+    lanes = sorted(set(routing.lanes.values()))
+    for (nid, _side), here in found.items():
+        here.sort()
+        chosen.append((nid, here[0], 0.0))
+        if len(here) == 2 and here[1][3] != here[0][3] \
+                and frame.item_of[nid].main >= 2 * (LANE_PAIR + PORT_MARGIN):
+            # one lane in and one out by one side: the inner by the part of the side toward
+            # its run, the outer by the other part, so its leg passes no run (by the middle
+            # both, Eco's arrow into On fell on the start of On's line to Off); only where
+            # no other lane runs between the two
+            a, b = sorted((routing.lanes[here[0][1]], routing.lanes[here[1][1]]))
+            if not any(a < c < b for c in lanes):
+                toward = here[0][4]
+                chosen[-1] = (nid, here[0], toward * LANE_PAIR)
+                chosen.append((nid, here[1], -toward * LANE_PAIR))
+    for nid, (_, li, vertex, end, _toward), shift in chosen:
+        if shift:
+            routing.lane_shift[li] = shift
         if end == "first":
             routing.side_exit[li] = vertex
             routing.ports[(li, "first")] = routing.lanes[li]
@@ -585,6 +607,7 @@ def _rank_boxes(frame: Frame) -> list[tuple[list[float], list[float], list]]:
 
 
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
+LANE_PAIR = 8.0   # a lane in and a lane out by one side: each this far off its middle
 
 
 def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
@@ -1022,7 +1045,7 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
             m1 = _track_main(frame, routing, jogs[-1].channel, jogs[-1].track)
             tail = [(m1, lane), (m1, cb), (_end_main(frame, b, cb, -1), cb)]
         else:
-            main = frame.to_main_cross(b.cx, b.cy)[0]
+            main = frame.to_main_cross(b.cx, b.cy)[0] + routing.lane_shift.get(link.index, 0.0)
             tail = [(main, lane), (main, entry)]
         start = _side_start(frame, routing, link, a)
         if start:
@@ -1048,8 +1071,8 @@ def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | 
     if vertex is None:
         return None
     k = routing.exit_slot.get(link.index)
-    if k is None:   # a decision's vertex, or the middle of the side facing a lane
-        main = frame.to_main_cross(box.cx, box.cy)[0]
+    if k is None:   # a decision's vertex, or the side facing a lane, by its middle
+        main = frame.to_main_cross(box.cx, box.cy)[0] + routing.lane_shift.get(link.index, 0.0)
     else:   # k slots back from the flow-facing corner (see _side_leaves)
         centre = frame.to_main_cross(box.cx, box.cy)[1]
         face = _end_main(frame, box, centre, 1)
