@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from markmcp.figdown.render import build
@@ -363,6 +364,18 @@ def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
             d3 = (v[0] - u[0]) * (p[1] - u[1]) - (v[1] - u[1]) * (p[0] - u[0])
             d4 = (v[0] - u[0]) * (q[1] - u[1]) - (v[1] - u[1]) * (q[0] - u[0])
             assert not (d1 * d2 < -1e-6 and d3 * d4 < -1e-6), ((p, q), (u, v))
+    # the slanted legs from the turns to the notes fan out (turning at one x, they ran 1 px apart)
+    legs = [pts[:2] for pts in leaders if len(pts) == 3]
+    assert len(legs) == 3
+    for (p, q), (u, v) in itertools.combinations(legs, 2):
+        assert min(_point_to_segment(a, b, c) for a, (b, c) in ((p, (u, v)), (q, (u, v)),
+                                                                (u, (p, q)), (v, (p, q)))) >= 4.0
+
+
+def _point_to_segment(p, a, b) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t = 0.0 if dx == dy == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy)))
+    return ((p[0] - a[0] - t * dx) ** 2 + (p[1] - a[1] - t * dy) ** 2) ** 0.5
 
 
 def test_a_charts_long_row_names_lean_clear_of_each_other_in_row_order() -> None:

@@ -366,6 +366,7 @@ NOTE_GAP = 8.0           # between two notes in the column
 STEM_RUN_TOP = 4.0    # a lifeline note's level leader below the heads (the first; then...)
 STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
 STEM_RUN_ROOM = 7.0   # how far apart the first and last runs may be before the rows move down
+STEM_TURN_STEP = 6.0  # between two runs' turns toward their notes
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
@@ -409,16 +410,24 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     if not wanted:
         return [], bottom
-    x = right + NOTE_COLUMN_GAP
-    turn = x - NOTE_COLUMN_GAP / 2   # where a lifeline's level run turns toward its note
-    runs = {lifelines[i]["id"] for i in stems}
+    # the level runs turn toward their notes in the gap before the column, each lower run
+    # STEM_TURN_STEP nearer the diagram, so the slanted legs fan out (turning at one x, they
+    # ran 1 px apart) and the gap widens to hold them
+    x = right + NOTE_COLUMN_GAP + max(0, len(stems) - 1) * STEM_TURN_STEP
+    turns = {lifelines[i]["id"]: right + NOTE_COLUMN_GAP / 2 + (len(stems) - 1 - k) * STEM_TURN_STEP
+             for k, i in enumerate(stems)}
     out, below = [], y0 - NOTE_GAP   # no note above the diagram's top
     for y, _order, body, prefix, kind, ref, at in sorted(wanted):
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
         ny = max(y - h / 2, below + NOTE_GAP)
         below = ny + h
         end = (x, min(max(at[1], ny + 4), ny + h - 4))
-        path = [end, (turn, at[1]), at] if kind == "lifeline" and ref in runs else [end, at]
+        if kind == "lifeline" and ref in turns:
+            if end[1] != at[1]:   # a slanted leg meets its note's middle, clear of the note above
+                end = (x, ny + h / 2)
+            path = [end, (turns[ref], at[1]), at]
+        else:
+            path = [end, at]
         markup = leader_svg(*path) + note_svg(x, ny, w, h, wrapped, kind, ref)
         out.append((x + w, markup))
         bottom = max(bottom, below + 8)
