@@ -400,3 +400,19 @@ def test_a_charts_long_row_names_lean_clear_of_each_other_in_row_order() -> None
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+
+
+def test_a_messages_note_leader_starts_past_its_right_hand_end() -> None:
+    """A message's note leader left from the middle of the message, ran along it and
+    through the arrowhead at its right-hand end; it starts just past that end, whichever
+    way the message points."""
+    svg = svg_of('figdown 0.4 sequence\nlifeline a "Browser"\nlifeline b "CDN"\nlifeline c "Origin"\n'
+                 'message a -> b "GET /index.html" note="cold cache"\nmessage a <- b "200" note="from edge"\n'
+                 'message b -> c "fetch"\n')
+    stems = sorted(float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                                 r'stroke="#94a3b8"', svg))
+    assert len(stems) == 3
+    leaders = _leaders(svg)
+    assert len(leaders) == 2
+    for pts in leaders:
+        assert min(x for x, _y in pts) > stems[1], pts      # right of CDN's stem: off both messages

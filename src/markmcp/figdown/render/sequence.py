@@ -367,6 +367,7 @@ STEM_RUN_TOP = 4.0    # a lifeline note's level leader below the heads (the firs
 STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
 STEM_RUN_ROOM = 7.0   # how far apart the first and last runs may be before the rows move down
 STEM_TURN_STEP = 6.0  # between two runs' turns toward their notes
+LEADER_OFF = 3.0      # a message's note leader starts this far past its right-hand end
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
@@ -406,7 +407,9 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         if el["a"] not in col or el["b"] not in col:
             continue
         ci, cj = col[el["a"]], col[el["b"]]
-        at = (xs[ci] + SELF_W, ym) if ci == cj else ((xs[ci] + xs[cj]) / 2, ym)
+        # from the message's right-hand end: from its middle the leader ran along the line
+        # and through the arrowhead at that end
+        at = (xs[ci] + SELF_W, ym) if ci == cj else (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     if not wanted:
         return [], bottom
