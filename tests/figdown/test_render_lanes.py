@@ -201,3 +201,20 @@ def test_a_lane_in_and_a_lane_out_by_one_side_take_its_two_parts() -> None:
     assert abs(tip[1] - start[1]) < 0.01            # both by On's top
     assert tip[0] - start[0] >= 12.0                 # Eco's from the right part, Off's from the left
     assert crossings(svg) == []
+
+
+def test_a_lane_out_pairs_with_the_nearest_lane_in_when_a_side_has_more() -> None:
+    """Hub takes two lanes in (fail, rollback) and one out (abort) by its top: abort went out
+    by Hub's flow side, up and back over Hub, across the fail lane; it takes the top's other
+    part beside the inner lane in."""
+    src = ("figdown 0.1 block\nflow right\nnode s \"Start\"\nnode p \"Plan\"\nnode h \"Hub\"\n"
+           "node b \"Build\"\nnode t \"Test\"\nnode x \"Ship\"\nedge s -> p\nedge p -> h\nedge h -> b\n"
+           "edge b -> t\nedge t -> x\nedge t -[fail]-> h\nedge x -[rollback]-> h\nedge h -[abort]-> s\n")
+    svg = build(src).svg
+    by_edge: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        by_edge.setdefault(key, []).append((p, q))
+    fail, abort = by_edge["14"], by_edge["16"]
+    assert abs(fail[-1][1][1] - abort[0][0][1]) < 0.01          # both by Hub's top
+    assert fail[-1][1][0] - abort[0][0][0] >= 12.0
+    assert ("14", "16") not in crossings(svg)

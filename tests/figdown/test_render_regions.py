@@ -416,3 +416,16 @@ def test_a_messages_note_leader_starts_past_its_right_hand_end() -> None:
     assert len(leaders) == 2
     for pts in leaders:
         assert min(x for x, _y in pts) > stems[1], pts      # right of CDN's stem: off both messages
+
+
+def test_a_self_messages_note_leader_starts_past_its_label() -> None:
+    """A self-message's label stands right of its loop, and the note leader ran level from
+    the loop through it; it starts past the label."""
+    from markmcp.figdown.render.text import label_px
+    svg = svg_of('figdown 0.4 sequence\nlifeline s "Scheduler"\nlifeline r "Runner"\n'
+                 'message s -> s "compute due jobs" note="every minute"\nmessage s -> r "run"\n')
+    (x, _y, text), = [(float(x), float(y), t) for x, y, t in re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)" font-size="11" text-anchor="start" fill="#1d1d1b">([^<]+)<', svg)]
+    assert text == "compute due jobs"
+    (leader,) = _leaders(svg)
+    assert min(px for px, _py in leader) >= x + label_px(text, 11)

@@ -409,7 +409,11 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         ci, cj = col[el["a"]], col[el["b"]]
         # from the message's right-hand end: from its middle the leader ran along the line
         # and through the arrowhead at that end
-        at = (xs[ci] + SELF_W, ym) if ci == cj else (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
+        if ci == cj:   # past its label, written right of the loop (from the loop, through it)
+            label = el.get("label")
+            at = (xs[ci] + SELF_W + (8 + _label_px(label) if label else 0.0) + LEADER_OFF, ym)
+        else:
+            at = (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     if not wanted:
         return [], bottom

@@ -557,17 +557,20 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     for (nid, _side), here in found.items():
         here.sort()
         chosen.append((nid, here[0], 0.0))
-        if len(here) == 2 and here[1][3] != here[0][3] \
-                and frame.item_of[nid].main >= 2 * (LANE_PAIR + PORT_MARGIN):
-            # one lane in and one out by one side: the inner by the part of the side toward
-            # its run, the outer by the other part, so its leg passes no run (by the middle
-            # both, Eco's arrow into On fell on the start of On's line to Off); only where
-            # no other lane runs between the two
-            a, b = sorted((routing.lanes[here[0][1]], routing.lanes[here[1][1]]))
+        partner = next((h for h in here[1:] if h[3] != here[0][3]), None)
+        if partner is not None and frame.item_of[nid].main >= 2 * (LANE_PAIR + PORT_MARGIN) \
+                and axes(scene.nodes[nid])[2] == math.inf:
+            # a lane in and a lane out by one side: the inner by the part of the side toward
+            # its run, the nearest of the other kind by the other part, so its leg passes
+            # no run (by the middle both, Eco's arrow into On fell on the start of On's line
+            # to Off; the one left out went round by the flow side, over the other); only
+            # where no other lane runs between the two, and on a straight side (off a
+            # circle's middle the ends stood clear of its curve)
+            a, b = sorted((routing.lanes[here[0][1]], routing.lanes[partner[1]]))
             if not any(a < c < b for c in lanes):
                 toward = here[0][4]
                 chosen[-1] = (nid, here[0], toward * LANE_PAIR)
-                chosen.append((nid, here[1], -toward * LANE_PAIR))
+                chosen.append((nid, partner, -toward * LANE_PAIR))
     for nid, (_, li, vertex, end, _toward), shift in chosen:
         if shift:
             routing.lane_shift[li] = shift
