@@ -183,6 +183,14 @@ def test_a_lane_from_the_outermost_box_is_a_u_round_the_figure_edge() -> None:
     assert all(p[0] in (start[0], end[0]) or p[1] == lane for run in runs for p in run)
 
 
+def _in_and_out(svg: str, into: str, out: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where lane ``into`` ends (its arrowhead's tip) and lane ``out`` starts."""
+    by_edge: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        by_edge.setdefault(key, []).append((p, q))
+    return by_edge[into][-1][1], by_edge[out][0][0]
+
+
 def test_a_lane_in_and_a_lane_out_by_one_side_take_its_two_parts() -> None:
     """Eco's line back into On and On's line back to Off both took the middle of On's top:
     the arrowhead fell on the other line's start and the two read as one line from Eco to
@@ -193,11 +201,7 @@ def test_a_lane_in_and_a_lane_out_by_one_side_take_its_two_parts() -> None:
            "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> e\n"
            "transition e -[normal]-> c\ntransition c -[off]-> a\n")
     svg = build(src).svg
-    by_edge: dict[str, list] = {}
-    for key, p, q in segments(svg):
-        by_edge.setdefault(key, []).append((p, q))
-    back_in, back_out = by_edge["12"], by_edge["13"]
-    tip, start = back_in[-1][1], back_out[0][0]
+    tip, start = _in_and_out(svg, "12", "13")
     assert abs(tip[1] - start[1]) < 0.01            # both by On's top
     assert tip[0] - start[0] >= 12.0                 # Eco's from the right part, Off's from the left
     assert crossings(svg) == []
@@ -211,10 +215,7 @@ def test_a_lane_out_pairs_with_the_nearest_lane_in_when_a_side_has_more() -> Non
            "node b \"Build\"\nnode t \"Test\"\nnode x \"Ship\"\nedge s -> p\nedge p -> h\nedge h -> b\n"
            "edge b -> t\nedge t -> x\nedge t -[fail]-> h\nedge x -[rollback]-> h\nedge h -[abort]-> s\n")
     svg = build(src).svg
-    by_edge: dict[str, list] = {}
-    for key, p, q in segments(svg):
-        by_edge.setdefault(key, []).append((p, q))
-    fail, abort = by_edge["14"], by_edge["16"]
-    assert abs(fail[-1][1][1] - abort[0][0][1]) < 0.01          # both by Hub's top
-    assert fail[-1][1][0] - abort[0][0][0] >= 12.0
+    tip, start = _in_and_out(svg, "14", "16")
+    assert abs(tip[1] - start[1]) < 0.01          # both by Hub's top
+    assert tip[0] - start[0] >= 12.0
     assert ("14", "16") not in crossings(svg)
