@@ -514,7 +514,8 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     the same way, where that box is the outermost of its rank on the lane's side: a U
     round the figure's edge, not a line leaving the box's far end and wrapping round it
     (a retry from the last state came out of its flow-facing end and went round it).
-    One lane a side, the innermost, so the others' legs stay outside its run; not for a
+    One lane a side, the innermost, so the others' legs stay outside its run (with the
+    nearest lane of the other way beside it, each ``LANE_PAIR`` off the middle); not for a
     merge bus's members, a diamond's (see :func:`_side_exits`), an external, a side
     holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
     another by more than two labelled lines (the further ones go round the pair and
