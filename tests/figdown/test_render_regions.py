@@ -333,40 +333,49 @@ def _leaders(svg: str) -> list[list[tuple[float, float]]]:
     return out
 
 
+def _leaders_clear(svg: str, heads: int, labels: int, leaders: int) -> list:
+    """The note leaders of a sequence (as many as said), having checked that none crosses
+    a head, a message's label (as many as said) or another leader."""
+    from markmcp.figdown.render.text import label_px
+    boxes = [tuple(map(float, m)) for m in re.findall(
+        r'<g data-node="\w+"[^>]*><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
+    words = [(float(x) - label_px(t, 11) / 2, float(y) - 9, label_px(t, 11), 11.0) for x, y, t in re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)" font-size="11" text-anchor="middle" fill="#1d1d1b">([^<]+)<', svg)]
+    assert (len(boxes), len(words)) == (heads, labels)
+    found = _leaders(svg)
+    assert len(found) == leaders
+    segments = [(p, q) for pts in found for p, q in zip(pts, pts[1:])]
+    for seg in segments:
+        assert not any(_crosses(seg, r) for r in boxes + words), seg
+    _no_two_cross(segments)
+    return found
+
+
+def _no_two_cross(segments) -> None:
+    """No two of the leaders' segments cross (one leader's own corner does not count)."""
+    for (p, q), (u, v) in itertools.combinations(segments, 2):
+        if {p, q} & {u, v}:
+            continue
+        d1 = (q[0] - p[0]) * (u[1] - p[1]) - (q[1] - p[1]) * (u[0] - p[0])
+        d2 = (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])
+        d3 = (v[0] - u[0]) * (p[1] - u[1]) - (v[1] - u[1]) * (p[0] - u[0])
+        d4 = (v[0] - u[0]) * (q[1] - u[1]) - (v[1] - u[1]) * (q[0] - u[0])
+        assert not (d1 * d2 < -1e-6 and d3 * d4 < -1e-6), ((p, q), (u, v))
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
     between it and the note column; it leaves its stem just under the heads and runs level
     to the gap before the column, the leftmost highest, so no leader crosses a head, a
     message's label or another leader."""
-    from markmcp.figdown.render.text import label_px
     source = ('figdown 0.4 sequence\nlifeline a "Browser" note="Chrome 120"\n'
               'lifeline b "Edge proxy" note="envoy"\nlifeline c "API" note="Go service"\n'
               'lifeline d "Database" note="Postgres 16"\nmessage b -> d "a long first message label here"\n'
               'message b -> c "forward"\nmessage c -> d "SELECT"\n')
-    svg = svg_of(source)
-    heads = [tuple(map(float, m)) for m in re.findall(
-        r'<g data-node="\w+"[^>]*><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)]
-    assert len(heads) == 4
-    labels = [(float(x) - label_px(t, 11) / 2, float(y) - 9, label_px(t, 11), 11.0) for x, y, t in re.findall(
-        r'<text x="([\d.]+)" y="([\d.]+)" font-size="11" text-anchor="middle" fill="#1d1d1b">([^<]+)<', svg)]
-    assert len(labels) == 3
-    leaders = _leaders(svg)
-    assert len(leaders) == 4
-    segments = [(p, q) for pts in leaders for p, q in zip(pts, pts[1:])]
-    for seg in segments:
-        assert not any(_crosses(seg, r) for r in heads + labels), seg
-    for i, (p, q) in enumerate(segments):   # no two leaders cross
-        for u, v in segments[i + 1:]:
-            if {p, q} & {u, v}:
-                continue   # one leader's own corner
-            d1 = (q[0] - p[0]) * (u[1] - p[1]) - (q[1] - p[1]) * (u[0] - p[0])
-            d2 = (q[0] - p[0]) * (v[1] - p[1]) - (q[1] - p[1]) * (v[0] - p[0])
-            d3 = (v[0] - u[0]) * (p[1] - u[1]) - (v[1] - u[1]) * (p[0] - u[0])
-            d4 = (v[0] - u[0]) * (q[1] - u[1]) - (v[1] - u[1]) * (q[0] - u[0])
-            assert not (d1 * d2 < -1e-6 and d3 * d4 < -1e-6), ((p, q), (u, v))
+    leaders = _leaders_clear(svg_of(source), heads=4, labels=3, leaders=4)
     # the slanted legs from the turns to the notes fan out (turning at one x, they ran 1 px apart)
-    legs = [pts[:2] for pts in leaders if len(pts) == 3]
-    assert len(legs) == 3
+    legs = [pts[:2] for pts in leaders if len(pts) == 3 and pts[0][1] != pts[1][1]]
+    assert len(legs) >= 2
     for (p, q), (u, v) in itertools.combinations(legs, 2):
         assert min(_point_to_segment(a, b, c) for a, (b, c) in ((p, (u, v)), (q, (u, v)),
                                                                 (u, (p, q)), (v, (p, q)))) >= 4.0
@@ -429,3 +438,18 @@ def test_a_self_messages_note_leader_starts_past_its_label() -> None:
     assert text == "compute due jobs"
     (leader,) = _leaders(svg)
     assert min(px for px, _py in leader) >= x + label_px(text, 11)
+
+
+def test_a_note_pushed_down_the_column_turns_in_the_gap_not_across_the_rows() -> None:
+    """Long lifeline notes pushed the messages' notes far down the column, and the leader
+    from "click save" slanted across the rows below it, through "PUT /doc" and its
+    arrowhead; a leader whose note is not level with it runs level to the gap before the
+    column and turns there, so no leader crosses a message's label, a head or another."""
+    source = ('figdown 0.4 sequence\nlifeline u "User" note="a person at a browser who may close the tab at any moment"\n'
+              'lifeline f "Frontend" note="single page app served from a CDN with long cache lifetimes"\n'
+              'lifeline b "Backend" note="three replicas behind a round robin balancer"\n'
+              'message u -> f "click save" note="debounced by 300 ms so double clicks only send one request"\n'
+              'message f -> b "PUT /doc" note="carries an If-Match header with the last seen ETag"\n'
+              'message f <- b "412" note="someone else saved first; the client must merge and retry"\n'
+              'message u <- f "conflict dialog"\n')
+    _leaders_clear(svg_of(source), heads=3, labels=4, leaders=6)

@@ -417,27 +417,33 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     if not wanted:
         return [], bottom
-    # the level runs turn toward their notes in the gap before the column, each lower run
-    # STEM_TURN_STEP nearer the diagram, so the slanted legs fan out (turning at one x, they
-    # ran 1 px apart) and the gap widens to hold them
-    x = right + NOTE_COLUMN_GAP + max(0, len(stems) - 1) * STEM_TURN_STEP
-    turns = {lifelines[i]["id"]: right + NOTE_COLUMN_GAP / 2 + (len(stems) - 1 - k) * STEM_TURN_STEP
-             for k, i in enumerate(stems)}
-    out, below = [], y0 - NOTE_GAP   # no note above the diagram's top
+    runs = {lifelines[i]["id"] for i in stems}
+    placed, below = [], y0 - NOTE_GAP   # no note above the diagram's top
     for y, _order, body, prefix, kind, ref, at in sorted(wanted):
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
         ny = max(y - h / 2, below + NOTE_GAP)
         below = ny + h
-        end = (x, min(max(at[1], ny + 4), ny + h - 4))
-        if kind == "lifeline" and ref in turns:
-            if end[1] != at[1]:   # a slanted leg meets its note's middle, clear of the note above
-                end = (x, ny + h / 2)
-            path = [end, (turns[ref], at[1]), at]
+        level = ny + 4 <= at[1] <= ny + h - 4
+        placed.append((ny, w, h, wrapped, kind, ref, at, level,
+                       (kind == "lifeline" and ref in runs) or not level))
+    # A leader that cannot run level to its note (a lifeline's from its stem, or one whose
+    # note was pushed down the column) runs level to the gap before the column and turns
+    # there toward its note's middle, each lower one STEM_TURN_STEP nearer the diagram, the
+    # gap widening to hold them: slanting straight there, a leader crossed the rows below it
+    # (a later message's label), and legs turning at one x ran 1 px apart.
+    turning = sum(1 for *_rest, turns in placed if turns)
+    x = right + NOTE_COLUMN_GAP + max(0, turning - 1) * STEM_TURN_STEP
+    out, k = [], 0
+    for ny, w, h, wrapped, kind, ref, at, level, turns in placed:
+        if turns:
+            turn = right + NOTE_COLUMN_GAP / 2 + (turning - 1 - k) * STEM_TURN_STEP
+            k += 1
+            path = [(x, at[1] if level else ny + h / 2), (turn, at[1]), at]
         else:
-            path = [end, at]
+            path = [(x, min(max(at[1], ny + 4), ny + h - 4)), at]
         markup = leader_svg(*path) + note_svg(x, ny, w, h, wrapped, kind, ref)
         out.append((x + w, markup))
-        bottom = max(bottom, below + 8)
+        bottom = max(bottom, ny + h + 8)
     return out, bottom
 
 
