@@ -197,3 +197,51 @@ def test_mutated_corpus_documents_never_raise(data) -> None:
             lines.insert(i, f"pin {ident} at=({data.draw(st.integers(-50, 400))},"
                             f"{data.draw(st.integers(-50, 300))})")
     run_figdown_render("\n".join(lines))
+
+
+def _refused_on_line_6(source: str) -> str:
+    from markmcp.figdown.render import build
+    out = build(source)
+    assert out.svg is None
+    (line,) = out.error_lines()
+    assert line.startswith("Line 6: ") and "the figure is not drawn rather than cut short" in line, line
+    return line
+
+
+def test_a_column_width_of_hundreds_of_digits_is_refused_not_a_crash() -> None:
+    """`width auto,1212…` (600 digits, an infinite number) made a column of infinite width,
+    and drawing the page raised OverflowError (found by bench/fuzz.py, seed 1210); it is
+    refused on its line, and a wide but drawable one still draws."""
+    from markmcp.figdown.render import build
+    table = 'figdown 0.1 table\ntable t "T"\n| A | B |\n|---|---|\n| 1 | 2 |\n'
+    assert "too large a number to draw" in _refused_on_line_6(table + "width auto," + "12" * 300 + "\n")
+    assert build(table + "width auto,5000%\n").svg is not None
+    assert build(table + "width auto,300\n").svg is not None
+
+
+def test_a_pin_of_hundreds_of_digits_is_refused_not_a_crash() -> None:
+    """A pin at x = 999… (400 digits) drew a canvas of infinite width and raised; a pin's
+    coordinate or size past 10^15 px is refused on its line (a size of 10^12 px is still
+    drawn: test_render_free; an infinite size is already a parse error)."""
+    from markmcp.figdown.render import build
+    head = 'figdown 0.1 block\nnode a "A"\nnode b "B"\nedge a -> b\nlayout\n'
+    for pin in ("pin a at=(" + "9" * 400 + ",10)", "pin a at=(10," + "9" * 30 + ")"):
+        assert "too large a number to draw" in _refused_on_line_6(head + pin + "\n")
+    assert build(head + "pin a at=(100000,10)\n").svg is not None
+
+
+def test_a_bitfield_or_chart_number_of_hundreds_of_digits_is_refused_not_a_crash() -> None:
+    """A field width, a word= or a chart value of 400 digits is an infinite number: int()
+    or the axis's rounding raised OverflowError.  Each is refused on its line."""
+    from markmcp.figdown.render import build
+    big = "9" * 400
+    bits = 'figdown 0.1 bitfield\nbitfield h "H" word={} numbering=msb0\nfield "A" {}\n'
+    for source, line in ((bits.format(32, big), "Line 3: "), (bits.format(big, 8), "Line 2: ")):
+        out = build(source)
+        assert out.svg is None and out.error_lines()[0].startswith(line), out.error_lines()
+        assert "too large a number to draw" in out.error_lines()[0]
+    chart = f'figdown 0.1 table\ntable t "T"\n| A | B |\n|---|---:|\n| x | {big} |\n| y | 3 |\nchart t\n'
+    out = build(chart)
+    assert out.svg is None and out.error_lines() == [
+        'Line 5: chart of table "t": a value in this row is too large a number to draw; the figure is not drawn '
+        'rather than cut short.']

@@ -23,6 +23,7 @@ from ..style import paint
 from ..svg import esc, num, tag, text
 from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, shorten, title_width, units
 from . import grid
+from .bound import DRAWABLE
 
 RH, RULER, ELISION = 30, 16, 16
 CONT = "(cont.)"
@@ -103,9 +104,24 @@ def _ends(block: dict, word: int):
             pos += -(-(pos % word + w0) // word) * word if element == 0 and stated else w0
 
 
+def _undrawable(block: dict) -> Block | None:
+    """The refusal of a ``word=`` or a field width too large a number to draw (400 digits
+    are an infinite number, no count of bits: found by bench/fuzz.py), or None."""
+    if not abs(block.get("word") or 32) <= DRAWABLE:
+        return _refused(block.get("line", 1), f"{_name(block)} has a word= too large a number to draw")
+    for f in block.get("fields", ()):
+        width = f.get("width")
+        if isinstance(width, (int, float)) and not abs(width) <= DRAWABLE:
+            return _refused(f.get("line", 1), f'field "{f.get("name", "")}" has a width too large a number to draw')
+    return None
+
+
 def _refusal(block: dict) -> Block | None:
     """What :func:`render` refuses ``block`` with, found without drawing: the first element
     that goes past :data:`MAX_CELLS`."""
+    refused = _undrawable(block)
+    if refused is not None:
+        return refused
     word = int(block.get("word") or 32)
     refused = _row_too_wide(block, word)
     if refused is not None:
@@ -134,6 +150,9 @@ def diagnostics(block: dict) -> list[tuple[int, str]]:
 
 
 def render(block: dict, classes: dict, y0: float) -> Block:
+    refused = _undrawable(block)
+    if refused is not None:
+        return refused
     word = int(block.get("word") or 32)
     refused = _row_too_wide(block, word)
     if refused is not None:

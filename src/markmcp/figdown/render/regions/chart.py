@@ -25,7 +25,7 @@ import re
 from ..block import Block
 from ..svg import esc, num, points, tag, text
 from ..text import INK_MUTED, one_line, title_width, units
-from .bound import refused
+from .bound import DRAWABLE, refused
 
 PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
 W2, H2, BAR = 20, 10, 0.72
@@ -93,6 +93,12 @@ def _refusal(block: dict, model: dict) -> Block | None:
     if table is None:
         return None
     nr, nc = _shape(table)
+    for r in table.get("rows", ()):
+        # a value of 400 digits (or 1e999) is an infinite number: no bar of that height
+        if any(not abs(_value(str(c.get("v", "")))) <= DRAWABLE for c in r["cells"][1:]):
+            return refused(r.get("line", block.get("line", 1)),
+                           f'chart of table "{block.get("table", "")}": a value in this row is too large a number '
+                           f"to draw")
     if nr * nc <= MAX_BARS:
         return None
     return refused(block.get("line", 1),

@@ -21,7 +21,7 @@ from ..style import paint
 from ..svg import esc, tag, text
 from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, one_line, title_width
 from . import grid
-from .bound import refused
+from .bound import DRAWABLE, refused
 
 FS, LH, ROW_MIN = 12, 12 * 1.3, 26
 HEADER_FILL, HIGHLIGHT_FILL = "#eeede6", "#fef3c7"
@@ -46,6 +46,12 @@ def _refusal(block: dict) -> Block | None:
     ncols = _columns(block)
     tiers = len(block.get("heads", ()))
     name = 'table "' + str(block.get("id", "")) + '"'
+    width = block.get("width") or {}
+    for v in width.get("widths") or ():
+        # a width of 600 digits is an infinite number: the page's width could not be drawn
+        if isinstance(v, dict) and not all(abs(n) <= DRAWABLE for n in v.values()):
+            return refused(width.get("line", block.get("line", 1)),
+                           f"{name} asks for a column width too large a number to draw")
     if tiers * ncols > MAX_CELLS:
         return refused(block.get("line", 1), f"{name} has {tiers} header tier(s) of {ncols} columns: more cells "
                                              f"than one table drawing holds (at most {MAX_CELLS} cells)")

@@ -17,6 +17,7 @@ import math
 from bisect import bisect_left, bisect_right
 
 from ..block import Block, Budget
+from ..regions.bound import DRAWABLE
 from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
@@ -35,7 +36,24 @@ MAX_DETOURED = 160   # beyond this many author-placed connectors, only a line th
 AUTO_TOP = 6.0       # the auto layout's top (bands included) sits at y0 + 6
 
 
+def pin_refusal(model: dict) -> list[tuple[int, str]]:
+    """The refusal of the first pin whose coordinate or size is past ``DRAWABLE`` px, found
+    before laying anything out: a pin at a coordinate of 400 digits (an infinite number)
+    drew a canvas of infinite width and failed.  A box pinned 2 × 10^12 px wide is still
+    drawn, in bounded work."""
+    for pin in model.get("pins", ()):
+        for key in ("x", "y", "width", "height"):
+            v = pin.get(key)
+            if v is not None and not abs(v) <= DRAWABLE:
+                return [(pin.get("line", 0), f'pin "{pin.get("id", "")}": its {key} is too large a number to '
+                                             f'draw; the figure is not drawn rather than cut short.')]
+    return []
+
+
 def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) -> Block:
+    far = pin_refusal(model)
+    if far:
+        return Block("", y0, 0.0, None, far)
     scene = build_scene(model, classes)
     refused = layered_refusal(scene, Budget() if budget is None else budget)
     if refused:
@@ -55,6 +73,9 @@ def diagnostics(model: dict, classes: dict, y0: float, budget: Budget | None = N
     """What :func:`render` at ``y0`` reports, without its annotations and markup: every
     geometry check is made before them (and a layout past its bound is refused before it
     is laid out)."""
+    far = pin_refusal(model)
+    if far:
+        return far
     scene = build_scene(model, classes)
     return layered_refusal(scene, Budget() if budget is None else budget) or _settle(scene, model, y0,
                                                                                      text=False)[3]
