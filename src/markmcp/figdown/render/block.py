@@ -21,6 +21,12 @@ class Block:
     diags: list[tuple[int, str]] = field(default_factory=list)  # section-relative lines
 
 
+DRAWABLE = 1e15
+"""The largest number (px) a drawing takes from its source (a pin's coordinate, a table
+column's width, a bitfield's word, a chart's value): 400 digits are an infinite number, and
+the page's width could not be drawn.  Past it the figure is refused on the source line."""
+
+
 @dataclass
 class Budget:
     """What the sections drawn before this one have used of the document's bounds: the

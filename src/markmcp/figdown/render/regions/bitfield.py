@@ -18,12 +18,11 @@ instead of drawing for ever.
 
 from __future__ import annotations
 
-from ..block import Block
+from ..block import DRAWABLE, Block
 from ..style import paint
 from ..svg import esc, num, tag, text
 from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, shorten, title_width, units
 from . import grid
-from .bound import DRAWABLE
 
 RH, RULER, ELISION = 30, 16, 16
 CONT = "(cont.)"

@@ -23,11 +23,6 @@ and each axis name is placed against the faces around it, so a bar costs far mor
 cell of a table."""
 
 
-DRAWABLE = 1e15
-"""The largest number (px) a region's drawing takes from its source, such as a column's
-``width``: 600 digits are an infinite number, and the page's width could not be drawn."""
-
-
 def refused(line: int, message: str) -> Block:
     """A region refused on ``line`` (section-relative): no markup, one diagnostic."""
     return Block("", 0.0, 0.0, diags=[(line, f"{message}; the figure is not drawn rather than cut short.")])

@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 import re
 
-from ..block import Block
+from ..block import DRAWABLE, Block
 from ..svg import esc, num, points, tag, text
 from ..text import INK_MUTED, one_line, title_width, units
-from .bound import DRAWABLE, refused
+from .bound import refused
 
 PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
 W2, H2, BAR = 20, 10, 0.72

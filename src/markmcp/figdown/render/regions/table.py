@@ -16,12 +16,12 @@ picture of hundreds of megabytes.
 
 from __future__ import annotations
 
-from ..block import Block
+from ..block import DRAWABLE, Block
 from ..style import paint
 from ..svg import esc, tag, text
 from ..text import INK_DARK, INK_LIGHT, is_dark, label_ink, node_width, one_line, title_width
 from . import grid
-from .bound import DRAWABLE, refused
+from .bound import refused
 
 FS, LH, ROW_MIN = 12, 12 * 1.3, 26
 HEADER_FILL, HIGHLIGHT_FILL = "#eeede6", "#fef3c7"

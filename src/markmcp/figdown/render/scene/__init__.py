@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 
-from ..block import Block, Budget
-from ..regions.bound import DRAWABLE
+from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,

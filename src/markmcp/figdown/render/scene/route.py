@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
-from .free import path_hits
+from .free import centre_line, path_hits
 from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, side_point
 from .layout import Frame
 
@@ -1161,7 +1161,7 @@ def straight_link(a: Box, b: Box, offset: float = 0.0) -> list:
     """Outline to outline along the centre line, shifted ``offset`` across it."""
     dx, dy = b.cx - a.cx, b.cy - a.cy
     if not offset:
-        return [border_point(a, b.cx, b.cy), border_point(b, a.cx, a.cy)]
+        return centre_line(a, b)
     length = (dx * dx + dy * dy) ** 0.5 or 1.0
     ox, oy = -dy / length * offset, dx / length * offset
     pa = _exit(a, a.cx + ox, a.cy + oy, dx, dy)
