@@ -219,3 +219,20 @@ def test_a_lane_out_pairs_with_the_nearest_lane_in_when_a_side_has_more() -> Non
     assert abs(tip[1] - start[1]) < 0.01          # both by Hub's top
     assert tip[0] - start[0] >= 12.0
     assert ("14", "16") not in crossings(svg)
+
+
+def test_three_lanes_by_one_side_all_take_it_and_none_crosses() -> None:
+    """The same Hub: rollback, the third lane at its top, was left to go out of Hub's flow
+    side and round, and its leg crossed abort's run.  All three now meet the top, abort
+    at the left, rollback in the middle, fail (the inner lane in) at the right, 16 px
+    apart, and no connector crosses another."""
+    src = ("figdown 0.1 block\nflow right\nnode s \"Start\"\nnode p \"Plan\"\nnode h \"Hub\"\n"
+           "node b \"Build\"\nnode t \"Test\"\nnode x \"Ship\"\nedge s -> p\nedge p -> h\nedge h -> b\n"
+           "edge b -> t\nedge t -> x\nedge t -[fail]-> h\nedge x -[rollback]-> h\nedge h -[abort]-> s\n")
+    svg = build(src).svg
+    hub = _boxes(svg)["h"]
+    fail, _ = _in_and_out(svg, "14", "16")
+    rollback, abort = _in_and_out(svg, "15", "16")
+    assert fail[1] == rollback[1] == abort[1] == hub[1]   # all by Hub's top
+    assert abort[0] + 15.99 < rollback[0] and rollback[0] + 15.99 < fail[0] <= hub[2]
+    assert crossings(svg) == []

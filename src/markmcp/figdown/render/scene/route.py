@@ -514,8 +514,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     the same way, where that box is the outermost of its rank on the lane's side: a U
     round the figure's edge, not a line leaving the box's far end and wrapping round it
     (a retry from the last state came out of its flow-facing end and went round it).
-    One lane a side, the innermost, so the others' legs stay outside its run (with the
-    nearest lane of the other way beside it, each ``LANE_PAIR`` off the middle); not for a
+    The lanes of one side take it together, nearest the box first, while no other
+    lane runs between two of them and the side holds them ``2 * LANE_PAIR`` apart (see
+    :func:`_lane_slots`), only the innermost on a curved side; not for a
     merge bus's members, a diamond's (see :func:`_side_exits`), an external, a side
     holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
     another by more than two labelled lines (the further ones go round the pair and
@@ -557,21 +558,18 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     lanes = sorted(set(routing.lanes.values()))
     for (nid, _side), here in found.items():
         here.sort()
-        chosen.append((nid, here[0], 0.0))
-        partner = next((h for h in here[1:] if h[3] != here[0][3]), None)
-        if partner is not None and frame.item_of[nid].main >= 2 * (LANE_PAIR + PORT_MARGIN) \
-                and axes(scene.nodes[nid])[2] == math.inf:
-            # a lane in and a lane out by one side: the inner by the part of the side toward
-            # its run, the nearest of the other kind by the other part, so its leg passes
-            # no run (by the middle both, Eco's arrow into On fell on the start of On's line
-            # to Off; the one left out went round by the flow side, over the other); only
-            # where no other lane runs between the two, and on a straight side (off a
-            # circle's middle the ends stood clear of its curve)
-            a, b = sorted((routing.lanes[here[0][1]], routing.lanes[partner[1]]))
-            if not any(a < c < b for c in lanes):
-                toward = here[0][4]
-                chosen[-1] = (nid, here[0], toward * LANE_PAIR)
-                chosen.append((nid, partner, -toward * LANE_PAIR))
+        group = [here[0]]
+        for h in here[1:]:   # the next farther, while no other lane runs between it and the last
+            a, b = sorted((routing.lanes[group[-1][1]], routing.lanes[h[1]]))
+            if any(a < c < b for c in lanes):
+                break
+            group.append(h)
+        room = frame.item_of[nid].main - 2 * PORT_MARGIN
+        if axes(scene.nodes[nid])[2] != math.inf:
+            del group[1:]   # off a circle's middle the ends stood clear of its curve
+        while len(group) > 1 and room / (len(group) - 1) < 2 * LANE_PAIR:
+            group.pop()
+        chosen.extend((nid, h, shift) for h, shift in zip(group, _lane_slots(group)))
     for nid, (_, li, vertex, end, _toward), shift in chosen:
         if shift:
             routing.lane_shift[li] = shift
@@ -585,6 +583,23 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         ends[:] = [e for e in ends if not (e[1] == li and e[2] == end)]
         if not ends:
             sides.pop((nid, flow), None)
+
+
+def _lane_slots(group: list) -> list[float]:
+    """Where each lane of one side meets it, off the side's middle: ``group`` nearest the
+    box first, each (distance, index, vertex, end, toward).  A farther lane's leg must
+    stay off every nearer lane's run, so it stands on the side of that leg away from the
+    run: lanes running toward lower ranks line up from one end nearest first, those toward
+    higher ranks from the other, and the farthest meet in the middle, ``2 * LANE_PAIR``
+    apart (one lane: the middle).  With the middle both, Eco's arrow into On fell on the
+    start of On's line to Off; a third lane left to go round by the flow side crossed
+    the other two (L09)."""
+    back = [h for h in group if h[4] < 0]
+    ahead = [h for h in group if h[4] >= 0]
+    order = back + ahead[::-1]
+    first = -(len(order) - 1) * LANE_PAIR
+    at = {id(h): first + k * 2 * LANE_PAIR for k, h in enumerate(order)}
+    return [at[id(h)] for h in group]
 
 
 def _box_between(spans, item, lo: float, hi: float) -> bool:
