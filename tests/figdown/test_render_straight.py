@@ -11,6 +11,7 @@ import itertools
 import math
 import os
 import random
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -691,3 +692,56 @@ def test_a_straight_line_never_starts_on_another_connectors_end() -> None:
     ends = [p for at in _ends_by_side(boxes, edges, "sink").values() for p in at]
     assert len(ends) == 7
     assert all(math.dist(p, q) >= 5.0 for i, p in enumerate(ends) for q in ends[i + 1:])
+
+
+def _heads(svg: str) -> list[list[tuple[float, float]]]:
+    """Every arrowhead drawn as a filled triangle: its point, then its two back corners."""
+    out = []
+    for d in re.findall(r'<path d="(M[-\d. L]+z)" fill="[^"]+" stroke="none"/>', svg):
+        nums = [float(v) for v in re.findall(r"-?[\d.]+", d)]
+        if len(nums) == 6:
+            out.append(list(zip(nums[::2], nums[1::2])))
+    return out
+
+
+def _seg_gap(p, q, r, s) -> float:
+    def side(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    if side(r, s, p) * side(r, s, q) < 0 and side(p, q, r) * side(p, q, s) < 0:
+        return 0.0
+
+    def to(c, a, b):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        t = max(0.0, min(1.0, ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / ((dx * dx + dy * dy) or 1.0)))
+        return math.dist(c, (a[0] + t * dx, a[1] + t * dy))
+    return min(to(p, r, s), to(q, r, s), to(r, p, q), to(s, p, q))
+
+
+def _heads_on_other_lines(svg: str) -> list[str]:
+    """The connectors whose arrowhead comes within 1.5 px of another connector's line."""
+    from .test_render_band_titles import segments
+    runs = segments(svg)
+    out = []
+    for tip, b1, b2 in _heads(svg):
+        own = {key for key, p, q in runs if math.dist(tip, p) < 0.05 or math.dist(tip, q) < 0.05}
+        sides = ((tip, b1), (b1, b2), (b2, tip))
+        out += [key for key, p, q in runs if key not in own
+                and min(_seg_gap(a, b, p, q) for a, b in sides) < 1.5]
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("src", [
+    # Proxy B's two-way line to Control plane: its arrowhead lay on the start of the
+    # line to Cert authority
+    "figdown 0.1 block\nflow right\nnode cp \"Control plane\"\nnode p1 \"Proxy A\"\nnode p2 \"Proxy B\"\n"
+    "node p3 \"Proxy C\"\nnode s1 \"Svc A\"\nnode s2 \"Svc B\"\nnode s3 \"Svc C\"\nnode ca \"Cert authority\"\n"
+    "edge cp <-> p2\nedge cp <-> p3\nedge p1 -> s1\nedge p2 -> s2\nedge p3 -> s3\nedge cp -[certs]-> s1\n"
+    "edge cp -[certs]-> s3\nedge cp -> ca\nedge cp -[leader lease]-> cp\n",
+    # six two-way lines out of one balancer and a labelled one beside them
+    "figdown 0.1 block\nflow right\nnode lb \"Load balancer\"\n"
+    + "".join(f"node c{i} \"Cache {i}\"\n" for i in range(1, 7)) + "node origin \"Origin\"\n"
+    + "".join(f"edge lb <-> c{i}\n" for i in range(1, 7)) + "edge lb -[miss]-> origin\n",
+])
+def test_an_arrowhead_on_a_straight_line_keeps_off_another_line_starting_there(src: str) -> None:
+    assert build(src).svg is not None
+    assert _heads_on_other_lines(build(src).svg) == []

@@ -299,6 +299,11 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             if len(pts) == 2 and link.a != link.b and not (link.arrow_a and link.arrow_b):
                 land_apart(scene, paths, link, ENDS_APART, (not link.arrow_a, not link.arrow_b),
                            touching=touching, tails=True)
+        for link in scene.links:   # nor does its arrowhead cover another's plain end
+            pts = paths[link.index]
+            if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
+                land_apart(scene, paths, link, HEAD_CLEAR, (link.arrow_a, link.arrow_b),
+                           touching=touching, tails=True, body=True)
     if scene.genre == "topology":
         for link in scene.links:   # a port's square keeps off the other ends at its box
             pts = paths[link.index]
@@ -314,6 +319,9 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
 #: How far a straight line's end keeps from any other connector's end at its box: two
 #: lines leaving one box 0.4 px apart read as one line that forks.
 ENDS_APART = 6.0
+#: How far an arrowhead on a straight line keeps off another connector's start at its box
+#: (its body, not its point: done's arrowhead lay over fin's start at a rounded corner).
+HEAD_CLEAR = 3.0
 
 UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there
 

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
+from .draw import ARROW_HALF, ARROW_LEN
 from .free import centre_line, path_hits
 from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, side_point
 from .layout import Frame
@@ -41,7 +42,6 @@ EXTERNAL_APART = 20.0   # how far beside an external (a point) a straight line's
 PARALLEL_STEP = 10.0   # between straight lines joining one pair of boxes, drawn side by side
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
 HEAD_APART = 14.0  # how far an arrowhead's tip on a straight line keeps from other ends there
-ARROW_HALF = 5.6   # half an arrowhead's width
 
 
 @dataclass
@@ -131,7 +131,8 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
 
 def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = LAND_APART,
                ends: tuple[bool, bool] = (True, True), heads: bool = False,
-               touching: dict[str, list] | None = None, ports: bool = False, tails: bool = False) -> None:
+               touching: dict[str, list] | None = None, ports: bool = False, tails: bool = False,
+               body: bool = False) -> None:
     """Move the ends of a connector drawn straight to its boxes (a topology link, or
     one bending at its dummies, :func:`waypoint_polyline`) along their outlines away
     from where other connectors meet those boxes, when one is nearer than ``room``: a
@@ -143,7 +144,11 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     only another connector's end with a port (an end label, drawn as a square), again
     not one between the same two boxes; with ``tails`` only another end without an
     arrowhead, and an arrowhead counts as its width nearer (a line moved off a tail had
-    its start under the corner of the arrowhead beside it).  Each end's
+    its start under the corner of the arrowhead beside it); with ``body`` (the end that
+    moves is an arrowhead) only another plain end, not one between the same two boxes
+    (drawn side by side on purpose), and how far apart is measured between the
+    arrowhead's body and the other connectors' first runs (:func:`_head_clear`), ``room``
+    being the clearance wanted.  Each end's
     last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
     its other end.  ``touching``: each box's connectors, when the caller has them."""
     li = link.index
@@ -154,21 +159,41 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         box = scene.nodes[nid]
         if not may:
             continue
-        others_at, asking = [], []
+        others_at, asking, runs, partners = [], [], [], []
         for lk in (scene.links if touching is None else touching.get(nid, ())):
             if lk.index == li or not paths.get(lk.index):
                 continue
             for j, end, mark, head in ((0, lk.a, lk.arrow_a if heads else lk.tail, lk.arrow_a),
                                        (-1, lk.b, lk.arrow_b if heads else lk.head, lk.arrow_b)):
                 if end == nid:
-                    others_at.append((paths[lk.index][j], ARROW_HALF if tails and head else 0.0))
-                    if (not head) if tails else (not (heads or ports) or (mark and {lk.a, lk.b} != pair)):
-                        asking.append(paths[lk.index][j])
-        if not asking or min(math.dist(pts[k], o) for o in asking) >= room:
+                    other = paths[lk.index]
+                    others_at.append((other[j], ARROW_HALF if tails and head else 0.0))
+                    if body:
+                        run = (other[j], other[1 if j == 0 else -2], ARROW_HALF if head else 0.0)
+                        (runs if {lk.a, lk.b} != pair else partners).append(run)
+                        if not head and {lk.a, lk.b} != pair:
+                            asking.append(other[j])
+                    elif (not head) if tails else (not (heads or ports) or (mark and {lk.a, lk.b} != pair)):
+                        asking.append(other[j])
+        if not asking:
             continue
+        if body:
+            if _head_clear(pts[k], pts[nxt], [r for r in runs if r[2] == 0.0]) >= room:
+                continue
+            # the lines drawn beside it on purpose (between the same two boxes) hold it no
+            # nearer them than it stands
+            floor = _head_clear(pts[k], pts[nxt], partners) - 0.01
 
-        def apart(p) -> float:
-            return min(math.dist(p, o) - wide for o, wide in others_at)
+            def apart(p, q=pts[nxt]) -> float:
+                if partners and _head_clear(p, q, partners) < floor:
+                    return -math.inf
+                return _head_clear(p, q, runs)
+        else:
+            if min(math.dist(pts[k], o) for o in asking) >= room:
+                continue
+
+            def apart(p, q=None) -> float:
+                return min(math.dist(p, o) - wide for o, wide in others_at)
         qx, qy = pts[nxt]
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
@@ -184,7 +209,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                      for r in (n.rect(),) if r[0] <= zx1 and r[2] >= zx0 and r[1] <= zy1 and r[3] >= zy0]
         own = [] if len(pts) > 2 or scene.nodes[far].external else [scene.nodes[far].rect()]
         a, b, pw = axes(box)
-        best, best_key = pts[k], (apart(pts[k]), 0.0)
+        best, best_key = pts[k], (apart(pts[k], (qx, qy)), 0.0)
         for step in range(-40, 41):
             o = step * 1.0
             ax, ay = box.cx + o * nx, box.cy + o * ny
@@ -199,11 +224,38 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                 land = _exit(box, ax, ay, qx - ax, qy - ay)
             if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR) or path_hits([land, (qx, qy)], own):
                 continue
-            key = (min(apart(land), room), -abs(o))
+            key = (min(apart(land, (qx, qy)), room), -abs(o))
             if key > best_key:
                 best, best_key = land, key
         pts[k] = best
     paths[li] = pts
+
+
+def _seg_gap(p, q, r, s) -> float:
+    """The distance between segments p-q and r-s (0 where they cross)."""
+    def side(a, b, c) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    d1, d2, d3, d4 = side(r, s, p), side(r, s, q), side(p, q, r), side(p, q, s)
+    if ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0)) and d1 and d2 and d3 and d4:
+        return 0.0
+
+    def to(c, a, b) -> float:
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        l2 = dx * dx + dy * dy
+        t = 0.0 if l2 < 1e-12 else max(0.0, min(1.0, ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / l2))
+        return math.hypot(a[0] + t * dx - c[0], a[1] + t * dy - c[1])
+    return min(to(p, r, s), to(q, r, s), to(r, p, q), to(s, p, q))
+
+
+def _head_clear(tip, toward, runs) -> float:
+    """How far an arrowhead with its point at ``tip``, on a line coming from ``toward``,
+    stays off ``runs`` (each another connector's end at the box, the next point of its
+    line, and half its arrowhead's width or 0): from the head's body (its axis, less
+    half its width) to each first run."""
+    dx, dy = toward[0] - tip[0], toward[1] - tip[1]
+    length = math.hypot(dx, dy) or 1.0
+    back = (tip[0] + dx / length * ARROW_LEN, tip[1] + dy / length * ARROW_LEN)
+    return min((_seg_gap(tip, back, end, nxt) - ARROW_HALF - wide for end, nxt, wide in runs), default=math.inf)
 
 
 def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
