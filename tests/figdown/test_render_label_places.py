@@ -589,13 +589,30 @@ def test_two_labels_are_never_stacked_into_one(placed) -> None:
     (sharing two fifths of the narrower one's width) keeps a gap between their letters;
     offset diagonally, they may touch."""
     (scene,) = placed(MANY_TO_ONE)
+    assert len(scene.labels) == 9
+    assert _stacked(scene) == []
+
+
+def _stacked(scene) -> list[tuple[str, str]]:
+    """The pairs of labels one over the other (sharing two fifths of the narrower one's
+    width) with less than 2 px between their letters."""
     rects = [(lab.text, lab.rect) for lab in scene.labels]
-    assert len(rects) == 9
+    out = []
     for i, (ta, a) in enumerate(rects):
         for tb, b in rects[i + 1:]:
             shared = min(a[2], b[2]) - max(a[0], b[0])
-            if shared >= 0.4 * min(a[2] - a[0], b[2] - b[0]):
-                assert max(b[1] - a[3], a[1] - b[3]) >= 2.0, (ta, tb)
+            if shared >= 0.4 * min(a[2] - a[0], b[2] - b[0]) and max(b[1] - a[3], a[1] - b[3]) < 2.0:
+                out.append((ta, tb))
+    return out
+
+
+def test_a_fan_of_labelled_lines_into_one_box_gets_a_row_more_for_its_labels(placed) -> None:
+    """Five labelled lines into one hub: the gap was grown for two rows of labels, as many
+    as their spans overlap half way, but the lines converge at the hub, and
+    "invoice.issued" stood right under "session.opened" there.  A fan gets a row more."""
+    (scene,) = placed(FAN_IN)
+    assert len(scene.labels) == 5
+    assert _stacked(scene) == []
 
 
 LOG_FAN_IN = """figdown 0.1 block

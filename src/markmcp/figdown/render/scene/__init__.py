@@ -187,6 +187,7 @@ def _fan_mates(scene: Scene, frame: Frame, routing, blocked: set) -> set:
 
 
 LABEL_ROWS_MAX = 4   # rows of labels one gap between ranks is grown for, at most
+FAN_LABELS = 3       # labelled lines meeting at one box through a gap: a fan (see _label_rows)
 FAN_ROOM = 48.0      # px more along a gap a fan of labelled lines crosses (flow right / left)
 
 
@@ -196,7 +197,9 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
     a label is as wide as its text, centred across between its two ends, and labels
     whose widths overlap there need rows of their own.  Five labelled connectors into
     one hub, or eight between a hub and four states, had one 44 px gap: the labels
-    went over the boxes' far side or onto each other's lines."""
+    went over the boxes' far side or onto each other's lines.  Where ``FAN_LABELS`` or
+    more of them meet at one box, a row more: they converge there, and two labels
+    stood one under the other by the hub."""
     spans: dict[int, list] = {}
     fans: dict[int, list] = {}
     for link in scene.links:
@@ -211,12 +214,12 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
         half = label_px(link.mid, LABEL_FS) / 2 + 6
         mid = (ia.pos + ib.pos) / 2
         tall = (link.mid.count("\n") + 1) * LABEL_FS * 1.3
-        spans.setdefault(min(ia.rank, ib.rank), []).append((mid - half, mid + half, tall))
+        spans.setdefault(min(ia.rank, ib.rank), []).append((mid - half, mid + half, tall, link.a, link.b))
     out = dict(need)
     for ch, row in spans.items():
         if len(row) < 2:
             continue
-        events = sorted([(lo, 1) for lo, _, _ in row] + [(hi, -1) for _, hi, _ in row],
+        events = sorted([(r[0], 1) for r in row] + [(r[1], -1) for r in row],
                         key=lambda e: (e[0], e[1]))
         depth = rows = 0
         for _, step in events:
@@ -224,7 +227,10 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
             rows = max(rows, depth)
         if rows < 2:
             continue
-        tall = max(t for _, _, t in row)
+        ends = [e for r in row for e in r[3:]]
+        if any(ends.count(e) >= FAN_LABELS for e in set(ends)):
+            rows += 1
+        tall = max(r[2] for r in row)
         out[ch] = max(out.get(ch, 0.0), min(rows, LABEL_ROWS_MAX) * (tall + 8) + 24)
     # a flow right or left: labelled lines fanning from one box through a gap as long as
     # the widest label converge at that box, where no label fits between them; a fan
