@@ -175,6 +175,48 @@ def outline_test(n: Box):
     return inside
 
 
+def ray_exit(n: Box, x: float, y: float, dx: float, dy: float) -> float:
+    """The t ≥ 0 at which the ray (x, y) + t·(dx, dy), from a point inside the drawn
+    outline of ``n`` (relative to its centre), leaves it: a side of a rectangle, the
+    corner arc of a rounded box, a face of a diamond, an ellipse's curve (0 for a ray
+    that does not move)."""
+    if dx == 0.0 and dy == 0.0:
+        return 0.0
+    a, b, p = axes(n)
+    if p == 2.0:   # (x + t dx)^2 / a^2 + (y + t dy)^2 / b^2 = 1, the larger root
+        a2, b2 = (a or 1e-9) ** 2, (b or 1e-9) ** 2
+        qa = dx * dx / a2 + dy * dy / b2
+        qb = 2 * (x * dx / a2 + y * dy / b2)
+        qc = x * x / a2 + y * y / b2 - 1
+        return (-qb + math.sqrt(max(0.0, qb * qb - 4 * qa * qc))) / (2 * qa)
+    if p == 1.0:   # the first face |x|/a + |y|/b = 1 the ray reaches
+        a0, b0 = a or 1e-9, b or 1e-9
+        best = math.inf
+        for sx in (1.0, -1.0):
+            for sy in (1.0, -1.0):
+                toward = sx * dx / a0 + sy * dy / b0
+                if toward > 0:
+                    best = min(best, (1 - sx * x / a0 - sy * y / b0) / toward)
+        return max(0.0, best)
+    t = math.inf
+    if dx:
+        t = min(t, ((a if dx > 0 else -a) - x) / dx)
+    if dy:
+        t = min(t, ((b if dy > 0 else -b) - y) / dy)
+    r = min(14.0, n.h / 2) if n.shape == "rounded" else 0.0
+    if r > 0.0:
+        ex, ey = x + t * dx, y + t * dy
+        ca, cb = a - r, b - r
+        if abs(ex) > ca and abs(ey) > cb:   # past a corner's arc: where the ray leaves its circle
+            ox, oy = (ca if ex > 0 else -ca), (cb if ey > 0 else -cb)   # as outline_test has it
+            ux, uy = x - ox, y - oy
+            qa = dx * dx + dy * dy
+            qb = 2 * (ux * dx + uy * dy)
+            qc = ux * ux + uy * uy - r * r
+            t = (-qb + math.sqrt(max(0.0, qb * qb - 4 * qa * qc))) / (2 * qa)
+    return max(0.0, t)
+
+
 def inscribed_half(n: Box, v: float) -> float:
     """Half-width the outline offers at height offset ``v`` from the centre."""
     a, b, p = axes(n)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..text import END_FS, LABEL_FS, label_px
 from .draw import ARROW_HALF, ARROW_LEN
 from .free import centre_line, path_hits
-from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, side_point
+from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, ray_exit, side_point
 from .layout import Frame
 
 PORT_STEP = 10.0
@@ -1208,20 +1208,12 @@ def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c") -> list:
 
 
 def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, float]:
-    """Where the line (px, py) + t·(dx, dy), t ≥ 0, leaves the outline (bisection)."""
-    lo, hi = 0.0, 1.0
-    inside = outline_test(box)
-    if not inside(px - box.cx, py - box.cy):
+    """Where the line (px, py) + t·(dx, dy), t ≥ 0, leaves the outline (worked out: see
+    :func:`.graph.ray_exit`); a start outside it is its own answer."""
+    if not outline_test(box)(px - box.cx, py - box.cy):
         return px, py
-    while inside(px + hi * dx - box.cx, py + hi * dy - box.cy) and hi < 1e6:
-        hi *= 2
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        if inside(px + mid * dx - box.cx, py + mid * dy - box.cy):
-            lo = mid
-        else:
-            hi = mid
-    return px + hi * dx, py + hi * dy
+    t = ray_exit(box, px - box.cx, py - box.cy, dx, dy)
+    return px + t * dx, py + t * dy
 
 
 def straight_link(a: Box, b: Box, offset: float = 0.0) -> list:
