@@ -745,3 +745,21 @@ def _heads_on_other_lines(svg: str) -> list[str]:
 def test_an_arrowhead_on_a_straight_line_keeps_off_another_line_starting_there(src: str) -> None:
     assert build(src).svg is not None
     assert _heads_on_other_lines(build(src).svg) == []
+
+
+def test_a_straight_line_from_a_diamond_moves_its_arrowhead_off_another() -> None:
+    """Billing's "yes" ran straight from the diamond into Escalate, its arrowhead on
+    Outage's: a moved end was refused whenever its line entered the far box's bounding
+    rectangle, and a line from a diamond's face always does.  The far box's own outline
+    decides now."""
+    src = ("figdown 0.1 flowchart\nprocess intake \"Intake ticket\"\ndecision d1 \"Security issue?\"\n"
+           "decision d2 \"Customer data?\"\ndecision d3 \"Outage?\"\ndecision d4 \"Billing?\"\n"
+           "process esc \"Escalate to duty manager\"\nprocess std \"Standard queue\"\n"
+           "terminator done \"Ticket routed\"\nedge intake -> d1\nedge d1 -[yes]-> esc\nedge d1 -[no]-> d2\n"
+           "edge d2 -[yes]-> esc\nedge d2 -[no]-> d3\nedge d3 -[yes]-> esc\nedge d3 -[no]-> d4\n"
+           "edge d4 -[yes]-> esc\nedge d4 -[no]-> std\nedge esc -> done\nedge std -> done\n")
+    svg = build(src).svg
+    tips = [tip for tip, _b1, _b2 in _heads(svg)]
+    assert len(tips) == 11   # one a connector
+    assert min(math.dist(p, q) for p, q in itertools.combinations(tips, 2)) >= 12.0
+    assert _heads_on_other_lines(svg) == []

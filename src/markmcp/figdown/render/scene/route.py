@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
 from .draw import ARROW_HALF, ARROW_LEN
-from .free import centre_line, path_hits
+from .free import EPS, centre_line, path_hits
 from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, ray_exit, side_point
 from .layout import Frame
 
@@ -207,7 +207,14 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         obstacles = [r for n in scene.nodes.values()
                      if n.id != link.a and n.id != link.b and not n.external
                      for r in (n.rect(),) if r[0] <= zx1 and r[2] >= zx0 and r[1] <= zy1 and r[3] >= zy0]
-        own = [] if len(pts) > 2 or scene.nodes[far].external else [scene.nodes[far].rect()]
+        far_box = scene.nodes[far]
+        own = [] if len(pts) > 2 or far_box.external else [far_box.rect()]
+        if own and axes(far_box)[2] != math.inf:
+            # a diamond's or an ellipse's end lies inside its bounding box: whether the
+            # moved line enters the box is read off its outline, just short of the end
+            inside_far, own = outline_test(far_box), []
+        else:
+            inside_far = None
         a, b, pw = axes(box)
         best, best_key = pts[k], (apart(pts[k], (qx, qy)), 0.0)
         for step in range(-40, 41):
@@ -224,11 +231,26 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                 land = _exit(box, ax, ay, qx - ax, qy - ay)
             if path_hits([land, (qx, qy)], obstacles, -WAY_CLEAR) or path_hits([land, (qx, qy)], own):
                 continue
+            if inside_far is not None and _enters(far_box, inside_far, land, (qx, qy)):
+                continue
             key = (min(apart(land, (qx, qy)), room), -abs(o))
             if key > best_key:
                 best, best_key = land, key
         pts[k] = best
     paths[li] = pts
+
+
+def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:
+    """Whether the segment p-q, ending at q on the outline of the convex ``box`` (``inside``:
+    its :func:`outline_test`), runs through the box on its way there: the point ``short``
+    px before q is inside the outline (on a convex outline the part of the segment inside
+    ends at q)."""
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length = math.hypot(dx, dy)
+    if length <= short:
+        return False
+    x, y = q[0] - dx / length * short, q[1] - dy / length * short
+    return inside(x - box.cx, y - box.cy)
 
 
 def _seg_gap(p, q, r, s) -> float:
