@@ -116,6 +116,27 @@ def measure_startup(command: list[str], runs: int, env: dict[str, str] | None = 
     return times
 
 
+def measure_listing(command: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
+    """Seconds from spawning the server to reading its ``tools/list`` reply, sent as a client
+    sends it: on the ``initialize`` reply, after ``notifications/initialized``."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        server = Server(command, env)
+        try:
+            server.send(INITIALIZE)
+            server.answer(0)
+            server.send(INITIALIZED)
+            server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            reply = server.answer(1)
+            times.append(time.perf_counter() - started)
+        finally:
+            server.close()
+        if "result" not in reply or not reply["result"].get("tools"):
+            raise SystemExit(f"tools/list failed: {reply}")
+    return times
+
+
 def measure_first_call(command: list[str], tool: str, arguments: dict[str, Any], runs: int,
                        env: dict[str, str] | None = None) -> list[tuple[float, float]]:
     """Per run, seconds from spawning the server to the reply of its first ``tools/call``
@@ -215,6 +236,7 @@ def compare_startup(runs: int) -> int:
         cases = [(name, label) for name in commands for label in envs] + [(BARE_SDK, "bytecode")]
         times: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
         ratios: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+        listing: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(runs):
             bare_time = measure_startup(bare, 1, envs["bytecode"])[0]
             times[(BARE_SDK, "bytecode")].append(bare_time)
@@ -222,6 +244,8 @@ def compare_startup(runs: int) -> int:
                 elapsed = measure_startup(commands[name], 1, envs[label])[0]
                 times[(name, label)].append(elapsed)
                 ratios[(name, label)].append(elapsed / bare_time)
+            for name in commands:
+                listing[name].append(measure_listing(commands[name], 1, envs["bytecode"])[0])
     width = max(len(name) for name, _ in cases)
     print(f"start -> initialize reply (process spawn to the reply line on stdout), median of {runs} runs "
           "(min-max), interleaved run by run; 'vs bare' is the median of each run's ratio to the bare SDK "
@@ -242,6 +266,12 @@ def compare_startup(runs: int) -> int:
         if (name, "source") in times:
             row += f"  {cell((name, 'source'))}  {ratio((name, 'source'))}"
         print(row)
+    print(f"start -> tools/list reply (sent on the initialize reply, after notifications/initialized; "
+          f"with bytecode), median of {runs} runs (min-max), in the same rounds:")
+    for name in commands:
+        values = listing[name]
+        print(f"  {name.ljust(width)}  {statistics.median(values) * 1000:7.1f} ms "
+              f"({min(values) * 1000:6.1f}-{max(values) * 1000:7.1f})")
     return 0
 
 

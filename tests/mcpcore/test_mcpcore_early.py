@@ -74,6 +74,34 @@ def sdk_reply(spec: ServerSpec, message: dict[str, Any]) -> dict[str, Any]:
     return anyio.run(run)
 
 
+def sdk_replies(spec: ServerSpec, messages: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """The first ``count`` messages the SDK's server loop sends for ``messages``."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    from markmcp.mcpcore import wire
+    from markmcp.mcpcore.handlers import Handlers
+
+    server = Handlers(spec, parse_settings(spec, [])).build_server()
+
+    async def run() -> list[dict[str, Any]]:
+        send_in, read = anyio.create_memory_object_stream(math.inf)
+        write, receive_out = anyio.create_memory_object_stream(math.inf)
+        out = []
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.run, read, write, server.create_initialization_options())
+            for message in messages:
+                await send_in.send(SessionMessage(wire.screen(json.dumps(message).encode()).message))
+            with anyio.fail_after(10):
+                while len(out) < count:
+                    reply = await receive_out.receive()
+                    out.append(json.loads(wire.encode(reply.message)))
+            group.cancel_scope.cancel()
+        return out
+
+    return anyio.run(run)
+
+
 def early_reply(spec: ServerSpec, message: dict[str, Any]) -> dict[str, Any] | None:
     """What the early path answers ``message`` with (None: it leaves the message to the SDK)."""
     found = early.plain_initialize(json.dumps(message).encode())
@@ -368,3 +396,99 @@ def test_the_early_reply_declares_subscriptions_and_completions_when_the_spec_of
         client.send(initialize(initialize_params(), 0))
         capabilities = client.receive()["result"]["capabilities"]
     assert capabilities["resources"]["subscribe"] is True and capabilities["completions"] == {}
+
+
+@pytest.mark.parametrize("method", early.LISTS)
+def test_the_early_lists_are_the_sdks_for_every_server(method: str) -> None:
+    """tools/list, prompts/list, resources/list and resources/templates/list answered before
+    the SDK is loaded: the result the SDK's server loop gives, for every server."""
+    for spec in specs():
+        replies = sdk_replies(spec, [initialize(ORDINARY_PARAMS[0], 0),
+                                     {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                     {"jsonrpc": "2.0", "id": 1, "method": method}], 2)
+        assert replies[1] == {"jsonrpc": "2.0", "id": 1, "result": early.list_result(spec, method)}, spec.name
+
+
+def _early_session(lines: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """What the early path writes for ``lines`` (each a message or raw bytes) before the SDK is
+    ready, and the backlog it hands over."""
+    import io
+
+    from markmcp.mcpcore.lines import END_OF_INPUT, LineReader, StdioWire
+
+    data = b"".join(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n" for line in lines)
+    out = io.BytesIO()
+    reader = LineReader(io.BytesIO(data))
+    reader.start()
+    reader.thread.join(10)
+    reader.post(early.SDK_READY)
+    backlog: list[Any] = []
+    spec = importlib.import_module("markmcp.figdown.server").SPEC
+    early.wait_for_sdk(spec, reader, StdioWire(io.BytesIO(), out), backlog)
+    assert backlog[-1] is END_OF_INPUT
+    return [json.loads(line) for line in out.getvalue().splitlines()], backlog[:-1]
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def test_plain_lists_after_the_handshake_are_answered_before_the_sdk_is_loaded() -> None:
+    """A client lists the tools as soon as it has connected: the answer waited for the SDK's
+    import (about 0.6 s).  Each plain list under a fresh id is answered from the spec."""
+    sent, backlog = _early_session([
+        initialize(ORDINARY_PARAMS[0], 0), INITIALIZED,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "p", "method": "prompts/list", "params": {}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "figdown_help", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "resources/templates/list"},
+    ])
+    assert [m["id"] for m in sent] == [0, 1, "p", 4, 5]
+    spec = importlib.import_module("markmcp.figdown.server").SPEC
+    assert sent[1]["result"] == early.list_result(spec, "tools/list")
+    assert [m["method"] for m in (json.loads(getattr(item, "line", item)) for item in backlog)] == [
+        "initialize", "notifications/initialized", "tools/list", "prompts/list", "tools/call",
+        "resources/list", "resources/templates/list"]   # all replayed to the SDK, in order
+    assert [type(item).__name__ for item in backlog].count("Answered") == 5
+
+
+@pytest.mark.parametrize("lines", [
+    # before the client said it is initialized
+    [initialize(ORDINARY_PARAMS[0], 0), {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}],
+    # with parameters (a cursor) or an odd shape
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "x"}}],
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "extra": 1}],
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, {"jsonrpc": "2.0", "id": True, "method": "tools/list"}],
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, b'{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}\n'],
+    # under an id another request read so far carries ("7" and 7 are one id to the SDK)
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}],
+    [initialize(ORDINARY_PARAMS[0], 0), INITIALIZED, {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+     {"jsonrpc": "2.0", "id": "7", "method": "tools/list"}],
+    # no early initialize, or something between it and the notification
+    [initialize({"protocolVersion": "2025-06-18", "capabilities": {}}, 0), INITIALIZED,
+     {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}],
+    [initialize(ORDINARY_PARAMS[0], 0), {"jsonrpc": "2.0", "id": 9, "method": "ping"}, INITIALIZED,
+     {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}],
+])
+def test_a_list_the_early_path_cannot_vouch_for_is_left_to_the_sdk(lines: list[Any]) -> None:
+    sent, backlog = _early_session(lines)
+    assert len(sent) <= 1 and all(m["id"] == 0 for m in sent)
+    assert len(backlog) == len(lines)
+
+
+def test_lists_answered_early_are_answered_once_over_the_wire_and_match_the_sdks() -> None:
+    """A real server: the early answers, then the SDK's replies to the replayed requests
+    compared and dropped (a mismatch is logged as "differs"), and later calls served."""
+    with StdioClient(module_command("markmcp.figdown.server"), timeout=LOADED_TIMEOUT) as client:
+        client.send(initialize(initialize_params(), 0))
+        client.send(INITIALIZED)
+        for k, method in enumerate(early.LISTS, start=1):
+            client.send({"jsonrpc": "2.0", "id": k, "method": method})
+        client.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})   # an id answered early, used again
+        client.close_stdin()
+        messages = read_all(client)
+        code, stderr = client.finish()
+    assert code == 0 and "differs" not in stderr and "Traceback" not in stderr, stderr
+    assert sorted(str(m["id"]) for m in messages) == ["0", "1", "1", "2", "3", "4"]
+    tools = next(m for m in messages if m["id"] == 1 and "tools" in m["result"])["result"]["tools"]
+    assert "figdown_build" in {t["name"] for t in tools}

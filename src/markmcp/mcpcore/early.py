@@ -22,6 +22,13 @@ capability objects, ``clientInfo`` with string fields).  Anything else waits for
 which answers it as it always did.  The reply is the SDK's (same protocol version
 negotiation, capabilities, ``serverInfo`` and instructions); the tests compare the two.
 
+Once that ``initialize`` is answered and the client's ``notifications/initialized`` follows
+it, ``tools/list``, ``prompts/list``, ``resources/list`` and ``resources/templates/list`` are
+answered early too, when plain (no parameters, or ``{}``) and under an id no other request
+read so far carries: their results are fixed by the server's spec (a client lists the tools
+as soon as it has connected, and waited for the SDK to load for that answer).  They are
+replayed to the SDK like the ``initialize``, and its replies compared and dropped.
+
 This module imports only the standard library (and the cheap parts of this package), so it
 costs nothing on the way to the reply.
 """
@@ -38,6 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from markmcp.mcpcore.lines import JSON_WHITESPACE, Answered, Item, LineReader, Marker, Oversized, StdioWire
+from markmcp.mcpcore.args import strict_schema
 from markmcp.mcpcore.spec import ServerSpec, offers_completions, offers_subscriptions
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -94,6 +102,47 @@ def initialize_result(spec: ServerSpec, requested: str) -> dict[str, Any]:
     result["protocolVersion"] = negotiated_version(requested)
     result["serverInfo"] = {"name": spec.name, "version": spec.version}
     return result
+
+
+# The lists ---------------------------------------------------------------------------------
+
+
+LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+"""The requests answered early once ``initialize`` has been (each result is fixed by the spec)."""
+
+
+def _present(pairs: dict[str, Any]) -> dict[str, Any]:
+    """``pairs`` without its None members, keys in order (as the SDK writes a result)."""
+    return dict(sorted((name, value) for name, value in pairs.items() if value is not None))
+
+
+def list_result(spec: ServerSpec, method: str) -> dict[str, Any]:
+    """The result of one of :data:`LISTS` for ``spec``: what ``handlers.Handlers`` answers."""
+    if method == "tools/list":
+        return {"tools": [_present({
+            "name": tool.name, "title": tool.title, "description": tool.description,
+            "inputSchema": strict_schema(tool.input_schema), "outputSchema": tool.output_schema,
+            "annotations": _present({
+                "title": tool.title, "readOnlyHint": tool.read_only, "destructiveHint": tool.destructive,
+                "idempotentHint": tool.idempotent, "openWorldHint": tool.open_world,
+            }),
+        }) for tool in spec.tools]}
+    if method == "prompts/list":
+        return {"prompts": [_present({
+            "name": prompt.name, "title": prompt.title or None, "description": prompt.description,
+            "arguments": [_present({"name": a.name, "description": a.description, "required": a.required})
+                          for a in prompt.arguments],
+        }) for prompt in {p.name: p for p in spec.prompts}.values()]}
+    if method == "resources/list":
+        return {"resources": [_present({
+            "uri": r.uri, "name": r.name, "title": r.title or None, "description": r.description,
+            "mimeType": r.mime_type,
+        }) for r in {r.uri: r for r in spec.resources}.values()]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [_present({
+            "uriTemplate": t.uri_template, "name": t.name, "description": t.description, "mimeType": t.mime_type,
+        }) for t in spec.resource_templates]}
+    raise ValueError(f"not a list request: {method}")
 
 
 class _NotPlain(Exception):
@@ -155,9 +204,8 @@ _PARAMS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def plain_initialize(line: bytes) -> tuple[int | str, str] | None:
-    """The id and requested protocol version of an ``initialize`` request this module may
-    answer itself; None leaves the line to the SDK (see the module docstring)."""
+def _plain_message(line: bytes) -> dict[str, Any] | None:
+    """The JSON object on ``line`` when it is plain (see the module docstring), else None."""
     if len(line) > EARLY_LINE_BYTES:
         return None
     try:
@@ -169,14 +217,47 @@ def plain_initialize(line: bytes) -> tuple[int | str, str] | None:
         json.dumps(message, ensure_ascii=False).encode("utf-8")  # a "\ud800" escape cannot be encoded
     except (ValueError, _NotPlain, RecursionError):
         return None
-    if not _is_object(message) or set(message) != {"jsonrpc", "id", "method", "params"}:
+    if not _is_object(message) or message.get("jsonrpc") != "2.0":
         return None
-    request_id = message["id"]
-    if message["jsonrpc"] != "2.0" or message["method"] != "initialize":
-        return None
+    return message
+
+
+def _plain_id(message: dict[str, Any]) -> int | str | None:
+    request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
         return None
     if isinstance(request_id, int) and not -_ID_LIMIT < request_id < _ID_LIMIT:
+        return None
+    return request_id
+
+
+def plain_list(line: bytes) -> tuple[int | str, str] | None:
+    """The id and method of one of :data:`LISTS` of the plainest shape (no parameters, or
+    ``{}``), which this module may answer itself; None leaves the line to the SDK."""
+    message = _plain_message(line)
+    if message is None or set(message) - {"params"} != {"jsonrpc", "id", "method"}:
+        return None
+    request_id = _plain_id(message)
+    if request_id is None or message["method"] not in LISTS or message.get("params", {}) != {}:
+        return None
+    return request_id, message["method"]
+
+
+def plain_initialized(line: bytes) -> bool:
+    """Whether ``line`` is the client's ``notifications/initialized`` of the plainest shape."""
+    message = _plain_message(line)
+    return (message is not None and set(message) - {"params"} == {"jsonrpc", "method"}
+            and message["method"] == "notifications/initialized" and message.get("params", {}) == {})
+
+
+def plain_initialize(line: bytes) -> tuple[int | str, str] | None:
+    """The id and requested protocol version of an ``initialize`` request this module may
+    answer itself; None leaves the line to the SDK (see the module docstring)."""
+    message = _plain_message(line)
+    if message is None or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return None
+    request_id = _plain_id(message)
+    if request_id is None or message["method"] != "initialize":
         return None
     params = message["params"]
     if not _is_object(params, _PARAMS) or not {"protocolVersion", "capabilities", "clientInfo"} <= set(params):
@@ -255,6 +336,8 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog:
 
     Fills ``backlog`` with the items to replay to the server loop, in order (blank lines dropped).
     """
+    ids: set[str] = set()   # the request ids read so far ("7" and 7 alike, as the SDK has them)
+    ready = False   # initialize answered here, and the client's notifications/initialized read
     while not signals:
         try:
             item = reader.items.get(timeout=SIGNAL_POLL)
@@ -263,21 +346,46 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog:
         if item is SDK_READY:
             return
         if isinstance(item, bytes):
-            if not item.strip(JSON_WHITESPACE):
+            line = item.strip(JSON_WHITESPACE)
+            if not line:
                 continue
+            answer: tuple[int | str, dict[str, Any]] | None = None
             if not backlog:
-                found = plain_initialize(item.strip(JSON_WHITESPACE))
+                found = plain_initialize(line)
                 if found is not None:
-                    request_id, requested = found
-                    result = initialize_result(spec, requested)
-                    try:
-                        wire.writer.write(response_line(request_id, result))
-                        wire.writer.flush()
-                    except (OSError, ValueError):
-                        pass  # nobody reads stdout: the session finds out when it writes
-                    backlog.append(Answered(item, request_id, result))
-                    continue
+                    answer = found[0], initialize_result(spec, found[1])
+            elif ready:
+                listed = plain_list(line)
+                if listed is not None and str(listed[0]) not in ids:
+                    answer = listed[0], list_result(spec, listed[1])
+            elif isinstance(backlog[0], Answered) and len(backlog) == 1 and plain_initialized(line):
+                ready = True
+            if answer is not None:
+                request_id, result = answer
+                try:
+                    wire.writer.write(response_line(request_id, result))
+                    wire.writer.flush()
+                except (OSError, ValueError):
+                    pass  # nobody reads stdout: the session finds out when it writes
+                ids.add(str(request_id))
+                backlog.append(Answered(item, request_id, result))
+                continue
+            ids.update(_request_ids(line))
         backlog.append(item)
+
+
+def _request_ids(line: bytes) -> list[str]:
+    """The id of the request (or of each in a batch) on ``line``, as the set of ids read so
+    far keeps them; nothing for what does not parse."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return []
+    found = []
+    for member in message if isinstance(message, list) else [message]:
+        if isinstance(member, dict) and "id" in member and not isinstance(member["id"], (dict, list)):
+            found.append(str(member["id"]))
+    return found
 
 
 def take_the_rest(reader: LineReader, backlog: list[Item]) -> None:

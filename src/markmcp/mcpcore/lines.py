@@ -63,7 +63,7 @@ class StdioWire:
 
 
 # What the reader delivers: a line (bytes), an Oversized report, or END_OF_INPUT; ``early``
-# puts an Answered initialize and its SDK_READY marker among them.
+# puts the requests it Answered and its SDK_READY marker among them.
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,8 @@ class Oversized:
 
 @dataclass(frozen=True)
 class Answered:
-    """The ``initialize`` line answered before the SDK was loaded (``markmcp.mcpcore.early``),
-    with the request's id and the result sent."""
+    """A request line answered before the SDK was loaded (``markmcp.mcpcore.early``: the
+    ``initialize``, then plain lists), with the request's id and the result sent."""
 
     line: bytes
     request_id: int | str

@@ -130,8 +130,9 @@ class StdioSession:
         self.outbox, self.outbox_receive = anyio.create_memory_object_stream[SessionMessage](math.inf)
         self.lines_out: queue.Queue[bytes | None] = queue.Queue()
         self.token = anyio.lowlevel.current_token()
-        self.early: Answered | None = None
-        """The ``initialize`` answered before the SDK was loaded, until the SDK's own reply is seen."""
+        self.early: dict[Any, Answered] = {}
+        """The requests answered before the SDK was loaded (an ``initialize``, lists), by
+        :func:`key` of their ids, until the SDK's own reply to each is seen."""
 
     async def serve(self, server: Server[Any], backlog: list[Item]) -> None:
         """Run the session: ``backlog`` (items read before the loop ran) first, then the reader's."""
@@ -202,16 +203,16 @@ class StdioSession:
             self.on_eof()
 
     def replay(self, answered: Answered) -> None:
-        """Give the server loop the ``initialize`` already answered before the SDK was loaded.
+        """Give the server loop a request already answered before the SDK was loaded.
 
         Its request id is not held as pending: the client has its answer and may use the id
         again; the SDK's reply (the first message with that id) is compared and dropped.
         """
         verdict = rpc.screen(answered.line)
         if verdict.message is None:  # cannot happen: the early check is stricter than the screen
-            logger.error("the initialize answered at start-up does not pass the screen: %s", verdict.error)
+            logger.error("a request answered at start-up does not pass the screen: %s", verdict.error)
             return
-        self.early = answered
+        self.early[key(answered.request_id)] = answered
         self.inbox_send.send_nowait(SessionMessage(verdict.message))
 
     def on_oversized(self, size: int) -> None:
@@ -299,8 +300,7 @@ class StdioSession:
     def note_output(self, message: types.JSONRPCMessage) -> None:
         """Note the ids of one message of the server, and queue it for the writer thread."""
         if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
-            if self.early is not None and message.id == self.early.request_id:
-                self.check_early(message)
+            if message.id is not None and key(message.id) in self.early and self.check_early(message):
                 return
             if message.id is not None:
                 self.pending.inbound.pop(key(message.id), None)
@@ -311,13 +311,20 @@ class StdioSession:
         self.lines_out.put(_line(message))
         self.pending.check_drained()
 
-    def check_early(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
-        """The SDK's reply to the replayed ``initialize``: already sent; it must match ours."""
-        early, self.early = self.early, None
-        sent = {"jsonrpc": "2.0", "id": early.request_id, "result": early.result} if early else None
+    def check_early(self, message: types.JSONRPCResponse | types.JSONRPCError) -> bool:
+        """Whether ``message`` is the SDK's reply to a replayed request (already sent, so not
+        to be sent again; it must match ours).  A reply with the same id and other members
+        is another request's, which the client sent once it had our answer and may come
+        first (requests run concurrently): it goes out."""
+        early = self.early[key(message.id)]
         own = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        if not isinstance(own.get("result"), dict) or set(own["result"]) != set(early.result):
+            return False
+        del self.early[key(message.id)]
+        sent = {"jsonrpc": "2.0", "id": early.request_id, "result": early.result}
         if own != sent:
-            logger.error("the initialize reply sent at start-up differs from the SDK's: sent %s, SDK %s", sent, own)
+            logger.error("a reply sent at start-up differs from the SDK's: sent %s, SDK %s", sent, own)
+        return True
 
     def write_lines(self) -> None:
         """Writer thread: write queued lines to the protocol stdout, flushing each."""
