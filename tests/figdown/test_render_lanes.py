@@ -5,6 +5,7 @@ leave it in the same order, so none crosses another.  Every check reads the draw
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from markmcp.figdown.render import build
@@ -235,4 +236,65 @@ def test_three_lanes_by_one_side_all_take_it_and_none_crosses() -> None:
     rollback, abort = _in_and_out(svg, "15", "16")
     assert fail[1] == rollback[1] == abort[1] == hub[1]   # all by Hub's top
     assert abort[0] + 15.99 < rollback[0] and rollback[0] + 15.99 < fail[0] <= hub[2]
+    assert crossings(svg) == []
+
+
+def test_a_lane_ends_where_its_own_box_places_it_not_where_the_other_box_does() -> None:
+    """A's top holds two lanes in (c to a, m to a), so m to a took a part of it, 8 px off
+    the middle; that shift was the lane's, not its end's, and moved its start on M's top
+    too, onto the arrowhead of d to m: the two read as one line.  Each end now stands
+    where the lanes of its own box's side place it."""
+    src = ("figdown 0.2 statechart\nflow right\nstate a \"A\"\nstate b \"B\"\nstate m \"M\"\nstate c \"C\"\n"
+           "state d \"D\"\ntransition a -[1]-> b\ntransition b -[2]-> m\ntransition m -[3]-> c\n"
+           "transition c -[4]-> d\ntransition d -[d to m]-> m\ntransition m -[m to a]-> a\n"
+           "transition c -[c to a]-> a\n")
+    svg = build(src).svg
+    head, start = _in_and_out(svg, "12", "13")     # d to m's end, m to a's start, both at M's top
+    m = _boxes(svg)["m"]
+    assert head[1] < m[1] + 2 and start[1] < m[1] + 2 and _off_rounded_outline(start, m, 14.0) < 0.02
+    assert abs(head[0] - start[0]) >= 15.99
+
+
+def test_a_decisions_exit_round_a_lane_leaves_by_its_point() -> None:
+    """More records?'s yes goes back round the left to Fetch record, whose left side holds
+    two lanes: the shift of its end there moved the start too, 8 px off the diamond's left
+    point into empty space."""
+    src = ("figdown 0.2 flowchart\nterminator start \"Start\"\nprocess fetch \"Fetch record\"\n"
+           "decision ok \"Fetched?\"\nprocess parse \"Parse record\"\ndecision valid \"Valid?\"\n"
+           "process store \"Store\"\ndecision more \"More records?\"\nterminator end \"End\"\n"
+           "flowline start -> fetch\nflowline fetch -> ok\nflowline ok -[yes]-> parse\n"
+           "flowline ok -[no, retry]-> fetch\nflowline parse -> valid\nflowline valid -[yes]-> store\n"
+           "flowline valid -[no, refetch]-> fetch\nflowline store -> more\nflowline more -[yes]-> fetch\n"
+           "flowline more -[no]-> end\n")
+    svg = build(src).svg
+    for line, diamond in (("18", "more"), ("16", "valid")):   # more's yes, valid's "no, refetch"
+        start = next(p for key, p, _q in segments(svg) if key == line)
+        drawn = re.search(rf'<g data-node="{diamond}"[^>]*><polygon points="([^"]+)"', svg).group(1)
+        left = min(tuple(map(float, pair.split(","))) for pair in drawn.split())
+        assert math.dist(start, left) < 0.01, (line, start, left)
+
+
+def _off_rounded_outline(p, rect, r: float) -> float:
+    """How far the point ``p`` stands from the outline of a rounded rectangle."""
+    x0, y0, x1, y1 = rect
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    qx, qy = abs(p[0] - cx) - ((x1 - x0) / 2 - r), abs(p[1] - cy) - ((y1 - y0) / 2 - r)
+    return abs(math.hypot(max(qx, 0.0), max(qy, 0.0)) + min(max(qx, qy), 0.0) - r)
+
+
+def test_a_lane_end_off_the_middle_of_a_rounded_side_meets_the_corner_arc() -> None:
+    """Flowing down, Middle's left side is 36 px long and mostly corner arcs; its lane in and
+    lane out stand 8 px either side of its middle, over the arcs, where they stopped up
+    to 1.4 px short of the outline, at the side's straight line."""
+    src = ("figdown 0.2 statechart\nflow down\nstate a \"A\"\nstate b \"B\"\nstate m \"Middle\"\nstate c \"C\"\n"
+           "state d \"D\"\ntransition a -> b\ntransition b -> m\ntransition m -> c\ntransition c -> d\n"
+           "transition d -[back in]-> m\ntransition m -[back out]-> a\n")
+    svg = build(src).svg
+    into, out = _in_and_out(svg, "12", "13")
+    middle = _boxes(svg)["m"]
+    runs = {key: [(p, q) for k, p, q in segments(svg) if k == key] for key in ("12", "13")}
+    tail_end = runs["12"][-1][1]     # the line's end, under its arrowhead
+    assert abs(into[1] - out[1]) >= 15.99 and abs(into[0] - out[0]) < 0.01   # one side, apart
+    assert _off_rounded_outline(out, middle, 14.0) < 0.02
+    assert _off_rounded_outline(into, middle, 14.0) < 0.02 or tail_end == into
     assert crossings(svg) == []

@@ -16,7 +16,7 @@ from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .graph import Box, Scene, inscribed_half
+from .graph import Box, Scene, corner_radius, inscribed_half
 from .names import EXTERNAL_FS, external_names
 from .labels import Board, measure
 from .titles import BASELINE, INSET, TITLE_FS, Title
@@ -54,7 +54,7 @@ def _shape(n: Box, fill: str, stroke: str) -> str:
                                ("stroke-dasharray", d)])
     if n.shape == "rounded":
         return tag("rect", [("x", n.x), ("y", n.y), ("width", n.w), ("height", n.h),
-                            ("rx", min(14.0, n.h / 2)), ("fill", fill), ("stroke", stroke),
+                            ("rx", corner_radius(n)), ("fill", fill), ("stroke", stroke),
                             ("stroke-dasharray", d), ("stroke-width", 1.8)])
     if n.shape in ("ellipse", "circle"):
         ry = n.w / 2 if n.shape == "circle" else n.h / 2

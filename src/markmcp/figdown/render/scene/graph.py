@@ -21,6 +21,8 @@ LBL_PADX, LBL_PADY = 6, 4
 ANCHOR = 12.0
 
 
+CORNER = 14.0   # a rounded box's corner radius as drawn (at most half its height)
+
 @dataclass
 class Box:
     id: str
@@ -102,6 +104,12 @@ class Group:
 # --- outline geometry -----------------------------------------------------------------
 
 
+def corner_radius(n: Box) -> float:
+    """The radius of a rounded box's corner arcs as drawn (14 px, at most half its height);
+    0 for every other shape."""
+    return min(CORNER, n.h / 2) if n.shape == "rounded" else 0.0
+
+
 def axes(n: Box) -> tuple[float, float, float]:
     """Half-extents (a, b) and exponent p of the drawn outline |dx/a|^p + |dy/b|^p = 1."""
     if n.shape == "diamond":
@@ -154,7 +162,7 @@ def outline_test(n: Box):
     forty times)."""
     a, b, p = axes(n)
     a0, b0 = a or 1e-9, b or 1e-9
-    r = min(14.0, n.h / 2) if n.shape == "rounded" else 0.0
+    r = corner_radius(n)
     ca, cb, rr = a - r, b - r, r * r
 
     def inside(dx: float, dy: float) -> bool:
@@ -203,7 +211,7 @@ def ray_exit(n: Box, x: float, y: float, dx: float, dy: float) -> float:
         t = min(t, ((a if dx > 0 else -a) - x) / dx)
     if dy:
         t = min(t, ((b if dy > 0 else -b) - y) / dy)
-    r = min(14.0, n.h / 2) if n.shape == "rounded" else 0.0
+    r = corner_radius(n)
     if r > 0.0:
         ex, ey = x + t * dx, y + t * dy
         ca, cb = a - r, b - r
@@ -233,18 +241,18 @@ def side_point(n: Box, horizontal: bool, sign: int, offset: float) -> tuple[floa
     (on a rounded box's corner arc where the offset reaches it)."""
     a, b, p = axes(n)
     if horizontal:
-        half = _outline_extent(a, b, p, offset) - _arc_inset(n, b, offset)
+        half = _outline_extent(a, b, p, offset) - arc_inset(n, b, offset)
         return n.cx + sign * half, n.cy + offset
-    half = _outline_extent(b, a, p, offset) - _arc_inset(n, a, offset)
+    half = _outline_extent(b, a, p, offset) - arc_inset(n, a, offset)
     return n.cx + offset, n.cy + sign * half
 
 
-def _arc_inset(n: Box, half_side: float, offset: float) -> float:
+def arc_inset(n: Box, half_side: float, offset: float) -> float:
     """How far a rounded box's corner arc (radius as drawn: 14, at most half the height)
     stands inside its bounding side at ``offset`` from the side's middle."""
     if n.shape != "rounded":
         return 0.0
-    r = min(14.0, n.h / 2)
+    r = corner_radius(n)
     over = abs(offset) - (half_side - r)
     if over <= 0 or r <= 0:
         return 0.0

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from ..text import END_FS, LABEL_FS, label_px
 from .draw import ARROW_HALF, ARROW_LEN
 from .free import EPS, centre_line, path_hits
-from .graph import Box, Link, Scene, axes, border_point, outline_norm, outline_test, ray_exit, side_point
+from .graph import (Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
+                    side_point)
 from .layout import Frame
 
 PORT_STEP = 10.0
@@ -76,7 +77,7 @@ class Routing:
     lane_order: dict[int, float] = field(default_factory=dict)          # link → its lane's nesting key
     side_exit: dict[int, float] = field(default_factory=dict)           # link → the vertex it leaves by
     exit_slot: dict[int, int] = field(default_factory=dict)             # side exit of a rectangle → its slot along the side
-    lane_shift: dict[int, float] = field(default_factory=dict)          # lane's U → off the side's middle, along it
+    lane_shift: dict[tuple[int, str], float] = field(default_factory=dict)   # (lane, end) → off the side's middle, along it
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
     lane_entry: dict[int, float] = field(default_factory=dict)          # lane link → the side point it enters by
     label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
@@ -646,7 +647,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         chosen.extend((nid, h, shift) for h, shift in zip(group, _lane_slots(group)))
     for nid, (_, li, vertex, end, _toward), shift in chosen:
         if shift:
-            routing.lane_shift[li] = shift
+            routing.lane_shift[(li, end)] = shift
         if end == "first":
             routing.side_exit[li] = vertex
             routing.ports[(li, "first")] = routing.lanes[li]
@@ -1138,8 +1139,9 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
             m1 = _track_main(frame, routing, jogs[-1].channel, jogs[-1].track)
             tail = [(m1, lane), (m1, cb), (_end_main(frame, b, cb, -1), cb)]
         else:
-            main = frame.to_main_cross(b.cx, b.cy)[0] + routing.lane_shift.get(link.index, 0.0)
-            tail = [(main, lane), (main, entry)]
+            shift = routing.lane_shift.get((link.index, "last"), 0.0)
+            main = frame.to_main_cross(b.cx, b.cy)[0] + shift
+            tail = [(main, lane), (main, _on_arc(frame, b, entry, shift))]
         start = _side_start(frame, routing, link, a)
         if start:
             return start + tail
@@ -1157,6 +1159,17 @@ def flow_polyline(scene: Scene, frame: Frame, routing: Routing, link: Link):
     return None
 
 
+def _on_arc(frame: Frame, box: Box, vertex: float, shift: float) -> float:
+    """The cross coordinate where a lane ``shift`` off the middle of a side (at ``vertex``,
+    its straight line) meets the outline: on a rounded box's corner arc, a little inside."""
+    if not shift:
+        return vertex
+    half = (box.w if frame.horizontal else box.h) / 2
+    inset = arc_inset(box, half, shift)
+    centre = frame.to_main_cross(box.cx, box.cy)[1]
+    return vertex - inset if vertex > centre else vertex + inset
+
+
 def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | None:
     """A side exit's first two points (see :func:`_side_exits`): the vertex, then the turn
     level with it; None for a connector leaving by its flow-facing side."""
@@ -1165,7 +1178,9 @@ def _side_start(frame: Frame, routing: Routing, link: Link, box: Box) -> list | 
         return None
     k = routing.exit_slot.get(link.index)
     if k is None:   # a decision's vertex, or the side facing a lane, by its middle
-        main = frame.to_main_cross(box.cx, box.cy)[0] + routing.lane_shift.get(link.index, 0.0)
+        shift = routing.lane_shift.get((link.index, "first"), 0.0)
+        main = frame.to_main_cross(box.cx, box.cy)[0] + shift
+        vertex = _on_arc(frame, box, vertex, shift)
     else:   # k slots back from the flow-facing corner (see _side_leaves)
         centre = frame.to_main_cross(box.cx, box.cy)[1]
         face = _end_main(frame, box, centre, 1)
