@@ -116,24 +116,34 @@ def measure_startup(command: list[str], runs: int, env: dict[str, str] | None = 
     return times
 
 
+def first_request(command: list[str], request: dict[str, Any],
+                  env: dict[str, str] | None = None) -> tuple[dict[str, Any], float, float]:
+    """Spawn the server, send ``initialize``, then (on its reply, after
+    ``notifications/initialized``) ``request`` with id 1, as a client does: its reply, and the
+    seconds from the spawn and from the ``initialize`` reply to it."""
+    started = time.perf_counter()
+    server = Server(command, env)
+    try:
+        server.send(INITIALIZE)
+        server.answer(0)
+        answered = time.perf_counter()
+        server.send(INITIALIZED)
+        server.send({"jsonrpc": "2.0", "id": 1, **request})
+        reply = server.answer(1)
+        done = time.perf_counter()
+    finally:
+        server.close()
+    return reply, done - started, done - answered
+
+
 def measure_listing(command: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
-    """Seconds from spawning the server to reading its ``tools/list`` reply, sent as a client
-    sends it: on the ``initialize`` reply, after ``notifications/initialized``."""
+    """Seconds from spawning the server to reading its ``tools/list`` reply (:func:`first_request`)."""
     times = []
     for _ in range(runs):
-        started = time.perf_counter()
-        server = Server(command, env)
-        try:
-            server.send(INITIALIZE)
-            server.answer(0)
-            server.send(INITIALIZED)
-            server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-            reply = server.answer(1)
-            times.append(time.perf_counter() - started)
-        finally:
-            server.close()
+        reply, elapsed, _ = first_request(command, {"method": "tools/list"}, env)
         if "result" not in reply or not reply["result"].get("tools"):
             raise SystemExit(f"tools/list failed: {reply}")
+        times.append(elapsed)
     return times
 
 
@@ -143,22 +153,11 @@ def measure_first_call(command: list[str], tool: str, arguments: dict[str, Any],
     (sent right after the ``initialize`` reply), and from that ``initialize`` reply to it."""
     times = []
     for _ in range(runs):
-        started = time.perf_counter()
-        server = Server(command, env)
-        try:
-            server.send(INITIALIZE)
-            server.answer(0)
-            answered = time.perf_counter()
-            server.send(INITIALIZED)
-            server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                         "params": {"name": tool, "arguments": arguments}})
-            reply = server.answer(1)
-            done = time.perf_counter()
-        finally:
-            server.close()
+        reply, elapsed, after = first_request(
+            command, {"method": "tools/call", "params": {"name": tool, "arguments": arguments}}, env)
         if "result" not in reply or reply["result"].get("isError"):
             raise SystemExit(f"tools/call {tool} failed: {reply}")
-        times.append((done - started, done - answered))
+        times.append((elapsed, after))
     return times
 
 
