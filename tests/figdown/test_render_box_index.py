@@ -208,7 +208,7 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
         for key, segs in board.segs.items():
             if key in struck:
                 continue
-            run = sum(_inside(p, q, inner) for p, q, _ in segs
+            run = sum(_inside(p, q, r if key == own else inner) for p, q, _ in segs
                       if abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0]) or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1]))
             if run > 0.0:
                 c += min(GRAZED, GRAZED_PX * max(0.0, run - GRAZED_FREE))

@@ -647,3 +647,19 @@ def test_a_straight_lines_label_is_not_level_with_its_box_at_any_distance(placed
     assert len(straight) == 7
     for link in straight:
         assert _past_its_boxes(scene, link) == [], link.mid_label.text
+
+
+def test_a_lane_label_beside_its_short_leg_keeps_off_the_lanes_run(placed) -> None:
+    """"d to m" stood beside its lane's 14 px leg down into M, its box 0.9 px over the lane's
+    run: under the 1 px a box is read with, so nothing was counted, and the halo of its
+    letters cut the run.  A label's own line counts from the box's edge."""
+    (scene,) = placed("figdown 0.2 statechart\nflow right\nstate a \"A\"\nstate b \"B\"\nstate m \"M\"\n"
+                      "state c \"C\"\nstate d \"D\"\ntransition a -[1]-> b\ntransition b -[2]-> m\n"
+                      "transition m -[3]-> c\ntransition c -[4]-> d\ntransition d -[d to m]-> m\n"
+                      "transition m -[m to a]-> a\ntransition d -[d to b]-> b\n")
+    for link in scene.links:
+        if link.mid_label is None:
+            continue
+        r = link.mid_label.rect
+        level = [(p, q) for p, q in zip(link.points, link.points[1:]) if p[0] == q[0] or p[1] == q[1]]
+        assert sum(_inside(p, q, r) for p, q in level) == 0.0, link.mid

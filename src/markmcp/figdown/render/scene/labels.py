@@ -307,7 +307,9 @@ class Board:
             elif graze:   # its own line too: along the tops of the letters it strikes them
                 dx, dy = abs(q[0] - p[0]), abs(q[1] - p[1])
                 if dy <= 0.25 * dx or dx <= 0.25 * dy:
-                    run = _inside(p, q, inner)
+                    # its own line counts from the box's edge: a label beside a lane's
+                    # short leg reached 0.9 px over the lane's run, its letters' halo on it
+                    run = _inside(p, q, r if key == own else inner)
                     if run > 0.0:
                         grazed[key] = grazed.get(key, 0.0) + run
         c += len(struck) * 500
