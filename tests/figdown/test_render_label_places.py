@@ -663,3 +663,32 @@ def test_a_lane_label_beside_its_short_leg_keeps_off_the_lanes_run(placed) -> No
         r = link.mid_label.rect
         level = [(p, q) for p, q in zip(link.points, link.points[1:]) if p[0] == q[0] or p[1] == q[1]]
         assert sum(_inside(p, q, r) for p, q in level) == 0.0, link.mid
+
+
+def _head_box(tip, prev) -> tuple[float, float, float, float]:
+    """The bounding box of an arrowhead (10.08 px long, 11.2 px across) at ``tip``."""
+    dx, dy = tip[0] - prev[0], tip[1] - prev[1]
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / length, dy / length
+    bx, by = tip[0] - ux * 10.08, tip[1] - uy * 10.08
+    xs, ys = (tip[0], bx - uy * 5.6, bx + uy * 5.6), (tip[1], by + ux * 5.6, by - ux * 5.6)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@pytest.mark.parametrize("source", [
+    # "y", beside the last 14 px of its lane into A, stood against its own arrowhead
+    "figdown 0.2 statechart\nflow right\nstate a \"A\"\nstate b \"B\"\nstate c \"C\"\nstate d \"D\"\n"
+    "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition b -[x]-> a\n"
+    "transition c -[y]-> a\ntransition d -[z]-> a\n",
+    # "200 OK (cached copy)" ran under Client's arrowhead (upstream's block-c pattern)
+    "figdown 0.1 block\nnode origin \"Origin server\"\nnode cache \"Edge cache\"\nnode client \"Client\"\n"
+    "flow left\nedge origin -[200 OK]-> cache\nedge cache -[200 OK (cached copy)]-> client\n"
+    "layout\npin cache at=(210,-16)\n",
+])
+def test_a_label_keeps_off_the_arrowheads(placed, source: str) -> None:
+    (scene,) = placed(source)
+    heads = [_head_box(lk.points[-1], lk.points[-2]) for lk in scene.links if lk.arrow_b and len(lk.points) >= 2]
+    for lab in scene.labels:
+        r = lab.rect
+        touching = [h for h in heads if r[0] < h[2] + 1.0 and h[0] < r[2] + 1.0 and r[1] < h[3] + 1.0 and h[1] < r[3] + 1.0]
+        assert touching == [], lab.text

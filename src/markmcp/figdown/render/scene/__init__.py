@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 
 from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
+from .draw import ARROW_HALF, ARROW_LEN
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    straight)
@@ -833,6 +834,26 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
 # --- text ----------------------------------------------------------------------------------
 
 
+def _head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
+    """The bounding box of every arrowhead drawn at a connector's end."""
+    out = []
+    for link in scene.links:
+        pts = link.points
+        if len(pts) < 2:
+            continue
+        for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
+            if not on:
+                continue
+            dx, dy = tip[0] - prev[0], tip[1] - prev[1]
+            length = math.hypot(dx, dy) or 1.0
+            ux, uy = dx / length, dy / length
+            bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
+            xs = (tip[0], bx - uy * ARROW_HALF, bx + uy * ARROW_HALF)
+            ys = (tip[1], by + ux * ARROW_HALF, by - ux * ARROW_HALF)
+            out.append((min(xs), min(ys), max(xs), max(ys)))
+    return out
+
+
 def _labels(scene: Scene) -> Board:
     boxes = [b.rect() for b in scene.nodes.values() if not b.external]
     soft = []
@@ -846,7 +867,7 @@ def _labels(scene: Scene) -> Board:
     outlines = [g.title.drawn(g.box) if g.title is not None else g.box
                 for g in scene.groups.values() if g.box is not None]
     board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft,
-                  solid, outlines)
+                  solid, outlines, _head_boxes(scene))
     scene.labels = []
     topology = scene.genre == "topology"
     for link in scene.links:

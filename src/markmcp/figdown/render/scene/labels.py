@@ -34,6 +34,10 @@ STACK_SHARE = 0.4
 #: ...and costs this: as much as a place that reads as another connector's, so a finer
 #: look is taken for a place with a gap, but less than a line through the letters.
 STACKED = 100.0
+#: A label touching an arrowhead (within HEAD_GAP of its box) costs this: the head reads as
+#: pointing at the label ("y" stood against its own arrowhead into A).
+HEADED = 40.0
+HEAD_GAP = 1.5
 ROOMY = 18.0     # px beyond its own line's distance within which another line crowds a label
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
@@ -204,7 +208,8 @@ class Board:
     label only looks at the ink near it)."""
 
     def __init__(self, boxes: list[Rect], paths: dict[int, list], soft: list[Rect] | None = None,
-                 solid: list[Rect] | None = None, outlines: list[Rect] | None = None):
+                 solid: list[Rect] | None = None, outlines: list[Rect] | None = None,
+                 heads: list[Rect] | None = None):
         """``solid``: what a label may not cover, when not ``boxes`` themselves (a diamond
         or an ellipse as a stack of slices, so a label may sit in its bounding box's corner);
         ``outlines``: the drawn group bands, whose borders a label's white ground must not
@@ -230,6 +235,10 @@ class Board:
         for b in self.soft:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
             self._soft.add(inner, inner)
+        self._heads = SquareIndex(GRID, GRID_SQUARES)   # the arrowheads' boxes, grown by HEAD_GAP
+        for b in heads or ():
+            grown = (b[0] - HEAD_GAP + 1.0, b[1] - HEAD_GAP + 1.0, b[2] + HEAD_GAP, b[3] + HEAD_GAP)
+            self._heads.add(grown, grown)
         self._labels = SquareIndex(GRID, GRID_SQUARES)
         self._stacked = SquareIndex(GRID, GRID_SQUARES)   # the labels grown by LINE_GAP up and down
         # every connector segment with its connector's key, under its own bounding box;
@@ -290,6 +299,11 @@ class Board:
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
                 hits += 1
         c += hits * 300
+        hits = 0
+        for b0, b1, b2, b3 in self._heads.near(r0, r1, r2, r3):
+            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
+                hits += 1
+        c += hits * HEADED
         if c >= above:
             return float(c)
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
