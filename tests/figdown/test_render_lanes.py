@@ -298,3 +298,21 @@ def test_a_lane_end_off_the_middle_of_a_rounded_side_meets_the_corner_arc() -> N
     assert _off_rounded_outline(out, middle, 14.0) < 0.02
     assert _off_rounded_outline(into, middle, 14.0) < 0.02 or tail_end == into
     assert crossings(svg) == []
+
+
+def test_a_short_side_holds_more_lanes_closer_where_no_two_heads_meet() -> None:
+    """F (36 px tall, flowing up) sends four lanes back down its left side.  At 16 px apart
+    the side held two, and the others left by F's top and wrapped round.  Starts with no
+    arrowhead between them may stand 10 px apart (12 beside a head, never two heads
+    nearer than 16): three now leave by the side, and nothing crosses."""
+    src = ("figdown 0.2 statechart\nflow up\n" + "".join(f"state {k} \"{k.upper()}\"\n" for k in "abcdef")
+           + "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> e\ntransition e -> f\n"
+           "transition f -[to e... no, to a]-> a\ntransition f -[to b]-> b\ntransition f -[to c]-> c\n"
+           "transition f -[to d]-> d\n")
+    svg = build(src).svg
+    f = _boxes(svg)["f"]
+    starts = [next(p for key, p, _q in segments(svg) if key == line) for line in ("14", "15", "16", "17")]
+    left = sorted(p[1] for p in starts if p[0] < f[0] + 3.0)   # on F's left side (or its corner arcs)
+    assert len(left) >= 3
+    assert all(b - a >= 9.99 for a, b in zip(left, left[1:]))
+    assert crossings(svg) == []

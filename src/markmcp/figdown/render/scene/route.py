@@ -627,7 +627,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             if _box_between(spans, item, lo, hi):
                 continue
             toward = 1.0 if frame.rank_of[other] > frame.rank_of[nid] else -1.0   # its run, along the flow
-            found.setdefault((nid, side), []).append((abs(lane - item.pos), link.index, vertex, end, toward))
+            head = link.arrow_b if end == "last" else link.arrow_a
+            found.setdefault((nid, side), []).append((abs(lane - item.pos), link.index, vertex, end, toward,
+                                                      bool(head)))
     routing.lane_shift = {}
     chosen = []
     lanes = sorted(set(routing.lanes.values()))
@@ -642,10 +644,10 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         room = frame.item_of[nid].main - 2 * PORT_MARGIN
         if axes(scene.nodes[nid])[2] != math.inf:
             del group[1:]   # off a circle's middle the ends stood clear of its curve
-        while len(group) > 1 and room / (len(group) - 1) < 2 * LANE_PAIR:
+        while len(group) > 1 and _lane_slots(group, room) is None:
             group.pop()
-        chosen.extend((nid, h, shift) for h, shift in zip(group, _lane_slots(group)))
-    for nid, (_, li, vertex, end, _toward), shift in chosen:
+        chosen.extend((nid, h, shift) for h, shift in zip(group, _lane_slots(group, max(room, 0.0)) or ()))
+    for nid, (_, li, vertex, end, _toward, _head), shift in chosen:
         if shift:
             routing.lane_shift[(li, end)] = shift
         if end == "first":
@@ -660,20 +662,39 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             sides.pop((nid, flow), None)
 
 
-def _lane_slots(group: list) -> list[float]:
+def _lane_slots(group: list, room: float) -> list[float] | None:
     """Where each lane of one side meets it, off the side's middle: ``group`` nearest the
-    box first, each (distance, index, vertex, end, toward).  A farther lane's leg must
-    stay off every nearer lane's run, so it stands on the side of that leg away from the
-    run: lanes running toward lower ranks line up from one end nearest first, those toward
-    higher ranks from the other, and the farthest meet in the middle, ``2 * LANE_PAIR``
-    apart (one lane: the middle).  With the middle both, Eco's arrow into On fell on the
-    start of On's line to Off; a third lane left to go round by the flow side crossed
-    the other two (L09)."""
+    box first, each (distance, index, vertex, end, toward, arrowhead there).  A farther
+    lane's leg must stay off every nearer lane's run, so it stands on the side of that leg
+    away from the run: lanes running toward lower ranks line up from one end nearest first,
+    those toward higher ranks from the other, and the farthest meet in the middle (one lane:
+    the middle).  They stand ``2 * LANE_PAIR`` apart where the side's ``room`` allows, else
+    closer, down to ``LANE_CLOSE`` beside an arrowhead (two heads never nearer than
+    ``HEAD_STEP``) and ``PORT_STEP`` between two plain ends; None when even that does not
+    fit.  With the middle both, Eco's arrow into On fell on the start of On's line to Off; a
+    third lane left to go round by the flow side crossed the other two (L09)."""
     back = [h for h in group if h[4] < 0]
     ahead = [h for h in group if h[4] >= 0]
     order = back + ahead[::-1]
-    first = -(len(order) - 1) * LANE_PAIR
-    at = {id(h): first + k * 2 * LANE_PAIR for k, h in enumerate(order)}
+    gaps = [HEAD_STEP if a[5] and b[5] else LANE_CLOSE if a[5] or b[5] else PORT_STEP
+            for a, b in zip(order, order[1:])]
+    if sum(gaps) > room:
+        return None
+    roomy = 2 * LANE_PAIR
+    if roomy * len(gaps) <= room:
+        gaps = [roomy] * len(gaps)
+    else:   # as far apart as the side holds, the closer pairs given the room first
+        extra = room - sum(gaps)
+        for k in sorted(range(len(gaps)), key=lambda k: gaps[k]):
+            more = min(roomy - gaps[k], extra)
+            if more > 0:
+                gaps[k] += more
+                extra -= more
+    at, pos = {}, -sum(gaps) / 2
+    for k, h in enumerate(order):
+        at[id(h)] = pos
+        if k < len(gaps):
+            pos += gaps[k]
     return [at[id(h)] for h in group]
 
 
@@ -702,6 +723,7 @@ def _rank_boxes(frame: Frame) -> list[tuple[list[float], list[float], list]]:
 
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
 LANE_PAIR = 8.0   # a lane in and a lane out by one side: each this far off its middle
+LANE_CLOSE = 12.0   # the least between a lane's end and an arrowhead beside it, on a short side
 
 
 def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
