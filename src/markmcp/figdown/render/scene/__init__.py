@@ -18,7 +18,6 @@ from bisect import bisect_left, bisect_right
 
 from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
-from .draw import ARROW_HALF, ARROW_LEN
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    straight)
@@ -842,15 +841,10 @@ def _head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
         if len(pts) < 2:
             continue
         for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
-            if not on:
-                continue
-            dx, dy = tip[0] - prev[0], tip[1] - prev[1]
-            length = math.hypot(dx, dy) or 1.0
-            ux, uy = dx / length, dy / length
-            bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
-            xs = (tip[0], bx - uy * ARROW_HALF, bx + uy * ARROW_HALF)
-            ys = (tip[1], by + ux * ARROW_HALF, by - ux * ARROW_HALF)
-            out.append((min(xs), min(ys), max(xs), max(ys)))
+            corners = draw.arrow_corners(tip, prev) if on else None
+            if corners is not None:
+                xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+                out.append((min(xs), min(ys), max(xs), max(ys)))
     return out
 
 

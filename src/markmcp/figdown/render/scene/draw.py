@@ -82,16 +82,25 @@ def _node_label(n: Box, fill: str) -> str:
                 fill=label_ink(fill, INK_DARK))
 
 
-def _arrow(tip, back, colour: str) -> str:
+def arrow_corners(tip, back) -> tuple | None:
+    """An arrowhead's triangle, its point at ``tip`` on a line coming from ``back``: the point
+    and its two back corners (None for a line of no length)."""
     dx, dy = tip[0] - back[0], tip[1] - back[1]
     length = math.sqrt(dx * dx + dy * dy)
     if length < 1e-9:
-        return ""
+        return None
     ux, uy = dx / length, dy / length
     bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
     px, py = -uy * ARROW_HALF, ux * ARROW_HALF
-    d = (f"M{num(tip[0])} {num(tip[1])} L{num(bx - px)} {num(by - py)} "
-         f"L{num(bx + px)} {num(by + py)} z")
+    return tip, (bx - px, by - py), (bx + px, by + py)
+
+
+def _arrow(tip, back, colour: str) -> str:
+    corners = arrow_corners(tip, back)
+    if corners is None:
+        return ""
+    _, (x1, y1), (x2, y2) = corners
+    d = f"M{num(tip[0])} {num(tip[1])} L{num(x1)} {num(y1)} L{num(x2)} {num(y2)} z"
     return tag("path", [("d", d), ("fill", colour), ("stroke", "none")])
 
 
