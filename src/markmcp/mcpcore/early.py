@@ -337,6 +337,8 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog:
     Fills ``backlog`` with the items to replay to the server loop, in order (blank lines dropped).
     """
     ids: set[str] = set()   # the request ids read so far ("7" and 7 alike, as the SDK has them)
+    unread: list[bytes] = []   # lines whose ids are not in ``ids`` yet: parsed only when a list
+    # asks (a large tools/call sent while the SDK loads is not parsed here for nothing)
     ready = False   # initialize answered here, and the client's notifications/initialized read
     while not signals:
         try:
@@ -356,8 +358,12 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog:
                     answer = found[0], initialize_result(spec, found[1])
             elif ready:
                 listed = plain_list(line)
-                if listed is not None and str(listed[0]) not in ids:
-                    answer = listed[0], list_result(spec, listed[1])
+                if listed is not None:
+                    for pending in unread:
+                        ids.update(_request_ids(pending))
+                    unread.clear()
+                    if str(listed[0]) not in ids:
+                        answer = listed[0], list_result(spec, listed[1])
             elif isinstance(backlog[0], Answered) and len(backlog) == 1 and plain_initialized(line):
                 ready = True
             if answer is not None:
@@ -370,7 +376,7 @@ def wait_for_sdk(spec: ServerSpec, reader: LineReader, wire: StdioWire, backlog:
                 ids.add(str(request_id))
                 backlog.append(Answered(item, request_id, result))
                 continue
-            ids.update(_request_ids(line))
+            unread.append(line)
         backlog.append(item)
 
 
