@@ -18,7 +18,7 @@ from markmcp.figdown.render import build
 from markmcp.figdown.render.scene import free
 from markmcp.figdown.render.scene.free import (BLIND_POPS, CELL, EXTRA_POPS, FEW, GIVE_UPS, MAX_BLOCKED_POPS,
                                                MAX_HASTY_POPS, MAX_POPS, MAX_SQUARES, RUN, Effort, Ink, _along,
-                                               _proper, detour, ink_crossings, orthogonal, path_hits, reconsider,
+                                               segments_cross, detour, ink_crossings, orthogonal, path_hits, reconsider,
                                                THROUGH_BOX, route_free, straight)
 from markmcp.figdown.render.scene.graph import Box
 
@@ -44,7 +44,7 @@ polyline = st.one_of(
 
 
 def plain_count(drawn: list[list[tuple[float, float]]], p, q) -> int:
-    return sum(_proper(p, q, a, b) for points in drawn for a, b in zip(points, points[1:]))
+    return sum(segments_cross(p, q, a, b) for points in drawn for a, b in zip(points, points[1:]))
 
 
 @settings(max_examples=300, deadline=None)

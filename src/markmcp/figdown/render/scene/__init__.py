@@ -20,7 +20,7 @@ from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
-                   straight)
+                   segments_cross, straight)
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
@@ -350,24 +350,14 @@ def _uncross_ends(scene: Scene, paths: dict[int, list], touching: dict[str, list
             for j in range(i + 1, len(ends)):
                 (la, ka), (lb, kb) = ends[i], ends[j]
                 pa, pb = paths[la.index], paths[lb.index]
-                if not _segments_cross(pa[0], pa[1], pb[0], pb[1]):
+                if not segments_cross(pa[0], pa[1], pb[0], pb[1]):
                     continue
                 na, nb = list(pa), list(pb)
                 na[ka], nb[kb] = pb[kb], pa[ka]
-                if _segments_cross(na[0], na[1], nb[0], nb[1]) \
+                if segments_cross(na[0], na[1], nb[0], nb[1]) \
                         or boxes.hits(na, (la.a, la.b)) or boxes.hits(nb, (lb.a, lb.b)):
                     continue
                 paths[la.index], paths[lb.index] = na, nb
-
-
-def _segments_cross(p, q, r, u) -> bool:
-    """Do segments p–q and r–u cross at a point inside both (not at a shared end)?"""
-    d = (q[0] - p[0]) * (u[1] - r[1]) - (q[1] - p[1]) * (u[0] - r[0])
-    if abs(d) < 1e-9:
-        return False
-    t = ((r[0] - p[0]) * (u[1] - r[1]) - (r[1] - p[1]) * (u[0] - r[0])) / d
-    v = ((r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0])) / d
-    return 1e-6 < t < 1 - 1e-6 and 1e-6 < v < 1 - 1e-6
 
 
 def _loop_place(frame, nid: str, k: int) -> tuple[str, int]:

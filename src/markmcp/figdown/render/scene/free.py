@@ -207,7 +207,7 @@ class Ink:
     A level query skips the level index, an upright one the upright index: two
     such segments never properly cross (their direction determinant is exactly
     zero).  A slanted query (a straight connector, a few per route) reads every
-    drawn segment.  Each candidate is judged by :func:`_proper`'s arithmetic,
+    drawn segment.  Each candidate is judged by :func:`segments_cross`'s arithmetic,
     written out, so the count is always the plain one."""
 
     def __init__(self):
@@ -446,7 +446,8 @@ def _squares(x0: float, y0: float, x1: float, y1: float, side: float) -> float:
     return (math.floor(x1 / side) - math.floor(x0 / side) + 1) * (math.floor(y1 / side) - math.floor(y0 / side) + 1)
 
 
-def _proper(a, b, c, d) -> bool:
+def segments_cross(a, b, c, d) -> bool:
+    """Do segments a-b and c-d cross at a point inside both (not at a shared end)?"""
     d1x, d1y, d2x, d2y = b[0] - a[0], b[1] - a[1], d[0] - c[0], d[1] - c[1]
     den = d1x * d2y - d1y * d2x
     if abs(den) < 1e-9:
@@ -465,7 +466,7 @@ def _pad(seg) -> float:
 
 def _count(p, q, segments) -> int:
     """How many of ``segments`` (as :meth:`Ink.add` stores them) the segment p–q
-    properly crosses: :func:`_proper`, written out with the same arithmetic."""
+    properly crosses: :func:`segments_cross`, written out with the same arithmetic."""
     x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
     y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
     px, py = p
@@ -1030,7 +1031,7 @@ class Drawing:
         if self.replaced:
             count += ink_crossings(points, self.put) - ink_crossings(points, self.gone)
         mine = self.paths[key]
-        return count - sum(_proper(p, q, c, d) for p, q in zip(points, points[1:]) for c, d in zip(mine, mine[1:]))
+        return count - sum(segments_cross(p, q, c, d) for p, q in zip(points, points[1:]) for c, d in zip(mine, mine[1:]))
 
     def _met(self, points, key) -> set:
         met = self._over_start(points)[2] - self.replaced

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 from ..text import END_FS, LABEL_FS, label_px
 from .draw import ARROW_HALF, ARROW_LEN
-from .free import EPS, centre_line, path_hits
+from .free import EPS, centre_line, path_hits, segments_cross
 from .graph import (Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
                     side_point)
+from .labels import seg_dist
 from .layout import Frame
 
 PORT_STEP = 10.0
@@ -256,18 +257,10 @@ def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:
 
 def _seg_gap(p, q, r, s) -> float:
     """The distance between segments p-q and r-s (0 where they cross)."""
-    def side(a, b, c) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-    d1, d2, d3, d4 = side(r, s, p), side(r, s, q), side(p, q, r), side(p, q, s)
-    if ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0)) and d1 and d2 and d3 and d4:
+    if segments_cross(p, q, r, s):
         return 0.0
-
-    def to(c, a, b) -> float:
-        dx, dy = b[0] - a[0], b[1] - a[1]
-        l2 = dx * dx + dy * dy
-        t = 0.0 if l2 < 1e-12 else max(0.0, min(1.0, ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / l2))
-        return math.hypot(a[0] + t * dx - c[0], a[1] + t * dy - c[1])
-    return min(to(p, r, s), to(q, r, s), to(r, p, q), to(s, p, q))
+    return min(seg_dist(p[0], p[1], r, s), seg_dist(q[0], q[1], r, s),
+               seg_dist(r[0], r[1], p, q), seg_dist(s[0], s[1], p, q))
 
 
 def _head_clear(tip, toward, runs) -> float:
