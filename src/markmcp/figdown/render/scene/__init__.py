@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections import Counter
 
 from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
@@ -227,8 +228,7 @@ def _label_rows(scene: Scene, frame: Frame, need: dict[int, float]) -> dict[int,
             rows = max(rows, depth)
         if rows < 2:
             continue
-        ends = [e for r in row for e in r[3:]]
-        if any(ends.count(e) >= FAN_LABELS for e in set(ends)):
+        if max(Counter(e for r in row for e in r[3:]).values()) >= FAN_LABELS:
             rows += 1
         tall = max(r[2] for r in row)
         out[ch] = max(out.get(ch, 0.0), min(rows, LABEL_ROWS_MAX) * (tall + 8) + 24)

@@ -22,7 +22,7 @@ import bisect
 import heapq
 import math
 
-from .graph import Box, border_point, side_point
+from .graph import Box, border_point, corner_radius, side_point
 from .squares import span as square_span
 
 MARGIN = 10.0
@@ -584,7 +584,7 @@ def _flat(box: Box, horizontal: bool) -> tuple[float, float] | None:
         return mid - share * half, mid + share * half
     keep = LEVEL_KEEP
     if box.shape == "rounded":
-        keep = max(keep, min(14.0, box.h / 2))
+        keep = max(keep, corner_radius(box))
     if box.shape == "cylinder" and horizontal:
         lo += 7.0   # its rim
     return lo + keep, hi - keep

@@ -193,10 +193,7 @@ def ray_exit(n: Box, x: float, y: float, dx: float, dy: float) -> float:
     a, b, p = axes(n)
     if p == 2.0:   # (x + t dx)^2 / a^2 + (y + t dy)^2 / b^2 = 1, the larger root
         a2, b2 = (a or 1e-9) ** 2, (b or 1e-9) ** 2
-        qa = dx * dx / a2 + dy * dy / b2
-        qb = 2 * (x * dx / a2 + y * dy / b2)
-        qc = x * x / a2 + y * y / b2 - 1
-        return (-qb + math.sqrt(max(0.0, qb * qb - 4 * qa * qc))) / (2 * qa)
+        return _larger_root(dx * dx / a2 + dy * dy / b2, 2 * (x * dx / a2 + y * dy / b2), x * x / a2 + y * y / b2 - 1)
     if p == 1.0:   # the first face |x|/a + |y|/b = 1 the ray reaches
         a0, b0 = a or 1e-9, b or 1e-9
         best = math.inf
@@ -218,11 +215,14 @@ def ray_exit(n: Box, x: float, y: float, dx: float, dy: float) -> float:
         if abs(ex) > ca and abs(ey) > cb:   # past a corner's arc: where the ray leaves its circle
             ox, oy = (ca if ex > 0 else -ca), (cb if ey > 0 else -cb)   # as outline_test has it
             ux, uy = x - ox, y - oy
-            qa = dx * dx + dy * dy
-            qb = 2 * (ux * dx + uy * dy)
-            qc = ux * ux + uy * uy - r * r
-            t = (-qb + math.sqrt(max(0.0, qb * qb - 4 * qa * qc))) / (2 * qa)
+            t = _larger_root(dx * dx + dy * dy, 2 * (ux * dx + uy * dy), ux * ux + uy * uy - r * r)
     return max(0.0, t)
+
+
+def _larger_root(qa: float, qb: float, qc: float) -> float:
+    """The larger root of qa·t² + qb·t + qc = 0 (qa > 0): where a ray from inside leaves a
+    curve."""
+    return (-qb + math.sqrt(max(0.0, qb * qb - 4 * qa * qc))) / (2 * qa)
 
 
 def inscribed_half(n: Box, v: float) -> float:

@@ -637,9 +637,11 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         room = frame.item_of[nid].main - 2 * PORT_MARGIN
         if axes(scene.nodes[nid])[2] != math.inf:
             del group[1:]   # off a circle's middle the ends stood clear of its curve
-        while len(group) > 1 and _lane_slots(group, room) is None:
+        slots = _lane_slots(group, max(room, 0.0))
+        while slots is None:   # (one lane always fits: the middle)
             group.pop()
-        chosen.extend((nid, h, shift) for h, shift in zip(group, _lane_slots(group, max(room, 0.0)) or ()))
+            slots = _lane_slots(group, max(room, 0.0))
+        chosen.extend((nid, h, shift) for h, shift in zip(group, slots))
     for nid, (_, li, vertex, end, _toward, _head), shift in chosen:
         if shift:
             routing.lane_shift[(li, end)] = shift
