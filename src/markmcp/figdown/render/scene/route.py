@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..text import END_FS, LABEL_FS, label_px
 from .draw import ARROW_HALF, ARROW_LEN
@@ -621,8 +622,8 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
                 continue
             toward = 1.0 if frame.rank_of[other] > frame.rank_of[nid] else -1.0   # its run, along the flow
             head = link.arrow_b if end == "last" else link.arrow_a
-            found.setdefault((nid, side), []).append((abs(lane - item.pos), link.index, vertex, end, toward,
-                                                      bool(head)))
+            found.setdefault((nid, side), []).append(
+                _LaneEnd(abs(lane - item.pos), link.index, vertex, end, toward, bool(head)))
     routing.lane_shift = {}
     chosen = []
     lanes = sorted(set(routing.lanes.values()))
@@ -630,7 +631,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         here.sort()
         group = [here[0]]
         for h in here[1:]:   # the next farther, while no other lane runs between it and the last
-            a, b = sorted((routing.lanes[group[-1][1]], routing.lanes[h[1]]))
+            a, b = sorted((routing.lanes[group[-1].index], routing.lanes[h.index]))
             if any(a < c < b for c in lanes):
                 break
             group.append(h)
@@ -657,9 +658,20 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             sides.pop((nid, flow), None)
 
 
-def _lane_slots(group: list, room: float) -> list[float] | None:
+class _LaneEnd(NamedTuple):
+    """A lane's end at one side of a box (:func:`_lane_sides`), ordered nearest the box first."""
+
+    distance: float   # from the box's middle to the lane, across the flow
+    index: int        # the lane's link
+    vertex: float     # the side's cross coordinate
+    end: str          # "first" or "last"
+    toward: float     # its run goes toward higher ranks (1) or lower (-1)
+    head: bool        # an arrowhead at this end
+
+
+def _lane_slots(group: list[_LaneEnd], room: float) -> list[float] | None:
     """Where each lane of one side meets it, off the side's middle: ``group`` nearest the
-    box first, each (distance, index, vertex, end, toward, arrowhead there).  A farther
+    box first.  A farther
     lane's leg must stay off every nearer lane's run, so it stands on the side of that leg
     away from the run: lanes running toward lower ranks line up from one end nearest first,
     those toward higher ranks from the other, and the farthest meet in the middle (one lane:
@@ -668,10 +680,10 @@ def _lane_slots(group: list, room: float) -> list[float] | None:
     ``HEAD_STEP``) and ``PORT_STEP`` between two plain ends; None when even that does not
     fit.  With the middle both, Eco's arrow into On fell on the start of On's line to Off; a
     third lane left to go round by the flow side crossed the other two (L09)."""
-    back = [h for h in group if h[4] < 0]
-    ahead = [h for h in group if h[4] >= 0]
+    back = [h for h in group if h.toward < 0]
+    ahead = [h for h in group if h.toward >= 0]
     order = back + ahead[::-1]
-    gaps = [HEAD_STEP if a[5] and b[5] else LANE_CLOSE if a[5] or b[5] else PORT_STEP
+    gaps = [HEAD_STEP if a.head and b.head else LANE_CLOSE if a.head or b.head else PORT_STEP
             for a, b in zip(order, order[1:])]
     if sum(gaps) > room:
         return None
