@@ -302,3 +302,63 @@ def test_arrowheads_into_one_side_of_a_box_do_not_touch() -> None:
     tips = [p for p in head_tips(svg) if abs(p[1] - top) < 1]
     assert len(tips) == 3
     assert min(math.dist(p, q) for i, p in enumerate(tips) for q in tips[i + 1:]) >= 14
+
+
+CHARGER = ("figdown 0.2 statechart\nflow right\nstate detect \"Detecting battery\"\nstate pre \"Pre-charge\"\n"
+           "state cc \"Constant current\"\nstate cv \"Constant voltage\"\nstate full \"Charge complete\"\n"
+           "state fault \"Fault\"\ntransition detect -> pre\ntransition detect -> cc\ntransition pre -> cc\n"
+           "transition cc -> cv\ntransition cv -> full\ntransition full -> cc\n"
+           "transition pre -[too hot]-> fault\ntransition cc -[too hot]-> fault\n"
+           "transition cv -[too hot]-> fault\ntransition pre -[timer expired]-> fault\n"
+           "transition fault -[battery removed]-> detect\n")
+
+
+def _box_of(svg: str, nid: str) -> tuple[float, float, float, float]:
+    g = next(g for g in ET.fromstring(svg).iter(SVG + "g") if g.get("data-node") == nid)
+    return _shape(g)[1]
+
+
+def test_a_side_too_short_for_its_arrowheads_hands_a_run_to_the_side_beside_it() -> None:
+    # Fault (36 px tall) took three routed arrowheads 12 px apart on the side the flow
+    # meets, and the straight one from Constant voltage landed 2 px from one of them
+    svg = build(CHARGER).svg
+    x, y, w, h = _box_of(svg, "fault")
+    tips = [p for p in head_tips(svg) if x - 1 <= p[0] <= x + w + 1 and y - 1 <= p[1] <= y + h + 1]
+    assert len(tips) == 4
+    assert min(math.dist(p, q) for i, p in enumerate(tips) for q in tips[i + 1:]) >= 11.2   # a head's width
+    assert sum(1 for p in tips if abs(p[1] - y) < 0.5 or abs(p[1] - y - h) < 0.5) == 1   # one from above or below
+
+
+COMPILER = ("figdown 0.1 block\nflow right\nnode src \"Source text\"\nnode lex \"Lexer\"\nnode parse \"Parser\"\n"
+            "node sema \"Semantic analysis\"\nnode ir \"IR generation\"\nnode opt \"Optimiser\"\n"
+            "node cg \"Code generator\"\nnode obj \"Object file\" shape=cylinder\nnode diag \"Diagnostics sink\"\n"
+            "node sym \"Symbol table\" shape=cylinder\nedge src -> lex\nedge lex -[tokens]-> parse\n"
+            "edge parse -[AST]-> sema\nedge sema -[typed AST]-> ir\nedge ir -> opt\nedge opt -[optimised IR]-> cg\n"
+            "edge cg -> obj\nedge lex -[bad character]-> diag\nedge parse -[syntax error]-> diag\n"
+            "edge sema -[type mismatch or unknown name]-> diag\nedge opt -[remarks]-> diag\nedge sema <-> sym\n"
+            "edge cg -[symbol addresses]-> sym\n")
+
+
+def test_no_run_steps_out_under_a_steep_straight_line_s_arrowhead() -> None:
+    # Diagnostics sink's side held three routed heads and the straight line up from the
+    # Optimiser: the lowest run stepped out to the bottom side, and that line crossed it
+    # just before its head
+    svg = build(COMPILER).svg
+    root = ET.fromstring(svg)
+    edges = {el.get("data-edge"): _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    lines = COMPILER.split("\n")
+    into = [k for k in edges if lines[int(k) - 1].endswith("-> diag")]
+    remarks = next(k for k in into if "[remarks]" in lines[int(k) - 1])
+    assert len(into) == 4
+    (a, b), = zip(edges[remarks], edges[remarks][1:])
+    for key in into:
+        if key != remarks:
+            pts = edges[key]
+            assert not any(_crosses(a, b, p, q) for p, q in zip(pts, pts[1:])), lines[int(key) - 1]
+
+
+def _crosses(a, b, c, d) -> bool:
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0

@@ -27,7 +27,7 @@ from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
-                    same_rank_line, straight_link, waypoint_polyline)
+                    same_rank_line, straight_landing, straight_link, waypoint_polyline)
 from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -271,6 +271,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             paths[link.index] = waypoint_polyline(scene, frame, link)
         elif plan.kind == "same":
             paths[link.index] = same_rank_line(scene, frame, link, 0.0)
+        elif link.index in routing.landing:
+            paths[link.index] = straight_landing(scene, frame, routing, link) or straight_link(a, b)
         else:
             paths[link.index] = straight_link(a, b)
     _spread_parallel(scene, paths)

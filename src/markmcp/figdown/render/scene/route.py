@@ -30,7 +30,7 @@ from .free import EPS, centre_line, path_hits, segments_cross
 from .graph import (Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
                     side_point)
 from .labels import seg_dist
-from .layout import Frame
+from .layout import GAPX, GAPY, Frame
 
 PORT_STEP = 10.0
 HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
@@ -83,6 +83,7 @@ class Routing:
     side_entry: dict[int, tuple[int, int]] = field(default_factory=dict)  # link → (slot, side) it enters by
     lane_entry: dict[int, float] = field(default_factory=dict)          # lane link → the side point it enters by
     label_room: dict[int, float] = field(default_factory=dict)          # channel → a straight line's label run
+    landing: dict[int, float] = field(default_factory=dict)             # straight link → cross it aims at on its last box
 
 
 def _size(frame: Frame, box: Box) -> float:
@@ -387,6 +388,19 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             ends[:] = [(leaving[(nid, c)], li, end)
                        if end == "first" and li in routing.lanes and (nid, c) in leaving else (c, li, end)
                        for c, li, end in ends]
+    # a straight line from the rank before into a side too short for it and the
+    # channel-routed lines ending there apart takes a place among their ports, by where
+    # it comes from, and aims at it (see :func:`straight_landing`), where the side holds
+    # them all LANE_CLOSE apart: routed arrowheads spread over a short side left it no
+    # room, and it landed on one of them
+    routing.landing = {}
+    for nid, straight in _straight_into(scene, frame, routing).items():
+        into = sides.get((nid, -1))
+        count = len(into or ()) + len(held.get((nid, -1), ())) + len(straight)
+        room = _size(frame, scene.nodes[nid]) - 2 * PORT_MARGIN
+        if into and _holds(scene, frame, nid, into, straight) < count <= room / LANE_CLOSE + 1:
+            into.extend((frame.item_of[lk.a if frame.plans[lk.index].items[0].key == lk.a else lk.b].pos,
+                         lk.index, "straight") for lk in straight)
     singles = []
     for (nid, side), ends in sides.items():
         centre = items[nid].pos
@@ -406,7 +420,10 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                     and all(abs(c - h) >= max(step, LAND_APART) for h in lines):
                 placed[i] = c
         for (_, li, end), port in zip(ends, placed):
-            routing.ports[(li, end)] = port
+            if end == "straight":
+                routing.landing[li] = port
+            else:
+                routing.ports[(li, end)] = port
     # a lone end lines up with its other end when its box allows; at an external (a
     # point) other lines meet, up to EXTERNAL_APART off it, on the side it comes from
     meeting: dict[str, int] = {}
@@ -741,9 +758,18 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
     width (``HEAD_STEP``) further for each run farther out: arrowheads crowded on a
     short side overlapped.  Only rectangular boxes (rounded corners too), only where
     no box of the box's rank stands between the run and the box, and as many as the
-    side holds, the runs farthest out.  ``held``: :func:`_straight_landings`."""
+    side holds, the runs farthest out.  ``held``: :func:`_straight_landings`.
+
+    A side the flow meets that still has more ends than it holds apart (``HEAD_STEP``
+    where one is an arrowhead, else ``PORT_STEP``; straight lines from the rank before
+    counted too) hands on runs that come in across it as well, the outermost first:
+    such a run steps out in the last gap to ``TRACK`` px beyond the box (``TRACK``
+    more for each next, all inside the runs that pass beside it) and turns in the
+    same way, by a side no lane or self-loop uses (three routed arrowheads and a
+    straight one lay on a 36 px side, one over the other)."""
     routing.side_entry = {}
     by_side: dict[tuple[str, int], list] = {}
+    near: dict[str, list] = {}
     for link in scene.links:
         if link.index not in routing.orthogonal or link.index in routing.bus:
             continue
@@ -757,26 +783,110 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
         if len(sides.get((item.key, -1), ())) + len(held.get((item.key, -1), ())) < 2:
             continue
         c, half = plan.items[-2].pos, _size(frame, box) / 2
+        side = 1 if c > item.pos else -1
         if abs(c - item.pos) < half + TRACK:
+            if c != item.pos:
+                near.setdefault(item.key, []).append((abs(c - item.pos), link.index, c, side))
             continue
         lo, hi = (c, item.pos - half) if c < item.pos else (item.pos + half, c)
         if _box_between(spans, item, lo, hi):
             continue
-        side = 1 if c > item.pos else -1
         by_side.setdefault((item.key, side), []).append((abs(c - item.pos), link.index, c))
+    chosen: dict[tuple[str, int], list] = {}
     for (nid, side), runs in by_side.items():
         runs.sort()
         # as many as the side holds, the runs farthest out: a nearer run left to the side
         # the flow meets turns in before the farther ones pass, and crosses none of them
-        room = frame.item_of[nid].main - 2 * ENTRY_IN
-        fits = int(room // HEAD_STEP) + 1 if room >= 0 else 0
-        for k, (_, li, c) in enumerate(runs[len(runs) - fits:] if fits else []):
+        fits = _entries_fit(frame, nid)
+        chosen[(nid, side)] = runs[len(runs) - fits:] if fits else []
+    for nid, runs in near.items():
+        _step_out(scene, frame, routing, sides, spans, held, nid, runs, chosen)
+    for (nid, side), runs in chosen.items():
+        for k, (_, li, c) in enumerate(sorted(runs)):
             routing.side_entry[li] = (k, side)
             routing.ports[(li, "last")] = c
             ends = sides.get((nid, -1), [])
             ends[:] = [e for e in ends if not (e[1] == li and e[2] == "last")]
             if not ends:
                 sides.pop((nid, -1), None)
+
+
+def _entries_fit(frame: Frame, nid: str) -> int:
+    """How many side entries one side of box ``nid`` holds (``HEAD_STEP`` apart, the first
+    ``ENTRY_IN`` from its corner, none nearer the far corner than that)."""
+    room = frame.item_of[nid].main - 2 * ENTRY_IN
+    return int(room // HEAD_STEP) + 1 if room >= 0 else 0
+
+
+def _straight_into(scene: Scene, frame: Frame, routing: Routing) -> dict[str, list]:
+    """Per box, the straight connectors into the side the flow meets from a box of the
+    rank before that is not in line with it (those in line are ``held``)."""
+    out: dict[str, list] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if link.index in routing.orthogonal or link.index in routing.waypoints or plan.kind != "chain" \
+                or len(plan.items) != 2 or link.a == link.b:
+            continue
+        first, last = plan.items
+        if abs(first.pos - last.pos) >= 0.5 and not scene.nodes[last.key].external:
+            out.setdefault(last.key, []).append(link)
+    return out
+
+
+def _holds(scene: Scene, frame: Frame, nid: str, ends: list, straight: list) -> int:
+    """How many ends the side the flow meets at box ``nid`` holds apart (``HEAD_STEP`` where
+    one of its ``ends`` (routed) or ``straight`` lines has an arrowhead there, else
+    ``PORT_STEP``)."""
+    links = {link.index: link for link in scene.links}
+    heads = any((lk.arrow_b if lk.b == nid else lk.arrow_a)
+                for lk in [links[li] for _, li, _ in ends] + straight)
+    room = max(0.0, _size(frame, scene.nodes[nid]) - 2 * PORT_MARGIN)
+    return int(room // (HEAD_STEP if heads else PORT_STEP)) + 1
+
+
+def _step_out(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
+              held: dict[tuple[str, int], list[float]], nid: str, runs: list, chosen: dict) -> None:
+    """Hand on to the sides beside it (into ``chosen``) the ``runs`` coming in across the side
+    the flow meets at box ``nid``, outermost first, while that side has more ends than
+    it holds (see :func:`_side_entries`)."""
+    item, box = frame.item_of[nid], scene.nodes[nid]
+    taking = {li for group in chosen.values() for _, li, _ in group}
+    ends = [e for e in sides.get((nid, -1), ()) if e[1] not in taking]
+    straight = _straight_into(scene, frame, routing).get(nid, [])
+    over = len(ends) + len(held.get((nid, -1), ())) + len(straight) - _holds(scene, frame, nid, ends, straight)
+    if over <= 0:
+        return
+    half = _size(frame, box) / 2
+    loops = {place for place, _level in frame.loop_side.get(nid) or ()}
+    laned = {1 if routing.lanes[lk.index] > item.pos else -1
+             for lk in scene.links if lk.index in routing.lanes and nid in (lk.a, lk.b)}
+    gap = GAPX if frame.horizontal else GAPY
+    for link in straight:
+        # a straight line steep enough to meet a side beside the one the flow meets (its
+        # ranks as near as they may stand): a run stepping out there passed under its head
+        src = frame.plans[link.index].items[0]
+        across = src.pos - item.pos
+        if abs(across) * item.main / 2 > half * (item.main / 2 + src.main / 2 + gap):
+            laned.add(1 if across > 0 else -1)
+    fits = _entries_fit(frame, nid)
+    for _, li, _c, side in sorted(runs, reverse=True):
+        if over <= 0:
+            break
+        if side in laned or ("+c" if side > 0 else "-c") in loops:
+            continue
+        group = chosen.setdefault((nid, side), [])
+        if len(group) >= fits:
+            continue
+        inner = [d for d, _, _ in group]
+        out = half + TRACK * (1 + sum(1 for d in inner if d < half + TRACK))
+        if inner and out > min(inner) - TRACK:
+            continue
+        c = item.pos + side * out
+        lo, hi = sorted((item.pos + side * half, c + side * TRACK))
+        if _box_between(spans, item, lo, hi):
+            continue
+        group.append((out, li, c))
+        over -= 1
 
 
 def _straight_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
@@ -1280,6 +1390,21 @@ def _exit(box: Box, px: float, py: float, dx: float, dy: float) -> tuple[float, 
         return px, py
     t = ray_exit(box, px - box.cx, py - box.cy, dx, dy)
     return px + t * dx, py + t * dy
+
+
+def straight_landing(scene: Scene, frame: Frame, routing: Routing, link: Link) -> list | None:
+    """A straight line given a place among the channel-routed ports on its last box's side
+    (see :func:`assign_ports`): from its first box's outline to that place, aimed from
+    the first box's middle; None where the line would cross the last box to get there."""
+    plan = frame.plans[link.index]
+    first, last = scene.nodes[plan.items[0].key], scene.nodes[plan.items[-1].key]
+    c = routing.landing[link.index]
+    tx, ty = frame.to_xy(_end_main(frame, last, c, -1), c)
+    start = _exit(first, first.cx, first.cy, tx - first.cx, ty - first.cy)
+    if _enters(last, outline_test(last), start, (tx, ty)):
+        return None
+    pts = [start, (tx, ty)]
+    return pts if plan.items[0].key == link.a else pts[::-1]
 
 
 def straight_link(a: Box, b: Box, offset: float = 0.0) -> list:
