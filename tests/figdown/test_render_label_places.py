@@ -692,3 +692,97 @@ def test_a_label_keeps_off_the_arrowheads(placed, source: str) -> None:
         r = lab.rect
         touching = [h for h in heads if r[0] < h[2] + 1.0 and h[0] < r[2] + 1.0 and r[1] < h[3] + 1.0 and h[1] < r[3] + 1.0]
         assert touching == [], lab.text
+
+
+def test_a_label_breaks_into_two_lines_after_a_slash_or_as_evenly_as_it_can() -> None:
+    from markmcp.figdown.render.scene.labels import wrap_label
+    from markmcp.figdown.render.text import LABEL_FS
+    assert wrap_label("caller cancels / send CANCEL", LABEL_FS) == "caller cancels /\nsend CANCEL"
+    assert wrap_label("empty, rinse cycles left", LABEL_FS) == "empty, rinse\ncycles left"
+    assert wrap_label("download for offline viewing", LABEL_FS) == "download for\noffline viewing"
+    assert wrap_label("timeout", LABEL_FS) is None             # one word
+    assert wrap_label("a verylongword", LABEL_FS) is None      # not narrower than 4/5
+    assert wrap_label("two\nlines already", LABEL_FS) is None  # the author's lines stay
+
+
+WASHER = """figdown 0.2 statechart
+title "Washing machine cycle"
+flow down
+state idle "Door unlocked, idle"
+state locked "Door locked"
+state fill "Filling"
+state wash "Washing"
+state drain "Draining"
+state spin "Spinning"
+state unbal "Unbalanced load"
+transition idle -[start]-> locked
+transition locked -[lock confirmed]-> fill
+transition fill -[level reached]-> wash
+transition wash -[pause pressed]-> wash
+transition wash -[wash time elapsed]-> drain
+transition drain -[empty, rinse cycles left]-> fill
+transition drain -[empty, last rinse done]-> spin
+transition spin -[pause pressed]-> spin
+transition spin -[imbalance detected]-> unbal
+transition unbal -[redistributed by tumbling]-> spin
+transition unbal -[third imbalance]-> drain
+transition spin -[spin finished]-> idle
+"""
+
+
+def test_a_label_with_no_free_place_on_one_line_takes_two_beside_its_own(placed) -> None:
+    """"empty, rinse cycles left" names the lane from Draining back to Filling; on one
+    line it fitted nowhere between that lane and the states, and stood beyond the next
+    lane out, 44 px from its own and 2 px from the other, read as that one's.  On two
+    lines it stands beside its own lane."""
+    (scene,) = placed(WASHER)
+    link, lab = _mid(scene, "empty, rinse cycles left")
+    assert lab.text == "empty, rinse\ncycles left"
+    own = _letters_to(lab.rect, link.points)
+    assert own <= 12.0
+    for other in scene.links:
+        if other is not link:
+            assert _letters_to(lab.rect, other.points) > own, other.mid
+    # a label that has a free place on one line keeps it
+    assert "\n" not in _mid(scene, "lock confirmed")[1].text
+
+
+TCP_STATES = """figdown 0.2 statechart
+flow down
+state closed "CLOSED"
+state listen "LISTEN"
+state synsent "SYN-SENT"
+state synrcvd "SYN-RECEIVED"
+state est "ESTABLISHED"
+state fw1 "FIN-WAIT-1"
+state fw2 "FIN-WAIT-2"
+state cw "CLOSE-WAIT"
+state lastack "LAST-ACK"
+state tw "TIME-WAIT"
+transition closed -[passive open]-> listen
+transition closed -[active open / send SYN]-> synsent
+transition listen -[rcv SYN / send SYN,ACK]-> synrcvd
+transition synsent -[rcv SYN,ACK / send ACK]-> est
+transition synrcvd -[rcv ACK]-> est
+transition synrcvd -[rcv RST]-> listen
+transition est -[close / send FIN]-> fw1
+transition est -[rcv FIN / send ACK]-> cw
+transition fw1 -[rcv ACK]-> fw2
+transition fw2 -[rcv FIN / send ACK]-> tw
+transition cw -[close / send FIN]-> lastack
+transition lastack -[rcv ACK]-> closed
+transition tw -[2 MSL timeout]-> closed
+transition synsent -[timeout]-> closed
+"""
+
+
+def test_a_label_crowded_on_one_line_does_not_stack_on_another(placed) -> None:
+    """"rcv SYN,ACK / send ACK" found no free place beside its long run (a lane 55 px
+    off) and stood by ESTABLISHED, where "rcv FIN / send ACK" was then set right under
+    it: a reader read one label of two lines.  On two lines it has a place of its own."""
+    (scene,) = placed(TCP_STATES)
+    assert _stacked(scene) == []
+    link, lab = _mid(scene, "rcv SYN,ACK / send ACK")
+    assert "\n" in lab.text
+    assert all(_letters_to(lab.rect, other.points) > _letters_to(lab.rect, link.points)
+               for other in scene.links if other is not link)

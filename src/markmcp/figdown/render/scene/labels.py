@@ -441,19 +441,69 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
     ``ends``: the boxes (x0, y0, x1, y1) the line joins, with its end on each and the
     exponent of each outline (:func:`face`); a place past one of them costs
     :data:`PAST_END` more (see :func:`_past`)."""
-    w, h = label.w, label.h
+    near = math.inf if len(pts) == 2 else PAST_NEAR
+    best = _search(board, label.w, label.h, pts, own, exit_from, ends, near, 0.0)
+    if best[0] >= CROWDED:
+        # no free place for it on one line: on two, where that frees one ("caller
+        # cancels / send CANCEL" stood beyond the next lane, read as that lane's)
+        wrapped = wrap_label(label.text, label.size)
+        if wrapped is not None:
+            w, h = measure(wrapped, label.size)
+            other = _search(board, w, h, pts, own, exit_from, ends, near, WRAPPED)
+            if other[0] < best[0] - 1e-9:
+                best = other
+                label.text, label.w, label.h = wrapped, w, h
+    if best[0] >= CROWDED and exit_from is None:
+        best = _on_own(board, label, own, _along_own(pts, label.w, label.h), ON_OWN_MID, best)
+    label.cx, label.cy = best[1], best[2]
+    board.take(label.rect)
+
+
+#: What a mid label set on two lines costs (see :func:`wrap_label`): a free place on two
+#: lines is taken before one on one line nearer another connector, over a line or a label.
+WRAPPED = 30.0
+#: A label is set on two lines only where that makes it at most this share as wide.
+WRAP_SHARE = 0.8
+#: Where a break reads best: after an event's slash ("rcv SYN /" over "send SYN,ACK") or
+#: a comma; such a break may make the wider line this many px wider than the evenest one.
+WRAP_AFTER = ("/", ",", ";", ":")
+WRAP_BONUS = 14.0
+
+
+def wrap_label(text: str, size: float) -> str | None:
+    """``text`` broken at one space into two lines, as even as may be (a break after
+    :data:`WRAP_AFTER` preferred), or None: text already on several lines, of one
+    word, or not made narrower than :data:`WRAP_SHARE` of its width."""
+    if "\n" in text:
+        return None
+    best = None
+    for i, ch in enumerate(text):
+        if ch != " " or not text[:i].strip() or not text[i + 1:].strip():
+            continue
+        first, second = text[:i], text[i + 1:]
+        width = max(label_px(first, size), label_px(second, size))
+        score = width - (WRAP_BONUS if first.rstrip().endswith(WRAP_AFTER) else 0.0)
+        if best is None or score < best[0] - 1e-9:
+            best = (score, width, first + "\n" + second)
+    if best is None or best[1] > WRAP_SHARE * label_px(text, size):
+        return None
+    return best[2]
+
+
+def _search(board: Board, w: float, h: float, pts, own: int, exit_from, ends, near: float, extra: float):
+    """The cheapest place for a w × h mid label (see :func:`place_mid`), each costing ``extra``
+    more: the first look, then a finer one where all of those are crowded."""
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
         cands = itertools.chain(_near_start(pts, w, h, exit_from), _farther(cands, pts[0]))
     # beside a straight line nothing but the boxes is near a place past one of them: such a
     # label reads as their caption at any distance (one far along a line round a box does not)
-    near = math.inf if len(pts) == 2 else PAST_NEAR
     if ends:
         cands = _past(cands, ends, w, h, near)
     # an exit label stands where its line leaves a decision, among the other exits: near
     # by its middle there ("yes" moved onto its own line's stub when read by its letters)
     by_rect = exit_from is None
-    best = _cheapest(board, w, h, own, cands, None, by_rect=by_rect)
+    best = _cheapest(board, w, h, own, _plus(cands, extra), None, by_rect=by_rect)
     if best[0] >= CROWDED and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
         # own (where a reader would take the label for that one's): look again, finer,
@@ -464,11 +514,14 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
             fine = _farther(fine, pts[0])
         if ends:
             fine = _past(fine, ends, w, h, near)
-        best = _cheapest(board, w, h, own, fine, best, by_rect=by_rect)
-    if best[0] >= CROWDED and exit_from is None:
-        best = _on_own(board, label, own, _along_own(pts, w, h), ON_OWN_MID, best)
-    label.cx, label.cy = best[1], best[2]
-    board.take(label.rect)
+        best = _cheapest(board, w, h, own, _plus(fine, extra), best, by_rect=by_rect)
+    return best
+
+
+def _plus(cands, extra: float):
+    if not extra:
+        return cands
+    return ((cx, cy, anchor, more + extra) for cx, cy, anchor, more in cands)
 
 
 #: What an exit label costs for standing anywhere but beside the first few pixels of its
