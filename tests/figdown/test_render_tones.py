@@ -62,3 +62,45 @@ def test_a_label_beside_its_own_line_takes_no_tone_for_a_line_farther_off() -> N
     svg = build(SPINE).svg
     assert tones_in(svg) == []
     assert 'fill="#555">yes<' in svg and 'fill="#555">no<' in svg
+
+
+SIP = """figdown 0.2 statechart
+flow down
+state idle "Idle"
+state calling "Calling"
+state ringing "Ringing remote"
+state incall "In call"
+state hold "On hold"
+state ending "Terminating"
+transition idle -[dial / send INVITE]-> calling
+transition calling -[180 Ringing]-> ringing
+transition calling -[100 Trying]-> calling
+transition ringing -[200 OK / send ACK]-> incall
+transition calling -[4xx or 5xx final response]-> idle
+transition ringing -[caller cancels / send CANCEL]-> idle
+transition incall -[hold / re-INVITE sendonly]-> hold
+transition hold -[resume / re-INVITE sendrecv]-> incall
+transition incall -[hang up / send BYE]-> ending
+transition hold -[hang up / send BYE]-> ending
+transition incall -[BYE received]-> idle
+transition ending -[200 OK to BYE]-> idle
+transition incall -[DTMF digit sent]-> incall
+transition incall -[session timer refresh]-> incall
+"""
+
+
+def test_lanes_running_side_by_side_take_different_tones() -> None:
+    # three lanes come round the right into Idle, 12 px apart: the outer and the inner
+    # took one tone, with another between, and "caller cancels" by their ends read as either's
+    import xml.etree.ElementTree as ET
+    svg = build(SIP).svg
+    lines = SIP.split("\n")
+    strokes = {}
+    for el in ET.fromstring(svg).iter():
+        key = el.get("data-edge")
+        if key is not None and el.get("stroke"):
+            strokes[lines[int(key) - 1]] = el.get("stroke")
+    lanes = [line for line in lines if line.endswith("-> idle") and "calling" not in line.split("-[")[0]]
+    assert len(lanes) == 3
+    assert all(strokes[line] in TONES for line in lanes)
+    assert len({strokes[line] for line in lanes}) == 3, {line: strokes[line] for line in lanes}

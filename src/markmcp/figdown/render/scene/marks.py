@@ -464,6 +464,38 @@ TONE_SQUARES = 4096    # a segment or label over more squares than this is read 
 TONE_PLAIN = 1e15      # beyond this size a coordinate's rounding could exceed the index's 1 px slack
 
 
+#: Two lines run side by side where a level (or upright) stretch of each, this long in
+#: common, stands within TONE_PROX of the other's: two lanes round one stretch of the
+#: figure, one between them, took one tone, and a label by their ends read as either's.
+ALONGSIDE = 30.0
+#: ... next to each other within this (lanes stand 14 px apart): they must differ as
+#: lines whose labels crowd do; the ones further out differ where the tones allow.
+ALONGSIDE_NEXT = 16.0
+
+
+def _alongside(link, nearby: "_Nearby") -> list:
+    """The connectors running side by side with ``link`` (see :data:`ALONGSIDE`), each
+    with the least distance between such stretches."""
+    found: dict[int, list] = {}
+    for p, q in zip(link.points, link.points[1:]):
+        level = abs(p[1] - q[1]) < 0.01
+        if not (level or abs(p[0] - q[0]) < 0.01):
+            continue
+        a, b = (0, 1) if level else (1, 0)   # along, across
+        lo, hi = sorted((p[a], q[a]))
+        if hi - lo < ALONGSIDE:
+            continue
+        box = (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
+        for other in nearby.around(box):
+            for r, t in zip(other.points, other.points[1:]):
+                gap = abs(r[b] - p[b])
+                if abs(r[b] - t[b]) < 0.01 and gap <= TONE_PROX \
+                        and min(hi, max(r[a], t[a])) - max(lo, min(r[a], t[a])) >= ALONGSIDE:
+                    seen = found.setdefault(id(other), [other, gap])
+                    seen[1] = min(seen[1], gap)
+    return [(other, gap) for other, gap in found.values()]
+
+
 class _Nearby:
     """The connectors of ``links`` that may come nearer than :data:`TONE_PROX` to a
     label's box, read from a square index (:mod:`.squares`) instead of every
@@ -587,13 +619,25 @@ def tones(scene: Scene) -> None:
                 if other.index in near:
                     near[lk.index].add(other.index)
                     near[other.index].add(lk.index)
+    # lines run side by side (lanes round one stretch) differ too: next to each other
+    # as labels do, one further out where the tones allow
+    beside: dict[int, set] = {lk.index: set() for lk in eligible}
+    for lk in eligible:
+        if lk.index in crowded:
+            for other, gap in _alongside(lk, nearby):
+                if other is not lk and other.index in crowded and other.index in near:
+                    pair = near if gap <= ALONGSIDE_NEXT else beside
+                    pair[lk.index].add(other.index)
+                    pair[other.index].add(lk.index)
     used = {t: 0 for t in palette}
     chosen: dict[int, str] = {}
     for lk in eligible:
         if lk.index not in crowded:
             continue
         taken = {chosen[o] for o in near[lk.index] if o in chosen}
-        free = [t for t in palette if t not in taken] or list(palette)
+        further = {chosen[o] for o in beside[lk.index] if o in chosen}
+        free = ([t for t in palette if t not in taken and t not in further]
+                or [t for t in palette if t not in taken] or list(palette))
         tone = min(free, key=lambda t: (used[t], palette.index(t)))
         chosen[lk.index] = tone
         used[tone] += 1
