@@ -290,11 +290,12 @@ def head_tips(svg: str) -> list[tuple[float, float]]:
 def test_arrowheads_into_one_side_of_a_box_do_not_touch() -> None:
     # bfd-session: the three "admin disable" heads on ADMINDOWN sat 10 px apart (two
     # routed through the channel, on ports 10 px apart) and the straight one from the
-    # rank above landed 2-5 px from them; a head is 11.2 px across
+    # rank above landed 2-5 px from them; a head is 11.2 px across.  (Saying the same,
+    # they now merge into one bus: here they say different things.)
     src = ("figdown 0.2 statechart\nstate down \"DOWN\"\nstate init \"INIT\"\nstate up \"UP\"\n"
            "state adm \"ADMINDOWN\"\nflow down\ntransition down -> init\ntransition init -> up\n"
-           "transition down -[admin disable]-> adm\ntransition init -[admin disable]-> adm\n"
-           "transition up -[admin disable]-> adm\n")
+           "transition down -[admin disable]-> adm\ntransition init -[admin down]-> adm\n"
+           "transition up -[shut down]-> adm\n")
     root = ET.fromstring(build(src).svg)
     g = next(g for g in root.iter(SVG + "g") if g.get("data-node") == "adm")
     top = float(g.get("data-y"))
@@ -308,8 +309,8 @@ CHARGER = ("figdown 0.2 statechart\nflow right\nstate detect \"Detecting battery
            "state cc \"Constant current\"\nstate cv \"Constant voltage\"\nstate full \"Charge complete\"\n"
            "state fault \"Fault\"\ntransition detect -> pre\ntransition detect -> cc\ntransition pre -> cc\n"
            "transition cc -> cv\ntransition cv -> full\ntransition full -> cc\n"
-           "transition pre -[too hot]-> fault\ntransition cc -[too hot]-> fault\n"
-           "transition cv -[too hot]-> fault\ntransition pre -[timer expired]-> fault\n"
+           "transition pre -[too hot]-> fault\ntransition cc -[over temperature]-> fault\n"
+           "transition cv -[thermal trip]-> fault\ntransition pre -[timer expired]-> fault\n"
            "transition fault -[battery removed]-> detect\n")
 
 

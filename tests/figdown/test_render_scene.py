@@ -146,10 +146,16 @@ def test_connectors_passing_a_rank_keep_apart() -> None:
                 "node db \"Postgres\"\nnode cache \"Redis\"\nedge api -> auth\nedge auth -> worker\n"
                 "edge api -> db\nedge api -> cache\nedge auth -> db\nedge worker -> db\n"
                 "rank db,cache\n").svg
-    paths = {k: _runs(d) for k, d in re.findall(r'<path data-edge="([^"]+)" d="([^"]+)"', svg)}
-    assert len(paths) == 3   # api -> db, api -> cache, auth -> db turn; the rest are straight <line>s
+    found = re.findall(r'<path data-edge="([^"]+)" d="([^"]+)"[^>]*?(?: data-bus="([^"]*)")?/>', svg)
+    paths = {k: _runs(d) for k, d, _bus in found}
+    bus = {k: b for k, _d, b in found}
+    # api -> cache turns; api, auth and worker -> db merge into one bus (its members on
+    # paths, sharing their trunk); the rest are straight <line>s
+    assert len(paths) == 4 and len({bus[k] for k in paths if bus[k]}) == 1
     shared = []
     for (ka, ra), (kb, rb) in ((a, b) for a in paths.items() for b in paths.items() if a[0] < b[0]):
+        if bus[ka] and bus[ka] == bus[kb]:
+            continue
         for axis, at, lo, hi in ra:
             for axis2, at2, lo2, hi2 in rb:
                 if axis == axis2 and abs(at - at2) < 1 and min(hi, hi2) - max(lo, lo2) > 10:

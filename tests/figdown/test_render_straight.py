@@ -756,9 +756,11 @@ def test_a_straight_line_from_a_diamond_moves_its_arrowhead_off_another() -> Non
            "decision d2 \"Customer data?\"\ndecision d3 \"Outage?\"\ndecision d4 \"Billing?\"\n"
            "process esc \"Escalate to duty manager\"\nprocess std \"Standard queue\"\n"
            "terminator done \"Ticket routed\"\nedge intake -> d1\nedge d1 -[yes]-> esc\nedge d1 -[no]-> d2\n"
-           "edge d2 -[yes]-> esc\nedge d2 -[no]-> d3\nedge d3 -[yes]-> esc\nedge d3 -[no]-> d4\n"
-           "edge d4 -[yes]-> esc\nedge d4 -[no]-> std\nedge esc -> done\nedge std -> done\n")
+           "edge d2 -[yes, PII]-> esc\nedge d2 -[no]-> d3\nedge d3 -[yes, outage]-> esc\nedge d3 -[no]-> d4\n"
+           "edge d4 -[yes, billing]-> esc\nedge d4 -[no]-> std\nedge esc -> done\nedge std -> done\n")
+    # (four plain "yes" exits say the same, and merge into one bus: tests/figdown/test_render_merge_bus.py)
     svg = build(src).svg
+    assert "data-bus" not in svg
     tips = [tip for tip, _b1, _b2 in _heads(svg)]
     assert len(tips) == 11   # one a connector
     assert min(math.dist(p, q) for p, q in itertools.combinations(tips, 2)) >= 12.0

@@ -176,6 +176,39 @@ def path_d(pts, *, closed: bool = False) -> str:
 FILLET = 10.0
 
 
+def rounded_length(pts) -> float:
+    """The length of :func:`rounded_path` of ``pts`` as written (its rounded coordinates),
+    each fillet's curve summed in 16 chords: what a browser lays a dash pattern along."""
+    written = [(float(num(x)), float(num(y))) for x, y in pts]
+    if len(pts) < 3:
+        return sum(math.dist(p, q) for p, q in zip(written, written[1:]))
+    total, at = 0.0, written[0]
+    for i in range(1, len(pts) - 1):
+        ax, ay = pts[i - 1]
+        cx, cy = pts[i]
+        bx, by = pts[i + 1]
+        v1x, v1y, v2x, v2y = ax - cx, ay - cy, bx - cx, by - cy
+        l1 = math.sqrt(v1x * v1x + v1y * v1y)
+        l2 = math.sqrt(v2x * v2x + v2y * v2y)
+        r = min(FILLET, 0.4 * min(l1, l2)) if l1 >= 1e-6 and l2 >= 1e-6 else 0.0
+        if r < 0.5 or (v1x * v2x + v1y * v2y) / (l1 * l2) < -0.985:
+            total += math.dist(at, written[i])
+            at = written[i]
+            continue
+        p1 = (float(num(cx + v1x / l1 * r)), float(num(cy + v1y / l1 * r)))
+        p2 = (float(num(cx + v2x / l2 * r)), float(num(cy + v2y / l2 * r)))
+        total += math.dist(at, p1)
+        c, prev = written[i], p1
+        for k in range(1, 17):
+            t = k / 16
+            u = 1 - t
+            q = (u * u * p1[0] + 2 * u * t * c[0] + t * t * p2[0], u * u * p1[1] + 2 * u * t * c[1] + t * t * p2[1])
+            total += math.dist(prev, q)
+            prev = q
+        at = p2
+    return total + math.dist(at, written[-1])
+
+
 def rounded_path(pts) -> str:
     """A polyline whose interior bends are softened into quadratic fillets.
 

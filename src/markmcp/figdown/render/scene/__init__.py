@@ -24,7 +24,8 @@ from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, re
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
-from .layout import Frame, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
+from .layout import Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
+from .ranks import assign_ranks
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
                     same_rank_line, straight_landing, straight_link, waypoint_polyline)
@@ -58,7 +59,7 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
     refused = layered_refusal(scene, Budget() if budget is None else budget)
     if refused:
         return Block("", y0, 0.0, None, refused)
-    scene, board, rings, diags = _settle(scene, model, y0)
+    scene, board, rings, diags = _settle_merged(scene, model, classes, y0)
     annotations = marks.annotations(scene, model, board)
     svg, box = draw.scene_svg(scene, model, board, rings, annotations)
     shift_x = -box[0] if box[0] < 0 else 0.0
@@ -77,8 +78,50 @@ def diagnostics(model: dict, classes: dict, y0: float, budget: Budget | None = N
     if far:
         return far
     scene = build_scene(model, classes)
-    return layered_refusal(scene, Budget() if budget is None else budget) or _settle(scene, model, y0,
-                                                                                     text=False)[3]
+    return layered_refusal(scene, Budget() if budget is None else budget) or \
+        _settle_merged(scene, model, classes, y0, text=False)[3]
+
+
+def _settle_merged(scene: Scene, model: dict, classes: dict, y0: float, text: bool = True):
+    """:func:`_settle` at the merge level (``layout.chain_buses``: 2, connectors to the
+    next rank joining the buses too; 1, only the longer ones merging; 0, none) with the
+    fewest crossings, the highest of equals: a trunk whose legs run back across the
+    lines between to join it is no gain.  Each level is laid out without text (no
+    crossing depends on it), so ``render`` and ``diagnostics`` choose alike."""
+    ranks = assign_ranks(scene)
+    levels = []
+    for level in (2, 1):
+        buses = chain_buses(scene, ranks, level)
+        if buses and all(buses != other for _level, other in levels):
+            levels.append((level, buses))
+    if levels:
+        best = None
+        for level in [lv for lv, _buses in levels] + [0]:
+            trial = build_scene(model, classes)
+            trial.merge = level
+            count = _crossings(_settle(trial, model, y0, text=False)[0])
+            if best is None or count < best[0]:
+                best = (count, level)
+        scene = build_scene(model, classes)
+        scene.merge = best[1]
+    return _settle(scene, model, y0, text)
+
+
+def _crossings(scene: Scene) -> int:
+    """Proper crossings between the segments of different connectors (a merge bus's
+    members share their trunk: not among themselves), by a sweep along x."""
+    segs = [(min(p[0], q[0]), max(p[0], q[0]), min(p[1], q[1]), max(p[1], q[1]), k, link.bus, p, q)
+            for k, link in enumerate(scene.links) for p, q in zip(link.points, link.points[1:])]
+    segs.sort(key=lambda seg: seg[:5])
+    count = 0
+    for i, (_x0, x1, y0, y1, k, bus, a, b) in enumerate(segs):
+        for j in range(i + 1, len(segs)):
+            x0b, _x1b, y0b, y1b, kb, busb, c, d = segs[j]
+            if x0b > x1:
+                break
+            if kb != k and (bus is None or bus != busb) and y0b <= y1 and y0 <= y1b and segments_cross(a, b, c, d):
+                count += 1
+    return count
 
 
 def _settle(scene: Scene, model: dict, y0: float,
@@ -294,8 +337,9 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
         if link.b != link.a:
             touching.setdefault(link.b, []).append(link)
     for link in scene.links:   # an arrowhead on a straight line keeps off other heads there
+        # (a merge bus's members share theirs)
         pts = paths[link.index]
-        if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
+        if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b) and link.bus is None:
             # a line along the flow between aligned boxes stays straight where the heads
             # beside it do not touch (ports on a short side stand LAND_APART apart)
             square = abs(pts[0][0] - pts[1][0]) < 0.01 or abs(pts[0][1] - pts[1][1]) < 0.01
@@ -304,12 +348,12 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     if scene.genre != "topology":
         for link in scene.links:   # no straight line starts or ends on another's plain end
             pts = paths[link.index]
-            if len(pts) == 2 and link.a != link.b and not (link.arrow_a and link.arrow_b):
+            if len(pts) == 2 and link.a != link.b and not (link.arrow_a and link.arrow_b) and link.bus is None:
                 land_apart(scene, paths, link, ENDS_APART, (not link.arrow_a, not link.arrow_b),
                            touching=touching, tails=True)
         for link in scene.links:   # nor does its arrowhead cover another's plain end
             pts = paths[link.index]
-            if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b):
+            if len(pts) == 2 and link.a != link.b and (link.arrow_a or link.arrow_b) and link.bus is None:
                 land_apart(scene, paths, link, HEAD_CLEAR, (link.arrow_a, link.arrow_b),
                            touching=touching, tails=True, body=True)
     if scene.genre == "topology":
@@ -369,20 +413,47 @@ def _loop_place(frame, nid: str, k: int) -> tuple[str, int]:
 
 
 def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
-    """A junction dot where a merge-bus member joins the shared trunk: on the first bend of
-    a member that lies strictly inside a straight segment of another member of its bus."""
+    """A junction dot where a merge-bus member joins the shared trunk: on a bend of a member
+    that lies strictly inside a straight segment of another member of its bus (the other
+    runs on where it turns), or where the bends of members meet from three ways or more
+    (two legs coming in from either side and turning down the trunk together), one dot to
+    a place."""
     members: dict[str, list] = {}
     for link in scene.links:
         if link.bus is not None:
             members.setdefault(link.bus, []).append(link)
     for links in members.values():
         trunk = _Segments(links, paths)
+        ways: dict[tuple[float, float], set] = {}
+        for link in links:
+            pts = paths[link.index]
+            for u, v, w in zip(pts, pts[1:], pts[2:]):
+                here = ways.setdefault((round(v[0], 2), round(v[1], 2)), set())
+                here.add(_way(v, u))
+                here.add(_way(v, w))
+        dotted = set()
+        held: dict[tuple[float, float], set] = {}
+        for link in links:
+            for v in paths[link.index][1:]:
+                held.setdefault((round(v[0], 2), round(v[1], 2)), set()).add(link.index)
+        for link in links:
+            pts = paths[link.index]
+            link.joins = next((k for k in range(1, len(pts))
+                               if held[(round(pts[k][0], 2), round(pts[k][1], 2))] - {link.index}
+                               or trunk.inside_another(pts[k], link.index)), len(pts) - 1)
         for link in links:
             link.dots = []
             for v in paths[link.index][1:-1]:
-                if trunk.inside_another(v, link.index):
+                at = (round(v[0], 2), round(v[1], 2))
+                if at not in dotted and (len(ways.get(at, ())) >= 3 or trunk.inside_another(v, link.index)):
+                    dotted.add(at)
                     link.dots.append(v)
-                    break
+
+
+def _way(v, w) -> tuple[int, int]:
+    """Which way from ``v`` the run to ``w`` leaves (its signs along x and y)."""
+    dx, dy = w[0] - v[0], w[1] - v[1]
+    return (0 if abs(dx) < 0.01 else (1 if dx > 0 else -1), 0 if abs(dy) < 0.01 else (1 if dy > 0 else -1))
 
 
 class _Segments:
@@ -880,6 +951,11 @@ def _labels(scene: Scene) -> Board:
             target = scene.nodes[link.b]
             ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
                          if not n.external) if link.a != link.b else ()
+            if link.bus is not None and link.joins < len(pts) - 1:
+                # a merge bus's member says what it says on its own leg, up to where it
+                # joins the trunk: on the trunk it would read as the trunk's (the same
+                # words stacked there, once for each member)
+                pts, ends = pts[:link.joins + 1], ends[:1] if not source.external else ()
             place_mid(board, lab, pts, link.index, exit_from, ends)
             scene.labels.append(lab)
             link.mid_label = lab

@@ -14,7 +14,7 @@ import math
 
 from ..bands import band_edge, band_rect
 from ..notes import leader_svg, note_svg
-from ..svg import dash, esc, num, points, rounded_path, tag, text
+from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
 from .graph import Box, Scene, corner_radius, inscribed_half
 from .names import EXTERNAL_FS, external_names
@@ -191,7 +191,7 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             continue
         colour = link.stroke or EDGE_INK
         d = dash(link.style)
-        if len(pts) == 2:
+        if len(pts) == 2 and link.bus is None:   # (a bus's member says so on a path)
             (x1, y1), (x2, y2) = pts
             esvg.append(tag("line", [("data-edge", link.key), ("x1", x1), ("y1", y1), ("x2", x2),
                                      ("y2", y2), ("stroke", colour), ("stroke-width", 1.6),
@@ -199,6 +199,7 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         else:
             esvg.append(tag("path", [("data-edge", link.key), ("d", rounded_path(pts)), ("fill", "none"),
                                      ("stroke", colour), ("stroke-width", 1.6), ("stroke-dasharray", d),
+                                     ("stroke-dashoffset", _trunk_phase(link, pts, d)),
                                      ("data-bus", link.bus)]))
         for x, y in pts:
             ext.point(x, y)
@@ -309,6 +310,18 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             lsvg.append(leader_svg(*note.leader))
     svg = "".join(gsvg + esvg + nsvg + tsvg + sqsvg + lsvg)
     return svg, ext.box()
+
+
+def _trunk_phase(link, pts, pattern: str | None) -> float | None:
+    """The dash offset that ends a merge-bus member's pattern on a period's start where
+    the members end together, so their dashes fall on one another all along the trunk
+    they share (each beginning at its own start, they filled each other's gaps and the
+    dashed trunk drew solid); None for a solid line or one of no bus."""
+    if link.bus is None or not pattern:
+        return None
+    marks = [float(v) for v in pattern.replace(",", " ").split()]
+    period = sum(marks) * (2 if len(marks) % 2 else 1)
+    return round(-rounded_length(pts) % period, 2) % period if period > 0 else None
 
 
 def _port_owner(scene: Scene, px: float, py: float):

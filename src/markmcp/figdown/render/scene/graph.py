@@ -75,6 +75,7 @@ class Link:
     points: list = field(default_factory=list)   # the drawn polyline, a → b
     bus: str | None = None                       # merge bus (shared trunk) key
     dots: list = field(default_factory=list)     # junctions where it joins the trunk
+    joins: int = 0                               # merge bus: its first point on another member
 
     @property
     def arrow_b(self) -> bool:
@@ -299,6 +300,8 @@ class Scene:
     pins: dict[str, dict]
     classes: dict[str, dict]
     edge_classes: dict[int, list] = field(default_factory=dict)
+    merge: int = 2                # how far connectors along the flow merge into buses (layout.chain_buses)
+    merged: bool = False          # ... and did any
 
     @property
     def horizontal(self) -> bool:

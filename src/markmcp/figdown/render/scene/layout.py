@@ -32,6 +32,7 @@ class Plan:
     items: list[Item] = field(default_factory=list)   # chain: first → last in flow order
     flipped: bool = False         # the chain runs b → a
     side: int = 0                 # lane: -1 before the drawing, +1 after it
+    bus: str | None = None        # chain: the merge bus whose trunk it shares (see chain_buses)
 
 
 @dataclass
@@ -130,6 +131,9 @@ def plan_layout(scene: Scene) -> Frame:
         ranks[box.rank].append(it)
     plans: dict[int, Plan] = {}
     loops: dict[str, int] = {}
+    buses = chain_buses(scene, rank_of)
+    scene.merged = bool(buses)
+    trunk: dict[tuple[str, int], Item] = {}   # a merge bus's dummy in a rank it passes
     for link in scene.links:
         ra, rb = rank_of[link.a], rank_of[link.b]
         if link.a == link.b:
@@ -148,16 +152,23 @@ def plan_layout(scene: Scene) -> Frame:
             lo, hi = min(ra, rb), max(ra, rb)
             ga, gb = scene.nodes[first].group, scene.nodes[last].group
             inner = ga if ga is not None and ga == gb else None
+            bus = buses.get(link.index)
             for r in range(lo + 1, hi):
-                d = Item(f"~{link.index}.{r}", r, inner, None, seq=items[first].seq + 0.5)
-                d.size = 0.0
-                ranks[r].append(d)
+                d = trunk.get((bus, r)) if bus is not None else None
+                if d is None:
+                    d = Item(f"~{link.index}.{r}", r, inner, None, seq=items[first].seq + 0.5)
+                    d.size = 0.0
+                    ranks[r].append(d)
+                    if bus is not None:
+                        trunk[(bus, r)] = d
                 chain.append(d)
             chain.append(items[last])
             for u, v in zip(chain, chain[1:]):
-                u.downs.append(v)
-                v.ups.append(u)
-            plans[link.index] = Plan("chain", chain, flipped)
+                # the members of a bus share their trunk's dummies, joined once
+                if not (bus is not None and v.node is None and v in u.downs):
+                    u.downs.append(v)
+                    v.ups.append(u)
+            plans[link.index] = Plan("chain", chain, flipped, bus=bus)
     # group lanes: a placeholder in every rank of the span that has no member
     lanes: dict[str, Lane] = {}
     for gid, group in scene.groups.items():
@@ -192,6 +203,45 @@ def plan_layout(scene: Scene) -> Frame:
     frame.loop_side, frame.loop_room = loop_side, loop_room
     place_cross(scene, frame)
     return frame
+
+
+def chain_buses(scene: Scene, rank_of: dict[str, int], level: int | None = None) -> dict[int, str]:
+    """Connectors merged into one trunk, each keyed by its bus's name: forward arrows
+    (``->``) into one box that look alike (stroke, dash) and say the same (mid and head
+    label), :data:`BUS_LEAST` or more of them, one at least across two ranks or more.
+    They pass the ranks between on shared dummies, so from where one joins the trunk they
+    run as one line into one port, with one arrowhead: four "bus inactive 3 ms"
+    transitions into Suspended were four lines side by side, three down the figure's
+    side.  At ``level`` (the scene's :attr:`merge` when None) 2 a connector to the next
+    rank joins too, at 1 only the longer ones merge, at 0 none (see
+    scene._settle_merged, which tries each).  A topology draws straight lines, a pinned
+    box's connectors are the author's, a figure of more than :data:`MERGE_MOST`
+    connectors merges none, and a lane (against the flow) merges in
+    :func:`route.assign_ports`."""
+    level = scene.merge if level is None else level
+    if scene.genre == "topology" or not level or len(scene.links) > MERGE_MOST:
+        return {}
+    found: dict[tuple, list[int]] = {}
+    for link in scene.links:
+        span = rank_of[link.b] - rank_of[link.a]
+        if link.op != "->" or link.a == link.b or span < (1 if level > 1 else 2) \
+                or link.a in scene.pins or link.b in scene.pins:
+            continue
+        ga, gb = scene.nodes[link.a].group, scene.nodes[link.b].group
+        inner = ga if ga is not None and ga == gb else None
+        found.setdefault((link.b, link.mid, link.head, link.stroke, link.style, inner), []).append(link.index)
+    by_index = {link.index: link for link in scene.links}
+    return {li: f"{key[0]}>{members[0]}" for key, members in found.items() if len(members) >= BUS_LEAST
+            and any(rank_of[by_index[m].b] - rank_of[by_index[m].a] > 1 for m in members)
+            for li in members}
+
+
+#: The fewest connectors :func:`chain_buses` merges: two from different ranks read
+#: better side by side (the later one's leg ran back across the lines between to join).
+BUS_LEAST = 3
+#: Past this many connectors a figure merges none along the flow: whether its buses pay
+#: is found by laying it out at each merge level and counting crossings.
+MERGE_MOST = 400
 
 
 def place_cross(scene: Scene, frame: Frame) -> None:

@@ -96,7 +96,7 @@ def needs_channels(scene: Scene, frame: Frame, link: Link) -> bool:
     if plan.kind == "lane":
         return True
     if plan.kind == "chain":
-        return len(plan.items) > 2 and scene.genre != "topology"
+        return (len(plan.items) > 2 or plan.bus is not None) and scene.genre != "topology"
     if plan.kind == "same":
         return not _adjacent(frame, link)
     return False
@@ -321,14 +321,31 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         k = lane_count[key[1]]
         lane_of_group[key] = (frame.cross_lo - LANE_STEP * k) if key[1] < 0 else (frame.cross_hi + LANE_STEP * k)
     entered: set[tuple[str, int]] = set()
+    trunks: set[str] = set()
+    # a merge bus along the flow comes in where its members come from, its trunk counted
+    # once for each member on it (the median of where each passes the rank before)
+    coming: dict[str, list[float]] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind == "chain" and plan.bus is not None:
+            coming.setdefault(plan.bus, []).append(plan.items[-2].pos)
+    approach = {bus: sorted(cs)[(len(cs) - 1) // 2] for bus, cs in coming.items()}
     for link in scene.links:
         if link.index not in routing.orthogonal:
             continue
         plan = frame.plans[link.index]
         if plan.kind == "chain":
             first, last = plan.items[0], plan.items[-1]
-            sides.setdefault((first.key, 1), []).append((plan.items[1].pos, link.index, "first"))
-            sides.setdefault((last.key, -1), []).append((plan.items[-2].pos, link.index, "last"))
+            # (a bus's member from the rank before aims at the trunk's port)
+            toward = approach[plan.bus] if plan.bus is not None and len(plan.items) == 2 else plan.items[1].pos
+            sides.setdefault((first.key, 1), []).append((toward, link.index, "first"))
+            if plan.bus is not None:   # one port for the bus's trunk (shared below)
+                routing.bus[link.index] = plan.bus
+                if plan.bus in trunks:
+                    continue
+                trunks.add(plan.bus)
+            sides.setdefault((last.key, -1), []).append((approach.get(plan.bus, plan.items[-2].pos),
+                                                         link.index, "last"))
         elif plan.kind == "lane":
             key = (names[link.index], plan.side)
             if key not in entered:
@@ -558,13 +575,14 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     the main path keeps the decision's flow-facing point to itself.  Only where no box
     of the decision's rank stands between the vertex and the turn, one connector a vertex
     (the one turning farthest out, so the others' turns stay inside its run; the first in
-    document order of equals), and not for a merge bus's members."""
+    document order of equals), and not for the members of a merge bus round the figure
+    (those of one along the flow leave their own boxes, each a decision's exit)."""
     routing.side_exit = {}
     best: dict[tuple[str, int], tuple] = {}
     for link in scene.links:
-        if link.index not in routing.orthogonal or link.index in routing.bus:
-            continue
         plan = frame.plans[link.index]
+        if link.index not in routing.orthogonal or (link.index in routing.bus and plan.kind != "chain"):
+            continue
         if plan.kind == "chain":
             item, turn = plan.items[0], plan.items[1].pos
         elif plan.kind == "lane":
@@ -972,9 +990,11 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             cs += [it.pos for it in plan.items[1:-1]]
             cs.append(routing.ports[(link.index, "last")])
             r0 = plan.items[0].rank
+            bus = routing.bus.get(link.index)
             for k in range(len(cs) - 1):
                 if abs(cs[k] - cs[k + 1]) > 0.5:
-                    jogs.append(Jog(link.index, r0 + k, cs[k], cs[k + 1]))
+                    jogs.append(Jog(link.index, r0 + k, cs[k], cs[k + 1],
+                                    bus=None if bus is None else f"{bus}@{r0 + k}"))
         elif plan.kind == "lane":
             lane = routing.lanes[link.index]
             ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]

@@ -70,8 +70,9 @@ def _joins(ranks: list[list[Item]]) -> list[tuple[Item, Item]]:
                 if v.rank != r + 1 or u.placeholder or v.placeholder:
                     continue
                 ups = list({id(w): w for w in v.ups}.values())
-                if len(downs) == 1 and len(ups) == 1:
-                    strength = 0           # nothing else leaves u or enters v
+                if len(downs) == 1 and (len(ups) == 1 or (u.node is None and v.node is None)):
+                    strength = 0           # nothing else leaves u or enters v (but the legs of a
+                                           # merge bus joining its trunk: the trunk runs on)
                 elif u.node is not None and v.node is not None and (
                         (boxes_down == [v] and len(ups) == 1)
                         or ([w for w in ups if w.node is not None] == [u] and len(downs) == 1)):
