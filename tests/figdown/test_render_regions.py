@@ -453,3 +453,54 @@ def test_a_note_pushed_down_the_column_turns_in_the_gap_not_across_the_rows() ->
               'message f <- b "412" note="someone else saved first; the client must merge and retry"\n'
               'message u <- f "conflict dialog"\n')
     _leaders_clear(svg_of(source), heads=3, labels=4, leaders=6)
+
+
+def _threshold_labels(svg: str, words: tuple[str, ...]) -> dict[str, float]:
+    """Each threshold label's baseline (its ink, not its halo), by its text."""
+    found = re.findall(r'<text x="[^"]+" y="([^"]+)" font-size="11" text-anchor="start" fill="#ef4444">([^<]*)</text>', svg)
+    return {t: float(y) for y, t in found if t in words}
+
+
+def test_threshold_labels_close_together_take_rows_of_their_own() -> None:
+    # 95 %, 90 % and 85 % of a group a box tall lie 4 px apart: their labels overprinted
+    words = ("full 0.95", "backfill 0.90", "nearfull 0.85")
+    svg = svg_of("figdown 0.1 block\ngroup pool \"Pool\"\nnode used \"Used\" in=pool\n"
+                 + "".join(f'threshold "{w}" in=pool offset={w[-2:]}%\n' for w in words)
+                 + "node mon \"Monitor\"\nedge mon -> used\n")
+    rows = _threshold_labels(svg, words)
+    lines = [float(y) for y in re.findall(r'<line x1="[^"]+" y1="([^"]+)" x2="[^"]+" y2="[^"]+" '
+                                          r'stroke="#ef4444" stroke-width="2"', svg)]
+    assert len(rows) == 3 and len(lines) == 3
+    baselines = [rows[w] for w in words]
+    # in the lines' order (the highest line's label on top), a row apart, and the run of
+    # them centred on the lines
+    assert baselines == sorted(baselines) and lines == sorted(lines)
+    assert all(b - a >= 13.99 for a, b in zip(baselines, baselines[1:]))
+    assert abs(sum(baselines) / 3 - (sum(lines) / 3 + 4)) < 0.01
+    # each label off its line has a tick from the line's end to it
+    ticks = re.findall(r'<line x1="([^"]+)" y1="([^"]+)" x2="([^"]+)" y2="([^"]+)" stroke="#ef4444" '
+                       r'stroke-width="1"/>', svg)
+    assert sorted((round(float(y1), 2), round(float(y2) + 4, 2)) for _x1, y1, _x2, y2 in ticks) == \
+        sorted((round(line, 2), round(b, 2)) for line, b in zip(lines, baselines) if abs(b - 4 - line) >= 2)
+
+
+def test_threshold_labels_far_apart_stay_level_with_their_lines() -> None:
+    words = ("high 0.90", "low 0.10")
+    svg = svg_of("figdown 0.1 block\nnode tank \"Tank\\nlevel\\nsensor\\narray\"\n"
+                 + "".join(f'threshold "{w}" in=tank offset={w[-2:]}%\n' for w in words))
+    rows = _threshold_labels(svg, words)
+    lines = [float(y) for y in re.findall(r'<line x1="[^"]+" y1="([^"]+)" x2="[^"]+" y2="[^"]+" '
+                                          r'stroke="#ef4444" stroke-width="2"', svg)]
+    assert [rows[w] for w in words] == [lines[0] + 4, lines[1] + 4]
+    assert 'stroke-width="1"/>' not in svg
+
+
+def test_threshold_labels_over_a_region_take_rows_of_their_own_too() -> None:
+    words = ("Max", "High", "Higher")
+    svg = svg_of("figdown 0.3 block\nnode a \"A\"\ntable q \"Queue depth\"\n| Slot | Depth |\n|------|-------|\n"
+                 "| s0 | 12 |\n| s1 | 30 |\n"
+                 + "".join(f'threshold "{w}" in=q offset={50 + 5 * k}%\n' for k, w in enumerate(words)))
+    rows = _threshold_labels(svg, words)
+    assert len(rows) == 3
+    # the higher a line, the higher its label, each on its own row
+    assert rows["Higher"] + 13.99 <= rows["High"] and rows["High"] + 13.99 <= rows["Max"]

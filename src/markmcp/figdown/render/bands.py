@@ -1,4 +1,5 @@
-"""A ``band`` (experimental): the stretch of its target it shades, and its edge.
+"""A ``band`` (experimental): the stretch of its target it shades, and its edge;
+and where the labels of a target's ``threshold`` lines stand.
 
 A band covers ``from``..``to`` percent of a box, grown from the side its
 ``extend`` names (``up`` unless written).  The scene draws bands over nodes
@@ -7,7 +8,7 @@ and groups, the page over typed regions; both take the geometry from here.
 
 from __future__ import annotations
 
-from .svg import dash
+from .svg import dash, tag
 
 
 def band_rect(band: dict, x0: float, y0: float, x1: float, y1: float):
@@ -28,3 +29,39 @@ def band_edge(band: dict):
     if band.get("stroke") is None and band.get("style") is None:
         return ()
     return (("stroke", band.get("stroke") or "#8a8880"), ("stroke-dasharray", dash(band.get("style"))))
+
+
+#: The least distance (px) between the baselines of two threshold labels beside one
+#: target: their 11 px text on rows of their own.
+THRESHOLD_ROW = 14.0
+
+
+def threshold_rows(wanted: list[float], row: float = THRESHOLD_ROW) -> list[float]:
+    """Baselines for threshold labels that want ``wanted`` (each level with its line,
+    beside one target), in the same order: where lines lie closer than a row (95 %, 90 %
+    and 85 % of a 74 px box are 3.7 px apart) the labels take rows ``row`` apart, in
+    the lines' order, as near their lines as that allows (each run of crowded labels
+    centred on its lines: the least squared move, pooled as a run grows)."""
+    order = sorted(range(len(wanted)), key=lambda k: (wanted[k], k))
+    runs: list[list] = []   # [first row's baseline, labels in it (indexes into order)]
+    for n, k in enumerate(order):
+        runs.append([wanted[k], [n]])
+        while len(runs) > 1 and runs[-2][0] + row * len(runs[-2][1]) > runs[-1][0]:
+            last = runs.pop()
+            members = runs[-1][1] + last[1]
+            first = members[0]
+            runs[-1] = [sum(wanted[order[m]] - row * (m - first) for m in members) / len(members), members]
+    out = [0.0] * len(wanted)
+    for top, members in runs:
+        for i, m in enumerate(members):
+            out[order[m]] = top + row * i
+    return out
+
+
+def threshold_leader(x: float, ly: float, baseline: float, colour: str) -> str:
+    """A tick from the end of a threshold's line at ``x`` to its label's row, where the
+    label stands off its line (nothing where it stands level with it)."""
+    if abs(baseline - 4 - ly) < 2:
+        return ""
+    return tag("line", [("x1", x), ("y1", ly), ("x2", x + 6), ("y2", baseline - 4), ("stroke", colour),
+                        ("stroke-width", 1)])

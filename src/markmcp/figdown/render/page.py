@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import regions, scene, sequence
 from .block import Budget
-from .bands import band_edge, band_rect
+from .bands import band_edge, band_rect, threshold_leader, threshold_rows
 from .notes import note_svg
 from .style import class_table
 from .svg import SVG_NS, dash, esc, num, open_tag, tag, text
@@ -93,16 +93,20 @@ def _region_marks(model: dict, boxes: dict[str, dict]) -> tuple[str, float]:
                                 *band_edge(band)]))
         out.append(text(bx + bw / 2, by + bh / 2 + 4, 11, band["label"], anchor="middle",
                         fill=label_ink(band.get("fill"), "#334155"), halo=True))
-    for mark in model.get("thresholds", ()):
-        b = boxes.get(mark.get("in"))
-        if b is None:
-            continue
-        ly = b["y1"] - (b["y1"] - b["y0"]) * mark["offset"] / 100
+    marks = [(mark, mark.get("in")) for mark in model.get("thresholds", ()) if boxes.get(mark.get("in")) is not None]
+    levels = [boxes[t]["y1"] - (boxes[t]["y1"] - boxes[t]["y0"]) * m["offset"] / 100 for m, t in marks]
+    rows: dict[int, float] = {}
+    for target in dict.fromkeys(t for _m, t in marks):   # each target's labels on rows of their own
+        mine = [k for k, (_m, t) in enumerate(marks) if t == target]
+        rows.update(zip(mine, threshold_rows([levels[k] + 4 for k in mine])))
+    for k, (mark, target) in enumerate(marks):
+        b, ly = boxes[target], levels[k]
         colour = mark.get("stroke") or "#ef4444"
         out.append(tag("line", [("x1", b["x0"]), ("y1", ly), ("x2", b["x1"]), ("y2", ly),
                                 ("stroke", colour), ("stroke-width", 4 if mark["offset"] >= 100 else 2),
                                 ("stroke-dasharray", dash(mark.get("style"), "7 4"))]))
-        out.append(text(b["x1"] + 8, ly + 4, 11, mark["label"], anchor="start", fill=colour,
+        out.append(threshold_leader(b["x1"], ly, rows[k], colour))
+        out.append(text(b["x1"] + 8, rows[k], 11, mark["label"], anchor="start", fill=colour,
                         halo=True))
         right = max(right, b["x1"] + 8 + max(30.0, units(mark["label"]) * 7.2 + 28))
     return "".join(out), right

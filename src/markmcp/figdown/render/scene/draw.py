@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..bands import band_edge, band_rect
+from ..bands import band_edge, band_rect, threshold_leader, threshold_rows
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
@@ -257,7 +257,8 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         if ring.label is not None:
             tsvg.append(_label_svg(ring.label))
             ext.add(*ring.label.rect)
-    # thresholds over a node or a group
+    # thresholds over a node or a group, the labels beside one target on rows of their own
+    marks_on = []
     for mark in model.get("thresholds", ()):
         target = mark.get("in")
         if target in scene.groups and scene.groups[target].box is not None:
@@ -266,18 +267,24 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             x0, y0, x1, y1 = nodes[target].rect()
         else:
             continue
-        ly = y1 - (y1 - y0) * mark["offset"] / 100
+        marks_on.append((mark, target, (x0, y0, x1, y1), y1 - (y1 - y0) * mark["offset"] / 100))
+    rows: dict[int, float] = {}
+    for target in dict.fromkeys(t for _m, t, _b, _ly in marks_on):
+        mine = [k for k, (_m, t, _b, _ly) in enumerate(marks_on) if t == target]
+        rows.update(zip(mine, threshold_rows([marks_on[k][3] + 4 for k in mine])))
+    for k, (mark, _target, (x0, y0, x1, y1), ly) in enumerate(marks_on):
         colour = mark.get("stroke") or "#ef4444"
         body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),
                              ("stroke-width", 4 if mark["offset"] >= 100 else 2),
                              ("stroke-dasharray", dash(mark.get("style"), "7 4"))])
                 + tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly),
                                ("stroke", "transparent"), ("stroke-width", 12)])
-                + text(x1 + 8, ly + 4, 11, mark["label"], anchor="start", fill=colour, halo=True))
+                + threshold_leader(x1, ly, rows[k], colour)
+                + text(x1 + 8, rows[k], 11, mark["label"], anchor="start", fill=colour, halo=True))
         tsvg.append(tag("g", [("data-gline", mark.get("line", 0)), ("data-gtop", y0), ("data-gbot", y1),
                               ("style", "cursor:ns-resize")], body))
         w, _ = measure(mark["label"], 11)
-        ext.add(x0, y0, x1 + 8 + w, y1)
+        ext.add(x0, min(y0, rows[k] - 11), x1 + 8 + w, max(y1, rows[k] + 3))
     # port fittings and connector text
     squares = {}
     for lab in scene.labels:
