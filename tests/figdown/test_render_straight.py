@@ -765,3 +765,24 @@ def test_a_straight_line_from_a_diamond_moves_its_arrowhead_off_another() -> Non
     assert len(tips) == 11   # one a connector
     assert min(math.dist(p, q) for p, q in itertools.combinations(tips, 2)) >= 12.0
     assert _heads_on_other_lines(svg) == []
+
+
+def test_a_branch_turning_just_past_the_vertex_leaves_by_it() -> None:
+    # "yes" skips the box below (its way down passes 9 px beyond the diamond's left point):
+    # it left by the bottom point and hooked round Tier-1, landing beside Tier-1's arrow
+    src = ("figdown 0.2 flowchart\nterminator new \"Ticket created\"\nprocess classify \"Auto-classify (intent model)\"\n"
+           "decision conf \"Confidence > 0.8?\"\nprocess human \"Tier-1 agent classifies\"\n"
+           "decision type \"Category?\"\nprocess kb \"Send KB article, auto-close in 48 h\"\n"
+           "process billing \"Route to billing queue\"\nprocess tech \"Route to tier-2 technical\"\n"
+           "flowline new -> classify\nflowline classify -> conf\nflowline conf -[no]-> human\n"
+           "flowline conf -[yes]-> type\nflowline human -> type\nflowline type -[how-to]-> kb\n"
+           "flowline type -[billing]-> billing\nflowline type -[bug / outage]-> tech\n"
+           "flowline kb -[customer replies]-> human\n")
+    boxes, edges = _drawing(src)
+    pts = edges[_line_of(src, "flowline conf -[yes]-> type")]
+    x, y, w, h = boxes["conf"]
+    assert pts[0][1] == pytest.approx(y + h / 2, abs=0.01) and pts[1][1] == pytest.approx(y + h / 2, abs=0.01), pts
+    assert pts[0][0] == pytest.approx(x, abs=0.01) or pts[0][0] == pytest.approx(x + w, abs=0.01), pts
+    hx, hy, hw, hh = boxes["human"]
+    # and it passes beside Tier-1, never under it
+    assert all(px < hx or px > hx + hw for px, py in pts if hy <= py <= hy + hh)

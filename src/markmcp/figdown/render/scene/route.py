@@ -37,6 +37,10 @@ HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: hea
 PORT_MARGIN = 6.0
 PORT_SNAP = 8.0   # a port this near the run it meets takes the run's cross position
 TRACK = 10.0
+#: How far beyond a decision's side vertex a connector must turn to leave by that vertex
+#: (a shorter run leaves by the point below and hooks round the box beneath: "yes"
+#: turning 9 px past the vertex went round Tier-1 from the diamond's bottom point)
+VERTEX_RUN = 4.0
 LANE_STEP = 14.0
 LOOP_H = 16.0
 LOOP_W = 16.0
@@ -595,7 +599,7 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         half = _size(frame, box) / 2
         side = 1 if turn > item.pos else -1
         vertex = item.pos + side * half
-        if abs(turn - item.pos) < half + TRACK:
+        if abs(turn - item.pos) < half + VERTEX_RUN:
             continue
         lo, hi = sorted((vertex, turn))
         if _box_between(spans, item, lo, hi):
