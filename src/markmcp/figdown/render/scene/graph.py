@@ -21,7 +21,7 @@ LBL_PADX, LBL_PADY = 6, 4
 ANCHOR = 12.0
 
 
-CORNER = 14.0   # a rounded box's corner radius as drawn (at most half its height)
+CORNER = 14.0   # a rounded box's corner radius as drawn (at most half its height or width)
 
 @dataclass
 class Box:
@@ -106,9 +106,10 @@ class Group:
 
 
 def corner_radius(n: Box) -> float:
-    """The radius of a rounded box's corner arcs as drawn (14 px, at most half its height);
-    0 for every other shape."""
-    return min(CORNER, n.h / 2) if n.shape == "rounded" else 0.0
+    """The radius of a rounded box's corner arcs as drawn (14 px, at most half its height
+    or its width: a pinned box 8 px wide drew corners 4 px across and 9.5 px high while
+    its outline was taken for circles of 9.5); 0 for every other shape."""
+    return min(CORNER, n.h / 2, n.w / 2) if n.shape == "rounded" else 0.0
 
 
 def axes(n: Box) -> tuple[float, float, float]:
