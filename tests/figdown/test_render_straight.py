@@ -786,3 +786,37 @@ def test_a_branch_turning_just_past_the_vertex_leaves_by_it() -> None:
     hx, hy, hw, hh = boxes["human"]
     # and it passes beside Tier-1, never under it
     assert all(px < hx or px > hx + hw for px, py in pts if hy <= py <= hy + hh)
+
+
+CHECKOUT = ("figdown 0.1 block\nflow right\nexternal shopper \"Shopper browser\"\nnode bff \"Web BFF\"\n"
+            "group core \"Checkout domain\"\nnode cart \"cart-svc\" in=core\nnode checkout \"checkout-svc\" in=core\n"
+            "node pricing \"pricing-svc\" in=core\nnode tax \"tax-svc\" in=core\nnode inv \"inventory-svc\"\n"
+            "node pay \"payment-svc\"\nnode ship \"shipping-quote-svc\"\nnode orders \"orders DB\" shape=cylinder\n"
+            "node bus \"Order events topic\" shape=cylinder\nnode email \"email-svc\"\nedge shopper -> bff\n"
+            "edge bff -> cart\nedge bff -> checkout\nedge checkout -> pricing\nedge pricing -> tax\n"
+            "edge checkout -[reserve stock, 10 min hold]-> inv\nedge checkout -> pay\nedge checkout -> ship\n"
+            "edge checkout -> orders\nedge checkout -[OrderPlaced]-> bus\nedge bus -> email\n"
+            "edge bus -[release hold]-> inv style=dashed\n")
+
+
+def _end_steps(pts) -> list[float]:
+    """The runs across the flow shorter than 12 px between two runs along it, at a line's
+    first or last bend (a port a few px off the track that meets it)."""
+    out = []
+    for k in (1, len(pts) - 3):
+        if 0 < k < len(pts) - 2:
+            a, b, c, d = pts[k - 1], pts[k], pts[k + 1], pts[k + 2]
+            if (abs(a[1] - b[1]) < 0.01) == (abs(c[1] - d[1]) < 0.01) != (abs(b[1] - c[1]) < 0.01) \
+                    and 0.5 < math.dist(b, c) <= 12:
+                out.append(round(math.dist(b, c), 2))
+    return out
+
+
+def test_a_routed_line_ends_level_with_the_track_that_reaches_its_box() -> None:
+    # checkout-svc -> pricing-svc left its box 10 px off its track and stepped onto it,
+    # running 10 px along the line to inventory-svc there
+    boxes, edges = _drawing(CHECKOUT)
+    pts = edges[_line_of(CHECKOUT, "edge checkout -> pricing")]
+    assert _end_steps(pts) == [], pts
+    # and no line of the figure starts or ends with such a step
+    assert {key: _end_steps(p) for key, p in edges.items() if _end_steps(p)} == {}

@@ -22,7 +22,7 @@ from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
-from .graph import Scene, axes, build_scene
+from .graph import Scene, axes, build_scene, corner_radius
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
 from .layout import Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
 from .ranks import assign_ranks
@@ -364,8 +364,88 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             if len(pts) == 2 and link.a != link.b and any(squares):
                 land_apart(scene, paths, link, PORT_APART, squares, touching=touching, ports=True)
     _uncross_ends(scene, paths, touching, boxes)
+    _unstep(scene, paths, touching)
     _bus_dots(scene, paths)
     return paths
+
+
+#: The longest step across a routed line's first or last run that :func:`_unstep`
+#: takes out (a port a few px off the run coming to it).
+STEP_MOST = 12.0
+#: How far a moved end keeps from the other ends at its box: an arrowhead's or a plain
+#: one's (the ports' own steps, :data:`.route.HEAD_STEP` and :data:`.route.PORT_STEP`).
+UNSTEP_HEAD, UNSTEP_PLAIN = 16.0, 10.0
+#: How far the moved run keeps from every other line (its arrowhead's half and a stroke).
+UNSTEP_CLEAR = 7.0
+
+
+def _unstep(scene: Scene, paths: dict[int, list], touching: dict[str, list]) -> None:
+    """A routed line that comes to a box (or leaves it) by a small step across its last
+    (or first) run, a port a few px off the track that reaches it, ends level with that
+    track instead where the box's side has room there: its other ends stay
+    :data:`UNSTEP_HEAD` (an arrowhead's) or :data:`UNSTEP_PLAIN` apart, and the run
+    moved keeps :data:`UNSTEP_CLEAR` off every other line.  "no" stepped down 10 px
+    just before Roll back.  A merge bus's members and a curved outline keep theirs."""
+    for link in scene.links:
+        pts = paths.get(link.index)
+        if pts is None or len(pts) < 4 or link.bus is not None or link.a == link.b:
+            continue
+        for at_end in (True, False):
+            pts = paths[link.index]
+            if len(pts) < 4:
+                break
+            way = pts[::-1] if not at_end else pts
+            before, corner, turn, end = way[-4], way[-3], way[-2], way[-1]
+            step = math.dist(corner, turn)
+            if not 0.5 < step <= STEP_MOST:
+                continue
+            run_x = abs(turn[0] - end[0]) < 0.01          # the last run is upright
+            if run_x == (abs(corner[0] - turn[0]) < 0.01) or run_x != (abs(before[0] - corner[0]) < 0.01):
+                continue   # not a step across the run between two runs along it
+            nid = link.b if at_end else link.a
+            box = scene.nodes[nid]
+            if box.external or box.shape in ("diamond", "ellipse", "circle"):
+                continue
+            new_end = (corner[0], end[1]) if run_x else (end[0], corner[1])
+            x0, y0, x1, y1 = box.rect()
+            margin = max(6.0, corner_radius(box))
+            if run_x and not x0 + margin <= new_end[0] <= x1 - margin:
+                continue
+            if not run_x and not y0 + margin <= new_end[1] <= y1 - margin:
+                continue
+            head = link.arrow_b if at_end else link.arrow_a
+            crowded = False
+            for other in touching.get(nid, ()):
+                if other is link:
+                    continue
+                opts = paths[other.index]
+                for k, oid, ohead in ((0, other.a, other.arrow_a), (-1, other.b, other.arrow_b)):
+                    if oid == nid and math.dist(opts[k], new_end) < (UNSTEP_HEAD if head or ohead else UNSTEP_PLAIN):
+                        crowded = True
+            if crowded:
+                continue
+            others = [(p, q) for lk in scene.links if lk is not link
+                      for p, q in zip(paths[lk.index], paths[lk.index][1:])]
+            old = min((min(_gap(corner, turn, p, q), _gap(turn, end, p, q)) for p, q in others), default=math.inf)
+            near = min((_gap(corner, new_end, p, q) for p, q in others), default=math.inf)
+            if near < min(UNSTEP_CLEAR, old):
+                continue
+            kept = way[:-3] + [new_end]
+            paths[link.index] = kept if at_end else kept[::-1]
+
+
+def _gap(p, q, r, s) -> float:
+    """The distance between segments p-q and r-s (0 where they cross)."""
+    if segments_cross(p, q, r, s):
+        return 0.0
+    return min(_point_gap(p, r, s), _point_gap(q, r, s), _point_gap(r, p, q), _point_gap(s, p, q))
+
+
+def _point_gap(p, a, b) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
 #: How far a straight line's end keeps from any other connector's end at its box: two
