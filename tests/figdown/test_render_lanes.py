@@ -314,3 +314,29 @@ def test_a_short_side_holds_more_lanes_closer_where_no_two_heads_meet() -> None:
     assert len(left) >= 3
     assert all(b - a >= 9.99 for a, b in zip(left, left[1:]))
     assert crossings(svg) == []
+
+
+RETRANSMIT = ("figdown 0.2 flowchart\nterminator send \"Segment sent, RTO armed\"\n"
+              "decision acked \"ACK covers segment?\"\nprocess sample \"Update SRTT / RTTVAR\"\n"
+              "terminator done \"Advance snd.una\"\ndecision dup \"3 duplicate ACKs?\"\n"
+              "process fastrx \"Fast retransmit,\\ncwnd = ssthresh = flight/2\"\ndecision rto \"RTO expired?\"\n"
+              "process timeout \"Retransmit, cwnd = 1 MSS,\\nRTO doubled (max 60 s)\"\n"
+              "flowline send -> acked\nflowline acked -[yes]-> sample\nflowline sample -> done\n"
+              "flowline acked -[no]-> dup\nflowline dup -[yes]-> fastrx\nflowline fastrx -> acked\n"
+              "flowline dup -[no]-> rto\nflowline rto -[no: keep waiting]-> acked\nflowline rto -[yes]-> timeout\n"
+              "flowline timeout -> acked\n")
+
+
+def test_a_lane_back_to_a_decision_enters_by_its_side_point() -> None:
+    """Three lanes back to ACK covers segment? and the line from above put four arrowheads
+    along the diamond's top faces; a lane from either side comes in by that side's point."""
+    svg = build(RETRANSMIT).svg
+    drawn = re.search(r'<g data-node="acked"[^>]*><polygon points="([^"]+)"', svg).group(1)
+    corners = [tuple(map(float, pair.split(","))) for pair in drawn.split()]
+    left, right = min(corners), max(corners)
+    ends = {key: q for key, _p, q in segments(svg)}
+    lanes = {"15": "fastrx", "17": "rto", "19": "timeout"}   # their lines, from below
+    landed = {key for key in lanes if math.dist(ends[key], left) < 0.01 or math.dist(ends[key], right) < 0.01}
+    assert len(landed) == 2, {key: ends[key] for key in lanes}
+    assert any(math.dist(ends[key], left) < 0.01 for key in landed)
+    assert any(math.dist(ends[key], right) < 0.01 for key in landed)

@@ -624,8 +624,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     (a retry from the last state came out of its flow-facing end and went round it).
     The lanes of one side take it together, nearest the box first, while no other
     lane runs between two of them and the side holds them ``2 * LANE_PAIR`` apart (see
-    :func:`_lane_slots`), only the innermost on a curved side; not for a
-    merge bus's members, a diamond's (see :func:`_side_exits`), an external, a side
+    :func:`_lane_slots`), only the innermost on a curved side (a decision's side point
+    takes one: four arrowheads lay along the top faces of a diamond); not for a merge
+    bus's members, one leaving a diamond (see :func:`_side_exits`), an external, a side
     holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
     another by more than two labelled lines (the further ones go round the pair and
     land on those sides, see ``_spread_parallel``)."""
@@ -637,6 +638,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             pairs[pair] = pairs.get(pair, 0) + 1
     rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
     taken = {(link.b, entry[1]) for link in scene.links if (entry := routing.side_entry.get(link.index))}
+    # a decision's side point that a branch leaves by takes no lane in
+    taken |= {(link.a, 1 if vertex > frame.item_of[link.a].pos else -1)
+              for link in scene.links if (vertex := routing.side_exit.get(link.index)) is not None}
     found: dict[tuple[str, int], list] = {}
     for link in scene.links:
         if link.index not in routing.lanes or link.index in routing.bus:
@@ -646,7 +650,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             if end == "first" and link.index in routing.side_exit:
                 continue
             box, item = scene.nodes[nid], frame.item_of[nid]
-            if box.external or box.shape == "diamond" or nid in rounded:
+            if box.external or (box.shape == "diamond" and end == "first") or nid in rounded:
                 continue
             half = _size(frame, box) / 2
             side = 1 if lane > item.pos else -1
