@@ -190,7 +190,7 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
     import math
 
     from markmcp.figdown.render.scene.free import seg_hits_rect
-    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, LINE_GAP, ROOMY,
+    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, LINE_GAP, OWN_HALO, ROOMY,
                                                      STACK_SHARE, STACKED, WORD_GAP, _inside, _near, _rect_seg, _within,
                                                      overlap)
 
@@ -208,7 +208,8 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
         for key, segs in board.segs.items():
             if key in struck:
                 continue
-            run = sum(_inside(p, q, r if key == own else inner) for p, q, _ in segs
+            halo = (r[0] - OWN_HALO, r[1] - OWN_HALO, r[2] + OWN_HALO, r[3] + OWN_HALO)
+            run = sum(_inside(p, q, halo if key == own else inner) for p, q, _ in segs
                       if abs(q[1] - p[1]) <= 0.25 * abs(q[0] - p[0]) or abs(q[0] - p[0]) <= 0.25 * abs(q[1] - p[1]))
             if run > 0.0:
                 c += min(GRAZED, GRAZED_PX * max(0.0, run - GRAZED_FREE))

@@ -41,6 +41,7 @@ HEAD_GAP = 1.5
 ROOMY = 18.0     # px beyond its own line's distance within which another line crowds a label
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
+OWN_HALO = 2.0      # px round a label within which its own line's run grazes it (its white halo)
 
 
 def _inside(p, q, r) -> float:
@@ -309,12 +310,18 @@ class Board:
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
         n0, n1, n2, n3 = band
         inner = (r0 + 1, r1 + 1, r2 - 1, r3 - 1)
+        # its own line is read by the letters' halo: a run up to OWN_HALO px off the box
+        # lies under it ("yes" beside a side point's short run stood on the turn after it)
+        halo = (r0 - OWN_HALO, r1 - OWN_HALO, r2 + OWN_HALO, r3 + OWN_HALO)
         struck = set()   # the connectors with a segment through the band
         grazed: dict = {}   # another connector's run inside the box (off the band): its length
-        for key, p, q, sb in self._segs.near(r0, r1, r2, r3):
-            if key in struck or sb[2] < r0 or sb[0] > r2 or sb[3] < r1 or sb[1] > r3 \
-                    or (on_own and key == own):
+        h0, h1, h2, h3 = halo
+        for key, p, q, sb in self._segs.near(h0, h1, h2, h3):
+            if key in struck or (on_own and key == own):
                 continue
+            if sb[2] < r0 or sb[0] > r2 or sb[3] < r1 or sb[1] > r3:
+                if key != own or sb[2] < h0 or sb[0] > h2 or sb[3] < h1 or sb[1] > h3:
+                    continue
             if not (sb[2] < n0 or sb[0] > n2 or sb[3] < n1 or sb[1] > n3) \
                     and seg_hits_rect(p, q, band, 0.0):
                 struck.add(key)
@@ -323,7 +330,7 @@ class Board:
                 if dy <= 0.25 * dx or dx <= 0.25 * dy:
                     # its own line counts from the box's edge: a label beside a lane's
                     # short leg reached 0.9 px over the lane's run, its letters' halo on it
-                    run = _inside(p, q, r if key == own else inner)
+                    run = _inside(p, q, halo if key == own else inner)
                     if run > 0.0:
                         grazed[key] = grazed.get(key, 0.0) + run
         c += len(struck) * 500
