@@ -15,6 +15,8 @@ import xml.etree.ElementTree as ET
 from markmcp.figdown.render import build
 from markmcp.figdown.render import scene
 
+from .test_render_routes_clear import _vertices
+
 SVG = "{http://www.w3.org/2000/svg}"
 
 TRIAGE = ("figdown 0.1 flowchart\nprocess intake \"Intake ticket\"\ndecision d1 \"Security issue?\"\n"
@@ -42,28 +44,6 @@ STORE = ("figdown 0.1 block\nflow right\ngroup store \"Store\"\nnode pos1 \"POS 
          "edge pos1 -> ssrv\nedge pos2 -> ssrv\nedge sco -> ssrv\nedge scale -[PLU weights]-> ssrv\n"
          "edge pos1 -> pinpad\nedge pinpad -[EMV]-> psp\nedge hh -[stock counts]-> ssrv\n"
          "edge pricing -[price file]-> ssrv\nedge ecom -> oms\nedge oms -[click & collect]-> ssrv\n")
-
-
-def _vertices(d: str) -> list[tuple[float, float]]:
-    """A path's true vertices (a rounded corner's control point)."""
-    tokens = re.sub(r"([A-Za-z])", r" \1 ", d).replace(",", " ").split()
-    pts: list[tuple[float, float]] = []
-    i = 0
-    while i < len(tokens):
-        if tokens[i] in ("M", "L"):
-            pts.append((float(tokens[i + 1]), float(tokens[i + 2])))
-            i += 3
-        elif tokens[i] == "Q":
-            pts[-1] = (float(tokens[i + 1]), float(tokens[i + 2]))
-            pts.append((float(tokens[i + 3]), float(tokens[i + 4])))
-            i += 5
-        else:
-            i += 1
-    out = [pts[0]]
-    for p in pts[1:]:
-        if math.dist(p, out[-1]) > 1e-6:
-            out.append(p)
-    return out
 
 
 def _drawn_length(d: str) -> float:
@@ -133,18 +113,18 @@ def test_four_decisions_saying_yes_into_one_box_share_one_trunk() -> None:
     assert len(buses) == 1
     (paths,) = buses.values()
     assert len(paths) == 4
-    ends = {tuple(round(v, 2) for v in _vertices(p.get("d"))[-1]) for p in paths}
+    ends = {tuple(round(v, 2) for v in _vertices(p)[-1]) for p in paths}
     assert len(ends) == 1                       # one port, so one arrowhead
     x0, y0, x1, _y1 = box(svg, "esc")
     (end,) = ends
     assert x0 < end[0] < x1 and abs(end[1] - y0) < 0.5
     # each leaves its decision by the side vertex (the flowchart convention), not its point
     for p in paths:
-        start = _vertices(p.get("d"))[0]
+        start = _vertices(p)[0]
         dx0, dy0, dx1, dy1 = box(svg, _source(TRIAGE, p.get("data-edge")))
         assert abs(start[1] - (dy0 + dy1) / 2) < 0.5 and abs(start[0] - dx0) < 0.5
     # the three later exits each join the trunk at a dot on it
-    trunk = _vertices(paths[0].get("d"))
+    trunk = _vertices(paths[0])
     joins = dots(svg)
     assert len(joins) == 3
     assert all(any(_on_segment(j, a, b) for a, b in zip(trunk, trunk[1:])) for j in joins)
@@ -223,7 +203,7 @@ def _crossings(svg: str) -> int:
     lines = []
     for el in ET.fromstring(svg).iter():
         if el.tag == SVG + "path" and el.get("data-edge") and el.get("fill") == "none":
-            lines.append((el.get("data-bus"), _vertices(el.get("d"))))
+            lines.append((el.get("data-bus"), _vertices(el)))
         elif el.tag == SVG + "line" and el.get("data-edge"):
             lines.append((None, [(float(el.get("x1")), float(el.get("y1"))),
                                  (float(el.get("x2")), float(el.get("y2")))]))

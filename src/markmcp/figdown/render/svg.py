@@ -176,13 +176,10 @@ def path_d(pts, *, closed: bool = False) -> str:
 FILLET = 10.0
 
 
-def rounded_length(pts) -> float:
-    """The length of :func:`rounded_path` of ``pts`` as written (its rounded coordinates),
-    each fillet's curve summed in 16 chords: what a browser lays a dash pattern along."""
-    written = [(float(num(x)), float(num(y))) for x, y in pts]
-    if len(pts) < 3:
-        return sum(math.dist(p, q) for p, q in zip(written, written[1:]))
-    total, at = 0.0, written[0]
+def _fillets(pts):
+    """Each interior vertex of ``pts`` as :func:`rounded_path` draws it: ``(vertex, None)``
+    where it stays a sharp bend (a turn back, or too short a run for a fillet), else
+    ``(vertex, (trim in, trim out))``, the fillet's ends on the two runs."""
     for i in range(1, len(pts) - 1):
         ax, ay = pts[i - 1]
         cx, cy = pts[i]
@@ -190,15 +187,30 @@ def rounded_length(pts) -> float:
         v1x, v1y, v2x, v2y = ax - cx, ay - cy, bx - cx, by - cy
         l1 = math.sqrt(v1x * v1x + v1y * v1y)
         l2 = math.sqrt(v2x * v2x + v2y * v2y)
-        r = min(FILLET, 0.4 * min(l1, l2)) if l1 >= 1e-6 and l2 >= 1e-6 else 0.0
-        if r < 0.5 or (v1x * v2x + v1y * v2y) / (l1 * l2) < -0.985:
-            total += math.dist(at, written[i])
-            at = written[i]
+        if l1 < 1e-6 or l2 < 1e-6 or (v1x * v2x + v1y * v2y) / (l1 * l2) < -0.985:
+            yield pts[i], None
             continue
-        p1 = (float(num(cx + v1x / l1 * r)), float(num(cy + v1y / l1 * r)))
-        p2 = (float(num(cx + v2x / l2 * r)), float(num(cy + v2y / l2 * r)))
+        r = min(FILLET, 0.4 * min(l1, l2))
+        if r < 0.5:
+            yield pts[i], None
+            continue
+        yield pts[i], ((cx + v1x / l1 * r, cy + v1y / l1 * r), (cx + v2x / l2 * r, cy + v2y / l2 * r))
+
+
+def rounded_length(pts) -> float:
+    """The length of :func:`rounded_path` of ``pts`` as written (its rounded coordinates),
+    each fillet's curve summed in 16 chords: what a browser lays a dash pattern along."""
+    def written(p):
+        return float(num(p[0])), float(num(p[1]))
+    total, at = 0.0, written(pts[0])
+    for vertex, trims in _fillets(pts):
+        if trims is None:
+            total += math.dist(at, written(vertex))
+            at = written(vertex)
+            continue
+        p1, c, p2 = written(trims[0]), written(vertex), written(trims[1])
         total += math.dist(at, p1)
-        c, prev = written[i], p1
+        prev = p1
         for k in range(1, 17):
             t = k / 16
             u = 1 - t
@@ -206,7 +218,7 @@ def rounded_length(pts) -> float:
             total += math.dist(prev, q)
             prev = q
         at = p2
-    return total + math.dist(at, written[-1])
+    return total + math.dist(at, written(pts[-1]))
 
 
 def rounded_path(pts) -> str:
@@ -217,22 +229,11 @@ def rounded_path(pts) -> str:
     if len(pts) < 3:
         return path_d(pts)
     out = [f"M{num(pts[0][0])} {num(pts[0][1])}"]
-    for i in range(1, len(pts) - 1):
-        ax, ay = pts[i - 1]
-        cx, cy = pts[i]
-        bx, by = pts[i + 1]
-        v1x, v1y, v2x, v2y = ax - cx, ay - cy, bx - cx, by - cy
-        l1 = math.sqrt(v1x * v1x + v1y * v1y)
-        l2 = math.sqrt(v2x * v2x + v2y * v2y)
-        if l1 < 1e-6 or l2 < 1e-6 or (v1x * v2x + v1y * v2y) / (l1 * l2) < -0.985:
+    for (cx, cy), trims in _fillets(pts):
+        if trims is None:
             out.append(f" L{num(cx)} {num(cy)}")
             continue
-        r = min(FILLET, 0.4 * min(l1, l2))
-        if r < 0.5:
-            out.append(f" L{num(cx)} {num(cy)}")
-            continue
-        p1 = (cx + v1x / l1 * r, cy + v1y / l1 * r)
-        p2 = (cx + v2x / l2 * r, cy + v2y / l2 * r)
+        p1, p2 = trims
         out.append(f" L{num(p1[0])} {num(p1[1])} Q{num(cx)} {num(cy)} {num(p2[0])} {num(p2[1])}")
     out.append(f" L{num(pts[-1][0])} {num(pts[-1][1])}")
     return "".join(out)
