@@ -7,10 +7,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import xml.etree.ElementTree as ET
 
 from markmcp.figdown.render import build
 
 from .test_render_band_titles import segments
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 # a lift door: from "Closing", one transition back to "Closed" (three ranks up) and one
 # back to "Opening" (two ranks up), both round the left
@@ -340,3 +343,47 @@ def test_a_lane_back_to_a_decision_enters_by_its_side_point() -> None:
     assert len(landed) == 2, {key: ends[key] for key in lanes}
     assert any(math.dist(ends[key], left) < 0.01 for key in landed)
     assert any(math.dist(ends[key], right) < 0.01 for key in landed)
+
+
+BILLING = ("figdown 0.3 statechart\nstate trial \"TRIALING\"\nstate active \"ACTIVE\"\n"
+           "state pastdue \"PAST_DUE\\n(dunning)\"\nstate unpaid \"UNPAID\"\nstate paused \"PAUSED\"\n"
+           "state cancelpending \"ACTIVE — cancels\\nat period end\"\nstate canceled \"CANCELED\"\n"
+           "state incomplete \"INCOMPLETE\\n(SCA required)\"\nstate incexp \"INCOMPLETE_EXPIRED\"\n"
+           "transition incomplete -[3-D Secure completed]-> active\n"
+           "transition incomplete -[23 h without payment]-> incexp\n"
+           "transition trial -[trial ends, card charged]-> active\n"
+           "transition trial -[trial ends, no payment method]-> paused\n"
+           "transition active -[invoice paid]-> active\ntransition active -[renewal charge fails]-> pastdue\n"
+           "transition pastdue -[retry succeeds]-> active\ntransition pastdue -[all retries fail]-> unpaid\n"
+           "transition unpaid -[customer pays open invoice]-> active\n"
+           "transition unpaid -[30 days unpaid]-> canceled\ntransition paused -[payment method added]-> active\n"
+           "transition active -[customer cancels]-> cancelpending\n"
+           "transition cancelpending -[customer reactivates]-> active\n"
+           "transition cancelpending -[period ends]-> canceled\n")
+
+
+def test_a_lane_comes_in_beside_the_side_entries_on_its_side() -> None:
+    """The lane from UNPAID back over the top to ACTIVE found ACTIVE's top taken by the
+    run from TRIALING turning in there, so it went on past ACTIVE, came down and turned
+    into the side the flow meets, across that run; it comes down into the top's middle."""
+    svg = build(BILLING).svg
+    lines = BILLING.split("\n")
+    key = str(lines.index("transition unpaid -[customer pays open invoice]-> active") + 1)
+    other = str(lines.index("transition trial -[trial ends, card charged]-> active") + 1)
+    segs = {k: [] for k in (key, other)}
+    for k, p, q in segments(svg):
+        if k in segs:
+            segs[k].append((p, q))
+    g = next(g for g in ET.fromstring(svg).iter(SVG + "g") if g.get("data-node") == "active")
+    rect = next(iter(g))
+    x, y, w = float(rect.get("x")), float(rect.get("y")), float(rect.get("width"))
+    p, q = segs[key][-1]
+    assert abs(q[1] - y) < 0.01 and x + w / 4 < q[0] < x + 3 * w / 4, (p, q)   # into the top's middle
+    assert p[0] == q[0] and p[1] < q[1]                                           # coming down
+    assert not any(_proper(a, b, c, d) for a, b in segs[key] for c, d in segs[other])
+
+
+def _proper(a, b, c, d) -> bool:
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < -1e-9 and side(c, d, a) * side(c, d, b) < -1e-9

@@ -637,7 +637,17 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             pair = (link.a, link.b) if link.a < link.b else (link.b, link.a)
             pairs[pair] = pairs.get(pair, 0) + 1
     rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
-    taken = {(link.b, entry[1]) for link in scene.links if (entry := routing.side_entry.get(link.index))}
+    # a side with side entries (runs from the ranks before, turning in by its near part)
+    # takes one lane in at its middle, where a head's width beyond the last of them: a
+    # lane coming round over Active turned down past it, into the side the flow meets,
+    # across the entry's run
+    entered: dict[tuple[str, int], int] = {}
+    for link in scene.links:
+        entry = routing.side_entry.get(link.index)
+        if entry:
+            entered[(link.b, entry[1])] = entered.get((link.b, entry[1]), 0) + 1
+    taken = {key for key, k in entered.items()
+             if axes(scene.nodes[key[0]])[2] != math.inf or frame.item_of[key[0]].main / 2 < ENTRY_IN + k * HEAD_STEP}
     # a decision's side point that a branch leaves by takes no lane in
     taken |= {(link.a, 1 if vertex > frame.item_of[link.a].pos else -1)
               for link in scene.links if (vertex := routing.side_exit.get(link.index)) is not None}
@@ -656,6 +666,8 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             side = 1 if lane > item.pos else -1
             loops = frame.loop_side.get(nid) or ()
             if (nid, side) in taken or any(place == ("+c" if side > 0 else "-c") for place, _level in loops):
+                continue
+            if (nid, side) in entered and end == "first":
                 continue
             if abs(lane - item.pos) < half + TRACK:
                 continue
@@ -679,7 +691,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
                 break
             group.append(h)
         room = frame.item_of[nid].main - 2 * PORT_MARGIN
-        if axes(scene.nodes[nid])[2] != math.inf:
+        if axes(scene.nodes[nid])[2] != math.inf or (nid, _side) in entered:
             del group[1:]   # off a circle's middle the ends stood clear of its curve
         slots = _lane_slots(group, max(room, 0.0))
         while slots is None:   # (one lane always fits: the middle)
