@@ -820,3 +820,29 @@ def test_a_routed_line_ends_level_with_the_track_that_reaches_its_box() -> None:
     assert _end_steps(pts) == [], pts
     # and no line of the figure starts or ends with such a step
     assert {key: _end_steps(p) for key, p in edges.items() if _end_steps(p)} == {}
+
+
+PRINT_JOB = ("figdown 0.2 statechart\nflow down\nstate pending \"pending\"\nstate held \"pending-held\"\n"
+             "state processing \"processing\"\nstate stopped \"processing-stopped\"\nstate completed \"completed\"\n"
+             "state canceled \"canceled\"\ntransition pending -[printer idle]-> processing\n"
+             "transition pending -[hold-job]-> held\ntransition held -[release-job]-> pending\n"
+             "transition processing -[paper jam / out of toner]-> stopped\n"
+             "transition stopped -[condition cleared]-> processing\n"
+             "transition processing -[last page stacked]-> completed\n"
+             "transition pending -[cancel-job]-> canceled\ntransition processing -[cancel-job]-> canceled\n"
+             "transition held -[cancel-job]-> canceled\n")
+
+
+def test_a_straight_line_a_few_px_off_upright_is_squared_off() -> None:
+    # processing and processing-stopped's two lines ran 6.6 px aslant over 113 px, their
+    # ends moved apart along the boxes; between flat sides they now stand upright
+    boxes, edges = _drawing(PRINT_JOB)
+    for line in ("transition processing -[paper jam / out of toner]-> stopped",
+                 "transition stopped -[condition cleared]-> processing"):
+        (x0, y0), (x1, y1) = edges[_line_of(PRINT_JOB, line)]
+        assert x0 == x1 and abs(y1 - y0) > 30, (line, (x0, y0), (x1, y1))
+    # and no line of the figure between flat sides is left a few px off upright or level
+    for key, pts in edges.items():
+        if len(pts) == 2:
+            dx, dy = abs(pts[1][0] - pts[0][0]), abs(pts[1][1] - pts[0][1])
+            assert not (0.3 < min(dx, dy) < 8 and max(dx, dy) > 24), (key, pts)

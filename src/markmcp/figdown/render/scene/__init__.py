@@ -365,6 +365,7 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
                 land_apart(scene, paths, link, PORT_APART, squares, touching=touching, ports=True)
     _uncross_ends(scene, paths, touching, boxes)
     _unstep(scene, paths, touching)
+    _square_off(scene, paths, touching)
     _bus_dots(scene, paths)
     return paths
 
@@ -377,15 +378,16 @@ STEP_MOST = 12.0
 UNSTEP_HEAD, UNSTEP_PLAIN = 16.0, 10.0
 #: How far the moved run keeps from every other line (its arrowhead's half and a stroke).
 UNSTEP_CLEAR = 7.0
+#: How far a moved end keeps from the ends of its box's side.
+UNSTEP_MARGIN = 6.0
 
 
 def _unstep(scene: Scene, paths: dict[int, list], touching: dict[str, list]) -> None:
     """A routed line that comes to a box (or leaves it) by a small step across its last
     (or first) run, a port a few px off the track that reaches it, ends level with that
-    track instead where the box's side has room there: its other ends stay
-    :data:`UNSTEP_HEAD` (an arrowhead's) or :data:`UNSTEP_PLAIN` apart, and the run
-    moved keeps :data:`UNSTEP_CLEAR` off every other line.  "no" stepped down 10 px
-    just before Roll back.  A merge bus's members and a curved outline keep theirs."""
+    track instead where the box's side has room there (:func:`_may_land`).  "no" stepped
+    down 10 px just before Roll back.  A merge bus's members and a curved outline keep
+    theirs."""
     for link in scene.links:
         pts = paths.get(link.index)
         if pts is None or len(pts) < 4 or link.bus is not None or link.a == link.b:
@@ -402,36 +404,84 @@ def _unstep(scene: Scene, paths: dict[int, list], touching: dict[str, list]) -> 
             run_x = abs(turn[0] - end[0]) < 0.01          # the last run is upright
             if run_x == (abs(corner[0] - turn[0]) < 0.01) or run_x != (abs(before[0] - corner[0]) < 0.01):
                 continue   # not a step across the run between two runs along it
-            nid = link.b if at_end else link.a
-            box = scene.nodes[nid]
-            if box.external or box.shape in ("diamond", "ellipse", "circle"):
-                continue
             new_end = (corner[0], end[1]) if run_x else (end[0], corner[1])
-            x0, y0, x1, y1 = box.rect()
-            margin = max(6.0, corner_radius(box))
-            if run_x and not x0 + margin <= new_end[0] <= x1 - margin:
+            if not _may_land(scene, paths, touching, link, at_end, new_end, run_x):
                 continue
-            if not run_x and not y0 + margin <= new_end[1] <= y1 - margin:
-                continue
-            head = link.arrow_b if at_end else link.arrow_a
-            crowded = False
-            for other in touching.get(nid, ()):
-                if other is link:
-                    continue
-                opts = paths[other.index]
-                for k, oid, ohead in ((0, other.a, other.arrow_a), (-1, other.b, other.arrow_b)):
-                    if oid == nid and math.dist(opts[k], new_end) < (UNSTEP_HEAD if head or ohead else UNSTEP_PLAIN):
-                        crowded = True
-            if crowded:
-                continue
-            others = [(p, q) for lk in scene.links if lk is not link
-                      for p, q in zip(paths[lk.index], paths[lk.index][1:])]
-            old = min((min(_gap(corner, turn, p, q), _gap(turn, end, p, q)) for p, q in others), default=math.inf)
-            near = min((_gap(corner, new_end, p, q) for p, q in others), default=math.inf)
-            if near < min(UNSTEP_CLEAR, old):
+            if not _keeps_clear(scene, paths, link, [(corner, turn), (turn, end)], [(corner, new_end)]):
                 continue
             kept = way[:-3] + [new_end]
             paths[link.index] = kept if at_end else kept[::-1]
+
+
+#: A straight line this few px off level (or upright) over its length is squared off.
+SLANT_MOST = 8.0
+
+
+def _square_off(scene: Scene, paths: dict[int, list], touching: dict[str, list]) -> None:
+    """A straight line between two boxes that runs a few px off upright (or level), its
+    ends moved apart along their boxes by the passes before, is made upright by moving
+    one end (or both to a point between) along its box's side, where :func:`_may_land`
+    and :func:`_keeps_clear` allow: "no" from All jobs green? ran 3.5 px aslant over 45 px
+    into the box below."""
+    for link in scene.links:
+        pts = paths.get(link.index)
+        if pts is None or len(pts) != 2 or link.bus is not None or link.a == link.b:
+            continue
+        (ax, ay), (bx, by) = pts
+        dx, dy = abs(bx - ax), abs(by - ay)
+        if not (0.3 < min(dx, dy) < SLANT_MOST and max(dx, dy) > 3 * SLANT_MOST):
+            continue
+        upright = dx < dy
+        a_at, b_at = (ax, bx) if upright else (ay, by)
+        for at in sorted({a_at, b_at, (a_at + b_at) / 2}, key=lambda v: (abs(v - a_at) + abs(v - b_at), v)):
+            new = [((at, ay) if upright else (ax, at)), ((at, by) if upright else (bx, at))]
+            moved = [(k, new[k]) for k in (0, 1) if math.dist(new[k], pts[k]) > 1e-9]
+            if all(_may_land(scene, paths, touching, link, k == 1, q, upright) for k, q in moved) \
+                    and _keeps_clear(scene, paths, link, [tuple(pts)], [tuple(new)]):
+                paths[link.index] = new
+                break
+
+
+def _may_land(scene: Scene, paths: dict[int, list], touching: dict[str, list], link, at_end: bool,
+              point, upright: bool) -> bool:
+    """Whether ``link``'s end at its last (``at_end``) or first box may move to ``point``
+    on the same flat side, its run ``upright`` (else level): a box with flat sides, the
+    point :data:`UNSTEP_MARGIN` (and the corner arc) inside the side's ends, and the other
+    ends there :data:`UNSTEP_HEAD` (an arrowhead's) or :data:`UNSTEP_PLAIN` off it."""
+    nid = link.b if at_end else link.a
+    box = scene.nodes[nid]
+    if box.external or box.shape in ("diamond", "ellipse", "circle"):
+        return False
+    x0, y0, x1, y1 = box.rect()
+    margin = max(UNSTEP_MARGIN, corner_radius(box))
+    if upright:
+        if not (x0 + margin <= point[0] <= x1 - margin and min(abs(point[1] - y0), abs(point[1] - y1)) < 0.01):
+            return False
+    elif not (y0 + margin <= point[1] <= y1 - margin and min(abs(point[0] - x0), abs(point[0] - x1)) < 0.01):
+        return False
+    head = link.arrow_b if at_end else link.arrow_a
+    for other in touching.get(nid, ()):
+        if other is link:
+            continue
+        opts = paths[other.index]
+        for k, oid, ohead in ((0, other.a, other.arrow_a), (-1, other.b, other.arrow_b)):
+            if oid == nid and math.dist(opts[k], point) < (UNSTEP_HEAD if head or ohead else UNSTEP_PLAIN):
+                return False
+    return True
+
+
+def _keeps_clear(scene: Scene, paths: dict[int, list], link, old: list, new: list) -> bool:
+    """Whether the runs ``new`` (replacing ``old`` of ``link``) keep :data:`UNSTEP_CLEAR`
+    off every other line (or as far as the old ones kept, if nearer) and enter no box
+    but the link's own."""
+    others = [(p, q) for lk in scene.links if lk is not link
+              for p, q in zip(paths[lk.index], paths[lk.index][1:])]
+    before = min((_gap(a, b, p, q) for a, b in old for p, q in others), default=math.inf)
+    after = min((_gap(a, b, p, q) for a, b in new for p, q in others), default=math.inf)
+    if after < min(UNSTEP_CLEAR, before):
+        return False
+    boxes = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b) and not n.external]
+    return not any(path_hits([a, b], boxes) for a, b in new)
 
 
 def _gap(p, q, r, s) -> float:
