@@ -310,6 +310,7 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             pts = flow_polyline(scene, frame, routing, link)
             paths[link.index] = [frame.to_xy(m, c) for m, c in pts]
             link.bus = routing.bus.get(link.index)
+            link.along = link.bus is not None and plan.kind == "chain"
         elif link.index in routing.waypoints:
             paths[link.index] = waypoint_polyline(scene, frame, link)
         elif plan.kind == "same":
@@ -547,7 +548,7 @@ def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
     that lies strictly inside a straight segment of another member of its bus (the other
     runs on where it turns), or where the bends of members meet from three ways or more
     (two legs coming in from either side and turning down the trunk together), one dot to
-    a place."""
+    a place, none within :data:`DOT_CLEAR` of the end."""
     members: dict[str, list] = {}
     for link in scene.links:
         if link.bus is not None:
@@ -573,11 +574,18 @@ def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
                                or trunk.inside_another(pts[k], link.index)), len(pts) - 1)
         for link in links:
             link.dots = []
+            end = paths[link.index][-1]
             for v in paths[link.index][1:-1]:
                 at = (round(v[0], 2), round(v[1], 2))
+                if math.dist(v, end) < DOT_CLEAR:
+                    continue   # the one arrowhead there shows the lines meeting
                 if at not in dotted and (len(ways.get(at, ())) >= 3 or trunk.inside_another(v, link.index)):
                     dotted.add(at)
                     link.dots.append(v)
+
+
+#: How near its arrowhead's tip a merge bus's junction takes no dot (it lay on the head).
+DOT_CLEAR = 16.0
 
 
 def _way(v, w) -> tuple[int, int]:
@@ -1081,12 +1089,15 @@ def _labels(scene: Scene) -> Board:
             target = scene.nodes[link.b]
             ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
                          if not n.external) if link.a != link.b else ()
-            if link.bus is not None and link.joins < len(pts) - 1:
-                # a merge bus's member says what it says on its own leg, up to where it
-                # joins the trunk: on the trunk it would read as the trunk's (the same
-                # words stacked there, once for each member)
+            whole = None
+            if link.along and link.joins < len(pts) - 1:
+                # a merge bus's member along the flow says what it says on its own leg, up
+                # to where it joins the trunk: on the trunk it would read as the trunk's
+                # (the same words stacked there, once for each member); where its leg has
+                # no free place, anywhere along its line
+                whole = (pts, ends)
                 pts, ends = pts[:link.joins + 1], ends[:1] if not source.external else ()
-            place_mid(board, lab, pts, link.index, exit_from, ends)
+            place_mid(board, lab, pts, link.index, exit_from, ends, whole)
             scene.labels.append(lab)
             link.mid_label = lab
     marks.tones(scene)

@@ -76,6 +76,7 @@ class Link:
     bus: str | None = None                       # merge bus (shared trunk) key
     dots: list = field(default_factory=list)     # junctions where it joins the trunk
     joins: int = 0                               # merge bus: its first point on another member
+    along: bool = False                          # ... a bus along the flow (layout.chain_buses)
 
     @property
     def arrow_b(self) -> bool:

@@ -441,25 +441,34 @@ def _segments_by_length(pts):
     return sorted(segs, key=lambda s: (-math.hypot(s[2][0] - s[1][0], s[2][1] - s[1][1]), s[0]))
 
 
-def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()) -> None:
+def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=(), whole=None) -> None:
     """A label beside its connector.  ``exit_from`` (a centre): the connector leaves a decision,
     so its label (yes / no) names that exit and goes where the line leaves the box when
     that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more.
     ``ends``: the boxes (x0, y0, x1, y1) the line joins, with its end on each and the
     exponent of each outline (:func:`face`); a place past one of them costs
-    :data:`PAST_END` more (see :func:`_past`)."""
-    near = math.inf if len(pts) == 2 else PAST_NEAR
-    best = _search(board, label.w, label.h, pts, own, exit_from, ends, near, 0.0)
-    if best[0] >= CROWDED:
-        # no free place for it on one line: on two, where that frees one ("caller
-        # cancels / send CANCEL" stood beyond the next lane, read as that lane's)
-        wrapped = wrap_label(label.text, label.size)
-        if wrapped is not None:
-            w, h = measure(wrapped, label.size)
-            other = _search(board, w, h, pts, own, exit_from, ends, near, WRAPPED)
-            if other[0] < best[0] - 1e-9:
-                best = other
-                label.text, label.w, label.h = wrapped, w, h
+    :data:`PAST_END` more (see :func:`_past`).  ``whole``: ``pts`` is part of the line
+    (a merge bus's member's own leg), and ``(pts, ends)`` of all of it are looked along
+    too where no place by the part is free, on one line or two."""
+    text, best = label.text, None
+    for pts, ends in ((pts, ends),) if whole is None else ((pts, ends), whole):
+        near = math.inf if len(pts) == 2 else PAST_NEAR
+        found = _search(board, label.w, label.h, pts, own, exit_from, ends, near, 0.0)
+        if best is None or found[0] < best[0] - 1e-9:
+            best, label.text = found, text
+            label.w, label.h = measure(text, label.size)
+        if best[0] >= CROWDED:
+            # no free place for it on one line: on two, where that frees one ("caller
+            # cancels / send CANCEL" stood beyond the next lane, read as that lane's)
+            wrapped = wrap_label(text, label.size)
+            if wrapped is not None:
+                w, h = measure(wrapped, label.size)
+                other = _search(board, w, h, pts, own, exit_from, ends, near, WRAPPED)
+                if other[0] < best[0] - 1e-9:
+                    best = other
+                    label.text, label.w, label.h = wrapped, w, h
+        if best[0] < CROWDED:
+            break
     if best[0] >= CROWDED and exit_from is None:
         best = _on_own(board, label, own, _along_own(pts, label.w, label.h), ON_OWN_MID, best)
     label.cx, label.cy = best[1], best[2]
