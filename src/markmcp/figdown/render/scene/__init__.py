@@ -879,7 +879,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
     offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
-        link.bus, link.dots = None, []
+        link.bus, link.dots, link.along = None, [], False
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         if link.a == link.b:
             k = loops.get(link.a, 0)
@@ -985,7 +985,7 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
     offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
-        link.bus, link.dots = None, []
+        link.bus, link.dots, link.along = None, [], False
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
         _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)
@@ -1090,7 +1090,7 @@ def _labels(scene: Scene) -> Board:
             ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
                          if not n.external) if link.a != link.b else ()
             whole = None
-            if link.along and link.joins < len(pts) - 1:
+            if link.along and link.bus is not None and link.joins < len(pts) - 1:
                 # a merge bus's member along the flow says what it says on its own leg, up
                 # to where it joins the trunk: on the trunk it would read as the trunk's
                 # (the same words stacked there, once for each member); where its leg has
