@@ -28,7 +28,7 @@ from .layout import Frame, chain_buses, layered_refusal, main_axis, place_boxes,
 from .ranks import assign_ranks
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
-                    same_rank_line, straight_landing, straight_link, waypoint_polyline)
+                    same_rank_line, seg_gap, straight_landing, straight_link, waypoint_polyline)
 from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -99,9 +99,12 @@ def _settle_merged(scene: Scene, model: dict, classes: dict, y0: float, text: bo
         for level in [lv for lv, _buses in levels] + [0]:
             trial = build_scene(model, classes)
             trial.merge = level
-            count = _crossings(_settle(trial, model, y0, text=False)[0])
+            settled = _settle(trial, model, y0, text=False)
+            count = _crossings(settled[0])
             if best is None or count < best[0]:
-                best = (count, level)
+                best = (count, level, settled)
+        if not text:
+            return best[2]
         scene = build_scene(model, classes)
         scene.merge = best[1]
     return _settle(scene, model, y0, text)
@@ -475,28 +478,22 @@ def _keeps_clear(scene: Scene, paths: dict[int, list], link, old: list, new: lis
     """Whether the runs ``new`` (replacing ``old`` of ``link``) keep :data:`UNSTEP_CLEAR`
     off every other line (or as far as the old ones kept, if nearer) and enter no box
     but the link's own."""
-    others = [(p, q) for lk in scene.links if lk is not link
-              for p, q in zip(paths[lk.index], paths[lk.index][1:])]
-    before = min((_gap(a, b, p, q) for a, b in old for p, q in others), default=math.inf)
-    after = min((_gap(a, b, p, q) for a, b in new for p, q in others), default=math.inf)
-    if after < min(UNSTEP_CLEAR, before):
-        return False
+    # only lines within UNSTEP_CLEAR of the new runs can make them too near
+    x0 = min(min(a[0], b[0]) for a, b in new) - UNSTEP_CLEAR
+    y0 = min(min(a[1], b[1]) for a, b in new) - UNSTEP_CLEAR
+    x1 = max(max(a[0], b[0]) for a, b in new) + UNSTEP_CLEAR
+    y1 = max(max(a[1], b[1]) for a, b in new) + UNSTEP_CLEAR
+    near = [(p, q) for lk in scene.links if lk is not link
+            for p, q in zip(paths[lk.index], paths[lk.index][1:])
+            if min(p[0], q[0]) <= x1 and max(p[0], q[0]) >= x0 and min(p[1], q[1]) <= y1 and max(p[1], q[1]) >= y0]
+    after = min((seg_gap(a, b, p, q) for a, b in new for p, q in near), default=math.inf)
+    if after < UNSTEP_CLEAR:
+        others = [(p, q) for lk in scene.links if lk is not link
+                  for p, q in zip(paths[lk.index], paths[lk.index][1:])]
+        if after < min((seg_gap(a, b, p, q) for a, b in old for p, q in others), default=math.inf):
+            return False
     boxes = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b) and not n.external]
     return not any(path_hits([a, b], boxes) for a, b in new)
-
-
-def _gap(p, q, r, s) -> float:
-    """The distance between segments p-q and r-s (0 where they cross)."""
-    if segments_cross(p, q, r, s):
-        return 0.0
-    return min(_point_gap(p, r, s), _point_gap(q, r, s), _point_gap(r, p, q), _point_gap(s, p, q))
-
-
-def _point_gap(p, a, b) -> float:
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length = dx * dx + dy * dy
-    t = 0.0 if length == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length))
-    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
 
 
 #: How far a straight line's end keeps from any other connector's end at its box: two

@@ -261,7 +261,7 @@ def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:
     return inside(x - box.cx, y - box.cy)
 
 
-def _seg_gap(p, q, r, s) -> float:
+def seg_gap(p, q, r, s) -> float:
     """The distance between segments p-q and r-s (0 where they cross)."""
     if segments_cross(p, q, r, s):
         return 0.0
@@ -277,7 +277,7 @@ def _head_clear(tip, toward, runs) -> float:
     dx, dy = toward[0] - tip[0], toward[1] - tip[1]
     length = math.hypot(dx, dy) or 1.0
     back = (tip[0] + dx / length * ARROW_LEN, tip[1] + dy / length * ARROW_LEN)
-    return min((_seg_gap(tip, back, end, nxt) - ARROW_HALF - wide for end, nxt, wide in runs), default=math.inf)
+    return min((seg_gap(tip, back, end, nxt) - ARROW_HALF - wide for end, nxt, wide in runs), default=math.inf)
 
 
 def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
