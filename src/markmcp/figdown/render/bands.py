@@ -58,6 +58,17 @@ def threshold_rows(wanted: list[float], row: float = THRESHOLD_ROW) -> list[floa
     return out
 
 
+def threshold_rows_by_target(targets: list, levels: list[float]) -> list[float]:
+    """The label baseline of each threshold (its target, the y of its line), each
+    target's labels on rows of their own (:func:`threshold_rows`)."""
+    rows = [0.0] * len(targets)
+    for target in dict.fromkeys(targets):
+        mine = [k for k, t in enumerate(targets) if t == target]
+        for k, row in zip(mine, threshold_rows([levels[k] + 4 for k in mine])):
+            rows[k] = row
+    return rows
+
+
 def threshold_leader(x: float, ly: float, baseline: float, colour: str) -> str:
     """A tick from the end of a threshold's line at ``x`` to its label's row, where the
     label stands off its line (nothing where it stands level with it)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import regions, scene, sequence
 from .block import Budget
-from .bands import band_edge, band_rect, threshold_leader, threshold_rows
+from .bands import band_edge, band_rect, threshold_leader, threshold_rows_by_target
 from .notes import note_svg
 from .style import class_table
 from .svg import SVG_NS, dash, esc, num, open_tag, tag, text
@@ -95,10 +95,7 @@ def _region_marks(model: dict, boxes: dict[str, dict]) -> tuple[str, float]:
                         fill=label_ink(band.get("fill"), "#334155"), halo=True))
     marks = [(mark, mark.get("in")) for mark in model.get("thresholds", ()) if boxes.get(mark.get("in")) is not None]
     levels = [boxes[t]["y1"] - (boxes[t]["y1"] - boxes[t]["y0"]) * m["offset"] / 100 for m, t in marks]
-    rows: dict[int, float] = {}
-    for target in dict.fromkeys(t for _m, t in marks):   # each target's labels on rows of their own
-        mine = [k for k, (_m, t) in enumerate(marks) if t == target]
-        rows.update(zip(mine, threshold_rows([levels[k] + 4 for k in mine])))
+    rows = threshold_rows_by_target([t for _m, t in marks], levels)
     for k, (mark, target) in enumerate(marks):
         b, ly = boxes[target], levels[k]
         colour = mark.get("stroke") or "#ef4444"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..bands import band_edge, band_rect, threshold_leader, threshold_rows
+from ..bands import band_edge, band_rect, threshold_leader, threshold_rows_by_target
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
@@ -268,10 +268,7 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         else:
             continue
         marks_on.append((mark, target, (x0, y0, x1, y1), y1 - (y1 - y0) * mark["offset"] / 100))
-    rows: dict[int, float] = {}
-    for target in dict.fromkeys(t for _m, t, _b, _ly in marks_on):
-        mine = [k for k, (_m, t, _b, _ly) in enumerate(marks_on) if t == target]
-        rows.update(zip(mine, threshold_rows([marks_on[k][3] + 4 for k in mine])))
+    rows = threshold_rows_by_target([t for _m, t, _b, _ly in marks_on], [ly for _m, _t, _b, ly in marks_on])
     for k, (mark, _target, (x0, y0, x1, y1), ly) in enumerate(marks_on):
         colour = mark.get("stroke") or "#ef4444"
         body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),

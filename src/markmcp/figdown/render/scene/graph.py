@@ -303,7 +303,6 @@ class Scene:
     classes: dict[str, dict]
     edge_classes: dict[int, list] = field(default_factory=dict)
     merge: int = 2                # how far connectors along the flow merge into buses (layout.chain_buses)
-    merged: bool = False          # ... and did any
 
     @property
     def horizontal(self) -> bool:

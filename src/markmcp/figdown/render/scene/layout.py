@@ -132,7 +132,6 @@ def plan_layout(scene: Scene) -> Frame:
     plans: dict[int, Plan] = {}
     loops: dict[str, int] = {}
     buses = chain_buses(scene, rank_of)
-    scene.merged = bool(buses)
     trunk: dict[tuple[str, int], Item] = {}   # a merge bus's dummy in a rank it passes
     for link in scene.links:
         ra, rb = rank_of[link.a], rank_of[link.b]
