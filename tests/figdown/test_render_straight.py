@@ -846,3 +846,23 @@ def test_a_straight_line_a_few_px_off_upright_is_squared_off() -> None:
         if len(pts) == 2:
             dx, dy = abs(pts[1][0] - pts[0][0]), abs(pts[1][1] - pts[0][1])
             assert not (0.3 < min(dx, dy) < 8 and max(dx, dy) > 24), (key, pts)
+
+
+def test_a_branch_stepping_aside_under_its_decision_moves_out_to_leave_by_the_vertex() -> None:
+    # "yes" skips "Top up" to reach "Order" below it: its way down ran beside "Top up",
+    # 77 px left of the diamond's centre but inside its 120 px half-width, so it left by
+    # the lower face, stepped aside under the diamond and came back in at the end
+    src = ("figdown 0.2 flowchart\nterminator go \"Nightly stock job\"\n"
+           "decision enough \"Order quantity above supplier minimum?\"\nprocess top \"Top up\"\n"
+           "process order \"Place order\"\nflowline go -> enough\nflowline enough -[no]-> top\n"
+           "flowline enough -[yes]-> order\nflowline top -> order\n")
+    boxes, edges = _drawing(src)
+    pts = edges[_line_of(src, "flowline enough -[yes]-> order")]
+    x, y, w, h = boxes["enough"]
+    assert pts[0] == pytest.approx((x, y + h / 2), abs=0.01) or pts[0] == pytest.approx((x + w, y + h / 2), abs=0.01), pts
+    # one short run out of the vertex, one run down beside "Top up", one run into "Order"
+    assert len(pts) == 4 and 8 <= abs(pts[1][0] - pts[0][0]) <= 16, pts
+    tx, ty, tw, th = boxes["top"]
+    assert all(px < tx or px > tx + tw for px, py in pts if ty <= py <= ty + th)
+    ox, oy, ow, oh = boxes["order"]
+    assert oy < pts[-1][1] < oy + oh and pts[-1][0] in (pytest.approx(ox), pytest.approx(ox + ow)), pts

@@ -22,6 +22,14 @@ from .straight import straighten
 GAPX, GAPY = 56.0, 44.0
 BAND = {"l": 14.0, "r": 14.0, "t": 26.0, "b": 12.0}
 LOOP_ROOM = 24.0
+#: How far beyond a decision's side vertex a connector must turn to leave by that vertex
+#: (a shorter run leaves by the point below and hooks round the box beneath: "yes"
+#: turning 9 px past the vertex went round Tier-1 from the diamond's bottom point)
+VERTEX_RUN = 4.0
+#: Where a decision's branch that would leave by its flow-facing faces and step aside
+#: within the diamond's width is moved to: this far beyond the side vertex
+BRANCH_RUN = 12.0
+GAP_CLEAR = 10.0   # a column kept this far from a box it passes beside
 
 
 @dataclass
@@ -249,9 +257,71 @@ def place_cross(scene: Scene, frame: Frame) -> None:
     placer.pack()
     placer.improve()
     straighten(placer)
+    _branch_columns(scene, frame, placer)
     lo, hi = placer.extent()
     placer.shift(-lo)
     frame.cross_lo, frame.cross_hi = 0.0, hi - lo
+
+
+def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
+    """A decision's branch whose column (its dummies, one straight run to the ranks
+    beyond) stands off the diamond's point but within its width would leave by a lower
+    face and step aside under it, then hook round the box beside the column: the column
+    moves out to ``BRANCH_RUN`` beyond the side vertex where every rank it passes has
+    room there and no box of the rank it ends in stands between it and its box, so the branch leaves by the vertex (the flowchart convention) and runs
+    clear beside the boxes.  One a side, the farthest out first; not where another
+    branch already turns beyond that vertex, a self-loop sits on that side, or a lane
+    leaves the decision (it takes a vertex too, later)."""
+    laned = {link.a for link in scene.links if frame.plans[link.index].kind == "lane"}
+    found: dict[tuple[str, int], list] = {}
+    beyond: set[tuple[str, int]] = set()
+    for li in sorted(frame.plans):
+        plan = frame.plans[li]
+        if plan.kind != "chain" or plan.flipped or plan.bus is not None:
+            continue
+        first = plan.items[0]
+        box = first.node
+        if box.shape != "diamond" or box.external or first.key in laned:
+            continue
+        off, half = plan.items[1].pos - first.pos, first.size / 2
+        side = 1 if off > 0 else -1
+        if abs(off) >= half + VERTEX_RUN:
+            beyond.add((first.key, side))
+            continue
+        column = plan.items[1:-1]
+        if abs(off) < 0.5 or not column or any(abs(d.pos - column[0].pos) > 0.5 for d in column):
+            continue
+        found.setdefault((first.key, side), []).append((abs(off), li, first, column, plan.items[-1]))
+    for (nid, side), here in sorted(found.items()):
+        loops = {place for place, _level in frame.loop_side.get(nid) or ()}
+        if (nid, side) in beyond or ("+c" if side > 0 else "-c") in loops:
+            continue
+        for _off, _li, first, column, last in sorted(here, key=lambda h: (-h[0], h[1])):
+            to = first.pos + side * (first.size / 2 + BRANCH_RUN)
+            if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to):
+                for d in column:
+                    d.pos = to
+                break
+
+
+def _open_between(frame: Frame, last: Item, to: float) -> bool:
+    """Whether no other box of ``last``'s rank stands between the column at ``to`` and
+    ``last`` (a column moved over a neighbour of the box it meets turned in above that
+    neighbour, across its connectors)."""
+    lo, hi = sorted((to, last.pos))
+    return not any(it is not last and it.node is not None and it.pos - it.size / 2 - GAP_CLEAR < hi
+                   and it.pos + it.size / 2 + GAP_CLEAR > lo for it in frame.ranks[last.rank])
+
+
+def _room(placer: Placer, item: Item, to: float) -> bool:
+    """Whether ``item`` may stand at ``to`` in its rank (moving outward from where it is)
+    with every separation from its neighbours, the band walls among them, kept."""
+    tokens = placer._tokens(item.rank)
+    k = next(i for i, tok in enumerate(tokens) if tok[0] == "item" and tok[1] is item)
+    me = tokens[k]
+    if to > item.pos:
+        return k + 1 >= len(tokens) or to <= placer._coord(tokens[k + 1]) - placer._sep(me, tokens[k + 1])
+    return k == 0 or to >= placer._coord(tokens[k - 1]) + placer._sep(tokens[k - 1], me)
 
 
 def _loop_sides(scene: Scene, plans: dict[int, Plan], items: dict[str, Item],

@@ -30,17 +30,13 @@ from .free import EPS, centre_line, path_hits, segments_cross
 from .graph import (Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
                     side_point)
 from .labels import seg_dist
-from .layout import GAPX, GAPY, Frame
+from .layout import GAPX, GAPY, VERTEX_RUN, Frame
 
 PORT_STEP = 10.0
 HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
 PORT_MARGIN = 6.0
 PORT_SNAP = 8.0   # a port this near the run it meets takes the run's cross position
 TRACK = 10.0
-#: How far beyond a decision's side vertex a connector must turn to leave by that vertex
-#: (a shorter run leaves by the point below and hooks round the box beneath: "yes"
-#: turning 9 px past the vertex went round Tier-1 from the diamond's bottom point)
-VERTEX_RUN = 4.0
 LANE_STEP = 14.0
 LOOP_H = 16.0
 LOOP_W = 16.0
