@@ -237,3 +237,55 @@ def _proper(a, b, c, d) -> bool:
         return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
     s1, s2, s3, s4 = side(a, b, c), side(a, b, d), side(c, d, a), side(c, d, b)
     return s1 * s2 < -1e-9 and s3 * s4 < -1e-9
+
+
+def _small_steps(pts) -> list[float]:
+    """The runs shorter than 8 px between two longer ones (a step of a few px)."""
+    runs = [math.dist(a, b) for a, b in zip(pts, pts[1:])]
+    return [r for k, r in enumerate(runs) if 0 < k < len(runs) - 1 and 0.3 < r < 8]
+
+
+def test_a_member_from_the_rank_before_joins_the_trunk_straight() -> None:
+    # three outcomes into "Done": the one just above it came down 5 px off the trunk's
+    # port and stepped onto it just above the join
+    src = ("figdown 0.2 flowchart\nterminator go \"Start\"\ndecision a \"First check?\"\n"
+           "process p \"Prepare\"\ndecision b \"Second check?\"\nprocess x \"Outcome X\"\n"
+           "process y \"Outcome Y\"\nprocess z \"Outcome Z\"\nterminator done \"Done\"\n"
+           "flowline go -> a\nflowline a -[yes]-> p\nflowline a -[no]-> x\nflowline p -> b\n"
+           "flowline b -[yes]-> y\nflowline b -[no]-> z\nflowline x -> done\nflowline y -> done\n"
+           "flowline z -> done\n")
+    svg = build(src).svg
+    buses = members(svg)
+    assert len(buses) == 1 and len(next(iter(buses.values()))) == 3
+    for p in next(iter(buses.values())):
+        assert _small_steps(_vertices(p)) == [], (p.get("data-edge"), _vertices(p))
+    assert len(dots(svg)) >= 1
+
+
+def test_a_decisions_member_leaving_by_its_side_point_runs_level_with_the_trunk() -> None:
+    # flow right: the last decision's "no" rose from its top point to the box's middle,
+    # then stepped 13 px up onto the trunk the earlier "no"s share, just before the port
+    src = ("figdown 0.2 flowchart\nflow right\nprocess s \"Stage\"\ndecision c1 \"Schema ok?\"\n"
+           "process f \"Freshness\"\ndecision c2 \"Fresh?\"\nprocess u \"Uniqueness\"\n"
+           "decision c3 \"No duplicates?\"\nprocess q \"Keep previous version;\\nquarantine staging\"\n"
+           "process ok \"Publish\"\nflowline s -> c1\nflowline c1 -[no]-> q\nflowline c1 -[yes]-> f\n"
+           "flowline f -> c2\nflowline c2 -[no]-> q\nflowline c2 -[yes]-> u\nflowline u -> c3\n"
+           "flowline c3 -[no]-> q\nflowline c3 -[yes]-> ok\n")
+    svg = build(src).svg
+    buses = members(svg)
+    assert len(buses) == 1 and len(next(iter(buses.values()))) == 3
+    for p in next(iter(buses.values())):
+        assert _small_steps(_vertices(p)) == [] and len(_vertices(p)) <= 4, (p.get("data-edge"), _vertices(p))
+
+
+def test_a_member_with_a_line_back_beside_it_stays_on_its_trunk() -> None:
+    # Configured's "bus inactive" joins the trunk into Suspended, and "bus activity" goes
+    # back beside it: spreading the pair apart put the member 21 px off the trunk's port,
+    # so it came in beside the trunk's own arrowhead instead of joining it
+    src = USB + "transition cfg -[bus inactive 3 ms]-> sus\n"
+    svg = build(src).svg
+    (paths,) = members(svg).values()
+    assert len(paths) == 4
+    ends = {tuple(round(v, 2) for v in _vertices(p)[-1]) for p in paths}
+    assert len(ends) == 1
+    assert all(_small_steps(_vertices(p)) == [] for p in paths)

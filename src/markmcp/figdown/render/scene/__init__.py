@@ -658,11 +658,12 @@ def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:
     Lines 10 px apart leave no room between them for a label, so a label of an inner
     line stood on its neighbour's stroke: the labelled lines go outermost, two of them
     (one direction's, the one most of them share) stay straight, and each further
-    labelled line goes round the pair (see :func:`_round_pair`)."""
+    labelled line goes round the pair (see :func:`_round_pair`).  A merge bus's member
+    stays where its trunk meets it (moved aside, it came in beside the trunk's head)."""
     pairs: dict[tuple[str, str], list] = {}
     for link in scene.links:
         pts = paths.get(link.index)
-        if pts is not None and len(pts) == 2 and link.a != link.b:
+        if pts is not None and len(pts) == 2 and link.a != link.b and link.bus is None:
             pairs.setdefault(tuple(sorted((link.a, link.b))), []).append(link)
     for (p, q), links in pairs.items():
         if len(links) < 2:

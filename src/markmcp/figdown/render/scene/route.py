@@ -465,6 +465,22 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     for li, key in routing.bus.items():
         if key in shared:
             routing.ports[(li, "last")] = shared[key]
+    # a member from the rank before whose port stands a few px off the trunk's port
+    # takes the trunk's cross position where its side allows: it joins the trunk
+    # straight (Configured's member stepped 5 px just above the join)
+    for li, key in sorted(routing.bus.items()):
+        plan = frame.plans[li]
+        port, to = routing.ports.get((li, "first")), shared.get(key)
+        if plan.kind != "chain" or len(plan.items) != 2 or li in routing.side_exit or port is None \
+                or to is None or not 0 < abs(port - to) < PORT_SNAP:
+            continue
+        first = plan.items[0]
+        others = [routing.ports[(lj, end)] for _c, lj, end in sides.get((first.key, 1), ())
+                  if lj != li and (lj, end) in routing.ports]
+        if abs(to - first.pos) <= _size(frame, first.node) / 2 - PORT_MARGIN \
+                and all(abs(to - c) >= PORT_STEP for c in others) \
+                and all(abs(to - c) >= LAND_APART for c in held.get((first.key, 1), ())):
+            routing.ports[(li, "first")] = to
     for link in scene.links:
         if frame.plans[link.index].kind == "lane" and link.index in routing.orthogonal \
                 and (link.index, "last") not in routing.ports:
@@ -584,7 +600,10 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         if link.index not in routing.orthogonal or (link.index in routing.bus and plan.kind != "chain"):
             continue
         if plan.kind == "chain":
-            item, turn = plan.items[0], plan.items[1].pos
+            # (where its first end aims: a bus's member from the rank before, the trunk's port)
+            item = plan.items[0]
+            turn = next((c for c, li, end in sides.get((item.key, 1), ()) if li == link.index and end == "first"),
+                        plan.items[1].pos)
         elif plan.kind == "lane":
             item, turn = frame.item_of[link.a], routing.lanes[link.index]
         else:
