@@ -572,7 +572,18 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
                 continue
             moved.setdefault(side, []).append((far, li, c, vertex))
             ends[:] = [e for e in ends if e[1] != li]
-        for out in moved.values():
+        for side, out in moved.items():
+            # runs level with one box (a transition there and its way back) run HEAD_STEP
+            # apart, in document order: on one track they drew one line for two
+            level: dict[float, list] = {}
+            for run in out:
+                level.setdefault(run[2], []).append(run)
+            out[:] = []
+            for c, runs in level.items():
+                runs.sort(key=lambda run: run[1])
+                for k, (_far, li, _c, vertex) in enumerate(runs):
+                    at = c + (k - (len(runs) - 1) / 2) * HEAD_STEP
+                    out.append((abs(at - item.pos), li, at, vertex))
             for k, (_far, li, c, vertex) in enumerate(sorted(out)):
                 routing.side_exit[li] = vertex
                 routing.exit_slot[li] = k
