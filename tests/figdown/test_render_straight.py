@@ -866,3 +866,36 @@ def test_a_branch_stepping_aside_under_its_decision_moves_out_to_leave_by_the_ve
     assert all(px < tx or px > tx + tw for px, py in pts if ty <= py <= ty + th)
     ox, oy, ow, oh = boxes["order"]
     assert oy < pts[-1][1] < oy + oh and pts[-1][0] in (pytest.approx(ox), pytest.approx(ox + ow)), pts
+
+
+def _segment_rect_gap(p, q, rect) -> float:
+    """How far the segment p-q passes from the rectangle (x, y, w, h); 0 when it enters."""
+    x, y, w, h = rect
+    best = math.inf
+    for k in range(401):
+        t = k / 400
+        px, py = p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])
+        dx, dy = max(x - px, 0.0, px - x - w), max(y - py, 0.0, py - y - h)
+        best = min(best, math.hypot(dx, dy))
+    return best
+
+
+def test_a_hubs_lines_to_a_wide_row_pass_clear_of_the_boxes_beside_their_ends() -> None:
+    # a core switch over a row of eight: its line to the far end of the row ran nearly
+    # level and clipped the corner of the box beside the one it meets (a cylinder, deeper
+    # than its neighbours, takes its line on its side); the gap grows to let it pass
+    src = ("figdown 0.5 topology\nflow down\nexternal isp \"Venue ISP\"\nnode border \"Edge router / NAT\"\n"
+           "node core \"Core switch (L3)\"\nnode cache \"Game download cache\\n(Steam, Battle.net)\" shape=cylinder\n"
+           "node dhcp \"DHCP / DNS\"\nnode servers \"Tournament game servers\"\nnode stream \"Stream encoding PCs\"\n"
+           "group ra \"Rows A-D\"\nnode acc1 \"Access switch A (48p)\" in=ra\nnode acc2 \"Access switch B (48p)\" in=ra\n"
+           "group re \"Rows E-H\"\nnode acc3 \"Access switch E (48p)\" in=re\nnode acc4 \"Access switch F (48p)\" in=re\n"
+           "edge isp -- border\nedge border -- core\nedge core -- cache\nedge core -- dhcp\nedge core -- servers\n"
+           "edge core -- stream\nedge core -- acc1\nedge core -- acc2\nedge core -- acc3\nedge core -- acc4\n")
+    boxes, edges = _drawing(src)
+    names = {_line_of(src, f"edge core -- {n}"): n for n in ("cache", "dhcp", "servers", "stream", "acc1", "acc2", "acc3", "acc4")}
+    for key, far in names.items():
+        pts = edges[key]
+        assert len(pts) == 2, pts
+        for nid, rect in boxes.items():
+            if nid not in ("core", far):
+                assert _segment_rect_gap(pts[0], pts[1], rect) >= 3.0, (far, nid)

@@ -24,7 +24,8 @@ from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, re
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene, corner_radius
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
-from .layout import Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout
+from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
+                     straight_room)
 from .ranks import assign_ranks
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
@@ -172,7 +173,8 @@ def _auto_layout(scene: Scene) -> Frame | None:
         routing.ports, routing.lanes, routing.bus = {}, {}, {}
         assign_ports(scene, frame, routing)
         plan_jogs(scene, frame, routing)
-        main_axis(frame, _label_rows(scene, frame, channel_need(scene, frame, routing)))
+        need = _label_rows(scene, frame, channel_need(scene, frame, routing))
+        main_axis(frame, straight_room(scene, frame, routing.orthogonal | routing.waypoints, need))
         place_boxes(scene, frame)
         blocked = set()
         boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values()])

@@ -423,6 +423,53 @@ def main_axis(frame: Frame, channel_need: dict[int, float]) -> None:
     frame.main_total = m
 
 
+#: How far a straight line between neighbouring ranks keeps off the corners of the other
+#: boxes of those ranks, where the gap between them may grow for it ...
+STRAIGHT_CLEAR = 6.0
+#: ... by at most this many times the usual gap (a box nearly in line with the far end
+#: would want a gap without end)
+STRAIGHT_GROWTH = 3.0
+
+
+def straight_room(scene: Scene, frame: Frame, bent: set[int], need: dict[int, float]) -> dict[int, float]:
+    """``need`` with each gap between two ranks grown so the straight lines across it
+    (connectors not in ``bent``) pass the other boxes of those two ranks
+    ``STRAIGHT_CLEAR`` px off their corners: a hub's line to the far end of a wide row
+    ran nearly level and clipped the corner of a box beside its end.  A line from the
+    centre of one box to the centre of the other, with ``D`` between the ranks' axes,
+    passes a box of the far rank standing a share ``t`` of the way across above its
+    near corner when ``D * (1 - t)`` is at least the box's half-depth and the clearance
+    (a box of the near rank: ``D * t``)."""
+    out = dict(need)
+    base = GAPX if frame.horizontal else GAPY
+    sizes = [max((it.main for it in rank if it.node is not None), default=0.0) for rank in frame.ranks]
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if link.index in bent or plan.kind != "chain" or len(plan.items) != 2 or link.a == link.b:
+            continue
+        ia, ib = plan.items
+        across = ib.pos - ia.pos
+        if abs(across) < 1.0:
+            continue
+        r = ia.rank
+        want = 0.0
+        for it, far in [(it, True) for it in frame.ranks[r + 1]] + [(it, False) for it in frame.ranks[r]]:
+            if it is ia or it is ib or it.node is None or it.node.external:
+                continue
+            lo, hi = it.pos - it.size / 2, it.pos + it.size / 2
+            # the corner the line comes nearest: towards its end in the box's own rank
+            corner = (hi if across > 0 else lo) if far else (lo if across > 0 else hi)
+            t = (corner - ia.pos) / across
+            if not 0.0 < t < 1.0:
+                continue
+            share = 1.0 - t if far else t
+            want = max(want, (it.main / 2 + STRAIGHT_CLEAR) / share)
+        gap = want - sizes[r] / 2 - sizes[r + 1] / 2
+        if base < gap <= STRAIGHT_GROWTH * base:
+            out[r] = max(out.get(r, 0.0), gap)
+    return out
+
+
 def place_boxes(scene: Scene, frame: Frame) -> None:
     """Write x/y into every box from the frame (auto positions, before pins)."""
     for nid, it in frame.item_of.items():
