@@ -899,3 +899,26 @@ def test_a_hubs_lines_to_a_wide_row_pass_clear_of_the_boxes_beside_their_ends() 
         for nid, rect in boxes.items():
             if nid not in ("core", far):
                 assert _segment_rect_gap(pts[0], pts[1], rect) >= 3.0, (far, nid)
+
+
+def test_a_topology_link_round_the_figure_keeps_out_of_the_box_beside_its_end() -> None:
+    # router 1 reaches the imager round the top of the figure; the imager stands under the
+    # mass memory in one rank, and the link's last run went from above the rank straight
+    # for the imager's centre, through the mass memory
+    src = ("figdown 0.1 topology\nflow right\nnode obcA \"On-board computer A\"\n"
+           "node obcB \"On-board computer B (cold spare)\"\nnode rtr1 \"SpaceWire router 1\"\n"
+           "node rtr2 \"SpaceWire router 2\"\nnode mm \"Mass memory unit\" shape=cylinder\n"
+           "node cam \"Imager payload\"\nnode spec \"Spectrometer payload\"\nnode ttc \"TT&C transponder\"\n"
+           "node xband \"X-band transmitter\"\nnode pcdu \"Power conditioning unit\"\n"
+           "edge obcA -- rtr1\nedge obcB -- rtr2 style=dashed\nedge rtr1 -- rtr2 style=dashed\n"
+           "edge rtr1 -- mm\nedge rtr2 -- mm style=dashed\nedge rtr1 -- cam\nedge rtr1 -- spec\n"
+           "edge rtr2 -- cam style=dashed\nedge rtr1 -- ttc\nedge mm -[playback 150 Mbit/s]-> xband\n"
+           "edge obcA -[MIL-STD-1553]- pcdu style=dotted\n")
+    boxes, edges = _drawing(src)
+    lines = src.split("\n")
+    for key, pts in edges.items():
+        ends = set(lines[int(key) - 1].split()) & set(boxes)
+        for nid, rect in boxes.items():
+            if nid not in ends:
+                gaps = [_segment_rect_gap(p, q, rect) for p, q in zip(pts, pts[1:])]
+                assert min(gaps) > 0, (lines[int(key) - 1], nid, pts)

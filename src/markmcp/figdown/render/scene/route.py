@@ -41,6 +41,10 @@ LANE_STEP = 14.0
 LOOP_H = 16.0
 LOOP_W = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
+#: How deep into another box a topology link's line must cut before the gaps beside its
+#: end boxes take points too (a shallower cut reads as passing the box's corner, and
+#: there the extra points drew several lines into one point)
+WAY_DEEP = 3.0
 EXTERNAL_APART = 20.0   # how far beside an external (a point) a straight line's end may land
 PARALLEL_STEP = 10.0   # between straight lines joining one pair of boxes, drawn side by side
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
@@ -109,27 +113,50 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
     beside it: where the rank begins and where it ends (the rank's boxes lie
     between, so the run from one to the other meets none, nor does a run in the
     gap between two ranks).  Of those points each run goes straight to the
-    farthest it reaches keeping :data:`WAY_CLEAR` off every box but its ends'."""
+    farthest it reaches keeping :data:`WAY_CLEAR` off every box but its ends'.  Where a
+    run between two of them still meets a box (one of an end box's rank, between its
+    centre and the dummy beside it), a point in the middle of the gap beside each end
+    box joins them, within the box's width as near its dummy as that reaches: a run
+    from there meets no other box of that rank (level with the box's centre, the
+    lines from several dummies met at one point above it)."""
     plan = frame.plans[link.index]
-    first, last = scene.nodes[plan.items[0].key], scene.nodes[plan.items[-1].key]
-    chain = [(first.cx, first.cy)]
-    for it in plan.items[1:-1]:
-        m = frame.rank_start[it.rank]
-        chain.append(frame.to_xy(m, it.pos))
-        chain.append(frame.to_xy(m + frame.rank_size[it.rank], it.pos))
-    chain.append((last.cx, last.cy))
+    head, tail = plan.items[0], plan.items[-1]
+    first, last = scene.nodes[head.key], scene.nodes[tail.key]
     others = [n.rect() for n in scene.nodes.values()
               if n.id != first.id and n.id != last.id and not n.external]
-    kept = [0]
-    while kept[-1] < len(chain) - 1:
-        i = kept[-1]
-        j = len(chain) - 1
-        while j > i + 1 and path_hits([chain[i], chain[j]], others, -WAY_CLEAR):
-            j -= 1
-        kept.append(j)
-    pts = [chain[k] for k in kept]
-    pts[0] = border_point(first, *pts[1])
-    pts[-1] = border_point(last, *pts[-2])
+
+    def gap_middle(r: int) -> float:   # the middle of the gap after rank r
+        return (frame.rank_start[r] + frame.rank_size[r] + frame.rank_start[r + 1]) / 2
+
+    def toward(end, dummy) -> float:   # across the end box, as near its dummy as it reaches
+        reach = max(0.0, end.size / 2 - PORT_MARGIN)
+        return min(max(dummy.pos, end.pos - reach), end.pos + reach)
+
+    def simplest(chain: list) -> list:
+        kept = [0]
+        while kept[-1] < len(chain) - 1:
+            i = kept[-1]
+            j = len(chain) - 1
+            while j > i + 1 and path_hits([chain[i], chain[j]], others, -WAY_CLEAR):
+                j -= 1
+            kept.append(j)
+        pts = [chain[k] for k in kept]
+        pts[0] = border_point(first, *pts[1])
+        pts[-1] = border_point(last, *pts[-2])
+        return pts
+
+    middle = []
+    for it in plan.items[1:-1]:
+        m = frame.rank_start[it.rank]
+        middle.append(frame.to_xy(m, it.pos))
+        middle.append(frame.to_xy(m + frame.rank_size[it.rank], it.pos))
+    pts = simplest([(first.cx, first.cy), *middle, (last.cx, last.cy)])
+    if path_hits(pts, others, WAY_DEEP):
+        # the end boxes' own points in the gaps beside them: the run from the last dummy
+        # went for the box's centre through a box above it in its rank
+        pts = simplest([(first.cx, first.cy), frame.to_xy(gap_middle(head.rank), toward(head, plan.items[1])),
+                        *middle, frame.to_xy(gap_middle(tail.rank - 1), toward(tail, plan.items[-2])),
+                        (last.cx, last.cy)])
     return pts[::-1] if plan.flipped else pts
 
 
