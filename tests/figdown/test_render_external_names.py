@@ -95,3 +95,26 @@ def test_an_external_name_keeps_off_a_box() -> None:
     boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
     assert len(boxes) == 3
     assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)
+
+
+def _label_rect(svg: str, label: str) -> tuple[float, float, float, float]:
+    """The drawn rectangle of a connector's label (size 11, one line)."""
+    (x, y, anchor), = {m for m in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="11"(?: text-anchor="(\w+)")?[^>]*>'
+        + re.escape(label) + "<", svg)}
+    x, y, w = float(x), float(y), label_px(label, 11)
+    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
+    return lo, y - 9.5, lo + w, y + 2.5
+
+
+def test_connector_labels_keep_off_an_externals_name() -> None:
+    """The employee in the middle of a chain: the answer comes in from the guardrails and a
+    rating goes on to the log, and both labels were written over "Employee (chat UI)"."""
+    source = ("figdown 0.1 block\nexternal user \"Employee (chat UI)\"\nnode guard \"Output guardrails\"\n"
+              "node log \"Thumbs up/down log\" shape=cylinder\nnode rewrite \"Query rewrite\"\n"
+              "edge user -> rewrite\nedge rewrite -> guard\nedge guard -[answer + citations]-> user\n"
+              "edge user -[rating]-> log style=dotted\n")
+    svg = build(source).svg
+    name = name_rect(svg, "Employee (chat UI)")
+    for label in ("answer + citations", "rating"):
+        assert not _overlap(name, _label_rect(svg, label)), label

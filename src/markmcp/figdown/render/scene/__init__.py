@@ -24,6 +24,7 @@ from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, re
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene, corner_radius
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
+from .names import external_names
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
 from .ranks import assign_ranks
@@ -1063,6 +1064,10 @@ def _labels(scene: Scene) -> Board:
                 for g in scene.groups.values() if g.box is not None]
     board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft,
                   solid, outlines, _head_boxes(scene))
+    # an external's name (placed from the lines alone, the same again when drawn) is
+    # ink a label keeps off: "answer + citations" was written over "Employee (chat UI)"
+    for _x, _baseline, _anchor, rect in external_names(scene).values():
+        board.take(rect)
     scene.labels = []
     topology = scene.genre == "topology"
     for link in scene.links:
