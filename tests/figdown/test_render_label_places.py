@@ -24,8 +24,8 @@ def placed(monkeypatch):
         seen = []
         real = scene_mod._labels
 
-        def spy(scene):
-            board = real(scene)
+        def spy(scene, model):
+            board = real(scene, model)
             seen.append(scene)
             return board
 

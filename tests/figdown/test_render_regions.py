@@ -504,3 +504,57 @@ def test_threshold_labels_over_a_region_take_rows_of_their_own_too() -> None:
     assert len(rows) == 3
     # the higher a line, the higher its label, each on its own row
     assert rows["Higher"] + 13.99 <= rows["High"] and rows["High"] + 13.99 <= rows["Max"]
+
+
+def _box_rects(svg: str) -> dict[str, tuple[float, float, float, float]]:
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    out = {}
+    for g in ET.fromstring(svg).iter(ns + "g"):
+        if g.get("data-node"):
+            r = next(iter(g))
+            x, y = float(r.get("x")), float(r.get("y"))
+            out[g.get("data-node")] = (x, y, x + float(r.get("width")), y + float(r.get("height")))
+    return out
+
+
+def _ink_rect(svg: str, text: str, size: int) -> tuple[float, float, float, float]:
+    from markmcp.figdown.render.text import label_px
+    (x, y, anchor), = {m for m in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="' + str(size) + r'"(?: text-anchor="(\w+)")?[^>]*>'
+        + re.escape(text) + "<", svg)}
+    x, y, w = float(x), float(y), label_px(text, size)
+    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
+    return lo, y - size * 0.85, lo + w, y + size * 0.2
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_a_boxs_threshold_labels_have_room_beside_it() -> None:
+    # the labels are written right of the box: flowing right they ran over the next box,
+    # flowing down over the box beside it
+    words = ("Credit limit 100% = hard block", "80% = warn desk")
+    marks = "".join(f'threshold "{w}" in=credit offset={90 - 20 * k}%\n' for k, w in enumerate(words))
+    for flow, extra in (("right", ""), ("down", "node side \"Side check\"\nedge qty -> side\nrank credit,side\n")):
+        src = (f"figdown 0.1 block\nflow {flow}\nnode qty \"Max order qty\"\nnode credit \"Credit usage\"\n"
+               f"node restricted \"Restricted list\"\nedge qty -> credit\nedge credit -> restricted\n{extra}{marks}")
+        svg = svg_of(src)
+        boxes = _box_rects(svg)
+        for w in words:
+            label = _ink_rect(svg, w, 11)
+            assert not any(_overlaps(label, r) for nid, r in boxes.items()), (flow, w)
+
+
+def test_a_connector_label_keeps_off_a_threshold_label() -> None:
+    # the clearwell's low-level label, right of it, and the level signal's label on the
+    # line leaving that side were written over each other
+    src = ("figdown 0.1 block\nnode cl \"Chlorine contact\"\nnode well \"Clearwell\" shape=cylinder\n"
+           "node plc \"Plant PLC\"\nedge cl -> well\nedge well -[level 4-20 mA]-> plc style=dotted\n"
+           "threshold \"High-high level 5.8 m: trip inflow\" in=well offset=92%\n"
+           "threshold \"Low level 1.2 m: stop high-service pumps\" in=well offset=20%\n")
+    svg = svg_of(src)
+    signal = _ink_rect(svg, "level 4-20 mA", 11)
+    for w in ("High-high level 5.8 m: trip inflow", "Low level 1.2 m: stop high-service pumps"):
+        assert not _overlaps(signal, _ink_rect(svg, w, 11)), w

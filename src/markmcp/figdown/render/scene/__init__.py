@@ -151,7 +151,7 @@ def _settle(scene: Scene, model: dict, y0: float,
     diags += checks.complete_covers(scene)
     if text:
         titles.place(scene, widen=not model.get("bundles"))
-    board = _labels(scene) if text else None
+    board = _labels(scene, model) if text else None
     rings = settled if settled is not None else marks.rings_of(scene, model)
     lassos.refit(scene, rings)
     if board is not None:
@@ -1050,7 +1050,7 @@ def _head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def _labels(scene: Scene) -> Board:
+def _labels(scene: Scene, model: dict) -> Board:
     boxes = [b.rect() for b in scene.nodes.values() if not b.external]
     soft = []
     for g in scene.groups.values():
@@ -1067,6 +1067,8 @@ def _labels(scene: Scene) -> Board:
     # an external's name (placed from the lines alone, the same again when drawn) is
     # ink a label keeps off: "answer + citations" was written over "Employee (chat UI)"
     for _x, _baseline, _anchor, rect in external_names(scene).values():
+        board.take(rect)
+    for rect in draw.threshold_label_rects(scene, model):   # and a threshold's label
         board.take(rect)
     scene.labels = []
     topology = scene.genre == "topology"

@@ -16,7 +16,7 @@ from ..bands import band_edge, band_rect, threshold_leader, threshold_rows_by_ta
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .graph import Box, Scene, corner_radius, inscribed_half
+from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, corner_radius, inscribed_half
 from .names import EXTERNAL_FS, external_names
 from .labels import Board, measure
 from .titles import BASELINE, INSET, TITLE_FS, Title
@@ -258,17 +258,7 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             tsvg.append(_label_svg(ring.label))
             ext.add(*ring.label.rect)
     # thresholds over a node or a group, the labels beside one target on rows of their own
-    marks_on = []
-    for mark in model.get("thresholds", ()):
-        target = mark.get("in")
-        if target in scene.groups and scene.groups[target].box is not None:
-            x0, y0, x1, y1 = scene.groups[target].box
-        elif target in nodes and not nodes[target].external:
-            x0, y0, x1, y1 = nodes[target].rect()
-        else:
-            continue
-        marks_on.append((mark, target, (x0, y0, x1, y1), y1 - (y1 - y0) * mark["offset"] / 100))
-    rows = threshold_rows_by_target([t for _m, t, _b, _ly in marks_on], [ly for _m, _t, _b, ly in marks_on])
+    marks_on, rows = threshold_marks(scene, model)
     for k, (mark, _target, (x0, y0, x1, y1), ly) in enumerate(marks_on):
         colour = mark.get("stroke") or "#ef4444"
         body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),
@@ -277,11 +267,12 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
                 + tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly),
                                ("stroke", "transparent"), ("stroke-width", 12)])
                 + threshold_leader(x1, ly, rows[k], colour)
-                + text(x1 + 8, rows[k], 11, mark["label"], anchor="start", fill=colour, halo=True))
+                + text(x1 + THRESHOLD_OUT, rows[k], THRESHOLD_FS, mark["label"], anchor="start", fill=colour,
+                       halo=True))
         tsvg.append(tag("g", [("data-gline", mark.get("line", 0)), ("data-gtop", y0), ("data-gbot", y1),
                               ("style", "cursor:ns-resize")], body))
-        w, _ = measure(mark["label"], 11)
-        ext.add(x0, min(y0, rows[k] - 11), x1 + 8 + w, max(y1, rows[k] + 3))
+        w, _ = measure(mark["label"], THRESHOLD_FS)
+        ext.add(x0, min(y0, rows[k] - THRESHOLD_FS), x1 + THRESHOLD_OUT + w, max(y1, rows[k] + 3))
     # port fittings and connector text
     squares = {}
     for lab in scene.labels:
@@ -339,6 +330,33 @@ def _port_owner(scene: Scene, px: float, py: float):
         if d < dist:
             best, dist = n, d
     return best
+
+
+def threshold_marks(scene: Scene, model: dict) -> tuple[list, list[float]]:
+    """The thresholds drawn over a box or a group: ``(mark, target, its rect, the y of
+    its line)`` each, and each label's baseline (beside one target, on rows of their own)."""
+    marks_on = []
+    for mark in model.get("thresholds", ()):
+        target = mark.get("in")
+        if target in scene.groups and scene.groups[target].box is not None:
+            x0, y0, x1, y1 = scene.groups[target].box
+        elif target in scene.nodes and not scene.nodes[target].external:
+            x0, y0, x1, y1 = scene.nodes[target].rect()
+        else:
+            continue
+        marks_on.append((mark, target, (x0, y0, x1, y1), y1 - (y1 - y0) * mark["offset"] / 100))
+    rows = threshold_rows_by_target([t for _m, t, _b, _ly in marks_on], [ly for _m, _t, _b, ly in marks_on])
+    return marks_on, rows
+
+
+def threshold_label_rects(scene: Scene, model: dict) -> list[tuple[float, float, float, float]]:
+    """Where the thresholds' labels are written (see :func:`threshold_marks`)."""
+    marks_on, rows = threshold_marks(scene, model)
+    out = []
+    for (mark, _target, (_x0, _y0, x1, _y1), _ly), row in zip(marks_on, rows):
+        w, _ = measure(mark["label"], THRESHOLD_FS)
+        out.append((x1 + THRESHOLD_OUT, row - THRESHOLD_FS, x1 + THRESHOLD_OUT + w, row + 3))
+    return out
 
 
 def _external_label(n: Box, place, ext: Extent) -> str:

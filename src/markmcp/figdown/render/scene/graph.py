@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..style import display_label, paint
-from ..text import CH, FONT, node_height, node_width, widest
+from ..text import CH, FONT, label_px, node_height, node_width, widest
 
 LBL_PADX, LBL_PADY = 6, 4
 ANCHOR = 12.0
@@ -43,6 +43,7 @@ class Box:
     line: int = 0
     order: int = 0               # declaration order
     rank: int = 0
+    beside: float = 0.0          # room its threshold labels take right of it (see build_scene)
 
     @property
     def cx(self) -> float:
@@ -313,6 +314,10 @@ class Scene:
 
 
 
+THRESHOLD_FS = 11.0    # a threshold's label (px), written ...
+THRESHOLD_OUT = 8.0    # ... this far right of the box it marks
+
+
 def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
     pins = {p["id"]: p for p in model.get("pins", ())}
     nodes: dict[str, Box] = {}
@@ -363,6 +368,11 @@ def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
         groups[g["id"]] = Group(g["id"], display_label(g), members, ink["fill"], ink["stroke"],
                                 ink["style"], g.get("gap"), g.get("note"), g.get("line", 0),
                                 pins.get(g["id"]))
+    # a threshold over a box writes its label right of the box, from 8 px out (draw.py)
+    for mark in model.get("thresholds", ()):
+        box = nodes.get(mark.get("in"))
+        if box is not None and not box.external and mark.get("label"):
+            box.beside = max(box.beside, THRESHOLD_OUT + label_px(mark["label"], THRESHOLD_FS) + THRESHOLD_OUT)
     ranks = [[i for i in r["ids"] if i in nodes] for r in model.get("ranks", ())]
     genre = model["header"].get("genre") or "block"
     scene = Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)

@@ -205,6 +205,15 @@ def plan_layout(scene: Scene) -> Frame:
     group_ids = [g for g in scene.groups if g in lanes]
     ordered = order_ranks(ranks, group_ids)
     loop_side, loop_room = _loop_sides(scene, plans, items, loops)
+    # a box's threshold labels, right of it: across the flow when it runs down or up, else
+    # in the gap on that side (they were written over the box beside it)
+    for nid, it in items.items():
+        room = scene.nodes[nid].beside
+        if room and not horizontal:
+            it.trail = max(getattr(it, "trail", 0.0), room)
+        elif room:
+            ch = it.rank - 1 if scene.flow == "left" else it.rank
+            loop_room[ch] = max(loop_room.get(ch, 0.0), room + GAP_CLEAR)
     _end_label_room(scene, plans, items, horizontal)
     frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
     frame.loop_side, frame.loop_room = loop_side, loop_room
