@@ -4,6 +4,8 @@ class colour (a reviewer read a toned "WAL stream" as the legend's blue "read pa
 
 from __future__ import annotations
 
+import itertools
+
 from markmcp.figdown.render import build
 from markmcp.figdown.render.scene.marks import TONES, _hue, _near_colour, _rgb
 
@@ -89,18 +91,35 @@ transition incall -[session timer refresh]-> incall
 """
 
 
-def test_lanes_running_side_by_side_take_different_tones() -> None:
-    # three lanes come round the right into Idle, 12 px apart: the outer and the inner
-    # took one tone, with another between, and "caller cancels" by their ends read as either's
-    import xml.etree.ElementTree as ET
-    svg = build(SIP).svg
-    lines = SIP.split("\n")
-    strokes = {}
-    for el in ET.fromstring(svg).iter():
-        key = el.get("data-edge")
-        if key is not None and el.get("stroke"):
-            strokes[lines[int(key) - 1]] = el.get("stroke")
-    lanes = [line for line in lines if line.endswith("-> idle") and "calling" not in line.split("-[")[0]]
+def test_lanes_into_one_box_keep_each_label_by_its_own_lane(monkeypatch) -> None:
+    # three lanes come round the right into Idle: 12 px apart, the outer and the inner
+    # took one tone with another between, and "caller cancels" by their ends read as
+    # either's.  Each labelled lane now runs beyond its label's room: each label stands
+    # nearer its own lane than any other line, and lanes still side by side (within
+    # 16 px) differ in tone
+    from markmcp.figdown.render import scene as scene_mod
+    from figdown.test_render_label_places import _letters_to
+    seen = []
+    real = scene_mod._labels
+
+    def spy(scene, model):
+        board = real(scene, model)
+        seen.append(scene)
+        return board
+
+    monkeypatch.setattr(scene_mod, "_labels", spy)
+    assert build(SIP).svg
+    (scene,) = seen
+    lanes = [lk for lk in scene.links if lk.b == "idle" and lk.a not in ("calling", "idle")]
     assert len(lanes) == 3
-    assert all(strokes[line] in TONES for line in lanes)
-    assert len({strokes[line] for line in lanes}) == 3, {line: strokes[line] for line in lanes}
+    for lk in lanes:
+        own = _letters_to(lk.mid_label.rect, lk.points)
+        assert all(_letters_to(lk.mid_label.rect, other.points) > own for other in scene.links if other is not lk), lk.mid
+
+    def run_x(lk) -> float:   # the lane's longest run down the side
+        p, q = max(zip(lk.points, lk.points[1:]), key=lambda s: abs(s[1][1] - s[0][1]))
+        return p[0]
+
+    for a, b in itertools.combinations(lanes, 2):
+        if abs(run_x(a) - run_x(b)) < 16:
+            assert a.stroke != b.stroke or a.mid_label.colour != b.mid_label.colour, (a.mid, b.mid)

@@ -38,6 +38,8 @@ PORT_MARGIN = 6.0
 PORT_SNAP = 8.0   # a port this near the run it meets takes the run's cross position
 TRACK = 10.0
 LANE_STEP = 14.0
+LANE_LABEL_GAP = 8.0   # and a labelled lane this much more beyond its label's room
+LANE_LABEL_MOST = 120.0   # (at most: a long label goes on two lines or on a leg)
 LOOP_H = 16.0
 LOOP_W = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
@@ -339,14 +341,32 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     # figure, so a longer one round the same stretch passes outside it, not across it
     # (equal spans keep the connectors' order)
     spans: dict[tuple[str, int], int] = {}
+    reach: dict[tuple[str, int], tuple[int, int]] = {}
+    said: dict[tuple[str, int], float] = {}   # the room its widest label takes across the flow
     for link in scene.links:
         if link.index in routing.orthogonal and frame.plans[link.index].kind == "lane":
             key = (names[link.index], frame.plans[link.index].side)
-            spans[key] = max(spans.get(key, 0), abs(frame.rank_of[link.a] - frame.rank_of[link.b]))
+            ra, rb = sorted((frame.rank_of[link.a], frame.rank_of[link.b]))
+            spans[key] = max(spans.get(key, 0), rb - ra)
+            lo, hi = reach.get(key, (ra, rb))
+            reach[key] = (min(lo, ra), max(hi, rb))
+            if link.mid:
+                across = min(_label_cross(frame, link.mid, LABEL_FS), LANE_LABEL_MOST) + LANE_LABEL_GAP
+                said[key] = max(said.get(key, 0.0), across)
+    # each runs LANE_STEP beyond the ranks it passes (and its label's room), outside the
+    # lanes already placed beside them: round the whole figure, a retry between two steps
+    # went out past every wider rank
+    ends = _rank_ends(frame)
+    placed: list[tuple[int, int, int, float]] = []
     for key in sorted(spans, key=spans.__getitem__):
-        lane_count[key[1]] += 1
-        k = lane_count[key[1]]
-        lane_of_group[key] = (frame.cross_lo - LANE_STEP * k) if key[1] < 0 else (frame.cross_hi + LANE_STEP * k)
+        side = key[1]
+        lo, hi = reach[key]
+        edge = [ends[r][0 if side < 0 else 1] for r in range(lo, hi + 1)]
+        edge += [c for s, a, b, c in placed if s == side and a <= hi and lo <= b]
+        step = LANE_STEP + said.get(key, 0.0)
+        c = (min(edge) - step) if side < 0 else (max(edge) + step)
+        lane_of_group[key] = c
+        placed.append((side, lo, hi, c))
     entered: set[tuple[str, int]] = set()
     trunks: set[str] = set()
     # a merge bus along the flow comes in where its members come from, its trunk counted
@@ -1018,6 +1038,25 @@ def _beside(ends: list, lines: list[float], centre: float, room: float, step: fl
     return [lo - before * (k - i) for i in range(k)] + [hi + after * (j + 1) for j in range(n)]
 
 
+def _rank_ends(frame: Frame) -> list[tuple[float, float]]:
+    """Each rank's first and last cross position taken: its items with the room beside them
+    (self-loops), and the bands of the groups through it."""
+    out = []
+    for r, rank in enumerate(frame.ranks):
+        lo, hi = frame.cross_lo, frame.cross_lo
+        first = True
+        for it in rank:
+            a, b = it.size / 2 + getattr(it, "lead", 0.0), it.size / 2 + getattr(it, "trail", 0.0)
+            lo, hi = (it.pos - a, it.pos + b) if first else (min(lo, it.pos - a), max(hi, it.pos + b))
+            first = False
+        for lane in frame.lanes.values():
+            if r in lane.ranks:
+                lo, hi = (lane.open, lane.open + lane.size) if first else (min(lo, lane.open), max(hi, lane.open + lane.size))
+                first = False
+        out.append((lo, hi))
+    return out
+
+
 def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
     """The side a connector against the flow goes round on: the one where its two legs
     (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors; on a tie
@@ -1295,6 +1334,12 @@ def _hemmed_near(jogs, c: float, reach: float) -> bool:
     near = sides([j.c0 for j in jogs])
     far = sides([j.c1 for j in jogs])
     return all(near) and not all(far)
+
+
+def _label_cross(frame: Frame, text: str, size: float) -> float:
+    if frame.horizontal:
+        return (text.count("\n") + 1) * size * 1.3
+    return label_px(text, size)
 
 
 def _label_main(frame: Frame, text: str, size: float) -> float:
