@@ -309,7 +309,6 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     """Cross positions of every channel-routed connector end on the flow-facing sides."""
     sides: dict[tuple[str, int], list[tuple[float, int, str]]] = {}
     items = frame.item_of
-    lane_count = {-1: 0, 1: 0}
     lane_of_group: dict[tuple[str, int], float] = {}
     group_size: dict[tuple[str, int], int] = {}
     mid = (frame.cross_lo + frame.cross_hi) / 2
