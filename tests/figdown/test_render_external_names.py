@@ -31,14 +31,19 @@ edge psp -[webhook]-> api
 """
 
 
+def text_rect(svg: str, text: str, size: int) -> tuple[float, float, float, float]:
+    """The drawn rectangle of a one-line text of ``size`` px (its ink, not its halo)."""
+    (x, y, anchor), = {m for m in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="' + str(size) + r'"(?: text-anchor="(\w+)")?[^>]*>'
+        + re.escape(text) + "<", svg)}
+    x, y, w = float(x), float(y), label_px(text, size)
+    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
+    return lo, y - 0.85 * size, lo + w, y + 0.2 * size
+
+
 def name_rect(svg: str, name: str) -> tuple[float, float, float, float]:
     """The drawn rectangle of an external's name (size 10, one line)."""
-    (x, y, anchor), = {m for m in re.findall(
-        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="10"(?: text-anchor="(\w+)")? fill="#555"[^>]*>'
-        + re.escape(name) + "<", svg)}
-    x, y, w = float(x), float(y), label_px(name, 10)
-    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
-    return lo, y - 8.5, lo + w, y + 2
+    return text_rect(svg, name, 10)
 
 
 def struck(svg: str, name: str) -> list[str]:
@@ -97,16 +102,6 @@ def test_an_external_name_keeps_off_a_box() -> None:
     assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)
 
 
-def _label_rect(svg: str, label: str) -> tuple[float, float, float, float]:
-    """The drawn rectangle of a connector's label (size 11, one line)."""
-    (x, y, anchor), = {m for m in re.findall(
-        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="11"(?: text-anchor="(\w+)")?[^>]*>'
-        + re.escape(label) + "<", svg)}
-    x, y, w = float(x), float(y), label_px(label, 11)
-    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
-    return lo, y - 9.5, lo + w, y + 2.5
-
-
 def test_connector_labels_keep_off_an_externals_name() -> None:
     """The employee in the middle of a chain: the answer comes in from the guardrails and a
     rating goes on to the log, and both labels were written over "Employee (chat UI)"."""
@@ -117,4 +112,4 @@ def test_connector_labels_keep_off_an_externals_name() -> None:
     svg = build(source).svg
     name = name_rect(svg, "Employee (chat UI)")
     for label in ("answer + citations", "rating"):
-        assert not _overlap(name, _label_rect(svg, label)), label
+        assert not _overlap(name, text_rect(svg, label, 11)), label

@@ -17,23 +17,28 @@ from markmcp.figdown.render import build
 from markmcp.figdown.render import scene as scene_mod
 
 
+def labelled_scenes(monkeypatch, src: str) -> list:
+    """Build a source and give back its scenes as labelled (boxes, routes, labels)."""
+    seen = []
+    real = scene_mod._labels
+
+    def spy(scene, model):
+        board = real(scene, model)
+        seen.append(scene)
+        return board
+
+    monkeypatch.setattr(scene_mod, "_labels", spy)
+    result = build(src)
+    assert result.svg, result.error_lines()
+    monkeypatch.setattr(scene_mod, "_labels", real)
+    return seen
+
+
 @pytest.fixture
 def placed(monkeypatch):
-    """Build a source and give back its scenes as labelled (boxes, routes, labels)."""
+    """:func:`labelled_scenes` for the test's monkeypatch."""
     def run(src: str):
-        seen = []
-        real = scene_mod._labels
-
-        def spy(scene, model):
-            board = real(scene, model)
-            seen.append(scene)
-            return board
-
-        monkeypatch.setattr(scene_mod, "_labels", spy)
-        result = build(src)
-        assert result.svg, result.error_lines()
-        monkeypatch.setattr(scene_mod, "_labels", real)
-        return seen
+        return labelled_scenes(monkeypatch, src)
     return run
 
 

@@ -7,6 +7,8 @@ import re
 
 from markmcp.figdown.render import build
 
+from .test_render_external_names import text_rect
+
 
 def svg_of(source: str) -> str:
     out = build(source)
@@ -518,16 +520,6 @@ def _box_rects(svg: str) -> dict[str, tuple[float, float, float, float]]:
     return out
 
 
-def _ink_rect(svg: str, text: str, size: int) -> tuple[float, float, float, float]:
-    from markmcp.figdown.render.text import label_px
-    (x, y, anchor), = {m for m in re.findall(
-        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="' + str(size) + r'"(?: text-anchor="(\w+)")?[^>]*>'
-        + re.escape(text) + "<", svg)}
-    x, y, w = float(x), float(y), label_px(text, size)
-    lo = {"end": x - w, "middle": x - w / 2}.get(anchor, x)
-    return lo, y - size * 0.85, lo + w, y + size * 0.2
-
-
 def _overlaps(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
@@ -543,7 +535,7 @@ def test_a_boxs_threshold_labels_have_room_beside_it() -> None:
         svg = svg_of(src)
         boxes = _box_rects(svg)
         for w in words:
-            label = _ink_rect(svg, w, 11)
+            label = text_rect(svg, w, 11)
             assert not any(_overlaps(label, r) for nid, r in boxes.items()), (flow, w)
 
 
@@ -555,6 +547,6 @@ def test_a_connector_label_keeps_off_a_threshold_label() -> None:
            "threshold \"High-high level 5.8 m: trip inflow\" in=well offset=92%\n"
            "threshold \"Low level 1.2 m: stop high-service pumps\" in=well offset=20%\n")
     svg = svg_of(src)
-    signal = _ink_rect(svg, "level 4-20 mA", 11)
+    signal = text_rect(svg, "level 4-20 mA", 11)
     for w in ("High-high level 5.8 m: trip inflow", "Low level 1.2 m: stop high-service pumps"):
-        assert not _overlaps(signal, _ink_rect(svg, w, 11)), w
+        assert not _overlaps(signal, text_rect(svg, w, 11)), w

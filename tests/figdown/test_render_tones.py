@@ -97,19 +97,8 @@ def test_lanes_into_one_box_keep_each_label_by_its_own_lane(monkeypatch) -> None
     # either's.  Each labelled lane now runs beyond its label's room: each label stands
     # nearer its own lane than any other line, and lanes still side by side (within
     # 16 px) differ in tone
-    from markmcp.figdown.render import scene as scene_mod
-    from figdown.test_render_label_places import _letters_to
-    seen = []
-    real = scene_mod._labels
-
-    def spy(scene, model):
-        board = real(scene, model)
-        seen.append(scene)
-        return board
-
-    monkeypatch.setattr(scene_mod, "_labels", spy)
-    assert build(SIP).svg
-    (scene,) = seen
+    from figdown.test_render_label_places import _letters_to, labelled_scenes
+    (scene,) = labelled_scenes(monkeypatch, SIP)
     lanes = [lk for lk in scene.links if lk.b == "idle" and lk.a not in ("calling", "idle")]
     assert len(lanes) == 3
     for lk in lanes:
