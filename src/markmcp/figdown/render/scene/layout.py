@@ -9,12 +9,11 @@ edge labels it has to carry.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from ..block import Budget
 from ..text import END_FS, label_px
-from .graph import Box, Link, Scene, axes
+from .graph import Box, Link, Scene
 from .order import Item, order_ranks
 from .place import Lane, Placer, Spacing
 from .ranks import assign_ranks
@@ -127,7 +126,6 @@ def layered_refusal(scene: Scene, budget: Budget) -> list[tuple[int, str]]:
 def plan_layout(scene: Scene) -> Frame:
     horizontal = scene.horizontal
     rank_of = assign_ranks(scene)
-    _roomy_sides(scene, rank_of)
     n_ranks = (max(rank_of.values()) + 1) if rank_of else 0
     items: dict[str, Item] = {}
     ranks: list[list[Item]] = [[] for _ in range(n_ranks)]
@@ -440,46 +438,6 @@ STRAIGHT_CLEAR = 6.0
 #: ... by at most this many times the usual gap (a box nearly in line with the far end
 #: would want a gap without end)
 STRAIGHT_GROWTH = 3.0
-
-
-#: Between the ends meeting one side of a box the flow meets, where the box may grow for
-#: them (an arrowhead is 11.2 px across) ...
-END_ROOM = 14.0
-#: ... and from the side's corners
-END_MARGIN = 8.0
-#: ... by at most this many times its size across the flow
-END_GROWTH = 2.5
-#: (a statechart's: its transitions are straight lines, landing where the outline lets
-#: them; a block's or a flowchart's routed ends hand crowded runs to the sides beside)
-GROWN_GENRES = ("statechart",)
-END_MOST = 3   # ends on one side before a box grows for them
-
-
-def _roomy_sides(scene: Scene, rank_of: dict[str, int]) -> None:
-    """A box with more connectors from the ranks beside it (straight lines) meeting one of
-    the sides the flow meets than that side holds ``END_ROOM`` apart grows across the flow
-    to hold them: six transitions met
-    Admitted's right side (45 px) within 40 px, their arrowheads on one another.  Only
-    a statechart's boxes with straight sides, of the size their text gave them (not an
-    author's)."""
-    if scene.genre not in GROWN_GENRES:
-        return
-    ends: dict[tuple[str, int], int] = {}
-    for link in scene.links:
-        ra, rb = rank_of.get(link.a), rank_of.get(link.b)
-        if link.a == link.b or ra is None or rb is None or abs(ra - rb) != 1:
-            continue   # (a longer one is routed: its port takes a place of its own)
-        ends[(link.a, 1 if rb > ra else -1)] = ends.get((link.a, 1 if rb > ra else -1), 0) + 1
-        ends[(link.b, 1 if ra > rb else -1)] = ends.get((link.b, 1 if ra > rb else -1), 0) + 1
-    for (nid, _side), count in sorted(ends.items()):
-        box = scene.nodes[nid]
-        if count < END_MOST or box.external or box.rigid or box.pinned or axes(box)[2] != math.inf:
-            continue
-        need = (count - 1) * END_ROOM + 2 * END_MARGIN
-        if scene.horizontal:
-            box.h = max(box.h, min(need, box.h * END_GROWTH))
-        else:
-            box.w = max(box.w, min(need, box.w * END_GROWTH))
 
 
 def straight_room(scene: Scene, frame: Frame, bent: set[int], need: dict[int, float]) -> dict[int, float]:
