@@ -759,7 +759,7 @@ def test_a_label_with_no_free_place_on_one_line_takes_two_beside_its_own(placed)
     """"empty, rinse cycles left" names the lane from Draining back to Filling; on one
     line it fitted nowhere between that lane and the states, and stood beyond the next
     lane out, 44 px from its own and 2 px from the other, read as that one's.  On two
-    lines it stood beside its own lane; a lane now runs beyond its label's room, and the
+    lines it stood beside its own lane; the next lane out now runs beyond a lane's label, and the
     label stands beside it on one line or two."""
     (scene,) = placed(WASHER)
     link, lab = _mid(scene, "empty, rinse cycles left")
@@ -806,7 +806,7 @@ def test_a_label_crowded_on_one_line_does_not_stack_on_another(placed) -> None:
     """"rcv SYN,ACK / send ACK" found no free place beside its long run (a lane 55 px
     off) and stood by ESTABLISHED, where "rcv FIN / send ACK" was then set right under
     it: a reader read one label of two lines.  On two lines it had a place of its own;
-    a lane now runs beyond its label's room, and the label stands by its own line."""
+    the next lane out now runs beyond a lane's label, which stands by its own line."""
     (scene,) = placed(TCP_STATES)
     assert _stacked(scene) == []
     link, lab = _mid(scene, "rcv SYN,ACK / send ACK")

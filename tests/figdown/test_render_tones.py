@@ -94,7 +94,7 @@ transition incall -[session timer refresh]-> incall
 def test_lanes_into_one_box_keep_each_label_by_its_own_lane(monkeypatch) -> None:
     # three lanes come round the right into Idle: 12 px apart, the outer and the inner
     # took one tone with another between, and "caller cancels" by their ends read as
-    # either's.  Each labelled lane now runs beyond its label's room: each label stands
+    # either's.  The next lane out now runs beyond a lane's label: each label stands
     # nearer its own lane than any other line, and lanes still side by side (within
     # 16 px) differ in tone
     from figdown.test_render_label_places import _letters_to, labelled_scenes

@@ -349,23 +349,24 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             spans[key] = max(spans.get(key, 0), rb - ra)
             lo, hi = reach.get(key, (ra, rb))
             reach[key] = (min(lo, ra), max(hi, rb))
-            if link.mid:
-                across = min(_label_cross(frame, link.mid, LABEL_FS), LANE_LABEL_MOST) + LANE_LABEL_GAP
+            if link.mid and not frame.horizontal:
+                across = min(label_px(link.mid, LABEL_FS), LANE_LABEL_MOST) + LANE_LABEL_GAP
                 said[key] = max(said.get(key, 0.0), across)
-    # each runs LANE_STEP beyond the ranks it passes (and its label's room), outside the
-    # lanes already placed beside them: round the whole figure, a retry between two steps
-    # went out past every wider rank
+    # each runs LANE_STEP beyond the ranks it passes, outside the lanes already placed
+    # beside them and, the flow running down or up, their labels beside their runs: round
+    # the whole figure, a retry between two steps went out past every wider rank, and
+    # three lanes 14 px apart had no room for their labels between them (a lane alone
+    # keeps close, its label beyond it)
     ends = _rank_ends(frame)
     placed: list[tuple[int, int, int, float]] = []
     for key in sorted(spans, key=spans.__getitem__):
         side = key[1]
         lo, hi = reach[key]
         edge = [ends[r][0 if side < 0 else 1] for r in range(lo, hi + 1)]
-        edge += [c for s, a, b, c in placed if s == side and a <= hi and lo <= b]
-        step = LANE_STEP + said.get(key, 0.0)
-        c = (min(edge) - step) if side < 0 else (max(edge) + step)
+        edge += [out for s, a, b, out in placed if s == side and a <= hi and lo <= b]
+        c = (min(edge) - LANE_STEP) if side < 0 else (max(edge) + LANE_STEP)
         lane_of_group[key] = c
-        placed.append((side, lo, hi, c))
+        placed.append((side, lo, hi, c + side * said.get(key, 0.0)))
     entered: set[tuple[str, int]] = set()
     trunks: set[str] = set()
     # a merge bus along the flow comes in where its members come from, its trunk counted
@@ -1333,12 +1334,6 @@ def _hemmed_near(jogs, c: float, reach: float) -> bool:
     near = sides([j.c0 for j in jogs])
     far = sides([j.c1 for j in jogs])
     return all(near) and not all(far)
-
-
-def _label_cross(frame: Frame, text: str, size: float) -> float:
-    if frame.horizontal:
-        return (text.count("\n") + 1) * size * 1.3
-    return label_px(text, size)
 
 
 def _label_main(frame: Frame, text: str, size: float) -> float:
