@@ -922,3 +922,24 @@ def test_a_topology_link_round_the_figure_keeps_out_of_the_box_beside_its_end() 
             if nid not in ends:
                 gaps = [_segment_rect_gap(p, q, rect) for p, q in zip(pts, pts[1:])]
                 assert min(gaps) > 0, (lines[int(key) - 1], nid, pts)
+
+
+def test_a_branch_moved_out_beside_its_decision_keeps_off_another_lines_arrowhead() -> None:
+    # "no / quarantine" moved out beyond the DMARC diamond's side point came down onto the
+    # classifier 18 px beside the arrowhead of the malware check's "no"
+    src = ("figdown 0.2 flowchart\nexternal mta \"SMTP connection from sending MTA\"\n"
+           "decision rbl \"Sender IP on blocklist?\"\ndecision spf \"SPF / DKIM / DMARC result\"\n"
+           "decision pol \"DMARC policy = reject?\"\nprocess av \"Antivirus & attachment sandbox\"\n"
+           "decision mal \"Malware found?\"\nprocess score \"Content classifier score\"\ndecision th \"Score\"\n"
+           "process quar \"Quarantine, notify admin\"\nterminator inbox \"Delivered to Inbox\"\n"
+           "terminator junk \"Junk folder\"\nterminator rej \"550 rejected\"\nflowline mta -> rbl\n"
+           "flowline rbl -[yes]-> rej\nflowline rbl -[no]-> spf\nflowline spf -[pass]-> av\n"
+           "flowline spf -[fail]-> pol\nflowline pol -[yes]-> rej\nflowline pol -[no / quarantine]-> score\n"
+           "flowline av -> mal\nflowline mal -[yes]-> quar\nflowline mal -[no]-> score\nflowline score -> th\n"
+           "flowline th -[< 5]-> inbox\nflowline th -[5-9]-> junk\nflowline th -[>= 10]-> quar\n")
+    boxes, edges = _drawing(src)
+    x, y, w, h = boxes["score"]
+    tips = [pts[-1] for key, pts in edges.items()
+            if src.split("\n")[int(key) - 1].endswith("-> score") and abs(pts[-1][1] - y) < 1.0]
+    assert len(tips) == 2
+    assert abs(tips[0][0] - tips[1][0]) >= 24.0, tips

@@ -30,6 +30,7 @@ VERTEX_RUN = 4.0
 #: within the diamond's width is moved to: this far beyond the side vertex
 BRANCH_RUN = 12.0
 GAP_CLEAR = 10.0   # a column kept this far from a box it passes beside
+BRANCH_APART = 24.0   # and where it comes onto a box, this far from a straight line's landing
 
 
 @dataclass
@@ -307,7 +308,8 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
             continue
         for _off, _li, first, column, last in sorted(here, key=lambda h: (-h[0], h[1])):
             to = first.pos + side * (first.size / 2 + BRANCH_RUN)
-            if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to):
+            if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to) \
+                    and _lands_apart(frame, last, column[-1], to):
                 for d in column:
                     d.pos = to
                 break
@@ -320,6 +322,24 @@ def _open_between(frame: Frame, last: Item, to: float) -> bool:
     lo, hi = sorted((to, last.pos))
     return not any(it is not last and it.node is not None and it.pos - it.size / 2 - GAP_CLEAR < hi
                    and it.pos + it.size / 2 + GAP_CLEAR > lo for it in frame.ranks[last.rank])
+
+
+def _lands_apart(frame: Frame, last: Item, dummy: Item, to: float) -> bool:
+    """Whether a column at ``to`` that comes down onto ``last``'s side the flow meets
+    (``to`` within its width) lands ``BRANCH_APART`` from where the straight lines from
+    the rank before meet that side (estimated with the usual gap between the ranks): a
+    moved "no" came down 18 px beside another branch's arrowhead."""
+    half = last.size / 2
+    if abs(to - last.pos) > half:
+        return True
+    for up in last.ups:
+        if up is dummy or up.node is None:
+            continue
+        depth = up.main / 2 + (GAPX if frame.horizontal else GAPY) + last.main / 2
+        landing = last.pos + (up.pos - last.pos) * (last.main / 2) / depth
+        if abs(landing - to) < BRANCH_APART:
+            return False
+    return True
 
 
 def _room(placer: Placer, item: Item, to: float) -> bool:
