@@ -24,9 +24,9 @@ from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, re
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene, corner_radius
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid
-from .names import external_names
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
+from .names import external_names
 from .ranks import assign_ranks
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,

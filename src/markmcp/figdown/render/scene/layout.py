@@ -277,9 +277,11 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
     """A decision's branch whose column (its dummies, one straight run to the ranks
     beyond) stands off the diamond's point but within its width would leave by a lower
     face and step aside under it, then hook round the box beside the column: the column
-    moves out to ``BRANCH_RUN`` beyond the side vertex where every rank it passes has
-    room there and no box of the rank it ends in stands between it and its box, so the branch leaves by the vertex (the flowchart convention) and runs
-    clear beside the boxes.  One a side, the farthest out first; not where another
+    moves out to ``BRANCH_RUN`` beyond the side vertex, so the branch leaves by the vertex
+    (the flowchart convention) and runs clear beside the boxes.  Only where every rank it
+    passes has room there, no box of the rank it ends in stands between it and its box
+    (:func:`_open_between`), and it does not come onto its box beside another line's
+    landing (:func:`_lands_apart`).  One a side, the farthest out first; not where another
     branch already turns beyond that vertex, a self-loop sits on that side, or a lane
     leaves the decision (it takes a vertex too, later)."""
     laned = {link.a for link in scene.links if frame.plans[link.index].kind == "lane"}
@@ -481,7 +483,7 @@ def straight_room(scene: Scene, frame: Frame, bent: set[int], need: dict[int, fl
         if abs(across) < 1.0:
             continue
         r = ia.rank
-        want = 0.0
+        axes_apart = sizes[r] / 2 + sizes[r + 1] / 2
         for it, far in [(it, True) for it in frame.ranks[r + 1]] + [(it, False) for it in frame.ranks[r]]:
             if it is ia or it is ib or it.node is None or it.node.external:
                 continue
@@ -491,11 +493,9 @@ def straight_room(scene: Scene, frame: Frame, bent: set[int], need: dict[int, fl
             t = (corner - ia.pos) / across
             if not 0.0 < t < 1.0:
                 continue
-            share = 1.0 - t if far else t
-            want = max(want, (it.main / 2 + STRAIGHT_CLEAR) / share)
-        gap = want - sizes[r] / 2 - sizes[r + 1] / 2
-        if base < gap <= STRAIGHT_GROWTH * base:
-            out[r] = max(out.get(r, 0.0), gap)
+            gap = (it.main / 2 + STRAIGHT_CLEAR) / (1.0 - t if far else t) - axes_apart
+            if base < gap <= STRAIGHT_GROWTH * base:   # (a box nearly in line: no gap is enough)
+                out[r] = max(out.get(r, 0.0), gap)
     return out
 
 

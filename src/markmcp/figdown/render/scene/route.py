@@ -38,8 +38,10 @@ PORT_MARGIN = 6.0
 PORT_SNAP = 8.0   # a port this near the run it meets takes the run's cross position
 TRACK = 10.0
 LANE_STEP = 14.0
-LANE_LABEL_GAP = 8.0   # and a labelled lane this much more beyond its label's room
-LANE_LABEL_MOST = 120.0   # (at most: a long label goes on two lines or on a leg)
+#: Flowing down or up, the next lane out stands this far beyond a lane's label ...
+LANE_LABEL_GAP = 8.0
+#: ... the label's width counted up to this (a longer one goes on two lines or on a leg)
+LANE_LABEL_MOST = 120.0
 LOOP_H = 16.0
 LOOP_W = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
@@ -115,12 +117,12 @@ def waypoint_polyline(scene: Scene, frame: Frame, link: Link) -> list:
     beside it: where the rank begins and where it ends (the rank's boxes lie
     between, so the run from one to the other meets none, nor does a run in the
     gap between two ranks).  Of those points each run goes straight to the
-    farthest it reaches keeping :data:`WAY_CLEAR` off every box but its ends'.  Where a
-    run between two of them still meets a box (one of an end box's rank, between its
-    centre and the dummy beside it), a point in the middle of the gap beside each end
-    box joins them, within the box's width as near its dummy as that reaches: a run
-    from there meets no other box of that rank (level with the box's centre, the
-    lines from several dummies met at one point above it)."""
+    farthest it reaches keeping :data:`WAY_CLEAR` off every box but its ends'.  Where the
+    line so drawn still cuts :data:`WAY_DEEP` into a box (one of an end box's rank,
+    between its centre and the dummy beside it), a point in the middle of the gap beside
+    each end box joins the points, within the box's width as near its dummy as that
+    reaches: a run from there meets no other box of that rank (level with the box's
+    centre, the lines from several dummies met at one point above it)."""
     plan = frame.plans[link.index]
     head, tail = plan.items[0], plan.items[-1]
     first, last = scene.nodes[head.key], scene.nodes[tail.key]
