@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 from markmcp.figdown.render import build
 
 from .test_render_band_titles import segments
-from .test_render_routes_clear import _vertices
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -450,22 +449,10 @@ def test_a_lane_runs_beside_the_ranks_it_passes_not_round_the_whole_figure() -> 
            "flowline start -> a1\nflowline start -> a2\nflowline start -> a3\nflowline start -> a4\n"
            "flowline a1 -> merge\nflowline a2 -> merge\nflowline a3 -> merge\nflowline a4 -> merge\n"
            "flowline merge -> send\nflowline send -> ok\nflowline ok -[yes]-> done\nflowline ok -[no]-> merge\n")
-    root = ET.fromstring(build(src).svg)
-    ns = "{http://www.w3.org/2000/svg}"
-    boxes = {}
-    for g in root.iter(ns + "g"):
-        if g.get("data-node"):
-            shape = next(iter(g))
-            if shape.tag == ns + "rect":
-                x, w = float(shape.get("x")), float(shape.get("width"))
-            else:
-                xs = [float(p.split(",")[0]) for p in shape.get("points").split()]
-                x, w = min(xs), max(xs) - min(xs)
-            boxes[g.get("data-node")] = (x, x + w)
-    lines = src.split("\n")
-    key = str(lines.index("flowline ok -[no]-> merge") + 1)
-    (el,) = [el for el in root.iter() if el.get("data-edge") == key and el.tag in (ns + "path", ns + "line")]
-    xs = [x for x, _y in _vertices(el)]
+    from figdown.test_render_straight import _drawing, _line_of
+    drawn, edges = _drawing(src)
+    boxes = {nid: (x, x + w) for nid, (x, _y, w, _h) in drawn.items()}
+    xs = [x for x, _y in edges[_line_of(src, "flowline ok -[no]-> merge")]]
     wide = (min(boxes[k][0] for k in ("a1", "a2", "a3", "a4")), max(boxes[k][1] for k in ("a1", "a2", "a3", "a4")))
     near = (min(boxes[k][0] for k in ("merge", "send", "ok")), max(boxes[k][1] for k in ("merge", "send", "ok")))
     assert wide[0] < near[0] and near[1] < wide[1]

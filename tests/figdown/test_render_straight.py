@@ -28,6 +28,14 @@ from figdown.test_render_routes_clear import SVG, _shape, _vertices
 SPINE = RETRY
 
 
+def _leaves_by_side_point(pts, box) -> bool:
+    """Whether a connector's first run leaves diamond ``box`` (x, y, w, h) by its left or
+    right point, level."""
+    x, y, w, h = box
+    return (pts[0] == pytest.approx((x, y + h / 2), abs=0.01) or pts[0] == pytest.approx((x + w, y + h / 2), abs=0.01)) \
+        and pts[1][1] == pytest.approx(y + h / 2, abs=0.01)
+
+
 def _drawing(source: str):
     out = build(source)
     assert out.svg is not None, out.error_lines()
@@ -350,11 +358,8 @@ def test_a_decisions_branch_going_out_beyond_its_side_leaves_by_the_vertex() -> 
     boxes, edges = _drawing(SPINE)
     for line, box in (("flowline valid -[no]-> end", "valid"), ("flowline counted -[no]-> fetch", "counted")):
         pts = edges[_line_of(SPINE, line)]
-        x, y, w, h = boxes[box]
-        first, second = pts[0], pts[1]
-        assert first[1] == pytest.approx(y + h / 2, abs=0.01) and second[1] == pytest.approx(y + h / 2, abs=0.01), pts
-        assert first[0] == pytest.approx(x, abs=0.01) or first[0] == pytest.approx(x + w, abs=0.01), pts
-        assert abs(second[0] - first[0]) >= 10
+        assert _leaves_by_side_point(pts, boxes[box]), pts
+        assert abs(pts[1][0] - pts[0][0]) >= 10
     for line in ("flowline valid -[yes]-> load", "flowline counted -[yes]-> publish"):
         (x0, y0), (x1, y1) = edges[_line_of(SPINE, line)]
         assert x0 == x1 and y1 > y0
@@ -780,9 +785,7 @@ def test_a_branch_turning_just_past_the_vertex_leaves_by_it() -> None:
            "flowline kb -[customer replies]-> human\n")
     boxes, edges = _drawing(src)
     pts = edges[_line_of(src, "flowline conf -[yes]-> type")]
-    x, y, w, h = boxes["conf"]
-    assert pts[0][1] == pytest.approx(y + h / 2, abs=0.01) and pts[1][1] == pytest.approx(y + h / 2, abs=0.01), pts
-    assert pts[0][0] == pytest.approx(x, abs=0.01) or pts[0][0] == pytest.approx(x + w, abs=0.01), pts
+    assert _leaves_by_side_point(pts, boxes["conf"]), pts
     hx, hy, hw, hh = boxes["human"]
     # and it passes beside Tier-1, never under it
     assert all(px < hx or px > hx + hw for px, py in pts if hy <= py <= hy + hh)
@@ -858,8 +861,7 @@ def test_a_branch_stepping_aside_under_its_decision_moves_out_to_leave_by_the_ve
            "flowline enough -[yes]-> order\nflowline top -> order\n")
     boxes, edges = _drawing(src)
     pts = edges[_line_of(src, "flowline enough -[yes]-> order")]
-    x, y, w, h = boxes["enough"]
-    assert pts[0] == pytest.approx((x, y + h / 2), abs=0.01) or pts[0] == pytest.approx((x + w, y + h / 2), abs=0.01), pts
+    assert _leaves_by_side_point(pts, boxes["enough"]), pts
     # one short run out of the vertex, one run down beside "Top up", one run into "Order"
     assert len(pts) == 4 and 8 <= abs(pts[1][0] - pts[0][0]) <= 16, pts
     tx, ty, tw, th = boxes["top"]
