@@ -1045,17 +1045,11 @@ def _rank_ends(frame: Frame) -> list[tuple[float, float]]:
     (self-loops), and the bands of the groups through it."""
     out = []
     for r, rank in enumerate(frame.ranks):
-        lo, hi = frame.cross_lo, frame.cross_lo
-        first = True
-        for it in rank:
-            a, b = it.size / 2 + getattr(it, "lead", 0.0), it.size / 2 + getattr(it, "trail", 0.0)
-            lo, hi = (it.pos - a, it.pos + b) if first else (min(lo, it.pos - a), max(hi, it.pos + b))
-            first = False
-        for lane in frame.lanes.values():
-            if r in lane.ranks:
-                lo, hi = (lane.open, lane.open + lane.size) if first else (min(lo, lane.open), max(hi, lane.open + lane.size))
-                first = False
-        out.append((lo, hi))
+        spans = [(it.pos - it.size / 2 - getattr(it, "lead", 0.0), it.pos + it.size / 2 + getattr(it, "trail", 0.0))
+                 for it in rank]
+        spans += [(lane.open, lane.open + lane.size) for lane in frame.lanes.values() if r in lane.ranks]
+        out.append((min((a for a, _b in spans), default=frame.cross_lo),
+                    max((b for _a, b in spans), default=frame.cross_lo)))
     return out
 
 
