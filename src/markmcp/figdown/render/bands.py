@@ -9,6 +9,7 @@ and groups, the page over typed regions; both take the geometry from here.
 from __future__ import annotations
 
 from .svg import dash, tag
+from .text import CH, FONT, label_px, widest
 
 
 def band_rect(band: dict, x0: float, y0: float, x1: float, y1: float):
@@ -23,6 +24,36 @@ def band_rect(band: dict, x0: float, y0: float, x1: float, y1: float):
     if side == "right":
         return x0 + w * lo / 100, y0, w * (hi - lo) / 100, h
     return x1 - w * hi / 100, y0, w * (hi - lo) / 100, h
+
+
+#: A band's name (px) over a box, in the middle of the band, or beside the box.
+BAND_NAME_FS = 11.0
+
+
+def name_inside(band: dict, x0: float, y0: float, x1: float, y1: float, label: str) -> bool:
+    """Whether the name of ``band`` over the box (x0, y0)–(x1, y1) whose own name is
+    ``label`` (centred, 13 px lines) is written in the middle of the band: only where it
+    fits inside the band and stays off the box's name (a 35..80 % band over a 36 px tank
+    wrote "Normal operating band" over "Clearwell"), else beside the box with its
+    thresholds.  A band running the box's whole height (``extend=left`` or ``right``)
+    finds itself a place near the box's top (see draw)."""
+    if (band.get("extend") or "up") in ("left", "right"):
+        return True
+    bx, by, bw, bh = band_rect(band, x0, y0, x1, y1)
+    half_w = label_px(band["label"], BAND_NAME_FS) / 2 + 2
+    if 2 * half_w > bw or bh < BAND_NAME_FS + 2:
+        return False
+    if not label:
+        return True
+    # the ink of each: an 11 px name from 4 px above the band's middle to 6.5 below (its
+    # baseline 4 below), the box's 13 px lines from 5 px above the first baseline's
+    # middle to 7.5 below the last's (baselines 16.9 px apart, the block centred)
+    mx, my = bx + bw / 2, by + bh / 2
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    spread = label.count("\n") * 1.3 * FONT / 2
+    if abs(mx - cx) >= half_w + widest(label) * CH / 2:
+        return True
+    return my + 6.5 <= cy - spread - 5 or my - 4 >= cy + spread + 7.5
 
 
 def band_edge(band: dict):

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import math
 
-from ..bands import band_edge, band_rect, threshold_leader, threshold_rows_by_target
+from ..bands import BAND_NAME_FS, band_edge, band_rect, name_inside, threshold_leader, threshold_rows_by_target
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
 from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, corner_radius, inscribed_half
 from .names import EXTERNAL_FS, external_names
-from .labels import Board, measure
+from .free import seg_hits_rect
+from .labels import Board, measure, overlap
 from .titles import BASELINE, INSET, TITLE_FS, Title
 
 NODE_FILL, NODE_STROKE = "#fff", "#8a8880"
+BAND_INK = "#334155"
 GROUP_FILL, GROUP_STROKE, GROUP_INK = "#f6f5ef", "#d6d4cc", "#6f6e69"
 ARROW_LEN, ARROW_HALF = 10.08, 5.6
 PORT = 7.0
@@ -114,34 +116,35 @@ def _label_svg(lab, extra=()) -> str:
                          extra=extra, halo=True)
 
 
-NODE_BAND_FS = 11
-
-
-def _node_band_labels(n: Box, bands) -> list[tuple[float, float]]:
+def _node_band_labels(n: Box, bands) -> list[tuple[float, float] | None]:
     """Where the names of the bands over box ``n`` go (text baselines, centred): in the
     middle of each band, but a band running the box's full height (``extend=left`` or
     ``right``) names itself near the top, clear of the box's own label in the middle (just
     above the box when the box is too low to hold both), and names that would run into
-    each other there go one beyond the other."""
+    each other there go one beyond the other.  None for a name written beside the box
+    (``bands.name_inside``; see :func:`threshold_marks`)."""
     label_top = n.cy - (n.label.count("\n") + 1) * 1.2 * FONT / 2 if n.label else n.cy
-    inside = n.y + 4 + NODE_BAND_FS + 2 <= label_top
-    step = NODE_BAND_FS + 2
+    inside = n.y + 4 + BAND_NAME_FS + 2 <= label_top
+    step = BAND_NAME_FS + 2
     placed: list[tuple[float, float, float, float]] = []
     out = []
     for band in bands:
         bx, by, bw, bh = band_rect(band, n.x, n.y, n.x + n.w, n.y + n.h)
         x = bx + bw / 2
+        if not name_inside(band, n.x, n.y, n.x + n.w, n.y + n.h, n.label):
+            out.append(None)
+            continue
         if (band.get("extend") or "up") not in ("left", "right"):
             out.append((x, by + bh / 2 + 4))
             continue
-        half = label_px(band["label"], NODE_BAND_FS) / 2 + 2
-        y = n.y + 4 + NODE_BAND_FS if inside else n.y - 3
+        half = label_px(band["label"], BAND_NAME_FS) / 2 + 2
+        y = n.y + 4 + BAND_NAME_FS if inside else n.y - 3
         for _ in range(len(bands)):
-            if not any(x - half < r and x + half > l and y - NODE_BAND_FS < b and y > t
+            if not any(x - half < r and x + half > l and y - BAND_NAME_FS < b and y > t
                        for l, t, r, b in placed):
                 break
             y += step if inside and y + step <= label_top else -step
-        placed.append((x - half, y - NODE_BAND_FS, x + half, y))
+        placed.append((x - half, y - BAND_NAME_FS, x + half, y))
         out.append((x, y))
     return out
 
@@ -236,11 +239,14 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
         wrap.append(("style", "cursor:move"))
         nsvg.append(tag("g", wrap, "".join(body)))
         ext.add(n.x, n.y, n.x + n.w, n.y + n.h)
-        for (lx, ly), band in zip(_node_band_labels(n, node_bands.get(nid, ())), node_bands.get(nid, ())):
-            tsvg.append(text(lx, ly, NODE_BAND_FS, band["label"], anchor="middle",
-                             fill=label_ink(band.get("fill"), "#334155"), halo=True))
-            half = label_px(band["label"], NODE_BAND_FS) / 2
-            ext.add(lx - half, ly - NODE_BAND_FS, lx + half, ly + 3)
+        for at, band in zip(_node_band_labels(n, node_bands.get(nid, ())), node_bands.get(nid, ())):
+            if at is None:
+                continue
+            lx, ly = at
+            tsvg.append(text(lx, ly, BAND_NAME_FS, band["label"], anchor="middle",
+                             fill=label_ink(band.get("fill"), BAND_INK), halo=True))
+            half = label_px(band["label"], BAND_NAME_FS) / 2
+            ext.add(lx - half, ly - BAND_NAME_FS, lx + half, ly + 3)
     # lassos
     for ring in rings:
         if not ring.solo:
@@ -258,7 +264,13 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             tsvg.append(_label_svg(ring.label))
             ext.add(*ring.label.rect)
     # thresholds over a node or a group, the labels beside one target on rows of their own
-    marks_on, rows = threshold_marks(scene, model)
+    marks_on, rows, names = threshold_marks(scene, model)
+    for band, (_x0, _y0, x1, _y1), ly, row in names:
+        tsvg.append(threshold_leader(x1, ly, row, NODE_STROKE)
+                    + text(x1 + THRESHOLD_OUT, row, BAND_NAME_FS, band["label"], anchor="start",
+                           fill=BAND_INK, halo=True))
+        w, _ = measure(band["label"], BAND_NAME_FS)
+        ext.add(x1, row - BAND_NAME_FS, x1 + THRESHOLD_OUT + w, row + 3)
     for k, (mark, _target, (x0, y0, x1, y1), ly) in enumerate(marks_on):
         colour = mark.get("stroke") or "#ef4444"
         body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),
@@ -332,9 +344,11 @@ def _port_owner(scene: Scene, px: float, py: float):
     return best
 
 
-def threshold_marks(scene: Scene, model: dict) -> tuple[list, list[float]]:
+def threshold_marks(scene: Scene, model: dict) -> tuple[list, list[float], list]:
     """The thresholds drawn over a box or a group: ``(mark, target, its rect, the y of
-    its line)`` each, and each label's baseline (beside one target, on rows of their own)."""
+    its line)`` each, and each label's baseline; and the names of bands written beside
+    their box (``bands.name_inside``): ``(band, the box's rect, the band's middle, the
+    baseline)`` each.  Beside one target they all stand on rows of their own."""
     marks_on = []
     for mark in model.get("thresholds", ()):
         target = mark.get("in")
@@ -345,17 +359,71 @@ def threshold_marks(scene: Scene, model: dict) -> tuple[list, list[float]]:
         else:
             continue
         marks_on.append((mark, target, (x0, y0, x1, y1), y1 - (y1 - y0) * mark["offset"] / 100))
-    rows = threshold_rows_by_target([t for _m, t, _b, _ly in marks_on], [ly for _m, _t, _b, ly in marks_on])
-    return marks_on, rows
+    names = []
+    for band in model.get("bands", ()):
+        n = scene.nodes.get(band.get("in"))
+        if n is None or n.external:
+            continue
+        rect = n.rect()
+        if not name_inside(band, *rect, n.label):
+            _bx, by, _bw, bh = band_rect(band, *rect)
+            names.append((band, n.id, rect, by + bh / 2))
+    sides = marks_on + names
+    rows = threshold_rows_by_target([t for _m, t, _b, _ly in sides], [ly for _m, _t, _b, ly in sides])
+    widths = [measure(m["label"], THRESHOLD_FS)[0] for m, _t, _b, _ly in marks_on] + \
+        [measure(band["label"], BAND_NAME_FS)[0] for band, _t, _b, _ly in names]
+    _rows_off_lines(scene, sides, widths, rows, len(marks_on))
+    return marks_on, rows[:len(marks_on)], [(band, rect, ly, row) for (band, _t, rect, ly), row
+                                            in zip(names, rows[len(marks_on):])]
+
+
+#: How far (px) a target's labels beside it move together, up or down, off a connector
+#: that would cross them.
+ROWS_MOST = 28
+
+
+def _rows_off_lines(scene: Scene, sides: list, widths: list[float], rows: list[float], marks: int) -> None:
+    """Each target's labels beside it (``rows``, changed in place), moved together the
+    least way within :data:`ROWS_MOST` so no connector crosses them, none is written over
+    another box, and none meets another target's threshold line or labels (the first
+    ``marks`` of ``sides`` are thresholds): a box's lines leave by the side its labels
+    stand on in a figure flowing right, and "Optimizer state" was struck through by the
+    line leaving at its row.  Where no such place is near, they stay on their lines."""
+    segs = [(p, q) for link in scene.links for p, q in zip(link.points, link.points[1:])]
+    taken: list = []
+    for target in dict.fromkeys(t for _m, t, _b, _ly in sides):
+        mine = [k for k, side in enumerate(sides) if side[1] == target]
+        x = sides[mine[0]][2][2] + THRESHOLD_OUT
+        boxes = [n.rect() for n in scene.nodes.values() if not n.external and n.id != target] + taken
+        lines = segs + [((b[0], ly), (b[2], ly)) for _m, t, b, ly in sides[:marks] if t != target]
+
+        def rect(k: int, d: float):
+            return (x - 1, rows[k] + d - THRESHOLD_FS, x + widths[k] + 1, rows[k] + d + 3)
+
+        def clear(d: float) -> bool:
+            return not any(any(seg_hits_rect(p, q, rect(k, d), 0.0) for p, q in lines)
+                           or any(overlap(rect(k, d), b, 0.0) for b in boxes) for k in mine)
+
+        if not clear(0):
+            for d in (s * step for step in range(1, ROWS_MOST + 1) for s in (-1, 1)):
+                if clear(d):
+                    for k in mine:
+                        rows[k] += d
+                    break
+        taken.extend(rect(k, 0.0) for k in mine)
 
 
 def threshold_label_rects(scene: Scene, model: dict) -> list[tuple[float, float, float, float]]:
-    """Where the thresholds' labels are written (see :func:`threshold_marks`)."""
-    marks_on, rows = threshold_marks(scene, model)
+    """Where the thresholds' labels, and band names beside their box, are written (see
+    :func:`threshold_marks`)."""
+    marks_on, rows, names = threshold_marks(scene, model)
     out = []
     for (mark, _target, (_x0, _y0, x1, _y1), _ly), row in zip(marks_on, rows):
         w, _ = measure(mark["label"], THRESHOLD_FS)
         out.append((x1 + THRESHOLD_OUT, row - THRESHOLD_FS, x1 + THRESHOLD_OUT + w, row + 3))
+    for band, (_x0, _y0, x1, _y1), _ly, row in names:
+        w, _ = measure(band["label"], BAND_NAME_FS)
+        out.append((x1 + THRESHOLD_OUT, row - BAND_NAME_FS, x1 + THRESHOLD_OUT + w, row + 3))
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..bands import BAND_NAME_FS, name_inside
 from ..style import display_label, paint
 from ..text import CH, FONT, label_px, node_height, node_width, widest
 
@@ -368,11 +369,17 @@ def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
         groups[g["id"]] = Group(g["id"], display_label(g), members, ink["fill"], ink["stroke"],
                                 ink["style"], g.get("gap"), g.get("note"), g.get("line", 0),
                                 pins.get(g["id"]))
-    # a threshold over a box writes its label right of the box, from 8 px out (draw.py)
+    # a threshold over a box writes its label right of the box, from 8 px out (draw.py),
+    # and so does a band over a box whose name would cover the box's own
     for mark in model.get("thresholds", ()):
         box = nodes.get(mark.get("in"))
         if box is not None and not box.external and mark.get("label"):
             box.beside = max(box.beside, THRESHOLD_OUT + label_px(mark["label"], THRESHOLD_FS) + THRESHOLD_OUT)
+    for band in model.get("bands", ()):
+        box = nodes.get(band.get("in"))
+        if box is not None and not box.external and band.get("label") \
+                and not name_inside(band, 0.0, 0.0, box.w, box.h, box.label):
+            box.beside = max(box.beside, THRESHOLD_OUT + label_px(band["label"], BAND_NAME_FS) + THRESHOLD_OUT)
     ranks = [[i for i in r["ids"] if i in nodes] for r in model.get("ranks", ())]
     genre = model["header"].get("genre") or "block"
     scene = Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)
