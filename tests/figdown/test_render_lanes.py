@@ -163,6 +163,69 @@ def test_several_self_loops_take_the_free_sides_in_turn() -> None:
                    for i, a in enumerate(heads) for b in heads[i + 1:])
 
 
+def _loop(svg: str, key: str) -> list[tuple[float, float]]:
+    """A self-loop's corners in order (its fillets read as their corners)."""
+    runs = [(p, q) for k, p, q in segments(svg) if k == key]
+    return [runs[0][0]] + [q for _p, q in runs]
+
+
+def test_a_self_loop_reads_as_a_loop_not_a_hook() -> None:
+    """A loop 16 px wide and 18 px out under "Setting time" read as a hook (its arrowhead
+    filled most of the leg it came back on): its legs now stand 28 px apart, 26 px out."""
+    svg = build("figdown 0.2 statechart\nstate i \"Idle\"\nstate s \"Setting time\"\n"
+                "transition i -[number key]-> s\ntransition s -[number key]-> s\n").svg
+    pts = _loop(svg, "5")
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    legs, out = sorted((max(xs) - min(xs), max(ys) - min(ys)))
+    assert legs >= 28 - 0.01 and out >= 26 - 0.01 or legs >= 26 - 0.01 and out >= 28 - 0.01
+
+
+# pinned states: the straight lines between them leave where they point, whatever side
+# the layout gave the self-loop (under "Cooking" it was knotted with two of them)
+PINNED_LOOP = """figdown 0.2 statechart
+flow right
+state idle "Idle"
+state setting "Setting time"
+state cooking "Cooking"
+state paused "Paused"
+transition idle -[number key]-> setting
+transition setting -[number key]-> setting
+transition setting -[START]-> cooking
+transition cooking -[START (+30 s)]-> cooking
+transition cooking -[door opened / STOP]-> paused
+transition paused -[door closed + START]-> cooking
+transition paused -[STOP]-> idle
+layout
+pin idle at=(40,150)
+pin setting at=(240,30)
+pin cooking at=(470,150)
+pin paused at=(470,320)
+"""
+
+
+def test_a_self_loop_keeps_clear_of_the_straight_lines_at_its_box() -> None:
+    svg = build(PINNED_LOOP).svg
+    runs = segments(svg)
+    for key in ("8", "10"):
+        loop = _loop(svg, key)
+        assert len(loop) >= 4 and loop[0] != loop[-1], key
+        near = {k for k, p, q in runs if k != key for a, b in zip(loop, loop[1:]) if _gap(p, q, a, b) < 6}
+        assert not near, (key, near)
+
+
+def _gap(p, q, a, b) -> float:
+    """The distance between two segments, sampled every half pixel along the first."""
+    n = max(2, int(math.dist(p, q) * 2))
+    return min(_point_gap((p[0] + (q[0] - p[0]) * k / n, p[1] + (q[1] - p[1]) * k / n), a, b) for k in range(n + 1))
+
+
+def _point_gap(c, a, b) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = dx * dx + dy * dy
+    t = 0.0 if not length else max(0.0, min(1.0, ((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / length))
+    return math.dist(c, (a[0] + t * dx, a[1] + t * dy))
+
+
 def _boxes(svg: str) -> dict[str, tuple[float, float, float, float]]:
     return {key: (float(x), float(y), float(x) + float(w), float(y) + float(h)) for key, x, y, w, h in re.findall(
         r'<g data-node="([^"]+)"[^>]*><rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)"', svg)}

@@ -23,7 +23,7 @@ from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene, corner_radius
-from .labels import Board, Label, measure, outline_rects, place_end, place_mid
+from .labels import Board, Label, measure, outline_rects, place_end, place_mid, seg_dist
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
 from .names import external_names
@@ -143,6 +143,7 @@ def _settle(scene: Scene, model: dict, y0: float,
     separate(scene, moved)
     diags: list[tuple[int, str]] = []
     _reroute(scene, frame, paths, moved)
+    _loops_clear(scene, frame, paths)
     for link in scene.links:
         link.points = paths[link.index]
     settled = _clear_lassos(scene, model, frame, paths, moved)
@@ -375,6 +376,57 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _square_off(scene, paths, touching)
     _bus_dots(scene, paths)
     return paths
+
+
+#: How near (px) another connector or box may come to a self-loop where it stands.
+LOOP_CLEAR = 6.0
+
+
+def _loops_clear(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
+    """A self-loop that another connector crosses or comes within :data:`LOOP_CLEAR` of
+    (a straight line leaving its box by the face the loop took: the layout gave the loop
+    a side no routed connector used, but a straight line leaves where it points) moves
+    to the box's first side where nothing does, and none of the other boxes comes that
+    near; where every side is taken it goes where the fewest things do, its own first."""
+    loops = [lk for lk in scene.links if lk.a == lk.b and frame is not None and frame.plans[lk.index].kind == "loop"]
+    if not loops:
+        return
+    counts: dict[str, int] = {}
+    for link in loops:
+        k = counts.get(link.a, 0)
+        counts[link.a] = k + 1
+        box = scene.nodes[link.a]
+        side, level = _loop_place(frame, link.a, k)
+        others = [(p, q) for lk in scene.links if lk.index != link.index
+                  for p, q in zip(paths[lk.index], paths[lk.index][1:])]
+        rects = [n.rect() for n in scene.nodes.values() if n.id != box.id and not n.external]
+
+        def cost(pts: list) -> int:
+            segs = list(zip(pts, pts[1:]))
+            near = sum(1 for p, q in others if any(_seg_gap(p, q, a, b) < LOOP_CLEAR for a, b in segs))
+            hits = sum(1 for r in rects if path_hits(pts, [(r[0] - LOOP_CLEAR, r[1] - LOOP_CLEAR,
+                                                            r[2] + LOOP_CLEAR, r[3] + LOOP_CLEAR)], 0.0))
+            return near + hits
+
+        best = (cost(paths[link.index]), 0, paths[link.index])
+        if not best[0]:
+            continue
+        for order, other in enumerate(s for s in ("+m", "+c", "-c", "-m") if s != side):
+            pts = loop_polyline(frame, box, level, other)
+            here = cost(pts)
+            if here < best[0]:
+                best = (here, order + 1, pts)
+            if not here:
+                break
+        paths[link.index] = best[2]
+
+
+def _seg_gap(p, q, a, b) -> float:
+    """The distance between segments p–q and a–b (0 when they cross)."""
+    if segments_cross(p, q, a, b):
+        return 0.0
+    return min(seg_dist(p[0], p[1], a, b), seg_dist(q[0], q[1], a, b),
+               seg_dist(a[0], a[1], p, q), seg_dist(b[0], b[1], p, q))
 
 
 #: The longest step across a routed line's first or last run that :func:`_unstep`

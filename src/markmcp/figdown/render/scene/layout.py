@@ -21,7 +21,7 @@ from .straight import straighten
 
 GAPX, GAPY = 56.0, 44.0
 BAND = {"l": 14.0, "r": 14.0, "t": 26.0, "b": 12.0}
-LOOP_ROOM = 24.0
+LOOP_ROOM = 32.0      # room kept beside a box for its self-loop (route.LOOP_H out, and a gap)
 #: How far beyond a decision's side vertex a connector must turn to leave by that vertex
 #: (a shorter run leaves by the point below and hooks round the box beneath: "yes"
 #: turning 9 px past the vertex went round Tier-1 from the diamond's bottom point)

@@ -42,8 +42,10 @@ LANE_STEP = 14.0
 LANE_LABEL_GAP = 8.0
 #: ... the label's width counted up to this (a longer one goes on two lines or on a leg)
 LANE_LABEL_MOST = 120.0
-LOOP_H = 16.0
-LOOP_W = 16.0
+#: A self-loop's reach out from its box and the distance between its legs: at 16 × 16 its
+#: arrowhead filled the leg it came back on and it read as a hook.
+LOOP_H = 24.0
+LOOP_W = 28.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
 #: How deep into another box a topology link's line must cut before the gaps beside its
 #: end boxes take points too (a shallower cut reads as passing the box's corner, and
