@@ -945,3 +945,33 @@ def test_a_branch_moved_out_beside_its_decision_keeps_off_another_lines_arrowhea
             if src.split("\n")[int(key) - 1].endswith("-> score") and abs(pts[-1][1] - y) < 1.0]
     assert len(tips) == 2
     assert abs(tips[0][0] - tips[1][0]) >= 24.0, tips
+
+
+FREIGHT = """figdown 0.2 flowchart
+terminator start "Shipper submits quote request"
+process dims "Capture pallets, weight,\\ndimensions, freight class"
+decision hazmat "Hazardous goods?"
+process hazdocs "Collect UN number,\\nsafety data sheet"
+process rate "Rate shipment\\n(zone, class, accessorials)"
+terminator done "Quoted"
+flowline start -> dims
+flowline dims -> hazmat
+flowline hazmat -[yes]-> hazdocs
+flowline hazdocs -> rate
+flowline hazmat -[no]-> rate
+flowline rate -> done"""
+
+
+def test_a_bypass_coming_down_just_beside_its_box_turns_into_its_side() -> None:
+    # the "no" came down 6 px left of Rate shipment, ran on above it and hooked down onto
+    # its top 22 px beside the main line's arrowhead; now it turns into the box's side
+    boxes, edges = _drawing(FREIGHT)
+    x, y, w, h = boxes["rate"]
+    bypass = edges[_line_of(FREIGHT, "flowline hazmat -[no]-> rate")]
+    main = edges[_line_of(FREIGHT, "flowline hazdocs -> rate")]
+    end, before = bypass[-1], bypass[-2]
+    assert end[0] == pytest.approx(x, abs=0.01) and y < end[1] < y + h
+    assert before[1] == pytest.approx(end[1], abs=0.01) and end[0] - before[0] >= 20
+    assert main[-1][1] == pytest.approx(y, abs=0.01)
+    # one turn down beside the box, one into it: no step on the way
+    assert len(bypass) == 4

@@ -9,6 +9,7 @@ edge labels it has to carry.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..block import Budget
@@ -268,6 +269,7 @@ def place_cross(scene: Scene, frame: Frame) -> None:
     placer.improve()
     straighten(placer)
     _branch_columns(scene, frame, placer)
+    _entry_columns(scene, frame, placer)
     lo, hi = placer.extent()
     placer.shift(-lo)
     frame.cross_lo, frame.cross_hi = 0.0, hi - lo
@@ -315,6 +317,50 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
                 for d in column:
                     d.pos = to
                 break
+
+
+def _entry_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
+    """A connector's column (its dummies, one straight run) that comes down just beside
+    its last box, less than :data:`ENTRY_RUN` beyond its side, where another connector
+    meets that box too, moves out to ``ENTRY_RUN`` beyond the side: the connector turns
+    into the box's side (``route._side_entries``) instead of running on above the box
+    and hooking down onto the face the flow meets beside the other's arrowhead (a "no"
+    bypass came down 6 px beside "Rate shipment" and landed 22 px from the main line's
+    head).  Only flowing down or up (flowing across, a column moved out ran into the
+    lines beside the rank), not in a topology (straight links), only a rectangular box,
+    where every rank the column passes has room there, no box of the end rank stands
+    between, and no self-loop takes that side."""
+    if frame.horizontal or scene.genre == "topology":
+        return
+    into = Counter(plan.items[-1].key for plan in frame.plans.values()
+                   if plan.kind == "chain" and not plan.flipped)
+    for li in sorted(frame.plans):
+        plan = frame.plans[li]
+        if plan.kind != "chain" or plan.flipped or plan.bus is not None or len(plan.items) < 3:
+            continue
+        last = plan.items[-1]
+        box = last.node
+        if box is None or box.external or box.shape in ("diamond", "ellipse", "circle") \
+                or into[last.key] < 2:
+            continue
+        column = plan.items[1:-1]
+        if any(abs(d.pos - column[0].pos) > 0.5 for d in column):
+            continue
+        off, half = column[0].pos - last.pos, last.size / 2
+        if not half <= abs(off) < half + ENTRY_RUN:
+            continue
+        side = 1 if off > 0 else -1
+        loops = {place for place, _level in frame.loop_side.get(last.key) or ()}
+        if ("+c" if side > 0 else "-c") in loops:
+            continue
+        to = last.pos + side * (half + ENTRY_RUN)
+        if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to):
+            for d in column:
+                d.pos = to
+
+
+#: How far beyond its last box's side a column turns into that side (:func:`_entry_columns`).
+ENTRY_RUN = 24.0
 
 
 def _open_between(frame: Frame, last: Item, to: float) -> bool:
