@@ -14,10 +14,12 @@ import random
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from markmcp.figdown.render import build
+from markmcp.figdown.render.scene.layout import straight_room
 from markmcp.figdown.render.scene.straight import _satisfy
 
 from conftest import shared_dir
@@ -975,3 +977,26 @@ def test_a_bypass_coming_down_just_beside_its_box_turns_into_its_side() -> None:
     assert main[-1][1] == pytest.approx(y, abs=0.01)
     # one turn down beside the box, one into it: no step on the way
     assert len(bypass) == 4
+
+
+def _row_item(rank: int, pos: float, size: float, main: float = 36.0) -> SimpleNamespace:
+    return SimpleNamespace(rank=rank, pos=pos, size=size, main=main, node=SimpleNamespace(external=False))
+
+
+def test_a_box_nearly_in_line_does_not_stop_the_room_a_straight_line_wants_past_another() -> None:
+    # a hub's straight line to the far end of a wide row passes two boxes of that row: one
+    # nearly in line (no gap would take the line 6 px past its corner) and one that a
+    # somewhat wider gap clears; the gap grows for the second all the same
+    hub, end = _row_item(0, 0.0, 100.0), _row_item(1, 400.0, 100.0)
+    moderate = _row_item(1, 250.0, 100.0)   # near corner 300: 3/4 of the way across
+    in_line = _row_item(1, 345.0, 80.0)     # near corner 385: 96 % of the way across
+    frame = SimpleNamespace(horizontal=False, ranks=[[hub], [moderate, in_line, end]],
+                            plans={0: SimpleNamespace(kind="chain", items=[hub, end])})
+    scene = SimpleNamespace(links=[SimpleNamespace(index=0, a="hub", b="end")])
+    room = straight_room(scene, frame, set(), {})
+    # the line from centre to centre clears the moderate box's corner by 6 px where the
+    # ranks' axes stand (18 + 6) / (1 - 0.75) = 96 px apart: a gap of 96 - 36 = 60 px
+    assert room == {0: pytest.approx(60.0)}
+    # alone, the box nearly in line asks for no room (it would take 604 px)
+    frame.ranks = [[hub], [in_line, end]]
+    assert straight_room(scene, frame, set(), {}) == {}
