@@ -403,9 +403,60 @@ def test_a_lane_back_to_a_decision_enters_by_its_side_point() -> None:
     ends = {key: q for key, _p, q in segments(svg)}
     lanes = {"15": "fastrx", "17": "rto", "19": "timeout"}   # their lines, from below
     landed = {key for key in lanes if math.dist(ends[key], left) < 0.01 or math.dist(ends[key], right) < 0.01}
-    assert len(landed) == 2, {key: ends[key] for key in lanes}
-    assert any(math.dist(ends[key], left) < 0.01 for key in landed)
-    assert any(math.dist(ends[key], right) < 0.01 for key in landed)
+    assert landed == set(lanes), {key: ends[key] for key in lanes}
+    assert math.dist(ends["15"], left) < 0.01
+    # the two from the right ("no: keep waiting" leaves a decision: its label stands at
+    # that exit) merge into one line, into the right point
+    assert math.dist(ends["17"], right) < 0.01 and math.dist(ends["19"], right) < 0.01
+
+
+ASTAR = """figdown 0.2 flowchart
+process close "move current to closed"
+decision more "neighbours left?"
+process nextn "take next neighbour n"
+decision inclosed "n in closed?"
+process tentative "t <- g(current) + cost(current, n)"
+decision better "n not in open\\nor t < g(n)?"
+process update "came_from[n] <- current"
+terminator done "done"
+flowline close -> more
+flowline more -[no]-> done
+flowline more -[yes]-> nextn
+flowline nextn -> inclosed
+flowline inclosed -[yes]-> more
+flowline inclosed -[no]-> tentative
+flowline tentative -> better
+flowline better -[no]-> more
+flowline better -[yes]-> update
+flowline update -> more"""
+
+
+def test_lanes_back_from_decisions_saying_different_things_merge_into_one() -> None:
+    """Three lines back to "neighbours left?" (two decisions' "yes" and "no", and a plain
+    one) came in as three hooks beside the main line's head, nested at the figure's edge;
+    a decision's exit label stands at that exit, so they merge into one line with one
+    arrowhead, each leaving its decision by the side point."""
+    svg = build(ASTAR).svg
+    ends = {key: q for key, _p, q in segments(svg)}
+    back = [_line_of(ASTAR, f"flowline {src} -[{word}]-> more") for src, word in (("inclosed", "yes"), ("better", "no"))]
+    back.append(_line_of(ASTAR, "flowline update -> more"))
+    assert len({ends[key] for key in back}) == 1
+    tips = {p for p in _tips(svg) if math.dist(p, ends[back[0]]) < 1}   # (each member draws it)
+    assert len(tips) == 1
+    for key, nid in zip(back, ("inclosed", "better")):
+        first = next(p for k, p, _q in segments(svg) if k == key)
+        poly = re.search(r'<g data-node="%s"[^>]*><polygon points="([^"]+)"' % nid, svg).group(1)
+        corners = [tuple(map(float, pair.split(","))) for pair in poly.split()]
+        assert math.dist(first, min(corners)) < 0.01 or math.dist(first, max(corners)) < 0.01, key
+
+
+def _line_of(source: str, text: str) -> str:
+    return str(source.split("\n").index(text) + 1)
+
+
+def _tips(svg: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in re.findall(
+        r'<path d="M([-\d.]+) ([-\d.]+) L[-\d. ]+L[-\d. ]+z" fill="[^"]+" stroke="none"', svg)]
 
 
 BILLING = ("figdown 0.3 statechart\nstate trial \"TRIALING\"\nstate active \"ACTIVE\"\n"

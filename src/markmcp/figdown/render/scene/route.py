@@ -318,7 +318,9 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     mid = (frame.cross_lo + frame.cross_hi) / 2
     # connectors merge into one bus only when they look alike: a trunk shows one colour
     # and dash, the members share one arrowhead, and a label on the trunk reads as every
-    # member's, so they must carry the same label (or none)
+    # member's, so they must carry the same label (or none), but for a decision's exits
+    # (their labels stand where they leave it: three lines back to "neighbours left?",
+    # "yes", "no" and a plain one, came in as three hooks beside the main line's head)
     names: dict[int, str] = {}
     looks: dict[str, list] = {}
     labels: dict[tuple[str, int], list] = {}   # the labels seen per target and look
@@ -332,9 +334,10 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 seen.append(look)
             k = seen.index(look)
             said = labels.setdefault((link.b, k), [])
-            if link.mid not in said:
-                said.append(link.mid)
-            j = said.index(link.mid)
+            words = None if scene.nodes[link.a].shape == "diamond" else link.mid
+            if words not in said:
+                said.append(words)
+            j = said.index(words)
             names[link.index] = link.b if k == j == 0 else f"{link.b}.{k}.{j}"
             if k % 2:   # a second look goes round the other side, a third nests with the first
                 plan.side = -plan.side
@@ -653,13 +656,12 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     the main path keeps the decision's flow-facing point to itself.  Only where no box
     of the decision's rank stands between the vertex and the turn, one connector a vertex
     (the one turning farthest out, so the others' turns stay inside its run; the first in
-    document order of equals), and not for the members of a merge bus round the figure
-    (those of one along the flow leave their own boxes, each a decision's exit)."""
+    document order of equals); a merge bus's members too, each from its own decision."""
     routing.side_exit = {}
     best: dict[tuple[str, int], tuple] = {}
     for link in scene.links:
         plan = frame.plans[link.index]
-        if link.index not in routing.orthogonal or (link.index in routing.bus and plan.kind != "chain"):
+        if link.index not in routing.orthogonal:
             continue
         if plan.kind == "chain":
             # (where its first end aims: a bus's member from the rank before, the trunk's port)
@@ -702,8 +704,10 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     The lanes of one side take it together, nearest the box first, while no other
     lane runs between two of them and the side holds them ``2 * LANE_PAIR`` apart (see
     :func:`_lane_slots`), only the innermost on a curved side (a decision's side point
-    takes one: four arrowheads lay along the top faces of a diamond); not for a merge
-    bus's members, one leaving a diamond (see :func:`_side_exits`), an external, a side
+    takes one: four arrowheads lay along the top faces of a diamond); a merge bus's
+    members each by their own first box, and by its last as one (its first member's end,
+    the others ending where it does); not for one leaving a diamond (see
+    :func:`_side_exits`), an external, a side
     holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
     another by more than two labelled lines (the further ones go round the pair and
     land on those sides, see ``_spread_parallel``)."""
@@ -729,12 +733,19 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     taken |= {(link.a, 1 if vertex > frame.item_of[link.a].pos else -1)
               for link in scene.links if (vertex := routing.side_exit.get(link.index)) is not None}
     found: dict[tuple[str, int], list] = {}
+    # a merge bus round the figure ends as one line: its first member stands for it there
+    trunk: dict[str, int] = {}
     for link in scene.links:
-        if link.index not in routing.lanes or link.index in routing.bus:
+        if link.index in routing.lanes and link.index in routing.bus:
+            trunk.setdefault(routing.bus[link.index], link.index)
+    for link in scene.links:
+        if link.index not in routing.lanes:
             continue
         lane = routing.lanes[link.index]
         for end, nid, other in (("first", link.a, link.b), ("last", link.b, link.a)):
             if end == "first" and link.index in routing.side_exit:
+                continue
+            if end == "last" and trunk.get(routing.bus.get(link.index), link.index) != link.index:
                 continue
             box, item = scene.nodes[nid], frame.item_of[nid]
             if box.external or (box.shape == "diamond" and end == "first") or nid in rounded:
@@ -788,6 +799,12 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         ends[:] = [e for e in ends if not (e[1] == li and e[2] == end)]
         if not ends:
             sides.pop((nid, flow), None)
+    for link in scene.links:   # the bus's other members end where its first does
+        first = trunk.get(routing.bus.get(link.index)) if link.index in routing.lanes else None
+        if first is not None and first != link.index and first in routing.lane_entry:
+            routing.lane_entry[link.index] = routing.lane_entry[first]
+            if (first, "last") in routing.lane_shift:
+                routing.lane_shift[(link.index, "last")] = routing.lane_shift[(first, "last")]
 
 
 class _LaneEnd(NamedTuple):
