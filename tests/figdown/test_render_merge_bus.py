@@ -43,7 +43,8 @@ STORE = ("figdown 0.1 block\nflow right\ngroup store \"Store\"\nnode pos1 \"POS 
          "node psp \"Payment processor\"\nnode ecom \"Web shop\"\n"
          "edge pos1 -> ssrv\nedge pos2 -> ssrv\nedge sco -> ssrv\nedge scale -[PLU weights]-> ssrv\n"
          "edge pos1 -> pinpad\nedge pinpad -[EMV]-> psp\nedge hh -[stock counts]-> ssrv\n"
-         "edge pricing -[price file]-> ssrv\nedge ecom -> oms\nedge oms -[click & collect]-> ssrv\n")
+         "edge pricing -[price file]-> ssrv\nedge ecom -> oms\nedge oms -[click & collect]-> ssrv\n"
+         "rank pos1,pos2,sco,scale,hh\n")   # (each a source: else they stand just before the server)
 
 
 def _drawn_length(d: str) -> float:

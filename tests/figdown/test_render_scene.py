@@ -282,3 +282,19 @@ def test_a_transition_label_sits_nearer_its_own_connector_than_any_other() -> No
         centre = (float(x), float(y) - 4)
         nearest = min(connectors, key=lambda c: _distance(centre, c[1]))
         assert nearest[0] == colour, f"{text!r} sits nearest a connector drawn in {nearest[0]}, not its own {colour}"
+
+
+def test_a_source_stands_just_before_the_nearest_box_it_feeds() -> None:
+    # an HSM feeding only the store three ranks on stood in the first rank, its line
+    # across every rank between; a box fed from the first rank too stays where it is
+    root = drawn("figdown 0.1 block\nflow right\nnode a \"Agent\"\nnode b \"Engine\"\nnode c \"Store\"\n"
+                 "node d \"Sink\"\nnode hsm \"HSM\"\nnode cfg \"Config\"\nedge a -> b\nedge b -> c\n"
+                 "edge c -> d\nedge hsm -> d\nedge cfg -> b\nedge cfg -> d\n")
+    found = nodes(root)
+
+    def column(nid: str) -> float:
+        x, _y, w, _h = found[nid]["box"]
+        return round(x + w / 2, 2)
+
+    assert column("hsm") == column("c")
+    assert column("cfg") == column("a")

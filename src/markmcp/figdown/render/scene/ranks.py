@@ -7,6 +7,9 @@
    cycle and is left out of the ranking (it is drawn, just not ranked by).
 3. Longest-path layering over what remains puts every source at rank 0 and
    every other class one past its furthest predecessor.
+4. A source then moves up to just before the nearest class it feeds (rank 0 only
+   when that is rank 1): a box feeding one far down the flow stands beside the
+   ranks before that box, not at the start with a line across all of them.
 
 Every step visits nodes and edges in declaration order, so the result is a
 pure function of the document.
@@ -77,6 +80,7 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
     for u in classes:
         for v in dag[u]:
             indeg[v] += 1
+    indeg_first = dict(indeg)
     level = {c: 0 for c in classes}
     position = {c: k for k, c in enumerate(classes)}
     ready = [(position[c], c) for c in classes if indeg[c] == 0]   # a heap: earliest first
@@ -88,4 +92,9 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
             indeg[v] -= 1
             if indeg[v] == 0:
                 heapq.heappush(ready, (position[v], v))
+    # 4. a source just before the nearest class it feeds (an HSM feeding only a store
+    #    three ranks on drew a line across them all)
+    for u in classes:
+        if indeg_first[u] == 0 and dag[u]:
+            level[u] = max(level[u], min(level[v] for v in dag[u]) - 1)
     return {i: level[find(i)] for i in ids}
