@@ -387,38 +387,55 @@ def _loops_clear(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
     (a straight line leaving its box by the face the loop took: the layout gave the loop
     a side no routed connector used, but a straight line leaves where it points) moves
     to the box's first side where nothing does, and none of the other boxes comes that
-    near; where every side is taken it goes where the fewest things do, its own first."""
-    loops = [lk for lk in scene.links if lk.a == lk.b and frame is not None and frame.plans[lk.index].kind == "loop"]
-    if not loops:
+    near; where every side is taken it goes where the fewest things do, its own first.
+    Only a box's lone loop on a side moves (nested ones keep their places round it)."""
+    if frame is None:
         return
-    counts: dict[str, int] = {}
-    for link in loops:
-        k = counts.get(link.a, 0)
-        counts[link.a] = k + 1
+    placed, k_of = [], {}
+    for link in scene.links:
+        if link.a == link.b and frame.plans[link.index].kind == "loop":
+            k = k_of.get(link.a, 0)
+            k_of[link.a] = k + 1
+            placed.append((link, *_loop_place(frame, link.a, k)))
+    on_side = Counter((link.a, side) for link, side, _level in placed)
+    lone = [(link, side) for link, side, level in placed if level == 0 and on_side[(link.a, side)] == 1]
+    if not lone:
+        return
+    segs = [(min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), p, q, lk.index)
+            for lk in scene.links for p, q in zip(paths[lk.index], paths[lk.index][1:])]
+    for link, side in lone:
         box = scene.nodes[link.a]
-        side, level = _loop_place(frame, link.a, k)
-        others = [(p, q) for lk in scene.links if lk.index != link.index
-                  for p, q in zip(paths[lk.index], paths[lk.index][1:])]
         rects = [n.rect() for n in scene.nodes.values() if n.id != box.id and not n.external]
 
         def cost(pts: list) -> int:
-            segs = list(zip(pts, pts[1:]))
-            near = sum(1 for p, q in others if any(_seg_gap(p, q, a, b) < LOOP_CLEAR for a, b in segs))
-            hits = sum(1 for r in rects if path_hits(pts, [(r[0] - LOOP_CLEAR, r[1] - LOOP_CLEAR,
-                                                            r[2] + LOOP_CLEAR, r[3] + LOOP_CLEAR)], 0.0))
+            x0 = min(p[0] for p in pts) - LOOP_CLEAR
+            y0 = min(p[1] for p in pts) - LOOP_CLEAR
+            x1 = max(p[0] for p in pts) + LOOP_CLEAR
+            y1 = max(p[1] for p in pts) + LOOP_CLEAR
+            mine = list(zip(pts, pts[1:]))
+            near = sum(1 for sx0, sy0, sx1, sy1, p, q, li in segs
+                       if li != link.index and sx0 <= x1 and sx1 >= x0 and sy0 <= y1 and sy1 >= y0
+                       and any(_seg_gap(p, q, a, b) < LOOP_CLEAR for a, b in mine))
+            hits = sum(1 for r in rects if r[0] <= x1 and r[2] >= x0 and r[1] <= y1 and r[3] >= y0
+                       and path_hits(pts, [(r[0] - LOOP_CLEAR, r[1] - LOOP_CLEAR,
+                                            r[2] + LOOP_CLEAR, r[3] + LOOP_CLEAR)], 0.0))
             return near + hits
 
-        best = (cost(paths[link.index]), 0, paths[link.index])
+        best = (cost(paths[link.index]), paths[link.index])
         if not best[0]:
             continue
-        for order, other in enumerate(s for s in ("+m", "+c", "-c", "-m") if s != side):
-            pts = loop_polyline(frame, box, level, other)
+        for other in (s for s in ("+m", "+c", "-c", "-m") if s != side):
+            pts = loop_polyline(frame, box, 0, other)
             here = cost(pts)
             if here < best[0]:
-                best = (here, order + 1, pts)
+                best = (here, pts)
             if not here:
                 break
-        paths[link.index] = best[2]
+        if best[1] is not paths[link.index]:   # (the loops after it see where it went)
+            paths[link.index] = best[1]
+            segs = [seg for seg in segs if seg[6] != link.index] + [
+                (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]), p, q, link.index)
+                for p, q in zip(best[1], best[1][1:])]
 
 
 def _seg_gap(p, q, a, b) -> float:
