@@ -234,10 +234,15 @@ def test_lines_into_a_box_keep_off_a_straight_line_there() -> None:
     (x0, _), (x1, _) = edges[line]
     assert x0 == x1
     assert _crossings(edges, line) == 0
-    ends = [edges[_line_of(src, t)][-1] for t in ("flowline lok -[no]-> comment",
-                                                  "flowline pass -[no]-> comment",
-                                                  "flowline back -> comment")]
-    assert min(math.dist(p, q) for p, q in itertools.combinations(ends, 2)) >= 14
+    lines = [edges[_line_of(src, t)] for t in ("flowline lok -[no]-> comment",
+                                               "flowline pass -[no]-> comment",
+                                               "flowline back -> comment")]
+    # each lands apart from the others, or runs into one's last run and shares its head
+    for a, b in itertools.combinations(lines, 2):
+        if a[-1] == b[-1]:
+            assert any(_on_run(p[-2], q[-2], q[-1]) for p, q in ((a, b), (b, a)))
+        else:
+            assert math.dist(a[-1], b[-1]) >= 14
 
 
 def test_an_end_off_a_rounded_boxs_middle_lands_on_its_corner_arc() -> None:
@@ -1000,3 +1005,41 @@ def test_a_box_nearly_in_line_does_not_stop_the_room_a_straight_line_wants_past_
     # alone, the box nearly in line asks for no room (it would take 604 px)
     frame.ranks = [[hub], [in_line, end]]
     assert straight_room(scene, frame, set(), {}) == {}
+
+
+OAUTH = """figdown 0.2 flowchart
+decision sso "Active SSO session?"
+process login "Login + MFA"
+decision consent "Consent already granted?"
+terminator done "Issue code"
+process screen "Show consent screen"
+flowline sso -[no]-> login
+flowline login -> consent
+flowline sso -[yes]-> consent
+flowline consent -[yes]-> done
+flowline consent -[no]-> screen
+flowline screen -> done"""
+
+
+def _on_run(p, a, b) -> bool:
+    """Whether point ``p`` lies on the upright or level run a–b, strictly between its ends."""
+    if abs(a[0] - b[0]) < 0.01:
+        return abs(p[0] - a[0]) < 0.01 and min(a[1], b[1]) < p[1] < max(a[1], b[1])
+    return abs(p[1] - a[1]) < 0.01 and min(a[0], b[0]) < p[0] < max(a[0], b[0])
+
+
+def test_a_bypass_joins_the_main_line_above_its_box() -> None:
+    # "yes" came down beside Login + MFA, ran across above Consent and turned onto its
+    # top beside the main line's arrowhead; it runs on to the main line and joins it, with
+    # a junction dot, and the two share one arrowhead
+    out = build(OAUTH)
+    _, edges = _drawing(OAUTH)
+    bypass = edges[_line_of(OAUTH, "flowline sso -[yes]-> consent")]
+    main = edges[_line_of(OAUTH, "flowline login -> consent")]
+    assert bypass[-1] == main[-1]
+    jx, jy = bypass[-2]
+    assert _on_run((jx, jy), main[-2], main[-1])
+    assert main[-1][1] - jy >= 14
+    assert bypass[-3][1] == pytest.approx(jy, abs=0.01)   # it reaches the junction running across
+    dots = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)"', out.svg)]
+    assert any(math.dist(d, (jx, jy)) < 0.01 for d in dots)

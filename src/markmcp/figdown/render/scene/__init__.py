@@ -374,8 +374,78 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _uncross_ends(scene, paths, touching, boxes)
     _unstep(scene, paths, touching)
     _square_off(scene, paths, touching)
+    if scene.genre == "flowchart":
+        _join_arrivals(scene, frame, paths)
     _bus_dots(scene, paths)
     return paths
+
+
+#: How far (px) above the arrowhead's tip a flowline may join another one into its box.
+JOIN_CLEAR = 14.0
+
+
+def _join_arrivals(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
+    """Flowlines into one box of a flowchart from the side the flow meets: one that runs
+    across above the box and turns onto it beside another's arrowhead (a bypass hooking
+    down 20 px beside the main line) runs on to that line and joins it, the flowchart
+    convention, sharing its arrowhead (a merge bus of their own, with a junction dot).
+    The line it joins is the one that lands nearest the box's middle straight from the
+    rank before; a line joins only where its run across meets that line's last run
+    ``JOIN_CLEAR`` or more before the tip and crosses no other line on the way, and only
+    one saying nothing or saying it at a decision's exit (its label stays at that exit)."""
+    along = 0 if frame.horizontal else 1
+    across = 1 - along
+    by_box: dict[str, list] = {}
+    for link in scene.links:
+        pts = paths[link.index]
+        box = scene.nodes[link.b]
+        if link.a == link.b or link.bus is not None or box.external or len(pts) < 2 or link.head \
+                or (link.mid and scene.nodes[link.a].shape != "diamond") or not link.arrow_b:
+            continue
+        p, q = pts[-2], pts[-1]
+        if abs(p[across] - q[across]) > 0.01 or abs(p[along] - q[along]) < 0.01:
+            continue   # its last run is not along the flow
+        by_box.setdefault(link.b, []).append(link)
+    for nid, links in by_box.items():
+        if len(links) < 2:
+            continue
+        box = scene.nodes[nid]
+        middle = box.cx if across == 0 else box.cy
+        main = min(links, key=lambda lk: (abs(paths[lk.index][-1][across] - middle), lk.index))
+        m_pts = paths[main.index]
+        tip, back = m_pts[-1], m_pts[-2]
+        if abs(tip[across] - middle) > 1.0:
+            continue
+        sign = 1.0 if tip[along] > back[along] else -1.0
+        c_main = tip[across]
+        joined = []
+        for link in sorted((lk for lk in links if lk is not main),
+                           key=lambda lk: abs(paths[lk.index][-1][across] - c_main)):
+            pts = paths[link.index]
+            if len(pts) < 3:
+                continue
+            run_a, run_b = pts[-3], pts[-2]
+            if abs(run_a[along] - run_b[along]) > 0.01:
+                continue   # not a run across before its drop
+            level = run_b[along]
+            if (level - back[along]) * sign <= 0.01 or (tip[along] - level) * sign < JOIN_CLEAR:
+                continue   # not on the main line's last run, or too near its head
+            start = run_a[across]
+            if (start - c_main) * (run_b[across] - c_main) < 0:
+                continue   # its run crosses the main line already: it comes from the far side
+            corner = (c_main, level) if across == 0 else (level, c_main)
+            new = pts[:-2] + [corner, tip]
+            seg = (run_a, corner)
+            others = [(u, v) for lk in scene.links if lk.index not in (link.index, main.index)
+                      and lk not in joined for u, v in zip(paths[lk.index], paths[lk.index][1:])]
+            if any(segments_cross(seg[0], seg[1], u, v) for u, v in others):
+                continue
+            paths[link.index] = new
+            joined.append(link)
+        if joined:
+            key = f"{nid}>join"
+            for lk in [main] + joined:
+                lk.bus = key
 
 
 #: How near (px) another connector or box may come to a self-loop where it stands.
