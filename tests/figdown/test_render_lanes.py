@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from markmcp.figdown.render import build
 
 from .test_render_band_titles import segments
+from .test_render_straight import _line_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -448,10 +449,6 @@ def test_lanes_back_from_decisions_saying_different_things_merge_into_one() -> N
         poly = re.search(r'<g data-node="%s"[^>]*><polygon points="([^"]+)"' % nid, svg).group(1)
         corners = [tuple(map(float, pair.split(","))) for pair in poly.split()]
         assert math.dist(first, min(corners)) < 0.01 or math.dist(first, max(corners)) < 0.01, key
-
-
-def _line_of(source: str, text: str) -> str:
-    return str(source.split("\n").index(text) + 1)
 
 
 def _tips(svg: str) -> list[tuple[float, float]]:
