@@ -298,3 +298,20 @@ def test_a_source_stands_just_before_the_nearest_box_it_feeds() -> None:
 
     assert column("hsm") == column("c")
     assert column("cfg") == column("a")
+
+
+def test_an_external_and_a_groups_sources_keep_the_first_rank_together() -> None:
+    # "Internet resolvers", moved in among the name servers, had its name written over
+    # one of them; a group's sources moved one by one split its first column in two
+    root = drawn("figdown 0.1 block\nflow right\nexternal inet \"Internet\"\nnode a \"A\"\nnode b \"B\"\n"
+                 "node c \"C\"\ngroup src \"Sources\"\nnode s1 \"S1\" in=src\nnode s2 \"S2\" in=src\n"
+                 "edge a -> b\nedge b -> c\nedge inet -> c\nedge s1 -> a\nedge s2 -> c\n")
+    found = nodes(root)
+
+    def column(nid: str) -> float:
+        x, _y, w, _h = found[nid]["box"]
+        return round(x + w / 2, 2)
+
+    assert column("s1") == column("s2") < column("a")
+    text = next(t for t in root.iter(SVG + "text") if t.text == "Internet")
+    assert float(text.get("x")) < min(found[n]["box"][0] for n in ("a", "b", "c"))

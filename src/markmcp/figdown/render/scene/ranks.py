@@ -9,7 +9,9 @@
    every other class one past its furthest predecessor.
 4. A source then moves up to just before the nearest class it feeds (rank 0 only
    when that is rank 1): a box feeding one far down the flow stands beside the
-   ranks before that box, not at the start with a line across all of them.
+   ranks before that box, not at the start with a line across all of them.  An
+   external stays put, and a group's sources move together, by the least any of
+   them may.
 
 Every step visits nodes and edges in declaration order, so the result is a
 pure function of the document.
@@ -94,7 +96,19 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
                 heapq.heappush(ready, (position[v], v))
     # 4. a source just before the nearest class it feeds (an HSM feeding only a store
     #    three ranks on drew a line across them all)
+    #    (an external stays put: its name wants the room at the figure's edge; a group's
+    #    sources move together, by what the least free of them may, so the group keeps
+    #    its first rank's column)
+    slack: dict[str, int] = {}
     for u in classes:
-        if indeg_first[u] == 0 and dag[u]:
-            level[u] = max(level[u], min(level[v] for v in dag[u]) - 1)
+        if indeg_first[u] == 0 and dag[u] and not scene.nodes[u].external:
+            slack[u] = max(0, min(level[v] for v in dag[u]) - 1 - level[u])
+    common: dict[str, int] = {}
+    for u, room in slack.items():
+        g = scene.nodes[u].group
+        if g is not None:
+            common[g] = min(common.get(g, room), room)
+    for u, room in slack.items():
+        g = scene.nodes[u].group
+        level[u] += room if g is None else common[g]
     return {i: level[find(i)] for i in ids}
