@@ -214,6 +214,23 @@ def test_a_self_loop_keeps_clear_of_the_straight_lines_at_its_box() -> None:
         assert not near, (key, near)
 
 
+def test_a_self_loop_with_no_room_at_full_size_takes_the_small_size() -> None:
+    # straight lines leave every side of the pinned box 16 px either side of its middle:
+    # a full-size loop (legs 14 px off the middle) stood 2 px off two of them wherever it
+    # went; at the small size (8 px) it clears them
+    targets = [(356, 50), (164, 50), (356, 410), (164, 410), (80, 278), (80, 182), (440, 278), (440, 182)]
+    src = ("figdown 0.2 statechart\nstate c \"Centre\"\n"
+           + "".join(f"state t{i} \"T{i}\"\n" for i in range(8))
+           + "".join(f"transition c -> t{i}\n" for i in range(8))
+           + "transition c -[tick]-> c\nlayout\npin c at=(200,200) width=120 height=60\n"
+           + "".join(f"pin t{i} at=({x - 20},{y - 12}) width=40 height=24\n" for i, (x, y) in enumerate(targets)))
+    svg = build(src).svg
+    key = str(src.split("\n").index("transition c -[tick]-> c") + 1)
+    loop = _loop(svg, key)
+    near = {k for k, p, q in segments(svg) if k != key for a, b in zip(loop, loop[1:]) if _gap(p, q, a, b) < 6}
+    assert not near, near
+
+
 def _gap(p, q, a, b) -> float:
     """The distance between two segments, sampled every half pixel along the first."""
     n = max(2, int(math.dist(p, q) * 2))

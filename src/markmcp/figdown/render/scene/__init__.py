@@ -457,8 +457,10 @@ def _loops_clear(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
     (a straight line leaving its box by the face the loop took: the layout gave the loop
     a side no routed connector used, but a straight line leaves where it points) moves
     to the box's first side where nothing does, and none of the other boxes comes that
-    near; where every side is taken it goes where the fewest things do, its own first.
-    Only a box's lone loop on a side moves (nested ones keep their places round it)."""
+    near, or failing that at the size it had before (16 px: it read as a hook, but less
+    so than a loop knotted with a line); where every place is taken it goes where the
+    fewest things do, its own first.  Only a box's lone loop on a side moves (nested ones
+    keep their places round it)."""
     if frame is None:
         return
     placed, k_of = [], {}
@@ -494,8 +496,11 @@ def _loops_clear(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
         best = (cost(paths[link.index]), paths[link.index])
         if not best[0]:
             continue
-        for other in (s for s in ("+m", "+c", "-c", "-m") if s != side):
-            pts = loop_polyline(frame, box, 0, other)
+        taken = {place for lk, place, _level in placed if lk.a == link.a and lk is not link}
+        tries = [(other, False) for other in ("+m", "+c", "-c", "-m") if other != side and other not in taken]
+        tries += [(other, True) for other in ("+m", "+c", "-c", "-m") if other not in taken]   # then small
+        for other, small in tries:
+            pts = loop_polyline(frame, box, 0, other, small)
             here = cost(pts)
             if here < best[0]:
                 best = (here, pts)

@@ -46,6 +46,7 @@ LANE_LABEL_MOST = 120.0
 #: arrowhead filled the leg it came back on and it read as a hook.
 LOOP_H = 24.0
 LOOP_W = 28.0
+LOOP_SMALL = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
 #: How deep into another box a topology link's line must cut before the gaps beside its
 #: end boxes take points too (a shallower cut reads as passing the box's corner, and
@@ -1510,10 +1511,11 @@ def same_rank_line(scene: Scene, frame: Frame, link: Link, slot: float) -> list:
     return [pa, pb]
 
 
-def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c") -> list:
-    """The k-th self-loop of a box, on ``side`` ("+m"/"-m" along the flow, "+c"/"-c" across)."""
-    half = LOOP_W / 2 + 4 * k
-    reach = LOOP_H + 2 + 8 * k
+def loop_polyline(frame: Frame, box: Box, k: int, side: str = "-c", small: bool = False) -> list:
+    """The k-th self-loop of a box, on ``side`` ("+m"/"-m" along the flow, "+c"/"-c" across);
+    ``small``: :data:`LOOP_SMALL` wide and out (where the full size meets another line)."""
+    half = (LOOP_SMALL if small else LOOP_W) / 2 + 4 * k
+    reach = (LOOP_SMALL if small else LOOP_H) + 2 + 8 * k
     along = side[1] == "m"
     sign = 1 if side[0] == "+" else -1
     if along and frame.mirror:
