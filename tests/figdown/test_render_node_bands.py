@@ -130,3 +130,17 @@ def test_labels_beside_a_box_keep_off_a_group_threshold_through_it() -> None:
     line = [float(y) for y in re.findall(r'<line x1="[^"]+" y1="([^"]+)" x2="[^"]+" y2="[^"]+" '
                                          r'stroke="#ef4444" stroke-width="2"', svg)]
     assert len(line) == 1 and not name[1] < line[0] < name[3]
+
+
+def test_a_band_name_beside_its_box_follows_a_swatch_of_the_band() -> None:
+    # beside the box, "Optimizer state" read as the label of the line leaving there: a
+    # square of the band's fill before it says whose name it is
+    svg = build(GPU).svg
+    for name, fill in (("Optimizer state", "#bfdbfe"), ("Activations", "#fde68a")):
+        x0, y0, _x1, y1 = text_rect(svg, name, 11)
+        swatches = [(float(x), float(y), float(w)) for x, y, w in re.findall(
+            r'<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="[-\d.]+" fill="' + fill + '" stroke=', svg)
+            if float(w) < 10]
+        assert len(swatches) == 1, name
+        sx, sy, sw = swatches[0]
+        assert 0 < x0 - (sx + sw) <= 4 and y0 - 2 <= sy and sy + sw <= y1 + 2, name

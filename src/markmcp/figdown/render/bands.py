@@ -28,6 +28,14 @@ def band_rect(band: dict, x0: float, y0: float, x1: float, y1: float):
 
 #: A band's name (px) over a box, in the middle of the band, or beside the box.
 BAND_NAME_FS = 11.0
+#: Beside the box a band's name follows a square of the band's paint (px), this far
+#: before it: with no swatch it read as the label of the line leaving the box beside it.
+BAND_SWATCH, BAND_SWATCH_GAP = 8.0, 3.0
+
+
+def swatch_width() -> float:
+    """What a band name beside its box takes before its letters."""
+    return BAND_SWATCH + BAND_SWATCH_GAP
 
 
 def name_inside(band: dict, x0: float, y0: float, x1: float, y1: float, label: str) -> bool:

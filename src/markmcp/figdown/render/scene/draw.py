@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..bands import BAND_NAME_FS, band_edge, band_rect, name_inside, threshold_leader, threshold_rows_by_target
+from ..bands import (BAND_NAME_FS, BAND_SWATCH, band_edge, band_rect, name_inside, swatch_width, threshold_leader,
+                     threshold_rows_by_target)
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
@@ -266,11 +267,15 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
     # thresholds over a node or a group, the labels beside one target on rows of their own
     marks_on, rows, names = threshold_marks(scene, model)
     for band, (_x0, _y0, x1, _y1), ly, row in names:
+        sx = x1 + THRESHOLD_OUT
         tsvg.append(threshold_leader(x1, ly, row, NODE_STROKE)
-                    + text(x1 + THRESHOLD_OUT, row, BAND_NAME_FS, band["label"], anchor="start",
+                    + tag("rect", [("x", sx), ("y", row - BAND_SWATCH), ("width", BAND_SWATCH),
+                                   ("height", BAND_SWATCH), ("fill", band.get("fill") or NODE_FILL),
+                                   ("stroke", band.get("stroke") or NODE_STROKE)])
+                    + text(sx + swatch_width(), row, BAND_NAME_FS, band["label"], anchor="start",
                            fill=BAND_INK, halo=True))
         w, _ = measure(band["label"], BAND_NAME_FS)
-        ext.add(x1, row - BAND_NAME_FS, x1 + THRESHOLD_OUT + w, row + 3)
+        ext.add(x1, row - BAND_NAME_FS, sx + swatch_width() + w, row + 3)
     for k, (mark, _target, (x0, y0, x1, y1), ly) in enumerate(marks_on):
         colour = mark.get("stroke") or "#ef4444"
         body = (tag("line", [("x1", x0), ("y1", ly), ("x2", x1), ("y2", ly), ("stroke", colour),
@@ -371,7 +376,7 @@ def threshold_marks(scene: Scene, model: dict) -> tuple[list, list[float], list]
     sides = marks_on + names
     rows = threshold_rows_by_target([t for _m, t, _b, _ly in sides], [ly for _m, _t, _b, ly in sides])
     widths = [measure(m["label"], THRESHOLD_FS)[0] for m, _t, _b, _ly in marks_on] + \
-        [measure(band["label"], BAND_NAME_FS)[0] for band, _t, _b, _ly in names]
+        [swatch_width() + measure(band["label"], BAND_NAME_FS)[0] for band, _t, _b, _ly in names]
     _rows_off_lines(scene, sides, widths, rows, len(marks_on))
     return marks_on, rows[:len(marks_on)], [(band, rect, ly, row) for (band, _t, rect, ly), row
                                             in zip(names, rows[len(marks_on):])]
@@ -423,7 +428,7 @@ def threshold_label_rects(scene: Scene, model: dict) -> list[tuple[float, float,
         out.append((x1 + THRESHOLD_OUT, row - THRESHOLD_FS, x1 + THRESHOLD_OUT + w, row + 3))
     for band, (_x0, _y0, x1, _y1), _ly, row in names:
         w, _ = measure(band["label"], BAND_NAME_FS)
-        out.append((x1 + THRESHOLD_OUT, row - BAND_NAME_FS, x1 + THRESHOLD_OUT + w, row + 3))
+        out.append((x1 + THRESHOLD_OUT, row - BAND_NAME_FS, x1 + THRESHOLD_OUT + swatch_width() + w, row + 3))
     return out
 
 

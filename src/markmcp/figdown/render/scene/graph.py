@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..bands import BAND_NAME_FS, name_inside
+from ..bands import BAND_NAME_FS, name_inside, swatch_width
 from ..style import display_label, paint
 from ..text import CH, FONT, label_px, node_height, node_width, widest
 
@@ -379,7 +379,8 @@ def build_scene(model: dict, classes: dict[str, dict]) -> Scene:
         box = nodes.get(band.get("in"))
         if box is not None and not box.external and band.get("label") \
                 and not name_inside(band, 0.0, 0.0, box.w, box.h, box.label):
-            box.beside = max(box.beside, THRESHOLD_OUT + label_px(band["label"], BAND_NAME_FS) + THRESHOLD_OUT)
+            box.beside = max(box.beside, THRESHOLD_OUT + swatch_width() + label_px(band["label"], BAND_NAME_FS)
+                             + THRESHOLD_OUT)
     ranks = [[i for i in r["ids"] if i in nodes] for r in model.get("ranks", ())]
     genre = model["header"].get("genre") or "block"
     scene = Scene(model.get("flow", "right"), genre, nodes, order, links, groups, ranks, pins, classes)
