@@ -284,18 +284,19 @@ def test_a_transition_label_sits_nearer_its_own_connector_than_any_other() -> No
         assert nearest[0] == colour, f"{text!r} sits nearest a connector drawn in {nearest[0]}, not its own {colour}"
 
 
+def _columns(root: ET.Element):
+    """The middle of each box across the flow (flowing right, its x), by id."""
+    found = nodes(root)
+    return lambda nid: round(found[nid]["box"][0] + found[nid]["box"][2] / 2, 2)
+
+
 def test_a_source_stands_just_before_the_nearest_box_it_feeds() -> None:
     # an HSM feeding only the store three ranks on stood in the first rank, its line
     # across every rank between; a box fed from the first rank too stays where it is
     root = drawn("figdown 0.1 block\nflow right\nnode a \"Agent\"\nnode b \"Engine\"\nnode c \"Store\"\n"
                  "node d \"Sink\"\nnode hsm \"HSM\"\nnode cfg \"Config\"\nedge a -> b\nedge b -> c\n"
                  "edge c -> d\nedge hsm -> d\nedge cfg -> b\nedge cfg -> d\n")
-    found = nodes(root)
-
-    def column(nid: str) -> float:
-        x, _y, w, _h = found[nid]["box"]
-        return round(x + w / 2, 2)
-
+    column = _columns(root)
     assert column("hsm") == column("c")
     assert column("cfg") == column("a")
 
@@ -306,12 +307,7 @@ def test_an_external_and_a_groups_sources_keep_the_first_rank_together() -> None
     root = drawn("figdown 0.1 block\nflow right\nexternal inet \"Internet\"\nnode a \"A\"\nnode b \"B\"\n"
                  "node c \"C\"\ngroup src \"Sources\"\nnode s1 \"S1\" in=src\nnode s2 \"S2\" in=src\n"
                  "edge a -> b\nedge b -> c\nedge inet -> c\nedge s1 -> a\nedge s2 -> c\n")
-    found = nodes(root)
-
-    def column(nid: str) -> float:
-        x, _y, w, _h = found[nid]["box"]
-        return round(x + w / 2, 2)
-
+    column = _columns(root)
     assert column("s1") == column("s2") < column("a")
     text = next(t for t in root.iter(SVG + "text") if t.text == "Internet")
-    assert float(text.get("x")) < min(found[n]["box"][0] for n in ("a", "b", "c"))
+    assert float(text.get("x")) < min(nodes(root)[n]["box"][0] for n in ("a", "b", "c"))
