@@ -389,8 +389,8 @@ def _join_arrivals(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
     across above the box and turns onto it beside another's arrowhead (a bypass hooking
     down 20 px beside the main line) runs on to that line and joins it, the flowchart
     convention, sharing its arrowhead (a merge bus of their own, with a junction dot).
-    The line it joins is the one that lands nearest the box's middle straight from the
-    rank before; a line joins only where its run across meets that line's last run
+    The line it joins is the one whose last run lands at the box's middle (within 1 px);
+    a line joins only where its run across meets that line's last run
     ``JOIN_CLEAR`` or more before the tip and crosses no other line on the way, and only
     one saying nothing or saying it at a decision's exit (its label stays at that exit)."""
     along = 0 if frame.horizontal else 1
