@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from markmcp.figdown.render import build
 
 from .test_render_band_titles import segments
-from .test_render_straight import _line_of
+from .test_render_straight import _drawing, _line_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -577,7 +577,6 @@ def test_a_lane_runs_beside_the_ranks_it_passes_not_round_the_whole_figure() -> 
            "flowline start -> a1\nflowline start -> a2\nflowline start -> a3\nflowline start -> a4\n"
            "flowline a1 -> merge\nflowline a2 -> merge\nflowline a3 -> merge\nflowline a4 -> merge\n"
            "flowline merge -> send\nflowline send -> ok\nflowline ok -[yes]-> done\nflowline ok -[no]-> merge\n")
-    from figdown.test_render_straight import _drawing, _line_of
     drawn, edges = _drawing(src)
     boxes = {nid: (x, x + w) for nid, (x, _y, w, _h) in drawn.items()}
     xs = [x for x, _y in edges[_line_of(src, "flowline ok -[no]-> merge")]]

@@ -246,6 +246,13 @@ def _small_steps(pts) -> list[float]:
     return [r for k, r in enumerate(runs) if 0 < k < len(runs) - 1 and 0.3 < r < 8]
 
 
+def _one_bus_of_three(svg: str) -> list:
+    """The drawn paths of the figure's one merge bus, which has three members."""
+    buses = members(svg)
+    assert len(buses) == 1 and len(next(iter(buses.values()))) == 3
+    return next(iter(buses.values()))
+
+
 def test_a_member_from_the_rank_before_joins_the_trunk_straight() -> None:
     # three outcomes into "Done": the one just above it came down 5 px off the trunk's
     # port and stepped onto it just above the join
@@ -256,9 +263,7 @@ def test_a_member_from_the_rank_before_joins_the_trunk_straight() -> None:
            "flowline b -[yes]-> y\nflowline b -[no]-> z\nflowline x -> done\nflowline y -> done\n"
            "flowline z -> done\n")
     svg = build(src).svg
-    buses = members(svg)
-    assert len(buses) == 1 and len(next(iter(buses.values()))) == 3
-    for p in next(iter(buses.values())):
+    for p in _one_bus_of_three(svg):
         assert _small_steps(_vertices(p)) == [], (p.get("data-edge"), _vertices(p))
     assert len(dots(svg)) >= 1
 
@@ -272,10 +277,7 @@ def test_a_decisions_member_leaving_by_its_side_point_runs_level_with_the_trunk(
            "process ok \"Publish\"\nflowline s -> c1\nflowline c1 -[no]-> q\nflowline c1 -[yes]-> f\n"
            "flowline f -> c2\nflowline c2 -[no]-> q\nflowline c2 -[yes]-> u\nflowline u -> c3\n"
            "flowline c3 -[no]-> q\nflowline c3 -[yes]-> ok\n")
-    svg = build(src).svg
-    buses = members(svg)
-    assert len(buses) == 1 and len(next(iter(buses.values()))) == 3
-    for p in next(iter(buses.values())):
+    for p in _one_bus_of_three(build(src).svg):
         assert _small_steps(_vertices(p)) == [] and len(_vertices(p)) <= 4, (p.get("data-edge"), _vertices(p))
 
 

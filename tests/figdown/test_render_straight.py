@@ -38,6 +38,12 @@ def _leaves_by_side_point(pts, box) -> bool:
         and pts[1][1] == pytest.approx(y + h / 2, abs=0.01)
 
 
+def _beside(pts, box) -> bool:
+    """Whether no corner of a connector level with box (x, y, w, h) lies within its width."""
+    x, y, w, h = box
+    return all(px < x or px > x + w for px, py in pts if y <= py <= y + h)
+
+
 def _drawing(source: str):
     out = build(source)
     assert out.svg is not None, out.error_lines()
@@ -793,9 +799,8 @@ def test_a_branch_turning_just_past_the_vertex_leaves_by_it() -> None:
     boxes, edges = _drawing(src)
     pts = edges[_line_of(src, "flowline conf -[yes]-> type")]
     assert _leaves_by_side_point(pts, boxes["conf"]), pts
-    hx, hy, hw, hh = boxes["human"]
     # and it passes beside Tier-1, never under it
-    assert all(px < hx or px > hx + hw for px, py in pts if hy <= py <= hy + hh)
+    assert _beside(pts, boxes["human"])
 
 
 CHECKOUT = ("figdown 0.1 block\nflow right\nexternal shopper \"Shopper browser\"\nnode bff \"Web BFF\"\n"
@@ -871,8 +876,7 @@ def test_a_branch_stepping_aside_under_its_decision_moves_out_to_leave_by_the_ve
     assert _leaves_by_side_point(pts, boxes["enough"]), pts
     # one short run out of the vertex, one run down beside "Top up", one run into "Order"
     assert len(pts) == 4 and 8 <= abs(pts[1][0] - pts[0][0]) <= 16, pts
-    tx, ty, tw, th = boxes["top"]
-    assert all(px < tx or px > tx + tw for px, py in pts if ty <= py <= ty + th)
+    assert _beside(pts, boxes["top"])
     ox, oy, ow, oh = boxes["order"]
     assert oy < pts[-1][1] < oy + oh and pts[-1][0] in (pytest.approx(ox), pytest.approx(ox + ow)), pts
 
