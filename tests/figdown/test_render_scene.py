@@ -301,6 +301,19 @@ def test_a_source_stands_just_before_the_nearest_box_it_feeds() -> None:
     assert column("cfg") == column("a")
 
 
+def test_a_leaf_fed_by_a_source_alone_moves_with_it() -> None:
+    # a playout server feeding a far leaf switch and, alone, its contribution encoders
+    # stood in the first rank, held there by the encoders: its line crossed four others
+    chain = ("figdown 0.1 block\nflow right\nnode a \"A\"\nnode b \"B\"\nnode c \"C\"\n"
+             "node play \"Playout\"\nexternal enc \"Encoders\"\nedge a -> b\nedge b -> c\n"
+             "edge play -> c\nedge play -> enc\n")
+    column = _columns(drawn(chain))
+    assert column("play") == column("b")
+    # a leaf fed by another box too holds its sources back
+    column = _columns(drawn(chain + "node other \"Other\"\nedge other -> enc\n"))
+    assert column("play") == column("a")
+
+
 def test_an_external_and_a_groups_sources_keep_the_first_rank_together() -> None:
     # "Internet resolvers", moved in among the name servers, had its name written over
     # one of them; a group's sources moved one by one split its first column in two

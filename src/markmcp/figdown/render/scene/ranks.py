@@ -11,7 +11,8 @@
    when that is rank 1): a box feeding one far down the flow stands beside the
    ranks before that box, not at the start with a line across all of them.  An
    external stays put, and a group's sources move together, by the least any of
-   them may.
+   them may.  A leaf only the source feeds does not hold it back; it moves along,
+   one rank on.
 
 Every step visits nodes and edges in declaration order, so the result is a
 pure function of the document.
@@ -99,10 +100,16 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
     #    (an external stays put: its name wants the room at the figure's edge; a group's
     #    sources move together, by what the least free of them may, so the group keeps
     #    its first rank's column)
+    #    (a leaf fed by the source alone travels with it, one rank on, and does not hold
+    #    it back: a playout server's contribution feed stays under it)
     slack: dict[str, int] = {}
+    tails: dict[str, list[str]] = {}
     for u in classes:
         if indeg_first[u] == 0 and dag[u] and not scene.nodes[u].external:
-            slack[u] = max(0, min(level[v] for v in dag[u]) - 1 - level[u])
+            own = [v for v in dag[u] if indeg_first[v] == 1 and not dag[v]]
+            held = [v for v in dag[u] if v not in own] or dag[u]
+            slack[u] = max(0, min(level[v] for v in held) - 1 - level[u])
+            tails[u] = own
     common: dict[str, int] = {}
     for u, room in slack.items():
         g = scene.nodes[u].group
@@ -111,4 +118,6 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
     for u, room in slack.items():
         g = scene.nodes[u].group
         level[u] += room if g is None else common[g]
+        for v in tails[u]:
+            level[v] = max(level[v], level[u] + 1)
     return {i: level[find(i)] for i in ids}
