@@ -163,6 +163,24 @@ def test_connectors_passing_a_rank_keep_apart() -> None:
     assert shared == []
 
 
+def test_boxes_either_side_of_a_topology_line_passing_their_rank_stay_apart() -> None:
+    # a topology's lines through a rank pack against the boxes beside them; with one
+    # between two boxes the boxes stood flush, the line drawn through where they met
+    root = drawn("figdown 0.1 topology\nflow down\nnode lan \"IXP peering LAN\\n2001:db8:ix::/64\" shape=ellipse\n"
+                 "node rs1 \"Route server 1\"\nnode rs2 \"Route server 2\"\nnode us \"AS64500 (us)\"\n"
+                 "node cdn \"AS64510 CDN\"\nnode isp \"AS64520 access ISP\"\nnode cloud \"AS64530 cloud\"\n"
+                 "node transit \"AS64499 transit\"\nnode core \"AS64500 core router\"\n"
+                 "edge us -- lan\nedge cdn -- lan\nedge isp -- lan\nedge cloud -- lan\nedge rs1 -- lan\n"
+                 "edge rs2 -- lan\nedge us -[multilateral via RS, IRR-filtered]- rs1 style=dashed\n"
+                 "edge us -- rs2 style=dashed\nedge us -[bilateral session, max-prefix 5000]- cloud style=dotted\n"
+                 "edge us -- core\n"
+                 "edge core -- transit\n")
+    boxes = nodes(root)
+    row = sorted((b["box"] for b in boxes.values() if b["box"][1] == boxes["cdn"]["box"][1]), key=lambda b: b[0])
+    assert len(row) == 6
+    assert min(b[0] - (a[0] + a[2]) for a, b in zip(row, row[1:])) >= 28
+
+
 def test_self_loops_and_back_edges_are_drawn() -> None:
     svg = build('figdown 0.2 statechart\nstate a "A"\nstate b "B"\nstate c "C"\nstate d "D"\n'
                 "transition a -> b\ntransition b -> c\ntransition c -> d\ntransition d -> a\n"

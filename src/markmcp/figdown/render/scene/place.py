@@ -68,7 +68,8 @@ def _item_gap(a: Item, b: Item, sp: Spacing, lanes: dict[str, Lane]) -> float:
         gap = 0.0
     elif not sp.spread_dummies and (a.node is None or b.node is None) \
             and not (getattr(a, "clear", False) or getattr(b, "clear", False)):
-        gap = 0.0
+        # packed, but two boxes either side of one dummy keep their gap between them
+        gap = max(getattr(a, "between", 0.0), getattr(b, "between", 0.0))
     gap = max(gap, getattr(a, "room_after", 0.0))   # its links' end labels to b need this much
     return (a.size + b.size) / 2 + gap + getattr(a, "trail", 0.0) + getattr(b, "lead", 0.0)
 
@@ -84,6 +85,12 @@ class Placer:
         self.sp = sp
         for lane in lanes.values():
             lane.ranks = {}
+        for rank in ranks:
+            for k, it in enumerate(rank):
+                if it.node is None:
+                    boxed = 0 < k < len(rank) - 1 and rank[k - 1].node is not None \
+                        and rank[k + 1].node is not None
+                    it.between = sp.node_gap / 2 if boxed else 0.0
         for r, rank in enumerate(ranks):
             for it in rank:
                 if it.group is not None:
