@@ -41,13 +41,24 @@ def rects(draw):
 @settings(max_examples=300, deadline=None)
 @given(rs=st.lists(rects(), min_size=0, max_size=12),
        paths=st.lists(st.lists(point, min_size=2, max_size=5), min_size=1, max_size=6),
-       skip=st.sets(st.integers(0, 11), max_size=3))
-def test_indexed_box_hits_equal_the_plain_scan(rs, paths, skip):
+       skip=st.sets(st.integers(0, 11), max_size=3),
+       shrink=st.sampled_from((2.0, 0.0, -1.0, -6.0)))
+def test_indexed_box_hits_equal_the_plain_scan(rs, paths, skip, shrink):
+    # a negative shrink (room asked round each box) is read from the squares round it
     boxes = Boxes(list(enumerate(rs)))
     others = [r for k, r in enumerate(rs) if k not in skip]
     for points in paths:
-        assert boxes.hits(points, tuple(skip)) == path_hits(points, others)
-        assert boxes.hits(points[::-1], tuple(skip)) == path_hits(points[::-1], others)
+        assert boxes.hits(points, tuple(skip), shrink) == path_hits(points, others, shrink)
+        assert boxes.hits(points[::-1], tuple(skip), shrink) == path_hits(points[::-1], others, shrink)
+
+
+def test_room_asked_round_a_box_reaches_across_a_square_edge() -> None:
+    # the box ends 2 px before a square's edge, the line runs 2 px after it: 4 px off
+    box = (BOX_CELL - 50.0, 0.0, BOX_CELL - 2.0, 40.0)
+    line = [(BOX_CELL + 2.0, -20.0), (BOX_CELL + 2.0, 60.0)]
+    boxes = Boxes([("b", box)])
+    assert boxes.hits(line, (), -6.0) and path_hits(line, [box], -6.0)
+    assert not boxes.hits(line, (), -3.0)
 
 
 class _Scene:

@@ -1047,3 +1047,70 @@ def test_a_bypass_joins_the_main_line_above_its_box() -> None:
     assert bypass[-3][1] == pytest.approx(jy, abs=0.01)   # it reaches the junction running across
     dots = [(float(x), float(y)) for x, y in re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)"', out.svg)]
     assert any(math.dist(d, (jx, jy)) < 0.01 for d in dots)
+
+
+def _corner_scene(*pairs):
+    """Two boxes with the lines ``pairs`` between them and a third, ``c``, whose top-right
+    corner the centre line from ``a`` to ``b`` cuts about 4 px from the corner."""
+    from markmcp.figdown.render.scene.graph import Box
+    boxes = {"a": Box("a", "A", w=100, h=36, x=0, y=0), "b": Box("b", "B", w=100, h=36, x=300, y=200),
+             "c": Box("c", "C", w=100, h=36, x=101, y=116)}
+    links = [SimpleNamespace(index=k, a=a, b=b, bus=None) for k, (a, b) in enumerate(pairs)]
+    return SimpleNamespace(nodes=boxes, links=links)
+
+
+def test_a_straight_line_clipping_a_corner_is_shifted_clear_of_it() -> None:
+    from markmcp.figdown.render.scene import CORNER_CLEAR, _off_corners
+    from markmcp.figdown.render.scene.free import Boxes
+    from markmcp.figdown.render.scene.route import straight_link
+    scene = _corner_scene(("a", "b"))
+    nodes = scene.nodes
+    boxes = Boxes([(n.id, n.rect()) for n in nodes.values()])
+    before = straight_link(nodes["a"], nodes["b"])
+    # within the router's tolerance (not through the box), yet into its corner
+    assert not boxes.hits(before, ("a", "b")) and boxes.hits(before, ("a", "b"), -CORNER_CLEAR)
+    paths = {0: before}
+    _off_corners(scene, paths, boxes)
+    after = paths[0]
+    assert not boxes.hits(after, ("a", "b"), -CORNER_CLEAR)
+    # the same line moved across itself by a few px: parallel, ends on its own boxes' outlines
+    (x0, y0), (x1, y1) = before
+    (u0, v0), (u1, v1) = after
+    assert abs((x1 - x0) * (v1 - v0) - (y1 - y0) * (u1 - u0)) < 1e-6
+    assert 0 < math.dist(before[0], after[0]) <= 8 and 0 < math.dist(before[1], after[1]) <= 8
+    assert (after[0][1] == 36 or after[0][0] == 100) and (after[1][1] == 200 or after[1][0] == 300)
+
+
+def test_a_parallel_pair_clipping_a_corner_moves_together() -> None:
+    from markmcp.figdown.render.scene import CORNER_CLEAR, _off_corners
+    from markmcp.figdown.render.scene.free import Boxes
+    from markmcp.figdown.render.scene.route import straight_link
+    scene = _corner_scene(("a", "b"), ("b", "a"))
+    scene.nodes["c"].x -= 10    # the pair's second line, 5 px across, clips its corner
+    nodes = scene.nodes
+    boxes = Boxes([(n.id, n.rect()) for n in nodes.values()])
+    a, b = nodes["a"], nodes["b"]
+    paths = {0: straight_link(a, b, -5.0), 1: straight_link(a, b, 5.0)[::-1]}
+    assert not any(boxes.hits(p, ("a", "b")) for p in paths.values())
+    _off_corners(scene, paths, boxes)
+    assert not any(boxes.hits(p, ("a", "b"), -CORNER_CLEAR) for p in paths.values())
+    # still 10 px apart, and the second still drawn from b to a
+    (x0, y0), (x1, y1) = paths[0]
+    px, py = paths[1][1]
+    across = abs((x1 - x0) * (py - y0) - (y1 - y0) * (px - x0)) / math.dist(paths[0][0], paths[0][1])
+    assert abs(across - 10.0) < 1e-6
+    assert paths[1][0][1] == 200 or paths[1][0][0] == 300
+
+
+def test_a_straight_line_through_a_box_is_left_for_the_router() -> None:
+    from markmcp.figdown.render.scene import _off_corners
+    from markmcp.figdown.render.scene.free import Boxes
+    from markmcp.figdown.render.scene.route import straight_link
+    scene = _corner_scene(("a", "b"))
+    scene.nodes["c"].x += 20    # the line now cuts well into it
+    boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values()])
+    line = straight_link(scene.nodes["a"], scene.nodes["b"])
+    assert boxes.hits(line, ("a", "b"))
+    paths = {0: line}
+    _off_corners(scene, paths, boxes)
+    assert paths[0] == line

@@ -22,7 +22,7 @@ from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
-from .graph import Scene, axes, build_scene, corner_radius
+from .graph import Box, Scene, axes, build_scene, corner_radius, outline_test
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid, seg_dist
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
@@ -329,6 +329,7 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _spread_parallel(scene, paths)
     ink = Ink()
     boxes = Boxes([(n.id, n.rect()) for n in scene.nodes.values() if not n.external])
+    _off_corners(scene, paths, boxes)
     for link in scene.links:   # the last word: no straight line through a box
         pts = paths[link.index]
         if len(pts) == 2 and link.a != link.b and boxes.hits(pts, (link.a, link.b)):
@@ -798,6 +799,54 @@ class _Segments:
                     if (far if owner != index else other) > along:
                         return True
         return False
+
+
+#: A straight line passing a box's corner keeps this far off it (one through the corner
+#: by a px or two read as running into the box: 028's relay, 060's SCADA server) ...
+CORNER_CLEAR = 1.0
+#: ... shifted across itself by the least of these that clears every corner.
+CORNER_SHIFTS = (2.0, -2.0, 4.0, -4.0, 6.0, -6.0, 8.0, -8.0)
+
+
+def _off_corners(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
+    """Straight lines between two boxes (one, or a parallel group side by side) that
+    clip the corner of a box between: shifted together across themselves by the least
+    of :data:`CORNER_SHIFTS` that keeps every one :data:`CORNER_CLEAR` off every box,
+    their ends still leaving their boxes from inside the outlines.  A line aimed
+    elsewhere than along its boxes' centre line (at a port), or a group no shift
+    clears, stays as it is; a group with a line through a box (further than the router's
+    tolerance) is left to be routed round."""
+    groups: dict[tuple[str, str], list] = {}
+    for link in scene.links:
+        pts = paths[link.index]
+        if len(pts) == 2 and link.a != link.b and link.bus is None:
+            groups.setdefault(tuple(sorted((link.a, link.b))), []).append(link)
+    for (p, q), links in groups.items():
+        if not any(boxes.hits(paths[lk.index], (p, q), -CORNER_CLEAR) for lk in links) \
+                or any(boxes.hits(paths[lk.index], (p, q)) for lk in links):
+            continue   # clear already, or through a box (that one goes round, below)
+        a, b = scene.nodes[p], scene.nodes[q]
+        length = math.hypot(b.cx - a.cx, b.cy - a.cy)
+        if length == 0:
+            continue
+        ux, uy = (a.cy - b.cy) / length, (b.cx - a.cx) / length   # across, as straight_link
+        offsets = []
+        for lk in links:
+            pts = paths[lk.index] if lk.a == p else paths[lk.index][::-1]
+            now = (pts[0][0] - a.cx) * ux + (pts[0][1] - a.cy) * uy
+            if not all(math.dist(m, n) < 1e-6 for m, n in zip(pts, straight_link(a, b, now))):
+                break
+            offsets.append(now)
+        else:
+            inside_a, inside_b = outline_test(a), outline_test(b)
+            for shift in CORNER_SHIFTS:
+                moved = [straight_link(a, b, now + shift) for now in offsets]
+                if all(inside_a(ux * (now + shift), uy * (now + shift))
+                       and inside_b(ux * (now + shift), uy * (now + shift)) for now in offsets) \
+                        and not any(boxes.hits(pts, (p, q), -CORNER_CLEAR) for pts in moved):
+                    for lk, pts in zip(links, moved):
+                        paths[lk.index] = pts if lk.a == p else pts[::-1]
+                    break
 
 
 def _spread_parallel(scene: Scene, paths: dict[int, list]) -> None:

@@ -116,39 +116,42 @@ class Boxes:
                     else:
                         bucket.append(pair)
 
-    def hits(self, points, skip=()) -> bool:
-        """Does the polyline pass through a box whose key is not in ``skip``?"""
+    def hits(self, points, skip=(), shrink: float = EPS) -> bool:
+        """Does the polyline pass through a box whose key is not in ``skip`` (each box
+        shrunk by ``shrink``, or grown by a negative one, as in :func:`path_hits`)?"""
         cells = self.cells
+        grow = max(0.0, -shrink)   # a grown box is met from the squares round its own
         for p, q in zip(points, points[1:]):
             x0, x1 = (p[0], q[0]) if p[0] <= q[0] else (q[0], p[0])
             y0, y1 = (p[1], q[1]) if p[1] <= q[1] else (q[1], p[1])
-            span = square_span(x0, y0, x1, y1, BOX_CELL, None)
+            span = square_span(x0 - grow, y0 - grow, x1 + grow, y1 + grow, BOX_CELL, None)
             if span is None:
-                if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
+                if _meets(p, q, x0, y0, x1, y1, self.pairs, skip, shrink):
                     return True
                 continue
-            if self.wide and _meets(p, q, x0, y0, x1, y1, self.wide, skip):
+            if self.wide and _meets(p, q, x0, y0, x1, y1, self.wide, skip, shrink):
                 return True
             budget = MAX_SQUARES
             for square in _squares_inward(*span):
                 budget -= 1
                 if budget < 0:   # a long way with no box met yet: read every box instead
-                    if _meets(p, q, x0, y0, x1, y1, self.pairs, skip):
+                    if _meets(p, q, x0, y0, x1, y1, self.pairs, skip, shrink):
                         return True
                     break
                 bucket = cells.get(square)
-                if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip):
+                if bucket is not None and _meets(p, q, x0, y0, x1, y1, bucket, skip, shrink):
                     return True
         return False
 
 
-def _meets(p, q, x0: float, y0: float, x1: float, y1: float, pairs, skip) -> bool:
+def _meets(p, q, x0: float, y0: float, x1: float, y1: float, pairs, skip, shrink: float = EPS) -> bool:
     """Does p–q (whose extent is x0..x1 × y0..y1) pass through one of ``pairs``' boxes
     whose key is not in ``skip``?  :func:`path_hits`' test, box by box."""
     for key, r in pairs:
-        if r[2] < x0 or r[0] > x1 or r[3] < y0 or r[1] > y1 or key in skip:
+        if r[2] - shrink < x0 or r[0] + shrink > x1 or r[3] - shrink < y0 or r[1] + shrink > y1 \
+                or key in skip:
             continue
-        if seg_hits_rect(p, q, r):
+        if seg_hits_rect(p, q, r, shrink):
             return True
     return False
 
