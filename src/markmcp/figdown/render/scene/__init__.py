@@ -22,7 +22,7 @@ from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
-from .graph import Box, Scene, axes, build_scene, corner_radius, outline_test
+from .graph import Scene, axes, build_scene, corner_radius, outline_test
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid, seg_dist
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
