@@ -10,6 +10,7 @@ connector's ends are left out (the overlap is theirs).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -367,3 +368,33 @@ def _crosses(a, b, c, d) -> bool:
     def side(p, q, r):
         return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
     return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def _runs_cross(p, q) -> bool:
+    """Do two polylines cross anywhere (a proper crossing of two of their runs)?"""
+    def side(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return any(side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+               for a, b in zip(p, p[1:]) for c, d in zip(q, q[1:]))
+
+
+def test_an_externals_lines_bending_down_to_three_sites_neither_cross_nor_clip_a_box() -> None:
+    # anycast-dns: the resolvers' three lines left their point in the wrong order (two
+    # crossed just below it), and the longest ran shallowly over the corner of the
+    # middle site's router on its way to the first site's
+    src = ("figdown 0.1 topology\nflow down\nexternal inet \"Internet resolvers\"\n"
+           "group ams \"PoP Amsterdam\"\nnode r_ams \"edge router\" in=ams\nnode d_ams1 \"ns-ams-1\" in=ams\n"
+           "node d_ams2 \"ns-ams-2\" in=ams\ngroup sin \"PoP Singapore\"\nnode r_sin \"edge router\" in=sin\n"
+           "node d_sin1 \"ns-sin-1\" in=sin\ngroup iad \"PoP Ashburn\"\nnode r_iad \"edge router\" in=iad\n"
+           "node d_iad1 \"ns-iad-1\" in=iad\nnode hidden \"Hidden primary\" shape=cylinder\n"
+           "edge inet -- r_ams\nedge inet -- r_sin\nedge inet -- r_iad\n"
+           "edge d_ams1 -[announce 192.0.2.53/32, withdraw on health-check fail]- r_ams\n"
+           "edge d_ams2 -- r_ams\nedge d_sin1 -- r_sin\nedge d_iad1 -- r_iad\n"
+           "edge hidden -[AXFR / IXFR + NOTIFY]-> d_ams1 style=dotted\n"
+           "edge hidden -> d_sin1 style=dotted\nedge hidden -> d_iad1 style=dotted\n")
+    assert entering(src) == []
+    root = ET.fromstring(build(src).svg)
+    drawn = {el.get("data-edge"): _vertices(el) for el in root.iter() if el.get("data-edge")}
+    lines = [drawn[k] for k in ("15", "16", "17")]   # inet -- each edge router
+    assert all(len(p) > 2 for p in lines)           # each bends at its dummies
+    assert not any(_runs_cross(p, q) for p, q in itertools.combinations(lines, 2))

@@ -372,7 +372,7 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
                        bool(link.head) and not scene.nodes[link.b].external)
             if len(pts) == 2 and link.a != link.b and any(squares):
                 land_apart(scene, paths, link, PORT_APART, squares, touching=touching, ports=True)
-    _uncross_ends(scene, paths, touching, boxes)
+    _uncross_ends(scene, paths, touching, boxes, routing.waypoints)
     _unstep(scene, paths, touching)
     _square_off(scene, paths, touching)
     if scene.genre == "flowchart":
@@ -654,32 +654,42 @@ HEAD_CLEAR = 3.0
 UNCROSS_MOST = 24   # straight lines at one box that are checked pairwise for crossing there
 
 
-def _uncross_ends(scene: Scene, paths: dict[int, list], touching: dict[str, list], boxes: Boxes) -> None:
-    """Two straight lines ending on one box that cross each other swap their ends there,
-    when that uncrosses them and neither new line enters a box: the ends were spread one
-    line at a time, and a fan-in from far and near sources landed in the wrong order
-    (host-01's line crossed host-02's just before the aggregator)."""
+def _uncross_ends(scene: Scene, paths: dict[int, list], touching: dict[str, list], boxes: Boxes,
+                  waypoints: set = frozenset()) -> None:
+    """Two lines drawn straight to one box (or bending at their dummies,
+    :func:`.route.waypoint_polyline`) whose last runs there cross each other swap their
+    ends there, when that uncrosses those runs and neither new line enters a box: the
+    ends were spread one line at a time, and a fan-in from far and near sources landed
+    in the wrong order (host-01's line crossed host-02's just before the aggregator; two
+    of an external's three lines crossed as they left it)."""
     for nid, links in touching.items():
         ends = []
         for link in links:
             pts = paths.get(link.index)
-            if pts is None or len(pts) != 2 or link.a == link.b:
+            if pts is None or link.a == link.b or (len(pts) != 2 and link.index not in waypoints):
                 continue
-            ends.append((link, 0 if link.a == nid else 1))
+            ends.append((link, 0 if link.a == nid else -1))
         if not 2 <= len(ends) <= UNCROSS_MOST:
             continue
         for i in range(len(ends)):
             for j in range(i + 1, len(ends)):
                 (la, ka), (lb, kb) = ends[i], ends[j]
                 pa, pb = paths[la.index], paths[lb.index]
-                if not segments_cross(pa[0], pa[1], pb[0], pb[1]):
+                if not segments_cross(pa[ka], pa[1 if ka == 0 else -2], pb[kb], pb[1 if kb == 0 else -2]):
                     continue
                 na, nb = list(pa), list(pb)
                 na[ka], nb[kb] = pb[kb], pa[ka]
-                if segments_cross(na[0], na[1], nb[0], nb[1]) \
-                        or boxes.hits(na, (la.a, la.b)) or boxes.hits(nb, (lb.a, lb.b)):
+                if segments_cross(na[ka], na[1 if ka == 0 else -2], nb[kb], nb[1 if kb == 0 else -2]) \
+                        or _nearer_a_box(boxes, na, pa, (la.a, la.b)) or _nearer_a_box(boxes, nb, pb, (lb.a, lb.b)):
                     continue
                 paths[la.index], paths[lb.index] = na, nb
+
+
+def _nearer_a_box(boxes: Boxes, new: list, old: list, skip: tuple) -> bool:
+    """Does line ``new`` enter a box, or clip one's corner (:data:`CORNER_CLEAR`) where
+    ``old`` kept clear?"""
+    return boxes.hits(new, skip) or (boxes.hits(new, skip, -CORNER_CLEAR)
+                                     and not boxes.hits(old, skip, -CORNER_CLEAR))
 
 
 def _loop_place(frame, nid: str, k: int) -> tuple[str, int]:

@@ -49,9 +49,9 @@ LOOP_W = 28.0
 LOOP_SMALL = 16.0
 WAY_CLEAR = 4.0   # room a topology link bending at its dummies keeps round the other boxes
 #: How deep into another box a topology link's line must cut before the gaps beside its
-#: end boxes take points too (a shallower cut reads as passing the box's corner, and
-#: there the extra points drew several lines into one point)
-WAY_DEEP = 3.0
+#: end boxes take points too: a cut of a px or two reads as passing the box's corner, but
+#: 3 px let anycast-dns's longest line run shallowly over the middle site's router
+WAY_DEEP = 1.0
 EXTERNAL_APART = 20.0   # how far beside an external (a point) a straight line's end may land
 PARALLEL_STEP = 10.0   # between straight lines joining one pair of boxes, drawn side by side
 LAND_APART = 12.0  # how far its ends keep from where other connectors meet the same box
