@@ -113,3 +113,38 @@ def test_connector_labels_keep_off_an_externals_name() -> None:
     name = name_rect(svg, "Employee (chat UI)")
     for label in ("answer + citations", "rating"):
         assert not _overlap(name, text_rect(svg, label, 11)), label
+
+
+def test_an_external_between_two_boxes_of_its_rank_has_room_for_its_name() -> None:
+    """Flowing down, "kubectl / CI" stood between the cloud controller and the worker
+    band, 100 px apart: every place round its point met a box, and its name was written
+    over "kube-proxy"."""
+    source = ("figdown 0.1 block\nflow down\ngroup cp \"Control plane\"\n"
+              "node api \"kube-apiserver\" in=cp\nnode etcd \"etcd (3 members)\" shape=cylinder in=cp\n"
+              "node sched \"kube-scheduler\" in=cp\nnode cm \"controller-manager\" in=cp\n"
+              "group worker \"Worker node\"\nnode kubelet \"kubelet\" in=worker\n"
+              "node cri \"containerd\" in=worker\nnode proxy \"kube-proxy\" in=worker\n"
+              "node cni \"CNI plugin\" in=worker\nexternal kubectl \"kubectl / CI\"\n"
+              "node ccm \"cloud-controller-manager\"\nedge kubectl -> api\nedge api <-> etcd\n"
+              "edge sched -[watch unscheduled pods]-> api\nedge cm -[reconcile]-> api\nedge ccm -> api\n"
+              "edge kubelet -[watch pods bound to node]-> api\nedge kubelet -[CRI gRPC]-> cri\n"
+              "edge kubelet -> cni\nedge proxy -[watch Services, EndpointSlices]-> api\n")
+    svg = build(source).svg
+    name = name_rect(svg, "kubectl / CI")
+    boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
+    assert len(boxes) == 9
+    assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)
+
+
+def test_an_external_in_the_first_rank_is_named_beyond_the_figures_edge() -> None:
+    """Flowing down, a source external whose line slants more across than down was named
+    beside its point, level with the first rank's boxes (and its line's label went to the
+    far side of the point, by the source beside it); in the first rank the name goes
+    above the point, beyond the figure's edge."""
+    source = ("figdown 0.2 flowchart\nterminator a \"Application received by the office\"\n"
+              "process t \"Check\"\nprocess u \"Decide\"\nexternal e \"Registry\"\nflowline a -> t\n"
+              "flowline e -[record]-> t\nflowline t -> u\n")
+    svg = build(source).svg
+    (point,) = [p for key, p, q in segments(svg) if key == "7"]   # the registry's line
+    x0, _, x1, y1 = name_rect(svg, "Registry")
+    assert abs((x0 + x1) / 2 - point[0]) < 8 and y1 < point[1]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..block import Budget
 from ..text import END_FS, label_px
 from .graph import Box, Link, Scene
+from .names import EXTERNAL_FS, GAP as NAME_GAP
 from .order import Item, order_ranks
 from .place import Lane, Placer, Spacing
 from .ranks import assign_ranks
@@ -216,6 +217,7 @@ def plan_layout(scene: Scene) -> Frame:
         elif room:
             ch = it.rank - 1 if scene.flow == "left" else it.rank
             loop_room[ch] = max(loop_room.get(ch, 0.0), room + GAP_CLEAR)
+    _name_room(scene, items, horizontal)
     _end_label_room(scene, plans, items, horizontal)
     frame = Frame(horizontal, scene.flow in ("left", "up"), ordered, lanes, plans, rank_of, items)
     frame.loop_side, frame.loop_room = loop_side, loop_room
@@ -260,6 +262,33 @@ BUS_LEAST = 3
 #: Past this many connectors a figure merges none along the flow: whether its buses pay
 #: is found by laying it out at each merge level and counting crossings.
 MERGE_MOST = 400
+
+
+#: Room (px) an external's name keeps from the next box of its rank, beyond its half.
+NAME_ROOM = 4.0
+
+
+def _name_room(scene: Scene, items: dict, horizontal: bool) -> None:
+    """An external is a point in its rank whose name is written beside it (names.py):
+    across the flow it keeps room for one of the name's places to be free of the boxes
+    beside it ("kubectl / CI", between two boxes 100 px apart, was written over one of
+    them): where ranks are rows, half the name's width each side (centred above or below
+    the point), where they are columns, the name's height and gap below it.  Where ranks
+    are columns, an external in the first or the last has its name beyond the figure's
+    edge and takes no room."""
+    last = max((it.rank for it in items.values()), default=0)
+    for nid, it in items.items():
+        n = scene.nodes[nid]
+        if not n.external or not n.label or (horizontal and it.rank in (0, last)):
+            continue
+        lines = n.label.count("\n")
+        if horizontal:   # below it: the name's height and gap after the point
+            room = max(0.0, NAME_GAP + lines * EXTERNAL_FS * 1.3 + EXTERNAL_FS * 1.1 + NAME_ROOM - it.size / 2)
+            it.trail = max(getattr(it, "trail", 0.0), room)
+            continue
+        room = max(0.0, label_px(n.label, EXTERNAL_FS) / 2 + NAME_ROOM - it.size / 2)
+        it.lead = max(getattr(it, "lead", 0.0), room)
+        it.trail = max(getattr(it, "trail", 0.0), room)
 
 
 def place_cross(scene: Scene, frame: Frame) -> None:

@@ -2,8 +2,10 @@
 
 An external is drawn as the open end of its connectors, named just beyond that end.
 The name takes one of four places round the end: right of it, left of it, below it or
-above it.  The first choice is the side away from the figure, read off the external's
-first connector (a connector arriving from the left puts the name on the right).  An
+above it.  The first choice is the side away from the figure: beyond the figure's edge
+for an external the layout put in the first or the last rank, else read off the
+external's first connector (a connector arriving from the left puts the name on the
+right).  An
 external with several connectors may have one leaving towards that side, and a name
 placed before it (or a box) may stand there; the name then takes the first of the other
 places (below, above, right, left) that nothing meets, and when something meets every
@@ -57,18 +59,38 @@ def external_names(scene: Scene) -> dict[str, tuple[float, float, str, Rect]]:
     for n in scene.nodes.values():
         if not n.external and n.w > 0 and n.h > 0 and near(n.rect()):
             taken.add(n.rect(), n.rect())
+    ends = _edge_sides(scene)
     out = {}
     for n in externals:
-        out[n.id] = place = _choose(n, first.get(n.id, (0.0, 0.0)), segs, taken)
+        out[n.id] = place = _choose(n, first.get(n.id, (0.0, 0.0)), segs, taken, ends.get(n.id))
         taken.add(place[3], place[3])
     return out
 
 
+#: The side beyond the figure's edge of an external in the first and in the last rank.
+EDGE_SIDES = {"down": ("above", "below"), "up": ("below", "above"),
+              "right": ("left", "right"), "left": ("right", "left")}
+
+
+def _edge_sides(scene: Scene) -> dict[str, str]:
+    """Each external the auto layout put in the first or the last rank -> the side beyond
+    the figure's edge there (a pinned one stands where its pin says)."""
+    ranks = [n.rank for n in scene.nodes.values()]
+    if not ranks or scene.pins:
+        return {}
+    lo, hi = min(ranks), max(ranks)
+    before, after = EDGE_SIDES.get(scene.flow, EDGE_SIDES["right"])
+    return {n.id: before if n.rank == lo else after
+            for n in scene.nodes.values() if n.external and lo != hi and n.rank in (lo, hi)}
+
+
 def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex,
-            taken: SquareIndex) -> tuple[float, float, str, Rect]:
+            taken: SquareIndex, edge: str | None = None) -> tuple[float, float, str, Rect]:
     places = _places(n)
     dx, dy = toward
-    if abs(dx) >= abs(dy):
+    if edge is not None:
+        first = edge
+    elif abs(dx) >= abs(dy):
         first = "right" if dx <= 0 else "left"
     else:
         first = "below" if dy <= 0 else "above"
