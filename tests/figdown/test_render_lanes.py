@@ -328,12 +328,15 @@ def test_a_lane_ends_where_its_own_box_places_it_not_where_the_other_box_does() 
     the middle; that shift was the lane's, not its end's, and moved its start on M's top
     too, onto the arrowhead of d to m: the two read as one line.  Each end now stands
     where the lanes of its own box's side place it."""
-    src = ("figdown 0.2 statechart\nflow right\nstate a \"A\"\nstate b \"B\"\nstate m \"M\"\nstate c \"C\"\n"
-           "state d \"D\"\ntransition a -[1]-> b\ntransition b -[2]-> m\ntransition m -[3]-> c\n"
-           "transition c -[4]-> d\ntransition d -[d to m]-> m\ntransition m -[m to a]-> a\n"
-           "transition c -[c to a]-> a\n")
+    # (c is the last box, so the three lanes nest on one side: none crosses another there)
+    src = ("figdown 0.2 statechart\nflow right\nstate a \"A\"\nstate b \"B\"\nstate m \"M\"\nstate x \"X\"\n"
+           "state d \"D\"\nstate c \"C\"\ntransition a -[1]-> b\ntransition b -[2]-> m\ntransition m -[3]-> x\n"
+           "transition x -[4]-> d\ntransition d -[5]-> c\ntransition d -[d to m]-> m\n"
+           "transition m -[m to a]-> a\ntransition c -[c to a]-> a\n")
     svg = build(src).svg
-    head, start = _in_and_out(svg, "12", "13")     # d to m's end, m to a's start, both at M's top
+    # d to m's end, m to a's start, both at M's top
+    head, start = _in_and_out(svg, _line_of(src, "transition d -[d to m]-> m"),
+                              _line_of(src, "transition m -[m to a]-> a"))
     m = _boxes(svg)["m"]
     assert head[1] < m[1] + 2 and start[1] < m[1] + 2 and _off_rounded_outline(start, m, 14.0) < 0.02
     assert abs(head[0] - start[0]) >= 15.99
@@ -584,3 +587,35 @@ def test_a_lane_runs_beside_the_ranks_it_passes_not_round_the_whole_figure() -> 
     near = (min(boxes[k][0] for k in ("merge", "send", "ok")), max(boxes[k][1] for k in ("merge", "send", "ok")))
     assert wide[0] < near[0] and near[1] < wide[1]
     assert wide[0] < min(xs) and max(xs) < wide[1], (xs, wide, near)
+
+
+def test_lanes_whose_stretches_overlap_without_nesting_go_round_opposite_sides() -> None:
+    """A row of Wi-Fi states: the deauthentication lane runs from "Connected" back past
+    the whole row, and the roam lane from "Roaming" back to the handshake, which starts
+    inside it and ends outside: on one side one's leg crossed the other's run, so the
+    roam goes round the other side."""
+    source = ("figdown 0.2 statechart\nflow right\nstate off \"Disconnected\"\nstate scan \"Scanning\"\n"
+              "state auth \"Authenticating\\n(open system)\"\nstate assoc \"Associating\"\n"
+              "state hs \"4-way handshake\"\nstate conn \"Connected\\n(keys installed)\"\nstate roam \"Roaming\"\n"
+              "transition off -[connect request]-> scan\ntransition scan -[no matching BSS]-> scan\n"
+              "transition scan -[BSS selected]-> auth\ntransition auth -[auth response OK]-> assoc\n"
+              "transition assoc -[assoc response OK]-> hs\ntransition hs -[msg 4 sent]-> conn\n"
+              "transition hs -[MIC failure / timeout]-> off\ntransition auth -[timeout]-> scan\n"
+              "transition conn -[RSSI below roam threshold]-> roam\ntransition roam -[reassociated]-> hs\n"
+              "transition roam -[no candidate]-> conn\ntransition conn -[GTK rekey]-> conn\n"
+              "transition conn -[deauth / beacon loss]-> off\n")
+    svg = build(source).svg
+    assert crossings(svg) == []
+    ys = {key: [p[1] for p, q in segs] for key, segs in _runs_by_key(svg).items()}
+    deauth = _line_of(source, "transition conn -[deauth / beacon loss]-> off")
+    roam = _line_of(source, "transition roam -[reassociated]-> hs")
+    boxes = _boxes(svg)
+    top, bottom = min(b[1] for b in boxes.values()), max(b[3] for b in boxes.values())
+    assert min(ys[deauth]) < top and max(ys[roam]) > bottom
+
+
+def _runs_by_key(svg: str) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for key, p, q in segments(svg):
+        found.setdefault(key, []).append((p, q))
+    return found

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -344,6 +345,9 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 plan.side = -plan.side
             key = (names[link.index], plan.side)
             group_size[key] = group_size.get(key, 0) + 1
+    _unnest_sides(scene, frame, names)
+    group_size = Counter((names[lk.index], frame.plans[lk.index].side) for lk in scene.links
+                         if frame.plans[lk.index].kind == "lane")
     # each side's lanes, innermost first: a lane spanning fewer ranks runs nearer the
     # figure, so a longer one round the same stretch passes outside it, not across it
     # (equal spans keep the connectors' order)
@@ -1077,6 +1081,15 @@ def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
     """The side a connector against the flow goes round on: the one where its two legs
     (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors; on a tie
     the side nearer its ends."""
+    beyond = _leg_crossings(frame, ia, ib)
+    if beyond[-1] != beyond[1]:
+        return -1 if beyond[-1] < beyond[1] else 1
+    return -1 if (ia.pos + ib.pos) / 2 <= mid else 1
+
+
+def _leg_crossings(frame: Frame, ia, ib) -> dict[int, int]:
+    """How many runs of other connectors a lane's two legs cross, going round on each
+    side (-1, 1) (see :func:`_lane_side`)."""
     ca, cb = ia.pos, ib.pos
     beyond = {-1: 0, 1: 0}
     # a run is counted where it meets the leg: leaving the rank above the leg after
@@ -1091,9 +1104,50 @@ def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
                 at = d.pos if below else u.pos
                 if at != c:
                     beyond[-1 if at < c else 1] += 1
-    if beyond[-1] != beyond[1]:
-        return -1 if beyond[-1] < beyond[1] else 1
-    return -1 if (ca + cb) / 2 <= mid else 1
+    return beyond
+
+
+def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str]) -> None:
+    """Lanes on one side whose stretches of ranks overlap without one holding the other
+    cross (the longer one's leg runs through the shorter's run): a lane (with the lanes
+    merged with it) moves to the other side where that crosses fewer runs there, legs and
+    lanes counted together, fewest ranks first (a roam back to the handshake crossed the
+    deauthentication lane round the whole row; below, it crossed nothing)."""
+    groups: dict[str, list] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind == "lane" and link.index in names:
+            groups.setdefault(names[link.index], []).append(link)
+    if len(groups) < 2:
+        return
+    reach, legs, side = {}, {}, {}
+    for g, links in groups.items():
+        ranks = [frame.rank_of[e] for lk in links for e in (lk.a, lk.b)]
+        reach[g] = (min(ranks), max(ranks))
+        counts = [_leg_crossings(frame, frame.item_of[lk.a], frame.item_of[lk.b]) for lk in links]
+        legs[g] = {s: sum(c[s] for c in counts) for s in (-1, 1)}
+        side[g] = frame.plans[links[0].index].side
+
+    def crossed(g: str, s: int) -> int:
+        lo, hi = reach[g]
+        return sum(1 for h in groups if h != g and side[h] == s
+                   and (lo < reach[h][0] < hi < reach[h][1] or reach[h][0] < lo < reach[h][1] < hi))
+
+    for _ in range(UNNEST_PASSES):
+        moved = False
+        for g in sorted(groups, key=lambda g: reach[g][1] - reach[g][0]):
+            s = side[g]
+            if legs[g][-s] + crossed(g, -s) < legs[g][s] + crossed(g, s):
+                side[g] = -s
+                for lk in groups[g]:
+                    frame.plans[lk.index].side = -s
+                moved = True
+        if not moved:
+            break
+
+
+#: Rounds of :func:`_unnest_sides` at most (each move lowers the crossings counted).
+UNNEST_PASSES = 4
 
 
 def _adjacent(frame: Frame, link: Link) -> bool:
