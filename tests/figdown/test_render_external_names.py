@@ -8,6 +8,10 @@ import re
 import xml.etree.ElementTree as ET
 
 from markmcp.figdown.render import build
+from markmcp.figdown.render.scene.free import seg_hits_rect
+from markmcp.figdown.render.scene.graph import Box
+from markmcp.figdown.render.scene.names import CELL, MOST_SQUARES, _choose, _places
+from markmcp.figdown.render.scene.squares import SquareIndex
 from markmcp.figdown.render.text import label_px
 
 from .test_render_band_titles import crosses, segments
@@ -148,3 +152,22 @@ def test_an_external_in_the_first_rank_is_named_beyond_the_figures_edge() -> Non
     (point,) = [p for key, p, q in segments(svg) if key == "7"]   # the registry's line
     x0, _, x1, y1 = name_rect(svg, "Registry")
     assert abs((x0 + x1) / 2 - point[0]) < 8 and y1 < point[1]
+
+
+def test_a_name_struck_in_its_four_places_moves_half_a_line_up_or_down() -> None:
+    """"Shopper (web / app)": its tiles arrive from above, its clicks leave below, a lane
+    leaves its right side going down and another lane runs down 3 px inside its left
+    place; beside the end and half a line up, nothing meets it."""
+    end = Box("shopper", "Shopper (web / app)", w=12, h=12, x=240.5, y=422, external=True)
+    cx, cy = end.cx, end.cy
+    runs = [((cx, cy - 50), (cx, cy - 6)), ((cx, cy + 6), (cx, cy + 54)),
+            ((cx + 12, cy + 6), (cx + 12, cy + 30)), ((cx - 121.6, cy - 160), (cx - 121.6, cy + 230))]
+    segs, taken = SquareIndex(CELL, MOST_SQUARES), SquareIndex(CELL, MOST_SQUARES)
+    for p, q in runs:
+        segs.add((p, q), (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+    places = _places(end)
+    assert all(any(seg_hits_rect(p, q, places[side][3], -1.0) for p, q in runs)
+               for side in ("right", "left", "below", "above"))
+    x, y, anchor, rect = _choose(end, (0.0, 1.0), segs, taken)
+    assert not any(seg_hits_rect(p, q, rect, -1.0) for p, q in runs)
+    assert rect[0] > cx and rect[3] <= cy + 6       # right of the end, not lower than it

@@ -2,7 +2,7 @@
 
 An external is drawn as the open end of its connectors, named just beyond that end.
 The name takes one of four places round the end: right of it, left of it, below it or
-above it.  The first choice is the side away from the figure: beyond the figure's edge
+above it (and last, right or left of it half a line up or down).  The first choice is the side away from the figure: beyond the figure's edge
 for an external the layout put in the first or the last rank, else read off the
 external's first connector (a connector arriving from the left puts the name on the
 right).  An
@@ -25,6 +25,7 @@ CLEAR = 1.0          # a connector this near a name counts as running through it
 COVERS = 2           # a name over a box or another name counts as this many connectors through it
 CELL = 96.0          # side of a square of the connectors' index
 MOST_SQUARES = 256   # a segment over more squares than this (a long line) is read for every name
+TILT = 2.0           # px beyond half the name's height a name beside its end moves up or down
 
 Rect = tuple[float, float, float, float]
 
@@ -95,7 +96,9 @@ def _choose(n: Box, toward: tuple[float, float], segs: SquareIndex,
     else:
         first = "below" if dy <= 0 else "above"
     best = None
-    for rank, side in enumerate([first] + [s for s in ("below", "above", "right", "left") if s != first]):
+    order = [first] + [s for s in ("below", "above", "right", "left") if s != first]
+    order += [s + tilt for s in order if s in ("right", "left") for tilt in ("-up", "-down")]
+    for rank, side in enumerate(order):
         x0, y0, x1, y1 = rect = places[side][3]
         near = (x0 - CLEAR, y0 - CLEAR, x1 + CLEAR, y1 + CLEAR)
         struck = sum(1 for p, q in segs.near(*near) if seg_hits_rect(p, q, rect, -CLEAR))
@@ -113,9 +116,16 @@ def _places(n: Box) -> dict[str, tuple[float, float, str, Rect]]:
     lines = n.label.count("\n")
     w = label_px(n.label, EXTERNAL_FS)
     h = lines * EXTERNAL_FS * 1.3 + EXTERNAL_FS * 1.1
-    return {
+    places = {
         "right": (cx + GAP, cy + 3.5, "start", (cx + GAP, cy - h / 2, cx + GAP + 2 + w, cy + h / 2)),
         "left": (cx - GAP, cy + 3.5, "end", (cx - GAP - 2 - w, cy - h / 2, cx - GAP, cy + h / 2)),
         "below": (cx, cy + 17 + lines * 6.5, "middle", (cx - w / 2, cy + GAP, cx + w / 2, cy + 21 + lines * 13)),
         "above": (cx, cy - GAP - lines * 6.5, "middle", (cx - w / 2, cy - 21 - lines * 13, cx + w / 2, cy - GAP)),
     }
+    # right or left of the end and half a line up or down: clear of a line leaving the
+    # end's side downward or upward (the last places tried)
+    for side in ("right", "left"):
+        x, y, anchor, (x0, y0, x1, y1) = places[side]
+        for tilt, d in (("-up", -(h / 2 + TILT)), ("-down", h / 2 + TILT)):
+            places[side + tilt] = (x, y + d, anchor, (x0, y0 + d, x1, y1 + d))
+    return places
