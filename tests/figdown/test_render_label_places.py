@@ -813,3 +813,26 @@ def test_a_label_crowded_on_one_line_does_not_stack_on_another(placed) -> None:
     assert _letters_to(lab.rect, link.points) <= 12.0
     assert all(_letters_to(lab.rect, other.points) > _letters_to(lab.rect, link.points)
                for other in scene.links if other is not link)
+
+
+def test_a_label_beside_a_slanted_line_may_stand_level_with_it() -> None:
+    """Beside a slanted line a label is also tried straight across from the line's point
+    (a wide label pushed out along the normal stood far up the line, over the box at its
+    end): level with the point, its near edge 4 px clear of the line, on either side,
+    each tried just after the normal's place on that side; a level or upright line (whose
+    normal is straight across already) gets no such places."""
+    from markmcp.figdown.render.scene.labels import LEVEL_EXTRA, _beside
+    w, h = 120.0, 12.0
+    cands = _beside([(0.0, 0.0), (200.0, 200.0)], w, h, (0.0,), (0.5,))
+    assert len(cands) == 4
+    (nx1, ny1, _, c1), (lx1, ly1, _, e1), (nx2, ny2, _, c2), (lx2, ly2, _, e2) = cands
+    assert ly1 == ly2 == 100.0 and {lx1, lx2} == {100.0 - 70.0, 100.0 + 70.0}
+    assert e1 == e2 == c1 + LEVEL_EXTRA
+    # each level place on the side of the normal's place before it
+    assert (lx1 - 100.0) * (nx1 - 100.0) > 0 and (lx2 - 100.0) * (nx2 - 100.0) > 0
+    for cx, cy in ((lx1, ly1), (lx2, ly2)):
+        # the corner nearest the line y = x stands 4 px across from it
+        x, y = (cx - w / 2, cy + h / 2) if cx > 100.0 else (cx + w / 2, cy - h / 2)
+        assert abs(abs(x - y) - 4.0) < 1e-9
+    assert len(_beside([(0.0, 0.0), (0.0, 200.0)], w, h, (0.0,), (0.5,))) == 2
+    assert len(_beside([(0.0, 0.0), (200.0, 0.0)], w, h, (0.0,), (0.5,))) == 2

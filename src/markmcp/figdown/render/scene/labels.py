@@ -671,13 +671,32 @@ def _beside(pts, w: float, h: float, extras, ts) -> list:
         length = math.sqrt(dx * dx + dy * dy) or 1.0
         nx, ny = -dy / length, dx / length
         reach = abs(nx) * w / 2 + abs(ny) * h / 2 + 4
+        # beside a slanted line, also straight across from it (level beside a steep one,
+        # over or under a flat one): a wide label pushed out along the normal stood far
+        # up the line, on the box beyond its end, where level beside it the room was free
+        slanted = abs(dx) > 1e-6 and abs(dy) > 1e-6
+        if abs(dy) >= abs(dx):
+            level = (w / 2 + 4 + h / 2 * abs(dx / dy) if slanted else 0.0, 0.0)
+        else:
+            level = (0.0, h / 2 + 4 + w / 2 * abs(dy / dx) if slanted else 0.0)
         for extra in extras:
             for t in ts:
                 px, py = a[0] + dx * t, a[1] + dy * t
                 for s in (-1, 1):
                     r = reach + extra
                     out.append((px + nx * r * s, py + ny * r * s, (px, py), DETACHED * extra))
+                    if slanted:
+                        # on the same side of the line as the normal's place
+                        side = s if (nx * level[0] + ny * level[1]) >= 0 else -s
+                        ex, ey = (extra, 0.0) if level[1] == 0.0 else (0.0, extra)
+                        out.append((px + (level[0] + ex) * side, py + (level[1] + ey) * side, (px, py),
+                                    DETACHED * extra + LEVEL_EXTRA))
     return out
+
+
+#: What a place straight across from a slanted line costs more than the one along its
+#: normal at the same distance (it is tried after that one).
+LEVEL_EXTRA = 0.5
 
 
 #: What a mid label costs per px it stands farther off its line than it must: 12 px out
