@@ -836,3 +836,23 @@ def test_a_label_beside_a_slanted_line_may_stand_level_with_it() -> None:
         assert abs(abs(x - y) - 4.0) < 1e-9
     assert len(_beside([(0.0, 0.0), (0.0, 200.0)], w, h, (0.0,), (0.5,))) == 2
     assert len(_beside([(0.0, 0.0), (200.0, 0.0)], w, h, (0.0,), (0.5,))) == 2
+
+
+def test_a_notes_leader_goes_round_a_box_between_it_and_its_target() -> None:
+    """Its agent box crowded on every side, the note went 100 px below it, under the HSM
+    box, and its leader, aimed at the agent's middle, ran up through the HSM: a leader
+    may leave the note from along its near side, to the nearest point of its target."""
+    from markmcp.figdown.render.scene.labels import Board
+    from markmcp.figdown.render.scene.marks import _place_note
+    agent, hsm = (100.0, 100.0, 300.0, 136.0), (110.0, 210.0, 290.0, 246.0)
+    # boxes all round the agent's near rings but below, and the HSM below
+    crowd = [(330.0, 40.0, 700.0, 200.0), (-400.0, 40.0, 70.0, 200.0), (-400.0, -200.0, 700.0, 80.0),
+             (100.0, 150.0, 300.0, 190.0)]
+    board = Board([agent, hsm, *crowd], {})
+    note = _place_note(board, "node", "agent", "renders creds to tmpfs, renews at 2/3 TTL", "Vault agent", agent)
+    assert note.leader is not None
+    p, q = note.leader
+    from markmcp.figdown.render.scene.free import seg_hits_rect
+    assert not any(seg_hits_rect(p, q, b, 1.0) for b in (hsm, *crowd))
+    # it still meets the agent's outline
+    assert agent[0] <= q[0] <= agent[2] and agent[1] <= q[1] <= agent[3]

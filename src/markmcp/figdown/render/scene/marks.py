@@ -380,6 +380,31 @@ def _leader(nx: float, ny: float, w: float, h: float, side: int, target):
     return p, (min(max(p[0], x0), x1), min(max(p[1], y0), y1))
 
 
+#: Where else along its near side (shares of the side, inset) a note's leader may start
+#: when the one aimed at the target's middle runs through a box or a label ...
+LEADER_ALONG = (0.0, 1.0, 0.25, 0.75)
+#: ... each px it runs longer than that one costing this much (a long slant across the
+#: figure to miss one label read worse than a short leader beside it).
+LEADER_LONGER = 1.0
+
+
+def _leaders(nx: float, ny: float, w: float, h: float, side: int, target) -> list:
+    """The leaders a note at ``(nx, ny)`` on ``side`` of ``target`` may take, first choice
+    first: :func:`_leader`, then from points along the note's near side
+    (:data:`LEADER_ALONG`) to the point of the target nearest each (a note below a box
+    with another box between had its leader drawn through that box, where one from the
+    note's end passed beside it)."""
+    out = [_leader(nx, ny, w, h, side, target)]
+    x0, y0, x1, y1 = target
+    for share in LEADER_ALONG:
+        if side in (1, 2):
+            p = (nx + LEADER_INSET + (w - 2 * LEADER_INSET) * share, ny if side == 1 else ny + h)
+        else:
+            p = (nx if side == 0 else nx + w, ny + LEADER_INSET + (h - 2 * LEADER_INSET) * share)
+        out.append((p, (min(max(p[0], x0), x1), min(max(p[1], y0), y1))))
+    return out
+
+
 def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) -> Note:
     """A note beside ``target``: the cheapest of 16 places round it, and when every one of
     those is crowded (:data:`NOTE_TAKEN`), the cheapest of those and 40 more (above and
@@ -395,21 +420,29 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
             r = (nx, ny, nx + w, ny + h)
             c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0) \
                 + NOTE_OVER_LINE * board.lines_under(r)
+            leader = None
             if ring >= 1:
-                c += LEADER_THROUGH * board.passes(*_leader(nx, ny, w, h, side, target))
+                if best is not None and c >= best[0] - 1e-9:
+                    continue   # no leader makes it cheaper
+                ways = _leaders(nx, ny, w, h, side, target)
+                first = math.dist(*ways[0])
+                extra, leader = min((LEADER_THROUGH * board.passes(*ends)
+                                     + LEADER_LONGER * max(0.0, math.dist(*ends) - first), k, ends)
+                                    for k, ends in enumerate(ways))[::2]
+                c += extra
             if best is None or c < best[0] - 1e-9:
-                best = (c, nx, ny, ring, side)
+                best = (c, nx, ny, ring, side, leader)
         return best
 
     best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, False), None)
     if best[0] >= NOTE_TAKEN:
         best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, True)
                        + _note_places(target, w, h, NOTE_FAR, len(NOTE_RINGS), True), best)
-    _, nx, ny, ring, side = best
+    _, nx, ny, ring, side, leader = best
     board.take((nx, ny, nx + w, ny + h))
     note = Note(kind, ref, nx, ny, w, h, wrapped)
     if ring >= 1:   # not adjacent: a leader states the attachment
-        note.leader = _leader(nx, ny, w, h, side, target)
+        note.leader = leader
     return note
 
 
