@@ -92,6 +92,15 @@ def test_names_of_neighbouring_externals_do_not_overprint() -> None:
     assert not any(_overlap(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
 
 
+def boxes_under_name(svg: str, name: str, count: int) -> list[str]:
+    """The boxes (of the ``count`` the figure draws) an external's name is written over."""
+    rect = name_rect(svg, name)
+    boxes = nodes(ET.fromstring(svg))
+    assert len(boxes) == count
+    return [k for k, v in boxes.items()
+            if _overlap(rect, (v["box"][0], v["box"][1], v["box"][0] + v["box"][2], v["box"][1] + v["box"][3]))]
+
+
 def test_an_external_name_keeps_off_a_box() -> None:
     """Flowing left, two refunds feed the payment gateway, which closes the case: the
     gateway's name, on the side away from its first connector, was written across
@@ -99,11 +108,7 @@ def test_an_external_name_keeps_off_a_box() -> None:
     source = ("figdown 0.2 flowchart\nflow left\nprocess p \"Partial refund\"\nprocess f \"Full refund\"\n"
               "external bank \"Payment gateway\"\nterminator end \"Case closed\"\n"
               "flowline p -> bank\nflowline f -> bank\nflowline bank -> end\n")
-    svg = build(source).svg
-    name = name_rect(svg, "Payment gateway")
-    boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
-    assert len(boxes) == 3
-    assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)
+    assert boxes_under_name(build(source).svg, "Payment gateway", 3) == []
 
 
 def test_connector_labels_keep_off_an_externals_name() -> None:
@@ -133,11 +138,7 @@ def test_an_external_between_two_boxes_of_its_rank_has_room_for_its_name() -> No
               "edge sched -[watch unscheduled pods]-> api\nedge cm -[reconcile]-> api\nedge ccm -> api\n"
               "edge kubelet -[watch pods bound to node]-> api\nedge kubelet -[CRI gRPC]-> cri\n"
               "edge kubelet -> cni\nedge proxy -[watch Services, EndpointSlices]-> api\n")
-    svg = build(source).svg
-    name = name_rect(svg, "kubectl / CI")
-    boxes = [v["box"] for v in nodes(ET.fromstring(svg)).values()]
-    assert len(boxes) == 9
-    assert not any(_overlap(name, (x, y, x + w, y + h)) for x, y, w, h in boxes)
+    assert boxes_under_name(build(source).svg, "kubectl / CI", 9) == []
 
 
 def test_an_external_in_the_first_rank_is_named_beyond_the_figures_edge() -> None:

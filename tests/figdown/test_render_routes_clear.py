@@ -118,6 +118,13 @@ def entering(source: str) -> list[tuple[str, str]]:
     return found
 
 
+def drawn_clear(source: str) -> dict[str, list]:
+    """Each connector's drawn polyline, by its ``data-edge``, once none enters a box."""
+    assert entering(source) == []
+    root = ET.fromstring(build(source).svg)
+    return {el.get("data-edge"): _vertices(el) for el in root.iter() if el.get("data-edge")}
+
+
 def test_a_topology_link_bending_past_a_box_keeps_out_of_it() -> None:
     # evpn-fabric-auto: Spine-2 -- Leaf-2 crosses the rank of Leaf-1, whose dummy was
     # packed against Leaf-1's top edge; the straight run to it cut through Leaf-1
@@ -126,9 +133,7 @@ def test_a_topology_link_bending_past_a_box_keeps_out_of_it() -> None:
            "node h3 \"VM-C\"\nedge sp1 -[eBGP]- lf1\nedge sp1 -- lf2\nedge sp1 -- lf3\nedge sp2 -- lf1\n"
            "edge sp2 -- lf2\nedge sp2 -- lf3\nedge lf1 -- h1\nedge lf2 -- h2\nedge lf3 -- h3\n"
            "edge lf1 <-[VXLAN VNI 10010]-> lf2\n")
-    assert entering(src) == []
-    root = ET.fromstring(build(src).svg)
-    drawn = {el.get("data-edge"): _vertices(el) for el in root.iter() if el.get("data-edge")}
+    drawn = drawn_clear(src)
     # the two spines' links end apart on Leaf-2 (a line aimed at its centre met the other there)
     ends = [drawn["11"][-1], drawn["14"][-1]]   # sp1 -- lf2, sp2 -- lf2
     assert math.dist(*ends) >= 10
@@ -392,9 +397,7 @@ def test_an_externals_lines_bending_down_to_three_sites_neither_cross_nor_clip_a
            "edge d_ams2 -- r_ams\nedge d_sin1 -- r_sin\nedge d_iad1 -- r_iad\n"
            "edge hidden -[AXFR / IXFR + NOTIFY]-> d_ams1 style=dotted\n"
            "edge hidden -> d_sin1 style=dotted\nedge hidden -> d_iad1 style=dotted\n")
-    assert entering(src) == []
-    root = ET.fromstring(build(src).svg)
-    drawn = {el.get("data-edge"): _vertices(el) for el in root.iter() if el.get("data-edge")}
+    drawn = drawn_clear(src)
     lines = [drawn[k] for k in ("15", "16", "17")]   # inet -- each edge router
     assert all(len(p) > 2 for p in lines)           # each bends at its dummies
     assert not any(_runs_cross(p, q) for p, q in itertools.combinations(lines, 2))
