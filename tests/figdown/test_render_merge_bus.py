@@ -292,3 +292,29 @@ def test_a_member_with_a_line_back_beside_it_stays_on_its_trunk() -> None:
     ends = {tuple(round(v, 2) for v in _vertices(p)[-1]) for p in paths}
     assert len(ends) == 1
     assert all(_small_steps(_vertices(p)) == [] for p in paths)
+
+
+def test_a_trunk_within_the_widest_decision_moves_out_past_its_side_vertex() -> None:
+    """CORS: three "yes" exits into "Send actual request" share a trunk that stood under
+    the first decision, the widest, inside its width: its "yes" left from beside the
+    bottom point and ran along under the diamond.  The trunk moves out past that
+    decision's side vertex, and every member leaves its decision by that vertex."""
+    src = ("figdown 0.2 flowchart\nexternal js \"fetch() from https://app.example\"\n"
+           "decision simple \"Simple request?\\n(GET/HEAD/POST, safe headers)\"\n"
+           "decision cache \"Preflight cached?\\n(Access-Control-Max-Age)\"\n"
+           "process options \"Send OPTIONS preflight\"\n"
+           "decision allowed \"Origin, method & headers\\nallowed in response?\"\n"
+           "process send \"Send actual request\"\ndecision acao \"Response has matching\\n"
+           "Access-Control-Allow-Origin?\"\nprocess expose \"Expose response to script\"\n"
+           "terminator err \"TypeError: Failed to fetch\"\nflowline js -> simple\n"
+           "flowline simple -[yes]-> send\nflowline simple -[no]-> cache\nflowline cache -[yes]-> send\n"
+           "flowline cache -[no]-> options\nflowline options -> allowed\nflowline allowed -[yes]-> send\n"
+           "flowline allowed -[no]-> err\nflowline send -> acao\nflowline acao -[yes]-> expose\n"
+           "flowline acao -[no]-> err\n")
+    svg = build(src).svg
+    (paths,) = members(svg).values()
+    assert len(paths) == 3
+    for p in paths:
+        start = _vertices(p)[0]
+        dx0, dy0, dx1, dy1 = box(svg, _source(src, p.get("data-edge")))
+        assert abs(start[1] - (dy0 + dy1) / 2) < 0.5 and abs(start[0] - dx0) < 0.5, p.get("data-edge")

@@ -298,6 +298,7 @@ def place_cross(scene: Scene, frame: Frame) -> None:
     placer.improve()
     straighten(placer)
     _branch_columns(scene, frame, placer)
+    _bus_columns(scene, frame, placer)
     _entry_columns(scene, frame, placer)
     lo, hi = placer.extent()
     placer.shift(-lo)
@@ -346,6 +347,47 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
                 for d in column:
                     d.pos = to
                 break
+
+
+def _bus_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
+    """The trunk of a merge bus from decisions (its members' shared dummies, one straight
+    run) that stands within one of their widths leaves that one by a lower face and
+    steps aside under it: the trunk moves out to ``BRANCH_RUN`` beyond the side vertex
+    of the widest of them, so every member leaves its decision by that vertex, as the
+    others already did (CORS's "Simple request?" said yes from beside its bottom point).
+    Only where every member with dummies leaves a decision on that side, none of those
+    decisions has a lane or a self-loop on it, every rank the trunk passes has room
+    there, and the trunk still comes down clear onto its box (see
+    :func:`_branch_columns`)."""
+    laned = {link.a for link in scene.links if frame.plans[link.index].kind == "lane"}
+    members: dict[str, list] = {}
+    for li in sorted(frame.plans):
+        plan = frame.plans[li]
+        if plan.kind == "chain" and not plan.flipped and plan.bus is not None and len(plan.items) > 2:
+            members.setdefault(plan.bus, []).append(plan)
+    for _bus, plans in sorted(members.items()):
+        column = list(dict.fromkeys(d for plan in plans for d in plan.items[1:-1]))
+        if any(abs(d.pos - column[0].pos) > 0.5 for d in column):
+            continue
+        firsts = [plan.items[0] for plan in plans]
+        if any(f.node is None or f.node.shape != "diamond" or f.node.external or f.key in laned for f in firsts):
+            continue
+        at = column[0].pos
+        sides = {1 if at > f.pos else -1 for f in firsts}
+        if len(sides) != 1 or all(abs(at - f.pos) >= f.size / 2 + VERTEX_RUN for f in firsts):
+            continue
+        (side,) = sides
+        if any(("+c" if side > 0 else "-c") in {place for place, _level in frame.loop_side.get(f.key) or ()}
+               for f in firsts):
+            continue
+        last = plans[0].items[-1]
+        ends = [f.pos + side * (f.size / 2 + BRANCH_RUN) for f in firsts]
+        to = max(ends) if side > 0 else min(ends)
+        lowest = max(column, key=lambda d: d.rank)
+        if all(_room(placer, d, to) for d in sorted(column, key=lambda d: -side * d.pos)) \
+                and _open_between(frame, last, to) and _lands_apart(frame, last, lowest, to):
+            for d in column:
+                d.pos = to
 
 
 def _entry_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
