@@ -1114,3 +1114,29 @@ def test_a_straight_line_through_a_box_is_left_for_the_router() -> None:
     paths = {0: line}
     _off_corners(scene, paths, boxes)
     assert paths[0] == line
+
+
+def test_a_branch_whose_side_the_other_branch_holds_leaves_by_the_point() -> None:
+    """Mail filtering: "Malware found?" sends "no" across to the classifier by its left
+    side and "yes" two ranks down to the quarantine; the yes column stood beside the
+    point, within the diamond's width, so it left by the lower face and stepped aside.
+    The side vertex being the other branch's, the column comes straight down from the
+    point."""
+    src = ("figdown 0.2 flowchart\nflow down\nexternal mta \"SMTP connection from sending MTA\"\n"
+           "decision rbl \"Sender IP on blocklist?\"\ndecision spf \"SPF / DKIM / DMARC result\"\n"
+           "decision dmarcpol \"DMARC policy = reject?\"\nprocess av \"Antivirus & attachment sandbox\"\n"
+           "decision malware \"Malware found?\"\nprocess score \"Content classifier score\"\n"
+           "decision thresh \"Score\"\nprocess quarantine \"Quarantine, notify admin\"\n"
+           "terminator inbox \"Delivered to Inbox\"\nterminator junkbox \"Junk folder\"\n"
+           "terminator refused \"550 rejected\"\nflowline mta -> rbl\nflowline rbl -[yes]-> refused\n"
+           "flowline rbl -[no]-> spf\nflowline spf -[pass]-> av\nflowline spf -[fail]-> dmarcpol\n"
+           "flowline dmarcpol -[yes]-> refused\nflowline dmarcpol -[no / quarantine]-> score\n"
+           "flowline av -> malware\nflowline malware -[yes]-> quarantine\nflowline malware -[no]-> score\n"
+           "flowline score -> thresh\nflowline thresh -[< 5]-> inbox\nflowline thresh -[5-9]-> junkbox\n"
+           "flowline thresh -[≥ 10]-> quarantine\n")
+    boxes, edges = _drawing(src)
+    pts = edges[_line_of(src, "flowline malware -[yes]-> quarantine")]
+    x, y, w, h = boxes["malware"]
+    x0, y1, x1 = x, y + h, x + w
+    assert len(pts) == 2 and abs(pts[0][0] - pts[1][0]) < 0.5      # one straight run down
+    assert abs(pts[0][0] - (x0 + x1) / 2) < 0.5 and abs(pts[0][1] - y1) < 0.5   # from the point

@@ -319,15 +319,20 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
     laned = {link.a for link in scene.links if frame.plans[link.index].kind == "lane"}
     found: dict[tuple[str, int], list] = {}
     beyond: set[tuple[str, int]] = set()
+    pointed: set[str] = set()   # decisions with a branch leaving by the point already
     for li in sorted(frame.plans):
         plan = frame.plans[li]
-        if plan.kind != "chain" or plan.flipped or plan.bus is not None:
+        if plan.kind != "chain" or plan.flipped:
             continue
         first = plan.items[0]
         box = first.node
-        if box.shape != "diamond" or box.external or first.key in laned:
+        if box is None or box.shape != "diamond" or box.external:
             continue
         off, half = plan.items[1].pos - first.pos, first.size / 2
+        if abs(off) < 0.5:
+            pointed.add(first.key)
+        if plan.bus is not None or first.key in laned:
+            continue
         side = 1 if off > 0 else -1
         if abs(off) >= half + VERTEX_RUN:
             beyond.add((first.key, side))
@@ -338,15 +343,24 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
         found.setdefault((first.key, side), []).append((abs(off), li, first, column, plan.items[-1]))
     for (nid, side), here in sorted(found.items()):
         loops = {place for place, _level in frame.loop_side.get(nid) or ()}
-        if (nid, side) in beyond or ("+c" if side > 0 else "-c") in loops:
-            continue
+        vertex = (nid, side) not in beyond and ("+c" if side > 0 else "-c") not in loops
         for _off, _li, first, column, last in sorted(here, key=lambda h: (-h[0], h[1])):
-            to = first.pos + side * (first.size / 2 + BRANCH_RUN)
-            if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to) \
-                    and _lands_apart(frame, last, column[-1], to):
-                for d in column:
-                    d.pos = to
-                break
+            # past the side vertex; else, where the other branch holds that side and none
+            # leaves by the point, straight down from the point ("yes" left from beside
+            # the point and stepped aside under the diamond, "no" taking the vertex)
+            tries = ([first.pos + side * (first.size / 2 + BRANCH_RUN)] if vertex else []) \
+                + ([first.pos] if (nid, side) in beyond and nid not in pointed else [])
+            for to in tries:
+                if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to) \
+                        and _lands_apart(frame, last, column[-1], to):
+                    for d in column:
+                        d.pos = to
+                    if to == first.pos:
+                        pointed.add(nid)
+                    break
+            else:
+                continue
+            break
 
 
 def _bus_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
