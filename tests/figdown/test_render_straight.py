@@ -1140,3 +1140,44 @@ def test_a_branch_whose_side_the_other_branch_holds_leaves_by_the_point() -> Non
     x0, y1, x1 = x, y + h, x + w
     assert len(pts) == 2 and abs(pts[0][0] - pts[1][0]) < 0.5      # one straight run down
     assert abs(pts[0][0] - (x0 + x1) / 2) < 0.5 and abs(pts[0][1] - y1) < 0.5   # from the point
+
+
+PREFLIGHT = ("figdown 0.3 flowchart\nterminator start \"Arrive at aircraft\"\n"
+             "process docs \"Check ARROW documents\\n& maintenance log\"\n"
+             "decision airworthy \"Inspections current,\\nno open squawks?\"\n"
+             "process weather \"Get briefing: METAR, TAF,\\nNOTAMs, TFRs\"\n"
+             "decision wx \"Within personal minimums?\"\nprocess wb \"Weight & balance,\\nperformance calc\"\n"
+             "decision wbok \"Within envelope,\\nrunway adequate?\"\nprocess walkaround \"Walk-around inspection\"\n"
+             "decision defects \"Defects found?\"\nprocess fuel \"Visually check fuel, top off\"\n"
+             "terminator go \"Start engine checklist\"\nterminator nogo \"Cancel or delay flight\"\n"
+             "flowline start -> docs\nflowline docs -> airworthy\nflowline airworthy -[no]-> nogo\n"
+             "flowline airworthy -[yes]-> weather\nflowline weather -> wx\nflowline wx -[no]-> nogo\n"
+             "flowline wx -[yes]-> wb\nflowline wb -> wbok\nflowline wbok -[no, offload]-> wb\n"
+             "flowline wbok -[yes]-> walkaround\nflowline walkaround -> defects\n"
+             "flowline defects -[yes, grounding]-> nogo\nflowline defects -[no]-> fuel\nflowline fuel -> go\n")
+
+
+def test_lines_coming_down_over_a_side_land_where_they_run() -> None:
+    """Two "no" columns came down over the top of "Cancel or delay flight", 30 px apart,
+    and each stepped aside just above it into ports spread round the middle: a port as
+    near its run as the side and the spacing allow takes it, so each goes in straight."""
+    boxes, edges = _drawing(PREFLIGHT)
+    x, y, w, h = boxes["nogo"]
+    for line in ("flowline airworthy -[no]-> nogo", "flowline wx -[no]-> nogo"):
+        pts = edges[_line_of(PREFLIGHT, line)]
+        (px, py), (qx, qy) = pts[-2], pts[-1]
+        assert abs(px - qx) < 0.5 and abs(qy - y) < 0.5 and py < y - 100, (line, pts[-3:])
+        assert x < qx < x + w
+
+
+def test_ports_stand_as_near_their_runs_as_their_spacing_allows() -> None:
+    from markmcp.figdown.render.scene.route import _nearest_ports
+    # apart already, within the side: each at its run
+    assert _nearest_ports([-40.0, 10.0, 45.0], 0.0, 120.0, 16.0) == [-40.0, 10.0, 45.0]
+    # two runs 4 px apart part evenly about their middle, the third stays put
+    assert _nearest_ports([0.0, 4.0, 40.0], 0.0, 120.0, 16.0) == [-6.0, 10.0, 40.0]
+    # runs beyond the side end at its ends, in order, the spacing kept
+    assert _nearest_ports([-500.0, -400.0, 300.0], 0.0, 100.0, 16.0) == [-50.0, -34.0, 50.0]
+    placed = _nearest_ports([-3.0, -2.0, -1.0, 0.0, 80.0], 10.0, 80.0, 16.0)
+    assert all(b - a >= 16.0 - 1e-9 for a, b in zip(placed, placed[1:]))
+    assert -30.0 - 1e-9 <= placed[0] and placed[-1] <= 50.0 + 1e-9

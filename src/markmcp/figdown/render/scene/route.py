@@ -478,6 +478,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             into.extend((frame.item_of[lk.a if frame.plans[lk.index].items[0].key == lk.a else lk.b].pos,
                          lk.index, "straight") for lk in straight)
     singles = []
+    slants = _slanted_landings(scene, frame, routing)
     for (nid, side), ends in sides.items():
         centre = items[nid].pos
         lines = held.get((nid, side), [])
@@ -486,7 +487,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(ends[0][1], ends[0][2])] = centre
             continue
         ends.sort(key=lambda e: (e[0], e[1]))
-        placed, step, room = _side_ports(scene, frame, nid, ends, lines, by_index)
+        placed, step, room = _side_ports(scene, frame, nid, ends, lines, by_index, slants.get((nid, side), ()))
         # a port a few px off the run it meets moves onto it, where its neighbours and
         # the side allow, so the run goes in straight (no step just before the box)
         for i, (c, li, end) in enumerate(ends):
@@ -546,9 +547,31 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.ports[(link.index, "last")] = items[link.b].pos
 
 
-def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[float], by_index: dict):
+def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
+    """Where straight connectors between boxes of neighbouring ranks that are not aligned
+    meet them, per (box, side), estimated with the usual gap between the ranks (their
+    boxes are not placed along the flow yet)."""
+    gap = GAPX if frame.horizontal else GAPY
+    out: dict[tuple[str, int], list[float]] = {}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal:
+            continue
+        first, last = plan.items
+        if abs(first.pos - last.pos) < 0.5 or first.node is None or last.node is None:
+            continue
+        depth = first.main / 2 + gap + last.main / 2
+        out.setdefault((first.key, 1), []).append(first.pos + (last.pos - first.pos) * (first.main / 2) / depth)
+        out.setdefault((last.key, -1), []).append(last.pos + (first.pos - last.pos) * (last.main / 2) / depth)
+    return out
+
+
+def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[float], by_index: dict,
+                slants=()):
     """Cross positions for the ``ends`` (sorted) on one flow-facing side of box ``nid``
-    beside the straight ``lines`` landing there; ``(ports, step, room)``."""
+    beside the straight ``lines`` landing there; ``(ports, step, room)``.  ``slants``:
+    where slanted straight lines meet the side (:func:`_slanted_landings`); ports as near
+    their runs as may be keep off them, else the ends spread evenly round the middle."""
     box = scene.nodes[nid]
     centre = frame.item_of[nid].pos
     # an external is a point: its ends spread beside it however many there are
@@ -560,8 +583,37 @@ def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[fl
     if placed is None:
         if len(ends) > 1:
             step = min(step, room / (len(ends) - 1))
-        placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
+        placed = _nearest_ports([c for c, _li, _end in ends], centre, room, step)
+        if any(abs(p - at) < max(step, LAND_APART) for p in placed for at in slants):
+            placed = [centre + (i - (len(ends) - 1) / 2) * step for i in range(len(ends))]
     return placed, step, room
+
+
+def _nearest_ports(wanted: list[float], centre: float, room: float, step: float) -> list[float]:
+    """Ports for ends that come from ``wanted`` (sorted) on a side ``room`` long round
+    ``centre``: as near where each comes from as they may stand ``step`` apart in that
+    order (least squares, by pooling adjacent violators), so a run already over the
+    side goes in straight; ends spread evenly round the middle stepped in just before
+    the box (a "no" and a box's line coming down 120 px apart both stepped in to ports
+    20 px apart)."""
+    n = len(wanted)
+    if n == 1 or not math.isfinite(room):
+        return [centre + (i - (n - 1) / 2) * step for i in range(n)] if n > 1 else [centre]
+    lo, hi = centre - room / 2, centre + room / 2 - (n - 1) * step
+    if hi < lo:
+        return [centre + (i - (n - 1) / 2) * step for i in range(n)]
+    # in y = x - i·step the spacing is y non-decreasing, the side lo ≤ y ≤ hi
+    blocks: list[list[float]] = []   # [sum, count]
+    for i, c in enumerate(wanted):
+        blocks.append([min(max(c - i * step, lo), hi), 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    out: list[float] = []
+    for total, count in blocks:
+        out.extend([total / count] * count)
+    return [y + i * step for i, y in enumerate(out)]
 
 
 def _crowded(ports: list[float], lines: list[float]) -> bool:
