@@ -856,3 +856,15 @@ def test_a_notes_leader_goes_round_a_box_between_it_and_its_target() -> None:
     assert not any(seg_hits_rect(p, q, b, 1.0) for b in (hsm, *crowd))
     # it still meets the agent's outline
     assert agent[0] <= q[0] <= agent[2] and agent[1] <= q[1] <= agent[3]
+
+
+def test_the_board_counts_the_connectors_a_leader_crosses() -> None:
+    """A note's leader pays for each connector it crosses (a note moved above a lane drew
+    its leader across it): each connector once, however many of its runs it crosses,
+    and a run it only meets at an end not at all."""
+    from markmcp.figdown.render.scene.labels import Board
+    board = Board([], {1: [(0.0, 50.0), (200.0, 50.0), (200.0, 70.0), (0.0, 70.0)],
+                       2: [(0.0, 90.0), (200.0, 90.0)], 3: [(300.0, 0.0), (300.0, 100.0)]})
+    assert board.crossed((100.0, 0.0), (100.0, 100.0)) == 2     # 1 (twice) and 2
+    assert board.crossed((100.0, 0.0), (100.0, 60.0)) == 1
+    assert board.crossed((250.0, 0.0), (250.0, 100.0)) == 0

@@ -1176,8 +1176,10 @@ def test_ports_stand_as_near_their_runs_as_their_spacing_allows() -> None:
     assert _nearest_ports([-40.0, 10.0, 45.0], 0.0, 120.0, 16.0) == [-40.0, 10.0, 45.0]
     # two runs 4 px apart part evenly about their middle, the third stays put
     assert _nearest_ports([0.0, 4.0, 40.0], 0.0, 120.0, 16.0) == [-6.0, 10.0, 40.0]
-    # runs beyond the side end at its ends, in order, the spacing kept
-    assert _nearest_ports([-500.0, -400.0, 300.0], 0.0, 100.0, 16.0) == [-50.0, -34.0, 50.0]
+    # runs beyond the side step in wherever they land: they keep the even places round the
+    # middle (at the side's end two ran into its corner), and one over the side its own
+    assert _nearest_ports([-500.0, -400.0, 300.0], 0.0, 100.0, 16.0) == [-16.0, 0.0, 16.0]
+    assert _nearest_ports([-500.0, -400.0, 40.0], 0.0, 100.0, 16.0) == [-16.0, 0.0, 40.0]
     placed = _nearest_ports([-3.0, -2.0, -1.0, 0.0, 80.0], 10.0, 80.0, 16.0)
     assert all(b - a >= 16.0 - 1e-9 for a, b in zip(placed, placed[1:]))
     assert -30.0 - 1e-9 <= placed[0] and placed[-1] <= 50.0 + 1e-9

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ..text import label_px
-from .free import seg_hits_rect
+from .free import seg_hits_rect, segments_cross
 from .squares import SquareIndex
 
 Rect = tuple[float, float, float, float]
@@ -386,6 +386,16 @@ class Board:
         for key, p, q, sb in self._segs.near(*r):
             if key not in keys and not (sb[2] < r[0] or sb[0] > r[2] or sb[3] < r[1] or sb[1] > r[3]) \
                     and seg_hits_rect(p, q, r, 0.0):
+                keys.add(key)
+        return len(keys)
+
+    def crossed(self, p, q) -> int:
+        """How many connectors the segment p–q crosses (passing through a run of theirs)."""
+        x0, y0, x1, y1 = min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])
+        keys = set()
+        for key, a, b, sb in self._segs.near(x0, y0, x1, y1):
+            if key not in keys and not (sb[2] < x0 or sb[0] > x1 or sb[3] < y0 or sb[1] > y1) \
+                    and segments_cross(p, q, a, b):
                 keys.add(key)
         return len(keys)
 

@@ -384,8 +384,11 @@ def _leader(nx: float, ny: float, w: float, h: float, side: int, target):
 #: when the one aimed at the target's middle runs through a box or a label ...
 LEADER_ALONG = (0.0, 1.0, 0.25, 0.75)
 #: ... each px it runs longer than that one costing this much (a long slant across the
-#: figure to miss one label read worse than a short leader beside it).
+#: figure to miss one label read worse than a short leader beside it) ...
 LEADER_LONGER = 1.0
+#: ... and each connector it crosses this much (a note moved to the top of the figure drew
+#: its leader across the lane running there).
+LEADER_CROSSING = 60.0
 
 
 def _leaders(nx: float, ny: float, w: float, h: float, side: int, target) -> list:
@@ -407,10 +410,12 @@ def _leaders(nx: float, ny: float, w: float, h: float, side: int, target) -> lis
 
 def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) -> Note:
     """A note beside ``target``: the cheapest of 16 places round it, and when every one of
-    those is crowded (:data:`NOTE_TAKEN`), the cheapest of those and 40 more (above and
-    below flush with either end of the target, and further out).  A place pays for each
+    those is crowded (:data:`NOTE_TAKEN`, or the cheapest needs a leader round what lies
+    in the way, :func:`_leaders`), the cheapest of those and 40 more (above and below
+    flush with either end of the target, and further out).  A place pays for each
     connector under it, and a place away from the target for each box or note its leader
-    would run through."""
+    would run through, each connector it crosses, and each px its leader runs longer to
+    go round."""
     w, h, wrapped = note_size(text, prefix + ":" if prefix else None)
     x0, y0, x1, y1 = target
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -420,25 +425,27 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
             r = (nx, ny, nx + w, ny + h)
             c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0) \
                 + NOTE_OVER_LINE * board.lines_under(r)
-            leader = None
+            leader, k = None, 0
             if ring >= 1:
                 if best is not None and c >= best[0] - 1e-9:
                     continue   # no leader makes it cheaper
                 ways = _leaders(nx, ny, w, h, side, target)
                 first = math.dist(*ways[0])
-                extra, leader = min((LEADER_THROUGH * board.passes(*ends)
-                                     + LEADER_LONGER * max(0.0, math.dist(*ends) - first), k, ends)
-                                    for k, ends in enumerate(ways))[::2]
+                extra, k, leader = min((LEADER_THROUGH * board.passes(*ends) + LEADER_CROSSING * board.crossed(*ends)
+                                        + LEADER_LONGER * max(0.0, math.dist(*ends) - first), k, ends)
+                                       for k, ends in enumerate(ways))
                 c += extra
             if best is None or c < best[0] - 1e-9:
-                best = (c, nx, ny, ring, side, leader)
+                best = (c, nx, ny, ring, side, leader, k > 0 if ring >= 1 else False)
         return best
 
     best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, False), None)
-    if best[0] >= NOTE_TAKEN:
+    # (a place whose leader had to go round what lay on its way is crowded too: the
+    # places flush with the target's ends may hold one with a plain leader)
+    if best[0] >= NOTE_TAKEN or best[6]:
         best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, True)
                        + _note_places(target, w, h, NOTE_FAR, len(NOTE_RINGS), True), best)
-    _, nx, ny, ring, side, leader = best
+    _, nx, ny, ring, side, leader, _round = best
     board.take((nx, ny, nx + w, ny + h))
     note = Note(kind, ref, nx, ny, w, h, wrapped)
     if ring >= 1:   # not adjacent: a leader states the attachment

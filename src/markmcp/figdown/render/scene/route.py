@@ -597,11 +597,15 @@ def _nearest_ports(wanted: list[float], centre: float, room: float, step: float)
     the box (a "no" and a box's line coming down 120 px apart both stepped in to ports
     20 px apart)."""
     n = len(wanted)
+    even = [centre + (i - (n - 1) / 2) * step for i in range(n)]
     if n == 1 or not math.isfinite(room):
-        return [centre + (i - (n - 1) / 2) * step for i in range(n)] if n > 1 else [centre]
+        return even
     lo, hi = centre - room / 2, centre + room / 2 - (n - 1) * step
     if hi < lo:
-        return [centre + (i - (n - 1) / 2) * step for i in range(n)]
+        return even
+    # a run beyond the side steps in whatever port it takes: it keeps its even place
+    # (pushed to the side's end, two ran into its corner)
+    wanted = [c if abs(c - centre) <= room / 2 else e for c, e in zip(wanted, even)]
     # in y = x - i·step the spacing is y non-decreasing, the side lo ≤ y ≤ hi
     blocks: list[list[float]] = []   # [sum, count]
     for i, c in enumerate(wanted):
