@@ -315,7 +315,9 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
     (:func:`_open_between`), and it does not come onto its box beside another line's
     landing (:func:`_lands_apart`).  One a side, the farthest out first; not where another
     branch already turns beyond that vertex, a self-loop sits on that side, or a lane
-    leaves the decision (it takes a vertex too, later)."""
+    leaves the decision (it takes a vertex too, later).  Where another branch holds that
+    side's vertex and none leaves by the point yet, the column comes straight down from
+    the point instead, under the same conditions."""
     laned = {link.a for link in scene.links if frame.plans[link.index].kind == "lane"}
     found: dict[tuple[str, int], list] = {}
     beyond: set[tuple[str, int]] = set()

@@ -2,14 +2,15 @@
 
 An external is drawn as the open end of its connectors, named just beyond that end.
 The name takes one of four places round the end: right of it, left of it, below it or
-above it (and last, right or left of it half a line up or down).  The first choice is the side away from the figure: beyond the figure's edge
-for an external the layout put in the first or the last rank, else read off the
-external's first connector (a connector arriving from the left puts the name on the
-right).  An
-external with several connectors may have one leaving towards that side, and a name
-placed before it (or a box) may stand there; the name then takes the first of the other
-places (below, above, right, left) that nothing meets, and when something meets every
-place, the one met least (a box or a name counting as two connectors).
+above it (and last, right or left of it half a line up or down).  The first choice is
+the side away from the figure: beyond the figure's edge for an external the layout put
+in the first or the last rank, else read off the external's first connector (a
+connector arriving from the left puts the name on the right).  An external with several
+connectors may have one leaving towards that side, and a name placed before it (or a
+box) may stand there; the name then takes the first of the other places (below, above,
+right, left, then the four half a line up or down) that nothing meets, and when
+something meets every place, the one met least (a box or a name counting as two
+connectors).
 """
 
 from __future__ import annotations

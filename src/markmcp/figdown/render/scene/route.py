@@ -593,9 +593,9 @@ def _nearest_ports(wanted: list[float], centre: float, room: float, step: float)
     """Ports for ends that come from ``wanted`` (sorted) on a side ``room`` long round
     ``centre``: as near where each comes from as they may stand ``step`` apart in that
     order (least squares, by pooling adjacent violators), so a run already over the
-    side goes in straight; ends spread evenly round the middle stepped in just before
-    the box (a "no" and a box's line coming down 120 px apart both stepped in to ports
-    20 px apart)."""
+    side goes in straight (spread evenly round the middle, a "no" and a box's line
+    coming down 120 px apart both stepped aside into ports 20 px apart just above the
+    box).  A run from beyond the side keeps its even place."""
     n = len(wanted)
     even = [centre + (i - (n - 1) / 2) * step for i in range(n)]
     if n == 1 or not math.isfinite(room):
