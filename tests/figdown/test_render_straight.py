@@ -1183,3 +1183,21 @@ def test_ports_stand_as_near_their_runs_as_their_spacing_allows() -> None:
     placed = _nearest_ports([-3.0, -2.0, -1.0, 0.0, 80.0], 10.0, 80.0, 16.0)
     assert all(b - a >= 16.0 - 1e-9 for a, b in zip(placed, placed[1:]))
     assert -30.0 - 1e-9 <= placed[0] and placed[-1] <= 50.0 + 1e-9
+
+
+def test_a_branch_is_not_moved_to_the_point_where_that_lands_by_its_boxs_corner() -> None:
+    """Flowing right, the gap detector's "in sequence" ran level into the decoder from
+    just off the diamond's point; moved to the point it met the decoder 1 px inside its
+    corner and stepped in to a port just before the arrowhead.  It stays one straight
+    line."""
+    src = ("figdown 0.3 block\nflow right\nexternal exa \"Exchange feed A\"\nexternal exb \"Exchange feed B\"\n"
+           "external retx \"Retransmission server\"\ngroup host \"Feed handler host (kernel bypass)\"\n"
+           "node nicA \"NIC port 0\" in=host\nnode nicB \"NIC port 1\" in=host\n"
+           "node arb \"A/B arbitration\\n(seq number)\" in=host\nnode gap \"Gap detector\" shape=diamond in=host\n"
+           "node decode \"ITCH decoder\" in=host\nnode book \"Order book builder\" in=host\n"
+           "edge exa -> nicA\nedge exb -> nicB\nedge nicA -> arb\nedge nicB -> arb\nedge arb -> gap\n"
+           "edge gap -[in sequence]-> decode\nedge gap -[missing seq]-> retx style=dashed\n"
+           "edge retx -[replay]-> decode style=dashed\nedge decode -> book\n")
+    boxes, edges = _drawing(src)
+    pts = edges[_line_of(src, "edge gap -[in sequence]-> decode")]
+    assert len(pts) == 2 and abs(pts[0][1] - pts[1][1]) < 0.5, pts

@@ -351,7 +351,8 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
             # leaves by the point, straight down from the point ("yes" left from beside
             # the point and stepped aside under the diamond, "no" taking the vertex)
             tries = ([first.pos + side * (first.size / 2 + BRANCH_RUN)] if vertex else []) \
-                + ([first.pos] if (nid, side) in beyond and nid not in pointed else [])
+                + ([first.pos] if (nid, side) in beyond and nid not in pointed
+                   and _clear_of_corner(last, first.pos) else [])
             for to in tries:
                 if all(_room(placer, d, to) for d in column) and _open_between(frame, last, to) \
                         and _lands_apart(frame, last, column[-1], to):
@@ -363,6 +364,19 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
             else:
                 continue
             break
+
+
+#: A column coming onto its box keeps this far inside the box's corner, or passes this
+#: far beside it: the gap detector's point stood 1 px inside the decoder's corner, and
+#: the line stepped in to a port 6 px in just before its arrowhead.
+CORNER_LAND = 8.0
+
+
+def _clear_of_corner(last: Item, at: float) -> bool:
+    """Whether a column at ``at`` meets ``last``'s face the flow meets well inside its
+    corners, or passes beside it (see :data:`CORNER_LAND`)."""
+    off, half = abs(at - last.pos), last.size / 2
+    return off <= half - CORNER_LAND or off >= half + CORNER_LAND
 
 
 def _bus_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
