@@ -842,6 +842,7 @@ def test_a_notes_leader_goes_round_a_box_between_it_and_its_target() -> None:
     """Its agent box crowded on every side, the note went 100 px below it, under the HSM
     box, and its leader, aimed at the agent's middle, ran up through the HSM: a leader
     may leave the note from along its near side, to the nearest point of its target."""
+    from markmcp.figdown.render.scene.free import seg_hits_rect
     from markmcp.figdown.render.scene.labels import Board
     from markmcp.figdown.render.scene.marks import _place_note
     agent, hsm = (100.0, 100.0, 300.0, 136.0), (110.0, 210.0, 290.0, 246.0)
@@ -852,7 +853,6 @@ def test_a_notes_leader_goes_round_a_box_between_it_and_its_target() -> None:
     note = _place_note(board, "node", "agent", "renders creds to tmpfs, renews at 2/3 TTL", "Vault agent", agent)
     assert note.leader is not None
     p, q = note.leader
-    from markmcp.figdown.render.scene.free import seg_hits_rect
     assert not any(seg_hits_rect(p, q, b, 1.0) for b in (hsm, *crowd))
     # it still meets the agent's outline
     assert agent[0] <= q[0] <= agent[2] and agent[1] <= q[1] <= agent[3]

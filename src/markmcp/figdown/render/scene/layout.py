@@ -328,7 +328,7 @@ def _branch_columns(scene: Scene, frame: Frame, placer: Placer) -> None:
             continue
         first = plan.items[0]
         box = first.node
-        if box is None or box.shape != "diamond" or box.external:
+        if box.shape != "diamond" or box.external:
             continue
         off, half = plan.items[1].pos - first.pos, first.size / 2
         if abs(off) < 0.5:

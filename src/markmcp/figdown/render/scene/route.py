@@ -326,10 +326,12 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     names: dict[int, str] = {}
     looks: dict[str, list] = {}
     labels: dict[tuple[str, int], list] = {}   # the labels seen per target and look
+    legs: dict[int, dict[int, int]] = {}   # runs each lane's legs cross, per side
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind == "lane":
-            plan.side = _lane_side(frame, items[link.a], items[link.b], mid)
+            legs[link.index] = _leg_crossings(frame, items[link.a], items[link.b])
+            plan.side = _lane_side(legs[link.index], items[link.a], items[link.b], mid)
             seen = looks.setdefault(link.b, [])
             look = (link.stroke, link.style, link.op)
             if look not in seen:
@@ -345,7 +347,7 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 plan.side = -plan.side
             key = (names[link.index], plan.side)
             group_size[key] = group_size.get(key, 0) + 1
-    _unnest_sides(scene, frame, names)
+    _unnest_sides(scene, frame, names, legs)
     group_size = Counter((names[lk.index], frame.plans[lk.index].side) for lk in scene.links
                          if frame.plans[lk.index].kind == "lane")
     # each side's lanes, innermost first: a lane spanning fewer ranks runs nearer the
@@ -1133,11 +1135,10 @@ def _rank_ends(frame: Frame) -> list[tuple[float, float]]:
     return out
 
 
-def _lane_side(frame: Frame, ia, ib, mid: float) -> int:
+def _lane_side(beyond: dict[int, int], ia, ib, mid: float) -> int:
     """The side a connector against the flow goes round on: the one where its two legs
-    (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors; on a tie
-    the side nearer its ends."""
-    beyond = _leg_crossings(frame, ia, ib)
+    (after ``ia``'s rank, before ``ib``'s) cross fewer runs of other connectors
+    (``beyond``, :func:`_leg_crossings`); on a tie the side nearer its ends."""
     if beyond[-1] != beyond[1]:
         return -1 if beyond[-1] < beyond[1] else 1
     return -1 if (ia.pos + ib.pos) / 2 <= mid else 1
@@ -1163,7 +1164,7 @@ def _leg_crossings(frame: Frame, ia, ib) -> dict[int, int]:
     return beyond
 
 
-def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str]) -> None:
+def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str], legs: dict[int, dict[int, int]]) -> None:
     """Lanes on one side whose stretches of ranks overlap without one holding the other
     cross (the longer one's leg runs through the shorter's run): a lane (with the lanes
     merged with it) moves to the other side where that crosses fewer runs there, legs and
@@ -1176,12 +1177,11 @@ def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str]) -> None:
             groups.setdefault(names[link.index], []).append(link)
     if len(groups) < 2:
         return
-    reach, legs, side = {}, {}, {}
+    reach, across, side = {}, {}, {}
     for g, links in groups.items():
         ranks = [frame.rank_of[e] for lk in links for e in (lk.a, lk.b)]
         reach[g] = (min(ranks), max(ranks))
-        counts = [_leg_crossings(frame, frame.item_of[lk.a], frame.item_of[lk.b]) for lk in links]
-        legs[g] = {s: sum(c[s] for c in counts) for s in (-1, 1)}
+        across[g] = {s: sum(legs[lk.index][s] for lk in links) for s in (-1, 1)}
         side[g] = frame.plans[links[0].index].side
 
     def crossed(g: str, s: int) -> int:
@@ -1193,7 +1193,7 @@ def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str]) -> None:
         moved = False
         for g in sorted(groups, key=lambda g: reach[g][1] - reach[g][0]):
             s = side[g]
-            if legs[g][-s] + crossed(g, -s) < legs[g][s] + crossed(g, s):
+            if across[g][-s] + crossed(g, -s) < across[g][s] + crossed(g, s):
                 side[g] = -s
                 for lk in groups[g]:
                     frame.plans[lk.index].side = -s
