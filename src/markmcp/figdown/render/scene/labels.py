@@ -38,6 +38,9 @@ STACKED = 100.0
 #: pointing at the label ("y" stood against its own arrowhead into A).
 HEADED = 40.0
 HEAD_GAP = 1.5
+#: What a label over a hard box, another label or a soft box (a band's name) costs.
+BOX_COST, LABEL_COST, SOFT_COST = 1000.0, 800.0, 300.0
+STACK = -1.0   # marks a label's stacking room in the board's index (it costs STACKED, by its share)
 ROOMY = 18.0     # px beyond its own line's distance within which another line crowds a label
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
@@ -224,24 +227,23 @@ class Board:
         for key, pts in paths.items():
             self.segs[key] = [(p, q, (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
                               for p, q in zip(pts, pts[1:])]
-        # the hard boxes, soft boxes and labels with their near corner moved in by
-        # overlap()'s 1 px, once, for the inner loop of cost()
-        # (square indexes: a candidate reads only what is near it, and every cost term is a
-        # count or an any(), so the sums are those of reading everything)
-        self._boxes = SquareIndex(GRID, GRID_SQUARES)
+        # the hard boxes, soft boxes, arrowheads and labels with their near corner moved in
+        # by overlap()'s 1 px, once, for the inner loop of cost(); all in one square index,
+        # each with what it costs (STACK for a label grown by LINE_GAP up and down, whose
+        # cost depends on the share of width), so a candidate asks one question
+        # (every cost term is a count or an any(), so the sums are those of reading everything)
+        self._ink = SquareIndex(GRID, GRID_SQUARES)
+        self._boxes = SquareIndex(GRID, GRID_SQUARES)   # the hard boxes and labels, for passes()
         for b in (boxes if solid is None else solid):
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
+            self._ink.add((*inner, BOX_COST), inner)
             self._boxes.add(inner, inner)
-        self._soft = SquareIndex(GRID, GRID_SQUARES)
         for b in self.soft:
             inner = (b[0] + 1.0, b[1] + 1.0, b[2], b[3])
-            self._soft.add(inner, inner)
-        self._heads = SquareIndex(GRID, GRID_SQUARES)   # the arrowheads' boxes, grown by HEAD_GAP
-        for b in heads or ():
+            self._ink.add((*inner, SOFT_COST), inner)
+        for b in heads or ():   # the arrowheads' boxes, grown by HEAD_GAP
             grown = (b[0] - HEAD_GAP + 1.0, b[1] - HEAD_GAP + 1.0, b[2] + HEAD_GAP, b[3] + HEAD_GAP)
-            self._heads.add(grown, grown)
-        self._labels = SquareIndex(GRID, GRID_SQUARES)
-        self._stacked = SquareIndex(GRID, GRID_SQUARES)   # the labels grown by LINE_GAP up and down
+            self._ink.add((*grown, HEADED), grown)
         # every connector segment with its connector's key, under its own bounding box;
         # built by the first cost() (a figure without labels never asks, and a long
         # figure's segments span many squares)
@@ -279,34 +281,15 @@ class Board:
         r0, r1, r2, r3 = r
         # overlap(r, b) with its 1 px: r0 + 1 < b2, b0 + 1 < r2, r1 + 1 < b3, b1 + 1 < r3
         e0, e1 = r0 + 1.0, r1 + 1.0
-        hits = 0
-        for b0, b1, b2, b3 in self._boxes.near(r0, r1, r2, r3):
+        c = 0.0
+        for b0, b1, b2, b3, price in self._ink.near(r0, r1, r2, r3):
             if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
-                hits += 1
-        c = hits * 1000
-        hits = 0
-        for b0, b1, b2, b3 in self._labels.near(r0, r1, r2, r3):
-            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
-                hits += 1
-        c += hits * 800
-        hits = 0
-        for b0, b1, b2, b3 in self._stacked.near(r0, r1, r2, r3):
-            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3 \
-                    and min(r2, b2) - max(e0, b0) >= STACK_SHARE * min(r2 - e0, b2 - b0):
-                hits += 1
-        c += hits * STACKED
-        hits = 0
-        for b0, b1, b2, b3 in self._soft.near(r0, r1, r2, r3):
-            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
-                hits += 1
-        c += hits * 300
-        hits = 0
-        for b0, b1, b2, b3 in self._heads.near(r0, r1, r2, r3):
-            if e0 < b2 and b0 < r2 and e1 < b3 and b1 < r3:
-                hits += 1
-        c += hits * HEADED
+                if price != STACK:
+                    c += price
+                elif min(r2, b2) - max(e0, b0) >= STACK_SHARE * min(r2 - e0, b2 - b0):
+                    c += STACKED
         if c >= above:
-            return float(c)
+            return c
         band = (r0 + 2, r1 + (r3 - r1) * 0.3, r2 - 2, r1 + (r3 - r1) * 0.7)
         n0, n1, n2, n3 = band
         inner = (r0 + 1, r1 + 1, r2 - 1, r3 - 1)
@@ -410,17 +393,17 @@ class Board:
         """How many hard boxes and placed labels (notes among them) the segment p–q runs
         through (their interiors: a segment ending on a box's edge does not count it)."""
         x0, y0, x1, y1 = min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])
-        return (sum(1 for b in self._boxes.near(x0, y0, x1, y1) if seg_hits_rect(p, q, b, 1.0))
-                + sum(1 for b in self._labels.near(x0, y0, x1, y1) if seg_hits_rect(p, q, b, 1.0)))
+        return sum(1 for b in self._boxes.near(x0, y0, x1, y1) if seg_hits_rect(p, q, b, 1.0))
 
     def take(self, r: Rect) -> None:
         self.labels.append(r)
         # widened by WORD_GAP each side: two labels on one baseline closer than that read
         # as one ("0x0806 ARP" and "other" printed as "0x0806 ARPother")
         inner = (r[0] + 1.0 - WORD_GAP, r[1] + 1.0, r[2] + WORD_GAP, r[3])
-        self._labels.add(inner, inner)
+        self._ink.add((*inner, LABEL_COST), inner)
+        self._boxes.add(inner, inner)
         grown = (r[0] + 1.0, r[1] + 1.0 - LINE_GAP, r[2], r[3] + LINE_GAP)
-        self._stacked.add(grown, grown)
+        self._ink.add((*grown, STACK), grown)
 
 
 #: Slices a curved or angled outline is read as, for the label costs.
