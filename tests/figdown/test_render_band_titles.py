@@ -274,3 +274,39 @@ def test_a_name_a_browser_fits_is_not_cut() -> None:
     assert label_px(name, 11.5) > 250
     assert shorten(name, lambda px: px <= 250, lambda ch: face_px(ch, 11.5)) == name
     assert shorten(name, lambda px: px <= 200, lambda ch: face_px(ch, 11.5)).endswith("…")
+
+
+def heads(svg: str) -> list[list[tuple[float, float]]]:
+    """Every arrowhead (a filled three-point path) as its three corners."""
+    return [[tuple(map(float, pt.split())) for pt in re.findall(r"[ML]([-\d.]+ [-\d.]+)", d)]
+            for d in re.findall(r'<path d="(M[-\d.]+ [-\d.]+ L[-\d.]+ [-\d.]+ L[-\d.]+ [-\d.]+ z)" fill=', svg)]
+
+
+def inked(triangle, rect, margin: float) -> bool:
+    """Does the filled triangle come within ``margin`` of the rectangle (sampled)?"""
+    (ax, ay), (bx, by), (cx, cy) = triangle
+    x0, y0, x1, y1 = rect[0] - margin, rect[1] - margin, rect[2] + margin, rect[3] + margin
+    steps = 24
+    for i in range(steps + 1):
+        for j in range(steps + 1 - i):
+            u, v = i / steps, j / steps
+            x, y = ax + u * (bx - ax) + v * (cx - ax), ay + u * (by - ay) + v * (cy - ay)
+            if x0 < x < x1 and y0 < y < y1:
+                return True
+    return False
+
+
+def test_a_band_name_keeps_clear_of_the_arrowheads_coming_in() -> None:
+    """Two externals' slanted lines come down into the band's one top box: the name moves
+    beside the lines, and beside their arrowheads too, which are wider than the lines and
+    end just below the name's strip (the head of the line into "Fetch" lay on "Ingest")."""
+    source = ("figdown 0.3 block\nflow down\nexternal sftp \"Acquirer SFTP drop\"\n"
+              "external bank \"Bank statement (camt.053)\"\ngroup ingest \"Ingest\"\n"
+              "node fetch \"Fetch settlement files\" in=ingest\nnode parse \"Parse & normalise\" in=ingest\n"
+              "edge sftp -> fetch\nedge bank -> fetch\nedge fetch -> parse\n")
+    svg = build(source).svg
+    title = bands(ET.fromstring(svg))["ingest"]["title"]
+    found = heads(svg)
+    assert len(found) == 3
+    assert struck(svg) == []
+    assert [h for h in found if inked(h, title, 1.0)] == []

@@ -22,7 +22,7 @@ from . import checks, draw, lassos, marks, titles
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
-from .graph import Scene, axes, build_scene, corner_radius, outline_test
+from .graph import Scene, axes, build_scene, corner_radius, head_boxes, outline_test
 from .labels import Board, Label, measure, outline_rects, place_end, place_mid, seg_dist
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
@@ -1238,21 +1238,6 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
 # --- text ----------------------------------------------------------------------------------
 
 
-def _head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
-    """The bounding box of every arrowhead drawn at a connector's end."""
-    out = []
-    for link in scene.links:
-        pts = link.points
-        if len(pts) < 2:
-            continue
-        for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
-            corners = draw.arrow_corners(tip, prev) if on else None
-            if corners is not None:
-                xs, ys = [c[0] for c in corners], [c[1] for c in corners]
-                out.append((min(xs), min(ys), max(xs), max(ys)))
-    return out
-
-
 def _labels(scene: Scene, model: dict) -> Board:
     boxes = [b.rect() for b in scene.nodes.values() if not b.external]
     soft = []
@@ -1266,7 +1251,7 @@ def _labels(scene: Scene, model: dict) -> Board:
     outlines = [g.title.drawn(g.box) if g.title is not None else g.box
                 for g in scene.groups.values() if g.box is not None]
     board = Board(boxes, {lk.index: lk.points for lk in scene.links if len(lk.points) >= 2}, soft,
-                  solid, outlines, _head_boxes(scene))
+                  solid, outlines, head_boxes(scene))
     # an external's name (placed from the lines alone, the same again when drawn) is
     # ink a label keeps off: "answer + citations" was written over "Employee (chat UI)"
     for _x, _baseline, _anchor, rect in external_names(scene).values():

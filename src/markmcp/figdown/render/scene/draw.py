@@ -17,7 +17,7 @@ from ..bands import (BAND_NAME_FS, BAND_SWATCH, band_edge, band_rect, name_insid
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, corner_radius, inscribed_half
+from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, arrow_corners, corner_radius, inscribed_half
 from .names import EXTERNAL_FS, external_names
 from .free import seg_hits_rect
 from .labels import Board, measure, overlap
@@ -26,7 +26,6 @@ from .titles import BASELINE, INSET, TITLE_FS, Title
 NODE_FILL, NODE_STROKE = "#fff", "#8a8880"
 BAND_INK = "#334155"
 GROUP_FILL, GROUP_STROKE, GROUP_INK = "#f6f5ef", "#d6d4cc", "#6f6e69"
-ARROW_LEN, ARROW_HALF = 10.08, 5.6
 PORT = 7.0
 
 
@@ -83,19 +82,6 @@ def _node_label(n: Box, fill: str) -> str:
         size = max(8.0, FONT * avail / need) if need > 0 else size
     return text(n.cx, n.cy + size * 0.35, round(size, 3), n.label, anchor="middle",
                 fill=label_ink(fill, INK_DARK))
-
-
-def arrow_corners(tip, back) -> tuple | None:
-    """An arrowhead's triangle, its point at ``tip`` on a line coming from ``back``: the point
-    and its two back corners (None for a line of no length)."""
-    dx, dy = tip[0] - back[0], tip[1] - back[1]
-    length = math.sqrt(dx * dx + dy * dy)
-    if length < 1e-9:
-        return None
-    ux, uy = dx / length, dy / length
-    bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
-    px, py = -uy * ARROW_HALF, ux * ARROW_HALF
-    return tip, (bx - px, by - py), (bx + px, by + py)
 
 
 def _arrow(tip, back, colour: str) -> str:

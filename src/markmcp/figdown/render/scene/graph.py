@@ -314,6 +314,43 @@ class Scene:
         return self.edge_classes.get(link.index, [])
 
 
+#: An arrowhead: its length along the line and its half-width across it (px).
+ARROW_LEN, ARROW_HALF = 10.08, 5.6
+
+
+def arrow_corners(tip, back) -> tuple | None:
+    """An arrowhead's triangle, its point at ``tip`` on a line coming from ``back``: the point
+    and its two back corners (None for a line of no length)."""
+    dx, dy = tip[0] - back[0], tip[1] - back[1]
+    length = math.sqrt(dx * dx + dy * dy)
+    if length < 1e-9:
+        return None
+    ux, uy = dx / length, dy / length
+    bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
+    px, py = -uy * ARROW_HALF, ux * ARROW_HALF
+    return tip, (bx - px, by - py), (bx + px, by + py)
+
+
+def arrowheads(scene: Scene) -> list[tuple]:
+    """Every arrowhead drawn at a connector's end: its connector and its three corners
+    (:func:`arrow_corners`)."""
+    out = []
+    for link in scene.links:
+        pts = link.points
+        if len(pts) < 2:
+            continue
+        for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
+            corners = arrow_corners(tip, prev) if on else None
+            if corners is not None:
+                out.append((link, corners))
+    return out
+
+
+def head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
+    """The bounding box of every arrowhead drawn at a connector's end."""
+    return [(min(c[0] for c in head), min(c[1] for c in head), max(c[0] for c in head), max(c[1] for c in head))
+            for _link, head in arrowheads(scene)]
+
 
 THRESHOLD_FS = 11.0    # a threshold's label (px), written ...
 THRESHOLD_OUT = 8.0    # ... this far right of the box it marks

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..text import END_FS, LABEL_FS, label_px
-from .draw import ARROW_HALF, ARROW_LEN
 from .free import EPS, centre_line, path_hits, segments_cross
-from .graph import (Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
+from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
                     side_point)
 from .labels import seg_dist
 from .layout import GAPX, GAPY, VERTEX_RUN, Frame

@@ -4,8 +4,8 @@ A band's name is written along its top, inside the band's padding, in a strip
 between :data:`STRIP_TOP` and :data:`STRIP_BOTTOM` below the band's edge.  A
 connector running down into a band's top row passes through that strip, and in a
 narrow band (one column of boxes) the name has no clear stretch beside it.  The name
-therefore takes the first place along the strip that no connector, box, external
-name, other band or other band name meets:
+therefore takes the first place along the strip that no connector, arrowhead, box,
+external name, other band or other band name meets:
 
 1. its usual place, :data:`INSET` in from the band's left, when the band is wide enough;
 2. else another place inside the band's width (beside the lines that cross the strip);
@@ -28,7 +28,7 @@ changes; only its drawn outline widens, so a check and a build report the same.
 from __future__ import annotations
 
 from ..text import face_px, label_px, shorten
-from .graph import Scene
+from .graph import Scene, arrowheads
 from .names import external_names
 from .squares import SquareIndex
 
@@ -85,6 +85,11 @@ def place(scene: Scene, widen: bool = True) -> None:
     world = SquareIndex(CELL, MOST_SQUARES)   # what a name or a widening may meet, by place
     for link in scene.links:
         for p, q in zip(link.points, link.points[1:]):
+            r = (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
+            if near(r):
+                world.add(("line", p, q, link), r)
+    for link, head in arrowheads(scene):   # wider than its line, it may reach the strip from below
+        for p, q in zip(head, head[1:] + head[:1]):   # its sides bound it, as a line's run does
             r = (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1]))
             if near(r):
                 world.add(("line", p, q, link), r)
