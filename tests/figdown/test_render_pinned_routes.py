@@ -194,3 +194,29 @@ def test_a_level_line_never_brings_its_arrowhead_onto_another() -> None:
     assert len(lines) == 2
     (p, q) = lines[0][-1], lines[1][-1]
     assert ((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5 >= 12.0, (p, q)
+
+
+def _heads(svg: str) -> list[list[tuple[float, float]]]:
+    """Every arrowhead (a filled three-point path) as its three corners."""
+    return [[tuple(map(float, pt.split())) for pt in re.findall(r"[ML]([-\d.]+ [-\d.]+)", d)]
+            for d in re.findall(r'<path d="(M[-\d.]+ [-\d.]+ L[-\d.]+ [-\d.]+ L[-\d.]+ [-\d.]+ z)" fill=', svg)]
+
+
+def test_two_heads_on_a_short_run_take_half_of_it_each() -> None:
+    """``a <-> b`` between boxes pinned 10 px apart (upstream's PVLAN figure): full 10 px
+    heads overlapped, each reaching the other box; now each ends at the run's middle.
+    A head alone on a run longer than itself keeps its full size."""
+    src = ("figdown 0.1 block\nnode a \"A1\"\nnode b \"A2\"\nnode c \"C\"\nedge a <-> b\nedge b -> c\nlayout\n"
+           "pin a at=(20,20) width=150 height=44\npin b at=(180,20) width=150 height=44\n"
+           "pin c at=(400,20) width=80 height=44\n")
+    svg = drawn(src)
+    heads = _heads(svg)
+    assert len(heads) == 3
+    short = sorted((h for h in heads if 170 <= h[0][0] <= 180), key=lambda h: h[0][0])
+    assert [h[0][0] for h in short] == [170.0, 180.0]   # the tips, at the boxes
+    assert short[0][0][1] == short[1][0][1]
+    left_back = max(x for x, _ in short[0][1:])
+    right_back = min(x for x, _ in short[1][1:])
+    assert left_back == right_back == 175.0   # back to back at the run's middle
+    (long,) = [h for h in heads if h[0][0] == 400.0]
+    assert 400.0 - max(x for x, _ in long[1:]) >= 10.0

@@ -17,7 +17,7 @@ from ..bands import (BAND_NAME_FS, BAND_SWATCH, band_edge, band_rect, name_insid
 from ..notes import leader_svg, note_svg
 from ..svg import dash, esc, num, points, rounded_length, rounded_path, tag, text
 from ..text import FONT, CH, EDGE_INK, INK_DARK, label_ink, label_px, widest
-from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, arrow_corners, corner_radius, inscribed_half
+from .graph import THRESHOLD_FS, THRESHOLD_OUT, Box, Scene, corner_radius, inscribed_half, link_heads
 from .names import EXTERNAL_FS, external_names
 from .free import seg_hits_rect
 from .labels import Board, measure, overlap
@@ -84,11 +84,8 @@ def _node_label(n: Box, fill: str) -> str:
                 fill=label_ink(fill, INK_DARK))
 
 
-def _arrow(tip, back, colour: str) -> str:
-    corners = arrow_corners(tip, back)
-    if corners is None:
-        return ""
-    _, (x1, y1), (x2, y2) = corners
+def _arrow(corners, colour: str) -> str:
+    tip, (x1, y1), (x2, y2) = corners
     d = f"M{num(tip[0])} {num(tip[1])} L{num(x1)} {num(y1)} L{num(x2)} {num(y2)} z"
     return tag("path", [("d", d), ("fill", colour), ("stroke", "none")])
 
@@ -193,12 +190,7 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
                                      ("data-bus", link.bus)]))
         for x, y in pts:
             ext.point(x, y)
-        if link.arrow_b and not nodes[link.b].external:
-            arrows.append(_arrow(pts[-1], pts[-2], colour))
-        elif link.arrow_b:
-            arrows.append(_arrow(pts[-1], pts[-2], colour))
-        if link.arrow_a:
-            arrows.append(_arrow(pts[0], pts[1], colour))
+        arrows.extend(_arrow(corners, colour) for corners in link_heads(link))
         for x, y in link.dots:
             arrows.append(tag("circle", [("cx", x), ("cy", y), ("r", 3), ("fill", colour),
                                          ("stroke", "none")]))

@@ -318,32 +318,42 @@ class Scene:
 ARROW_LEN, ARROW_HALF = 10.08, 5.6
 
 
-def arrow_corners(tip, back) -> tuple | None:
+def arrow_corners(tip, back, scale: float = 1.0) -> tuple | None:
     """An arrowhead's triangle, its point at ``tip`` on a line coming from ``back``: the point
-    and its two back corners (None for a line of no length)."""
+    and its two back corners (None for a line of no length); ``scale`` shrinks it."""
     dx, dy = tip[0] - back[0], tip[1] - back[1]
     length = math.sqrt(dx * dx + dy * dy)
     if length < 1e-9:
         return None
     ux, uy = dx / length, dy / length
-    bx, by = tip[0] - ux * ARROW_LEN, tip[1] - uy * ARROW_LEN
-    px, py = -uy * ARROW_HALF, ux * ARROW_HALF
+    bx, by = tip[0] - ux * ARROW_LEN * scale, tip[1] - uy * ARROW_LEN * scale
+    px, py = -uy * ARROW_HALF * scale, ux * ARROW_HALF * scale
     return tip, (bx - px, by - py), (bx + px, by + py)
+
+
+def link_heads(link: Link) -> list[tuple]:
+    """The arrowheads drawn on ``link``: the one at its far end first, as three corners
+    each.  A head longer than its run shrinks to the run, and two heads on one straight
+    run to half of it each (``a <-> b`` between boxes 10 px apart: two full heads had
+    overlapped, each pointing into the other)."""
+    pts = link.points
+    if len(pts) < 2:
+        return []
+    out = []
+    for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
+        if not on:
+            continue
+        room = math.dist(tip, prev) / (2 if len(pts) == 2 and link.arrow_a and link.arrow_b else 1)
+        corners = arrow_corners(tip, prev, min(1.0, room / ARROW_LEN))
+        if corners is not None:
+            out.append(corners)
+    return out
 
 
 def arrowheads(scene: Scene) -> list[tuple]:
     """Every arrowhead drawn at a connector's end: its connector and its three corners
-    (:func:`arrow_corners`)."""
-    out = []
-    for link in scene.links:
-        pts = link.points
-        if len(pts) < 2:
-            continue
-        for on, tip, prev in ((link.arrow_b, pts[-1], pts[-2]), (link.arrow_a, pts[0], pts[1])):
-            corners = arrow_corners(tip, prev) if on else None
-            if corners is not None:
-                out.append((link, corners))
-    return out
+    (:func:`link_heads`)."""
+    return [(link, corners) for link in scene.links for corners in link_heads(link)]
 
 
 def head_boxes(scene: Scene) -> list[tuple[float, float, float, float]]:
