@@ -401,3 +401,35 @@ def test_an_externals_lines_bending_down_to_three_sites_neither_cross_nor_clip_a
     lines = [drawn[k] for k in ("15", "16", "17")]   # inet -- each edge router
     assert all(len(p) > 2 for p in lines)           # each bends at its dummies
     assert not any(_runs_cross(p, q) for p, q in itertools.combinations(lines, 2))
+
+
+VACUUM = ("figdown 0.3 statechart\nflow down\nstate docked \"Docked / charging\"\nstate cleaning \"Cleaning\"\n"
+          "state spot \"Spot cleaning\"\nstate returning \"Returning to dock\"\nstate paused \"Paused\"\n"
+          "state stuck \"Stuck\"\nstate binfull \"Bin full\"\nstate sleep \"Sleep\"\n"
+          "transition docked -[schedule / CLEAN]-> cleaning\ntransition docked -[SPOT]-> spot\n"
+          "transition cleaning -[battery < 15 %]-> returning\ntransition cleaning -[all rooms done]-> returning\n"
+          "transition cleaning -[CLEAN pressed]-> paused\ntransition paused -[CLEAN pressed]-> cleaning\n"
+          "transition paused -[idle 10 min]-> sleep\ntransition cleaning -[wheel drop / bumper stuck]-> stuck\n"
+          "transition stuck -[user frees robot + CLEAN]-> cleaning\ntransition cleaning -[bin sensor]-> binfull\n"
+          "transition binfull -[bin emptied]-> cleaning\ntransition spot -[spiral done]-> paused\n"
+          "transition returning -[dock IR lost]-> returning\ntransition returning -[on dock contacts]-> docked\n"
+          "transition returning -[charge recovered, resume]-> cleaning style=dashed\n"
+          "transition sleep -[any button]-> paused\n")
+
+
+def test_an_arrowhead_moved_off_a_plain_end_never_lands_on_another() -> None:
+    """Cleaning's bottom holds eight ends on 85 px.  Bin full's arrowhead stood 1.8 px
+    off the start of the line to Paused and was moved off it, to the place farthest from
+    every end, heads included, which was on that start (0.2 px off): a move off a plain
+    end may not bring the head nearer the plain ends."""
+    svg = build(VACUUM).svg
+    root = ET.fromstring(svg)
+    edges = {el.get("data-edge"): _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    lines = VACUUM.split("\n")
+    starts = [pts[0] for key, pts in edges.items() if lines[int(key) - 1].startswith("transition cleaning ")]
+    tips = head_tips(svg)
+    x, y, w, h = _box_of(svg, "cleaning")
+    at_box = [p for p in tips if x - 1 <= p[0] <= x + w + 1 and y - 1 <= p[1] <= y + h + 1]
+    assert len(starts) == 5 and len(at_box) == 5
+    assert min(math.dist(p, s) for p in at_box for s in starts) >= 5.6   # half a head's width

@@ -216,14 +216,19 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         if not asking:
             continue
         if body:
-            if _head_clear(pts[k], pts[nxt], [r for r in runs if r[2] == 0.0]) >= room:
+            plain = [r for r in runs if r[2] == 0.0]
+            clear = _head_clear(pts[k], pts[nxt], plain)
+            if clear >= room:
                 continue
             # the lines drawn beside it on purpose (between the same two boxes) hold it no
-            # nearer them than it stands
+            # nearer them than it stands, and the plain ends no nearer either: it may not
+            # trade a head's clearance for a plain end's (a head 8 px from another head
+            # moved onto a plain start, 0.2 px off)
             floor = _head_clear(pts[k], pts[nxt], partners) - 0.01
+            clear -= 0.01
 
             def apart(p, q=pts[nxt]) -> float:
-                if partners and _head_clear(p, q, partners) < floor:
+                if partners and _head_clear(p, q, partners) < floor or _head_clear(p, q, plain) < clear:
                     return -math.inf
                 return _head_clear(p, q, runs)
         else:
