@@ -19,6 +19,7 @@ from collections import Counter
 
 from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
+from .crowd import space_sides
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
@@ -373,6 +374,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
             if len(pts) == 2 and link.a != link.b and any(squares):
                 land_apart(scene, paths, link, PORT_APART, squares, touching=touching, ports=True)
     _uncross_ends(scene, paths, touching, boxes, routing.waypoints)
+    if scene.genre != "topology":   # a side too crowded for the moves above, as a whole
+        space_sides(scene, paths, touching, boxes)
     _unstep(scene, paths, touching)
     _square_off(scene, paths, touching)
     if scene.genre == "flowchart":
