@@ -28,7 +28,7 @@ from .labels import Board, Label, measure, outline_rects, place_end, place_mid, 
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
 from .names import external_names
-from .ranks import assign_ranks
+from .ranks import assign_ranks, hub_split
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
                     same_rank_line, seg_gap, straight_landing, straight_link, waypoint_polyline)
@@ -86,6 +86,26 @@ def diagnostics(model: dict, classes: dict, y0: float, budget: Budget | None = N
 
 
 def _settle_merged(scene: Scene, model: dict, classes: dict, y0: float, text: bool = True):
+    """:func:`_settle_levels`, with a topology's hub split (:func:`.ranks.hub_split`) where
+    one is offered and it crosses less than the figure ranked as written (each laid out
+    without text, so ``render`` and ``diagnostics`` choose alike)."""
+    mirror = hub_split(scene)
+    if mirror:
+        trial = build_scene(model, classes)
+        trial.mirrored = mirror
+        split = _settle_levels(trial, model, classes, y0, False)
+        plain = _settle_levels(build_scene(model, classes), model, classes, y0, False)
+        if _crossings(split[0]) < _crossings(plain[0]):
+            if not text:
+                return split
+            scene = build_scene(model, classes)
+            scene.mirrored = mirror
+        elif not text:
+            return plain
+    return _settle_levels(scene, model, classes, y0, text)
+
+
+def _settle_levels(scene: Scene, model: dict, classes: dict, y0: float, text: bool = True):
     """:func:`_settle` at the merge level (``layout.chain_buses``: 2, connectors to the
     next rank joining the buses too; 1, only the longer ones merging; 0, none) with the
     fewest crossings, the highest of equals: a trunk whose legs run back across the
@@ -101,15 +121,16 @@ def _settle_merged(scene: Scene, model: dict, classes: dict, y0: float, text: bo
         best = None
         for level in [lv for lv, _buses in levels] + [0]:
             trial = build_scene(model, classes)
-            trial.merge = level
+            trial.merge, trial.mirrored = level, scene.mirrored
             settled = _settle(trial, model, y0, text=False)
             count = _crossings(settled[0])
             if best is None or count < best[0]:
                 best = (count, level, settled)
         if not text:
             return best[2]
+        mirrored = scene.mirrored
         scene = build_scene(model, classes)
-        scene.merge = best[1]
+        scene.merge, scene.mirrored = best[1], mirrored
     return _settle(scene, model, y0, text)
 
 

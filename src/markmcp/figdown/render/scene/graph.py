@@ -305,6 +305,7 @@ class Scene:
     classes: dict[str, dict]
     edge_classes: dict[int, list] = field(default_factory=dict)
     merge: int = 2                # how far connectors along the flow merge into buses (layout.chain_buses)
+    mirrored: frozenset = frozenset()   # nodes ranked past their hub, their links read backwards (ranks.hub_split)
 
     @property
     def horizontal(self) -> bool:

@@ -151,9 +151,10 @@ def plan_layout(scene: Scene) -> Frame:
             loops[link.a] = loops.get(link.a, 0) + 1
         elif ra == rb:
             plans[link.index] = Plan("same")
-        elif ra > rb + 1:
+        elif ra > rb + 1 and link.a not in scene.mirrored and link.b not in scene.mirrored:
             # against the flow: round the drawing on a lane (an anti-parallel
-            # partner of a forward link is drawn beside it instead)
+            # partner of a forward link is drawn beside it instead; a link ranked
+            # from the hub outward, ranks.hub_split, runs with the flow read backwards)
             plans[link.index] = Plan("lane")
         else:
             flipped = ra > rb

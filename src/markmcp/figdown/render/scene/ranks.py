@@ -16,6 +16,12 @@
 
 Every step visits nodes and edges in declaration order, so the result is a
 pure function of the document.
+
+A topology figure may rank some of its links backwards (``Scene.mirrored``, chosen by
+:func:`hub_split`): where many parts hang off one hub that nothing leaves (two station
+switches every device is dual-homed to), the parts declared after the hub are ranked
+past it, as its mirror image, instead of all standing in the one rank before it, where
+every two dual-homed parts crossed.
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ import heapq
 from .graph import Scene
 
 
-def assign_ranks(scene: Scene) -> dict[str, int]:
-    ids = scene.order
-    rep = {i: i for i in ids}
+def _rank_classes(scene: Scene):
+    """The union-find representative of each node's ``rank`` class."""
+    rep = {i: i for i in scene.order}
 
     def find(u: str) -> str:
         while rep[u] != u:
@@ -44,6 +50,12 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
                     rep[b] = a
                 else:
                     rep[a] = b
+    return find
+
+
+def assign_ranks(scene: Scene) -> dict[str, int]:
+    ids = scene.order
+    find = _rank_classes(scene)
     classes = []
     seen = set()
     for i in ids:
@@ -52,9 +64,17 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
             seen.add(c)
             classes.append(c)
     succ: dict[str, list[str]] = {c: [] for c in classes}
+    away = _away(scene)
     for link in scene.links:
         u, v = find(link.a), find(link.b)
         if u != v:
+            if link.a in away or link.b in away:
+                # ranked past the hub: from the hub outward, by how far out each end is
+                da, db = away.get(link.a, 0), away.get(link.b, 0)
+                if da == db:
+                    continue   # side by side in one rank
+                if da > db:
+                    u, v = v, u
             succ[u].append(v)
     # iterative DFS: back edges are those reaching a class on the stack
     state: dict[str, int] = {}     # 1 on stack, 2 done
@@ -121,3 +141,99 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
         for v in tails[u]:
             level[v] = max(level[v], level[u] + 1)
     return {i: level[find(i)] for i in ids}
+
+
+def _away(scene: Scene) -> dict[str, int]:
+    """How many links out from the hub each node of ``Scene.mirrored`` stands (the parts
+    :func:`hub_split` gave link nothing but the hub and each other)."""
+    mirrored = scene.mirrored
+    if not mirrored:
+        return {}
+    near: dict[str, list[str]] = {}
+    away: dict[str, int] = {}
+    for link in scene.links:
+        a_in, b_in = link.a in mirrored, link.b in mirrored
+        if a_in and b_in:
+            near.setdefault(link.a, []).append(link.b)
+            near.setdefault(link.b, []).append(link.a)
+        elif a_in or b_in:
+            away[link.a if a_in else link.b] = 1
+    queue = [n for n in scene.order if away.get(n) == 1]
+    for n in queue:   # (the list grows as it is read: breadth first)
+        for m in near.get(n, ()):
+            if m not in away:
+                away[m] = away[n] + 1
+                queue.append(m)
+    return away
+
+
+#: The least number of parts a hub's each side must have for :func:`hub_split` to offer one.
+SPLIT_LEAST = 2
+
+
+def hub_split(scene: Scene) -> frozenset:
+    """The nodes a topology figure could rank past its hub (empty when there is no such
+    choice).  The hub is the ``rank`` class (or box) with the most links in which no link
+    leaves it; its parts are what the figure falls into without it (a group's members
+    staying in one part), each linked to nothing but the hub and holding no external.
+    Where at least :data:`SPLIT_LEAST` parts were declared before the hub's first box and
+    as many after it, the later ones are offered: the author wrote one side, then the
+    hub, then the other.  The caller keeps the split only where it crosses less."""
+    if scene.genre != "topology":
+        return frozenset()
+    find = _rank_classes(scene)
+    into: dict[str, int] = {}
+    leaves = set()
+    for link in scene.links:
+        u, v = find(link.a), find(link.b)
+        if u != v:
+            leaves.add(u)
+            into[v] = into.get(v, 0) + 1
+    hubs = [c for c in into if c not in leaves]
+    if not hubs:
+        return frozenset()
+    hub = max(hubs, key=lambda c: (into[c], -scene.nodes[c].order))
+    core = {i for i in scene.order if find(i) == hub}
+    part = {i: i for i in scene.order if i not in core}
+
+    def top(u: str) -> str:
+        while part[u] != u:
+            part[u] = part[part[u]]
+            u = part[u]
+        return u
+
+    def join(a: str, b: str) -> None:
+        a, b = top(a), top(b)
+        if a != b:
+            part[max(a, b, key=lambda k: scene.nodes[k].order)] = min(a, b, key=lambda k: scene.nodes[k].order)
+
+    for link in scene.links:
+        if link.a in part and link.b in part:
+            join(link.a, link.b)
+    by_group: dict[str, str] = {}
+    for i in part:
+        g = scene.nodes[i].group
+        if g is not None:
+            if g in by_group:
+                join(by_group[g], i)
+            else:
+                by_group[g] = i
+    members: dict[str, list[str]] = {}
+    for i in scene.order:
+        if i in part:
+            members.setdefault(top(i), []).append(i)
+    tied = {top(i) for i in part if scene.nodes[i].external}
+    for link in scene.links:
+        if (link.a in part) != (link.b in part):
+            inside = link.a if link.a in part else link.b
+            outside = link.b if inside == link.a else link.a
+            if outside not in core:
+                tied.add(top(inside))
+    linked = {top(i) for link in scene.links for i in (link.a, link.b)
+              if i in part and (link.a in core or link.b in core)}
+    first = min(scene.nodes[i].order for i in core)
+    before = [p for p in members if p in linked and p not in tied and scene.nodes[p].order < first]
+    after = [p for p in members if p in linked and p not in tied and scene.nodes[p].order > first]
+    if len(before) < SPLIT_LEAST or len(after) < SPLIT_LEAST:
+        return frozenset()
+    return frozenset(i for p in after for i in members[p])
