@@ -310,3 +310,21 @@ def test_a_band_name_keeps_clear_of_the_arrowheads_coming_in() -> None:
     assert len(found) == 3
     assert struck(svg) == []
     assert [h for h in found if inked(h, title, 1.0)] == []
+
+
+def test_a_name_struck_wherever_it_goes_takes_the_place_fewest_lines_cross() -> None:
+    """Upright lines cross a band's top every 70–80 px, closer than the name is wide:
+    every place is struck.  The usual place has two lines through it; the name moves
+    to the nearest place with one (a substation's bay titles were struck by three)."""
+    from types import SimpleNamespace
+
+    from markmcp.figdown.render.scene.squares import SquareIndex
+    from markmcp.figdown.render.scene.titles import CELL, MOST_SQUARES, _place_one
+
+    band = SimpleNamespace(box=(0.0, 0.0, 300.0, 100.0), label="Storage tier", members=[])
+    world = SquareIndex(CELL, MOST_SQUARES)
+    for x in (30.0, 60.0, 140.0, 220.0, 290.0):
+        world.add(("line", (x, -50.0), (x, 40.0), None), (x, -50.0, x, 40.0))
+    title = _place_one(band, world, [band], widen=False)
+    assert title.at == 35.0   # just past the first line, crossed by the second alone
+    assert (title.left, title.right) == (0.0, 0.0)

@@ -13,8 +13,9 @@ external name, other band or other band name meets:
    little as will do, never more than the name's width plus twice :data:`INSET`), if the
    room it takes is empty: no box, no other band (a band it sits inside must still
    hold it), and no connector but one that ends inside the band anyway;
-4. else its usual place, or the right-hand one when only that is clear (the name is
-   crossed: no box moves for a name); a name wider than its band is then cut short
+4. else the right-hand place when only that is clear, or the place inside the band's width
+   that the fewest lines and things cross, the usual one of equals (the name is crossed:
+   no box moves for a name); a name wider than its band is then cut short
    with "…" to the band's width, the whole name in the drawing's ``<title>`` (it ran on
    under the next band, or off the canvas): measured in the widest common face
    (:func:`~..text.face_px`), not by the layout's table of units, which takes every
@@ -154,7 +155,14 @@ def _place_one(g, world: SquareIndex, bands: list, widen: bool) -> Title:
     if fits and not clear(home) and clear(right_home):
         return Title(x1 - INSET - x0, anchor="end")
     if fits:
-        return Title(INSET)
+        # struck wherever it goes: where the fewest lines and things cross it, inside the band
+        def crossed(lo: float) -> int:
+            return sum(1 for a, b in blocked if not (lo + width + CLEAR <= a or lo - CLEAR >= b))
+        inside = [lo for lo in cands if home - 1e-9 <= lo <= right_home + 1e-9]
+        lo = min(inside, key=lambda lo: (crossed(lo), abs(lo - home), lo))
+        if lo == right_home and lo != home:
+            return Title(x1 - INSET - x0, anchor="end")
+        return Title(lo - x0)
     room = x1 - x0 - 2 * INSET
     shown = shorten(g.label, lambda px: px <= room, lambda ch: face_px(ch, TITLE_FS))
     return Title(INSET, shown=None if shown == g.label else shown)
