@@ -342,3 +342,23 @@ def test_an_external_and_a_groups_sources_keep_the_first_rank_together() -> None
     assert column("s1") == column("s2") < column("a")
     text = next(t for t in root.iter(SVG + "text") if t.text == "Internet")
     assert float(text.get("x")) < min(nodes(root)[n]["box"][0] for n in ("a", "b", "c"))
+
+
+def test_an_external_whose_first_link_leaves_it_starts_the_flow() -> None:
+    # "Game client" sends the request and gets the server's address back: ranked after
+    # the allocator that answers it, it stood at the end, its request line running back
+    # across the whole figure under the boxes; now it stands first and the answer goes round
+    source = ("figdown 0.3 block\nflow right\nexternal player \"Game client\"\nnode lobby \"Lobby\"\n"
+              "node mm \"Matchmaker\"\nnode alloc \"Allocator\"\nnode gs \"Game server\"\n"
+              "edge player -> lobby\nedge lobby -> mm\nedge mm -> alloc\nedge alloc -> gs\n"
+              "edge alloc -[address]-> player style=dashed\n")
+    root = drawn(source)
+    text = next(t for t in root.iter(SVG + "text") if t.text == "Game client")
+    boxes = nodes(root)
+    assert float(text.get("x")) < boxes["lobby"]["box"][0]
+    # one whose first link comes into it (a reply's reader) stays where its links put it
+    reader = source.replace("edge player -> lobby\n", "").replace(
+        "style=dashed\n", "style=dashed\nedge player -> lobby\n")
+    root = drawn(reader)
+    text = next(t for t in root.iter(SVG + "text") if t.text == "Game client")
+    assert float(text.get("x")) > nodes(root)["alloc"]["box"][0]

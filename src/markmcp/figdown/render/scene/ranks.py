@@ -6,7 +6,8 @@
    order: an edge that reaches a class still on the walk's stack closes a
    cycle and is left out of the ranking (it is drawn, just not ranked by).
 3. Longest-path layering over what remains puts every source at rank 0 and
-   every other class one past its furthest predecessor.
+   every other class one past its furthest predecessor.  An external whose first
+   link leaves it (a client) is a source: the links back into it are not ranked by.
 4. A source then moves up to just before the nearest class it feeds (rank 0 only
    when that is rank 1): a box feeding one far down the flow stands beside the
    ranks before that box, not at the start with a line across all of them.  An
@@ -65,9 +66,10 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
             classes.append(c)
     succ: dict[str, list[str]] = {c: [] for c in classes}
     away = _away(scene)
+    starts = _starts(scene)
     for link in scene.links:
         u, v = find(link.a), find(link.b)
-        if u != v:
+        if u != v and link.b not in starts:
             if link.a in away or link.b in away:
                 # ranked past the hub: from the hub outward, by how far out each end is
                 da, db = away.get(link.a, 0), away.get(link.b, 0)
@@ -141,6 +143,21 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
         for v in tails[u]:
             level[v] = max(level[v], level[u] + 1)
     return {i: level[find(i)] for i in ids}
+
+
+def _starts(scene: Scene) -> set[str]:
+    """The externals whose first link leaves them: where the figure starts (a client's
+    request).  What comes back to one (a reply, a challenge) is not ranked by, so it
+    stands first, not after what answers it with a line back across the figure."""
+    seen: set[str] = set()
+    out = set()
+    for link in scene.links:
+        for end in (link.a, link.b):
+            if end not in seen:
+                seen.add(end)
+                if end == link.a and link.a != link.b and scene.nodes[end].external:
+                    out.add(end)
+    return out
 
 
 def _away(scene: Scene) -> dict[str, int]:
