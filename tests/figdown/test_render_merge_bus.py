@@ -318,3 +318,28 @@ def test_a_trunk_within_the_widest_decision_moves_out_past_its_side_vertex() -> 
         start = _vertices(p)[0]
         dx0, dy0, dx1, dy1 = box(svg, _source(src, p.get("data-edge")))
         assert abs(start[1] - (dy0 + dy1) / 2) < 0.5 and abs(start[0] - dx0) < 0.5, p.get("data-edge")
+
+
+COLO = ("figdown 0.5 topology\nflow right\ngroup exch \"Meet-me room\"\nnode orderA \"Order entry A\" in=exch\n"
+        "node orderB \"Order entry B\" in=exch\nnode md \"Market data\" in=exch\ngroup cage \"Our cage\"\n"
+        "node l1 \"L1 switch\" in=cage\nnode t1 \"Trading server 1\" in=cage\nnode t2 \"Trading server 2\" in=cage\n"
+        "edge md -- l1\nedge l1 [p1] -- [eth0] t1\nedge l1 [p2] -- [eth0] t2\n"
+        "edge t1 [eth1] -- [xe-0] orderA\nedge t1 [eth2] -- [xe-0] orderB\n"
+        "edge t2 [eth1] -- [xe-1] orderA\nedge t2 [eth2] -- [xe-1] orderB\nrank md,orderA,orderB\n")
+
+
+def test_a_topologys_cables_round_the_figure_never_share_a_run() -> None:
+    """Two cross-connects from the servers into one switch's ports xe-0 and xe-1 went
+    round the figure as one line (one lane, a junction dot), into one port square that
+    carried both port names: each cable keeps its own run and its own port."""
+    svg = build(COLO).svg
+    assert "data-bus" not in svg
+    root = ET.fromstring(svg)
+    lines = COLO.split("\n")
+    ends = {}
+    for el in root.iter():
+        key = el.get("data-edge")
+        if key is not None and el.tag in (SVG + "line", SVG + "path"):
+            ends[lines[int(key) - 1]] = _vertices(el)[-1]
+    into_a = [p for line, p in ends.items() if "orderA" in line]
+    assert len(into_a) == 2 and math.dist(*into_a) >= 7.0   # two port squares, apart

@@ -323,8 +323,9 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
     group_size: dict[tuple[str, int], int] = {}
     mid = (frame.cross_lo + frame.cross_hi) / 2
     # connectors merge into one bus only when they look alike: a trunk shows one colour
-    # and dash, the members share one arrowhead, and a label on the trunk reads as every
-    # member's, so they must carry the same label (or none), but for a decision's exits
+    # and dash, the members share one arrowhead and end label, and a label on the trunk
+    # reads as every member's, so they must carry the same labels (or none), but for a
+    # decision's exits
     # (their labels stand where they leave it: three lines back to "neighbours left?",
     # "yes", "no" and a plain one, came in as three hooks beside the main line's head)
     names: dict[int, str] = {}
@@ -342,7 +343,11 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
                 seen.append(look)
             k = seen.index(look)
             said = labels.setdefault((link.b, k), [])
-            words = None if scene.nodes[link.a].shape == "diamond" else link.mid
+            words = (None if scene.nodes[link.a].shape == "diamond" else link.mid, link.head)
+            if scene.genre == "topology":
+                # a topology's lines are cables: two never share a run (two cross-connects
+                # into a switch's ports xe-0 and xe-1 were drawn as one, one port square)
+                words = link.index
             if words not in said:
                 said.append(words)
             j = said.index(words)
