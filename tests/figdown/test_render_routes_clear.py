@@ -433,3 +433,32 @@ def test_an_arrowhead_moved_off_a_plain_end_never_lands_on_another() -> None:
     at_box = [p for p in tips if x - 1 <= p[0] <= x + w + 1 and y - 1 <= p[1] <= y + h + 1]
     assert len(starts) == 5 and len(at_box) == 5
     assert min(math.dist(p, s) for p in at_box for s in starts) >= 5.6   # half a head's width
+
+
+SPACEWIRE = ("figdown 0.1 topology\nflow right\nnode obcA \"On-board computer A\"\n"
+             "node obcB \"On-board computer B (cold spare)\"\nnode rtr1 \"SpaceWire router 1\"\n"
+             "node rtr2 \"SpaceWire router 2\"\nnode mm \"Mass memory unit\" shape=cylinder\n"
+             "node cam \"Imager payload\"\nnode spec \"Spectrometer payload\"\nnode ttc \"TT&C transponder\"\n"
+             "node xband \"X-band transmitter\"\nnode pcdu \"Power conditioning unit\"\n"
+             "edge obcA -- rtr1\nedge obcB -- rtr2 style=dashed\nedge rtr1 -- rtr2 style=dashed\nedge rtr1 -- mm\n"
+             "edge rtr2 -- mm style=dashed\nedge rtr1 -- cam\nedge rtr1 -- spec\nedge rtr2 -- cam style=dashed\n"
+             "edge rtr1 -- ttc\nedge mm -[playback]-> xband\nedge obcA -[MIL-STD-1553]- pcdu style=dotted\n")
+
+
+def test_a_level_line_keeps_off_the_side_of_a_box_it_runs_along() -> None:
+    """The router's line to the imager ran level 1.5 px above the spectrometer's top,
+    along its whole width: it read as ending at the spectrometer."""
+    svg = build(SPACEWIRE).svg
+    root = ET.fromstring(svg)
+    lines = SPACEWIRE.split("\n")
+    key = str(lines.index("edge rtr1 -- cam") + 1)
+    (p, q), = [_vertices(el) for el in root.iter() if el.get("data-edge") == key]
+    x, y, w, h = _box_of(svg, "spec")
+    assert abs(p[1] - q[1]) < 0.1 * abs(p[0] - q[0])   # (level)
+    assert min(p[0], q[0]) < x and max(p[0], q[0]) > x + w   # passing the whole box
+
+    def at(px: float) -> float:
+        return p[1] + (q[1] - p[1]) * (px - p[0]) / (q[0] - p[0])
+
+    over = [at(x), at(x + w)]
+    assert max(over) <= y - 4.0 or min(over) >= y + h + 4.0

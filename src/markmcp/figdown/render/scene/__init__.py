@@ -648,8 +648,8 @@ def _may_land(scene: Scene, paths: dict[int, list], touching: dict[str, list], l
 
 def _keeps_clear(scene: Scene, paths: dict[int, list], link, old: list, new: list) -> bool:
     """Whether the runs ``new`` (replacing ``old`` of ``link``) keep :data:`UNSTEP_CLEAR`
-    off every other line (or as far as the old ones kept, if nearer) and enter no box
-    but the link's own."""
+    off every other line (or as far as the old ones kept, if nearer), enter no box but
+    the link's own, and keep :data:`GRAZE_CLEAR` off the others (if the old ones did)."""
     # only lines within UNSTEP_CLEAR of the new runs can make them too near
     x0 = min(min(a[0], b[0]) for a, b in new) - UNSTEP_CLEAR
     y0 = min(min(a[1], b[1]) for a, b in new) - UNSTEP_CLEAR
@@ -665,7 +665,11 @@ def _keeps_clear(scene: Scene, paths: dict[int, list], link, old: list, new: lis
         if after < min((seg_gap(a, b, p, q) for a, b in old for p, q in others), default=math.inf):
             return False
     boxes = [n.rect() for n in scene.nodes.values() if n.id not in (link.a, link.b) and not n.external]
-    return not any(path_hits([a, b], boxes) for a, b in new)
+    if any(path_hits([a, b], boxes) for a, b in new):
+        return False
+    # nor run along a box's side nearer than GRAZE_CLEAR, if the old runs kept that off
+    return not any(path_hits([a, b], boxes, -GRAZE_CLEAR) for a, b in new) \
+        or any(path_hits([a, b], boxes, -GRAZE_CLEAR) for a, b in old)
 
 
 #: How far a straight line's end keeps from any other connector's end at its box: two
@@ -840,12 +844,18 @@ class _Segments:
 CORNER_CLEAR = 1.0
 #: ... shifted across itself by the least of these that clears every corner.
 CORNER_SHIFTS = (2.0, -2.0, 4.0, -4.0, 6.0, -6.0, 8.0, -8.0)
+#: A line within GRAZE_SLOPE of level or upright keeps this far off a box it passes: along
+#: its side, 1.5 px above it, a router's line to the imager read as ending at the
+#: spectrometer under it.
+GRAZE_CLEAR = 4.0
+GRAZE_SLOPE = 0.1
 
 
 def _off_corners(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
     """Straight lines between two boxes (one, or a parallel group side by side) that
-    clip the corner of a box between: shifted together across themselves by the least
-    of :data:`CORNER_SHIFTS` that keeps every one :data:`CORNER_CLEAR` off every box,
+    clip the corner of a box between, or run level or upright along its side: shifted
+    together across themselves by the least of :data:`CORNER_SHIFTS` that keeps every
+    one :data:`CORNER_CLEAR` (:data:`GRAZE_CLEAR` along a side) off every box,
     their ends still leaving their boxes from inside the outlines.  A line aimed
     elsewhere than along its boxes' centre line (at a port), or a group no shift
     clears, stays as it is; a group with a line through a box (further than the router's
@@ -856,13 +866,17 @@ def _off_corners(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
         if len(pts) == 2 and link.a != link.b and link.bus is None:
             groups.setdefault(tuple(sorted((link.a, link.b))), []).append(link)
     for (p, q), links in groups.items():
-        if not any(boxes.hits(paths[lk.index], (p, q), -CORNER_CLEAR) for lk in links) \
-                or any(boxes.hits(paths[lk.index], (p, q)) for lk in links):
-            continue   # clear already, or through a box (that one goes round, below)
         a, b = scene.nodes[p], scene.nodes[q]
         length = math.hypot(b.cx - a.cx, b.cy - a.cy)
         if length == 0:
             continue
+        # a line level or upright runs along a box's side: it keeps GRAZE_CLEAR off it
+        (x0, y0), (x1, y1) = paths[links[0].index]
+        dx, dy = abs(x1 - x0), abs(y1 - y0)
+        clear = GRAZE_CLEAR if dy <= GRAZE_SLOPE * dx or dx <= GRAZE_SLOPE * dy else CORNER_CLEAR
+        if not any(boxes.hits(paths[lk.index], (p, q), -clear) for lk in links) \
+                or any(boxes.hits(paths[lk.index], (p, q)) for lk in links):
+            continue   # clear already, or through a box (that one goes round, below)
         ux, uy = (a.cy - b.cy) / length, (b.cx - a.cx) / length   # across, as straight_link
         offsets = []
         for lk in links:
@@ -877,7 +891,7 @@ def _off_corners(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
                 moved = [straight_link(a, b, now + shift) for now in offsets]
                 if all(inside_a(ux * (now + shift), uy * (now + shift))
                        and inside_b(ux * (now + shift), uy * (now + shift)) for now in offsets) \
-                        and not any(boxes.hits(pts, (p, q), -CORNER_CLEAR) for pts in moved):
+                        and not any(boxes.hits(pts, (p, q), -clear) for pts in moved):
                     for lk, pts in zip(links, moved):
                         paths[lk.index] = pts if lk.a == p else pts[::-1]
                     break
