@@ -77,3 +77,17 @@ def test_spacing_stays_within_the_side() -> None:
     assert placed == [0.0, 7.0, 14.0]
     placed = _nearest([29.0, 29.5, 30.0], [7.0, 7.0], [1.0, 1.0, 1.0], 0.0, 30.0)
     assert placed == [16.0, 23.0, 30.0]
+
+
+def test_two_lines_leaving_side_by_side_are_spaced_across_themselves() -> None:
+    from markmcp.figdown.render.scene.crowd import SLANT_LEAST, _across
+
+    up = (math.cos(math.radians(33)), -math.sin(math.radians(33)))   # leaving a top side at 33°
+    near = (math.cos(math.radians(40)), -math.sin(math.radians(40)))
+    # side by side: a gap along the top is sin 33° of itself across the lines (a pair from
+    # a sidecar's top stood 7 px apart along it, 3.9 px apart across)
+    assert math.isclose(_across(up, near, 0), math.sin(math.radians(33)))
+    # parting lines keep the gap along the side; a line nearly along it counts SLANT_LEAST
+    assert _across(up, (0.0, -1.0), 0) == 1.0
+    flat = (1.0, -0.05)
+    assert _across(flat, flat, 0) == SLANT_LEAST
