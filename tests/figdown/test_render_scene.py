@@ -362,3 +362,15 @@ def test_an_external_whose_first_link_leaves_it_starts_the_flow() -> None:
     root = drawn(reader)
     text = next(t for t in root.iter(SVG + "text") if t.text == "Game client")
     assert float(text.get("x")) > nodes(root)["alloc"]["box"][0]
+
+
+def test_an_external_taking_more_than_it_sends_stays_where_its_links_put_it() -> None:
+    # a card switch sends one request and takes two decisions back: ranked first, both
+    # decisions went round the figure; it stays after the decision that answers it
+    source = ("figdown 0.3 block\nflow right\nexternal switch \"Card switch\"\nnode enrich \"Enrich\"\n"
+              "node score \"Score\"\nnode decide \"Decide\" shape=diamond\nedge switch -> enrich\n"
+              "edge enrich -> score\nedge score -> decide\nedge decide -[approve]-> switch\n"
+              "edge decide -[decline]-> switch\n")
+    root = drawn(source)
+    text = next(t for t in root.iter(SVG + "text") if t.text == "Card switch")
+    assert float(text.get("x")) > nodes(root)["decide"]["box"][0]

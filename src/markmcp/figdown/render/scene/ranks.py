@@ -7,7 +7,8 @@
    cycle and is left out of the ranking (it is drawn, just not ranked by).
 3. Longest-path layering over what remains puts every source at rank 0 and
    every other class one past its furthest predecessor.  An external whose first
-   link leaves it (a client) is a source: the links back into it are not ranked by.
+   link leaves it, sending at least as many as it takes (a client), is a source: the
+   links back into it are not ranked by.
 4. A source then moves up to just before the nearest class it feeds (rank 0 only
    when that is rank 1): a box feeding one far down the flow stands beside the
    ranks before that box, not at the start with a line across all of them.  An
@@ -146,18 +147,26 @@ def assign_ranks(scene: Scene) -> dict[str, int]:
 
 
 def _starts(scene: Scene) -> set[str]:
-    """The externals whose first link leaves them: where the figure starts (a client's
-    request).  What comes back to one (a reply, a challenge) is not ranked by, so it
-    stands first, not after what answers it with a line back across the figure."""
+    """The externals whose first link leaves them and which send at least as many links
+    as they take: where the figure starts (a client's request).  What comes back to one
+    (a reply, a challenge) is not ranked by, so it stands first, not after what answers
+    it with a line back across the figure.  (A card switch that sends one request and
+    takes two decisions back is where the figure ends.)"""
     seen: set[str] = set()
-    out = set()
+    first_out = set()
+    sent: dict[str, int] = {}
+    taken: dict[str, int] = {}
     for link in scene.links:
+        if link.a == link.b:
+            continue
+        sent[link.a] = sent.get(link.a, 0) + 1
+        taken[link.b] = taken.get(link.b, 0) + 1
         for end in (link.a, link.b):
             if end not in seen:
                 seen.add(end)
-                if end == link.a and link.a != link.b and scene.nodes[end].external:
-                    out.add(end)
-    return out
+                if end == link.a and scene.nodes[end].external:
+                    first_out.add(end)
+    return {e for e in first_out if sent.get(e, 0) >= taken.get(e, 0)}
 
 
 def _away(scene: Scene) -> dict[str, int]:
