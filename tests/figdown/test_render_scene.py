@@ -344,6 +344,13 @@ def test_an_external_and_a_groups_sources_keep_the_first_rank_together() -> None
     assert float(text.get("x")) < min(nodes(root)[n]["box"][0] for n in ("a", "b", "c"))
 
 
+def _name_and_box(source: str, name: str, nid: str) -> tuple[float, float]:
+    """The x of the external named ``name`` and the left side of box ``nid``, drawn."""
+    root = drawn(source)
+    text = next(t for t in root.iter(SVG + "text") if t.text == name)
+    return float(text.get("x")), nodes(root)[nid]["box"][0]
+
+
 def test_an_external_whose_first_link_leaves_it_starts_the_flow() -> None:
     # "Game client" sends the request and gets the server's address back: ranked after
     # the allocator that answers it, it stood at the end, its request line running back
@@ -352,16 +359,13 @@ def test_an_external_whose_first_link_leaves_it_starts_the_flow() -> None:
               "node mm \"Matchmaker\"\nnode alloc \"Allocator\"\nnode gs \"Game server\"\n"
               "edge player -> lobby\nedge lobby -> mm\nedge mm -> alloc\nedge alloc -> gs\n"
               "edge alloc -[address]-> player style=dashed\n")
-    root = drawn(source)
-    text = next(t for t in root.iter(SVG + "text") if t.text == "Game client")
-    boxes = nodes(root)
-    assert float(text.get("x")) < boxes["lobby"]["box"][0]
+    name, lobby = _name_and_box(source, "Game client", "lobby")
+    assert name < lobby
     # one whose first link comes into it (a reply's reader) stays where its links put it
     reader = source.replace("edge player -> lobby\n", "").replace(
         "style=dashed\n", "style=dashed\nedge player -> lobby\n")
-    root = drawn(reader)
-    text = next(t for t in root.iter(SVG + "text") if t.text == "Game client")
-    assert float(text.get("x")) > nodes(root)["alloc"]["box"][0]
+    name, alloc = _name_and_box(reader, "Game client", "alloc")
+    assert name > alloc
 
 
 def test_an_external_taking_more_than_it_sends_stays_where_its_links_put_it() -> None:
@@ -371,6 +375,5 @@ def test_an_external_taking_more_than_it_sends_stays_where_its_links_put_it() ->
               "node score \"Score\"\nnode decide \"Decide\" shape=diamond\nedge switch -> enrich\n"
               "edge enrich -> score\nedge score -> decide\nedge decide -[approve]-> switch\n"
               "edge decide -[decline]-> switch\n")
-    root = drawn(source)
-    text = next(t for t in root.iter(SVG + "text") if t.text == "Card switch")
-    assert float(text.get("x")) > nodes(root)["decide"]["box"][0]
+    name, decide = _name_and_box(source, "Card switch", "decide")
+    assert name > decide
