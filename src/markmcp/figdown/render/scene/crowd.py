@@ -1,15 +1,16 @@
 """Ends crowded on one side of a box: spaced along it so no arrowhead lies on another end.
 
 Straight lines into a box are aimed one line (or one pair of boxes) at a time, and
-their ends are moved apart one at a time too (:func:`.route.land_apart`).  A side
-holding more ends than that can part ends with an arrowhead among them (Cleaning's
-85 px bottom took eight; Ticketed's 36 px side four, one head 1.3 px from the start
-of another line) is spaced here as a whole: every end keeps its order along the side
-and stands as near where it was as the gaps allow, at least :data:`HEAD_GAPS` apart
-across the lines: two arrowheads a head's width and a px, an arrowhead and a plain end
-half that and 1.5 px, two plain ends :data:`PLAIN_GAP` (two lines leaving side by side,
-that much over the sine of the angle they leave it at, :data:`SLANT_LEAST` at least).  A side too short for those gaps shares its
-length out in the same proportions.
+their ends are moved apart one at a time too (:func:`.route.land_apart`).  A side with
+more ends than moves one at a time can part, an arrowhead among them (Cleaning's 85 px
+bottom took eight; Ticketed's 36 px side four, one head 1.3 px from the start of
+another line), is spaced here as a whole: every end keeps its order along the side
+(the order its line fans out in) and stands as near where it was as the gaps allow,
+at least :data:`HEAD_GAPS` apart across the lines: two arrowheads a head's width and a
+px, an arrowhead and a plain end half that and 1.5 px, two plain ends :data:`PLAIN_GAP`
+(along the side, two lines leaving side by side stand that much over the sine of the
+angle they leave it at, :data:`SLANT_LEAST` at least).  A side too short for those gaps
+shares its length out in the same proportions.
 
 Only straight lines (two points, no merge bus, not a self-loop) move, along the box's
 outline; every other end at the side stays where it is and the others space round it.

@@ -201,7 +201,8 @@ def hub_split(scene: Scene) -> frozenset:
     """The nodes a topology figure could rank past its hub (empty when there is no such
     choice).  The hub is the ``rank`` class (or box) with the most links in which no link
     leaves it; its parts are what the figure falls into without it (a group's members
-    staying in one part), each linked to nothing but the hub and holding no external.
+    staying in one part: so each is linked to nothing but the hub), those linked to it and
+    holding no external.
     Where at least :data:`SPLIT_LEAST` parts were declared before the hub's first box and
     as many after it, the later ones are offered: the author wrote one side, then the
     hub, then the other.  The caller keeps the split only where it crosses less."""
@@ -249,12 +250,6 @@ def hub_split(scene: Scene) -> frozenset:
         if i in part:
             members.setdefault(top(i), []).append(i)
     tied = {top(i) for i in part if scene.nodes[i].external}
-    for link in scene.links:
-        if (link.a in part) != (link.b in part):
-            inside = link.a if link.a in part else link.b
-            outside = link.b if inside == link.a else link.a
-            if outside not in core:
-                tied.add(top(inside))
     linked = {top(i) for link in scene.links for i in (link.a, link.b)
               if i in part and (link.a in core or link.b in core)}
     first = min(scene.nodes[i].order for i in core)

@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 from ..text import END_FS, LABEL_FS, label_px
 from .free import EPS, centre_line, path_hits, segments_cross
-from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, outline_norm, outline_test, ray_exit,
-                    side_point)
+from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, outline_norm,
+                    outline_test, ray_exit, side_point)
 from .labels import seg_dist
 from .layout import GAPX, GAPY, VERTEX_RUN, Frame
 
@@ -228,7 +228,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
             clear -= 0.01
 
             def apart(p, q=pts[nxt]) -> float:
-                if partners and _head_clear(p, q, partners) < floor or _head_clear(p, q, plain) < clear:
+                if (partners and _head_clear(p, q, partners) < floor) or _head_clear(p, q, plain) < clear:
                     return -math.inf
                 return _head_clear(p, q, runs)
         else:
