@@ -114,3 +114,61 @@ def test_a_label_with_room_beside_its_line_does_not_stand_far_off_it() -> None:
     assert len(gaps) == 10
     assert max(gaps.values()) <= 12, gaps
     assert not any(math.isinf(g) for g in gaps.values())
+
+
+def _fresh(boxes, paths, taken) -> Board:
+    board = Board(boxes, dict(enumerate(paths)))
+    for r in taken:
+        board.take(r)
+    return board
+
+
+@settings(max_examples=150, deadline=None)
+@given(boxes=st.lists(_rect(), max_size=5), paths=st.lists(_path, min_size=1, max_size=4),
+       taken=st.lists(_rect(), max_size=3), bound=st.floats(0.0, 1200.0),
+       text=st.sampled_from(["ok", "retry later", "user frees robot + CLEAN"]))
+def test_a_bounded_label_takes_only_a_place_under_its_bound(boxes, paths, taken, bound, text):
+    """A label placed again (``scene._labels``) looks only for a place costing less than
+    its bound: where the plain search finds one that cheap, the bounded one finds the
+    same; otherwise it finds a cheaper one or takes none, leaving the board as it was."""
+    from markmcp.figdown.render.scene.labels import Label, measure, place_mid
+
+    def label():
+        lab = Label(text, 13.0)
+        lab.w, lab.h = measure(text, 13.0)
+        return lab
+
+    plain_board, plain = _fresh(boxes, paths, taken), label()
+    cost = place_mid(plain_board, plain, paths[0], 0)
+    board, bounded = _fresh(boxes, paths, taken), label()
+    got = place_mid(board, bounded, paths[0], 0, bound=bound)
+    if cost < bound:
+        assert (got, bounded.cx, bounded.cy, bounded.text) == (cost, plain.cx, plain.cy, plain.text)
+    elif got == math.inf:
+        assert board.labels == taken
+    else:
+        assert got < bound and board.labels == taken + [bounded.rect]
+
+
+@settings(max_examples=150, deadline=None)
+@given(boxes=st.lists(_rect(), max_size=5), paths=st.lists(_path, min_size=1, max_size=4),
+       freed=st.lists(_rect(), max_size=2))
+def test_a_board_told_where_to_look_places_a_label_only_there(boxes, paths, freed):
+    """``only_where`` limits the places looked at to those meeting the freed rectangles
+    (grown by the gaps a label keeps): a label placed there meets one, and with none
+    to meet it is not placed at all."""
+    from markmcp.figdown.render.scene.labels import LINE_GAP, WORD_GAP, Label, measure, place_mid
+
+    board = _fresh(boxes, paths, [])
+    board.only_where(freed)
+    lab = Label("retry later", 13.0)
+    lab.w, lab.h = measure(lab.text, 13.0)
+    got = place_mid(board, lab, paths[0], 0, bound=5000.0)
+    g = max(WORD_GAP, LINE_GAP) + 1.0
+    if got == math.inf:
+        assert board.labels == []
+    else:
+        r = lab.rect
+        assert any(r[0] < f[2] + g and f[0] - g < r[2] and r[1] < f[3] + g and f[1] - g < r[3] for f in freed)
+    board.only_where(None)
+    assert board.looks_at((1e6, 1e6, 1e6 + 1, 1e6 + 1))

@@ -24,7 +24,8 @@ from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
 from .graph import Scene, axes, build_scene, corner_radius, head_boxes, outline_test
-from .labels import Board, Label, measure, outline_rects, place_end, place_mid, seg_dist
+from .labels import (CROWDED, FINE_ALLOWANCE, FINE_EXTRAS, Board, Label, measure, outline_rects, overlap,
+                     place_end, place_mid, seg_dist)
 from .layout import (Frame, chain_buses, layered_refusal, main_axis, place_boxes, place_cross, plan_layout,
                      straight_room)
 from .names import external_names
@@ -1277,6 +1278,93 @@ def _spread_free_pairs(scene: Scene, paths: dict[int, list], todo, ink: Ink, wei
 
 
 def _labels(scene: Scene, model: dict) -> Board:
+    """Every connector's text on a board holding the boxes, the lines and the other
+    text: placed one by one in the order the links are written.  Then a label that
+    found no free place is placed again first, before the labels near its line (a
+    label crowded by those placed before it may have a free place that none of them
+    needed), the others staying where they are; kept when the places moved cost
+    clearly less in all (:data:`RELABEL_GAIN`), for up to :data:`RELABEL_TRIES` labels
+    with at most :data:`RELABEL_NEAR` others near each."""
+    jobs = _label_jobs(scene)
+    order = list(range(len(jobs)))
+    allowance = [FINE_ALLOWANCE]
+    board, labels, costs = _place_labels(scene, model, jobs, order, allowance, math.inf)
+    tried: set[int] = set()
+    for _ in range(RELABEL_TRIES):
+        crowded = [i for i in order if costs[i] >= CROWDED and i not in tried]
+        if not crowded:
+            break
+        i = crowded[0]
+        tried.add(i)
+        reach = _label_reach(jobs[i], labels[i])
+        near = [j for j in order if j != i and overlap(labels[j].rect, reach, 0.0)]
+        before = near[:next((k for k, j in enumerate(near) if order.index(j) > order.index(i)), len(near))]
+        if len(near) > RELABEL_NEAR or not before:
+            # with none of its neighbours placed before it, it would be placed again on
+            # the board it was placed on
+            continue
+        moved = [i] + near
+        fixed = [(j, labels[j], costs[j]) for j in order if j not in moved]
+        was = sum(costs[j] for j in moved)
+        placed = _place_labels(scene, model, jobs, moved, allowance, was - RELABEL_GAIN, fixed,
+                               costs[i] - RELABEL_GAIN, [labels[j].rect for j in before])
+        if placed is not None:
+            board, labels, costs = placed
+            order = moved + [j for j in order if j not in moved]
+    scene.labels = []
+    for (link, at_start, _text), lab in zip(jobs, labels):
+        scene.labels.append(lab)
+        if at_start is None:
+            link.mid_label = lab
+    marks.tones(scene)
+    return board
+
+
+#: How many crowded labels (see :func:`_labels`) are placed again, at most, per figure;
+#: by how much the places moved must cost less in all to be kept (a few px of distance
+#: bought a reshuffle that a reviewer read as worse); and how many labels near a
+#: crowded one may move with it (a pile of them between two boxes is left as placed).
+RELABEL_TRIES = 4
+RELABEL_GAIN = 50.0
+RELABEL_NEAR = 16
+
+
+def _label_reach(job: tuple, label: Label):
+    """The rectangle a label of ``job`` may be placed in, at most: its line's bounds
+    grown by the label's width and height and the farthest a place stands off."""
+    pts = job[0].points
+    grow = label.w + label.h + FINE_EXTRAS[-1] + 8.0
+    return (min(x for x, _ in pts) - grow, min(y for _, y in pts) - grow,
+            max(x for x, _ in pts) + grow, max(y for _, y in pts) + grow)
+
+
+def _label_jobs(scene: Scene) -> list[tuple]:
+    """The connectors' texts in the order they are drawn: ``(link, at_start, text)``,
+    ``at_start`` True for a tail label, False for a head label, None for a mid label."""
+    jobs = []
+    for link in scene.links:
+        if len(link.points) < 2:
+            continue
+        for text, at_start in ((link.tail, True), (link.head, False)):
+            if text:
+                jobs.append((link, at_start, text))
+        if link.mid:
+            jobs.append((link, None, link.mid))
+    return jobs
+
+
+def _place_labels(scene: Scene, model: dict, jobs: list[tuple], order, allowance: list[int],
+                  below: float, fixed=(), lead_below: float = math.inf,
+                  freed=None) -> tuple[Board, list, list[float]] | None:
+    """A fresh board with the labels of ``fixed`` (``(job, label, cost)``) on it as they
+    are, and the ``jobs`` of ``order`` placed on it in that order: the board, each job's
+    label and what its place cost (both in the jobs' order).  None as soon as the
+    places of ``order`` cost ``below`` or more in all, or the first ``lead_below`` or
+    more (a crowded label placed first that finds no better place frees none for the
+    others: it had been placed after them).  The first looks only where the ``freed``
+    rectangles are (the labels taken up that had been placed before it).
+    ``allowance[0]``: the finer looks the crowded labels may still take
+    (:data:`.labels.FINE_ALLOWANCE`, for all the placings of a figure)."""
     boxes = [b.rect() for b in scene.nodes.values() if not b.external]
     soft = []
     for g in scene.groups.values():
@@ -1296,45 +1384,57 @@ def _labels(scene: Scene, model: dict) -> Board:
         board.take(rect)
     for rect in draw.threshold_label_rects(scene, model):   # and a threshold's label
         board.take(rect)
-    scene.labels = []
+    board.fine_left = allowance[0]
     topology = scene.genre == "topology"
-    for link in scene.links:
-        pts = link.points
-        if len(pts) < 2:
-            continue
-        colour = link.stroke or "#555"
-        for text, at_start in ((link.tail, True), (link.head, False)):
-            if not text:
-                continue
-            lab = Label(text, END_FS, colour="#555")
-            lab.w, lab.h = measure(text, END_FS)
-            end = pts[0] if at_start else pts[-1]
-            node = scene.nodes[link.a if at_start else link.b]
-            if topology and not node.external:
-                lab.port = f"{end[0]:.2f},{end[1]:.2f}"
-            place_end(board, lab, pts, link.index, at_start, 9.0 if lab.port else 6.0)
-            scene.labels.append(lab)
-        if link.mid:
-            lab = Label(link.mid, LABEL_FS, colour=colour)
-            lab.w, lab.h = measure(link.mid, LABEL_FS)
-            source = scene.nodes[link.a]
-            exit_from = (source.cx, source.cy) if source.shape == "diamond" and link.a != link.b else None
-            target = scene.nodes[link.b]
-            ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
-                         if not n.external) if link.a != link.b else ()
-            whole = None
-            if link.along and link.bus is not None and link.joins < len(pts) - 1:
-                # a merge bus's member along the flow says what it says on its own leg, up
-                # to where it joins the trunk: on the trunk it would read as the trunk's
-                # (the same words stacked there, once for each member); where its leg has
-                # no free place, anywhere along its line
-                whole = (pts, ends)
-                pts, ends = pts[:link.joins + 1], ends[:1] if not source.external else ()
-            place_mid(board, lab, pts, link.index, exit_from, ends, whole)
-            scene.labels.append(lab)
-            link.mid_label = lab
-    marks.tones(scene)
-    return board
+    labels: list = [None] * len(jobs)
+    costs = [0.0] * len(jobs)
+    for j, lab, cost in fixed:
+        board.take(lab.rect)
+        labels[j], costs[j] = lab, cost
+    spent = 0.0
+    for k, i in enumerate(order):
+        board.only_where(freed if k == 0 else None)
+        # each under what is left of ``below`` (a place costing that would fail the whole)
+        bound = below - spent if k else min(lead_below, below)
+        labels[i], costs[i] = _place_one(board, scene, jobs[i], topology, bound)
+        board.only_where(None)
+        allowance[0] = board.fine_left
+        spent += costs[i]
+        if spent >= below:
+            return None
+    return board, labels, costs
+
+
+def _place_one(board: Board, scene: Scene, job: tuple, topology: bool,
+               bound: float = math.inf) -> tuple[Label, float]:
+    """The label of ``job`` (see :func:`_label_jobs`) placed on ``board``, and what its
+    place cost (infinite, and the label not placed, where none costs under ``bound``)."""
+    link, at_start, text = job
+    pts = link.points
+    if at_start is not None:
+        lab = Label(text, END_FS, colour="#555")
+        lab.w, lab.h = measure(text, END_FS)
+        end = pts[0] if at_start else pts[-1]
+        node = scene.nodes[link.a if at_start else link.b]
+        if topology and not node.external:
+            lab.port = f"{end[0]:.2f},{end[1]:.2f}"
+        return lab, place_end(board, lab, pts, link.index, at_start, 9.0 if lab.port else 6.0, bound)
+    lab = Label(text, LABEL_FS, colour=link.stroke or "#555")
+    lab.w, lab.h = measure(text, LABEL_FS)
+    source = scene.nodes[link.a]
+    exit_from = (source.cx, source.cy) if source.shape == "diamond" and link.a != link.b else None
+    target = scene.nodes[link.b]
+    ends = tuple((n.rect(), end, axes(n)[2]) for n, end in ((source, pts[0]), (target, pts[-1]))
+                 if not n.external) if link.a != link.b else ()
+    whole = None
+    if link.along and link.bus is not None and link.joins < len(pts) - 1:
+        # a merge bus's member along the flow says what it says on its own leg, up
+        # to where it joins the trunk: on the trunk it would read as the trunk's
+        # (the same words stacked there, once for each member); where its leg has
+        # no free place, anywhere along its line
+        whole = (pts, ends)
+        pts, ends = pts[:link.joins + 1], ends[:1] if not source.external else ()
+    return lab, place_mid(board, lab, pts, link.index, exit_from, ends, whole, bound)
 
 
 def _shift_everything(scene: Scene, rings, annotations, board: Board, dx: float, dy: float) -> None:

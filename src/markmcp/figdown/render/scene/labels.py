@@ -250,6 +250,25 @@ class Board:
         self._seg_index: SquareIndex | None = None
         self._box_index: SquareIndex | None = None   # the hard boxes as they are, for boxes_near()
         self.fine_left = FINE_ALLOWANCE   # see place_mid
+        # when set, the only places looked at: those meeting one of these rectangles
+        # (see :meth:`only_where`)
+        self.freed: list[Rect] | None = None
+
+    def only_where(self, rects: list[Rect] | None) -> None:
+        """Look only at places meeting one of ``rects`` (grown by the gaps a placed
+        label keeps round it), or (None) everywhere again: a label placed again after
+        the labels there were taken up has nothing new to find anywhere else."""
+        if rects is None:
+            self.freed = None
+            return
+        g = max(WORD_GAP, LINE_GAP) + 1.0
+        self.freed = [(r[0] - g, r[1] - g, r[2] + g, r[3] + g) for r in rects]
+
+    def looks_at(self, r: Rect) -> bool:
+        """Whether a place at ``r`` is looked at (see :meth:`only_where`)."""
+        freed = self.freed
+        return freed is None or any(r[0] < f[2] and f[0] < r[2] and r[1] < f[3] and f[1] < r[3]
+                                    for f in freed)
 
     @property
     def _segs(self) -> SquareIndex:
@@ -434,7 +453,8 @@ def _segments_by_length(pts):
     return sorted(segs, key=lambda s: (-math.hypot(s[2][0] - s[1][0], s[2][1] - s[1][1]), s[0]))
 
 
-def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=(), whole=None) -> None:
+def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=(), whole=None,
+              bound: float = math.inf) -> float:
     """A label beside its connector.  ``exit_from`` (a centre): the connector leaves a decision,
     so its label (yes / no) names that exit and goes where the line leaves the box when
     that is free; anywhere else along the line costs :data:`FAR_FROM_EXIT` more.
@@ -442,30 +462,35 @@ def place_mid(board: Board, label: Label, pts, own: int, exit_from=None, ends=()
     exponent of each outline (:func:`face`); a place past one of them costs
     :data:`PAST_END` more (see :func:`_past`).  ``whole``: ``pts`` is part of the line
     (a merge bus's member's own leg), and ``(pts, ends)`` of all of it are looked along
-    too where no place by the part is free, on one line or two."""
-    text, best = label.text, None
+    too where no place by the part is free, on one line or two.  Gives what the place
+    taken costs; with a ``bound``, only a place costing less is taken, and where there
+    is none, nothing is and the cost is infinite."""
+    text, best = label.text, _unplaced(bound)
     for pts, ends in ((pts, ends),) if whole is None else ((pts, ends), whole):
         near = math.inf if len(pts) == 2 else PAST_NEAR
-        found = _search(board, label.w, label.h, pts, own, exit_from, ends, near, 0.0)
+        found = _search(board, label.w, label.h, pts, own, exit_from, ends, near, 0.0, bound)
         if best is None or found[0] < best[0] - 1e-9:
             best, label.text = found, text
             label.w, label.h = measure(text, label.size)
-        if best[0] >= CROWDED:
+        if _crowded(best):
             # no free place for it on one line: on two, where that frees one ("caller
             # cancels / send CANCEL" stood beyond the next lane, read as that lane's)
             wrapped = wrap_label(text, label.size)
             if wrapped is not None:
                 w, h = measure(wrapped, label.size)
-                other = _search(board, w, h, pts, own, exit_from, ends, near, WRAPPED)
+                other = _search(board, w, h, pts, own, exit_from, ends, near, WRAPPED, bound)
                 if other[0] < best[0] - 1e-9:
                     best = other
                     label.text, label.w, label.h = wrapped, w, h
-        if best[0] < CROWDED:
+        if not _crowded(best):
             break
-    if best[0] >= CROWDED and exit_from is None:
+    if _crowded(best) and exit_from is None:
         best = _on_own(board, label, own, _along_own(pts, label.w, label.h), ON_OWN_MID, best)
+    if best[1] is None:
+        return math.inf
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
+    return best[0]
 
 
 #: What a mid label set on two lines costs (see :func:`wrap_label`): a free place on two
@@ -499,9 +524,26 @@ def wrap_label(text: str, size: float) -> str | None:
     return best[2]
 
 
-def _search(board: Board, w: float, h: float, pts, own: int, exit_from, ends, near: float, extra: float):
+def _unplaced(bound: float):
+    """What a label search starts from: nothing (None), or with a finite ``bound`` no
+    place at the price of the bound, which only a cheaper place undercuts."""
+    return None if bound == math.inf else (bound, None, None)
+
+
+#: What a search gives when it looked at no place at all (see :meth:`Board.only_where`).
+NOWHERE = (math.inf, None, None)
+
+
+def _crowded(best) -> bool:
+    """Whether the best place found is crowded (:data:`CROWDED`), or none was found."""
+    return best[0] >= CROWDED or best[1] is None
+
+
+def _search(board: Board, w: float, h: float, pts, own: int, exit_from, ends, near: float, extra: float,
+            bound: float = math.inf):
     """The cheapest place for a w × h mid label (see :func:`place_mid`), each costing ``extra``
-    more: the first look, then a finer one where all of those are crowded."""
+    more, and under ``bound`` (:func:`_unplaced`): the first look, then a finer one
+    where all of those are crowded."""
     cands = _beside(pts, w, h, FIRST_EXTRAS, FIRST_TS)
     if exit_from is not None:
         cands = itertools.chain(_near_start(pts, w, h, exit_from), _farther(cands, pts[0]))
@@ -512,8 +554,8 @@ def _search(board: Board, w: float, h: float, pts, own: int, exit_from, ends, ne
     # an exit label stands where its line leaves a decision, among the other exits: near
     # by its middle there ("yes" moved onto its own line's stub when read by its letters)
     by_rect = exit_from is None
-    best = _cheapest(board, w, h, own, _plus(cands, extra), None, by_rect=by_rect)
-    if best[0] >= CROWDED and board.fine_left > 0:
+    best = _cheapest(board, w, h, own, _plus(cands, extra), _unplaced(bound), by_rect=by_rect) or NOWHERE
+    if _crowded(best) and board.fine_left > 0:
         # every place tried is in something's way, or nearer another connector than its
         # own (where a reader would take the label for that one's): look again, finer,
         # while the figure's allowance for that lasts
@@ -637,6 +679,8 @@ def _cheapest(board: Board, w: float, h: float, own: int | None, cands, best, ro
     stops at the first that collides with nothing (they come in preference order)."""
     for cx, cy, anchor, extra in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        if not board.looks_at(r):
+            continue
         c = extra + board.cost(r, own, anchor, math.inf if best is None else best[0] - 1e-9 - extra,
                                graze=True, roomy=roomy, by_rect=by_rect)
         if best is None or c < best[0] - 1e-9:
@@ -712,8 +756,10 @@ END_REACH = 0.35
 ON_OWN_LINE = 200.0
 
 
-def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0) -> None:
-    """A label near one end of a connector (tail near a, head near b)."""
+def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: float = 6.0,
+              bound: float = math.inf) -> float:
+    """A label near one end of a connector (tail near a, head near b); gives what the
+    place taken costs (with a ``bound``, as :func:`place_mid`)."""
     p, q = (pts[0], pts[1]) if at_start else (pts[-1], pts[-2])
     dx, dy = q[0] - p[0], q[1] - p[1]
     length = math.sqrt(dx * dx + dy * dy) or 1.0
@@ -730,8 +776,8 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
             cx = p[0] + ux * (along + extra) + nx * across * s
             cy = p[1] + uy * (along + extra) + ny * across * s
             cands.append((cx, cy, p, 0.0))
-    best = _cheapest(board, w, h, own, cands, None, roomy=False, by_rect=False)
-    if best[0] >= CROWDED:
+    best = _cheapest(board, w, h, own, cands, _unplaced(bound), roomy=False, by_rect=False) or NOWHERE
+    if _crowded(best):
         # every place beside the line is on another line or label (the middle one of
         # three lines 10 px apart): on its own line, over a white ground, at a price
         on = []
@@ -740,8 +786,11 @@ def place_end(board: Board, label: Label, pts, own: int, at_start: bool, away: f
                 break
             on.append((p[0] + ux * (along + extra), p[1] + uy * (along + extra), p))
         best = _on_own(board, label, own, on, ON_OWN_LINE, best, roomy=False, by_rect=False)
+    if best[1] is None:
+        return math.inf
     label.cx, label.cy = best[1], best[2]
     board.take(label.rect)
+    return best[0]
 
 
 def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roomy: bool = True,
@@ -752,6 +801,8 @@ def _on_own(board: Board, label: Label, own: int, cands, price: float, best, roo
     w, h = label.w, label.h
     for cx, cy, anchor in cands:
         r = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        if not board.looks_at(r):
+            continue
         c = price + board.cost(r, own, anchor, best[0] - price, graze=True, roomy=roomy, on_own=True,
                                by_rect=by_rect)
         if c < best[0] - 1e-9:
