@@ -462,3 +462,80 @@ def test_a_level_line_keeps_off_the_side_of_a_box_it_runs_along() -> None:
 
     over = [at(x), at(x + w)]
     assert max(over) <= y - 4.0 or min(over) >= y + h + 4.0
+
+
+SATELLITE = (
+    "figdown 0.3 statechart\n"
+    "state separation \"SEPARATION\"\n"
+    "state detumble \"DETUMBLE\\n(B-dot)\"\n"
+    "state sunacq \"SUN ACQUISITION\"\n"
+    "state deploy \"ARRAY DEPLOY\"\n"
+    "state commissioning \"COMMISSIONING\"\n"
+    "state standby \"STANDBY\\n(sun-pointing)\"\n"
+    "state nadir \"NADIR POINTING\"\n"
+    "state imaging \"IMAGING\"\n"
+    "state stereo \"STEREO IMAGING\"\n"
+    "state calib \"CALIBRATION\\n(dark/flat field)\"\n"
+    "state downlink \"X-BAND DOWNLINK\"\n"
+    "state imgdownlink \"IMAGE + DOWNLINK\\n(direct broadcast)\"\n"
+    "state eclipse \"ECLIPSE\\n(load shedding)\"\n"
+    "state maneuver \"ORBIT MANEUVER\\n(thrusters)\"\n"
+    "state swupload \"SOFTWARE UPLOAD\"\n"
+    "state payloadwarm \"PAYLOAD WARM-UP\\n(focal plane cooling)\"\n"
+    "state navhold \"NAV HOLDOVER\\n(GPS lost)\"\n"
+    "state degraded \"DEGRADED\\n(3-wheel control)\"\n"
+    "state safehold \"SAFE HOLD\"\n"
+    "state decom \"DECOMMISSIONING\"\n"
+    "state deorbit \"DEORBIT BURN\"\n"
+    "transition separation -[timer T+30 s]-> detumble\n"
+    "transition detumble -[rates < 0.5 °/s]-> sunacq\n"
+    "transition sunacq -[sun in FOV, battery charging]-> deploy\n"
+    "transition deploy -[arrays locked]-> commissioning\n"
+    "transition commissioning -[TC: commissioning complete]-> standby\n"
+    "transition standby -[TC: start routine ops]-> nadir\n"
+    "transition nadir -[payload cold, imaging planned]-> payloadwarm\n"
+    "transition nadir -[over target, scheduled]-> imaging\n"
+    "transition nadir -[GPS fix lost]-> navhold\n"
+    "transition nadir -[wheel failure detected]-> degraded\n"
+    "transition imaging -[target pass over]-> nadir\n"
+    "transition nadir -[stereo request]-> stereo\n"
+    "transition stereo -[pair acquired]-> nadir\n"
+    "transition nadir -[monthly]-> calib\n"
+    "transition nadir -[ground station AOS]-> downlink\n"
+    "transition standby -[TC: burn plan]-> maneuver\n"
+    "transition maneuver -[burn complete]-> standby\n"
+    "transition standby -[TC: upload patch]-> swupload\n"
+    "transition swupload -[patch verified]-> standby\n"
+    "transition maneuver -[thruster anomaly]-> safehold\n"
+    "transition decom -[payload off, tanks checked]-> deorbit\n"
+)
+
+
+def test_side_entries_from_the_rank_before_run_on_from_their_own_ports(monkeypatch) -> None:
+    """STANDBY's "burn plan" to ORBIT MANEUVER and the reply back both came down past
+    the box's corner and into its side, and both ran on from STANDBY's middle: one
+    line on the other for 70 px.  Each now runs on from its own port (no step), and
+    no two connectors of the figure share a run."""
+    from markmcp.figdown.render import scene as scene_mod
+
+    entries: list[dict] = []
+    real = scene_mod.assign_ports
+
+    def spy(scene, frame, routing):
+        real(scene, frame, routing)
+        entries.append({(scene.links[li].a, scene.links[li].b): (routing.ports[(li, "first")],
+                                                                 routing.ports[(li, "last")])
+                        for li in routing.side_entry if len(frame.plans[li].items) == 2})
+
+    monkeypatch.setattr(scene_mod, "assign_ports", spy)
+    svg = build(SATELLITE).svg
+    runs = entries[-1]
+    assert {("standby", "maneuver"), ("maneuver", "standby")} <= set(runs)
+    for first, last in runs.values():
+        assert first == last
+    root = ET.fromstring(svg)
+    routes = [_vertices(el) for el in root.iter()
+              if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")]
+    shared = [(i, j) for i, pa in enumerate(routes) for j, pb in enumerate(routes) if i < j
+              and any(_collinear(a, b, c, d) > 10 for a, b in zip(pa, pa[1:]) for c, d in zip(pb, pb[1:]))]
+    assert shared == []

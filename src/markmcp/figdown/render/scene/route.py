@@ -556,6 +556,33 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         if frame.plans[link.index].kind == "lane" and link.index in routing.orthogonal \
                 and (link.index, "last") not in routing.ports:
             routing.ports[(link.index, "last")] = items[link.b].pos
+    _own_entry_runs(scene, frame, routing)
+
+
+def _own_entry_runs(scene: Scene, frame: Frame, routing: Routing) -> None:
+    """A side entry from the rank just before its box has no run of its own: it ran on
+    from its source's middle, and two from one source ran there one on the other
+    (a transition and its reply both 70 px along one line).  Each runs on from its own
+    port instead, where that keeps it as far out from the box as a side entry goes
+    and apart from the other entries' runs; then the entries into one side turn in nearest run first, as
+    :func:`_side_entries` orders them."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for li, (_k, side) in routing.side_entry.items():
+        groups.setdefault((frame.plans[li].items[-1].key, side), []).append(li)
+    for (nid, side), lis in groups.items():
+        target = frame.item_of[nid]
+        half = _size(frame, target.node) / 2
+        for li in lis:
+            plan = frame.plans[li]
+            port = routing.ports.get((li, "first"))
+            if len(plan.items) != 2 or li in routing.side_exit or port is None:
+                continue
+            if (port - target.pos) * side >= half + TRACK \
+                    and all(abs(routing.ports[(lj, "last")] - port) >= PORT_STEP for lj in lis if lj != li):
+                routing.ports[(li, "last")] = port
+        runs = sorted((abs(routing.ports[(li, "last")] - target.pos), li) for li in lis)
+        for k, (_, li) in enumerate(runs):
+            routing.side_entry[li] = (k, side)
 
 
 def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
