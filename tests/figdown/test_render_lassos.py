@@ -505,3 +505,76 @@ def test_a_tilted_ring_s_caption_keeps_off_the_boxes() -> None:
         r = (float(x) - w / 2, float(y) - 11, float(x) + w / 2, float(y) + 3)
         assert not any(r[0] < bx + bw and bx < r[2] and r[1] < by + bh and by < r[3] for bx, by, bw, bh in boxes), name
     assert found == 2
+
+
+LAN = ("figdown 0.5 topology\nflow down\nclass uplink \"10G fibre uplink\" stroke=#16a34a\n"
+       "external isp \"Venue ISP\"\nnode border \"Edge router / NAT\"\nnode core \"Core switch (L3)\"\n"
+       "node cache \"Game download cache\\n(Steam, Battle.net)\" shape=cylinder\nnode dhcp \"DHCP / DNS\"\n"
+       "node servers \"Tournament game servers\"\nnode stream \"Stream encoding PCs\"\n"
+       "group rowA \"Rows A-D\"\nnode accA \"Access switch A (48p)\" in=rowA\nnode accB \"Access switch B (48p)\" in=rowA\n"
+       "group rowE \"Rows E-H\"\nnode accE \"Access switch E (48p)\" in=rowE\nnode accF \"Access switch F (48p)\" in=rowE\n"
+       "edge isp -- border\nedge border -- core\nedge core -- cache\nedge core -- dhcp\nedge core -- servers\n"
+       "edge core -[VLAN 50, QoS priority]- stream\nedge core -- accA class=uplink id=upA1\n"
+       "edge core -- accA class=uplink id=upA2\nedge core -- accB class=uplink\nedge core -- accE class=uplink\n"
+       "edge core -- accF class=uplink\nrank accA,accB,accE,accF\n"
+       "bundle lagA \"LACP 2 x 10G (rows A-B are busiest)\" upA1,upA2\n")
+
+
+def _leaders(svg: str) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The dashed leaders drawn (lines with no data attribute, 4 3 dashes)."""
+    found = []
+    for el in ET.fromstring(svg).iter(SVG + "line"):
+        if el.get("stroke-dasharray") == "4 3" and not any(k.startswith("data-") for k in el.attrib):
+            found.append(((float(el.get("x1")), float(el.get("y1"))), (float(el.get("x2")), float(el.get("y2")))))
+    return found
+
+
+def test_a_caption_standing_off_its_ring_is_tied_to_it_by_a_leader() -> None:
+    """In a crowded bundle the nearest free place for the caption was 40 px off the ring,
+    under a box, and read as that box's caption.  A caption standing farther than
+    CAPTION_LEADER from its ring gets a leader from its edge to the ring, and its place
+    is one whose leader runs through no box."""
+    from markmcp.figdown.render.scene.marks import CAPTION_LEADER
+    from markmcp.figdown.render.text import label_px
+
+    svg = build(LAN).svg
+    root = ET.fromstring(svg)
+    (ring,) = rings(root)
+    (leader,) = _leaders(svg)
+    (caption,) = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)"[^>]*fill="#64748b">LACP 2 x 10G', svg)
+    cx, base = float(caption[0]), float(caption[1])
+    w = label_px("LACP 2 x 10G (rows A-B are busiest)", 11.5)
+    rect = (cx - w / 2, base - 11, cx + w / 2, base + 3)
+    p, q = leader
+    # one end 2 px off the caption's edge, the other 2 px short of the ring's outline
+    gap_p = max(rect[0] - p[0], p[0] - rect[2], rect[1] - p[1], p[1] - rect[3])
+    assert 0.0 < gap_p <= 3.5
+    assert 1.0 < _ring_norm(ring, *q) < 1.2
+    assert math.dist(p, q) > CAPTION_LEADER - 4
+    for name, box in nodes(root).items():
+        x, y, bw, bh = box["box"]
+        steps = 200
+        assert not any(x < p[0] + (q[0] - p[0]) * k / steps < x + bw and y < p[1] + (q[1] - p[1]) * k / steps < y + bh
+                       for k in range(steps + 1)), name
+
+
+def test_a_caption_beside_its_ring_has_no_leader() -> None:
+    svg = build("figdown 0.5 topology\nnode a \"A\"\nnode b \"B\"\nedge a -- b id=l1\nedge a -- b id=l2\n"
+                "bundle ae0 \"ae0\" l1,l2\n").svg
+    assert len(rings(ET.fromstring(svg))) == 1
+    assert "ae0</text>" in svg
+    assert _leaders(svg) == []
+
+
+def test_a_one_member_bundle_s_caption_is_never_tied_to_the_ring_it_does_not_draw(monkeypatch) -> None:
+    """A one-member bundle draws its caption beside the link and no ring: a leader would
+    point at nothing, however far off the caption stands."""
+    from markmcp.figdown.render.scene import marks
+
+    monkeypatch.setattr(marks, "CAPTION_LEADER", -100.0)   # every ringed caption would be tied
+    svg = build("figdown 0.5 topology\nnode a \"A\"\nnode b \"B\"\nnode c \"C\"\nedge a -- b id=l1\n"
+                "edge a -- c id=l2\nedge b -- c id=l3\nbundle solo \"one link\" l1\n"
+                "bundle pair \"two links\" l2,l3\n").svg
+    assert "one link</text>" in svg and "two links</text>" in svg
+    assert len(rings(ET.fromstring(svg))) == 1
+    assert len(_leaders(svg)) == 1

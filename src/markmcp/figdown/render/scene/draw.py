@@ -240,6 +240,10 @@ def scene_svg(scene: Scene, model: dict, board: Board, rings, notes):
             hw, hh = ring.half_extent()
             ext.add(ring.cx - hw, ring.cy - hh, ring.cx + hw, ring.cy + hh)
         if ring.label is not None:
+            if ring.leader is not None:
+                (px, py), (qx, qy) = ring.leader
+                tsvg.append(leader_svg((px, py), (qx, qy)))
+                ext.add(min(px, qx), min(py, qy), max(px, qx), max(py, qy))
             tsvg.append(_label_svg(ring.label))
             ext.add(*ring.label.rect)
     # thresholds over a node or a group, the labels beside one target on rows of their own

@@ -5,8 +5,8 @@ members share their run, narrow along the links and long across them, and is
 shrunk (or, as a last resort, drawn axis-aligned round the members'
 midpoints) so it touches no box; a ring that still encloses a non-member, or
 that one of its member links does not run through, is fitted afresh by
-:func:`.lassos.refit`.  A one-member bundle draws no ring, only its
-caption beside the link.  Orientation uses only square roots: the half-angle
+:func:`.lassos.refit`.  A caption standing off its ring is tied to it by a
+leader.  A one-member bundle draws no ring, only its caption beside the link.  Orientation uses only square roots: the half-angle
 of the members' mean doubled direction is taken by the half-angle identities,
 and the printed rotation is rounded to 1/1000 degree.
 """
@@ -41,6 +41,7 @@ class Ring:
     style: str | None = None
     caption: str | None = None
     label: Label | None = None
+    leader: tuple | None = None   # from the caption to the ring, where it stands off it
     links: list = field(default_factory=list, repr=False)   # the member links drawn
 
     def norm(self, px: float, py: float) -> float:
@@ -273,22 +274,87 @@ def _across_at(ring: Ring, vx: float, vy: float, p, q) -> float | None:
 
 CAPTION_CROWDED = 200.0   # a caption place costing this or more covers a box, a label or a line
 CAPTION_TURNS = 16        # directions round the ring tried when both sides across it are crowded
+#: A caption whose letters stand farther than this (px) from its ring is tied to it by a
+#: leader (in a crowded bundle the nearest free place was 40-60 px off, beside a box, and
+#: read as that box's caption); each line such a leader crosses costs the place this much,
+#: and each box or label it runs through as much as a note's leader does.
+CAPTION_LEADER = 16.0
+CAPTION_CROSSING = 5.0
+
+
+def _ring_towards(ring: Ring, px: float, py: float) -> tuple[float, float]:
+    """The point of the ring's outline on the way from its middle to (px, py)."""
+    dx, dy = px - ring.cx, py - ring.cy
+    d = math.sqrt(dx * dx + dy * dy)
+    if d < 1e-9:
+        return ring.cx, ring.cy
+    dx, dy = dx / d, dy / d
+    a, b = dx * ring.ux + dy * ring.uy, -dx * ring.uy + dy * ring.ux
+    t = 1.0 / math.sqrt((a / ring.r_along) ** 2 + (b / ring.r_across) ** 2)
+    return ring.cx + dx * t, ring.cy + dy * t
+
+
+def caption_leader(ring: Ring, cx: float, cy: float, w: float, h: float, clear=None):
+    """The leader from a w × h caption centred at (cx, cy) to its ring, or None where the
+    two are within :data:`CAPTION_LEADER` of each other: from the caption's edge, 2 px
+    off, to 2 px short of the ring's outline on the way to the ring's middle; from the
+    edge on the line between their middles, or else (where that one is not ``clear``,
+    a test of its two ends) from the nearest of the caption's corners that is."""
+    qx, qy = _ring_towards(ring, cx, cy)
+    dx, dy = qx - cx, qy - cy
+    d = math.sqrt(dx * dx + dy * dy)
+    if d < 1e-9:
+        return None
+    ux, uy = dx / d, dy / d
+    out = min(w / 2 / abs(ux) if abs(ux) > 1e-9 else math.inf,
+              h / 2 / abs(uy) if abs(uy) > 1e-9 else math.inf)
+    if d - out <= CAPTION_LEADER:
+        return None
+    starts = [(cx + ux * out, cy + uy * out)]
+    if clear is not None:
+        corners = [(cx + sx * w / 2, cy + sy * h / 2) for sx in (-1, 1) for sy in (-1, 1)]
+        starts += sorted(corners, key=lambda c: (c[0] - ring.cx) ** 2 + (c[1] - ring.cy) ** 2)
+    first = None
+    for px, py in starts:
+        qx, qy = _ring_towards(ring, px, py)
+        dx, dy = qx - px, qy - py
+        d = math.sqrt(dx * dx + dy * dy)
+        if d < 1e-9:
+            continue
+        ux, uy = dx / d, dy / d
+        leader = (px + ux * 2, py + uy * 2), (qx - ux * 2, qy - uy * 2)
+        if clear is None or clear(*leader):
+            return leader
+        first = first or leader
+    return first
 
 
 def _caption(ring: Ring, text: str, board: Board) -> None:
     """A ring's caption beside it: across the ring from its links, on either side, a
     little further out when crowded; and when every one of those places covers a box, a
     label or a line, all round the ring (a tilted ring's two sides both fell on boxes,
-    and "Into Leaf 1" was written over "Leaf 2")."""
+    and "Into Leaf 1" was written over "Leaf 2").  A caption standing off its ring is
+    tied to it by a leader (:func:`caption_leader`; a one-member bundle's, drawing no
+    ring, is not), and a place whose leader runs through a box costs what a note's
+    does."""
     lab = Label(text, 11.5, colour=ring.colour)
     lab.w, lab.h = measure(text, 11.5)
     vx, vy = -ring.uy, ring.ux
     best = None
 
+    def clear(p, q) -> bool:
+        return board.passes(p, q) == 0
+
+    def tie(cx: float, cy: float):   # (a one-member bundle draws no ring to tie it to)
+        return None if ring.solo else caption_leader(ring, cx, cy, lab.w, lab.h, clear)
+
     def consider(cx: float, cy: float, extra_cost: float) -> None:
         nonlocal best
         r = (cx - lab.w / 2, cy - lab.h / 2, cx + lab.w / 2, cy + lab.h / 2)
         c = board.cost(r, None, (ring.cx, ring.cy)) + extra_cost
+        leader = tie(cx, cy)
+        if leader is not None:
+            c += CAPTION_CROSSING * board.crossed(*leader) + LEADER_THROUGH * board.passes(*leader)
         if best is None or c < best[0] - 1e-9:
             best = (c, cx, cy)
 
@@ -307,6 +373,10 @@ def _caption(ring: Ring, text: str, board: Board) -> None:
                 reach = edge + extra + abs(dx) * lab.w / 2 + abs(dy) * lab.h / 2
                 consider(ring.cx + dx * reach, ring.cy + dy * reach, 2.0 + extra / 10)
     lab.cx, lab.cy = best[1], best[2]
+    leader = tie(lab.cx, lab.cy)
+    # (none through a box: where every place's would run through one, the caption stands
+    # free, as it did before leaders were drawn)
+    ring.leader = leader if leader is not None and clear(*leader) else None
     board.take(lab.rect)
     ring.label = lab
 
@@ -460,6 +530,8 @@ def shift(rings: list[Ring], notes: list[Note], dx: float, dy: float) -> None:
         if ring.label is not None:
             ring.label.cx += dx
             ring.label.cy += dy
+        if ring.leader is not None:
+            ring.leader = tuple((x + dx, y + dy) for x, y in ring.leader)
     for note in notes:
         note.x += dx
         note.y += dy
