@@ -539,3 +539,64 @@ def test_side_entries_from_the_rank_before_run_on_from_their_own_ports(monkeypat
     shared = [(i, j) for i, pa in enumerate(routes) for j, pb in enumerate(routes) if i < j
               and any(_collinear(a, b, c, d) > 10 for a, b in zip(pa, pa[1:]) for c, d in zip(pb, pb[1:]))]
     assert shared == []
+
+
+PLATFORMER = (
+    "figdown 0.3 statechart\n"
+    "state idle \"Idle\"\n"
+    "state run \"Run\"\n"
+    "state jump \"Jump (rising)\"\n"
+    "state fall \"Fall\"\n"
+    "state wallslide \"Wall slide\"\n"
+    "state land \"Land\\n(recovery frames)\"\n"
+    "state hurt \"Hurt\\n(invincible 1 s)\"\n"
+    "state dead \"Dead\"\n"
+    "transition idle -[jump]-> jump\n"
+    "transition run -[jump]-> jump\n"
+    "transition run -[left ledge]-> fall\n"
+    "transition jump -[apex reached / jump released]-> fall\n"
+    "transition fall -[touching wall + holding toward]-> wallslide\n"
+    "transition wallslide -[release]-> fall\n"
+    "transition fall -[hit ground]-> land\n"
+    "transition run -[hit by enemy]-> hurt\n"
+    "transition jump -[hit by enemy]-> hurt\n"
+    "transition hurt -[HP = 0]-> dead\n"
+)
+
+
+def test_a_line_from_a_state_s_rounded_corner_may_move_its_arrowhead_off_another() -> None:
+    """"hit by enemy" from Run (round the channel, into Hurt's side) and from Jump (straight,
+    from Jump's rounded corner) ended 1.4 px apart, one arrowhead on the other: every
+    place the straight line's head could move to was refused, because a line from a
+    point on a rounded corner's arc enters the box's bounding rectangle.  The box at the
+    other end is now read by its outline, and the two heads stand apart."""
+    svg = build(PLATFORMER).svg
+    x, y, w, h = _box_of(svg, "hurt")
+    tips = [p for p in head_tips(svg) if x - 1 <= p[0] <= x + w + 1 and y - 1 <= p[1] <= y + h + 1]
+    assert len(tips) == 2
+    assert math.dist(*tips) >= 11.2   # a head's width
+
+
+def test_moving_a_line_s_end_apart_never_makes_it_cross_more_lines(monkeypatch) -> None:
+    """A line's end slid along its box (away from the ends beside it) may not cross more
+    lines than it did: freed to slide round a state's rounded corner, a line moved
+    across another just outside its box."""
+    from markmcp.figdown.render import scene as scene_mod
+    from markmcp.figdown.render.scene.route import _run_crossings
+
+    grew = []
+    real = scene_mod.land_apart
+
+    def spy(scene, paths, link, *args, **kwargs):
+        def crossed():
+            pts = paths[link.index]
+            return sum(_run_crossings(paths, link.index, p, q) for p, q in zip(pts, pts[1:]))
+        before = crossed()
+        real(scene, paths, link, *args, **kwargs)
+        if crossed() > before:
+            grew.append((link.a, link.b))
+
+    monkeypatch.setattr(scene_mod, "land_apart", spy)
+    for source in (PLATFORMER, SATELLITE, VACUUM, CHARGER, COMPILER):
+        assert build(source).svg is not None
+    assert grew == []

@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 from ..text import END_FS, LABEL_FS, label_px
 from .free import EPS, centre_line, path_hits, segments_cross
-from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, outline_norm,
-                    outline_test, ray_exit, side_point)
+from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, corner_radius,
+                    outline_norm, outline_test, ray_exit, side_point)
 from .labels import seg_dist
 from .layout import GAPX, GAPY, VERTEX_RUN, Frame
 
@@ -252,14 +252,17 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                      for r in (n.rect(),) if r[0] <= zx1 and r[2] >= zx0 and r[1] <= zy1 and r[3] >= zy0]
         far_box = scene.nodes[far]
         own = [] if len(pts) > 2 or far_box.external else [far_box.rect()]
-        if own and axes(far_box)[2] != math.inf:
-            # a diamond's or an ellipse's end lies inside its bounding box: whether the
-            # moved line enters the box is read off its outline, just short of the end
+        if own and (axes(far_box)[2] != math.inf or corner_radius(far_box) > 0.0):
+            # a diamond's or an ellipse's end lies inside its bounding box, and so does
+            # one on a rounded corner's arc: whether the moved line enters the box is read
+            # off its outline, just short of the end (every line from a state's corner
+            # entered its bounding box, and an arrowhead stayed on another's)
             inside_far, own = outline_test(far_box), []
         else:
             inside_far = None
         a, b, pw = axes(box)
-        best, best_key = pts[k], (apart(pts[k], (qx, qy)), 0.0)
+        best_key = (apart(pts[k], (qx, qy)), 0.0)
+        better = []
         for step in range(-40, 41):
             o = step * 1.0
             ax, ay = box.cx + o * nx, box.cy + o * ny
@@ -278,9 +281,31 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                 continue
             key = (min(apart(land, (qx, qy)), room), -abs(o))
             if key > best_key:
-                best, best_key = land, key
-        pts[k] = best
+                better.append((key, step, land))
+        # the best place whose last run crosses no more lines than the one it has (freed
+        # to slide round a state's corner, a line moved across another at its box)
+        if better:
+            crossed = _run_crossings(paths, li, pts[k], (qx, qy))
+            better.sort(key=lambda c: (c[0][0], c[0][1], -c[1]), reverse=True)
+            pts[k] = next((land for _key, _step, land in better
+                           if _run_crossings(paths, li, land, (qx, qy)) <= crossed), pts[k])
     paths[li] = pts
+
+
+def _run_crossings(paths: dict[int, list], li: int, p, q) -> int:
+    """How many segments of the connectors other than ``li`` the segment p-q crosses."""
+    x0, x1 = min(p[0], q[0]), max(p[0], q[0])
+    y0, y1 = min(p[1], q[1]), max(p[1], q[1])
+    count = 0
+    for lj, other in paths.items():
+        if lj == li:
+            continue
+        for r, s in zip(other, other[1:]):
+            if max(r[0], s[0]) < x0 or min(r[0], s[0]) > x1 or max(r[1], s[1]) < y0 or min(r[1], s[1]) > y1:
+                continue
+            if segments_cross(p, q, r, s):
+                count += 1
+    return count
 
 
 def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:
