@@ -33,6 +33,7 @@ from .ranks import assign_ranks, hub_split
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
                     same_rank_line, seg_gap, straight_landing, straight_link, waypoint_polyline)
+from .unshare import unshare
 from ..text import END_FS, LABEL_FS, label_px
 
 ORIGIN_Y = 20.0      # pins are relative to (0, y0 + 20)
@@ -167,6 +168,7 @@ def _settle(scene: Scene, model: dict, y0: float,
     diags: list[tuple[int, str]] = []
     _reroute(scene, frame, paths, moved)
     _loops_clear(scene, frame, paths)
+    unshare(scene, paths, Boxes([(n.id, n.rect()) for n in scene.nodes.values() if not n.external]))
     for link in scene.links:
         link.points = paths[link.index]
     settled = _clear_lassos(scene, model, frame, paths, moved)
