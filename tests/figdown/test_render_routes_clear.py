@@ -582,7 +582,7 @@ def test_moving_a_line_s_end_apart_never_makes_it_cross_more_lines(monkeypatch) 
     lines than it did: freed to slide round a state's rounded corner, a line moved
     across another just outside its box."""
     from markmcp.figdown.render import scene as scene_mod
-    from markmcp.figdown.render.scene.route import _run_crossings
+    from markmcp.figdown.render.scene.free import lines_crossed
 
     grew = []
     real = scene_mod.land_apart
@@ -590,7 +590,7 @@ def test_moving_a_line_s_end_apart_never_makes_it_cross_more_lines(monkeypatch) 
     def spy(scene, paths, link, *args, **kwargs):
         def crossed():
             pts = paths[link.index]
-            return sum(_run_crossings(paths, link.index, p, q) for p, q in zip(pts, pts[1:]))
+            return lines_crossed(paths, link.index, pts)
         before = crossed()
         real(scene, paths, link, *args, **kwargs)
         if crossed() > before:

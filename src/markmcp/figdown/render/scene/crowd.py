@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from .free import Boxes, segments_cross
+from .free import Boxes, lines_crossed
 from .graph import ARROW_HALF, Scene, axes, outline_test, side_point
 
 #: The least gaps along a side: between two arrowheads, between an arrowhead and a plain
@@ -192,19 +192,4 @@ def _nearest(at: list[float], gaps: list[float], weights: list[float], lo: float
 def _crossings(paths: dict[int, list], lines: dict[int, list]) -> int:
     """How many segments of other connectors the ``lines`` (each in place of its own
     connector's path) cross."""
-    count = 0
-    for li, pts in lines.items():
-        for p, q in zip(pts, pts[1:]):
-            x0, x1 = min(p[0], q[0]), max(p[0], q[0])
-            y0, y1 = min(p[1], q[1]), max(p[1], q[1])
-            for lj, other in paths.items():
-                if lj == li:
-                    continue
-                other = lines.get(lj, other)
-                for r, s in zip(other, other[1:]):
-                    if max(r[0], s[0]) < x0 or min(r[0], s[0]) > x1 or max(r[1], s[1]) < y0 \
-                            or min(r[1], s[1]) > y1:
-                        continue
-                    if segments_cross(p, q, r, s):
-                        count += 1
-    return count
+    return sum(lines_crossed(paths, li, pts, lines) for li, pts in lines.items())

@@ -460,6 +460,27 @@ def segments_cross(a, b, c, d) -> bool:
     return 1e-6 < t < 1 - 1e-6 and 1e-6 < u < 1 - 1e-6
 
 
+def lines_crossed(paths: dict[int, list], key: int, pts, moved: dict[int, list] | None = None) -> int:
+    """How many segments of the connectors of ``paths`` other than ``key`` the polyline
+    ``pts`` crosses, each connector in ``moved`` read in its moved place."""
+    count = 0
+    for p, q in zip(pts, pts[1:]):
+        x0, x1 = min(p[0], q[0]), max(p[0], q[0])
+        y0, y1 = min(p[1], q[1]), max(p[1], q[1])
+        for other_key, other in paths.items():
+            if other_key == key:
+                continue
+            if moved is not None:
+                other = moved.get(other_key, other)
+            for r, s in zip(other, other[1:]):
+                if max(r[0], s[0]) < x0 or min(r[0], s[0]) > x1 or max(r[1], s[1]) < y0 \
+                        or min(r[1], s[1]) > y1:
+                    continue
+                if segments_cross(p, q, r, s):
+                    count += 1
+    return count
+
+
 def _pad(seg) -> float:
     """How far round a slanted segment its squares reach: half a pixel, and more for
     huge coordinates — many orders above the rounding in a crossing test, whose

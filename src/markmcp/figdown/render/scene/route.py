@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..text import END_FS, LABEL_FS, label_px
-from .free import EPS, centre_line, path_hits, segments_cross
+from .free import EPS, centre_line, lines_crossed, path_hits, segments_cross
 from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, corner_radius,
                     outline_norm, outline_test, ray_exit, side_point)
 from .labels import seg_dist
@@ -285,27 +285,12 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         # the best place whose last run crosses no more lines than the one it has (freed
         # to slide round a state's corner, a line moved across another at its box)
         if better:
-            crossed = _run_crossings(paths, li, pts[k], (qx, qy))
+            crossed = lines_crossed(paths, li, [pts[k], (qx, qy)])
             better.sort(key=lambda c: (c[0][0], c[0][1], -c[1]), reverse=True)
             pts[k] = next((land for _key, _step, land in better
-                           if _run_crossings(paths, li, land, (qx, qy)) <= crossed), pts[k])
+                           if lines_crossed(paths, li, [land, (qx, qy)]) <= crossed), pts[k])
     paths[li] = pts
 
-
-def _run_crossings(paths: dict[int, list], li: int, p, q) -> int:
-    """How many segments of the connectors other than ``li`` the segment p-q crosses."""
-    x0, x1 = min(p[0], q[0]), max(p[0], q[0])
-    y0, y1 = min(p[1], q[1]), max(p[1], q[1])
-    count = 0
-    for lj, other in paths.items():
-        if lj == li:
-            continue
-        for r, s in zip(other, other[1:]):
-            if max(r[0], s[0]) < x0 or min(r[0], s[0]) > x1 or max(r[1], s[1]) < y0 or min(r[1], s[1]) > y1:
-                continue
-            if segments_cross(p, q, r, s):
-                count += 1
-    return count
 
 
 def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:

@@ -15,7 +15,7 @@ first :data:`MOST_PAIRS` pairs are all that are looked at (the work stays bounde
 
 from __future__ import annotations
 
-from .free import Boxes, segments_cross
+from .free import Boxes, lines_crossed
 from .graph import Scene
 
 SHARED = 10.0   # px of one line two connectors may share
@@ -35,7 +35,7 @@ def unshare(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
                  for dist, pts in _slides(paths[lk], k, other)]
         for _dist, lk, pts in sorted(moves, key=lambda m: (m[0], m[1])):
             link = links[lk]
-            if boxes.hits(pts, (link.a, link.b)) or _crossings(paths, lk, pts) > _crossings(paths, lk, paths[lk]) \
+            if boxes.hits(pts, (link.a, link.b)) or lines_crossed(paths, lk, pts) > lines_crossed(paths, lk, paths[lk]) \
                     or _shares(links, paths, lk, pts):
                 continue
             paths[lk] = pts
@@ -128,23 +128,6 @@ def _slides(pts: list, k: int, other) -> list[tuple[float, list]]:
             moved[q] = tuple(p)
         out.append((abs(to - here), moved))
     return out
-
-
-def _crossings(paths: dict[int, list], li: int, pts: list) -> int:
-    """How many segments of the other connectors ``pts`` (in place of ``li``'s) crosses."""
-    count = 0
-    for p, q in zip(pts, pts[1:]):
-        x0, x1 = min(p[0], q[0]), max(p[0], q[0])
-        y0, y1 = min(p[1], q[1]), max(p[1], q[1])
-        for lj, other in paths.items():
-            if lj == li:
-                continue
-            for r, s in zip(other, other[1:]):
-                if max(r[0], s[0]) < x0 or min(r[0], s[0]) > x1 or max(r[1], s[1]) < y0 or min(r[1], s[1]) > y1:
-                    continue
-                if segments_cross(p, q, r, s):
-                    count += 1
-    return count
 
 
 def _shares(links: dict, paths: dict[int, list], li: int, pts: list) -> bool:
