@@ -6,9 +6,10 @@ shrunk (or, as a last resort, drawn axis-aligned round the members'
 midpoints) so it touches no box; a ring that still encloses a non-member, or
 that one of its member links does not run through, is fitted afresh by
 :func:`.lassos.refit`.  A caption standing off its ring is tied to it by a
-leader.  A one-member bundle draws no ring, only its caption beside the link.  Orientation uses only square roots: the half-angle
-of the members' mean doubled direction is taken by the half-angle identities,
-and the printed rotation is rounded to 1/1000 degree.
+leader.  A one-member bundle draws no ring, only its caption beside the link.
+Orientation uses only square roots: the half-angle of the members' mean
+doubled direction is taken by the half-angle identities, and the printed
+rotation is rounded to 1/1000 degree.
 """
 
 from __future__ import annotations

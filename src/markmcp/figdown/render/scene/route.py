@@ -187,8 +187,10 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
     (drawn side by side on purpose), and how far apart is measured between the
     arrowhead's body and the other connectors' first runs (:func:`_head_clear`), ``room``
     being the clearance wanted.  Each end's
-    last run keeps :data:`WAY_CLEAR` off the other boxes and does not enter the box at
-    its other end.  ``touching``: each box's connectors, when the caller has them."""
+    last run keeps :data:`WAY_CLEAR` off the other boxes, does not enter the box at
+    its other end (read by its outline where that is not a plain rectangle) and
+    crosses no more lines than it did.  ``touching``: each box's connectors, when the
+    caller has them."""
     li = link.index
     pts = list(paths[li])
     pair = {link.a, link.b}
@@ -290,7 +292,6 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
             pts[k] = next((land for _key, _step, land in better
                            if lines_crossed(paths, li, [land, (qx, qy)]) <= crossed), pts[k])
     paths[li] = pts
-
 
 
 def _enters(box: Box, inside, p, q, short: float = EPS) -> bool:
@@ -574,8 +575,8 @@ def _own_entry_runs(scene: Scene, frame: Frame, routing: Routing) -> None:
     from its source's middle, and two from one source ran there one on the other
     (a transition and its reply both 70 px along one line).  Each runs on from its own
     port instead, where that keeps it as far out from the box as a side entry goes
-    and apart from the other entries' runs; then the entries into one side turn in nearest run first, as
-    :func:`_side_entries` orders them."""
+    and apart from the other entries' runs; then the entries into one side turn in
+    nearest run first, as :func:`_side_entries` orders them."""
     groups: dict[tuple[str, int], list[int]] = {}
     for li, (_k, side) in routing.side_entry.items():
         groups.setdefault((frame.plans[li].items[-1].key, side), []).append(li)

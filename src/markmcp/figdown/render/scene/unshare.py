@@ -35,7 +35,8 @@ def unshare(scene: Scene, paths: dict[int, list], boxes: Boxes) -> None:
                  for dist, pts in _slides(paths[lk], k, other)]
         for _dist, lk, pts in sorted(moves, key=lambda m: (m[0], m[1])):
             link = links[lk]
-            if boxes.hits(pts, (link.a, link.b)) or lines_crossed(paths, lk, pts) > lines_crossed(paths, lk, paths[lk]) \
+            if boxes.hits(pts, (link.a, link.b)) \
+                    or lines_crossed(paths, lk, pts) > lines_crossed(paths, lk, paths[lk]) \
                     or _shares(links, paths, lk, pts):
                 continue
             paths[lk] = pts
