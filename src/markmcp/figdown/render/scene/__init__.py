@@ -1300,7 +1300,8 @@ def _labels(scene: Scene, model: dict) -> Board:
         tried.add(i)
         reach = _label_reach(jobs[i], labels[i])
         near = [j for j in order if j != i and overlap(labels[j].rect, reach, 0.0)]
-        before = near[:next((k for k, j in enumerate(near) if order.index(j) > order.index(i)), len(near))]
+        nearby = set(near)
+        before = [j for j in order[:order.index(i)] if j in nearby]   # (placed before it)
         if len(near) > RELABEL_NEAR or not before:
             # with none of its neighbours placed before it, it would be placed again on
             # the board it was placed on
