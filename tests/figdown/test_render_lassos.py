@@ -560,6 +560,37 @@ def test_a_caption_standing_off_its_ring_is_tied_to_it_by_a_leader() -> None:
                        for k in range(steps + 1)), name
 
 
+def test_a_note_placed_after_a_caption_keeps_off_its_leader() -> None:
+    """Captions are placed before notes, and a caption's leader was not on the board the
+    notes are placed on: Core switch's note was laid over the leader running from the
+    LACP caption down to its ring.  The leader is ink like a connector's: the note goes
+    where it covers none of it."""
+    from markmcp.figdown.render.scene.free import seg_hits_rect
+
+    source = LAN.replace('node core "Core switch (L3)"', 'node core "Core switch (L3)" note="short note"')
+    svg = build(source).svg
+    root = ET.fromstring(svg)
+    (leader,) = _leaders(svg)
+    (note,) = [g for g in root.iter(SVG + "g") if g.get("class") == "fd-note"]
+    xs, ys = [], []
+    for path in note.iter(SVG + "path"):   # the note's outline and its folded corner
+        words = re.findall(r"[MHLVZ]|-?[\d.]+", path.get("d"))
+        x = y = 0.0
+        for i, w in enumerate(words):
+            if w in "ML":
+                x, y = float(words[i + 1]), float(words[i + 2])
+            elif w == "H":
+                x = float(words[i + 1])
+            elif w == "V":
+                y = float(words[i + 1])
+            else:
+                continue
+            xs.append(x)
+            ys.append(y)
+    outline = (min(xs), min(ys), max(xs), max(ys))
+    assert not seg_hits_rect(leader[0], leader[1], outline, 0.0), (leader, outline)
+
+
 def test_a_caption_beside_its_ring_has_no_leader() -> None:
     svg = build("figdown 0.5 topology\nnode a \"A\"\nnode b \"B\"\nedge a -- b id=l1\nedge a -- b id=l2\n"
                 "bundle ae0 \"ae0\" l1,l2\n").svg

@@ -270,6 +270,16 @@ class Board:
         return freed is None or any(r[0] < f[2] and f[0] < r[2] and r[1] < f[3] and f[1] < r[3]
                                     for f in freed)
 
+    def add_line(self, key, pts) -> None:
+        """A line drawn after the connectors (a caption's leader), under ``key``: what is
+        placed later keeps off it and counts crossing it as it does a connector."""
+        segs = [(p, q, (min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])))
+                for p, q in zip(pts, pts[1:])]
+        self.segs[key] = segs
+        if self._seg_index is not None:
+            for p, q, sb in segs:
+                self._seg_index.add((key, p, q, sb), sb)
+
     @property
     def _segs(self) -> SquareIndex:
         index = self._seg_index

@@ -379,6 +379,8 @@ def _caption(ring: Ring, text: str, board: Board) -> None:
     # free, as it did before leaders were drawn)
     ring.leader = leader if leader is not None and clear(*leader) else None
     board.take(lab.rect)
+    if ring.leader is not None:   # (a note placed later covered one)
+        board.add_line(("leader", ring.id), ring.leader)
     ring.label = lab
 
 
