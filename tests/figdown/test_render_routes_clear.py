@@ -600,3 +600,59 @@ def test_moving_a_line_s_end_apart_never_makes_it_cross_more_lines(monkeypatch) 
     for source in (PLATFORMER, SATELLITE, VACUUM, CHARGER, COMPILER):
         assert build(source).svg is not None
     assert grew == []
+
+
+MAIL = ("figdown 0.1 block\nnode tmpl \"Template renderer\"\nnode supp \"Suppression list\" shape=cylinder\n"
+        "node q \"Outbound queue\" shape=cylinder\nnode mta \"MTA pool\\n(Postfix)\"\nnode dkim \"DKIM signer\"\n"
+        "external mx \"Recipient MX\"\nnode bounce \"Bounce processor\"\nnode events \"Delivery events\" shape=cylinder\n"
+        "edge tmpl -[skip if suppressed]-> supp\nedge tmpl -> q\nedge q -> mta\nedge mta <-> dkim\n"
+        "edge mta -[SMTP, STARTTLS]-> mx\nedge mx -[DSN 5xx]-> bounce\nedge bounce -[hard bounce]-> supp\n"
+        "edge mta -> events\nedge bounce -> events\n")
+
+
+def test_a_run_passing_beside_its_box_leaves_behind_the_slanted_lines_there() -> None:
+    """MTA pool's line to Delivery events runs round below the figure.  It left by the
+    side the flow meets and turned down just past the box, across the slanted pair to
+    DKIM signer below.  It now leaves by the side facing its run, back past where that
+    pair leaves, and crosses neither."""
+    svg = build(MAIL).svg
+    root = ET.fromstring(svg)
+    edges = {el.get("data-edge"): _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    lines = MAIL.split("\n")
+    key = {lines[int(k) - 1]: k for k in edges}
+    run, pair = edges[key["edge mta -> events"]], edges[key["edge mta <-> dkim"]]
+    assert not _runs_cross(run, pair)
+    x, y, w, h = _box_of(svg, "mta")
+    start = run[0]
+    assert abs(start[1] - (y + h)) < 1.0 and x < start[0] < x + w   # by the bottom side
+    assert start[0] < min(p[0] for p in pair) - 8.0                  # behind where the pair leaves
+
+
+PINNED_ENDS = ("figdown 0.1 block\nflow right\ngroup front \"Front end\"\ngroup store \"Stores\"\n"
+               "node db \"Database\" in=store\nnode blob \"Blob store\" in=store\nnode web \"Web server\" in=front\n"
+               "node lb \"Balancer\" shape=rounded\nnode cdn \"CDN\" shape=rounded\ngroup work \"Workers\"\n"
+               "node jobs \"Job runner\" in=work\nnode alarm \"Alarm\" in=work shape=rounded\n"
+               "node cron \"Scheduler\" in=work\nrank db,blob\nrank jobs,alarm,cron\nedge lb -> web\n"
+               "edge web -> cdn\nedge web -[enqueue]-> jobs\nedge web -[query]-> db\n"
+               "edge jobs -[results]-> blob style=dashed\nedge cron -> alarm\n"
+               "edge alarm -[page]-> web style=dashed\nedge cron -[tick]-> web\n"
+               "layout\npin lb at=(20,180)\npin cdn at=(550,180)\n")
+
+
+def test_a_line_to_a_pinned_box_keeps_no_side_exit_back() -> None:
+    """A side exit leaves back past the slanted lines that leave by that side, as the
+    layout has them; a pinned box is not where the layout has it, and its line, drawn
+    afresh to the author's place, had pushed Web server's exit to the database 30 px
+    further back than the first slot for a slant that never leaves by that side."""
+    from markmcp.figdown.render.scene.route import ENTRY_IN
+
+    svg = build(PINNED_ENDS).svg
+    root = ET.fromstring(svg)
+    lines = PINNED_ENDS.split("\n")
+    (query,) = [_vertices(el) for el in root.iter() if el.get("data-edge") is not None
+                and lines[int(el.get("data-edge")) - 1] == "edge web -[query]-> db"]
+    x, y, w, h = _box_of(svg, "web")
+    start = query[0]
+    assert abs(start[1] - y) < 1.0                        # by the top, facing its run
+    assert abs((x + w) - start[0] - ENTRY_IN) < 0.5       # in the first slot from the corner

@@ -11,6 +11,7 @@ from markmcp.figdown.render.scene.marks import TONES, _hue, _near_colour, _rgb
 
 from figdown.test_render_straight import SPINE
 
+# five labelled lines out of A: crowded even where one leaves by A's top, round the rest
 CROWDED = """figdown 0.1 block
 flow right
 {cls}
@@ -23,6 +24,7 @@ edge a -[second label]-> c
 edge b -[third label]-> d
 edge c -[fourth label]-> d
 edge a -[fifth label]-> d {use}
+edge a -[sixth label]-> d
 """
 
 

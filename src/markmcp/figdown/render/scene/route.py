@@ -600,7 +600,6 @@ def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tupl
     """Where straight connectors between boxes of neighbouring ranks that are not aligned
     meet them, per (box, side), estimated with the usual gap between the ranks (their
     boxes are not placed along the flow yet)."""
-    gap = GAPX if frame.horizontal else GAPY
     out: dict[tuple[str, int], list[float]] = {}
     for link in scene.links:
         plan = frame.plans[link.index]
@@ -609,10 +608,19 @@ def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tupl
         first, last = plan.items
         if abs(first.pos - last.pos) < 0.5 or first.node is None or last.node is None:
             continue
-        depth = first.main / 2 + gap + last.main / 2
-        out.setdefault((first.key, 1), []).append(first.pos + (last.pos - first.pos) * (first.main / 2) / depth)
-        out.setdefault((last.key, -1), []).append(last.pos + (first.pos - last.pos) * (last.main / 2) / depth)
+        out.setdefault((first.key, 1), []).append(_slant_landing(frame, first, last))
+        out.setdefault((last.key, -1), []).append(_slant_landing(frame, last, first))
     return out
+
+
+def _slant_landing(frame: Frame, here, there) -> float:
+    """Where a straight line from ``here``'s middle to ``there``'s (items of neighbouring
+    ranks) crosses the plane of ``here``'s side facing ``there``, estimated with the
+    usual gap between the ranks: on that side where it is within the side's half size,
+    else beyond it (the line leaves by the side across the flow)."""
+    gap = GAPX if frame.horizontal else GAPY
+    depth = here.main / 2 + gap + there.main / 2
+    return here.pos + (there.pos - here.pos) * (here.main / 2) / depth
 
 
 def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[float], by_index: dict,
@@ -682,10 +690,14 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
     back from the flow-facing corner, and ``PORT_STEP`` further back for each run farther
     out, so no drop crosses another's run (three lines left an arbiter's 36 px side 4 px
     apart, beside a straight one, while its long side stood empty).  The runs farthest
-    out go first, until the rest have their room; only rectangular boxes (rounded corners
-    too), only where no box of the rank stands between the run and the box, and not by a
-    side already holding a side entry, a lane's leg, a self-loop, a line across to a box of
-    the same rank or a straight line's arrowhead."""
+    out go first, until the rest have their room.  So does a run that would cross a
+    straight line leaving the flow-facing side aslant just past the box
+    (:func:`_crossing_slants`).  Only rectangular boxes (rounded corners too), only where
+    no box of the rank stands between the run and the box, and not by a side already
+    holding a side entry, a lane's leg, a self-loop, a line across to a box of the same
+    rank or a straight line's arrowhead from the rank before; straight lines to the rank
+    after that leave by that side near the corner keep the exits back past them, a
+    connector's clearance beyond where each crosses it (:func:`_past_slants`)."""
     routing.exit_slot = {}
     taken: set[tuple[str, int]] = set()
     for link in scene.links:
@@ -695,44 +707,62 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
         for nid, at in ((link.a, routing.side_exit.get(link.index)), (link.b, routing.lane_entry.get(link.index))):
             if at is not None:
                 taken.add((nid, 1 if at > frame.item_of[nid].pos else -1))
-        if link.index in routing.orthogonal or link.a == link.b or frame.plans[link.index].kind not in ("chain", "same"):
+        plan = frame.plans[link.index]
+        if link.index in routing.orthogonal or link.a == link.b or plan.kind not in ("chain", "same"):
             continue
         # a straight line with an arrowhead here, to a box beyond this one's side (or beside
         # it in its rank), lands on that side or by its corner: an exit there ran through
-        # the arrowhead (a plain line's end there leaves it room enough)
+        # the arrowhead (a plain line's end there leaves it room enough); one to the rank
+        # after only keeps the exits back past it (see _past_slants)
         for nid, other, head in ((link.a, link.b, link.arrow_a), (link.b, link.a, link.arrow_b)):
             here, there = frame.item_of[nid], frame.item_of[other]
-            if frame.plans[link.index].kind == "same" or (
-                    head and abs(there.pos - here.pos) > _size(frame, scene.nodes[nid]) / 2):
+            onward = plan.kind == "chain" and len(plan.items) == 2 and plan.items[0] is here
+            if plan.kind == "same" or (head and not onward
+                                       and abs(there.pos - here.pos) > _size(frame, scene.nodes[nid]) / 2):
                 taken.add((nid, 1 if there.pos > here.pos else -1))
+    slanted, past = _past_slants(scene, frame, routing)
     for (nid, flow), ends in list(sides.items()):
         box, item = scene.nodes[nid], frame.item_of[nid]
         if flow != 1 or box.external or box.shape in ("diamond", "ellipse", "circle"):
             continue
         lines = held.get((nid, 1), [])
         ends.sort(key=lambda e: (e[0], e[1]))
-        if not _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
-            continue
         half = _size(frame, box) / 2
+        crossing = _crossing_slants(frame, nid, ends, slanted.get(nid, ()), half,
+                                    _side_ports(scene, frame, nid, ends, lines, by_index,
+                                                [at for at, _far in slanted.get(nid, ())])[0])
+        if not crossing and not _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
+            continue
         loops = {place for place, _level in frame.loop_side.get(nid) or ()}
+        # the slots each side has: from ENTRY_IN back from the flow-facing corner, past the
+        # straight lines leaving by it there, PORT_STEP apart, to ENTRY_IN from the far one
+        behind = {side: math.ceil(max(0.0, past.get((nid, side), 0.0) - ENTRY_IN) / PORT_STEP - 1e-9)
+                  for side in (-1, 1)}
+        fits = {side: int(max(0.0, item.main - 2 * ENTRY_IN) // PORT_STEP) + 1 - behind[side] for side in (-1, 1)}
         runs = []
         for c, li, end in ends:
             plan = frame.plans[li]
             if end != "first" or plan.kind != "chain" or li in routing.bus or li in routing.side_exit:
                 continue
             side = 1 if c > item.pos else -1
-            if abs(c - item.pos) < half + TRACK or (nid, side) in taken or ("+c" if side > 0 else "-c") in loops:
+            if abs(c - item.pos) < half + TRACK or (nid, side) in taken or ("+c" if side > 0 else "-c") in loops \
+                    or fits[side] < 1:
                 continue
             vertex = item.pos + side * half
             lo, hi = sorted((vertex, c))
             if not _box_between(spans, item, lo, hi):
                 runs.append((abs(c - item.pos), li, c, side, vertex))
         runs.sort(reverse=True)
-        fits = int(max(0.0, item.main - 2 * ENTRY_IN) // PORT_STEP) + 1
         moved: dict[int, list] = {}
-        while runs and _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
-            far, li, c, side, vertex = runs.pop(0)
-            if len(moved.get(side, ())) >= fits:
+        while runs:
+            if _crowded(_side_ports(scene, frame, nid, ends, lines, by_index)[0], lines):
+                pick = 0
+            else:
+                pick = next((k for k, run in enumerate(runs) if run[1] in crossing), None)
+                if pick is None:
+                    break
+            far, li, c, side, vertex = runs.pop(pick)
+            if len(moved.get(side, ())) >= fits[side]:
                 continue
             moved.setdefault(side, []).append((far, li, c, vertex))
             ends[:] = [e for e in ends if e[1] != li]
@@ -750,7 +780,7 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
                     out.append((abs(at - item.pos), li, at, vertex))
             for k, (_far, li, c, vertex) in enumerate(sorted(out)):
                 routing.side_exit[li] = vertex
-                routing.exit_slot[li] = k
+                routing.exit_slot[li] = behind[side] + k
                 routing.ports[(li, "first")] = c
                 plan = frame.plans[li]
                 if len(plan.items) == 2:   # its run comes level with the box it meets, not from this one
@@ -758,6 +788,56 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
                     into[:] = [(c, lj, e) if lj == li and e == "last" else (cj, lj, e) for cj, lj, e in into]
         if not ends:
             sides.pop((nid, 1), None)
+
+
+def _past_slants(scene: Scene, frame: Frame, routing: Routing):
+    """The straight lines leaving boxes toward the rank after aslant: per box, where each
+    crosses the plane of its flow-facing side and where it goes; and per (box, side
+    across the flow), how far back from the flow-facing corner a side exit must leave to
+    pass behind those that leave by that side (:data:`LAND_APART` beyond the farthest
+    back: estimated with the least gap between the ranks, the lines are no flatter than
+    drawn, so they cross that side no farther back)."""
+    slanted: dict[str, list[tuple[float, float]]] = {}
+    past: dict[tuple[str, int], float] = {}
+    # (a pinned box is not where the layout has it: its lines are drawn afresh)
+    pinned = set(scene.pins) | {nid for nid, box in scene.nodes.items()
+                                if box.group is not None and scene.groups[box.group].pin}
+    for link in scene.links:
+        plan = frame.plans[link.index]
+        if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal \
+                or link.a in pinned or link.b in pinned:
+            continue
+        first, last = plan.items
+        if first.node is None or last.node is None or abs(first.pos - last.pos) < 0.5:
+            continue
+        at = _slant_landing(frame, first, last)
+        slanted.setdefault(first.key, []).append((at, last.pos))
+        half, off = _size(frame, first.node) / 2, abs(at - first.pos)
+        if off > half:
+            key = (first.key, 1 if last.pos > first.pos else -1)
+            back = first.main / 2 * (1.0 - half / off) + LAND_APART
+            past[key] = max(past.get(key, 0.0), back)
+    return slanted, past
+
+
+def _crossing_slants(frame: Frame, nid: str, ends: list, slanted, half: float, ports: list[float]) -> set[int]:
+    """The chains among ``ends`` (on box ``nid``'s flow-facing side, at ``ports``) whose
+    first run passes beside the box and would cross a straight line leaving that side
+    aslant toward the same side (``slanted``: where each crosses the side's plane, where
+    it goes): it leaves beyond the chain's port and goes less far out than the run, so
+    the run's turn out to it crosses the line just past the box, where a run leaving by
+    the side facing it passes behind it (MTA pool's run round to Delivery events
+    crossed its pair of lines to DKIM signer).  A run less far out than such a line
+    stays: its level run would cross the line beyond the box either way."""
+    centre = frame.item_of[nid].pos
+    out = set()
+    for (c, li, end), port in zip(ends, ports):
+        if end != "first" or frame.plans[li].kind != "chain" or abs(c - centre) < half + TRACK:
+            continue
+        side = 1 if c > centre else -1
+        if any((at - port) * side > 0 and 0 < (far - centre) * side < abs(c - centre) for at, far in slanted):
+            out.add(li)
+    return out
 
 
 def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
