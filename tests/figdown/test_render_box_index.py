@@ -98,11 +98,11 @@ def test_boxes_nested_and_stacked_are_all_found():
 
 # --- a channel's tracks -------------------------------------------------------------------
 
-def _first_fit_plainly(runs):
+def _first_fit_plainly(runs, after=None):
     tracks, chosen = [], []
-    for lo, hi in runs:
+    for k, (lo, hi) in enumerate(runs):
         for t, track in enumerate(tracks):
-            if track.fits(lo, hi):
+            if t > (-1 if after is None else after[k]) and track.fits(lo, hi):
                 track.add(lo, hi)
                 chosen.append(t)
                 break
@@ -146,6 +146,19 @@ def test_runs_in_sweep_order_take_the_first_track_they_fit_on(down, up, stray):
     tracks = _Tracks()
     assert ([tracks.place(lo, hi, d) for (lo, hi), d in runs]
             == _first_fit_plainly([run for run, _ in runs]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(down=st.lists(st.tuples(st.one_of(_run, _touching), st.integers(-1, 8)), max_size=40),
+       up=st.lists(st.tuples(st.one_of(_run, _touching), st.integers(-1, 8)), max_size=40))
+def test_a_run_told_to_go_beyond_a_track_takes_the_first_beyond_it_it_fits_on(down, up):
+    # (plan_jogs keeps a line jogging from above another's start to above its end beyond
+    # the other's track); the sweep goes on right for the runs after it
+    runs = [(r, True, a) for r, a in sorted(down, key=lambda t: -t[0][0])]
+    runs += [(r, False, a) for r, a in sorted(up, key=lambda t: t[0][1])]
+    tracks = _Tracks()
+    assert ([tracks.place(lo, hi, d, a) for (lo, hi), d, a in runs]
+            == _first_fit_plainly([run for run, _d, _a in runs], [a for _r, _d, a in runs]))
 
 
 def test_a_fan_of_overlapping_runs_takes_a_track_each_and_then_reuses_them():

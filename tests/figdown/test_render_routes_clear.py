@@ -656,3 +656,37 @@ def test_a_line_to_a_pinned_box_keeps_no_side_exit_back() -> None:
     start = query[0]
     assert abs(start[1] - y) < 1.0                        # by the top, facing its run
     assert abs((x + w) - start[0] - ENTRY_IN) < 0.5       # in the first slot from the corner
+
+
+def _jog_tracks(runs: list[tuple[float, float]]) -> list[int]:
+    """The tracks plan_jogs gives lines between two ranks (chains of a box each side) that
+    leave at the first cross position of each run and arrive at the second."""
+    from types import SimpleNamespace
+
+    from markmcp.figdown.render.scene.route import Routing, plan_jogs
+
+    links = [SimpleNamespace(index=k) for k in range(len(runs))]
+    plans = {k: SimpleNamespace(kind="chain", items=[SimpleNamespace(rank=0, pos=c0), SimpleNamespace(rank=1, pos=c1)])
+             for k, (c0, c1) in enumerate(runs)}
+    routing = Routing()
+    routing.orthogonal = set(range(len(runs)))
+    routing.ports = {(k, end): c for k, run in enumerate(runs) for end, c in zip(("first", "last"), run)}
+    plan_jogs(SimpleNamespace(links=links), SimpleNamespace(plans=plans), routing)
+    return [routing.jogs[k][0].track for k in range(len(runs))]
+
+
+def test_a_line_jogging_from_above_another_to_above_its_end_jogs_beyond_it() -> None:
+    """An event bus's lines left its side in the order of where they go, and jogged down
+    in the channel after it: the one from the upper port to the nearest box took the
+    first track, free where it ran, while the one from the port below it, going farther,
+    took a later track past a run from another box.  The upper one crossed the lower one
+    twice, its level run out to its track and its run on to its box.  A line jogging from
+    above another's start to above its end jogs beyond it, going down and going up."""
+    other, far, near = (300.0, 400.0), (110.0, 380.0), (100.0, 150.0)
+    t_other, t_far, t_near = _jog_tracks([other, far, near])
+    assert t_far > t_other and t_near > t_far
+    # mirrored: going up
+    t_other, t_far, t_near = _jog_tracks([(-c0, -c1) for c0, c1 in (other, far, near)])
+    assert t_far > t_other and t_near > t_far
+    # lines whose runs do not overlap share the first track as before
+    assert _jog_tracks([(100.0, 150.0), (200.0, 260.0)]) == [0, 0]

@@ -67,6 +67,7 @@ class Jog:
     track: int = 0
     bus: str | None = None       # jogs of one merge bus share a track
     order: float | None = None   # sorts for a track as if it started here (nested lanes)
+    onward: bool = False         # a chain's: the line runs on across the channel, into it and out
 
     @property
     def lo(self) -> float:
@@ -1359,7 +1360,7 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             for k in range(len(cs) - 1):
                 if abs(cs[k] - cs[k + 1]) > 0.5:
                     jogs.append(Jog(link.index, r0 + k, cs[k], cs[k + 1],
-                                    bus=None if bus is None else f"{bus}@{r0 + k}"))
+                                    bus=None if bus is None else f"{bus}@{r0 + k}", onward=True))
         elif plan.kind == "lane":
             lane = routing.lanes[link.index]
             ra, rb = frame.rank_of[link.a], frame.rank_of[link.b]
@@ -1397,9 +1398,23 @@ def plan_jogs(scene: Scene, frame: Frame, routing: Routing) -> None:
             c0 = j.c0 if j.order is None else j.order
             return (0 if down else 1, -c0 if down else c0, j.link)
         tracks = _Tracks()
+        # two lines running on across the channel, one jogging down from above the
+        # other's start to above its end, cross twice unless the upper one jogs farther
+        # along the flow (a line from an event bus's upper port jogging down to the
+        # nearest box took the first track, across the lines from the ports below it
+        # jogging down farther); so too, mirrored, going up
+        onward: list[tuple[bool, float, float, int]] = []   # (down, lo, hi, track) of those placed
         for unit in sorted(units, key=key):
             lo, hi = min(j.lo for j in unit), max(j.hi for j in unit)
-            chosen = tracks.place(lo, hi, key(unit)[0] == 0)   # the first track it fits on
+            down = key(unit)[0] == 0
+            after = -1
+            if len(unit) == 1 and unit[0].onward:
+                for d, a, b, t in onward:
+                    if d == down and a < hi and lo < b and (b > hi if down else a < lo) and t > after:
+                        after = t
+            chosen = tracks.place(lo, hi, down, after)   # the first track it fits on (past after)
+            if len(unit) == 1 and unit[0].onward:
+                onward.append((down, lo, hi, chosen))
             for j in unit:
                 j.track = chosen
         routing.tracks[ch] = len(tracks.tracks)
@@ -1458,19 +1473,22 @@ class _Tracks:
         self.plain = True              # so too for tracks not made yet); node k: the larger of
                                        # its children's, 2k and 2k + 1
 
-    def place(self, lo: float, hi: float, down: bool = True) -> int:
+    def place(self, lo: float, hi: float, down: bool = True, after: int = -1) -> int:
         """Put the run lo..hi on the first track it fits on (a new one if none); its index.
-        ``down``: the sweep it belongs to (runs going down, then runs going up)."""
+        ``down``: the sweep it belongs to (runs going down, then runs going up); ``after``:
+        only a track beyond this one (the tracks from there are tried in turn)."""
         a, b = lo - 6, hi + 6   # the run as the track keeps it
         self.plain = self.plain and abs(a) < _PLAIN and abs(b) < _PLAIN
         if self.plain and self.sign != (1 if down else -1):
             self._turn()
         x0, x1 = (lo, hi) if self.sign > 0 else (-hi, -lo)   # as the sweep sees them
-        if self.plain and x0 <= self.sweep:
+        swept = self.plain and x0 <= self.sweep
+        if swept:
             self._open(x0)
+        if swept and after < 0:
             t = self._first_above(x1)
         else:
-            t = next((k for k, track in enumerate(self.tracks) if track.fits(lo, hi)), -1)
+            t = next((k for k in range(after + 1, len(self.tracks)) if self.tracks[k].fits(lo, hi)), -1)
         if t < 0 or t == len(self.tracks):
             t = len(self.tracks)
             self.tracks.append(_Track())
