@@ -611,3 +611,20 @@ def test_a_one_member_bundle_s_caption_is_never_tied_to_the_ring_it_does_not_dra
     assert "one link</text>" in svg and "two links</text>" in svg
     assert len(rings(ET.fromstring(svg))) == 1
     assert len(_leaders(svg)) == 1
+
+
+def test_a_caption_crowded_all_round_its_ring_looks_further_out() -> None:
+    """All round a ring, up to 28 px beyond it, every place was taken (Ceph's bonds
+    caption, its ring among a switch pair's lines, was set across a dotted line on top
+    of that line's label).  The search round the ring goes further out, where the
+    caption stands free (tied to its ring by a leader where one runs clear)."""
+    from markmcp.figdown.render.scene import marks
+    from markmcp.figdown.render.scene.labels import Board
+
+    ring = marks.Ring("lag", 1, {"a", "b"}, 500.0, 500.0, 1.0, 0.0, 40.0, 15.0, caption="bond zero")
+    x0, y0, x1, y1 = 458.0, 483.0, 542.0, 517.0   # the ring's reach, 2 px round it
+    g = 38.0   # boxes all round it, this deep
+    frame = [(x0 - g, y0 - g, x1 + g, y0), (x0 - g, y1, x1 + g, y1 + g), (x0 - g, y0, x0, y1), (x1, y0, x1 + g, y1)]
+    marks.captions([ring], Board(frame, {}))
+    r = ring.label.rect
+    assert not [b for b in frame if r[0] < b[2] and b[0] < r[2] and r[1] < b[3] and b[1] < r[3]]

@@ -333,11 +333,12 @@ def caption_leader(ring: Ring, cx: float, cy: float, w: float, h: float, clear=N
 def _caption(ring: Ring, text: str, board: Board) -> None:
     """A ring's caption beside it: across the ring from its links, on either side, a
     little further out when crowded; and when every one of those places covers a box, a
-    label or a line, all round the ring (a tilted ring's two sides both fell on boxes,
-    and "Into Leaf 1" was written over "Leaf 2").  A caption standing off its ring is
-    tied to it by a leader (:func:`caption_leader`; a one-member bundle's, drawing no
-    ring, is not), and a place whose leader runs through a box costs what a note's
-    does."""
+    label or a line, all round the ring, up to 64 px beyond it (a tilted ring's two
+    sides both fell on boxes, and "Into Leaf 1" was written over "Leaf 2"; among a
+    switch pair's lines every place within 28 px was taken).  A caption standing off
+    its ring is tied to it by a leader (:func:`caption_leader`; a one-member bundle's,
+    drawing no ring, is not), and a place whose leader runs through a box costs what a
+    note's does."""
     lab = Label(text, 11.5, colour=ring.colour)
     lab.w, lab.h = measure(text, 11.5)
     vx, vy = -ring.uy, ring.ux
@@ -370,7 +371,7 @@ def _caption(ring: Ring, text: str, board: Board) -> None:
             # the ring's own reach that way (an ellipse on the ring's axes), then the label's
             a, b = dx * ring.ux + dy * ring.uy, dx * vx + dy * vy
             edge = 1.0 / math.sqrt((a / ring.r_along) ** 2 + (b / ring.r_across) ** 2)
-            for extra in (4.0, 14.0, 28.0):
+            for extra in (4.0, 14.0, 28.0, 44.0, 64.0):
                 reach = edge + extra + abs(dx) * lab.w / 2 + abs(dy) * lab.h / 2
                 consider(ring.cx + dx * reach, ring.cy + dy * reach, 2.0 + extra / 10)
     lab.cx, lab.cy = best[1], best[2]
