@@ -690,3 +690,28 @@ def test_a_line_jogging_from_above_another_to_above_its_end_jogs_beyond_it() -> 
     assert t_far > t_other and t_near > t_far
     # lines whose runs do not overlap share the first track as before
     assert _jog_tracks([(100.0, 150.0), (200.0, 260.0)]) == [0, 0]
+
+
+JOBS = ("figdown 0.2 flowchart\nterminator go \"begin\"\ndecision pending \"jobs pending?\"\n"
+        "process claim \"claim the next job\"\ndecision retries \"retries left?\"\nprocess run \"run the job\"\n"
+        "decision failed \"job failed?\"\nprocess record \"record the result\"\nterminator idle \"sleep\"\n"
+        "flowline go -> pending\nflowline pending -[no]-> idle\nflowline pending -[yes]-> claim\n"
+        "flowline claim -> retries\nflowline retries -[no]-> pending\nflowline retries -[yes]-> run\n"
+        "flowline run -> failed\nflowline failed -[yes]-> retries\nflowline failed -[no]-> record\n"
+        "flowline record -> retries\n")
+
+
+def test_a_loop_back_into_a_box_and_one_out_of_it_go_round_opposite_sides() -> None:
+    """"retries left?" takes two lines back from below and sends its "no" back up.  The
+    lanes going round for them met only at that decision's rank, so they were not seen
+    to cross, went round one side, and the lines back crossed the "no" lane's way out
+    twice.  Lanes that meet at one rank, one ending there and one starting, cross as
+    lanes overlapping over several ranks do: one goes round the other side."""
+    svg = build(JOBS).svg
+    root = ET.fromstring(svg)
+    lines = JOBS.split("\n")
+    edges = {lines[int(el.get("data-edge")) - 1]: _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    up = edges["flowline retries -[no]-> pending"]
+    for back in ("flowline failed -[yes]-> retries", "flowline record -> retries"):
+        assert not _runs_cross(up, edges[back]), back

@@ -1294,10 +1294,16 @@ def _leg_crossings(frame: Frame, ia, ib) -> dict[int, int]:
 
 def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str], legs: dict[int, dict[int, int]]) -> None:
     """Lanes on one side whose stretches of ranks overlap without one holding the other
-    cross (the longer one's leg runs through the shorter's run): a lane (with the lanes
-    merged with it) moves to the other side where that crosses fewer runs there, legs and
-    lanes counted together, fewest ranks first (a roam back to the handshake crossed the
-    deauthentication lane round the whole row; below, it crossed nothing)."""
+    cross (the longer one's leg runs through the shorter's run), and so do two that
+    meet at one rank, one ending there and the other starting (the one's leg in turns
+    before that rank, the other's leg out after it: lines back into "neighbours left?"
+    crossed its "no" going back up, twice), but where both meet one box that takes
+    them by its side facing them (see :func:`_lane_sides`: the outermost box of its
+    rank that way, neither an external nor, for the one leaving, a decision).  A lane
+    (with the lanes merged with it) moves to the other side where that crosses fewer
+    runs there, legs and lanes counted together, fewest ranks first (a roam back to the
+    handshake crossed the deauthentication lane round the whole row; below, it crossed
+    nothing)."""
     groups: dict[str, list] = {}
     for link in scene.links:
         plan = frame.plans[link.index]
@@ -1305,17 +1311,44 @@ def _unnest_sides(scene: Scene, frame: Frame, names: dict[int, str], legs: dict[
             groups.setdefault(names[link.index], []).append(link)
     if len(groups) < 2:
         return
-    reach, across, side = {}, {}, {}
+    reach, across, side, ends = {}, {}, {}, {}
     for g, links in groups.items():
         ranks = [frame.rank_of[e] for lk in links for e in (lk.a, lk.b)]
         reach[g] = (min(ranks), max(ranks))
         across[g] = {s: sum(legs[lk.index][s] for lk in links) for s in (-1, 1)}
         side[g] = frame.plans[links[0].index].side
+        # the boxes it goes into and comes out of, at the ends of its stretch
+        ends[g] = ({lk.b for lk in links if frame.rank_of[lk.b] == reach[g][0]},
+                   {lk.a for lk in links if frame.rank_of[lk.a] == reach[g][1]})
+
+    def by_side(nid: str, s: int, leaving: bool) -> bool:
+        """Whether box ``nid`` takes a lane by its side facing side ``s`` of the figure."""
+        item, box = frame.item_of[nid], scene.nodes[nid]
+        if box.external or (leaving and box.shape == "diamond"):
+            return False
+        return not any(it.node is not None and (it.pos - item.pos) * s > 0 for it in frame.ranks[item.rank])
+
+    def meet(into: str, out: str, s: int) -> bool:
+        """Lane ``into`` ends at the rank where lane ``out`` starts: they cross unless both
+        meet one box there that takes them by its side."""
+        (boxes_in, _), (_, boxes_out) = ends[into], ends[out]
+        if len(boxes_in) == 1 and boxes_in == boxes_out:
+            (nid,) = boxes_in
+            return not (by_side(nid, s, False) and by_side(nid, s, True))
+        return True
 
     def crossed(g: str, s: int) -> int:
         lo, hi = reach[g]
-        return sum(1 for h in groups if h != g and side[h] == s
-                   and (lo < reach[h][0] < hi < reach[h][1] or reach[h][0] < lo < reach[h][1] < hi))
+        count = 0
+        for h in groups:
+            if h == g or side[h] != s:
+                continue
+            h_lo, h_hi = reach[h]
+            if lo < h_lo < hi < h_hi or h_lo < lo < h_hi < hi:
+                count += 1
+            elif (lo == h_hi and h_lo < lo < hi and meet(g, h, s)) or (hi == h_lo and lo < hi < h_hi and meet(h, g, s)):
+                count += 1
+        return count
 
     for _ in range(UNNEST_PASSES):
         moved = False
