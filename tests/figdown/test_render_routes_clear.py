@@ -715,3 +715,26 @@ def test_a_loop_back_into_a_box_and_one_out_of_it_go_round_opposite_sides() -> N
     up = edges["flowline retries -[no]-> pending"]
     for back in ("flowline failed -[yes]-> retries", "flowline record -> retries"):
         assert not _runs_cross(up, edges[back]), back
+
+
+STUDIO = ("figdown 0.1 topology\nnode main \"Main router\\n(multicast, PTP)\"\nnode spare \"Spare router\"\n"
+          "group east \"East wing\"\nnode cam \"Camera control rack\" in=east\n"
+          "node vtr \"Replay server\" shape=cylinder in=east\ngroup west \"West wing\"\n"
+          "node desk \"Vision mixer 2 M/E\" in=west\nnode mon \"Multiviewer wall\" in=west\n"
+          "group cells \"Edit cells\"\nnode edit1 \"Edit suite one\" in=cells\nnode edit2 \"Edit suite two\" in=cells\n"
+          "node grade \"Grading room\" in=cells\nnode lap \"Operator laptop\" shape=rounded\n"
+          "edge cam -- main\nedge cam -- spare\nedge desk -- main\nedge edit1 -- main\nedge lap -- main\n")
+
+
+def test_a_run_kept_to_the_side_the_flow_meets_is_not_crossed_by_a_nearer_side_entry() -> None:
+    """Main router's side the flow meets was crowded, so the vision mixer's run, passing
+    beside it, went on past its corner into the side facing it; the camera rack's run,
+    farther out, was kept to the crowded side by the spare router standing between, and
+    coming down to it crossed the mixer's.  A run nearer than one kept so stays on the
+    side the flow meets, below it."""
+    svg = build(STUDIO).svg
+    root = ET.fromstring(svg)
+    lines = STUDIO.split("\n")
+    edges = {lines[int(el.get("data-edge")) - 1]: _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    assert not _runs_cross(edges["edge cam -- main"], edges["edge desk -- main"])

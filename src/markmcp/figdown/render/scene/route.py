@@ -1080,8 +1080,10 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
     the box's side facing the run, ``ENTRY_IN`` px from the near corner and a head's
     width (``HEAD_STEP``) further for each run farther out: arrowheads crowded on a
     short side overlapped.  Only rectangular boxes (rounded corners too), only where
-    no box of the box's rank stands between the run and the box, and as many as the
-    side holds, the runs farthest out.  ``held``: :func:`_straight_landings`.
+    no box of the box's rank stands between the run and the box, as many as the side
+    holds, the runs farthest out, and none nearer than a run that such a box keeps to
+    the side the flow meets (coming down to it, that run crossed the nearer one going
+    on past the corner).  ``held``: :func:`_straight_landings`.
 
     A side the flow meets that still has more ends than it holds apart (``HEAD_STEP``
     where one is an arrowhead, else ``PORT_STEP``; straight lines from the rank before
@@ -1092,6 +1094,7 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
     straight one lay on a 36 px side, one over the other)."""
     routing.side_entry = {}
     by_side: dict[tuple[str, int], list] = {}
+    kept: dict[tuple[str, int], float] = {}   # the farthest run out kept to the side the flow meets
     near: dict[str, list] = {}
     for link in scene.links:
         if link.index not in routing.orthogonal or link.index in routing.bus:
@@ -1113,14 +1116,20 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
             continue
         lo, hi = (c, item.pos - half) if c < item.pos else (item.pos + half, c)
         if _box_between(spans, item, lo, hi):
+            key = (item.key, side)
+            kept[key] = max(kept.get(key, 0.0), abs(c - item.pos))
             continue
         by_side.setdefault((item.key, side), []).append((abs(c - item.pos), link.index, c))
     chosen: dict[tuple[str, int], list] = {}
     for (nid, side), runs in by_side.items():
         runs.sort()
         # as many as the side holds, the runs farthest out: a nearer run left to the side
-        # the flow meets turns in before the farther ones pass, and crosses none of them
+        # the flow meets turns in before the farther ones pass, and crosses none of them;
+        # and none nearer than a run kept to that side by a box between (coming down to
+        # it past the corner, that run crossed the nearer one going on into the side
+        # beside: Wireless receivers' line, the console's and two more)
         fits = _entries_fit(frame, nid)
+        runs = [run for run in runs if run[0] > kept.get((nid, side), -1.0)]
         chosen[(nid, side)] = runs[len(runs) - fits:] if fits else []
     for nid, runs in near.items():
         _step_out(scene, frame, routing, sides, spans, held, nid, runs, chosen)
