@@ -172,3 +172,33 @@ def test_a_board_told_where_to_look_places_a_label_only_there(boxes, paths, free
         assert any(r[0] < f[2] + g and f[0] - g < r[2] and r[1] < f[3] + g and f[1] - g < r[3] for f in freed)
     board.only_where(None)
     assert board.looks_at((1e6, 1e6, 1e6 + 1, 1e6 + 1))
+
+
+PAIR = ("figdown 0.1 topology\nflow down\nnode sw1 \"Core-1\"\nnode sw2 \"Core-2\"\nnode h1 \"web-01\"\n"
+        "node h2 \"web-02\"\nnode h3 \"cache-01\"\nedge sw1 -[ISL 4×25G]- sw2\nedge h1 -- sw1\nedge h1 -- sw2\n"
+        "edge h2 -- sw1\nedge h2 -- sw2\nedge h3 -- sw1\nrank sw1,sw2\nrank h1,h2,h3\n"
+        "bundle b1 \"bond0 (802.3ad)\" h1--sw1,h1--sw2\nbundle b2 \"bond1 (802.3ad)\" h2--sw1,h2--sw2\n")
+
+
+def test_boxes_side_by_side_leave_room_for_the_label_on_the_level_line_between() -> None:
+    """Two switches side by side in a rank stood the usual gap apart, shorter than the
+    label on the line between them, and "ISL 4×25G" was set 30 px below its line, under
+    the boxes.  Their gap takes the label's width and room round it, and the label
+    stands by its line, between them."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from markmcp.figdown.render import build
+    from markmcp.figdown.render.text import label_px
+
+    svg = build(PAIR).svg
+    root = ET.fromstring(svg)
+    (line,) = [el for el in root.iter() if el.get("data-edge") == "8"]
+    x1, y1, x2, y2 = (float(line.get(k)) for k in ("x1", "y1", "x2", "y2"))
+    assert abs(y1 - y2) < 0.01   # level, straight across
+    (at,) = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)"[^>]*fill="#555">ISL 4×25G</text>', svg)
+    cx, base = float(at[0]), float(at[1])
+    half = label_px("ISL 4×25G") / 2
+    assert min(x1, x2) <= cx - half and cx + half <= max(x1, x2)   # between the boxes
+    top, bottom = base - 11.0, base + 3.0   # the text's reach round its baseline
+    assert max(0.0, top - y1, y1 - bottom) < 10.0                   # by its line

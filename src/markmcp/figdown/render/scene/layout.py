@@ -557,19 +557,34 @@ def _end_label_room(scene: Scene, plans: dict[int, Plan], items: dict[str, Item]
     """Room between two boxes side by side in a rank for the end labels of the links
     between them (``Item.room_after`` of the first): both labels and the ports beside
     them, across the flow where the link runs (a line's height each when the flow runs
-    across).  Two switches side by side 56 px apart wrote "te1/1" over "te1/2"."""
+    across).  Two switches side by side 56 px apart wrote "te1/1" over "te1/2".  So too
+    for a label on the link, where it runs level (the flow running down or up): its
+    width and :data:`MID_LABEL_ROOM` ("WAL stream" stood 30 px above the 42 px line
+    between two databases, over their bands' edges)."""
     for link in scene.links:
-        if plans[link.index].kind != "same" or not (link.tail or link.head) or link.a == link.b:
+        if plans[link.index].kind != "same" or not (link.tail or link.head or link.mid) or link.a == link.b:
             continue
         ia, ib = items[link.a], items[link.b]
         if ia.rank != ib.rank or abs(ia.index - ib.index) != 1:
             continue
         lo = ia if ia.index < ib.index else ib
-        if horizontal:
-            need = sum(END_FS * 1.3 * (text.count("\n") + 1) for text in (link.tail, link.head) if text)
-        else:
-            need = sum(label_px(text, END_FS) for text in (link.tail, link.head) if text)
-        lo.room_after = max(getattr(lo, "room_after", 0.0), need + END_LABEL_ROOM)
+        need = 0.0
+        if link.tail or link.head:
+            if horizontal:
+                need = sum(END_FS * 1.3 * (text.count("\n") + 1) for text in (link.tail, link.head) if text)
+            else:
+                need = sum(label_px(text, END_FS) for text in (link.tail, link.head) if text)
+            need += END_LABEL_ROOM
+        if link.mid and not horizontal:
+            heads = bool(link.arrow_a) + bool(link.arrow_b)
+            need += label_px(link.mid) + MID_LABEL_ROOM + heads * MID_LABEL_HEAD
+        lo.room_after = max(getattr(lo, "room_after", 0.0), need)
+
+
+#: Room beside a label on a level line between two boxes side by side: a gap either side.
+MID_LABEL_ROOM = 2 * 10.0
+#: ... and beside each arrowhead there (a label keeps clear of the heads).
+MID_LABEL_HEAD = 16.0
 
 
 def _loop_label(scene: Scene, link: Link) -> float:
