@@ -628,3 +628,17 @@ def test_a_caption_crowded_all_round_its_ring_looks_further_out() -> None:
     marks.captions([ring], Board(frame, {}))
     r = ring.label.rect
     assert not [b for b in frame if r[0] < b[2] and b[0] < r[2] and r[1] < b[3] and b[1] < r[3]]
+
+
+def test_a_caption_keeps_off_a_line_running_along_its_letters() -> None:
+    """Po20's caption was set with the peer link running level along the foot of its
+    letters, 2 px under the text: the board counted only a line through the middle of a
+    caption.  A caption, like a connector's label, counts a line grazing its letters."""
+    from markmcp.figdown.render.scene import marks
+    from markmcp.figdown.render.scene.labels import Board
+
+    ring = marks.Ring("lag", 1, {"a", "b"}, 500.0, 500.0, 1.0, 0.0, 40.0, 15.0, caption="Po20 (LACP)")
+    y = 530.0   # under the place below the ring, by the foot of the letters
+    marks.captions([ring], Board([], {1: [(380.0, y), (620.0, y)]}))
+    r = ring.label.rect
+    assert not r[1] <= y <= r[3], r

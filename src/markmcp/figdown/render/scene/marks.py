@@ -338,7 +338,8 @@ def _caption(ring: Ring, text: str, board: Board) -> None:
     switch pair's lines every place within 28 px was taken).  A caption standing off
     its ring is tied to it by a leader (:func:`caption_leader`; a one-member bundle's,
     drawing no ring, is not), and a place whose leader runs through a box costs what a
-    note's does."""
+    note's does.  A line along the foot or the tops of its letters counts as for a
+    connector's label (a peer link ran 2 px under "Po20 (LACP)")."""
     lab = Label(text, 11.5, colour=ring.colour)
     lab.w, lab.h = measure(text, 11.5)
     vx, vy = -ring.uy, ring.ux
@@ -353,7 +354,7 @@ def _caption(ring: Ring, text: str, board: Board) -> None:
     def consider(cx: float, cy: float, extra_cost: float) -> None:
         nonlocal best
         r = (cx - lab.w / 2, cy - lab.h / 2, cx + lab.w / 2, cy + lab.h / 2)
-        c = board.cost(r, None, (ring.cx, ring.cy)) + extra_cost
+        c = board.cost(r, None, (ring.cx, ring.cy), graze=True) + extra_cost
         leader = tie(cx, cy)
         if leader is not None:
             c += CAPTION_CROSSING * board.crossed(*leader) + LEADER_THROUGH * board.passes(*leader)
