@@ -893,7 +893,8 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     round the figure's edge, not a line leaving the box's far end and wrapping round it
     (a retry from the last state came out of its flow-facing end and went round it).
     The lanes of one side take it together, nearest the box first, while no other
-    lane runs between two of them and the side holds them ``2 * LANE_PAIR`` apart (see
+    lane runs between two of them (a lane out takes it past one) and the side holds them
+    ``2 * LANE_PAIR`` apart (see
     :func:`_lane_slots`), only the innermost on a curved side (a decision's side point
     takes one: four arrowheads lay along the top faces of a diamond); a merge bus's
     members each by their own first box, and by its last as one (its first member's end,
@@ -965,8 +966,10 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         here.sort()
         group = [here[0]]
         for h in here[1:]:   # the next farther, while no other lane runs between it and the last
+            # (a lane out goes on past one between: by the side the flow meets, its leg out
+            # crossed that lane and the lanes in beside it too)
             a, b = sorted((routing.lanes[group[-1].index], routing.lanes[h.index]))
-            if any(a < c < b for c in lanes):
+            if any(a < c < b for c in lanes) and h.end != "first":
                 break
             group.append(h)
         room = frame.item_of[nid].main - 2 * PORT_MARGIN
