@@ -738,3 +738,59 @@ def test_a_run_kept_to_the_side_the_flow_meets_is_not_crossed_by_a_nearer_side_e
     edges = {lines[int(el.get("data-edge")) - 1]: _vertices(el) for el in root.iter()
              if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
     assert not _runs_cross(edges["edge cam -- main"], edges["edge desk -- main"])
+
+
+DOOR = ("figdown 0.2 statechart\nclass open \"Door open\" fill=#dcfce7\nclass over \"Visit over\" fill=#f1f5f9\n"
+        "state rest \"REST\"\nstate calling \"CALLING\\n(chime sent)\"\nstate waiting \"WAITING\\n(no answer yet)\"\n"
+        "state ringing \"RINGING\\n(flat 12)\"\nstate visitor \"VISITOR\\n(at the gate)\"\nstate talking \"TALKING\" class=open\n"
+        "state message \"LEFT A\\nMESSAGE\"\nstate gone \"VISITOR LEFT\" class=over\n"
+        "transition rest -[button pressed]-> calling\ntransition calling -[line busy]-> waiting\n"
+        "transition calling -[retry after 5 s]-> calling\ntransition waiting -[handset lifted in flat 12]-> ringing\n"
+        "transition ringing -[door opened]-> talking\ntransition rest -[camera motion]-> visitor\n"
+        "transition visitor -[resident answers]-> talking\ntransition visitor -[no answer 30 s]-> message\n"
+        "transition visitor -[walked away]-> gone\n")
+
+
+def test_an_arrowhead_from_the_rank_before_leaves_the_side_beside_it_to_exits_short_of_it() -> None:
+    """VISITOR's side the flow meets held three lines, and "resident answers", whose run
+    passes above it, stepped out of it just above "no answer 30 s": its top was closed
+    by "camera motion", whose arrowhead lands on the top's far end, by the corner the
+    flow comes from.  An arrowhead from the rank before keeps the exits short of it,
+    by a connector's clearance, and the run leaves by the top."""
+    from markmcp.figdown.render.scene.route import ENTRY_IN, LAND_APART
+
+    svg = build(DOOR).svg
+    root = ET.fromstring(svg)
+    lines = DOOR.split("\n")
+    edges = {lines[int(el.get("data-edge")) - 1]: _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    x, y, w, h = _box_of(svg, "visitor")
+    start = edges["transition visitor -[resident answers]-> talking"][0]
+    tip = edges["transition rest -[camera motion]-> visitor"][-1]
+    assert abs(start[1] - y) < 1.0 and abs((x + w) - start[0] - ENTRY_IN) < 0.5   # by the top, first slot
+    assert math.dist(start, tip) > LAND_APART
+
+
+PLANT = ("figdown 0.3 block\nclass bus \"Fieldbus to drives\" stroke=#ea580c style=dashed\n"
+         "node scada \"Plant SCADA\\nserver\" shape=rounded\nnode hist \"Historian\\nexport\"\n"
+         "node line \"Conveyor line\\n(infeed, merge)\"\nnode plc \"Line controller\\n(safety PLC)\" shape=rounded\n"
+         "group drives \"Drive cabinet\"\nnode d1 \"Infeed drive\" in=drives\nnode d2 \"Merge drive\" in=drives\n"
+         "node d3 \"Outfeed drive\" in=drives\nnode d4 \"Palletiser drive\" in=drives\nnode hmi \"Operator panel\\nHMI\"\n"
+         "edge scada -> hist\nedge hist -> line\nedge scada <-> plc\nedge line -> d1\nedge line -> d2\n"
+         "edge line -> d3\nedge line -> d4\nedge plc <-> d1 class=bus\nedge plc <-> d2 class=bus\n"
+         "edge plc <-> d3 class=bus\nedge plc <-> d4 class=bus\nedge plc -[alarms, trends, recipes]-> hmi\n")
+
+
+def test_a_run_nearer_than_one_kept_to_the_side_the_flow_meets_stays_there_too() -> None:
+    """The line controller's side the flow meets holds four fieldbus lines and more: the
+    two nearest drives' runs stepped out by its top, while the two farther ones, a box
+    of its rank standing in their way, stayed on the crowded side and crossed them
+    both, coming up past the top's corner.  A run nearer than one kept to the side the
+    flow meets stays there too: none of the four crosses another."""
+    svg = build(PLANT).svg
+    root = ET.fromstring(svg)
+    lines = PLANT.split("\n")
+    edges = {lines[int(el.get("data-edge")) - 1]: _vertices(el) for el in root.iter()
+             if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
+    bus = [edges[f"edge plc <-> d{k} class=bus"] for k in range(1, 5)]
+    assert not [(i, j) for i in range(4) for j in range(i + 1, 4) if _runs_cross(bus[i], bus[j])]

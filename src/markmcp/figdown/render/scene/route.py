@@ -694,13 +694,18 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
     out go first, until the rest have their room.  So does a run that would cross a
     straight line leaving the flow-facing side aslant just past the box
     (:func:`_crossing_slants`).  Only rectangular boxes (rounded corners too), only where
-    no box of the rank stands between the run and the box, and not by a side already
-    holding a side entry, a lane's leg, a self-loop, a line across to a box of the same
-    rank or a straight line's arrowhead from the rank before; straight lines to the rank
-    after that leave by that side near the corner keep the exits back past them, a
-    connector's clearance beyond where each crosses it (:func:`_past_slants`)."""
+    no box of the rank stands between the run and the box, none nearer than a run such a
+    box keeps to the side the flow meets (that run, coming past the corner, crossed it),
+    and not by a side already holding a side entry, a lane's leg, a self-loop, a line
+    across to a box of the same rank or a waypoint line's arrowhead.  Straight lines to
+    the rank after that leave by that side near the corner keep the exits back past
+    them, a connector's clearance beyond where each crosses it (:func:`_past_slants`);
+    an arrowhead from the rank before landing on it keeps them short of it by as much."""
     routing.exit_slot = {}
     taken: set[tuple[str, int]] = set()
+    # how far from the flow-facing corner a side's exits may reach: short of where an
+    # arrowhead from the rank before lands on it, by a connector's clearance
+    reach: dict[tuple[str, int], float] = {}
     for link in scene.links:
         entry = routing.side_entry.get(link.index)
         if entry is not None:
@@ -714,13 +719,26 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
         # a straight line with an arrowhead here, to a box beyond this one's side (or beside
         # it in its rank), lands on that side or by its corner: an exit there ran through
         # the arrowhead (a plain line's end there leaves it room enough); one to the rank
-        # after only keeps the exits back past it (see _past_slants)
+        # after only keeps the exits back past it (see _past_slants), one from the rank
+        # before short of it
         for nid, other, head in ((link.a, link.b, link.arrow_a), (link.b, link.a, link.arrow_b)):
             here, there = frame.item_of[nid], frame.item_of[other]
-            onward = plan.kind == "chain" and len(plan.items) == 2 and plan.items[0] is here
-            if plan.kind == "same" or (head and not onward
-                                       and abs(there.pos - here.pos) > _size(frame, scene.nodes[nid]) / 2):
+            half = _size(frame, scene.nodes[nid]) / 2
+            if plan.kind == "same":
                 taken.add((nid, 1 if there.pos > here.pos else -1))
+            if plan.kind == "same" or not head or abs(there.pos - here.pos) <= half:
+                continue
+            if plan.kind == "chain" and len(plan.items) == 2 and plan.items[0] is here:
+                continue
+            key = (nid, 1 if there.pos > here.pos else -1)
+            off = abs(_slant_landing(frame, here, there) - here.pos)
+            if plan.kind == "chain" and len(plan.items) == 2 and off > half:
+                back = here.main / 2 * (1.0 - half / off)   # from the corner the flow meets
+                reach[key] = min(reach.get(key, math.inf), here.main - back - LAND_APART)
+            elif plan.kind == "chain" and len(plan.items) == 2:
+                continue   # (it lands on the side the flow meets)
+            else:
+                taken.add(key)
     slanted, past = _past_slants(scene, frame, routing)
     for (nid, flow), ends in list(sides.items()):
         box, item = scene.nodes[nid], frame.item_of[nid]
@@ -739,8 +757,10 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
         # straight lines leaving by it there, PORT_STEP apart, to ENTRY_IN from the far one
         behind = {side: math.ceil(max(0.0, past.get((nid, side), 0.0) - ENTRY_IN) / PORT_STEP - 1e-9)
                   for side in (-1, 1)}
-        fits = {side: int(max(0.0, item.main - 2 * ENTRY_IN) // PORT_STEP) + 1 - behind[side] for side in (-1, 1)}
+        fits = {side: int(max(0.0, min(item.main - ENTRY_IN, reach.get((nid, side), math.inf)) - ENTRY_IN)
+                          // PORT_STEP) + 1 - behind[side] for side in (-1, 1)}
         runs = []
+        kept = {-1: -1.0, 1: -1.0}   # the farthest run out a box between keeps to the flow-facing side
         for c, li, end in ends:
             plan = frame.plans[li]
             if end != "first" or plan.kind != "chain" or li in routing.bus or li in routing.side_exit:
@@ -753,6 +773,10 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
             lo, hi = sorted((vertex, c))
             if not _box_between(spans, item, lo, hi):
                 runs.append((abs(c - item.pos), li, c, side, vertex))
+            else:
+                kept[side] = max(kept[side], abs(c - item.pos))
+        # (a run nearer than a kept one, leaving by the side beside, is crossed by it)
+        runs = [run for run in runs if run[0] > kept[run[3]]]
         runs.sort(reverse=True)
         moved: dict[int, list] = {}
         while runs:
