@@ -794,3 +794,51 @@ def test_a_run_nearer_than_one_kept_to_the_side_the_flow_meets_stays_there_too()
              if el.get("data-edge") is not None and el.tag in (SVG + "line", SVG + "path")}
     bus = [edges[f"edge plc <-> d{k} class=bus"] for k in range(1, 5)]
     assert not [(i, j) for i in range(4) for j in range(i + 1, 4) if _runs_cross(bus[i], bus[j])]
+
+
+def _triangle_gap(t, u) -> float:
+    """The least distance between two triangles (0 where they meet)."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    def inside(p, tri):
+        a, b, c = tri
+        s = (side(a, b, p), side(b, c, p), side(c, a, p))
+        return min(s) >= 0 or max(s) <= 0
+
+    def seg_point(p, a, b):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        k = max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy)))
+        return math.dist(p, (a[0] + k * dx, a[1] + k * dy))
+
+    if any(inside(p, u) for p in t) or any(inside(p, t) for p in u):
+        return 0.0
+    edges = lambda tri: list(zip(tri, tri[1:] + tri[:1]))   # noqa: E731
+    if any(_crosses(a, b, c, d) for a, b in edges(t) for c, d in edges(u)):
+        return 0.0
+    return min(min(seg_point(p, c, d) for p in t for c, d in edges(u)),
+               min(seg_point(p, a, b) for p in u for a, b in edges(t)))
+
+
+def test_a_straight_line_s_arrowhead_keeps_its_body_off_another_head_at_an_angle() -> None:
+    """A slanted line's arrowhead landed on a decision's "no" target 14.5 px from the
+    head of a line coming straight down: far enough by their tips, but the slanted
+    head's back corner stood 2.5 px off the other's side, and the two read as one blot.
+    The heads' bodies keep apart as well: here by more than half a head's width."""
+    from markmcp.figdown.render.scene.graph import ARROW_HALF, Box, Link, Scene, arrow_corners, border_point
+    from markmcp.figdown.render.scene.route import HEAD_APART, land_apart
+
+    target = Box("t", "Decline", w=120.0, h=40.0, x=200.0, y=300.0)
+    slanting = Box("s1", "Above the payline?", w=100.0, h=40.0, x=440.0, y=170.0)
+    above = Box("s2", "Median score", w=100.0, h=40.0, x=265.0, y=100.0)
+    down, aslant = Link(0, "s2", "t", "->", "1"), Link(1, "s1", "t", "->", "2")
+    scene = Scene("down", "flowchart", {"t": target, "s1": slanting, "s2": above}, ["t", "s1", "s2"],
+                  [down, aslant], {}, [], {}, {})
+    tip = (300.5, 300.0)
+    paths = {0: [(315.0, 140.0), (315.0, 300.0)], 1: [border_point(slanting, *tip), tip]}
+    before = _triangle_gap(arrow_corners(paths[1][1], paths[1][0]), arrow_corners(paths[0][1], paths[0][0]))
+    assert math.dist(paths[1][1], paths[0][1]) >= HEAD_APART and before < ARROW_HALF   # the case itself
+    land_apart(scene, paths, aslant, HEAD_APART, (False, True), heads=True)
+    after = _triangle_gap(arrow_corners(paths[1][1], paths[1][0]), arrow_corners(paths[0][1], paths[0][0]))
+    assert after >= ARROW_HALF
+    assert abs(paths[1][1][1] - target.y) < 1e-6   # still on the top side

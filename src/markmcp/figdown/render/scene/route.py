@@ -200,7 +200,7 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
         box = scene.nodes[nid]
         if not may:
             continue
-        others_at, asking, runs, partners = [], [], [], []
+        others_at, asking, runs, partners, bodies = [], [], [], [], []
         for lk in (scene.links if touching is None else touching.get(nid, ())):
             if lk.index == li or not paths.get(lk.index):
                 continue
@@ -209,6 +209,8 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                 if end == nid:
                     other = paths[lk.index]
                     others_at.append((other[j], ARROW_HALF if tails and head else 0.0))
+                    if heads and head and {lk.a, lk.b} != pair and len(other) >= 2:
+                        bodies.append((other[j], other[1 if j == 0 else -2]))
                     if body:
                         run = (other[j], other[1 if j == 0 else -2], ARROW_HALF if head else 0.0)
                         (runs if {lk.a, lk.b} != pair else partners).append(run)
@@ -235,11 +237,15 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
                     return -math.inf
                 return _head_clear(p, q, runs)
         else:
-            if min(math.dist(pts[k], o) for o in asking) >= room:
+            # (arrowheads: their bodies keep HEAD_BODY_GAP apart too, whatever their tips'
+            # distance; two heads 15 px apart at an angle overlapped)
+            if min(math.dist(pts[k], o) for o in asking) >= room \
+                    and _heads_gap(pts[k], pts[nxt], bodies) >= HEAD_BODY_GAP:
                 continue
 
-            def apart(p, q=None) -> float:
-                return min(math.dist(p, o) - wide for o, wide in others_at)
+            def apart(p, q=pts[nxt]) -> float:
+                short = max(0.0, HEAD_BODY_GAP - _heads_gap(p, q, bodies))
+                return min(min(math.dist(p, o) - wide for o, wide in others_at), room - short)
         qx, qy = pts[nxt]
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
@@ -314,6 +320,22 @@ def seg_gap(p, q, r, s) -> float:
         return 0.0
     return min(seg_dist(p[0], p[1], r, s), seg_dist(q[0], q[1], r, s),
                seg_dist(r[0], r[1], p, q), seg_dist(s[0], s[1], p, q))
+
+
+def _heads_gap(tip, toward, heads) -> float:
+    """How far an arrowhead with its point at ``tip``, on a line from ``toward``, stays
+    off the arrowheads ``heads`` (each a tip and the next point of its line): between
+    their bodies, as segments along their axes less their half widths."""
+    def back(p, q):
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        length = math.hypot(dx, dy) or 1.0
+        return p[0] + dx / length * ARROW_LEN, p[1] + dy / length * ARROW_LEN
+    mine = back(tip, toward)
+    return min((seg_gap(tip, mine, o, back(o, q)) - 2 * ARROW_HALF for o, q in heads), default=math.inf)
+
+
+#: The least gap between two arrowheads' bodies at one box (see :func:`land_apart`).
+HEAD_BODY_GAP = 2.0
 
 
 def _head_clear(tip, toward, runs) -> float:
