@@ -746,21 +746,21 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
         for nid, other, head in ((link.a, link.b, link.arrow_a), (link.b, link.a, link.arrow_b)):
             here, there = frame.item_of[nid], frame.item_of[other]
             half = _size(frame, scene.nodes[nid]) / 2
-            if plan.kind == "same":
-                taken.add((nid, 1 if there.pos > here.pos else -1))
-            if plan.kind == "same" or not head or abs(there.pos - here.pos) <= half:
-                continue
-            if plan.kind == "chain" and len(plan.items) == 2 and plan.items[0] is here:
-                continue
             key = (nid, 1 if there.pos > here.pos else -1)
+            if plan.kind == "same":
+                taken.add(key)
+                continue
+            if not head or abs(there.pos - here.pos) <= half:
+                continue
+            if len(plan.items) != 2:   # a waypoint line's
+                taken.add(key)
+                continue
+            if plan.items[0] is here:   # to the rank after (see _past_slants)
+                continue
             off = abs(_slant_landing(frame, here, there) - here.pos)
-            if plan.kind == "chain" and len(plan.items) == 2 and off > half:
+            if off > half:   # (else it lands on the side the flow meets)
                 back = here.main / 2 * (1.0 - half / off)   # from the corner the flow meets
                 reach[key] = min(reach.get(key, math.inf), here.main - back - LAND_APART)
-            elif plan.kind == "chain" and len(plan.items) == 2:
-                continue   # (it lands on the side the flow meets)
-            else:
-                taken.add(key)
     slanted, past = _past_slants(scene, frame, routing)
     for (nid, flow), ends in list(sides.items()):
         box, item = scene.nodes[nid], frame.item_of[nid]
