@@ -240,12 +240,14 @@ def land_apart(scene: Scene, paths: dict[int, list], link: Link, room: float = L
             # (arrowheads: their bodies keep HEAD_BODY_GAP apart too, whatever their tips'
             # distance; two heads 15 px apart at an angle overlapped)
             if min(math.dist(pts[k], o) for o in asking) >= room \
-                    and _heads_gap(pts[k], pts[nxt], bodies) >= HEAD_BODY_GAP:
+                    and (not bodies or _heads_gap(pts[k], pts[nxt], bodies) >= HEAD_BODY_GAP):
                 continue
 
             def apart(p, q=pts[nxt]) -> float:
-                short = max(0.0, HEAD_BODY_GAP - _heads_gap(p, q, bodies))
-                return min(min(math.dist(p, o) - wide for o, wide in others_at), room - short)
+                near = min(math.dist(p, o) - wide for o, wide in others_at)
+                if not bodies:
+                    return near
+                return min(near, room - max(0.0, HEAD_BODY_GAP - _heads_gap(p, q, bodies)))
         qx, qy = pts[nxt]
         dx, dy = qx - box.cx, qy - box.cy
         length = math.hypot(dx, dy) or 1.0
