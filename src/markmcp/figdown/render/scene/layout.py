@@ -485,11 +485,19 @@ def _lands_apart(frame: Frame, last: Item, dummy: Item, to: float) -> bool:
     for up in last.ups:
         if up is dummy or up.node is None:
             continue
-        depth = up.main / 2 + (GAPX if frame.horizontal else GAPY) + last.main / 2
-        landing = last.pos + (up.pos - last.pos) * (last.main / 2) / depth
-        if abs(landing - to) < BRANCH_APART:
+        if abs(slant_landing(frame, last, up) - to) < BRANCH_APART:
             return False
     return True
+
+
+def slant_landing(frame: Frame, here: Item, there: Item) -> float:
+    """Where a straight line from ``here``'s middle to ``there``'s (items of neighbouring
+    ranks) crosses the plane of ``here``'s side facing ``there``, estimated with the
+    usual gap between the ranks (the boxes are not placed along the flow yet): on that
+    side where it is within the side's half size, else beyond it (the line leaves by the
+    side across the flow)."""
+    depth = there.main / 2 + (GAPX if frame.horizontal else GAPY) + here.main / 2
+    return here.pos + (there.pos - here.pos) * (here.main / 2) / depth
 
 
 def _room(placer: Placer, item: Item, to: float) -> bool:

@@ -30,7 +30,7 @@ from .free import EPS, centre_line, lines_crossed, path_hits, segments_cross
 from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, corner_radius,
                     outline_norm, outline_test, ray_exit, side_point)
 from .labels import seg_dist
-from .layout import GAPX, GAPY, VERTEX_RUN, Frame
+from .layout import GAPX, GAPY, VERTEX_RUN, Frame, slant_landing
 
 PORT_STEP = 10.0
 HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
@@ -621,31 +621,27 @@ def _own_entry_runs(scene: Scene, frame: Frame, routing: Routing) -> None:
             routing.side_entry[li] = (k, side)
 
 
-def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
-    """Where straight connectors between boxes of neighbouring ranks that are not aligned
-    meet them, per (box, side), estimated with the usual gap between the ranks (their
-    boxes are not placed along the flow yet)."""
-    out: dict[tuple[str, int], list[float]] = {}
+def _slants(scene: Scene, frame: Frame, routing: Routing):
+    """The straight connectors between boxes of neighbouring ranks that are not aligned:
+    ``(link, first, last)``, its items in flow order."""
     for link in scene.links:
         plan = frame.plans[link.index]
         if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal:
             continue
         first, last = plan.items
-        if abs(first.pos - last.pos) < 0.5 or first.node is None or last.node is None:
-            continue
-        out.setdefault((first.key, 1), []).append(_slant_landing(frame, first, last))
-        out.setdefault((last.key, -1), []).append(_slant_landing(frame, last, first))
+        if first.node is not None and last.node is not None and abs(first.pos - last.pos) >= 0.5:
+            yield link, first, last
+
+
+def _slanted_landings(scene: Scene, frame: Frame, routing: Routing) -> dict[tuple[str, int], list[float]]:
+    """Where straight connectors between boxes of neighbouring ranks that are not aligned
+    meet them, per (box, side), estimated with the usual gap between the ranks (their
+    boxes are not placed along the flow yet)."""
+    out: dict[tuple[str, int], list[float]] = {}
+    for _link, first, last in _slants(scene, frame, routing):
+        out.setdefault((first.key, 1), []).append(slant_landing(frame, first, last))
+        out.setdefault((last.key, -1), []).append(slant_landing(frame, last, first))
     return out
-
-
-def _slant_landing(frame: Frame, here, there) -> float:
-    """Where a straight line from ``here``'s middle to ``there``'s (items of neighbouring
-    ranks) crosses the plane of ``here``'s side facing ``there``, estimated with the
-    usual gap between the ranks: on that side where it is within the side's half size,
-    else beyond it (the line leaves by the side across the flow)."""
-    gap = GAPX if frame.horizontal else GAPY
-    depth = here.main / 2 + gap + there.main / 2
-    return here.pos + (there.pos - here.pos) * (here.main / 2) / depth
 
 
 def _side_ports(scene: Scene, frame: Frame, nid: str, ends: list, lines: list[float], by_index: dict,
@@ -759,7 +755,7 @@ def _side_leaves(scene: Scene, frame: Frame, routing: Routing, sides: dict, span
                 continue
             if plan.items[0] is here:   # to the rank after (see _past_slants)
                 continue
-            off = abs(_slant_landing(frame, here, there) - here.pos)
+            off = abs(slant_landing(frame, here, there) - here.pos)
             if off > half:   # (else it lands on the side the flow meets)
                 back = here.main / 2 * (1.0 - half / off)   # from the corner the flow meets
                 reach[key] = min(reach.get(key, math.inf), here.main - back - LAND_APART)
@@ -851,15 +847,10 @@ def _past_slants(scene: Scene, frame: Frame, routing: Routing):
     # (a pinned box is not where the layout has it: its lines are drawn afresh)
     pinned = set(scene.pins) | {nid for nid, box in scene.nodes.items()
                                 if box.group is not None and scene.groups[box.group].pin}
-    for link in scene.links:
-        plan = frame.plans[link.index]
-        if plan.kind != "chain" or len(plan.items) != 2 or link.index in routing.orthogonal \
-                or link.a in pinned or link.b in pinned:
+    for link, first, last in _slants(scene, frame, routing):
+        if link.a in pinned or link.b in pinned:
             continue
-        first, last = plan.items
-        if first.node is None or last.node is None or abs(first.pos - last.pos) < 0.5:
-            continue
-        at = _slant_landing(frame, first, last)
+        at = slant_landing(frame, first, last)
         slanted.setdefault(first.key, []).append((at, last.pos))
         half, off = _size(frame, first.node) / 2, abs(at - first.pos)
         if off > half:
