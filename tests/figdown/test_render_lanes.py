@@ -645,3 +645,34 @@ def test_a_lane_out_takes_the_side_facing_it_past_a_lane_running_between() -> No
     named = {tuple(sorted((lines[int(a) - 1], lines[int(b) - 1]))) for a, b in found}
     assert tuple(sorted(("transition idle -[mains off]-> off", "transition soak -[hold time over]-> idle"))) not in named
     assert len(found) == 2
+
+
+
+# "Unlocked" goes back to "Screen off" round below the figure, and the side below holds
+# its self-loop
+PHONE = ("figdown 0.2 statechart\nflow right\nstate off \"Screen off\"\nstate locked \"Lock screen\"\n"
+         "state open \"Unlocked\"\nstate pin \"PIN required\\n(biometrics disabled)\"\n"
+         "state wait \"Retry cool-down\\n(30 s → 1 h)\"\nstate wipe \"Wiped\\n(after 10 failures)\"\n"
+         "transition off -[power button / raise to wake]-> locked\ntransition locked -[5 biometric failures]-> pin\n"
+         "transition locked -[correct PIN]-> open\ntransition pin -[5 wrong PINs]-> wait\n"
+         "transition open -[screen timeout / power button]-> off\ntransition off -[restart]-> pin\n"
+         "transition open -[notification]-> open\n")
+
+
+def test_a_lane_leaves_beside_a_self_loop_on_the_side_facing_it() -> None:
+    """"screen timeout" left "Unlocked" by its far end and went round it, under its
+    self-loop, because the loop stood on the side facing the lane.  It now leaves by that
+    side beside the loop, on the loop's side toward where the lane goes, clear of it."""
+    svg = build(PHONE).svg
+    lines = PHONE.split("\n")
+    key = str(lines.index("transition open -[screen timeout / power button]-> off") + 1)
+    loop = _loop(svg, str(lines.index("transition open -[notification]-> open") + 1))
+    left, top, right, bottom = _boxes(svg)["open"]
+    runs = [(p, q) for k, p, q in segments(svg) if k == key]
+    start = runs[0][0]
+    assert abs(start[1] - bottom) < 0.5 and left < start[0] < right, start
+    legs = sorted(p[0] for p in loop)
+    assert abs((legs[0] + legs[-1]) / 2 - (left + right) / 2) < 0.5   # the loop stays at the middle
+    assert legs[0] - start[0] >= 10, (start, legs)   # beside it, toward the lane's run
+    assert runs[0][1][1] > start[1] and runs[0][1][0] == start[0]   # straight down from the side
+    assert not any(_cross(s, t) for s in runs for t in zip(loop, loop[1:]))

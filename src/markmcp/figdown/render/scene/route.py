@@ -939,9 +939,12 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     members each by their own first box, and by its last as one (its first member's end,
     the others ending where it does); not for one leaving a diamond (see
     :func:`_side_exits`), an external, a side
-    holding a self-loop or a side entry (:func:`_side_entries`), or a box joined to
+    holding a side entry (:func:`_side_entries`), or a box joined to
     another by more than two labelled lines (the further ones go round the pair and
-    land on those sides, see ``_spread_parallel``)."""
+    land on those sides, see ``_spread_parallel``).  A side holding the box's self-loop
+    takes only the nearest lane out, beside the loop toward the lane's run and
+    :data:`LOOP_BESIDE` clear of it, where the side is long enough (one came round the
+    box's far end, under the loop); no lane in (its arrowhead met the loop's)."""
     routing.lane_entry = {}
     pairs: dict[tuple[str, str], int] = {}
     for link in scene.links:
@@ -983,8 +986,12 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
                 continue
             half = _size(frame, box) / 2
             side = 1 if lane > item.pos else -1
-            loops = frame.loop_side.get(nid) or ()
-            if (nid, side) in taken or any(place == ("+c" if side > 0 else "-c") for place, _level in loops):
+            loops = [place for place, _level in frame.loop_side.get(nid) or ()]
+            looped = loops.count("+c" if side > 0 else "-c")
+            # (one self-loop there, at the side's middle: a lane may leave beside it; one
+            # coming in beside it set its arrowhead against the loop's)
+            if (nid, side) in taken or looped > 1 or (looped and (end == "last" or box.shape == "diamond"
+                                                                  or axes(box)[2] != math.inf)):
                 continue
             if (nid, side) in entered and end == "first":
                 continue
@@ -997,7 +1004,7 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             toward = 1.0 if frame.rank_of[other] > frame.rank_of[nid] else -1.0   # its run, along the flow
             head = link.arrow_b if end == "last" else link.arrow_a
             found.setdefault((nid, side), []).append(
-                _LaneEnd(abs(lane - item.pos), link.index, vertex, end, toward, bool(head)))
+                _LaneEnd(abs(lane - item.pos), link.index, vertex, end, toward, bool(head), bool(looped)))
     routing.lane_shift = {}
     chosen = []
     lanes = sorted(set(routing.lanes.values()))
@@ -1014,12 +1021,21 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         room = frame.item_of[nid].main - 2 * PORT_MARGIN
         if axes(scene.nodes[nid])[2] != math.inf or (nid, _side) in entered:
             del group[1:]   # off a circle's middle the ends stood clear of its curve
-        slots = _lane_slots(group, max(room, 0.0))
+        if group[0].looped:
+            # beside the side's self-loop, toward the lane's run (it leaves clear of the
+            # loop), the nearest lane alone, where the side is long enough
+            del group[1:]
+            beside = LOOP_W / 2 + LOOP_BESIDE
+            if beside > room / 2:
+                continue
+            slots = [group[0].toward * beside]
+        else:
+            slots = _lane_slots(group, max(room, 0.0))
         while slots is None:   # (one lane always fits: the middle)
             group.pop()
             slots = _lane_slots(group, max(room, 0.0))
         chosen.extend((nid, h, shift) for h, shift in zip(group, slots))
-    for nid, (_, li, vertex, end, _toward, _head), shift in chosen:
+    for nid, (_, li, vertex, end, _toward, _head, _looped), shift in chosen:
         if shift:
             routing.lane_shift[(li, end)] = shift
         if end == "first":
@@ -1049,6 +1065,7 @@ class _LaneEnd(NamedTuple):
     end: str          # "first" or "last"
     toward: float     # its run goes toward higher ranks (1) or lower (-1)
     head: bool        # an arrowhead at this end
+    looped: bool = False   # the side holds the box's self-loop, at its middle
 
 
 def _lane_slots(group: list[_LaneEnd], room: float) -> list[float] | None:
@@ -1113,6 +1130,7 @@ def _rank_boxes(frame: Frame) -> list[tuple[list[float], list[float], list]]:
 ENTRY_IN = 14.0   # how far along a box's side from its near corner the first side entry lands
 LANE_PAIR = 8.0   # a lane in and a lane out by one side: each this far off its middle
 LANE_CLOSE = 12.0   # the least between a lane's end and an arrowhead beside it, on a short side
+LOOP_BESIDE = 12.0   # between a self-loop and a lane's end beside it on one side (a head's half and a gap)
 
 
 def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list,
