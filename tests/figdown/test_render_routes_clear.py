@@ -23,6 +23,8 @@ from markmcp.figdown.render import build
 
 from conftest import shared_dir
 
+from .test_render_band_titles import segments
+
 SVG = "{http://www.w3.org/2000/svg}"
 INSIDE = 1.0
 
@@ -842,3 +844,27 @@ def test_a_straight_line_s_arrowhead_keeps_its_body_off_another_head_at_an_angle
     after = _triangle_gap(arrow_corners(paths[1][1], paths[1][0]), arrow_corners(paths[0][1], paths[0][0]))
     assert after >= ARROW_HALF
     assert abs(paths[1][1][1] - target.y) < 1e-6   # still on the top side
+
+
+# "no" comes down to "Log ticket" 4 px past the decision's left point: its run stands
+# at the point, not beyond it
+IMPACT = ("figdown 0.3 flowchart\ndecision impact \"Customer impact?\"\ndecision sev \"SEV1 or SEV2?\"\n"
+          "process log \"Log ticket, fix in business hours\"\n"
+          "process declare \"Declare incident,\\nappoint incident commander\"\n"
+          "flowline impact -[yes]-> sev\nflowline impact -[no]-> log\nflowline sev -[no (SEV3)]-> log\n"
+          "flowline sev -[yes]-> declare\n")
+
+
+def test_a_branch_whose_run_passes_at_the_side_point_leaves_by_that_point() -> None:
+    """A branch turned less than 4 px past the decision's side point left by the point
+    below, beside "yes", and stepped out under the diamond to its run ("no" leaving
+    "Customer impact?"); a run at the side point or past it leaves by that point."""
+    svg = build(IMPACT).svg
+    xs, ys = zip(*(tuple(map(float, p.split(","))) for p in re.search(
+        r'<g data-node="impact"[^>]*><polygon points="([^"]+)"', svg).group(1).split()))
+    key = str(IMPACT.split("\n").index("flowline impact -[no]-> log") + 1)
+    runs = [(p, q) for k, p, q in segments(svg) if k == key]
+    start = runs[0][0]
+    assert math.dist(start, (min(xs), (min(ys) + max(ys)) / 2)) < 0.5, start
+    assert all(p[1] >= start[1] - 0.01 and q[1] >= start[1] - 0.01 for p, q in runs)   # never back up
+    assert max(p[0] for p, _q in runs) <= min(xs) + 4   # nor in under the diamond

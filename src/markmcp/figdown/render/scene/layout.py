@@ -24,9 +24,10 @@ from .straight import straighten
 GAPX, GAPY = 56.0, 44.0
 BAND = {"l": 14.0, "r": 14.0, "t": 26.0, "b": 12.0}
 LOOP_ROOM = 32.0      # room kept beside a box for its self-loop (route.LOOP_H out, and a gap)
-#: How far beyond a decision's side vertex a connector must turn to leave by that vertex
-#: (a shorter run leaves by the point below and hooks round the box beneath: "yes"
-#: turning 9 px past the vertex went round Tier-1 from the diamond's bottom point)
+#: How far beyond a decision's side vertex a branch's run counts as beyond it: a nearer
+#: one's column is moved out to :data:`BRANCH_RUN` where there is room ("yes" turning
+#: 9 px past the vertex went round Tier-1 from the diamond's bottom point); where there
+#: is none it leaves by the vertex all the same (see route._side_exits)
 VERTEX_RUN = 4.0
 #: Where a decision's branch that would leave by its flow-facing faces and step aside
 #: within the diamond's width is moved to: this far beyond the side vertex

@@ -30,7 +30,7 @@ from .free import EPS, centre_line, lines_crossed, path_hits, segments_cross
 from .graph import (ARROW_HALF, ARROW_LEN, Box, Link, Scene, arc_inset, axes, border_point, corner_radius,
                     outline_norm, outline_test, ray_exit, side_point)
 from .labels import seg_dist
-from .layout import GAPX, GAPY, VERTEX_RUN, Frame, slant_landing
+from .layout import GAPX, GAPY, Frame, slant_landing
 
 PORT_STEP = 10.0
 HEAD_STEP = 16.0   # between ports where an arrowhead (11.2 px across) ends: heads never touch
@@ -880,10 +880,16 @@ def _crossing_slants(frame: Frame, nid: str, ends: list, slanted, half: float, p
     return out
 
 
+#: How far inside a decision's side vertex a branch's run may pass and still leave by it.
+VERTEX_AT = 0.5
+
+
 def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans: list) -> None:
     """A decision's connector that goes out beyond its side leaves by that side's vertex,
     across the flow, and turns along it beyond the diamond: the flowchart convention, and
-    the main path keeps the decision's flow-facing point to itself.  Only where no box
+    the main path keeps the decision's flow-facing point to itself.  So does one whose
+    run passes at the vertex, straight on from it ("no" 4 px past "Customer impact?"'s
+    left point left by the point below, beside "yes", and stepped out under the diamond).  Only where no box
     of the decision's rank stands between the vertex and the turn, one connector a vertex
     (the one turning farthest out, so the others' turns stay inside its run; the first in
     document order of equals); a merge bus's members too, each from its own decision."""
@@ -908,7 +914,7 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         half = _size(frame, box) / 2
         side = 1 if turn > item.pos else -1
         vertex = item.pos + side * half
-        if abs(turn - item.pos) < half + VERTEX_RUN:
+        if abs(turn - item.pos) < half - VERTEX_AT:
             continue
         lo, hi = sorted((vertex, turn))
         if _box_between(spans, item, lo, hi):
