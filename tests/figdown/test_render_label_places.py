@@ -870,6 +870,47 @@ def test_the_board_counts_the_connectors_a_leader_crosses() -> None:
     assert board.crossed((250.0, 0.0), (250.0, 100.0)) == 0
 
 
+
+def test_the_board_counts_the_connector_ends_a_leader_passes_near() -> None:
+    """A leader passing beside where a line ends reads as that line going on to the note
+    (NAT64's leader ran down 5 px from the end of the line to "IPv6 Internet"): the board
+    counts each connector with an end within the clearance, but for ends at the leader's
+    own target."""
+    from markmcp.figdown.render.scene.labels import Board
+    board = Board([], {1: [(0.0, 50.0), (95.0, 50.0)], 2: [(200.0, 50.0), (105.0, 50.0)],
+                       3: [(100.0, 200.0), (160.0, 260.0)], 4: [(0.0, 80.0), (200.0, 80.0)]})
+    far = (-1.0, -1.0, -1.0, -1.0)
+    assert board.ends_near((100.0, 0.0), (100.0, 100.0), 10.0, far) == 2   # 1 and 2; 4 passes, no end
+    assert board.ends_near((100.0, 0.0), (100.0, 100.0), 4.0, far) == 0
+    assert board.ends_near((100.0, 0.0), (100.0, 190.0), 12.0, far) == 3   # 3's first end too
+    assert board.ends_near((100.0, 0.0), (100.0, 190.0), 12.0, (90.0, 190.0, 110.0, 210.0)) == 2
+
+
+def test_a_notes_leader_keeps_off_the_end_of_a_line_beside_it() -> None:
+    from markmcp.figdown.render.scene.labels import seg_dist
+
+    from .test_render_band_titles import segments
+    svg = build(NAT64).svg
+    leaders = [tuple(map(float, m)) for m in re.findall(
+        r'<line x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"[^>]*stroke-dasharray="4 3"', svg)]
+    assert len(leaders) == 1
+    x1, y1, x2, y2 = leaders[0]
+    key = str(NAT64.split("\n").index("edge bng -[native IPv6]- v6") + 1)
+    (end,) = [q for k, _p, q in segments(svg) if k == key][-1:]
+    assert seg_dist(end[0], end[1], (x1, y1), (x2, y2)) >= 10.0
+
+
+NAT64 = ("figdown 0.3 topology\nflow right\ngroup access \"IPv6-only access network\"\n"
+         "node phone \"Handset with CLAT\\n(464XLAT)\" in=access\nnode laptop \"Tethered laptop\" in=access\n"
+         "node bng \"Access router / PGW\" in=access\nnode dns64 \"DNS64 resolver\"\n"
+         "node nat64 \"NAT64 (PLAT)\\n64:ff9b::/96\" "
+         "note=\"Stateful; one public IPv4 address is shared by ~1,000 subscribers\"\n"
+         "node logs \"NAT session log\\ncollector\" shape=cylinder\nexternal v4 \"IPv4 Internet\"\n"
+         "external v6 \"IPv6 Internet\"\nedge phone -- bng\nedge laptop -- phone\n"
+         "edge bng -[synthesised AAAA]- dns64\nedge bng -- nat64\nedge nat64 -[public IPv4 pool /26]- v4\n"
+         "edge bng -[native IPv6]- v6\nedge nat64 -[port-block allocations]- logs style=dashed\n")
+
+
 ENCOUNTER = """figdown 0.2 statechart
 flow right
 state preadmit "Pre-admitted"

@@ -411,6 +411,24 @@ class Board:
                 keys.add(key)
         return len(keys)
 
+    def ends_near(self, p, q, clear: float, skip: Rect) -> int:
+        """How many connectors end within ``clear`` of the segment p–q, outside ``skip``
+        (where a leader from p–q lands, among the ends of its own box's lines)."""
+        x0, y0, x1, y1 = min(p[0], q[0]) - clear, min(p[1], q[1]) - clear, max(p[0], q[0]) + clear, \
+            max(p[1], q[1]) + clear
+        keys = set()
+        for key, a, b, _sb in self._segs.near(x0, y0, x1, y1):
+            pts = self.paths.get(key)
+            if key in keys or not pts:
+                continue
+            for end in (pts[0], pts[-1]):
+                if (end == a or end == b) and x0 <= end[0] <= x1 and y0 <= end[1] <= y1 \
+                        and not (skip[0] <= end[0] <= skip[2] and skip[1] <= end[1] <= skip[3]) \
+                        and seg_dist(end[0], end[1], p, q) < clear:
+                    keys.add(key)
+                    break
+        return len(keys)
+
     def borders_under(self, r: Rect) -> int:
         """How many band outlines run under the rectangle ``r`` (it meets the band without
         lying inside it)."""

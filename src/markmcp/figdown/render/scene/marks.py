@@ -462,8 +462,11 @@ LEADER_ALONG = (0.0, 1.0, 0.25, 0.75)
 #: figure to miss one label read worse than a short leader beside it) ...
 LEADER_LONGER = 1.0
 #: ... and each connector it crosses this much (a note moved to the top of the figure drew
-#: its leader across the lane running there).
+#: its leader across the lane running there), or passes within :data:`LEADER_END_CLEAR`
+#: of the end of (NAT64's leader ran down between the end of the line to "IPv6 Internet"
+#: and that name, as if the line went on to the note).
 LEADER_CROSSING = 60.0
+LEADER_END_CLEAR = 10.0
 
 
 def _leaders(nx: float, ny: float, w: float, h: float, side: int, target) -> list:
@@ -506,7 +509,10 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
                     continue   # no leader makes it cheaper
                 ways = _leaders(nx, ny, w, h, side, target)
                 first = math.dist(*ways[0])
-                extra, k, leader = min((LEADER_THROUGH * board.passes(*ends) + LEADER_CROSSING * board.crossed(*ends)
+                near = (x0 - LEADER_END_CLEAR, y0 - LEADER_END_CLEAR, x1 + LEADER_END_CLEAR, y1 + LEADER_END_CLEAR)
+                extra, k, leader = min((LEADER_THROUGH * board.passes(*ends)
+                                        + LEADER_CROSSING * (board.crossed(*ends)
+                                                             + board.ends_near(*ends, LEADER_END_CLEAR, near))
                                         + LEADER_LONGER * max(0.0, math.dist(*ends) - first), k, ends)
                                        for k, ends in enumerate(ways))
                 c += extra
