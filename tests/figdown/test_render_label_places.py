@@ -886,6 +886,35 @@ def test_the_board_counts_the_connector_ends_a_leader_passes_near() -> None:
     assert board.ends_near((100.0, 0.0), (100.0, 190.0), 12.0, (90.0, 190.0, 110.0, 210.0)) == 2
 
 
+def test_the_board_counts_the_connectors_a_leader_runs_along() -> None:
+    """A leader on a line reads as part of it: the board counts each connector running
+    within the clearance of it and its way (within 15°) for the least length or more,
+    not one crossing it."""
+    from markmcp.figdown.render.scene.labels import Board
+    board = Board([], {1: [(100.0, 60.0), (100.0, 0.0), (300.0, 0.0)], 2: [(0.0, 50.0), (300.0, 50.0)],
+                       3: [(103.0, 95.0), (104.0, 140.0)], 4: [(0.0, 40.0), (200.0, 120.0)]})
+    assert board.runs_along((100.0, 20.0), (100.0, 90.0), 4.0, 8.0) == 1   # 1; 2 and 4 cross it
+    assert board.runs_along((100.0, 20.0), (100.0, 130.0), 4.0, 8.0) == 2   # and 3, slanting 1 in 45
+    assert board.runs_along((100.0, 20.0), (100.0, 90.0), 4.0, 50.0) == 0   # 1 for 40 px only
+    assert board.runs_along((100.0, 20.0), (100.0, 25.0), 4.0, 8.0) == 0
+
+
+def test_a_notes_leader_is_not_drawn_on_a_line_leaving_its_box() -> None:
+    """Crowded all round but above, EXECUTE's note went above it, and its leader, aimed
+    at the box's middle, came down on the line leaving its top there: it now leaves the
+    note further along."""
+    from markmcp.figdown.render.scene.labels import Board
+    from markmcp.figdown.render.scene.marks import _place_note
+    box = (100.0, 100.0, 300.0, 136.0)
+    crowd = [(330.0, 40.0, 700.0, 200.0), (-400.0, 40.0, 70.0, 200.0), (-400.0, 150.0, 700.0, 400.0)]
+    board = Board([box, *crowd], {7: [(200.0, 100.0), (200.0, 50.0), (800.0, 50.0)]})
+    note = _place_note(board, "node", "execute", "Producing; Abort is reachable from every state", "EXECUTE", box)
+    assert note.leader is not None
+    (px, py), (qx, qy) = note.leader
+    assert qy == 100.0 and py < 100.0   # from above
+    assert min(abs(px - 200.0), abs(qx - 200.0)) > 4.0 or abs(px - qx) > 20.0
+    assert board.runs_along((px, py), (qx, qy), 4.0, 8.0) == 0
+
 def test_a_notes_leader_keeps_off_the_end_of_a_line_beside_it() -> None:
     from markmcp.figdown.render.scene.labels import seg_dist
 

@@ -203,6 +203,7 @@ def _rect_nearest(r: Rect, segs, limit: float, reach: float) -> float:
     return best if best < reach else math.inf
 
 
+ALONG_SINE = 0.26   # sin 15°: a run this near the direction of another lies along it
 GRID = 64.0        # side of a square of the board's indexes
 GRID_SQUARES = 1024   # a rectangle (or a query) over more squares than this is read plainly
 
@@ -428,6 +429,35 @@ class Board:
                     keys.add(key)
                     break
         return len(keys)
+
+    def runs_along(self, p, q, clear: float, least: float) -> int:
+        """How many connectors run beside the segment p–q (within 15° of its direction),
+        within ``clear`` of it for ``least`` px of its length or more (read every 2 px
+        along it): a leader drawn on a line, not one crossing it."""
+        length = math.dist(p, q)
+        if length < least:
+            return 0
+        ux, uy = (q[0] - p[0]) / length, (q[1] - p[1]) / length
+        x0, y0, x1, y1 = min(p[0], q[0]) - clear, min(p[1], q[1]) - clear, max(p[0], q[0]) + clear, \
+            max(p[1], q[1]) + clear
+        near: dict = {}
+        for key, a, b, _sb in self._segs.near(x0, y0, x1, y1):
+            run = math.dist(a, b)
+            if run and abs(ux * (b[1] - a[1]) - uy * (b[0] - a[0])) <= ALONG_SINE * run:
+                near.setdefault(key, []).append((a, b))
+        n = max(1, int(length / 2.0))
+        step = length / n
+        count = 0
+        for key, segs in near.items():
+            run = 0.0
+            for k in range(n + 1):
+                t = k / n
+                x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+                if any(seg_dist(x, y, a, b) < clear for a, b in segs):
+                    run += step
+            if run >= least:
+                count += 1
+        return count
 
     def borders_under(self, r: Rect) -> int:
         """How many band outlines run under the rectangle ``r`` (it meets the band without

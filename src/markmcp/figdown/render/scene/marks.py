@@ -467,6 +467,11 @@ LEADER_LONGER = 1.0
 #: and that name, as if the line went on to the note).
 LEADER_CROSSING = 60.0
 LEADER_END_CLEAR = 10.0
+#: A leader within this many px of a connector for :data:`LEADER_ALONG_MOST` px or more of
+#: its length is drawn on that line: it pays as for running through a box (EXECUTE's
+#: leader came down on the first 60 px of the line leaving the state's top).
+LEADER_ON_LINE = 4.0
+LEADER_ALONG_MOST = 8.0
 
 
 def _leaders(nx: float, ny: float, w: float, h: float, side: int, target) -> list:
@@ -510,7 +515,8 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
                 ways = _leaders(nx, ny, w, h, side, target)
                 first = math.dist(*ways[0])
                 near = (x0 - LEADER_END_CLEAR, y0 - LEADER_END_CLEAR, x1 + LEADER_END_CLEAR, y1 + LEADER_END_CLEAR)
-                extra, k, leader = min((LEADER_THROUGH * board.passes(*ends)
+                extra, k, leader = min((LEADER_THROUGH * (board.passes(*ends)
+                                                          + board.runs_along(*ends, LEADER_ON_LINE, LEADER_ALONG_MOST))
                                         + LEADER_CROSSING * (board.crossed(*ends)
                                                              + board.ends_near(*ends, LEADER_END_CLEAR, near))
                                         + LEADER_LONGER * max(0.0, math.dist(*ends) - first), k, ends)
