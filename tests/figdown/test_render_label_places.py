@@ -886,6 +886,27 @@ def test_the_board_counts_the_connector_ends_a_leader_passes_near() -> None:
     assert board.ends_near((100.0, 0.0), (100.0, 190.0), 12.0, (90.0, 190.0, 110.0, 210.0)) == 2
 
 
+def test_a_label_keeps_off_a_group_bands_border_where_a_place_as_near_is_free() -> None:
+    """Above its line a label lay across the band's top border and read as part of the
+    band's frame ("chairlift fibre" on the Mid-mountain band's edge): the side of the line
+    clear of the border is taken, as near to the line."""
+    from markmcp.figdown.render.scene.labels import Board, Label, measure, place_mid
+    pts = [(0.0, 100.0), (400.0, 100.0)]
+    band = (-50.0, 90.0, 500.0, 300.0)   # its top border 10 px above the line
+    board = Board([], {1: pts}, outlines=[band])
+    label = Label("chairlift fibre", 11.0)
+    label.w, label.h = measure(label.text, label.size)
+    place_mid(board, label, pts, 1)
+    x0, y0, x1, y1 = label.rect
+    assert board.borders_under(label.rect) == 0
+    assert min(abs(y0 - 100.0), abs(y1 - 100.0)) <= 6.0   # beside its line still
+    # with no band there it takes the place above, as before
+    alone = Board([], {1: pts})
+    free = Label("chairlift fibre", 11.0)
+    free.w, free.h = measure(free.text, free.size)
+    place_mid(alone, free, pts, 1)
+    assert free.rect[3] <= 100.0
+
 def test_the_board_counts_the_connectors_a_leader_runs_along() -> None:
     """A leader on a line reads as part of it: the board counts each connector running
     within the clearance of it and its way (within 15°) for the least length or more,

@@ -203,6 +203,8 @@ def _rect_nearest(r: Rect, segs, limit: float, reach: float) -> float:
     return best if best < reach else math.inf
 
 
+ACROSS_BORDER = 6.0   # a label lying across a group band's border ("chairlift fibre" on the
+                       # Mid-mountain band's edge read as part of the band's frame)
 ALONG_SINE = 0.26   # sin 15°: a run this near the direction of another lies along it
 GRID = 64.0        # side of a square of the board's indexes
 GRID_SQUARES = 1024   # a rectangle (or a query) over more squares than this is read plainly
@@ -378,6 +380,10 @@ class Board:
                     # a free place between its line and another: taken only when no
                     # place in the open is free, which it leaves to the other's label
                     c += GOOD + 1.0
+        if self.outlines and roomy:
+            # a label across a band's border reads as part of the band's frame (an end
+            # label stays at its port whatever runs there)
+            c += ACROSS_BORDER * self.borders_under(r)
         c += 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)
         return c
 
