@@ -328,3 +328,54 @@ def test_a_name_struck_wherever_it_goes_takes_the_place_fewest_lines_cross() -> 
     title = _place_one(band, world, [band], widen=False)
     assert title.at == 35.0   # just past the first line, crossed by the second alone
     assert (title.left, title.right) == (0.0, 0.0)
+
+
+
+# a dashed E2 line from the far-edge DC up into the Regional DC band, past its title
+FRONTHAUL = (
+    "figdown 0.5 topology\n"
+    "class fh \"Fronthaul eCPRI, 25G (7.2x split)\" stroke=#dc2626\n"
+    "class mh \"Midhaul F1, 10G\" stroke=#2563eb\n"
+    "class sync \"PTP / SyncE timing\" style=dotted stroke=#6b7280\n"
+    "group site \"Cell site\"\n"
+    "node ru1 \"RU sector α\" in=site\n"
+    "node ru2 \"RU sector β\" in=site\n"
+    "node ru3 \"RU sector γ\" in=site\n"
+    "node csr \"Cell site router\\n(T-BC)\" in=site\n"
+    "node gnss \"GNSS antenna\" shape=circle in=site\n"
+    "group edgedc \"Far-edge DC\"\n"
+    "node fhm \"Fronthaul switch\" in=edgedc\n"
+    "node du \"vDU server\\n(accelerator card)\" in=edgedc\n"
+    "group regional \"Regional DC\"\n"
+    "node cu \"vCU-CP / vCU-UP\" in=regional\n"
+    "node ric \"Near-RT RIC\" in=regional\n"
+    "external core \"Mobile core (N2/N3)\"\n"
+    "edge ru1 -- csr class=fh\n"
+    "edge ru3 -- csr class=fh\n"
+    "edge csr -[dark fibre 8 km]- fhm class=fh\n"
+    "edge fhm [et-0/0/1] -- [port 0] du class=fh id=fh1\n"
+    "edge du -- cu class=mh\n"
+    "edge fhm [et-0/0/2] -- [port 1] du class=fh id=fh2\n"
+    "edge cu -- ric\n"
+    "edge du -[E2]- ric style=dashed\n"
+    "edge gnss -- csr class=sync\n"
+)
+
+
+def test_a_label_keeps_a_words_gap_from_a_band_title_on_its_line() -> None:
+    """"E2", moved off the Regional DC band's border, stood 10 px before its title on the
+    same line and read as "E2 Regional DC": a label keeps 12 px from a title beside it."""
+    from markmcp.figdown.render.scene.labels import measure
+    svg = build(FRONTHAUL).svg
+    titles = [(float(x), float(y), t) for x, y, t in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="11.5" fill="#6f6e69">([^<]+)</text>', svg)]
+    labels = [(float(x), float(y), t) for x, y, t in re.findall(
+        r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="11" text-anchor="middle" fill="#(?!fff)[0-9a-f]+">([^<]+)</text>',
+        svg)]
+    assert "Regional DC" in {t for _x, _y, t in titles} and "E2" in {t for _x, _y, t in labels}
+    for tx, ty, title in titles:
+        tw, _th = measure(title, 11.5)
+        for lx, ly, text in labels:
+            lw, _lh = measure(text, 11.0)
+            on_line = abs(ly - ty) < 6
+            assert not (on_line and lx + lw / 2 > tx - 12 and lx - lw / 2 < tx + tw + 12), (text, title)

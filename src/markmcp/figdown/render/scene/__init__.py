@@ -1356,6 +1356,10 @@ def _label_jobs(scene: Scene) -> list[tuple]:
     return jobs
 
 
+#: Room a label keeps beside a band's title on its line (about a word's space at its size).
+TITLE_WORD_GAP = 12.0
+
+
 def _place_labels(scene: Scene, model: dict, jobs: list[tuple], order, allowance: list[int],
                   below: float, fixed=(), lead_below: float = math.inf,
                   freed=None) -> tuple[Board, list, list[float]] | None:
@@ -1374,7 +1378,9 @@ def _place_labels(scene: Scene, model: dict, jobs: list[tuple], order, allowance
         if g.box is not None and g.label and g.title is not None:
             w, h = measure(g.label, titles.TITLE_FS)
             x = g.title.x(g.box) - (w if g.title.anchor == "end" else 0.0)
-            soft.append((x, g.box[1] + 4, x + w, g.box[1] + 4 + h))
+            # a word's gap either side: a label on the title's line that near reads as
+            # part of it ("E2" 10 px before "Regional DC")
+            soft.append((x - TITLE_WORD_GAP, g.box[1] + 4, x + w + TITLE_WORD_GAP, g.box[1] + 4 + h))
     solid = [r for b in scene.nodes.values() if not b.external
              for r in outline_rects(b.rect(), axes(b)[2])]
     outlines = [g.title.drawn(g.box) if g.title is not None else g.box
