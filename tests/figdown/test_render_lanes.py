@@ -676,3 +676,40 @@ def test_a_lane_leaves_beside_a_self_loop_on_the_side_facing_it() -> None:
     assert legs[0] - start[0] >= 10, (start, legs)   # beside it, toward the lane's run
     assert runs[0][1][1] > start[1] and runs[0][1][0] == start[0]   # straight down from the side
     assert not any(_cross(s, t) for s in runs for t in zip(loop, loop[1:]))
+
+
+
+# STANDBY and SPEED HOLD are joined by three labelled transitions: the third goes round
+# under the pair; "brake" comes back round over the figure into STANDBY
+CRUISE = (
+           "figdown 0.3 statechart\n"
+           "state off \"OFF\"\n"
+           "state standby \"STANDBY\\n(armed, not controlling)\"\n"
+           "state hold \"SPEED HOLD\"\n"
+           "state accel \"ACCELERATING\\n(+ held)\"\n"
+           "state coast \"COASTING\\n(− held)\"\n"
+           "state override \"DRIVER OVERRIDE\\n(accelerator pressed)\"\n"
+           "state fault \"FAULT\\n(wheel-speed signal lost)\"\n"
+           "transition off -[ON button]-> standby\n"
+           "transition standby -[SET, speed ≥ 40 km/h / store speed]-> hold\n"
+           "transition standby -[RES, stored speed exists]-> hold\n"
+           "transition hold -[+ held]-> accel\n"
+           "transition hold -[brake or clutch]-> standby\n"
+           "transition accel -[brake]-> standby\n"
+           "transition standby -[sensor fault]-> fault\n")
+
+
+def test_a_lane_comes_in_by_the_side_a_pair_s_round_line_leaves_free() -> None:
+    """With three labelled lines between STANDBY and SPEED HOLD, both boxes' lanes were
+    sent to their ends, the flow's sides (the third line goes round the pair): "brake"
+    came round over the figure, down past STANDBY's corner and into its end, its
+    arrowhead 8 px from a second lane's beside the pair's straight lines.  A third line
+    goes round under the pair (a fourth over it), so the lane comes in by the top, the
+    side facing it."""
+    svg = build(CRUISE).svg
+    lines = CRUISE.split("\n")
+    key = str(lines.index("transition accel -[brake]-> standby") + 1)
+    left, top, right, _bottom = _boxes(svg)["standby"]
+    end = [q for k, _p, q in segments(svg) if k == key][-1]
+    assert abs(end[1] - top) < 0.5 and left < end[0] < right, end
+    assert crossings(svg) == []

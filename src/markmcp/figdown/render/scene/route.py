@@ -945,9 +945,9 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     members each by their own first box, and by its last as one (its first member's end,
     the others ending where it does); not for one leaving a diamond (see
     :func:`_side_exits`), an external, a side
-    holding a side entry (:func:`_side_entries`), or a box joined to
-    another by more than two labelled lines (the further ones go round the pair and
-    land on those sides, see ``_spread_parallel``).  A side holding the box's self-loop
+    holding a side entry (:func:`_side_entries`), or the side of a box joined to
+    another by more than two labelled lines where the further ones go round the pair
+    and land (see ``_spread_parallel``).  A side holding the box's self-loop
     takes only the nearest lane out, beside the loop toward the lane's run and
     :data:`LOOP_BESIDE` clear of it, where the side is long enough (one came round the
     box's far end, under the loop); no lane in (its arrowhead met the loop's)."""
@@ -957,7 +957,16 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
         if link.mid and link.a != link.b:
             pair = (link.a, link.b) if link.a < link.b else (link.b, link.a)
             pairs[pair] = pairs.get(pair, 0) + 1
-    rounded = {nid for pair, count in pairs.items() if count > 2 for nid in pair}
+    # the sides the lines round such a pair take: the third labelled line goes under the
+    # pair (right of it, the flow running down or up), a fourth over it, and on in turn
+    # (see _round_pair); a lane comes in by the other side (two brake transitions came
+    # round over the figure into the end of a state whose pair went round underneath,
+    # their arrowheads 8 px apart beside the pair's two straight lines)
+    rounded: dict[str, set[int]] = {}
+    for pair, count in pairs.items():
+        if count > 2:
+            for nid in pair:
+                rounded.setdefault(nid, set()).update((1,) if count == 3 else (1, -1))
     # a side with side entries (runs from the ranks before, turning in by its near part)
     # takes one lane in at its middle, where a head's width beyond the last of them: a
     # lane coming round over Active turned down past it, into the side the flow meets,
@@ -988,10 +997,10 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
             if end == "last" and trunk.get(routing.bus.get(link.index), link.index) != link.index:
                 continue
             box, item = scene.nodes[nid], frame.item_of[nid]
-            if box.external or (box.shape == "diamond" and end == "first") or nid in rounded:
-                continue
             half = _size(frame, box) / 2
             side = 1 if lane > item.pos else -1
+            if box.external or (box.shape == "diamond" and end == "first") or side in rounded.get(nid, ()):
+                continue
             loops = [place for place, _level in frame.loop_side.get(nid) or ()]
             looped = loops.count("+c" if side > 0 else "-c")
             # (one self-loop there, at the side's middle: a lane may leave beside it; one
