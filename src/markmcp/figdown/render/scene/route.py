@@ -889,7 +889,8 @@ def _side_exits(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     across the flow, and turns along it beyond the diamond: the flowchart convention, and
     the main path keeps the decision's flow-facing point to itself.  So does one whose
     run passes at the vertex, straight on from it ("no" 4 px past "Customer impact?"'s
-    left point left by the point below, beside "yes", and stepped out under the diamond).  Only where no box
+    left point left by the point below, beside "yes", and stepped out under the
+    diamond).  Only where no box
     of the decision's rank stands between the vertex and the turn, one connector a vertex
     (the one turning farthest out, so the others' turns stay inside its run; the first in
     document order of equals); a merge bus's members too, each from its own decision."""
