@@ -713,3 +713,54 @@ def test_a_lane_comes_in_by_the_side_a_pair_s_round_line_leaves_free() -> None:
     end = [q for k, _p, q in segments(svg) if k == key][-1]
     assert abs(end[1] - top) < 0.5 and left < end[0] < right, end
     assert crossings(svg) == []
+
+
+
+# three transitions come round over the figure into DELETED, whose end the flow meets
+# already takes BLOCKED's straight line
+UPLOAD = (
+          "figdown 0.3 statechart\n"
+          "state uploading \"UPLOADING\\n(resumable, chunked)\"\n"
+          "state paused \"UPLOAD PAUSED\"\n"
+          "state queued \"QUEUED FOR\\nPROCESSING\"\n"
+          "state transcoding \"TRANSCODING\\n(1080p, 720p, 480p, audio)\"\n"
+          "state failed \"PROCESSING FAILED\"\n"
+          "state scanning \"CONTENT SCAN\\n(copyright match, safety)\"\n"
+          "state review \"MANUAL REVIEW\"\n"
+          "state scheduled \"SCHEDULED\\n(premiere time set)\"\n"
+          "state published \"PUBLISHED\"\n"
+          "state blocked \"BLOCKED\\n(policy violation)\"\n"
+          "state deleted \"DELETED\"\n"
+          "transition uploading -[connection lost]-> paused\n"
+          "transition paused -[24 h without resume]-> deleted\n"
+          "transition transcoding -[codec error]-> failed\n"
+          "transition failed -[retries exhausted]-> deleted\n"
+          "transition scanning -[clean]-> published\n"
+          "transition scanning -[clean, premiere time set]-> scheduled\n"
+          "transition scheduled -[premiere starts]-> published\n"
+          "transition scanning -[match score 0.6–0.9]-> review\n"
+          "transition scanning -[match score > 0.9]-> blocked\n"
+          "transition review -[rejected]-> blocked\n"
+          "transition published -[copyright claim filed]-> review\n"
+          "transition published -[owner deletes]-> deleted\n"
+          "transition blocked -[owner deletes]-> deleted\n")
+
+
+def test_a_side_that_holds_more_entries_than_come_takes_them_all() -> None:
+    """DELETED's top holds four side entries and three runs came past it: one took the top
+    and two came down its end 7 px apart, arrowheads touching (only the last of the runs
+    was taken where the side held more than came).  All three now come in by the top,
+    a head's width apart, nested."""
+    svg = build(UPLOAD).svg
+    left, top, right, _bottom = _boxes(svg)["deleted"]
+    last: dict[str, tuple[float, float]] = {}
+    for key, _p, q in segments(svg):
+        last[key] = q
+    lines = UPLOAD.split("\n")
+    into = [str(lines.index(t) + 1) for t in ("transition paused -[24 h without resume]-> deleted",
+                                               "transition failed -[retries exhausted]-> deleted",
+                                               "transition published -[owner deletes]-> deleted")]
+    xs = sorted(last[k][0] for k in into)
+    assert all(abs(last[k][1] - top) < 0.5 and left < last[k][0] < right for k in into)
+    assert all(b - a >= 16 - 0.01 for a, b in zip(xs, xs[1:]))
+    assert not [pair for pair in crossings(svg) if set(pair) <= set(into)]   # they nest

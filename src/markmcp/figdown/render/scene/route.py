@@ -1206,7 +1206,7 @@ def _side_entries(scene: Scene, frame: Frame, routing: Routing, sides: dict, spa
         # beside: Wireless receivers' line, the console's and two more)
         fits = _entries_fit(frame, nid)
         runs = [run for run in runs if run[0] > kept.get((nid, side), -1.0)]
-        chosen[(nid, side)] = runs[len(runs) - fits:] if fits else []
+        chosen[(nid, side)] = runs[max(0, len(runs) - fits):] if fits else []
     for nid, runs in near.items():
         _step_out(scene, frame, routing, sides, spans, held, nid, runs, chosen)
     for (nid, side), runs in chosen.items():
