@@ -198,36 +198,37 @@ def _shift_blocks(ranks: list[list[Item]]) -> None:
     for _ in range(SHIFT_PASSES):
         moved = False
         for r, rank in enumerate(ranks):
-            def local() -> int:
-                return (_gap_crossings(ranks[r - 1]) if r else 0) + \
-                    (_gap_crossings(rank) if r + 1 < len(ranks) else 0)
             blocks: list[list[Item]] = []
             for it in rank:
                 if it.group is not None and blocks and blocks[-1][0].group == it.group:
                     blocks[-1].append(it)
                 else:
                     blocks.append([it])
-            if len(blocks) < 2:
-                continue
-            cost = local()
-            k = 0
-            while k < len(blocks) - 1 and cost:
+            cost = _around(ranks, r) if len(blocks) > 1 else 0
+            for k in range(len(blocks) - 1):
+                if not cost:
+                    break
                 a, b = blocks[k], blocks[k + 1]
                 if a[0].group is not None and b[0].group is not None:
-                    k += 1
                     continue
-                blocks[k], blocks[k + 1] = b, a
-                rank[:] = [it for block in blocks for it in block]
-                for i, it in enumerate(rank):
-                    it.index = i
-                after = local()
+                _lay(rank, blocks, k, b, a)
+                after = _around(ranks, r)
                 if after < cost:
                     cost, moved = after, True
                 else:
-                    blocks[k], blocks[k + 1] = a, b
-                    rank[:] = [it for block in blocks for it in block]
-                    for i, it in enumerate(rank):
-                        it.index = i
-                k += 1
+                    _lay(rank, blocks, k, a, b)
         if not moved:
             return
+
+
+def _around(ranks: list[list[Item]], r: int) -> int:
+    """The crossings either side of rank ``r`` (:func:`_gap_crossings`)."""
+    return (_gap_crossings(ranks[r - 1]) if r else 0) + (_gap_crossings(ranks[r]) if r + 1 < len(ranks) else 0)
+
+
+def _lay(rank: list[Item], blocks: list[list[Item]], k: int, first: list[Item], second: list[Item]) -> None:
+    """Put ``first`` then ``second`` at blocks ``k`` and ``k + 1`` of ``rank``, reindexed."""
+    blocks[k], blocks[k + 1] = first, second
+    rank[:] = [it for block in blocks for it in block]
+    for i, it in enumerate(rank):
+        it.index = i
