@@ -32,7 +32,7 @@ from .names import external_names
 from .ranks import assign_ranks, hub_split
 from .route import (HEAD_APART, LAND_APART, PARALLEL_STEP, Routing, assign_ports, channel_need,
                     flow_polyline, land_apart, loop_polyline, needs_channels, plan_jogs,
-                    same_rank_line, seg_gap, straight_landing, straight_link, waypoint_polyline)
+                    round_side, same_rank_line, seg_gap, straight_landing, straight_link, waypoint_polyline)
 from .unshare import unshare
 from ..text import END_FS, LABEL_FS, label_px
 
@@ -958,7 +958,7 @@ def _round_pair(a, b, links, others) -> dict[int, list] | None:
     out: dict[int, list] = {}
     depth = {1: 0, -1: 0}
     for i, link in enumerate(links):
-        side = 1 if i % 2 == 0 else -1
+        side = round_side(i)
         depth[side] += 1
         src, dst = (a, b) if link.a == a.id else (b, a)
         reach = ROUND_GAP * depth[side]

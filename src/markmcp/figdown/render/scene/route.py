@@ -880,6 +880,13 @@ def _crossing_slants(frame: Frame, nid: str, ends: list, slanted, half: float, p
     return out
 
 
+def round_side(k: int) -> int:
+    """The side the ``k``-th line round a pair of boxes takes (see scene._round_pair): under
+    the pair, or right of it one above the other (+1, the cross axis growing), then over
+    (-1), in turn."""
+    return 1 if k % 2 == 0 else -1
+
+
 #: How far inside a decision's side vertex a branch's run may pass and still leave by it.
 VERTEX_AT = 0.5
 
@@ -965,9 +972,8 @@ def _lane_sides(scene: Scene, frame: Frame, routing: Routing, sides: dict, spans
     # their arrowheads 8 px apart beside the pair's two straight lines)
     rounded: dict[str, set[int]] = {}
     for pair, count in pairs.items():
-        if count > 2:
-            for nid in pair:
-                rounded.setdefault(nid, set()).update((1,) if count == 3 else (1, -1))
+        for nid in pair:
+            rounded.setdefault(nid, set()).update(round_side(k) for k in range(count - 2))
     # a side with side entries (runs from the ranks before, turning in by its near part)
     # takes one lane in at its middle, where a head's width beyond the last of them: a
     # lane coming round over Active turned down past it, into the side the flow meets,
