@@ -214,7 +214,8 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
     import math
 
     from markmcp.figdown.render.scene.free import seg_hits_rect
-    from markmcp.figdown.render.scene.labels import (GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, LINE_GAP, OWN_HALO, ROOMY,
+    from markmcp.figdown.render.scene.labels import (CROWDED, GOOD, GRAZED, GRAZED_FREE, GRAZED_PX, LINE_GAP, OWN_FIRST,
+                                                     OWN_HALO, ROOMY,
                                                      STACK_SHARE, STACKED, WORD_GAP, _inside, _near, _rect_seg, _within,
                                                      overlap)
 
@@ -248,8 +249,10 @@ def _plain_cost(board, r, own, anchor, graze=False) -> float:
         own_d = min(_rect_seg(r, p, q) for p, q, _ in board.segs[own])
         near = min((_rect_seg(r, p, q) for key, segs in board.segs.items() if key != own
                     for p, q, _ in segs), default=math.inf)
-        if near < own_d + 6:
+        if near < own_d + OWN_FIRST:       # another as near as its own
             c += 150
+        elif near < own_d + 6:             # crowded, its own the nearest
+            c += CROWDED
         elif near < own_d + ROOMY:
             c += GOOD + 1.0
     return c + 0.02 * math.sqrt((cx - anchor[0]) ** 2 + (cy - anchor[1]) ** 2)

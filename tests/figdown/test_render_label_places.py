@@ -858,6 +858,45 @@ def test_a_notes_leader_goes_round_a_box_between_it_and_its_target() -> None:
     assert agent[0] <= q[0] <= agent[2] and agent[1] <= q[1] <= agent[3]
 
 
+def test_beside_a_pair_of_lines_a_label_costs_less_on_its_own_lines_side() -> None:
+    """Two lines 5 px apart (a transition each way) leave no place beside either farther
+    than 6 px from the other.  A label beside its own line, on the far side from the other,
+    reads as its own and costs less than one beside the other line. Both had cost the
+    same, so "re-home X/Y" stood beside "stall on X/Y"'s line."""
+    from markmcp.figdown.render.scene.labels import CROWDED, Board
+    board = Board([], {1: [(0.0, 50.0), (200.0, 50.0)], 2: [(0.0, 55.0), (200.0, 55.0)]})
+    above = (60.0, 35.0, 140.0, 47.0)    # 3 px above line 1, 8 px from line 2
+    below = (60.0, 58.0, 140.0, 70.0)    # 3 px below line 2, 8 px from line 1
+    own_side = board.cost(above, 1, (100.0, 41.0), graze=True)
+    far_side = board.cost(below, 1, (100.0, 64.0), graze=True)
+    assert CROWDED <= own_side < far_side
+    assert board.cost(below, 2, (100.0, 64.0), graze=True) < board.cost(above, 2, (100.0, 41.0), graze=True)
+
+
+ENVELOPE = """figdown 0.2 statechart
+state idle "Idle\\n(level 0)"
+state attack "Attack\\n(ramp to 1.0)"
+state decay "Decay\\n(ramp to sustain)"
+state sustain "Sustain\\n(hold level)"
+state release "Release\\n(ramp to 0)"
+transition attack -[level reaches 1.0]-> decay
+transition attack -[note off]-> release
+pin attack at=(190,30)
+pin decay at=(380,110)
+pin release at=(760,240)
+"""
+
+
+def test_a_label_beside_its_slanted_line_under_another_is_nearer_its_own(placed) -> None:
+    """"level reaches 1.0" stood under the "note off" line, as near it as its own slanted
+    line; beside the slanted line on the side away from it, it reads as its own."""
+    (scene,) = placed(ENVELOPE)
+    (link,) = [lk for lk in scene.links if lk.mid == "level reaches 1.0"]
+    (other,) = [lk for lk in scene.links if lk.mid == "note off"]
+    rect = link.mid_label.rect
+    assert _letters_to(rect, link.points) + 0.5 < _letters_to(rect, other.points)
+
+
 def test_the_board_counts_the_connectors_a_leader_crosses() -> None:
     """A note's leader pays for each connector it crosses (a note moved above a lane drew
     its leader across it): each connector once, however many of its runs it crosses,

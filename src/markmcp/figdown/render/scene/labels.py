@@ -45,6 +45,7 @@ ROOMY = 18.0     # px beyond its own line's distance within which another line c
 GRAZED_PX = 4.0   # ... per pixel of its run inside the box past GRAZED_FREE, up to GRAZED:
 GRAZED_FREE = 4.0   # a corner clipped by a slanted line does not strike the letters
 OWN_HALO = 2.0      # px round a label within which its own line's run grazes it (its white halo)
+OWN_FIRST = 0.5     # px nearer than any other its own line must be to read as the label's
 
 
 def _inside(p, q, r) -> float:
@@ -373,9 +374,14 @@ class Board:
                 limit, wide = own_d + 6, own_d + ROOMY
                 others = [(p, q, sb) for key, p, q, sb
                           in self._segs.near(r0 - wide, r1 - wide, r2 + wide, r3 + wide) if key != own]
-                near = _rect_nearest(r, others, limit, wide if roomy else limit)
-                if near < limit:
+                near = _rect_nearest(r, others, own_d + OWN_FIRST, wide if roomy else limit)
+                if near < own_d + OWN_FIRST:
                     c += 150
+                elif near < limit:
+                    # crowded, but its own line is the nearest: its side of a pair of
+                    # lines (two transitions each way 5 px apart had both labels beside
+                    # the same one)
+                    c += CROWDED
                 elif near < wide:
                     # a free place between its line and another: taken only when no
                     # place in the open is free, which it leaves to the other's label
