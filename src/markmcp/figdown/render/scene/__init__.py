@@ -20,6 +20,7 @@ from collections import Counter
 from ..block import DRAWABLE, Block, Budget
 from . import checks, draw, lassos, marks, titles
 from .crowd import space_sides
+from .fanout import split_departures
 from .separate import separate
 from .free import (CLEAR, Boxes, Effort, Ink, centre_line, detour, path_hits, reconsider, route_free,
                    segments_cross, straight)
@@ -404,6 +405,8 @@ def _auto_routes(scene: Scene, frame: Frame | None) -> dict[int, list]:
     _square_off(scene, paths, touching)
     if scene.genre == "flowchart":
         _join_arrivals(scene, frame, paths)
+    if scene.genre != "topology":
+        split_departures(scene, frame.horizontal, paths, boxes)
     _bus_dots(scene, paths)
     return paths
 
@@ -760,7 +763,7 @@ def _bus_dots(scene: Scene, paths: dict[int, list]) -> None:
                                or trunk.inside_another(pts[k], link.index)), len(pts) - 1)
         for link in links:
             link.dots = []
-            end = paths[link.index][-1]
+            end = paths[link.index][0 if link.splits else -1]   # where the members meet
             for v in paths[link.index][1:-1]:
                 at = (round(v[0], 2), round(v[1], 2))
                 if math.dist(v, end) < DOT_CLEAR:
@@ -1124,7 +1127,7 @@ def _reroute(scene: Scene, frame, paths: dict[int, list], moved: set[str]) -> No
     offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
-        link.bus, link.dots, link.along = None, [], False
+        link.bus, link.dots, link.along, link.splits = None, [], False, False
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         if link.a == link.b:
             k = loops.get(link.a, 0)
@@ -1230,7 +1233,7 @@ def _reroute_shifted(scene: Scene, paths: dict[int, list], shifted: dict[str, tu
     offers: dict[int, tuple] = {}
     rects = [(n.id, n.rect()) for n in scene.nodes.values() if not n.external]   # boxes stay put now
     for link in todo:
-        link.bus, link.dots, link.along = None, [], False
+        link.bus, link.dots, link.along, link.splits = None, [], False, False
         a, b = scene.nodes[link.a], scene.nodes[link.b]
         obstacles = [r for nid, r in rects if nid != link.a and nid != link.b]
         _route_free(link, a, b, obstacles, ink, len(todo) <= MAX_DETOURED, effort, paths, offers)

@@ -311,8 +311,8 @@ def _trunk_phase(link, pts, pattern: str | None) -> float | None:
     the members end together, so their dashes fall on one another all along the trunk
     they share (each beginning at its own start, they filled each other's gaps and the
     dashed trunk drew solid); None for a solid line or one of no bus."""
-    if link.bus is None or not pattern:
-        return None
+    if link.bus is None or not pattern or link.splits:
+        return None   # (a fan-out bus's members begin together, and so do their dashes)
     marks = [float(v) for v in pattern.replace(",", " ").split()]
     period = sum(marks) * (2 if len(marks) % 2 else 1)
     return round(-rounded_length(pts) % period, 2) % period if period > 0 else None

@@ -79,6 +79,7 @@ class Link:
     dots: list = field(default_factory=list)     # junctions where it joins the trunk
     joins: int = 0                               # merge bus: its first point on another member
     along: bool = False                          # ... a bus along the flow (layout.chain_buses)
+    splits: bool = False                         # ... a fan-out bus sharing its first point (fanout.py)
 
     @property
     def arrow_b(self) -> bool:
