@@ -207,6 +207,42 @@ def test_notes_in_a_sequence_are_drawn_beside_it() -> None:
         assert words in svg[:svg.index("<metadata")]
 
 
+def test_a_messages_end_labels_are_drawn_at_their_ends_under_its_line() -> None:
+    """``message c [0-RTT] -> [TLS 1.3] s`` kept its end labels in the model and drew
+    neither; each stands under the line by the lifeline at its end, clear of the other,
+    of the label over the line and of the arrowhead, and a self-message's too."""
+    from markmcp.figdown.render.text import label_px
+    source = ('figdown 0.4 sequence\nlifeline c "Client"\nlifeline s "Server"\n'
+              'message c [0-RTT resumption ticket] -> [TLS 1.3 terminator] s "GET /cart"\n'
+              'message s [retry] <- [backoff] c "ping"\nmessage s [tick] -> [tock] s "timer"\n')
+    out = build(source)
+    assert out.diagnostics == []
+    svg = out.svg[:out.svg.index("<metadata")]
+    lifelines = [float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                              r'stroke="#94a3b8" stroke-width="1" stroke-dasharray="4 4"', svg)]
+    assert len(lifelines) == 2
+    c, s = sorted(lifelines)
+    found = {}
+    for m in re.finditer(r'<text x="([\d.]+)" y="([\d.]+)" font-size="(\d+)"( text-anchor="(\w+)")?[^>]*'
+                         r' fill="#555">([^<]*)</text>', svg):
+        x, y, size, anchor, words = float(m.group(1)), float(m.group(2)), m.group(3), m.group(5), m.group(6)
+        w = label_px(words, float(size))
+        left = x - w if anchor == "end" else (x - w / 2 if anchor == "middle" else x)
+        found[words] = (left, left + w, y)
+    assert set(found) == {"0-RTT resumption ticket", "TLS 1.3 terminator", "retry", "backoff", "tick", "tock"}
+    lines = {float(y): (float(a), float(b)) for a, y, b in
+             re.findall(r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="\2"', svg)}
+    first, second = sorted(lines)[:2]
+    tail, head = found["0-RTT resumption ticket"], found["TLS 1.3 terminator"]
+    assert c < tail[0] and tail[0] - c < 8 and head[1] < s and s - head[1] < 8   # by their own lifelines
+    assert tail[1] + 8 <= head[0]                                          # apart
+    assert first + 12 <= tail[2] <= first + 16 and tail[2] == head[2]      # under the line
+    # ``s [retry] <- [backoff] c``: the tail is the s end's, the head the c end's
+    assert found["retry"][1] < s and found["retry"][0] > c + 20
+    assert found["backoff"][0] > c and found["backoff"][0] - c < 8 and found["backoff"][2] > second
+    assert found["tick"][2] < found["tock"][2] and found["tick"][0] > s and found["tock"][0] > s
+
+
 def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whole_text_kept() -> None:
     """One-cycle values of twelve characters ran over their neighbours, the signal's name
     and the canvas edge; they shrink (to 7 px at least) and then end in "…", the whole

@@ -23,7 +23,7 @@ from .block import Block, Budget
 from .notes import leader_svg, note_svg
 from .style import class_table, display_label, paint
 from .svg import dash, esc, num, tag, text
-from .text import CH, INK_DARK, label_ink, note_size, one_line, widest
+from .text import CH, END_FS, INK_DARK, label_ink, note_size, one_line, widest
 
 HEAD_H, HEAD_PADX, HEAD_MINW = 32, 13, 76
 HEAD_LINE = 13 * 1.3   # a lifeline head grows by this for each extra line of its name
@@ -31,6 +31,12 @@ ROW_H, SELF_W, SELF_EXTRA, STATE_H = 34, 40, 26, 22
 LBL_FS, LBL_LIFT = 11, 8
 FRAG_TOP, FRAG_BOT, OPERAND_TOP, FRAG_PADX, FRAG_INSET, ENC_PAD = 26, 12, 20, 22, 9, 6
 ARROW_LEN, ARROW_HALF = 10.08, 5.6
+#: A message's end labels (``message a [tail] -> [head] b``) stand under its line, END_IN
+#: in from the lifeline at their end and END_DROP below the line (their tops clear of
+#: the arrowhead), END_APART from one another at the least; a self-message's tail
+#: stands over its loop's top and its head under its bottom.
+END_IN, END_DROP, END_APART = 6.0, 14.0, 12.0
+END_INK = "#555"
 MAX_ROWS = 16_384
 """The most rows (messages and states) the ladders of one document (every section) draw:
 about 7 MB of SVG in 2 s.  A row costs about 0.12 ms and 430 bytes, so the 10 MiB a source
@@ -62,6 +68,11 @@ def diagnostics(model: dict, budget: Budget | None = None) -> list[tuple[int, st
 
 def _label_px(s: str | None) -> float:
     return widest(s) * 6.5 * LBL_FS / 11 + 8 if s else 0.0
+
+
+def _end_px(s: str | None) -> float:
+    """An end label's width (one line, at :data:`~.text.END_FS`)."""
+    return widest(one_line(s)) * 6.5 * END_FS / 11 + 2 if s else 0.0
 
 
 def _pill_w(name: str) -> float:
@@ -146,14 +157,17 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         if kind != "message" or el["a"] not in col or el["b"] not in col:
             continue
         ci, cj = col[el["a"]], col[el["b"]]
+        ends = _end_px(el.get("tail")), _end_px(el.get("head"))
         if ci == cj:
-            need = SELF_W + _label_px(el.get("label")) + 16
+            need = max(SELF_W + _label_px(el.get("label")), END_IN + ends[0], 14 + ends[1]) + 16
             if ci + 1 < n:
                 widen(ci, ci + 1, need)
             else:
                 right_pad = max(right_pad, need)
         else:
             widen(min(ci, cj), max(ci, cj), _label_px(el.get("label")) + 26)
+            if any(ends):
+                widen(min(ci, cj), max(ci, cj), sum(ends) + 2 * END_IN + END_APART)
     for cid, (lo, hi) in span.items():
         if lo == hi:
             right_pad = max(right_pad, cap_w(cid) - pad_of(cid) - head_w[hi] / 2)
@@ -246,6 +260,13 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
                  bottom, right_pad, head_h)
 
 
+def _ends(el: dict, places) -> list[str]:
+    """A message's tail and head labels, each at its place ``(x, baseline, anchor)``: the
+    model keeps them, so the drawing shows them (upstream draws neither)."""
+    return [text(x, y, END_FS, one_line(el[key]), anchor=anchor, fill=END_INK, halo=True)
+            for key, (x, y, anchor) in zip(("tail", "head"), places) if el.get(key)]
+
+
 def _head_h(lifelines) -> float:
     """The lifelines' heads' height: one line's, and a line more for each extra line of
     the tallest name (a three-line name ran out of a one-line head, top and bottom)."""
@@ -331,6 +352,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             mid.append(_titled(el.get("description"), tag("path", [
                 ("d", path), ("fill", "none"), ("stroke", stroke), ("stroke-width", 1.6), ("stroke-dasharray", d)])))
             ink.append(_arrow((sx + 2, b), (sx + 12, b), stroke))
+            ink.extend(_ends(el, ((sx + END_IN, t - 4, "start"), (sx + 14, b + END_DROP - 2, "start"))))
             if label:
                 ink.append(text(ex + 8, ym + 4, LBL_FS, label, anchor="start", fill=INK_DARK, halo=True))
                 extent.append(ex + 8 + _label_px(label))
@@ -346,6 +368,9 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
         ink.append(_arrow((ex, ym), (ex - sign * 10, ym), stroke))
         if el.get("op") == "<->":
             ink.append(_arrow((sx, ym), (sx + sign * 10, ym), stroke))
+        inward = 1 if xs[cj] > xs[ci] else -1
+        ink.extend(_ends(el, ((xs[ci] + inward * END_IN, ym + END_DROP, "start" if inward > 0 else "end"),
+                              (xs[cj] - inward * END_IN, ym + END_DROP, "end" if inward > 0 else "start"))))
         if label:
             lines = label.count("\n") + 1
             ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
