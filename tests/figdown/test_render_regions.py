@@ -36,6 +36,38 @@ def test_bitfield_corner_touching_pieces_get_the_continuation_mark() -> None:
     assert 'font-style="italic"' in svg
 
 
+def _field_names(svg: str) -> dict[str, tuple[float, bool]]:
+    """Each drawn field name: its size and whether it stands upright."""
+    drawn = svg[:svg.index("<metadata")]
+    return {m.group(4): (float(m.group(1)), "rotate(-90" in m.group(3))
+            for m in re.finditer(r'<text x="[\d.]+" y="[\d.]+" font-size="([\d.]+)"( text-anchor="middle")?'
+                                 r'([^>]*)>([^<]+)<', drawn)}
+
+
+def test_one_bit_names_that_stand_larger_upright_all_turn() -> None:
+    """In a 64-bit register "MPRV" stood upright at 10.6 px beside "TSR" and "TW" across
+    at 7 px, the short names reading as the lesser: each stands the larger way."""
+    svg = svg_of('figdown 0.1 bitfield\nbitfield m "mstatus" word=64 numbering=lsb0\nfield "WPRI" 41\n'
+                 'field "TSR" 1\nfield "TW" 1\nfield "TVM" 1\nfield "MXR" 1\nfield "SUM" 1\nfield "MPRV" 1\n'
+                 'field "XS" 2\nfield "FS" 2\nfield "MPP" 2\nfield "VS" 2\nfield "SPP" 1\nfield "MPIE" 1\n'
+                 'field "UBE" 1\nfield "SPIE" 1\nfield "SIE" 1\nfield "MIE" 1\nfield "R" 2\n')
+    names = _field_names(svg)
+    flags = ("TSR", "TW", "TVM", "MXR", "SUM", "MPRV", "SPP", "MPIE", "UBE", "SPIE", "SIE", "MIE")
+    assert all(names[f][1] for f in flags), {f: names[f] for f in flags}
+    assert min(names[f][0] for f in flags) >= 8.0   # ("MPRV", the widest, 8.4)
+    assert not names["WPRI"][1] and names["WPRI"][0] == 11.0   # room across: across
+    assert not names["R"][1]                                  # as large across as upright
+
+
+def test_a_name_that_fits_its_cell_by_its_letters_is_whole() -> None:
+    """"ICI/IT[1:0]" in a two-bit cell read "ICI/IT[1:…": narrow letters (I, /, [, 1, :)
+    were measured as average ones.  In the widest common face it fits, whole."""
+    svg = svg_of('figdown 0.1 bitfield\nbitfield x "xPSR" word=32 numbering=lsb0\nfield "ISR" 9\nfield "R" 1\n'
+                 'field "GE[3:0]" 4\nfield "R2" 4\nfield "T" 1\nfield "ICI/IT[1:0]" 2\nfield "Q" 1\n'
+                 'field "V" 1\nfield "C" 1\nfield "Z" 1\nfield "N" 1\n')
+    assert "ICI/IT[1:0]" in _field_names(svg) and "<title>ICI/IT[1:0]</title>" not in svg
+
+
 def test_bitfield_presence_and_repetition() -> None:
     svg = svg_of('figdown 0.2 bitfield\nbitfield h "H" word=32 numbering=msb0\n'
                  'field "Opt" 32 present="the O flag is set"\nfield "Seg" 32 index=0..7\n')
@@ -247,7 +279,7 @@ def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whol
     """One-cycle values of twelve characters ran over their neighbours, the signal's name
     and the canvas edge; they shrink (to 7 px at least) and then end in "…", the whole
     value in the label's <title>."""
-    from markmcp.figdown.render.text import label_px
+    from markmcp.figdown.render.text import face_width
     svg = build("figdown 0.1 timing\ntiming d \"Pipeline\"\nsignal clk pppp\n"
                 "signal IF ==== data=fetch_0x0000,fetch_0x0004,fetch_0x0008,fetch_0x000C\n"
                 "signal EX 0.== data=WB,ADDR\n").svg
@@ -257,8 +289,72 @@ def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whol
     labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)" text-anchor="middle"[^>]*>([^<]+)<', drawn)
     values = [(float(x), float(size), t) for x, size, t in labels if t.startswith(("fet", "WB", "ADDR"))]
     assert len(values) == 6
-    assert all(label_px(t, size) <= 26 - 6 + 0.01 and size >= 7 for _x, size, t in values)
+    # (measured letter by letter in the widest common face, 2 px in from each side)
+    assert all(face_width(t, size) <= 26 - 4 + 0.01 and size >= 7 for _x, size, t in values)
     assert ("WB" in [t for *_r, t in values]) and ("ADDR" in [t for *_r, t in values])   # short ones whole
+
+
+def _values(svg: str) -> dict[str, tuple[float, float, bool]]:
+    """Each drawn timing value: its centre x, its size, and whether it has a halo."""
+    drawn = svg[:svg.index("<metadata")]
+    out = {}
+    for m in re.finditer(r'<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)" text-anchor="middle"([^>]*)>([^<]+)<',
+                         drawn):
+        halo = 'stroke="#fff"' in m.group(3)
+        x, size, words = float(m.group(1)), float(m.group(2)), m.group(4)
+        prev = out.get(words)
+        out[words] = (x, size, halo or (prev is not None and prev[2]))
+    return out
+
+
+def test_a_timing_value_runs_on_whole_over_the_unknown_cells_beside_its_box() -> None:
+    """"row 0x1A3F" in one cycle's box, beside four cycles of don't-care, read "row…":
+    it is written whole, at full size on a halo, over the hatched cells, from its box;
+    beside another value's box it has no such room and is cut short."""
+    from markmcp.figdown.render.text import face_width
+    svg = build('figdown 0.1 timing\ntiming d "DDR"\nsignal CK pppppppp\n'
+                'signal ADDR =x...=x. data="row 0x1A3F","col 0x080"\n'
+                'signal CMD ==== data="ACTIVATE","NOP","READ","NOP"\n').svg
+    values = _values(svg)
+    x, size, halo = values["row 0x1A3F"]
+    left = x - face_width("row 0x1A3F", size) / 2
+    name_w = float(re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="26"', svg).group(1))
+    assert size == 10.5 and halo
+    assert name_w < left < name_w + 4                      # starts in its own box
+    assert left + face_width("row 0x1A3F", size) > name_w + 26   # and runs on past it
+    assert values["col 0x080"][1] == 10.5
+    assert "ACTIVATE" not in values and "<title>ACTIVATE</title>" in svg   # no room beside
+
+
+def test_a_short_timing_value_fits_its_box_at_full_size() -> None:
+    """"idle" was shrunk to 8.5 px in a one-cycle box (measured by a table that takes every
+    letter for an average one); in a browser's widest common face it fits at 10.5 px."""
+    values = _values(build('figdown 0.1 timing\ntiming d "CAN"\nsignal f ==== data=idle,SOF,RTR,IDE\n').svg)
+    assert {v: size for v, (_x, size, _h) in values.items()} == {"idle": 10.5, "SOF": 10.5, "RTR": 10.5, "IDE": 10.5}
+
+
+def test_a_gaps_mark_leaves_the_edge_after_it_in_sight() -> None:
+    """``gap 7`` fell where WVALID rose for cycle 8: the mark's white band over the boundary
+    wiped the edge out.  The mark stands short of the boundary; the edge is drawn beside it."""
+    svg = build('figdown 0.1 timing\ntiming w "W"\nsignal clk pppppppppp\nsignal WVALID 0000000111\n'
+                'signal WDATA x.x....=.. data=0xFF\ngap 7\n').svg
+    drawn = svg[:svg.index("<metadata")]
+    name_w = float(re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="52" height="22" fill="url\(#hatch\)"',
+                             drawn).group(1))   # WDATA's first box, from cycle 1
+    boundary = name_w + 7 * 26
+    band = [float(x) for x in re.findall(r'<path d="M([\d.]+),[\d.]+ q4,[^"]*" fill="none" stroke="#fff"', drawn)]
+    assert len(band) == 1 and boundary - 12 < band[0] - 3 and band[0] + 3 + 2 < boundary
+    # WVALID's rise at the start of cycle 8 is a vertical stroke at the boundary
+    assert re.search(rf'M{re.escape(_num(boundary))},[\d.]+ L{re.escape(_num(boundary))},', drawn)
+    # the value after the break does not run back across it
+    from markmcp.figdown.render.text import face_width
+    x, size, _halo = _values(svg)["0xFF"]
+    assert x - face_width("0xFF", size) / 2 > boundary
+
+
+def _num(v: float) -> str:
+    from markmcp.figdown.render.svg import num
+    return str(num(v))
 
 
 def test_a_self_message_on_the_last_lifeline_does_not_double_the_margin() -> None:

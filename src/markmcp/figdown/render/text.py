@@ -151,6 +151,12 @@ def face_px(ch: str, size: float) -> float:
     return weight(ord(ch)) * EDGE_LABEL_CH * size / LABEL_FS
 
 
+def face_width(text: str, size: float) -> float:
+    """The widest line of ``text`` at ``size`` px in the widest common face
+    (:func:`face_px`): what a browser gives it, where a fit is decided letter by letter."""
+    return max(sum(face_px(ch, size) for ch in line) for line in text.split("\n"))
+
+
 def widest(text: str) -> float:
     """The widest line of a (possibly multi-line) label, in Latin units."""
     return max(units(line) for line in text.split("\n"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..block import DRAWABLE, Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, INK_MUTED, is_dark, one_line, shorten, title_width, units
+from ..text import INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, one_line, shorten, title_width, units
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
@@ -301,26 +301,33 @@ def render(block: dict, classes: dict, y0: float) -> Block:
     return Block("".join(out), yb, max(wb, title_width(label)), {"x0": 0, "x1": wb, "y0": y0 + 18, "y1": yb})
 
 
-NAME_FS, NAME_FS_MIN, NAME_CH = 11.0, 7.0, 6.2   # a field name's size, its least, px per unit at 11
+NAME_FS, NAME_FS_MIN = 11.0, 7.0   # a field name's size, and its least
 
 
 def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fill, extra) -> str:
-    """A field's name centred in its cell: at 11 px, smaller where the cell is narrow
-    (down to 7 px); turned upright where even 7 px does not fit across but the cell's
-    height holds it (a one-bit flag such as "RXNEIE"); else cut short with "…", the
-    whole name in the label's ``<title>`` (across, the names of narrow fields ran over
-    each other and off the canvas)."""
-    need = units(caption) * NAME_CH
+    """A field's name centred in its cell, measured letter by letter in the widest common
+    face (:func:`~..text.face_width`): at 11 px, smaller where the cell is narrow (down
+    to 7 px); turned upright where that stands larger (a one-bit flag such as "RXNEIE",
+    or "TSR" beside "MPRV": read across at 7 px beside upright names at 10.6, the small
+    ones read as the lesser) and the cell's height holds it; else cut short with "…",
+    the whole name in the label's ``<title>`` (across, the names of narrow fields ran
+    over each other and off the canvas)."""
+    need = face_width(caption, NAME_FS)
     if need <= 0:
         return text(cx, cy + NAME_FS * 0.35, NAME_FS, caption, anchor="middle", fill=fill, extra=extra)
     size = min(NAME_FS, max(NAME_FS_MIN, NAME_FS * room / need))
-    if need * size / NAME_FS <= room:
-        return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra)
+    across = need * size / NAME_FS <= room + 0.01   # (at the size that fills it, a rounding over)
     upright = min(NAME_FS, NAME_FS * tall / need)
-    if upright >= NAME_FS_MIN and upright + 2 <= room + 6:
+    if upright >= NAME_FS_MIN and upright + 2 <= room + 6 and (not across or upright > size + UPRIGHT_GAIN):
         turn = (("transform", f"rotate(-90 {num(cx)} {num(cy)})"),)
         return text(cx, cy + upright * 0.35, round(upright, 3), caption, anchor="middle", fill=fill,
                     extra=tuple(extra) + turn)
-    shown = shorten(caption, lambda u: u * NAME_CH * size / NAME_FS <= room)
+    if across:
+        return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra)
+    shown = shorten(caption, lambda px: px <= room, lambda ch: face_px(ch, size))
     return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + size * 0.35, round(size, 3), shown,
                                                              anchor="middle", fill=fill, extra=extra))
+
+
+#: How much larger (px) a name must stand upright than across to be turned.
+UPRIGHT_GAIN = 1.0

@@ -5,8 +5,16 @@ gutter.  ``0``/``1`` are low/high with a vertical edge on every change, ``p``
 and ``n`` a clock cycle (positive or negative first half), ``x`` an unknown
 (hatched) value, ``=`` a data box that takes the next ``data=`` label; ``x`` and
 ``=`` absorb the ``.`` cells after them into one box, and elsewhere ``.`` repeats
-the previous level or clock.  A ``gap``
-draws a break mark across every lane at its cycle.
+the previous level or clock.  A ``gap n``
+draws a break mark across every lane at the end of cycle ``n``, just short of the
+boundary, so an edge that starts cycle ``n + 1`` stays in sight beside it (on the
+boundary its white band wiped the edge out).
+
+A data value is measured letter by letter in the widest common face: whole in its
+box where it fits (shrinking a little, to :data:`VALUE_FS_SHRUNK`), else whole over
+the unknown (hatched) cells beside its box, on a white halo ("row 0x1A3F" in one
+cycle's box, beside four cycles of don't-care, had read "row…"), else smaller, and
+only past that cut short with "…".
 
 The drawing is bounded: a block of more than :data:`MAX_CELLS` cycle cells
 (signals × the longest lane, plus one per gap) is refused on its ``timing``
@@ -18,11 +26,14 @@ from __future__ import annotations
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import EDGE_LABEL_CH, INK_LIGHT, LABEL_FS, is_dark, label_px, node_width, one_line, shorten, title_width
+from ..text import INK_LIGHT, face_px, face_width, is_dark, node_width, one_line, shorten, title_width
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
 VALUE_FS, VALUE_FS_MIN = 10.5, 7.0   # a data value's size, and the least it shrinks to fit its box
+VALUE_FS_SHRUNK = 9.0   # the least a value shrinks to inside its box before it runs on past it
+VALUE_PAD = 2.0         # between a value and its box's side
+GAP_BEFORE = 6.0        # a gap's mark stands this far short of the boundary it breaks
 MAX_CELLS = 65_536
 """The most cycle cells (signals × the longest lane, plus the gaps) one timing block draws:
 64 signals of 1,024 cycles, about 4.5 MB of SVG in 0.2 s.  The largest timing block of the
@@ -82,6 +93,7 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
         prev = None
         labels = list(s.get("data") or [])
         lane = s.get("lane", "")
+        unknown = _unknown_cells(lane)
         i = 0
         while i < len(lane):
             ch = lane[i]
@@ -117,9 +129,11 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                         ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
                 caption = labels.pop(0) if labels else ""
                 if caption:
-                    broken = any(x < name_w + t * CYCLE < x + CYCLE * span for t in gap_cycles)
-                    values.append(_value_label(x + CYCLE * span / 2, (top + bot) / 2 + 4, CYCLE * span - 6, caption,
-                                               INK_LIGHT if is_dark(box_fill) else None, broken))
+                    broken = any(x < name_w + t * CYCLE - GAP_BEFORE < x + CYCLE * span for t in gap_cycles)
+                    before = _run(unknown, i - 1, -1, gap_cycles) * CYCLE
+                    after = _run(unknown, j + 1, 1, gap_cycles) * CYCLE
+                    values.append(_value_label(x, x + CYCLE * span, (top + bot) / 2 + 4, caption,
+                                               INK_LIGHT if is_dark(box_fill) else None, broken, before, after))
                 i = j
             prev = ch
             i += 1
@@ -128,7 +142,7 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                     ("stroke-width", 1.6)]))
     height = len(signals) * (LANE + LANE_GAP)
     for t in block.get("gaps", ()):
-        x = name_w + t * CYCLE
+        x = name_w + t * CYCLE - GAP_BEFORE
         wave = (f"M{num(x)},{num(y + 4)} q4,{num(height / 4)} 0,{num(height / 2)} "
                 f"q-4,{num(height / 4)} 0,{num(height / 2)}")
         # a break in time: the lanes stop on either side of it (a white band under the mark)
@@ -141,17 +155,67 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                  {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
 
 
-def _value_label(cx: float, y: float, room: float, caption: str, fill: str | None, halo: bool = False) -> str:
-    """A data value centred in its box: smaller (down to :data:`VALUE_FS_MIN`) when it is
-    wider than the box, and cut short with "…" when even that does not fit, the whole
-    value then in the label's ``<title>`` (wider, it ran over its neighbours, the signal's
-    name and the canvas edge)."""
-    need = label_px(caption, VALUE_FS)
-    if need <= room:
-        return text(cx, y, VALUE_FS, caption, anchor="middle", fill=fill, halo=halo)
-    size = max(VALUE_FS_MIN, VALUE_FS * room / need)
-    if label_px(caption, size) <= room:
-        return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill, halo=halo)
-    shown = shorten(caption, lambda u: u * EDGE_LABEL_CH * size / LABEL_FS <= room)
-    return tag("g", (), tag("title", (), esc(caption)) + text(cx, y, round(size, 3), shown,
-                                                             anchor="middle", fill=fill, halo=halo))
+def _unknown_cells(lane: str) -> list[bool]:
+    """Which cells of a lane show an unknown value (``x`` and the ``.`` after it)."""
+    out, prev = [], None
+    for ch in lane:
+        if ch != ".":
+            prev = ch
+        out.append(prev == "x")
+    return out
+
+
+def _run(flags: list[bool], i: int, step: int, gaps=()) -> int:
+    """How many cells from ``i`` on, going ``step``, hold ``flags`` true, stopping at a
+    gap (``gaps``: the cycles after which the axis breaks; a value run on across one
+    read as on both sides of it)."""
+    n = 0
+    while 0 <= i < len(flags) and flags[i] and (i + 1 if step < 0 else i) not in gaps:
+        n += 1
+        i += step
+    return n
+
+
+def _value_label(x0: float, x1: float, y: float, caption: str, fill: str | None, halo: bool = False,
+                 before: float = 0.0, after: float = 0.0) -> str:
+    """A data value in its box ``x0``..``x1``, with ``before`` and ``after`` px of unknown
+    cells beside it that it may run on over (see the module's text): whole in the box
+    down to :data:`VALUE_FS_SHRUNK`, else whole at :data:`VALUE_FS` over those cells on
+    a halo (as near the box's middle as they allow), else smaller, down to
+    :data:`VALUE_FS_MIN` (in the box, then over them), and past that cut short with "…",
+    the whole value then in the label's ``<title>`` (wider, it ran over its neighbours,
+    the signal's name and the canvas edge)."""
+    room = x1 - x0 - 2 * VALUE_PAD
+    wide = room + before + after
+    need = face_width(caption, VALUE_FS)
+    inside = min(VALUE_FS, VALUE_FS * room / need) if need > 0 else VALUE_FS
+    if inside >= VALUE_FS_SHRUNK:
+        return _value_text(x0, x1, y, caption, inside, fill, halo)
+    if need <= wide:
+        return _value_text(x0, x1, y, caption, VALUE_FS, fill, True, need, before, after)
+    if inside >= VALUE_FS_MIN:
+        return _value_text(x0, x1, y, caption, inside, fill, halo)
+    size = VALUE_FS * wide / need
+    if size >= VALUE_FS_MIN:
+        return _value_text(x0, x1, y, caption, size, fill, True, need * size / VALUE_FS, before, after)
+    shown = shorten(caption, lambda px: px <= wide + FIT_SLACK, lambda ch: face_px(ch, VALUE_FS_MIN))
+    return tag("g", (), tag("title", (), esc(caption)) + _value_text(
+        x0, x1, y, shown, VALUE_FS_MIN, fill, halo or wide > room, face_width(shown, VALUE_FS_MIN), before, after))
+
+
+#: How far (px) a measured width may pass its room and still fit (the sums of the
+#: letters' advances round).
+FIT_SLACK = 0.01
+
+
+def _value_text(x0: float, x1: float, y: float, caption: str, size: float, fill, halo: bool, width: float = 0.0,
+                before: float = 0.0, after: float = 0.0) -> str:
+    """The value's text centred on its box, or moved toward the unknown cells beside it
+    just far enough that its ``width`` stays on its box and them."""
+    cx = (x0 + x1) / 2
+    lo, hi = x0 + VALUE_PAD - before, x1 - VALUE_PAD + after
+    if width and cx - width / 2 < lo:
+        cx = lo + width / 2
+    if width and cx + width / 2 > hi:
+        cx = hi - width / 2
+    return text(cx, y, round(size, 3), caption, anchor="middle", fill=fill, halo=halo)
