@@ -352,6 +352,22 @@ def test_a_gaps_mark_leaves_the_edge_after_it_in_sight() -> None:
     assert x - face_width("0xFF", size) / 2 > boundary
 
 
+def test_a_clock_next_to_a_level_edges_only_where_the_level_changes() -> None:
+    """SCL ``11ppp11``: the first period starts high, as the line was, and drew a stroke
+    down and back (a glitch) at its start; the last ends low and ``1`` went on with no
+    rise.  The vertical strokes are exactly the changes of level."""
+    svg = build('figdown 0.1 timing\ntiming i "I2C"\nsignal SCL 11ppp11\n').svg
+    drawn = svg[:svg.index("<metadata")]
+    d = re.search(r'<path d="(M[^"]*)" fill="none" stroke="#1d4ed8"', drawn).group(1)
+    verticals = sorted({round(float(x0), 2) for x0, y0, x1, y1 in
+                        re.findall(r'M([\d.]+),([\d.]+) L([\d.]+),([\d.]+)(?= M|$)', d) if x0 == x1 and y0 != y1}
+                       | {round(float(x), 2) for x in re.findall(r'L([\d.]+),[\d.]+ L\1,', d)})
+    start = float(re.match(r'M([\d.]+),', d).group(1))
+    # falls at each period's middle, rises at the 2nd and 3rd periods' starts and into ``1``
+    expected = [start + c * 26 + 13 for c in (2, 3, 4)] + [start + c * 26 for c in (3, 4, 5)]
+    assert verticals == sorted(round(v, 2) for v in expected), (verticals, d)
+
+
 def _num(v: float) -> str:
     from markmcp.figdown.render.svg import num
     return str(num(v))

@@ -100,15 +100,22 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
             if ch == ".":
                 ch = prev or "0"
             x = name_w + i * CYCLE
+            # where the previous cell's trace ends: a clock period ends on its second half's
+            # level (after ``p``, low), so ``1`` after a clock rises and a clock after ``1``
+            # starts high with no edge (it drew a stroke down and back, a glitch, and went
+            # on to ``1`` with no rise)
+            pv = _END_LEVEL.get(prev or "")
+            pv = None if pv is None else (top if pv else bot)
             if ch in "pn":
                 a, b = (top, bot) if ch == "p" else (bot, top)
                 d.append(f"M{num(x)},{num(a)} L{num(x + CYCLE / 2)},{num(a)} L{num(x + CYCLE / 2)},{num(b)} "
                          f"L{num(x + CYCLE)},{num(b)}")
-                if prev:
+                if pv is None and prev:   # after a box: its side
                     d.append(f"M{num(x)},{num(top)} L{num(x)},{num(bot)}")
+                elif pv is not None and pv != a:
+                    d.append(f"M{num(x)},{num(pv)} L{num(x)},{num(a)}")
             elif ch in "01":
                 yy = top if ch == "1" else bot
-                pv = top if prev == "1" else (bot if prev == "0" else None)
                 if pv is not None and pv != yy:
                     d.append(f"M{num(x)},{num(pv)} L{num(x)},{num(yy)}")
                 d.append(f"M{num(x)},{num(yy)} L{num(x + CYCLE)},{num(yy)}")
@@ -153,6 +160,11 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     width = name_w + cycles * CYCLE
     return Block("".join(out), end, max(width + 2, title_width(label)),
                  {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
+
+
+#: The level a cell's trace ends on (True high), by its character: a clock period ends on
+#: its second half.
+_END_LEVEL = {"0": False, "1": True, "p": False, "n": True}
 
 
 def _unknown_cells(lane: str) -> list[bool]:
