@@ -230,9 +230,7 @@ def test_notes_in_a_sequence_are_drawn_beside_it() -> None:
     svg = out.svg
     width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
     notes = re.findall(r'<g class="fd-note" data-note-on="(\w+)" data-note-for="([^"]+)"><path d="M([\d.]+) ([\d.]+) H([\d.]+)', svg)
-    assert [(on, ref) for on, ref, *_ in notes] == [("lifeline", "c"), ("edge", "4"), ("state", "5")]
-    tops = [float(y) for *_, y, _r in notes]
-    assert tops == sorted(tops)
+    assert sorted((on, ref) for on, ref, *_ in notes) == [("edge", "4"), ("lifeline", "c"), ("state", "5")]
     assert all(float(r) <= width for *_, r in notes)
     assert svg.count('stroke-dasharray="4 3"') >= 3   # the leaders
     for words in ("Chrome 120", "must be idempotent: replayable", "no certificate exchange"):
@@ -513,16 +511,54 @@ def _no_two_cross(segments) -> None:
         assert not (d1 * d2 < -1e-6 and d3 * d4 < -1e-6), ((p, q), (u, v))
 
 
+def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
+    """Every note stood in a column right of the diagram: a middle lifeline's beside the last
+    head, its leader a rule under the heads, a first message's leader crossing every lifeline
+    after it.  A lifeline's note stands over its head, a message's and a state's beside it in
+    its row where nothing is drawn there (a lifeline's dashes may pass behind), each with a
+    short leader; one with no room there keeps the column."""
+    svg = svg_of('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy" note="envoy 1.29"\n'
+                 'lifeline s "Server"\nlifeline d "Database"\n'
+                 'message c -> p "GET /cart" note="replayable: no body"\nmessage p -> s "GET /cart"\n'
+                 'state c "WAITING" note="spinner shown"\nmessage s -> d "SELECT cart"\n'
+                 'message d -> s "rows"\nmessage s -> c "200 OK"\n')
+    drawn = svg[:svg.index("<metadata")]
+    heads = {nid: (float(x), float(y)) for nid, x, y in re.findall(r'<g data-node="(\w+)" data-x="([\d.]+)" '
+                                                                     r'data-y="([\d.]+)"', drawn)}
+    notes = {ref: (float(x), float(y), float(r)) for on, ref, x, y, r in re.findall(
+        r'<g class="fd-note" data-note-on="(\w+)" data-note-for="([^"]+)"><path d="M([\d.]+) ([\d.]+) H([\d.]+)',
+        drawn)}
+    assert set(notes) == {"p", "6", "8"}
+    x, y, r = notes["p"]
+    assert y < heads["p"][1] and x < heads["s"][0]          # over its head, left of the next
+    widest = max(hx for hx, _hy in heads.values()) + 120
+    for ref in ("6", "8"):                                   # beside their rows, not past the heads
+        assert notes[ref][2] < widest, (ref, notes[ref], widest)
+    lines = [tuple(map(float, m)) for m in re.findall(
+        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="#9c968a"', drawn)]
+    assert lines and all(abs(x2 - x1) + abs(y2 - y1) < 60 for x1, y1, x2, y2 in lines)   # short leaders
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
     between it and the note column; it leaves its stem just under the heads and runs level
     to the gap before the column, the leftmost highest, so no leader crosses a head, a
     message's label or another leader."""
-    source = ('figdown 0.4 sequence\nlifeline a "Browser" note="Chrome 120"\n'
-              'lifeline b "Edge proxy" note="envoy"\nlifeline c "API" note="Go service"\n'
-              'lifeline d "Database" note="Postgres 16"\nmessage b -> d "a long first message label here"\n'
-              'message b -> c "forward"\nmessage c -> d "SELECT"\n')
-    leaders = _leaders_clear(svg_of(source), heads=4, labels=3, leaders=4)
+    # (notes too wide to stand side by side over the heads: a's, c's and f's do, b's, d's
+    # and e's take the column)
+    notes = ["Chrome 120 on a managed laptop, behind the corporate proxy",
+             "envoy 1.29 with the ext_authz filter and a 2 s timeout", "Go service, three replicas behind the proxy",
+             "Postgres 16 with one streaming replica in another zone", "Redis 7 as a write-through cache for carts",
+             "Kafka topic audit.events, 7 days of retention"]
+    names = ["Browser", "Edge proxy", "API", "Database", "Cache", "Audit bus"]
+    source = ("figdown 0.4 sequence\n" + "".join(f'lifeline {chr(97 + i)} "{n}" note="{t}"\n'
+                                                for i, (n, t) in enumerate(zip(names, notes)))
+              + 'lifeline g "Archive"\nmessage b -> d "a long first message label here"\nmessage b -> c "forward"\n'
+              'message c -> d "SELECT"\nmessage d -> e "cache"\nmessage e -> f "publish"\nmessage f -> g "archive"\n')
+    svg = svg_of(source)
+    over = re.findall(r'<g class="fd-note" data-note-on="lifeline" data-note-for="(\w)"><path d="M[\d.]+ 8 ', svg)
+    assert sorted(over) == ["a", "c", "f"]
+    leaders = _leaders_clear(svg, heads=7, labels=6, leaders=6)
     # the slanted legs from the turns to the notes fan out (turning at one x, they ran 1 px apart)
     legs = [pts[:2] for pts in leaders if len(pts) == 3 and pts[0][1] != pts[1][1]]
     assert len(legs) >= 2

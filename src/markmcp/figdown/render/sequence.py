@@ -189,9 +189,12 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         opens.setdefault(lo, []).append(cid)
         closes.setdefault(hi, []).append(cid)
     head_h = _head_h(lifelines)
-    # lifeline notes' leaders run level under the heads, STEM_RUN_STEP apart: more of them
-    # than the gap above the first row holds push the rows down
-    stems = sum(1 for lf in lifelines[:-1] if lf.get("note"))
+    # a lifeline's note stands over its head where there is room: the heads move down
+    over_heads, band = _notes_above(lifelines, xs, y0)
+    y0 += band
+    # the other lifelines' notes' leaders run level under the heads, STEM_RUN_STEP apart:
+    # more of them than the gap above the first row holds push the rows down
+    stems = sum(1 for lf in lifelines[:-1] if lf.get("note") and lf["id"] not in over_heads)
     y = y0 + head_h + 22 + max(0.0, (stems - 1) * STEM_RUN_STEP - STEM_RUN_ROOM)
     top, bottom_of, mids = {}, {}, []
     for k, (kind, el) in enumerate(rows):
@@ -257,7 +260,7 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
             up = boxes[el["in"]]
             boxes[cid][0], boxes[cid][1] = up[0], up[1]
     return _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0,
-                 bottom, right_pad, head_h)
+                 bottom, right_pad, head_h, over_heads)
 
 
 def _ends(el: dict, places) -> list[str]:
@@ -275,12 +278,14 @@ def _head_h(lifelines) -> float:
 
 
 def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0, bottom,
-          right_pad, head_h) -> Block:
+          right_pad, head_h, above) -> Block:
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     bg, mid, ink = [], [], []
+    taken: list[tuple[float, float, float, float]] = []   # what a note beside its row must not cover
     extent = [xs[-1] + head_w[-1] / 2] if xs else [0.0]
     for i, lf in enumerate(lifelines):
         w, hx = head_w[i], xs[i] - head_w[i] / 2
+        taken.append((hx, y0 + 8, hx + w, y0 + 8 + head_h))
         ink_ = paint(lf, classes)
         fill, stroke = ink_["fill"] or "#eef2ff", ink_["stroke"] or "#4f46e5"
         bg.append(tag("line", [("x1", xs[i]), ("y1", y0 + head_h + 8), ("x2", xs[i]), ("y2", bottom),
@@ -304,6 +309,9 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
                 ("x", x0), ("y", t), ("width", x1 - x0), ("height", b - t), ("fill", "none"),
                 ("stroke", stroke), ("stroke-width", 1), ("stroke-dasharray", dash(ink_["style"]))])))
             tw0 = widest(el.get("type") or "") * 6.6 + 16
+            taken.extend(_frame_sides(x0, x1, t, b))
+            taken.append((x0, t, x0 + tw0 + 6 + (_label_px(f"[{one_line(el['label'])}]") + 8
+                                                 if el.get("label") is not None else 0.0), t + 15))
             mid.append(tag("path", [("d", f"M{num(x0)} {num(t)} h{num(tw0)} l6,9 v6 h{num(-tw0 - 6)} z"),
                                     ("fill", "#f8fafc"), ("stroke", stroke), ("stroke-width", 1)]))
             mid.append(text(x0 + 7, t + 11, 10.5, el.get("type") or "", anchor="start", fill="#334155"))
@@ -314,9 +322,11 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             siblings = operands_of.get(el.get("in"), [])
             parts = ""
             if siblings and siblings[0] != cid:
+                taken.append((x0, t + 3, x1, t + 5))
                 parts += tag("line", [("x1", x0), ("y1", t + 4), ("x2", x1), ("y2", t + 4), ("stroke", stroke),
                                       ("stroke-width", 1), ("stroke-dasharray", "5 4")])
             if el.get("label") is not None:
+                taken.append((x0 + 8, t + 4, x0 + 8 + _label_px(f"[{one_line(el['label'])}]"), t + 16))
                 parts += text(x0 + 8, t + 13, 10.5, f"[{one_line(el['label'])}]", anchor="start", fill="#475569",
                               halo=True)
             if parts:
@@ -332,6 +342,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             fill, stroke = ink_["fill"] or "#fff7ed", ink_["stroke"] or "#c2410c"
             w = _pill_w(el["name"])
             ph = STATE_H + el["name"].count("\n") * LBL_FS * 1.3   # a line more for each extra line
+            taken.append((xi - w / 2, ym - ph / 2, xi + w / 2, ym + ph / 2))
             mid.append(_titled(el.get("description"), tag("rect", [
                 ("x", xi - w / 2), ("y", ym - ph / 2), ("width", w), ("height", ph), ("rx", 9),
                 ("fill", fill), ("stroke", stroke), ("stroke-width", 1), ("stroke-dasharray", dash(ink_["style"]))])))
@@ -352,6 +363,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             mid.append(_titled(el.get("description"), tag("path", [
                 ("d", path), ("fill", "none"), ("stroke", stroke), ("stroke-width", 1.6), ("stroke-dasharray", d)])))
             ink.append(_arrow((sx + 2, b), (sx + 12, b), stroke))
+            taken.append((sx, t - 16, ex + 8 + _label_px(label) + _end_px(el.get("tail")), b + 14))
             ink.extend(_ends(el, ((sx + END_IN, t - 4, "start"), (sx + 14, b + END_DROP - 2, "start"))))
             if label:
                 ink.append(text(ex + 8, ym + 4, LBL_FS, label, anchor="start", fill=INK_DARK, halo=True))
@@ -366,6 +378,10 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             ("x1", sx), ("y1", ym), ("x2", ex), ("y2", ym), ("stroke", stroke), ("stroke-width", 1.6),
             ("stroke-dasharray", d)])))
         ink.append(_arrow((ex, ym), (ex - sign * 10, ym), stroke))
+        lifted = (label.count("\n") + 1) * LBL_FS * 1.3 + LBL_LIFT if label else ARROW_HALF
+        half = _label_px(label) / 2
+        taken.append((min(min(sx, ex), (sx + ex) / 2 - half), ym - lifted, max(max(sx, ex), (sx + ex) / 2 + half),
+                      ym + (END_DROP + 3 if el.get("tail") or el.get("head") else ARROW_HALF)))
         if el.get("op") == "<->":
             ink.append(_arrow((sx, ym), (sx + sign * 10, ym), stroke))
         inward = 1 if xs[cj] > xs[ci] else -1
@@ -376,7 +392,10 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
                             anchor="middle", fill=INK_DARK, halo=True))
     notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent),
-                           head_h)
+                           head_h, above, taken)
+    for lid, (i, x, ny, w, h, wrapped) in above.items():   # over their heads
+        notes.append((x + w, leader_svg((xs[i], ny + h), (xs[i], y0 + 8)) + note_svg(x, ny, w, h, wrapped,
+                                                                                      "lifeline", lid)))
     if notes:
         extent.append(max(x for x, _svg in notes))
     # right_pad is the room wanted right of the last lifeline's axis; what is drawn there
@@ -393,17 +412,63 @@ STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
 STEM_RUN_ROOM = 7.0   # how far apart the first and last runs may be before the rows move down
 STEM_TURN_STEP = 6.0  # between two runs' turns toward their notes
 LEADER_OFF = 3.0      # a message's note leader starts this far past its right-hand end
+NOTE_ROW_OFF = 6.0    # a note beside its row may stand with its top (or bottom) this far past it
 
 
-def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h):
+def _notes_above(lifelines, xs, y0):
+    """The lifelines' notes that stand over their heads: left to right, each centred on its
+    lifeline, moved right past the one before (:data:`NOTE_GAP`) or in from the page's
+    edge, and kept only while it still stands over its own lifeline (:data:`ABOVE_COVER`
+    each side); bottoms level, :data:`ABOVE_GAP` over the heads.  ``({id: (column, x, y,
+    w, h, wrapped lines)}, the height the heads move down)``.  In the column right of
+    the diagram, a note on a lifeline in the middle stood beside the last one's head,
+    its leader run under the heads like a rule."""
+    found, right = {}, -NOTE_GAP
+    for i, lf in enumerate(lifelines):
+        if not lf.get("note"):
+            continue
+        w, h, wrapped = note_size(lf["note"], display_label(lf) + ":")
+        x = max(0.0, xs[i] - w / 2, right + NOTE_GAP)
+        if x > xs[i] - ABOVE_COVER or x + w < xs[i] + ABOVE_COVER:
+            continue   # (it would stand over another's head: the column holds it)
+        found[lf["id"]] = (i, x, w, h, wrapped)
+        right = x + w
+    if not found:
+        return {}, 0.0
+    tallest = max(h for _i, _x, _w, h, _wr in found.values())
+    placed = {lid: (i, x, y0 + 8 + tallest - h, w, h, wrapped) for lid, (i, x, w, h, wrapped) in found.items()}
+    return placed, tallest + ABOVE_GAP
+
+
+ABOVE_GAP = 14.0      # between a note over a lifeline's head and the head
+ABOVE_COVER = 12.0    # how far each side of its lifeline a note over its head reaches at the least
+
+
+def _frame_sides(x0: float, x1: float, t: float, b: float) -> list[tuple[float, float, float, float]]:
+    """A frame's four sides as thin rectangles (a note may stand inside a frame, not across it)."""
+    return [(x0, t, x1, t + 1), (x0, b - 1, x1, b), (x0, t, x0 + 1, b), (x1 - 1, t, x1, b)]
+
+
+def _free(r, taken, margin: float = 3.0) -> bool:
+    """Whether rectangle ``r`` keeps ``margin`` from every one of ``taken``."""
+    return not any(r[0] - margin < q[2] and q[0] < r[2] + margin and r[1] - margin < q[3] and q[1] < r[3] + margin
+                   for q in taken)
+
+
+INLINE_GAP = 16.0   # from what a note beside its row is about to the note
+INLINE_TRIES = 12   # the places along its row a note looks at (then it goes to the column)
+
+
+def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h, above, taken):
     """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
     column right of the diagram, each level with what it is about (pushed down below the
     one above it when they would meet) and joined to it by a leader; ``([(right end,
-    markup)], new bottom)``.  A sequence has no free space beside its messages, so every
-    note takes a leader."""
+    markup)], new bottom)``.  A message's or a state's note stands beside it in its row
+    instead where nothing drawn is in the way (``taken``), and a lifeline's stands over
+    its head where :func:`_notes_above` found room (``above``, drawn by the caller)."""
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
-    stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note")]
+    stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note") and lf["id"] not in above]
     for k, i in enumerate(stems):
         # other heads stand between this head and the column: the leader leaves the stem just
         # under the heads and runs level, above every row's label, to the gap before the
@@ -411,7 +476,8 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         y = y0 + 8 + head_h + STEM_RUN_TOP + k * STEM_RUN_STEP
         wanted.append((y, len(wanted), lifelines[i]["note"], display_label(lifelines[i]), "lifeline",
                        lifelines[i]["id"], (xs[i], y)))
-    if lifelines and lifelines[-1].get("note"):   # nothing between its head and the column
+    if lifelines and lifelines[-1].get("note") and lifelines[-1]["id"] not in above:
+        # (nothing between its head and the column)
         last = lifelines[-1]
         wanted.append((y0 + 8, len(wanted), last["note"], display_label(last), "lifeline", last["id"],
                        (xs[-1] + head_w[-1] / 2, y0 + 8 + head_h / 2)))
@@ -440,10 +506,36 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         else:
             at = (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
+    out = []
+    for entry in sorted(wanted):
+        # a message's or a state's note stands beside it in its row where nothing is drawn
+        # there (a lifeline's dashes may pass behind it): its leader ran from a message
+        # between the first two lifelines across every other to the column
+        y, _order, body, prefix, kind, ref, at = entry
+        if kind not in ("edge", "state"):
+            continue
+        w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
+        # beside it, or else just past a frame's side in the way: its leader crosses that
+        # side, and lifelines, but no message (past a message it read as that one's)
+        xs_tried = sorted({at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in taken if q[2] - q[0] <= 1.0
+                                                  and q[2] > at[0] and q[1] < y + h and y - h < q[3]})
+        places = [(x, ny) for x in xs_tried[:INLINE_TRIES]
+                  for ny in (y - h / 2, y - NOTE_ROW_OFF, y - h + NOTE_ROW_OFF)]
+        for x, ny in places:
+            r = (x, ny, x + w, ny + h)
+            # (below the heads and the stems' runs under them, and off the level way any
+            # other note's leader may take from its row to the column)
+            if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
+                    and _free(r, taken) and not any(other is not entry and other[6][0] < x + w
+                                                    and ny - 3 <= other[6][1] <= ny + h + 3 for other in wanted):
+                taken.append(r)
+                out.append((x + w, leader_svg(at, (x, y)) + note_svg(x, ny, w, h, wrapped, kind, ref)))
+                wanted.remove(entry)
+                break
     if not wanted:
-        return [], bottom
+        return out, bottom
     runs = {lifelines[i]["id"] for i in stems}
-    placed, below = [], y0 - NOTE_GAP   # no note above the diagram's top
+    placed, below = [], y0 - NOTE_GAP   # no note above the diagram's top (nor the notes over it)
     for y, _order, body, prefix, kind, ref, at in sorted(wanted):
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
         ny = max(y - h / 2, below + NOTE_GAP)
@@ -457,8 +549,9 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     # gap widening to hold them: slanting straight there, a leader crossed the rows below it
     # (a later message's label), and legs turning at one x ran 1 px apart.
     turning = sum(1 for *_rest, turns in placed if turns)
+    right = max([right] + [edge for edge, _markup in out])   # (past the notes beside their rows)
     x = right + NOTE_COLUMN_GAP + max(0, turning - 1) * STEM_TURN_STEP
-    out, k = [], 0
+    k = 0
     for ny, w, h, wrapped, kind, ref, at, level, turns in placed:
         if turns:
             turn = right + NOTE_COLUMN_GAP / 2 + (turning - 1 - k) * STEM_TURN_STEP
