@@ -84,6 +84,23 @@ def test_table_cells_are_addressable_and_merges_draw_once() -> None:
     assert re.search(r'<rect x="0" y="[\d.]+" width="[\d.]+" height="26" fill="#eeede6"', svg)
 
 
+def test_a_value_merged_across_columns_is_centred_on_them() -> None:
+    """"15" (tWR) merged across six right-aligned speed-bin columns stood at the last one's
+    right edge, and read as that column's alone; it is centred on the six.  An unmerged
+    cell keeps its column's alignment."""
+    svg = svg_of('figdown 0.1 table\ntable t "Timings"\n| Param | 1600 | 1866 | 2133 |\n|---|--:|--:|--:|\n'
+                 '| tRCD | 11 | 13 | 15 |\n| tWR | 15 |||\n')
+    drawn = svg[:svg.index("<metadata")]
+    rects = {cell: (float(x), float(w)) for x, w, cell in re.findall(
+        r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="[\d.]+" fill="[^"]+" stroke="none" '
+        r'data-cell="([^"]+)"', drawn)}
+    x, w = rects["t:2:2"]
+    (tx,) = [float(v) for v in re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="[\d.]+" text-anchor="middle"'
+                                          r'[^>]*>15<', drawn)]
+    assert abs(tx - (x + w / 2)) < 0.01 and w > 3 * rects["t:1:4"][1] - 1
+    assert re.search(r'text-anchor="end"[^>]*>13<', drawn)
+
+
 def test_timing_lanes() -> None:
     svg = svg_of('figdown 0.1 timing\ntiming w "Bus"\nsignal clk pppp\nsignal d x==.0 data=a,b\n')
     assert 'font-family="monospace">clk</text>' in svg

@@ -3,9 +3,9 @@
 Columns are as wide as their widest unmerged cell (the node-box measure), or
 as ``width=`` says (px, or a percentage of the natural total).  Rows are 26 px,
 taller when a cell breaks its text.  Header tiers are tinted and centred;
-data cells follow the GFM colon alignment.  ``<`` (merge left) and ``^``
-(merge up) cells belong to the cell they extend, so the boundary between them
-is never drawn.  Every data cell (and the bottom header tier, row 0) carries
+data cells follow the GFM colon alignment, but one merged across columns is
+centred on them.  ``<`` (merge left) and ``^`` (merge up) cells belong to the
+cell they extend, so the boundary between them is never drawn.  Every data cell (and the bottom header tier, row 0) carries
 ``data-cell="<table>:<row>:<col>"`` so an editor can address it.
 
 The drawing is bounded: a table of more than :data:`MAX_CELLS` cells (header
@@ -150,7 +150,10 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                                                 ("style", "cursor:pointer")]
             out.append(tag("rect", [("x", x), ("y", yy), ("width", w), ("height", h), ("fill", fill),
                                     ("stroke", "none"), *extra]))
-            align = "center" if header else (aligns[c] if c < len(aligns) else "left")
+            # a data cell merged across columns is centred on them: set to one column's side,
+            # a value across six ("tWR 15" under six speed bins, right-aligned) read as the
+            # last column's alone
+            align = "center" if header or cs > 1 else (aligns[c] if c < len(aligns) else "left")
             if align not in ("left", "center", "right"):
                 align = "left"
             tx = x + w / 2 if align == "center" else (x + w - 7 if align == "right" else x + 7)
