@@ -101,6 +101,24 @@ def test_a_value_merged_across_columns_is_centred_on_them() -> None:
     assert re.search(r'text-anchor="end"[^>]*>13<', drawn)
 
 
+def test_a_charts_values_below_zero_are_named_in_lines_as_wide_as_the_figure() -> None:
+    """Seven losses left out of a bar chart were named four to a line 988 px long beside a
+    528 px figure ("… and 3 more"): each is named, in lines of at most 480 px."""
+    from markmcp.figdown.render.text import units
+    rows = [("Mon", 184.5, -62.0, 310.2), ("Tue", 96.3, 22.7, -128.9), ("Wed", 402.8, 141.3, 515.6),
+            ("Thu", -75.1, -210.6, 88.0), ("Fri", 133.9, -44.2, -301.7), ("Sat", -5.0, 1.0, 2.0)]
+    svg = svg_of("figdown 0.1 table\ntable p \"P&L\"\n| Day | FX | EM | Rates |\n|---|--:|--:|--:|\n"
+                 + "".join(f"| {d} | {a} | {b} | {c} |\n" for d, a, b, c in rows) + "chart p\n")
+    drawn = svg[:svg.index("<metadata")]
+    lines = re.findall(r'<text x="0" y="[\d.]+" font-size="10" text-anchor="start" fill="[^"]+">([^<]*)<', drawn)
+    said = " ".join(lines)
+    assert said.startswith("not drawn, below 0: ") and "more" not in said
+    for day, *values in rows:
+        for name, v in zip(("FX", "EM", "Rates"), values):
+            assert (f"{day} · {name} = {v}" in said) == (v < 0), (day, name)
+    assert len(lines) >= 2 and all(units(line) * 6.5 * 10 / 11 <= 480 for line in lines)
+
+
 def test_timing_lanes() -> None:
     svg = svg_of('figdown 0.1 timing\ntiming w "Bus"\nsignal clk pppp\nsignal d x==.0 data=a,b\n')
     assert 'font-family="monospace">clk</text>' in svg
@@ -132,8 +150,10 @@ def test_a_chart_names_the_values_it_cannot_draw() -> None:
     assert svg.count("<polygon") == 1 + 3 * 2                      # the floor and the two bars above 0
     assert texts(svg)[-1] == "not drawn, below 0: x · b = -5; y · c = -1.5"
     many = svg_of('figdown 0.1 table\ntable t "T"\n| a | b | c | d |\n|---|---|---|---|\n| x | -1 | -2 | -3 |\n'
-                  "| y | -4 | -5 | 45 |\nchart t\n")
-    assert texts(many)[-1] == "not drawn, below 0: x · b = -1; x · c = -2; x · d = -3; y · b = -4; and 1 more"
+                  "| y | -4 | -5 | 45 |\n| z | -6 | -7 | -8 |\n| w | -9 | -10 | -11 |\n| v | -12 | -13 | 1 |\n"
+                  "chart t\n")
+    said = " ".join(texts(many)[-3:])
+    assert said.endswith("v · b = -12; and 1 more") and "v · c" not in said   # twelve named, then a count
     ruler = texts(many)[texts(many).index("45") + 1:]   # after the table's own cell
     assert [t for t in ruler if t in ("0", "22", "23", "45")] == ["0", "23", "45"]
     assert "not drawn" not in svg_of('figdown 0.1 table\ntable t "T"\n| a | b |\n|---|---|\n| x | 0 |\n'

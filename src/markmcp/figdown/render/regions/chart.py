@@ -230,18 +230,39 @@ def render(block: dict, model: dict, y0: float) -> Block:
     below = [(row_names[r], col_names[c] if c < nc else "", table["rows"][r]["cells"][c + 1].get("v", ""))
              for r in range(nr) for c in range(len(rows[r])) if rows[r][c] < 0]
     if below:
-        # a bar cannot stand below the floor: say which values the picture leaves out
+        # a bar cannot stand below the floor: say which values the picture leaves out, in
+        # lines as wide as the chart (on one line, seven losses widened a 528 px chart to
+        # 988 px, and four were named)
         shown = [f"{row} · {col} = {value}" for row, col, value in below[:NOT_DRAWN_LISTED]]
         if len(below) > NOT_DRAWN_LISTED:
             shown.append(f"and {len(below) - NOT_DRAWN_LISTED} more")
-        note = f"not drawn, below 0: {'; '.join(shown)}"
-        out.append(text(0, bottom + 4, 10, note, anchor="start", fill=INK_MUTED))
-        width = max(width, units(note) * 6.5 * 10 / 11 + 4)
-        bottom += 16
+        room = max(width, NOT_DRAWN_WIDTH)
+        bottom += NOT_DRAWN_GAP   # (clear of the last series' name above)
+        for line in _lines("not drawn, below 0: ", shown, room):
+            out.append(text(0, bottom + 4, 10, line, anchor="start", fill=INK_MUTED))
+            width = max(width, units(line) * NAME_CH + 4)
+            bottom += 14
+        bottom += 2
     return Block("".join(out), bottom, width)
+
+
+def _lines(lead: str, items: list[str], room: float) -> list[str]:
+    """``lead`` and the ``items`` joined by "; ", broken between items into lines that fit
+    ``room`` px at 10 px (an item wider than that alone on its line)."""
+    out, line = [], lead
+    for k, item in enumerate(items):
+        piece = item + (";" if k < len(items) - 1 else "")
+        if line.strip() and line != lead and units(line + piece) * NAME_CH > room:
+            out.append(line.rstrip())
+            line = ""
+        line += piece + " "
+    out.append(line.rstrip())
+    return out
 
 
 KEY = 12.0   # a series name's swatch and the space after it
 NAME_CH = 6.5 * 10 / 11   # px per Latin unit of an axis name (10 px)
 TICK_CH = 9.5 * 0.70   # px per digit of a value-axis tick label (9.5 px; a wide face's digits)
-NOT_DRAWN_LISTED = 4   # values below 0 named one by one under a chart, before "and N more"
+NOT_DRAWN_LISTED = 12   # values below 0 named one by one under a chart, before "and N more"
+NOT_DRAWN_GAP = 6.0       # between the chart and those lines
+NOT_DRAWN_WIDTH = 480.0   # the least width (px) the lines naming them take before they break
