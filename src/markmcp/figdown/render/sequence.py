@@ -32,10 +32,11 @@ LBL_FS, LBL_LIFT = 11, 8
 FRAG_TOP, FRAG_BOT, OPERAND_TOP, FRAG_PADX, FRAG_INSET, ENC_PAD = 26, 12, 20, 22, 9, 6
 ARROW_LEN, ARROW_HALF = 10.08, 5.6
 #: A message's end labels (``message a [tail] -> [head] b``) stand under its line, END_IN
-#: in from the lifeline at their end and END_DROP below the line (their tops clear of
-#: the arrowhead), END_APART from one another at the least; a self-message's tail
-#: stands over its loop's top and its head under its bottom.
-END_IN, END_DROP, END_APART = 6.0, 14.0, 12.0
+#: in from the lifeline at their end (past an arrowhead there) and END_DROP below the
+#: line (its baseline: the letters 3.5 px under the line, nearer it than the next row's
+#: label), END_APART from one another at the least; a self-message's tail stands over
+#: its loop's top and its head under its bottom.
+END_IN, END_DROP, END_APART = 12.0, 11.0, 12.0
 END_INK = "#555"
 MAX_ROWS = 16_384
 """The most rows (messages and states) the ladders of one document (every section) draw:
@@ -159,7 +160,7 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         ci, cj = col[el["a"]], col[el["b"]]
         ends = _end_px(el.get("tail")), _end_px(el.get("head"))
         if ci == cj:
-            need = max(SELF_W + _label_px(el.get("label")), END_IN + ends[0], 14 + ends[1]) + 16
+            need = max(SELF_W + _label_px(el.get("label")), 6 + ends[0], 14 + ends[1]) + 16
             if ci + 1 < n:
                 widen(ci, ci + 1, need)
             else:
@@ -364,7 +365,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
                 ("d", path), ("fill", "none"), ("stroke", stroke), ("stroke-width", 1.6), ("stroke-dasharray", d)])))
             ink.append(_arrow((sx + 2, b), (sx + 12, b), stroke))
             taken.append((sx, t - 16, ex + 8 + _label_px(label) + _end_px(el.get("tail")), b + 14))
-            ink.extend(_ends(el, ((sx + END_IN, t - 4, "start"), (sx + 14, b + END_DROP - 2, "start"))))
+            ink.extend(_ends(el, ((sx + 6, t - 4, "start"), (sx + 14, b + 12, "start"))))
             if label:
                 ink.append(text(ex + 8, ym + 4, LBL_FS, label, anchor="start", fill=INK_DARK, halo=True))
                 extent.append(ex + 8 + _label_px(label))
