@@ -59,6 +59,21 @@ def test_one_bit_names_that_stand_larger_upright_all_turn() -> None:
     assert not names["R"][1]                                  # as large across as upright
 
 
+def test_a_name_turns_upright_only_for_a_clear_gain_and_is_cut_the_roomier_way() -> None:
+    """"SRR" turned upright beside "IDE" across for 9 % more: a name that fits across turns
+    only for a fifth more.  "ACK slot" and "ACK delim." in one-bit cells both read "AC…"
+    across them; cut short up the cell they read "ACK sl…" and "ACK d…"."""
+    svg = svg_of('figdown 0.1 bitfield\nbitfield f "Frame" word=32 numbering=msb0\nfield "SOF" 1\n'
+                 'field "Base identifier ID28–ID18" 11\nfield "IDE" 1\nfield "Identifier extension" 18\n'
+                 'field "r0" 1\nfield "CRC delim." 1\nfield "ACK slot" 1\nfield "ACK delim." 1\nfield "EOF" 28\n')
+    names = _field_names(svg)
+    assert not names["IDE"][1] and names["IDE"][0] >= 10.0
+    cut = {t: v for t, v in names.items() if t.endswith("…")}
+    assert len(cut) == 3 and all(up for _size, up in cut.values())
+    assert {"ACK sl…", "ACK d…"} <= set(cut)
+    assert "<title>ACK slot</title>" in svg and "<title>ACK delim.</title>" in svg
+
+
 def test_a_name_that_fits_its_cell_by_its_letters_is_whole() -> None:
     """"ICI/IT[1:0]" in a two-bit cell read "ICI/IT[1:…": narrow letters (I, /, [, 1, :)
     were measured as average ones.  In the widest common face it fits, whole."""
@@ -556,8 +571,9 @@ def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
     short leader; one with no room there keeps the column."""
     svg = svg_of('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy" note="envoy 1.29"\n'
                  'lifeline s "Server"\nlifeline d "Database"\n'
-                 'message c -> p "GET /cart" note="replayable: no body"\nmessage p -> s "GET /cart"\n'
-                 'state c "WAITING" note="spinner shown"\nmessage s -> d "SELECT cart"\n'
+                 'message c -> p "GET /cart?session=4f2a&view=full" note="replayable: no body"\n'
+                 'message p -> s "GET /cart?session=4f2a&view=full"\n'
+                 'state c "WAITING" note="spinner shown"\nmessage s -> d "SELECT * FROM cart WHERE id = 42"\n'
                  'message d -> s "rows"\nmessage s -> c "200 OK"\n')
     drawn = svg[:svg.index("<metadata")]
     heads = {nid: (float(x), float(y)) for nid, x, y in re.findall(r'<g data-node="(\w+)" data-x="([\d.]+)" '
@@ -568,12 +584,28 @@ def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
     assert set(notes) == {"p", "6", "8"}
     x, y, r = notes["p"]
     assert y < heads["p"][1] and x < heads["s"][0]          # over its head, left of the next
-    widest = max(hx for hx, _hy in heads.values()) + 120
-    for ref in ("6", "8"):                                   # beside their rows, not past the heads
-        assert notes[ref][2] < widest, (ref, notes[ref], widest)
+    lifelines = [float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                              r'stroke="#94a3b8" stroke-width="1" stroke-dasharray="4 4"', drawn)]
+    assert len(lifelines) == 4
     lines = [tuple(map(float, m)) for m in re.findall(
         r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="#9c968a"', drawn)]
-    assert lines and all(abs(x2 - x1) + abs(y2 - y1) < 60 for x1, y1, x2, y2 in lines)   # short leaders
+    assert len(lines) == 3                                   # straight leaders, no turns to a column
+    for ref in ("6", "8"):                                   # level with their rows, short
+        x, y, r = notes[ref]
+        (leader,) = [ln for ln in lines if abs(ln[2] - x) < 0.01]
+        assert leader[1] == leader[3] and y < leader[1] < y + 40 and abs(leader[2] - leader[0]) < 20
+        # covering no lifeline, its leader crossing one at most
+        assert not any(x - 8 < lx < r + 8 for lx in lifelines), (ref, x, r, lifelines)
+        assert sum(1 for lx in lifelines if leader[0] < lx < x) <= 1
+    # lifelines too close for either note between them: both keep the column, past the last
+    narrow = svg_of('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy"\nlifeline s "Server"\n'
+                    'message c -> p "GET" note="replayable: no body"\nmessage p -> s "GET"\n'
+                    'state c "WAITING" note="spinner shown"\n')
+    xs = [float(x) for x in re.findall(r'<g class="fd-note" data-note-on="\w+" data-note-for="\d+"><path d="M([\d.]+) ',
+                                       narrow)]
+    last = max(float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" stroke="#94a3b8"',
+                                            narrow))
+    assert len(xs) == 2 and all(x > last for x in xs)
 
 
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:

@@ -458,6 +458,13 @@ def _free(r, taken, margin: float = 3.0) -> bool:
 
 INLINE_GAP = 16.0   # from what a note beside its row is about to the note
 INLINE_TRIES = 12   # the places along its row a note looks at (then it goes to the column)
+LIFELINE_CLEAR = 8.0   # between a note beside its row and a lifeline either side of it
+
+
+def _between_lifelines(x: float, w: float, xs: list[float]) -> bool:
+    """Whether a note from ``x``, ``w`` wide, covers no lifeline (:data:`LIFELINE_CLEAR`
+    from each)."""
+    return not any(x - LIFELINE_CLEAR < lx < x + w + LIFELINE_CLEAR for lx in xs)
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h, above, taken):
@@ -516,11 +523,15 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         if kind not in ("edge", "state"):
             continue
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
-        # beside it, or else just past a frame's side in the way: its leader crosses that
-        # side, and lifelines, but no message (past a message it read as that one's)
-        xs_tried = sorted({at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in taken if q[2] - q[0] <= 1.0
-                                                  and q[2] > at[0] and q[1] < y + h and y - h < q[3]})
-        places = [(x, ny) for x in xs_tried[:INLINE_TRIES]
+        # beside it, between two lifelines (or past the last), or else just past the next
+        # lifeline or a frame's side in the way: its leader crosses at most one lifeline,
+        # and no message (past a message it read as that one's); a note over a lifeline
+        # hid it
+        starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in taken if q[2] - q[0] <= 1.0
+                                         and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
+        starts |= {x + LIFELINE_CLEAR for x in xs if x > at[0]}
+        places = [(x, ny) for x in sorted(starts)[:INLINE_TRIES]
+                  if _between_lifelines(x, w, xs) and sum(1 for lx in xs if at[0] < lx < x) <= 1
                   for ny in (y - h / 2, y - NOTE_ROW_OFF, y - h + NOTE_ROW_OFF)]
         for x, ny in places:
             r = (x, ny, x + w, ny + h)

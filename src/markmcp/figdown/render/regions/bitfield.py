@@ -318,16 +318,24 @@ def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fi
     size = min(NAME_FS, max(NAME_FS_MIN, NAME_FS * room / need))
     across = need * size / NAME_FS <= room + 0.01   # (at the size that fills it, a rounding over)
     upright = min(NAME_FS, NAME_FS * tall / need)
-    if upright >= NAME_FS_MIN and upright + 2 <= room + 6 and (not across or upright > size + UPRIGHT_GAIN):
-        turn = (("transform", f"rotate(-90 {num(cx)} {num(cy)})"),)
+    turn = (("transform", f"rotate(-90 {num(cx)} {num(cy)})"),)
+    # (upright, the letters' height lies across the cell)
+    if upright >= NAME_FS_MIN and upright + 2 <= room + 6 \
+            and (not across or upright >= size * UPRIGHT_GAIN and size < NAME_FS):
         return text(cx, cy + upright * 0.35, round(upright, 3), caption, anchor="middle", fill=fill,
                     extra=tuple(extra) + turn)
     if across:
         return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra)
-    shown = shorten(caption, lambda px: px <= room, lambda ch: face_px(ch, size))
-    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + size * 0.35, round(size, 3), shown,
-                                                             anchor="middle", fill=fill, extra=extra))
+    # cut short, the way that keeps more of it: up a one-bit cell ("ACK slot" and "ACK
+    # delim." both read "AC…" across it, "ACK s…" and "ACK d…" up it)
+    up = NAME_FS_MIN + 2 <= room + 6 and tall > room
+    at = NAME_FS_MIN if up else size
+    # (up the cell, to 2 px from its ends: "ACK s…" where 3 px more had left "ACK…")
+    shown = shorten(caption, lambda px: px <= (tall + 4 if up else room), lambda ch: face_px(ch, at))
+    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + at * 0.35, round(at, 3), shown, anchor="middle",
+                                                             fill=fill, extra=tuple(extra) + (turn if up else ())))
 
 
-#: How much larger (px) a name must stand upright than across to be turned.
-UPRIGHT_GAIN = 1.0
+#: How much larger (a ratio) a name that fits across must stand upright to be turned: a
+#: name turned for 3 % more ("SD" at 10.6 px) read sideways for nothing.
+UPRIGHT_GAIN = 1.2
