@@ -402,6 +402,21 @@ def test_a_gaps_mark_leaves_the_edge_after_it_in_sight() -> None:
     assert x - face_width("0xFF", size) / 2 > boundary
 
 
+def test_a_value_across_a_gap_is_written_clear_of_its_mark() -> None:
+    """A value box the gap's mark crosses had its value centred on the box, the mark through
+    its hyphen ("Shift-DR"); a one-cycle "2" just before the mark touched it.  Each is
+    written in the widest stretch of its box the mark leaves, 6 px from the mark."""
+    from markmcp.figdown.render.text import face_width
+    svg = build('figdown 0.1 timing\ntiming j "JTAG"\nsignal st ==...... data=Capture-DR,Shift-DR\n'
+                'signal bit x==x.... data=1,2\ngap 3\n').svg
+    drawn = svg[:svg.index("<metadata")]
+    (mark,) = [float(x) for x in re.findall(r'<path d="M([\d.]+),[\d.]+ q4,[^"]*" fill="none" stroke="#999"', drawn)]
+    for value in ("Shift-DR", "2"):
+        x, size, _halo = _values(svg)[value]
+        half = face_width(value, size) / 2
+        assert x + half < mark - 6 + 0.01 or x - half > mark + 6 - 0.01, (value, x, half, mark)
+
+
 def test_a_clock_next_to_a_level_edges_only_where_the_level_changes() -> None:
     """SCL ``11ppp11``: the first period starts high, as the line was, and drew a stroke
     down and back (a glitch) at its start; the last ends low and ``1`` went on with no

@@ -136,10 +136,15 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                         ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
                 caption = labels.pop(0) if labels else ""
                 if caption:
-                    broken = any(x < name_w + t * CYCLE - GAP_BEFORE < x + CYCLE * span for t in gap_cycles)
+                    marks = [name_w + t * CYCLE - GAP_BEFORE for t in gap_cycles]
                     before = _run(unknown, i - 1, -1, gap_cycles) * CYCLE
                     after = _run(unknown, j + 1, 1, gap_cycles) * CYCLE
-                    values.append(_value_label(x, x + CYCLE * span, (top + bot) / 2 + 4, caption,
+                    x0, x1, broken = _visible(x, x + CYCLE * span, marks)
+                    if x0 > x:
+                        before = 0.0   # (the mark before it)
+                    if x1 < x + CYCLE * span:
+                        after = 0.0
+                    values.append(_value_label(x0, x1, (top + bot) / 2 + 4, caption,
                                                INK_LIGHT if is_dark(box_fill) else None, broken, before, after))
                 i = j
             prev = ch
@@ -165,6 +170,23 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
 #: The level a cell's trace ends on (True high), by its character: a clock period ends on
 #: its second half.
 _END_LEVEL = {"0": False, "1": True, "p": False, "n": True}
+
+
+#: How far (px) a value keeps from a gap's mark across its box, each side.
+MARK_CLEAR = 6.0
+
+
+def _visible(x0: float, x1: float, marks: list[float]) -> tuple[float, float, bool]:
+    """The widest stretch of the box ``x0``..``x1`` that no gap's mark crosses
+    (:data:`MARK_CLEAR` from each), and whether a mark crosses the box: its value is
+    written there, not across the mark ("Shift-DR" was cut at its hyphen, a "2" touched)."""
+    inside = sorted(m for m in marks if x0 < m < x1)
+    if not inside:
+        return x0, x1, False
+    edges = [x0] + [e for m in inside for e in (m - MARK_CLEAR, m + MARK_CLEAR)] + [x1]
+    parts = [(a, b) for a, b in zip(edges[::2], edges[1::2]) if b > a]
+    a, b = max(parts, key=lambda ab: (ab[1] - ab[0], -ab[0]), default=(x0, x1))
+    return a, b, True
 
 
 def _unknown_cells(lane: str) -> list[bool]:
