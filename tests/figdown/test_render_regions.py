@@ -623,6 +623,29 @@ def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
     assert len(xs) == 2 and all(x > last for x in xs)
 
 
+def test_a_frames_note_stands_beside_its_top_corner_where_there_is_room() -> None:
+    """A fragment's note went to the column past the last lifeline, its leader crossing the
+    lifelines between; with room between the frame and the next lifeline it stands there,
+    level with the frame's top row, its leader a short level line."""
+    svg = svg_of('figdown 0.4 sequence\nlifeline a "Uploader"\nlifeline b "Object storage"\n'
+                 'lifeline c "Catalogue database"\nfragment f "each part" type=loop note="at most 8 in flight"\n'
+                 'message a -> b "PUT ?partNumber=n (64 MiB, Content-MD5)" in=f\nmessage b -> a "200 ETag" in=f\n'
+                 'message b -> c "INSERT snapshot(key, size, etag, parts=68) into the catalogue"\n')
+    drawn = svg[:svg.index("<metadata")]
+    (frame,) = [tuple(map(float, m)) for m in re.findall(
+        r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="none"', drawn)]
+    (note,) = [tuple(map(float, m)) for m in re.findall(
+        r'<g class="fd-note" data-note-on="fragment" data-note-for="f"><path d="M([\d.]+) ([\d.]+) H([\d.]+)', drawn)]
+    (leader,) = [tuple(map(float, m)) for m in re.findall(
+        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="#9c968a"', drawn)]
+    lifelines = sorted(float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                                     r'stroke="#94a3b8"', drawn))
+    right = frame[0] + frame[2]
+    assert leader[0] == right and leader[1] == leader[3] and leader[2] == note[0] and note[0] - right < 20
+    assert lifelines[1] < note[0] and note[2] < lifelines[2]     # between b's and c's lifelines
+    assert note[1] < leader[1] < note[1] + 30
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
     between it and the note column; it leaves its stem just under the heads and runs level

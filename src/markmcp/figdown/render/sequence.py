@@ -471,7 +471,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
     column right of the diagram, each level with what it is about (pushed down below the
     one above it when they would meet) and joined to it by a leader; ``([(right end,
-    markup)], new bottom)``.  A message's or a state's note stands beside it in its row
+    markup)], new bottom)``.  A message's, a state's or a frame's note stands beside it
     instead where nothing drawn is in the way (``taken``), and a lifeline's stands over
     its head where :func:`_notes_above` found room (``above``, drawn by the caller)."""
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
@@ -516,12 +516,13 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     out = []
     for entry in sorted(wanted):
-        # a message's or a state's note stands beside it in its row where nothing is drawn
-        # there (a lifeline's dashes may pass behind it): its leader ran from a message
-        # between the first two lifelines across every other to the column
-        y, _order, body, prefix, kind, ref, at = entry
-        if kind not in ("edge", "state"):
+        # a message's, a state's or a frame's note stands beside it in its row where
+        # nothing is drawn there: its leader ran from a message between the first two
+        # lifelines across every other to the column
+        _y, _order, body, prefix, kind, ref, at = entry
+        if kind == "lifeline":
             continue
+        y = at[1]   # (a frame's note is level with its top row, where its leader starts)
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
         # beside it, between two lifelines (or past the last), or else just past the next
         # lifeline or a frame's side in the way: its leader crosses at most one lifeline,
