@@ -646,6 +646,26 @@ def test_a_frames_note_stands_beside_its_top_corner_where_there_is_room() -> Non
     assert note[1] < leader[1] < note[1] + 30
 
 
+def test_a_note_beside_its_row_asks_only_what_is_drawn_near_its_rows(monkeypatch) -> None:
+    """Each note looked at every thing drawn in the ladder: 2,000 notes took 0.9 s where the
+    ladder took 0.2, 8,000 would take a minute.  A note asks only what stands in its own
+    rows, however long the ladder."""
+    from markmcp.figdown.render import sequence
+    asked = []
+    real = sequence._free
+
+    def spy(r, taken, margin=3.0):
+        asked.append(len(taken))
+        return real(r, taken, margin)
+
+    monkeypatch.setattr(sequence, "_free", spy)
+    source = ('figdown 0.4 sequence\nlifeline a "A"\nlifeline b "B"\nlifeline c "C"\n'
+              + "".join(f'message a -> b "call {i}" note="note {i}"\n' for i in range(400))
+              + 'message b -> c "a long label to widen this gap enough for notes"\n')
+    assert build(source).svg
+    assert asked and max(asked) <= 40, max(asked)
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
     between it and the note column; it leaves its stem just under the heads and runs level

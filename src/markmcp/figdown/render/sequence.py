@@ -450,6 +450,33 @@ def _frame_sides(x0: float, x1: float, t: float, b: float) -> list[tuple[float, 
     return [(x0, t, x1, t + 1), (x0, b - 1, x1, b), (x0, t, x0 + 1, b), (x1 - 1, t, x1, b)]
 
 
+class _Rows:
+    """Things kept by the band of heights (:data:`ROW_BAND` px) their rectangles reach: a
+    note asks only those near its own rows (asking every one, 2,000 notes took 0.9 s
+    where the ladder took 0.2)."""
+
+    def __init__(self, rects) -> None:
+        self.bands: dict[int, list] = {}
+        for r in rects:
+            self.add(r, r)
+
+    def add(self, r, thing) -> None:
+        for k in range(int(r[1] // ROW_BAND), int(r[3] // ROW_BAND) + 1):
+            self.bands.setdefault(k, []).append(thing)
+
+    def near(self, top: float, bottom: float) -> list:
+        seen, out = set(), []
+        for k in range(int(top // ROW_BAND), int(bottom // ROW_BAND) + 1):
+            for thing in self.bands.get(k, ()):
+                if id(thing) not in seen:
+                    seen.add(id(thing))
+                    out.append(thing)
+        return out
+
+
+ROW_BAND = 64.0
+
+
 def _free(r, taken, margin: float = 3.0) -> bool:
     """Whether rectangle ``r`` keeps ``margin`` from every one of ``taken``."""
     return not any(r[0] - margin < q[2] and q[0] < r[2] + margin and r[1] - margin < q[3] and q[1] < r[3] + margin
@@ -515,6 +542,11 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             at = (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     out = []
+    ink = _Rows(taken)   # what is drawn, by height, so a ladder of many notes asks only its own rows
+    leaders = _Rows([])  # where every note's leader may run, level with its row
+    beside: set[int] = set()   # the notes placed beside their rows
+    for entry in wanted:
+        leaders.add((entry[6][0], entry[6][1], entry[6][0], entry[6][1]), entry)
     for entry in sorted(wanted):
         # a message's, a state's or a frame's note stands beside it in its row where
         # nothing is drawn there: its leader ran from a message between the first two
@@ -528,7 +560,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         # lifeline or a frame's side in the way: its leader crosses at most one lifeline,
         # and no message (past a message it read as that one's); a note over a lifeline
         # hid it
-        starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in taken if q[2] - q[0] <= 1.0
+        starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in ink.near(y - h, y + h) if q[2] - q[0] <= 1.0
                                          and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
         starts |= {x + LIFELINE_CLEAR for x in xs if x > at[0]}
         places = [(x, ny) for x in sorted(starts)[:INLINE_TRIES]
@@ -539,12 +571,14 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             # (below the heads and the stems' runs under them, and off the level way any
             # other note's leader may take from its row to the column)
             if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
-                    and _free(r, taken) and not any(other is not entry and other[6][0] < x + w
-                                                    and ny - 3 <= other[6][1] <= ny + h + 3 for other in wanted):
-                taken.append(r)
+                    and _free(r, ink.near(ny - 3, ny + h + 3)) \
+                    and not any(other is not entry and id(other) not in beside and other[6][0] < x + w
+                                and ny - 3 <= other[6][1] <= ny + h + 3 for other in leaders.near(ny - 3, ny + h + 3)):
+                ink.add(r, r)
                 out.append((x + w, leader_svg(at, (x, y)) + note_svg(x, ny, w, h, wrapped, kind, ref)))
-                wanted.remove(entry)
+                beside.add(id(entry))
                 break
+    wanted = [entry for entry in wanted if id(entry) not in beside]
     if not wanted:
         return out, bottom
     runs = {lifelines[i]["id"] for i in stems}
