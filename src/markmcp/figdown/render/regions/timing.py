@@ -23,6 +23,8 @@ line, instead of drawing a picture of hundreds of megabytes.
 
 from __future__ import annotations
 
+import bisect
+
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
@@ -78,6 +80,10 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     out = []
     values = []   # the data values' labels: drawn last, over the gaps' breaks
     gap_cycles = [t for t in block.get("gaps", ()) if isinstance(t, (int, float))]
+    gap_set = set(gap_cycles)
+    # (each value asks for the marks across its box by bisection: a block may hold
+    # thousands of values and of gaps)
+    marks = sorted(name_w + t * CYCLE - GAP_BEFORE for t in gap_cycles)
     y = y0 + 18
     out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(one_line(label))))
     cycles = max([0] + [len(s.get("lane", "")) for s in signals])
@@ -136,9 +142,8 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                                         ("fill", box_fill), ("stroke", s.get("stroke") or ink["stroke"] or "#7aa7d9")]))
                 caption = labels.pop(0) if labels else ""
                 if caption:
-                    marks = [name_w + t * CYCLE - GAP_BEFORE for t in gap_cycles]
-                    before = _run(unknown, i - 1, -1, gap_cycles) * CYCLE
-                    after = _run(unknown, j + 1, 1, gap_cycles) * CYCLE
+                    before = _run(unknown, i - 1, -1, gap_set) * CYCLE
+                    after = _run(unknown, j + 1, 1, gap_set) * CYCLE
                     x0, x1, broken = _visible(x, x + CYCLE * span, marks)
                     if x0 > x:
                         before = 0.0   # (the mark before it)
@@ -180,7 +185,7 @@ def _visible(x0: float, x1: float, marks: list[float]) -> tuple[float, float, bo
     """The widest stretch of the box ``x0``..``x1`` that no gap's mark crosses
     (:data:`MARK_CLEAR` from each), and whether a mark crosses the box: its value is
     written there, not across the mark ("Shift-DR" was cut at its hyphen, a "2" touched)."""
-    inside = sorted(m for m in marks if x0 < m < x1)
+    inside = marks[bisect.bisect_right(marks, x0):bisect.bisect_left(marks, x1)]   # (marks sorted)
     if not inside:
         return x0, x1, False
     edges = [x0] + [e for m in inside for e in (m - MARK_CLEAR, m + MARK_CLEAR)] + [x1]
