@@ -666,6 +666,24 @@ def test_a_note_beside_its_row_asks_only_what_is_drawn_near_its_rows(monkeypatch
     assert asked and max(asked) <= 40, max(asked)
 
 
+def test_a_notes_last_line_is_never_one_short_word_alone() -> None:
+    """"…so the last part is 13" over "MiB" alone, "…no round trip to the" over "KDC": the
+    last line takes the word before it along; an author's line break is kept, and a last
+    line that is one long word is left as it is."""
+    from markmcp.figdown.render.text import wrap_note
+
+    def lines(text, prefix=None):
+        return ["".join(t for t, _bold in line).strip() for line in wrap_note(text, prefix)]
+
+    assert lines("4.2 GiB / 64 MiB = 67.2, so the last part is 13 MiB", "68 parts, at most 8 in flight:")[-1] \
+        == "13 MiB"
+    assert lines("validates the PAC signature locally; no round trip to the KDC", "SESSION FOR alice:")[-1] \
+        == "the KDC"
+    assert lines("first paragraph of the note that runs long enough to wrap once\nKDC")[-1] == "KDC"
+    last = lines("a note whose last word is unusually long: supercalifragilistic")
+    assert len(last[-1].split()) >= 1 and "supercalifragilistic" in last[-1]
+
+
 def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     """A lifeline note's leader ran from its head's right edge straight through every head
     between it and the note column; it leaves its stem just under the heads and runs level

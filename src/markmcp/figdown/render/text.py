@@ -243,7 +243,32 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
             cur.append([gap + word, bold])
         width += (space if gap else 0.0) + ww
     out.append([(t, b) for t, b in cur] or [("", False)])
+    _no_orphan(out, words, space)
     return out
+
+
+def _no_orphan(out: list[list[tuple[str, bool]]], words, space: float) -> None:
+    """A last line of one short word, under a line of three words or more that it did not
+    break from (an author's line break), takes the word before it along: "…so the last
+    part is 13" over "MiB" reads as "13 MiB"."""
+    if len(out) < 2 or len(out[-1]) != 1 or out[-1][0][1] or " " in out[-1][0][0]:
+        return
+    last = out[-1][0][0]
+    if any(brk for word, _bold, brk in words if word == last) or len(last) > ORPHAN_MOST:
+        return
+    prev = out[-2]
+    text, bold = prev[-1]
+    if bold or text.count(" ") < (2 if len(prev) == 1 else 1):
+        return
+    head, _sp, moved = text.rpartition(" ")
+    if run_width((moved + " " + last, False)) > NOTE_MAXW:
+        return
+    prev[-1] = (head, bold)
+    out[-1] = [(moved + " " + last, False)]
+
+
+#: The longest last word (characters) that is taken for an orphan.
+ORPHAN_MOST = 6
 
 
 def run_width(run: tuple[str, bool]) -> float:
