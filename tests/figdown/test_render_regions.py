@@ -344,6 +344,32 @@ def test_a_timing_value_wider_than_its_box_shrinks_or_is_cut_short_with_its_whol
     assert ("WB" in [t for *_r, t in values]) and ("ADDR" in [t for *_r, t in values])   # short ones whole
 
 
+def test_timing_values_cut_short_are_written_whole_under_the_block() -> None:
+    """One-cycle TAP states read "Run…", "Sele…", "Capt…" with the whole name only in a
+    tooltip, which nothing printed shows: under the block each is written whole, once,
+    beside what its box shows, in lines as wide as the block (at least 320 px, at most
+    960)."""
+    from markmcp.figdown.render.text import face_width
+    svg = build('figdown 0.1 timing\ntiming j "TAP"\nsignal state ====.=.= '
+                'data=Run-Test/Idle,Select-DR-Scan,Capture-DR,Shift-DR,Exit1-DR,Run-Test/Idle\n').svg
+    drawn = svg[:svg.index("<metadata")]
+    lines = re.findall(r'<text x="0" y="[\d.]+" font-size="10" text-anchor="start" fill="[^"]+">([^<]*)<', drawn)
+    said = " ".join(lines)
+    assert said.startswith("in full: ")
+    for whole in ("Run-Test/Idle", "Select-DR-Scan", "Capture-DR"):
+        assert said.count(f"= {whole}") == 1, whole
+        assert f"<title>{whole}</title>" in drawn
+    assert "= Shift-DR" not in said and "= Exit1-DR" not in said          # whole in their boxes
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    assert all(face_width(line, 10) <= max(width, 320) for line in lines)
+    # a lane of 300 cycles is 7,800 px wide: its lines stop at 960 px
+    many = build("figdown 0.1 timing\ntiming t \"T\"\nsignal s " + "=" * 300 + " data="
+                 + ",".join(f"value-{i}" for i in range(300)) + "\n").svg
+    lines = re.findall(r'<text x="0" y="[\d.]+" font-size="10" text-anchor="start" fill="[^"]+">([^<]*)<', many)
+    assert len(lines) > 20 and all(face_width(line, 10) <= 960 for line in lines)
+    assert all(f"= value-{i};" in " ".join(lines) for i in (0, 150, 298))
+
+
 def _values(svg: str) -> dict[str, tuple[float, float, bool]]:
     """Each drawn timing value: its centre x, its size, and whether it has a halo."""
     drawn = svg[:svg.index("<metadata")]

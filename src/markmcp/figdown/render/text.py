@@ -157,6 +157,24 @@ def face_width(text: str, size: float) -> float:
     return max(sum(face_px(ch, size) for ch in line) for line in text.split("\n"))
 
 
+def item_lines(lead: str, items: list[str], room: float, measure) -> list[str]:
+    """``lead`` and the ``items`` joined by "; ", broken between items into lines that
+    ``measure`` (a text's width in px, the sum of its letters') keeps within ``room`` (an
+    item wider than that alone on its line): a list under a drawing, as wide as the
+    drawing.  Each piece is measured once, so the work grows with the text."""
+    out, line, width = [], lead, measure(lead)
+    for k, item in enumerate(items):
+        piece = item + (";" if k < len(items) - 1 else "")
+        wide = measure(piece)
+        if line.strip() and line != lead and width + wide > room:
+            out.append(line.rstrip())
+            line, width = "", 0.0
+        line += piece + " "
+        width += wide + measure(" ")
+    out.append(line.rstrip())
+    return out
+
+
 def widest(text: str) -> float:
     """The widest line of a (possibly multi-line) label, in Latin units."""
     return max(units(line) for line in text.split("\n"))

@@ -24,7 +24,7 @@ import re
 
 from ..block import DRAWABLE, Block
 from ..svg import esc, num, points, tag, text
-from ..text import INK_MUTED, one_line, title_width, units
+from ..text import INK_MUTED, item_lines, one_line, title_width, units
 from .bound import refused
 
 PALETTE = ("#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#eab308", "#64748b")
@@ -238,26 +238,12 @@ def render(block: dict, model: dict, y0: float) -> Block:
             shown.append(f"and {len(below) - NOT_DRAWN_LISTED} more")
         room = max(width, NOT_DRAWN_WIDTH)
         bottom += NOT_DRAWN_GAP   # (clear of the last series' name above)
-        for line in _lines("not drawn, below 0: ", shown, room):
+        for line in item_lines("not drawn, below 0: ", shown, room, lambda t: units(t) * NAME_CH):
             out.append(text(0, bottom + 4, 10, line, anchor="start", fill=INK_MUTED))
             width = max(width, units(line) * NAME_CH + 4)
             bottom += 14
         bottom += 2
     return Block("".join(out), bottom, width)
-
-
-def _lines(lead: str, items: list[str], room: float) -> list[str]:
-    """``lead`` and the ``items`` joined by "; ", broken between items into lines that fit
-    ``room`` px at 10 px (an item wider than that alone on its line)."""
-    out, line = [], lead
-    for k, item in enumerate(items):
-        piece = item + (";" if k < len(items) - 1 else "")
-        if line.strip() and line != lead and units(line + piece) * NAME_CH > room:
-            out.append(line.rstrip())
-            line = ""
-        line += piece + " "
-    out.append(line.rstrip())
-    return out
 
 
 KEY = 12.0   # a series name's swatch and the space after it

@@ -28,7 +28,8 @@ import bisect
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, face_px, face_width, is_dark, node_width, one_line, shorten, title_width
+from ..text import (INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, item_lines, node_width, one_line, shorten,
+                    title_width)
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
@@ -36,6 +37,7 @@ VALUE_FS, VALUE_FS_MIN = 10.5, 7.0   # a data value's size, and the least it shr
 VALUE_FS_SHRUNK = 9.0   # the least a value shrinks to inside its box before it runs on past it
 VALUE_PAD = 2.0         # between a value and its box's side
 GAP_BEFORE = 6.0        # a gap's mark stands this far short of the boundary it breaks
+CUT_FS, CUT_WIDTH, CUT_MOST = 10.0, 320.0, 960.0   # the lines naming the cut values: size, least and most width
 MAX_CELLS = 65_536
 """The most cycle cells (signals × the longest lane, plus the gaps) one timing block draws:
 64 signals of 1,024 cycles, about 4.5 MB of SVG in 0.2 s.  The largest timing block of the
@@ -79,6 +81,7 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     name_w = max([60.0] + [node_width(s.get("name", "")) for s in signals])
     out = []
     values = []   # the data values' labels: drawn last, over the gaps' breaks
+    cut: dict[str, str] = {}   # the values cut short, whole, by what the box shows
     gap_cycles = [t for t in block.get("gaps", ()) if isinstance(t, (int, float))]
     gap_set = set(gap_cycles)
     # (each value asks for the marks across its box by bisection: a block may hold
@@ -149,8 +152,11 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
                         before = 0.0   # (the mark before it)
                     if x1 < x + CYCLE * span:
                         after = 0.0
-                    values.append(_value_label(x0, x1, (top + bot) / 2 + 4, caption,
-                                               INK_LIGHT if is_dark(box_fill) else None, broken, before, after))
+                    markup, shown = _value_label(x0, x1, (top + bot) / 2 + 4, caption,
+                                                 INK_LIGHT if is_dark(box_fill) else None, broken, before, after)
+                    values.append(markup)
+                    if shown != caption:
+                        cut.setdefault(caption, shown)
                 i = j
             prev = ch
             i += 1
@@ -168,8 +174,18 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     out += values
     end = y + 8 + height
     width = name_w + cycles * CYCLE
-    return Block("".join(out), end, max(width + 2, title_width(label)),
-                 {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end})
+    box = {"x0": name_w, "x1": width, "y0": y0 + 18, "y1": end}
+    if cut:
+        # a value cut short in its box is written whole under the block: its tooltip alone
+        # showed it, and nothing printed did ("Run…", "Sele…", "Capt…" for the TAP states)
+        items = [f"{shown} = {whole}" for whole, shown in cut.items()]
+        room = min(max(width, CUT_WIDTH), CUT_MOST)
+        for line in item_lines("in full: ", items, room, lambda t: face_width(t, CUT_FS)):
+            out.append(text(0, end + CUT_FS, CUT_FS, line, anchor="start", fill=INK_MUTED))
+            width = max(width, face_width(line, CUT_FS))
+            end += CUT_FS * 1.4
+        end += 4
+    return Block("".join(out), end, max(width + 2, title_width(label)), box)
 
 
 #: The level a cell's trace ends on (True high), by its character: a clock period ends on
@@ -216,30 +232,31 @@ def _run(flags: list[bool], i: int, step: int, gaps=()) -> int:
 
 
 def _value_label(x0: float, x1: float, y: float, caption: str, fill: str | None, halo: bool = False,
-                 before: float = 0.0, after: float = 0.0) -> str:
+                 before: float = 0.0, after: float = 0.0) -> tuple[str, str]:
     """A data value in its box ``x0``..``x1``, with ``before`` and ``after`` px of unknown
     cells beside it that it may run on over (see the module's text): whole in the box
     down to :data:`VALUE_FS_SHRUNK`, else whole at :data:`VALUE_FS` over those cells on
     a halo (as near the box's middle as they allow), else smaller, down to
     :data:`VALUE_FS_MIN` (in the box, then over them), and past that cut short with "…",
     the whole value then in the label's ``<title>`` (wider, it ran over its neighbours,
-    the signal's name and the canvas edge)."""
+    the signal's name and the canvas edge).  ``(markup, what it shows)``."""
     room = x1 - x0 - 2 * VALUE_PAD
     wide = room + before + after
     need = face_width(caption, VALUE_FS)
     inside = min(VALUE_FS, VALUE_FS * room / need) if need > 0 else VALUE_FS
     if inside >= VALUE_FS_SHRUNK:
-        return _value_text(x0, x1, y, caption, inside, fill, halo)
+        return _value_text(x0, x1, y, caption, inside, fill, halo), caption
     if need <= wide:
-        return _value_text(x0, x1, y, caption, VALUE_FS, fill, True, need, before, after)
+        return _value_text(x0, x1, y, caption, VALUE_FS, fill, True, need, before, after), caption
     if inside >= VALUE_FS_MIN:
-        return _value_text(x0, x1, y, caption, inside, fill, halo)
+        return _value_text(x0, x1, y, caption, inside, fill, halo), caption
     size = VALUE_FS * wide / need
     if size >= VALUE_FS_MIN:
-        return _value_text(x0, x1, y, caption, size, fill, True, need * size / VALUE_FS, before, after)
+        return _value_text(x0, x1, y, caption, size, fill, True, need * size / VALUE_FS, before, after), caption
     shown = shorten(caption, lambda px: px <= wide + FIT_SLACK, lambda ch: face_px(ch, VALUE_FS_MIN))
     return tag("g", (), tag("title", (), esc(caption)) + _value_text(
-        x0, x1, y, shown, VALUE_FS_MIN, fill, halo or wide > room, face_width(shown, VALUE_FS_MIN), before, after))
+        x0, x1, y, shown, VALUE_FS_MIN, fill, halo or wide > room, face_width(shown, VALUE_FS_MIN), before,
+        after)), shown
 
 
 #: How far (px) a measured width may pass its room and still fit (the sums of the
