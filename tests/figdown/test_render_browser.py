@@ -138,6 +138,7 @@ FIELD_NAMES_INSIDE = r"""
   for (const t of document.querySelectorAll('text')) {
     const size = parseFloat(t.getAttribute('font-size'));
     if (!(size >= 7 && size <= 11) || /^[0-9]*$/.test(t.textContent.trim())) continue;   // names, not the ruler or title
+    if (t.getAttribute('text-anchor') !== 'middle') continue;   // (nor the lines under the bitfield)
     const b = t.getBoundingClientRect();
     const inside = cells.some(c => b.left >= c.left - 0.5 && b.right <= c.right + 0.5
                                    && b.top >= c.top - 0.5 && b.bottom <= c.bottom + 0.5);
@@ -162,6 +163,8 @@ def test_bitfield_field_names_stay_inside_their_cells(probe: chromium.Probe) -> 
     svg = build(source).svg
     assert probe.run(svg, FIELD_NAMES_INSIDE) == []
     assert "<title>Transmit buffer empty</title>" in svg
+    assert "= Transmit buffer empty;" in svg   # and written whole under the bitfield
+    assert svg.count('text-anchor="middle"') >= 25   # the names the probe measured
 
 
 TEXTS_APART = r"""

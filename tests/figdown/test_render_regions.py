@@ -72,6 +72,9 @@ def test_a_name_turns_upright_only_for_a_clear_gain_and_is_cut_the_roomier_way()
     assert len(cut) == 3 and all(up for _size, up in cut.values())
     assert {"ACK sl…", "ACK d…"} <= set(cut)
     assert "<title>ACK slot</title>" in svg and "<title>ACK delim.</title>" in svg
+    # and written whole under the bitfield, each once (a tooltip alone had shown them)
+    said = " ".join(re.findall(r'<text x="0" y="[\d.]+" font-size="10" fill="[^"]+">(in full: [^<]*)<', svg))
+    assert said == "in full: CRC d… = CRC delim.; ACK sl… = ACK slot; ACK d… = ACK delim.", said
 
 
 def test_a_name_that_fits_its_cell_by_its_letters_is_whole() -> None:

@@ -21,7 +21,8 @@ from __future__ import annotations
 from ..block import DRAWABLE, Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, one_line, shorten, title_width, units
+from ..text import (INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, item_lines, one_line, shorten, title_width,
+                    units)
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
@@ -160,6 +161,7 @@ def render(block: dict, classes: dict, y0: float) -> Block:
     label = block.get("label")
     label = block.get("id", "") if label is None else label
     out: list[str] = []
+    cut_names: dict[str, str] = {}   # the names cut short, whole, by what the cell shows
     y = y0 + 18
     out.append(tag("text", [("x", 0), ("y", y - 4), ("font-size", 13), ("font-weight", "600")], esc(one_line(label))))
     msb0 = block.get("numbering") == "msb0"
@@ -225,8 +227,12 @@ def render(block: dict, classes: dict, y0: float) -> Block:
                 lead = max(box, key=lambda s: s["w"])
                 ly = box[0]["y"] + len(box) * RH / 2 if flat else lead["y"] + RH / 2
                 height = len(box) * RH if flat else RH
-                out.append(_field_name(lead["x"] + lead["w"] / 2, ly, lead["w"] - 6, height - 6, caption,
-                                 INK_LIGHT if is_dark(fill) else None, (("font-style", "italic"),) if bi else ()))
+                markup, shown = _field_name(lead["x"] + lead["w"] / 2, ly, lead["w"] - 6, height - 6, caption,
+                                            INK_LIGHT if is_dark(fill) else None,
+                                            (("font-style", "italic"),) if bi else ())
+                out.append(markup)
+                if shown != caption:
+                    cut_names.setdefault(caption, shown)
 
         index = f.get("index")
         stated = index is not None and "first" in index
@@ -298,23 +304,34 @@ def render(block: dict, classes: dict, y0: float) -> Block:
             wb = max(wb, units(line) * 6.3 + 2)
             yb += 14
         yb += 2
+    if cut_names:
+        # a name cut short in its cell is written whole under the bitfield: its tooltip
+        # alone had shown it ("CRC d…", "ACK sl…")
+        items = [f"{shown} = {whole}" for whole, shown in cut_names.items()]
+        for line in item_lines("in full: ", items, min(max(wb, CUT_WIDTH), CUT_MOST),
+                               lambda t: face_width(t, CUT_FS)):
+            out.append(text(0, yb + 9, CUT_FS, line, fill=INK_MUTED))
+            wb = max(wb, face_width(line, CUT_FS) + 2)
+            yb += 14
+        yb += 2
     return Block("".join(out), yb, max(wb, title_width(label)), {"x0": 0, "x1": wb, "y0": y0 + 18, "y1": yb})
 
 
 NAME_FS, NAME_FS_MIN = 11.0, 7.0   # a field name's size, and its least
+CUT_FS, CUT_WIDTH, CUT_MOST = 10.0, 320.0, 960.0   # the lines naming the cut names: size, least and most width
 
 
-def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fill, extra) -> str:
+def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fill, extra) -> tuple[str, str]:
     """A field's name centred in its cell, measured letter by letter in the widest common
     face (:func:`~..text.face_width`): at 11 px, smaller where the cell is narrow (down
     to 7 px); turned upright where that stands larger (a one-bit flag such as "RXNEIE",
     or "TSR" beside "MPRV": read across at 7 px beside upright names at 10.6, the small
     ones read as the lesser) and the cell's height holds it; else cut short with "…",
     the whole name in the label's ``<title>`` (across, the names of narrow fields ran
-    over each other and off the canvas)."""
+    over each other and off the canvas).  ``(markup, what it shows)``."""
     need = face_width(caption, NAME_FS)
     if need <= 0:
-        return text(cx, cy + NAME_FS * 0.35, NAME_FS, caption, anchor="middle", fill=fill, extra=extra)
+        return text(cx, cy + NAME_FS * 0.35, NAME_FS, caption, anchor="middle", fill=fill, extra=extra), caption
     size = min(NAME_FS, max(NAME_FS_MIN, NAME_FS * room / need))
     across = need * size / NAME_FS <= room + 0.01   # (at the size that fills it, a rounding over)
     upright = min(NAME_FS, NAME_FS * tall / need)
@@ -323,17 +340,18 @@ def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fi
     if upright >= NAME_FS_MIN and upright + 2 <= room + 6 \
             and (not across or upright >= size * UPRIGHT_GAIN and size < NAME_FS):
         return text(cx, cy + upright * 0.35, round(upright, 3), caption, anchor="middle", fill=fill,
-                    extra=tuple(extra) + turn)
+                    extra=tuple(extra) + turn), caption
     if across:
-        return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra)
+        return text(cx, cy + size * 0.35, round(size, 3), caption, anchor="middle", fill=fill, extra=extra), caption
     # cut short, the way that keeps more of it: up a one-bit cell ("ACK slot" and "ACK
     # delim." both read "AC…" across it, "ACK s…" and "ACK d…" up it)
     up = NAME_FS_MIN + 2 <= room + 6 and tall > room
     at = NAME_FS_MIN if up else size
     # (up the cell, to 2 px from its ends: "ACK s…" where 3 px more had left "ACK…")
     shown = shorten(caption, lambda px: px <= (tall + 4 if up else room), lambda ch: face_px(ch, at))
-    return tag("g", (), tag("title", (), esc(caption)) + text(cx, cy + at * 0.35, round(at, 3), shown, anchor="middle",
-                                                             fill=fill, extra=tuple(extra) + (turn if up else ())))
+    drawn = text(cx, cy + at * 0.35, round(at, 3), shown, anchor="middle", fill=fill,
+                 extra=tuple(extra) + (turn if up else ()))
+    return tag("g", (), tag("title", (), esc(caption)) + drawn), shown
 
 
 #: How much larger (a ratio) a name that fits across must stand upright to be turned: a
