@@ -261,11 +261,11 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
             cur.append([gap + word, bold])
         width += (space if gap else 0.0) + ww
     out.append([(t, b) for t, b in cur] or [("", False)])
-    _no_orphan(out, words, space)
+    _no_orphan(out, words)
     return out
 
 
-def _no_orphan(out: list[list[tuple[str, bool]]], words, space: float) -> None:
+def _no_orphan(out: list[list[tuple[str, bool]]], words) -> None:
     """A last line of one short word, under a line of three words or more that it did not
     break from (an author's line break), takes the word before it along: "…so the last
     part is 13" over "MiB" reads as "13 MiB"."""
