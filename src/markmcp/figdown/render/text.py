@@ -175,6 +175,19 @@ def item_lines(lead: str, items: list[str], room: float, measure) -> list[str]:
     return out
 
 
+def in_full(cut: dict[str, str], width: float) -> list[str]:
+    """The lines under a block (a bitfield, a timing diagram) that write whole what it cut
+    short: ``cut`` maps each whole text to what its cell shows ("in full: Sele… =
+    Select-DR-Scan; …"), at :data:`IN_FULL_FS` px, as wide as the block (``width``) but
+    no narrower than :data:`IN_FULL_LEAST` and no wider than :data:`IN_FULL_MOST`."""
+    items = [f"{shown} = {whole}" for whole, shown in cut.items()]
+    room = min(max(width, IN_FULL_LEAST), IN_FULL_MOST)
+    return item_lines("in full: ", items, room, lambda t: face_width(t, IN_FULL_FS))
+
+
+IN_FULL_FS, IN_FULL_LEAST, IN_FULL_MOST = 10.0, 320.0, 960.0
+
+
 def widest(text: str) -> float:
     """The widest line of a (possibly multi-line) label, in Latin units."""
     return max(units(line) for line in text.split("\n"))

@@ -21,8 +21,8 @@ from __future__ import annotations
 from ..block import DRAWABLE, Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import (INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, item_lines, one_line, shorten, title_width,
-                    units)
+from ..text import (IN_FULL_FS, INK_LIGHT, INK_MUTED, face_px, face_width, in_full, is_dark, one_line, shorten,
+                    title_width, units)
 from . import grid
 
 RH, RULER, ELISION = 30, 16, 16
@@ -307,18 +307,15 @@ def render(block: dict, classes: dict, y0: float) -> Block:
     if cut_names:
         # a name cut short in its cell is written whole under the bitfield: its tooltip
         # alone had shown it ("CRC d…", "ACK sl…")
-        items = [f"{shown} = {whole}" for whole, shown in cut_names.items()]
-        for line in item_lines("in full: ", items, min(max(wb, CUT_WIDTH), CUT_MOST),
-                               lambda t: face_width(t, CUT_FS)):
-            out.append(text(0, yb + 9, CUT_FS, line, fill=INK_MUTED))
-            wb = max(wb, face_width(line, CUT_FS) + 2)
+        for line in in_full(cut_names, wb):
+            out.append(text(0, yb + 9, IN_FULL_FS, line, fill=INK_MUTED))
+            wb = max(wb, face_width(line, IN_FULL_FS) + 2)
             yb += 14
         yb += 2
     return Block("".join(out), yb, max(wb, title_width(label)), {"x0": 0, "x1": wb, "y0": y0 + 18, "y1": yb})
 
 
 NAME_FS, NAME_FS_MIN = 11.0, 7.0   # a field name's size, and its least
-CUT_FS, CUT_WIDTH, CUT_MOST = 10.0, 320.0, 960.0   # the lines naming the cut names: size, least and most width
 
 
 def _field_name(cx: float, cy: float, room: float, tall: float, caption: str, fill, extra) -> tuple[str, str]:

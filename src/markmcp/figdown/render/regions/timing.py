@@ -28,8 +28,8 @@ import bisect
 from ..block import Block
 from ..style import paint
 from ..svg import esc, num, tag, text
-from ..text import (INK_LIGHT, INK_MUTED, face_px, face_width, is_dark, item_lines, node_width, one_line, shorten,
-                    title_width)
+from ..text import (IN_FULL_FS, INK_LIGHT, INK_MUTED, face_px, face_width, in_full, is_dark, node_width, one_line,
+                    shorten, title_width)
 from .bound import refused
 
 CYCLE, LANE, LANE_GAP = 26, 30, 12
@@ -37,7 +37,6 @@ VALUE_FS, VALUE_FS_MIN = 10.5, 7.0   # a data value's size, and the least it shr
 VALUE_FS_SHRUNK = 9.0   # the least a value shrinks to inside its box before it runs on past it
 VALUE_PAD = 2.0         # between a value and its box's side
 GAP_BEFORE = 6.0        # a gap's mark stands this far short of the boundary it breaks
-CUT_FS, CUT_WIDTH, CUT_MOST = 10.0, 320.0, 960.0   # the lines naming the cut values: size, least and most width
 MAX_CELLS = 65_536
 """The most cycle cells (signals × the longest lane, plus the gaps) one timing block draws:
 64 signals of 1,024 cycles, about 4.5 MB of SVG in 0.2 s.  The largest timing block of the
@@ -178,12 +177,10 @@ def render(block: dict, classes: dict, y0: float, prefix: str = "") -> Block:
     if cut:
         # a value cut short in its box is written whole under the block: its tooltip alone
         # showed it, and nothing printed did ("Run…", "Sele…", "Capt…" for the TAP states)
-        items = [f"{shown} = {whole}" for whole, shown in cut.items()]
-        room = min(max(width, CUT_WIDTH), CUT_MOST)
-        for line in item_lines("in full: ", items, room, lambda t: face_width(t, CUT_FS)):
-            out.append(text(0, end + CUT_FS, CUT_FS, line, anchor="start", fill=INK_MUTED))
-            width = max(width, face_width(line, CUT_FS))
-            end += CUT_FS * 1.4
+        for line in in_full(cut, width):
+            out.append(text(0, end + IN_FULL_FS, IN_FULL_FS, line, anchor="start", fill=INK_MUTED))
+            width = max(width, face_width(line, IN_FULL_FS))
+            end += IN_FULL_FS * 1.4
         end += 4
     return Block("".join(out), end, max(width + 2, title_width(label)), box)
 
