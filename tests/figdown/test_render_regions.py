@@ -652,6 +652,34 @@ def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
     assert len(xs) == 2 and all(x > last for x in xs)
 
 
+def test_a_note_with_no_room_in_the_next_gap_stands_in_a_wider_one_before_the_column() -> None:
+    """A message's note whose next gap was too narrow went to the column right of the
+    diagram, its leader crossing every lifeline after the message (1,200 px over five in a
+    Kubernetes figure) where a gap two lifelines on held it.  It stands in the nearest gap
+    that holds it while its leader crosses fewer lifelines than the column's would; where
+    only the column would do, the column keeps it."""
+    def placed(last_label: str) -> tuple[list[float], tuple[float, float], list[tuple[float, ...]]]:
+        svg = svg_of('figdown 0.4 sequence\n' + "".join(f'lifeline {n} "{n.upper()}"\n' for n in "abcde")
+                     + 'message a -> b "go" note="the note this test places, long enough to need room"\n'
+                       'message b -> c "on"\nmessage c -> d "on"\n' + f'message d -> e "{last_label}"\n')
+        drawn = svg[:svg.index("<metadata")]
+        lifelines = [float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                                  r'stroke="#94a3b8" stroke-width="1" stroke-dasharray="4 4"', drawn)]
+        (note,) = [(float(x), float(r)) for x, r in re.findall(
+            r'<g class="fd-note" data-note-on="edge" data-note-for="\d+"><path d="M([\d.]+) [\d.]+ H([\d.]+)', drawn)]
+        leaders = [tuple(map(float, m)) for m in re.findall(
+            r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="#9c968a"', drawn)]
+        return lifelines, note, leaders
+    lifelines, (x, r), leaders = placed("a long label that opens a wide gap between d and e")
+    assert len(lifelines) == 5 and lifelines[3] + 8 <= x and r + 8 <= lifelines[4]   # between d and e
+    (leader,) = leaders                                             # one level line, no turn
+    assert leader[1] == leader[3] and leader[2] == x
+    assert sum(1 for lx in lifelines if leader[0] < lx < x) == 2     # c and d; the column's crossed e too
+    # every gap narrow: the column past e, as before
+    lifelines, (x, r), _leaders = placed("on")
+    assert x > lifelines[4]
+
+
 def test_a_frames_note_stands_beside_its_top_corner_where_there_is_room() -> None:
     """A fragment's note went to the column past the last lifeline, its leader crossing the
     lifelines between; with room between the frame and the next lifeline it stands there,

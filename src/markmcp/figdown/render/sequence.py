@@ -550,15 +550,18 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             continue
         y = at[1]   # (a frame's note is level with its top row, where its leader starts)
         w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
-        # beside it, between two lifelines (or past the last), or else just past the next
-        # lifeline or a frame's side in the way: its leader crosses at most one lifeline,
-        # and no message (past a message it read as that one's); a note over a lifeline
-        # hid it
+        # beside it, between two lifelines (or past the last), or else past the next
+        # lifelines or a frame's side in the way: its leader crosses one lifeline at most,
+        # or more only where that is still fewer than its leader to the column would
+        # cross (that one ran 1,200 px over five lifelines where a gap two lifelines on
+        # held the note), and no message (past a message it read as that one's); a note
+        # over a lifeline hid it
         starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in ink.near(y - h, y + h) if q[2] - q[0] <= 1.0
                                          and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
         starts |= {x + LIFELINE_CLEAR for x in xs if x > at[0]}
+        crossed = max(1, sum(1 for lx in xs if lx > at[0]) - 1)   # (the column's leader crosses them all)
         places = [(x, ny) for x in sorted(starts)[:INLINE_TRIES]
-                  if _between_lifelines(x, w, xs) and sum(1 for lx in xs if at[0] < lx < x) <= 1
+                  if _between_lifelines(x, w, xs) and sum(1 for lx in xs if at[0] < lx < x) <= crossed
                   for ny in (y - h / 2, y - NOTE_ROW_OFF, y - h + NOTE_ROW_OFF)]
         for x, ny in places:
             r = (x, ny, x + w, ny + h)
