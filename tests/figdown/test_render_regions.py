@@ -675,9 +675,66 @@ def test_a_note_with_no_room_in_the_next_gap_stands_in_a_wider_one_before_the_co
     (leader,) = leaders                                             # one level line, no turn
     assert leader[1] == leader[3] and leader[2] == x
     assert sum(1 for lx in lifelines if leader[0] < lx < x) == 2     # c and d; the column's crossed e too
-    # every gap narrow: the column past e, as before
-    lifelines, (x, r), _leaders = placed("on")
-    assert x > lifelines[4]
+    # every gap narrow: past e, still level with its row (the column's leader crossed as many)
+    lifelines, (x, r), leaders = placed("on")
+    (leader,) = leaders
+    assert x > lifelines[4] and leader[1] == leader[3] and leader[2] == x
+
+
+def _notes_and_leaders(svg: str):
+    drawn = svg[:svg.index("<metadata")]
+    lifelines = [float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" '
+                                              r'stroke="#94a3b8" stroke-width="1" stroke-dasharray="4 4"', drawn)]
+    notes = {ref: tuple(map(float, m)) for ref, *m in re.findall(    # (left, top, right)
+        r'<g class="fd-note" data-note-on="\w+" data-note-for="([^"]+)"><path d="M([\d.]+) ([\d.]+) H[\d.]+ '
+        r'L([\d.]+) ', drawn)}
+    leaders = [tuple(map(float, m)) for m in re.findall(
+        r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" stroke="#9c968a"', drawn)]
+    dots = [tuple(map(float, m)) for m in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="2" fill="#9c968a"',
+                                                     drawn)]
+    return lifelines, notes, leaders, dots
+
+
+def test_a_note_stands_left_of_its_message_where_the_right_would_cross_a_lifeline() -> None:
+    """A reply's note stood past the next lifeline, its leader going on from the reply's
+    tail as the reply's own dashes, so the reply seemed to come from that lifeline; a
+    self-message's leader left from the next lifeline and its note read as that one's.
+    Where the gap left of a message (or of a self-message's lifeline) holds the note and
+    the right side would cross a lifeline, the note stands on the left, its leader level
+    with the row; every message's note leader leaves it from a dot."""
+    head = ('figdown 0.4 sequence\nlifeline x "Browser"\nlifeline a "Gateway"\nlifeline b "Orders"\n'
+            'lifeline c "Stock"\nmessage x -> a "POST /orders with a body long enough to open this gap"\n')
+    for tail in ('message b -> a "409 conflict" note="the gateway retries once with a new key"\n',
+                 'message a -> a "validate the request body against its schema" '
+                 'note="the gateway retries once with a new key"\n'):
+        lifelines, notes, leaders, dots = _notes_and_leaders(svg_of(head + 'message a -> b "create"\n'
+                                                                    'message b -> c "reserve"\n' + tail))
+        ((x, y, r),) = notes.values()
+        assert lifelines[0] + 8 <= x and r + 8 <= lifelines[1], (tail, x, r, lifelines)   # between x and a
+        (leader,) = leaders
+        assert leader[1] == leader[3] and leader[2] == r and leader[0] == lifelines[1] - 3   # from a, leftwards
+        assert dots == [(leader[0], leader[1])]
+    # no room on the left (the message starts at the first lifeline): on its right, as before
+    lifelines, notes, leaders, dots = _notes_and_leaders(svg_of(
+        head + 'message a -> x "201" note="the gateway retries once with a new key"\n'))
+    ((x, y, r),) = notes.values()
+    assert x > lifelines[1] and dots == [(leaders[0][0], leaders[0][1])]
+
+
+def test_a_frames_note_beside_its_corner_does_not_repeat_its_guard() -> None:
+    """A frame's note opened with the frame's guard in bold, three lines of it beside the
+    frame's label that already says it; beside its corner it says only its own words (in
+    the column, far from its frame, the guard still names what it is about)."""
+    guard = "periodSeconds=10 until failureThreshold=3 consecutive failures"
+    def note_of(third: str) -> str:
+        svg = svg_of('figdown 0.4 sequence\nlifeline k "Kubelet"\nlifeline c "Container"\n' + third
+                     + f'fragment f "{guard}" type=loop note="probes stop while the pod terminates"\n'
+                     'message k -> c "GET /healthz" in=f\nmessage c -> k "503" in=f\n')
+        (group,) = re.findall(r'<g class="fd-note" data-note-on="fragment" data-note-for="f">.*?</g>', svg)
+        return group
+    beside = note_of('lifeline a "API server"\nmessage k -> a "PATCH status with a label long enough to open room"\n')
+    assert "periodSeconds" not in beside and 'font-weight="600"' not in beside
+    assert "probes stop" in beside
 
 
 def test_a_frames_note_stands_beside_its_top_corner_where_there_is_room() -> None:
@@ -936,3 +993,19 @@ def test_a_connector_label_keeps_off_a_threshold_label() -> None:
     signal = text_rect(svg, "level 4-20 mA", 11)
     for w in ("High-high level 5.8 m: trip inflow", "Low level 1.2 m: stop high-service pumps"):
         assert not _overlaps(signal, text_rect(svg, w, 11)), w
+
+
+def test_a_note_beside_its_row_takes_the_height_that_clears_what_is_above_and_below() -> None:
+    """A note tried three heights only (centred on its row, or hanging from it, or standing
+    on it): in an operand 60 px tall a note 50 px tall missed by half a pixel and went to
+    the column.  The heights it tries include those just clear of each thing drawn beside
+    it, while its leader still meets its side, the most level with the row first."""
+    from markmcp.figdown.render.sequence import NOTE_ROW_OFF, _levels
+    y, h = 373.0, 50.0
+    divider, floor = (31.0, 334.0, 901.0, 336.0), (31.0, 396.0, 901.0, 397.0)
+    tops = _levels(y, h, [divider, floor])
+    assert any(divider[3] + 3 < t and t + h + 3 < floor[1] for t in tops)     # one fits between the two
+    assert tops[0] == y - h / 2                                              # centred first
+    assert all(t + NOTE_ROW_OFF <= y <= t + h - NOTE_ROW_OFF for t in tops)  # its leader meets its side
+    offsets = [abs(t + h / 2 - y) for t in tops]
+    assert offsets == sorted(offsets)

@@ -56,3 +56,13 @@ def leader_svg(p: tuple[float, float], q: tuple[float, float], *more: tuple[floa
         return tag("line", [("x1", p[0]), ("y1", p[1]), ("x2", q[0]), ("y2", q[1]), *look])
     d = "M" + " L".join(f"{num(x)} {num(y)}" for x, y in (p, q, *more))
     return tag("path", [("d", d), ("fill", "none"), *look])
+
+
+ORIGIN_R = 2.0   # the dot a leader leaves from
+
+
+def origin_svg(p: tuple[float, float]) -> str:
+    """The dot where a leader leaves what its note is about: a leader from a line's end
+    went on as that line's own dashes (a reply's note made the reply seem to come from a
+    lifeline further on)."""
+    return tag("circle", [("cx", p[0]), ("cy", p[1]), ("r", ORIGIN_R), ("fill", NOTE_LEADER)])

@@ -20,7 +20,7 @@ one document, the row that went past is refused, instead of drawing for a minute
 from __future__ import annotations
 
 from .block import Block, Budget
-from .notes import leader_svg, note_svg
+from .notes import leader_svg, note_svg, origin_svg
 from .scene.squares import SquareIndex
 from .style import class_table, display_label, paint
 from .svg import dash, esc, num, tag, text
@@ -480,6 +480,25 @@ def _free(r, taken, margin: float = 3.0) -> bool:
 INLINE_GAP = 16.0   # from what a note beside its row is about to the note
 INLINE_TRIES = 12   # the places along its row a note looks at (then it goes to the column)
 LIFELINE_CLEAR = 8.0   # between a note beside its row and a lifeline either side of it
+ATTACH_NEAR = 24.0     # no note beside its row stands this near past another message's end (past its own)...
+ATTACH_BAND = 8.0      # ...level with the note or this near above or below it
+
+
+def _origin(kind: str, at: tuple[float, float]) -> str:
+    """A dot where a message's or a state's note leader leaves it (a lifeline's leaves its
+    stem or head, a frame's its side: nothing there to read it as going on)."""
+    return origin_svg(at) if kind in ("edge", "state") else ""
+
+
+def _levels(y: float, h: float, near) -> list[float]:
+    """The tops a note ``h`` tall beside a row at ``y`` may take, the most level with
+    the row first (then hanging below it before standing above): centred, or with its
+    leader :data:`NOTE_ROW_OFF` from its top or bottom, or just clear of one of ``near``
+    (what is drawn beside it) where that still meets its leader (an operand's note 50 px
+    tall missed a 60 px gap by half a pixel, centred, and went to the column)."""
+    top, low = y - h + NOTE_ROW_OFF, y - NOTE_ROW_OFF
+    tops = {y - h / 2, top, low} | {q[3] + 3.5 for q in near} | {q[1] - 3.5 - h for q in near}
+    return sorted((t for t in tops if top <= t <= low), key=lambda t: (abs(t + h / 2 - y), -t))
 
 
 def _between_lifelines(x: float, w: float, xs: list[float]) -> bool:
@@ -497,6 +516,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     its head where :func:`_notes_above` found room (``above``, drawn by the caller)."""
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
+    backs = {}    # order -> where a message's or a state's leader leaves it for a note on its left
     stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note") and lf["id"] not in above]
     for k, i in enumerate(stems):
         # other heads stand between this head and the column: the leader leaves the stem just
@@ -522,6 +542,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             if el.get("lifeline") not in col:
                 continue
             at = (xs[col[el["lifeline"]]] + _pill_w(el["name"]) / 2, ym)
+            backs[len(wanted)] = (xs[col[el["lifeline"]]] - _pill_w(el["name"]) / 2, ym)
             wanted.append((ym, len(wanted), el["note"], el["name"], "state", el.get("id") or str(el.get("line")), at))
             continue
         if el["a"] not in col or el["b"] not in col:
@@ -534,9 +555,15 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             at = (xs[ci] + SELF_W + (8 + _label_px(label) if label else 0.0) + LEADER_OFF, ym)
         else:
             at = (max(xs[ci], xs[cj]) + LEADER_OFF, ym)
+        backs[len(wanted)] = (min(xs[ci], xs[cj]) - LEADER_OFF, ym)   # (a self-message's loop is on its right)
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     out = []
     ink = _Rows(taken)   # what is drawn, by height, so a ladder of many notes asks only its own rows
+    ends = _Rows([])     # every message's two ends: a note standing just past one reads as its
+    for k, (kind, el) in enumerate(rows):
+        if kind != "state" and el["a"] in col and el["b"] in col and el["a"] != el["b"]:
+            for x in (xs[col[el["a"]]], xs[col[el["b"]]]):
+                ends.add((x, mids[k], x, mids[k]), (x, mids[k]))
     leaders = _Rows([])  # where every note's leader may run, level with its row
     beside: set[int] = set()   # the notes placed beside their rows
     for entry in wanted:
@@ -549,31 +576,60 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         if kind == "lifeline":
             continue
         y = at[1]   # (a frame's note is level with its top row, where its leader starts)
-        w, h, wrapped = note_size(body, prefix + ":" if prefix else None)
-        # beside it, between two lifelines (or past the last), or else past the next
-        # lifelines or a frame's side in the way: its leader crosses one lifeline at most,
-        # or more only where that is still fewer than its leader to the column would
-        # cross (that one ran 1,200 px over five lifelines where a gap two lifelines on
-        # held the note), and no message (past a message it read as that one's); a note
-        # over a lifeline hid it
+        # no bold name before it: beside its frame's corner or its state's pill, the name
+        # stands a few pixels away (a loop's note began with its three-line guard again);
+        # in the column, far from what it is about, the name says what that is
+        w, h, wrapped = note_size(body)
+        # beside it in its row, on its right between two lifelines or past the last, or on
+        # its left (a message's or a state's), its leader crossing as few lifelines as it
+        # can (past a reply's end, one read as the reply's coming from further on), the
+        # right side first, then the nearer place.  In the column its leader crossed every
+        # lifeline to its right anyway, and ran 1,200 px over five where a gap two
+        # lifelines on held the note.  Never over a message (beside one it read as that
+        # one's) or a lifeline (it hid it).
+        tried = []   # (lifelines crossed, side, distance, x, y, where its leader leaves)
+        rightward = sum(1 for lx in xs if lx > at[0])   # (past the last: level with its row, before the column)
         starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in ink.near(y - h, y + h) if q[2] - q[0] <= 1.0
                                          and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
-        starts |= {x + LIFELINE_CLEAR for x in xs if x > at[0]}
-        crossed = max(1, sum(1 for lx in xs if lx > at[0]) - 1)   # (the column's leader crosses them all)
-        places = [(x, ny) for x in sorted(starts)[:INLINE_TRIES]
-                  if _between_lifelines(x, w, xs) and sum(1 for lx in xs if at[0] < lx < x) <= crossed
-                  for ny in (y - h / 2, y - NOTE_ROW_OFF, y - h + NOTE_ROW_OFF)]
-        for x, ny in places:
-            r = (x, ny, x + w, ny + h)
-            # (below the heads and the stems' runs under them, and off the level way any
-            # other note's leader may take from its row to the column)
-            if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
-                    and _free(r, ink.near(ny - 3, ny + h + 3)) \
-                    and not any(other is not entry and id(other) not in beside and other[6][0] < x + w
-                                and ny - 3 <= other[6][1] <= ny + h + 3 for other in leaders.near(ny - 3, ny + h + 3)):
-                ink.add(r, r)
-                out.append((x + w, leader_svg(at, (x, y)) + note_svg(x, ny, w, h, wrapped, kind, ref)))
-                beside.add(id(entry))
+        starts |= {lx + gap for lx in xs if lx > at[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
+        for x in sorted(starts)[:INLINE_TRIES]:
+            crossed = sum(1 for lx in xs if at[0] < lx < x)
+            if crossed <= rightward and _between_lifelines(x, w, xs):
+                tried.append((crossed, 0, x - at[0], x, at))
+        back = backs.get(_order)
+        if back is not None:
+            leftward = sum(1 for lx in xs if lx < back[0])
+            ends_at = {back[0] - INLINE_GAP} | {q[0] - INLINE_GAP for q in ink.near(y - h, y + h)
+                                                 if q[2] - q[0] <= 1.0 and q[0] < back[0] and q[1] < y + h and y - h < q[3]}
+            ends_at |= {lx - gap for lx in xs if lx < back[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
+            for edge in sorted(ends_at, reverse=True)[:INLINE_TRIES]:
+                crossed = sum(1 for lx in xs if edge < lx < back[0])
+                if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
+                    tried.append((crossed, 1, back[0] - edge, edge - w, back))
+        for _crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
+            placed_here = False
+            for ny in _levels(y, h, [q for q in ink.near(y - h - 4, y + h + 4) if q[0] < x + w + 4 and x - 4 < q[2]]):
+                r = (x, ny, x + w, ny + h)
+                near = x if side == 0 else x + w   # (the note's side its leader meets)
+                # (below the heads and the stems' runs under them, clear of another
+                # message's end just before it, and off the level way any other note's
+                # leader may take from its row to the column)
+                if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
+                        and _free(r, ink.near(ny - 3, ny + h + 3)) \
+                        and not any((max(start[0], x - ATTACH_NEAR) < ex < x if side == 0 else
+                                     near < ex < min(start[0], near + ATTACH_NEAR))
+                                    and ny - ATTACH_BAND <= ey <= ny + h + ATTACH_BAND
+                                    for ex, ey in ends.near(ny - ATTACH_BAND, ny + h + ATTACH_BAND)) \
+                        and not any(other is not entry and id(other) not in beside and other[6][0] < x + w
+                                    and ny - 3 <= other[6][1] <= ny + h + 3
+                                    for other in leaders.near(ny - 3, ny + h + 3)):
+                    ink.add(r, r)
+                    out.append((x + w, leader_svg(start, (near, y)) + _origin(kind, start)
+                                + note_svg(x, ny, w, h, wrapped, kind, ref)))
+                    beside.add(id(entry))
+                    placed_here = True
+                    break
+            if placed_here:
                 break
     wanted = [entry for entry in wanted if id(entry) not in beside]
     if not wanted:
@@ -603,7 +659,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
             path = [(x, at[1] if level else ny + h / 2), (turn, at[1]), at]
         else:
             path = [(x, min(max(at[1], ny + 4), ny + h - 4)), at]
-        markup = leader_svg(*path) + note_svg(x, ny, w, h, wrapped, kind, ref)
+        markup = leader_svg(*path) + _origin(kind, at) + note_svg(x, ny, w, h, wrapped, kind, ref)
         out.append((x + w, markup))
         bottom = max(bottom, ny + h + 8)
     return out, bottom
