@@ -781,18 +781,24 @@ def test_a_note_beside_its_row_asks_only_what_is_drawn_near_its_rows(monkeypatch
 
 
 def test_a_notes_last_line_is_never_one_short_word_alone() -> None:
-    """"…so the last part is 13" over "MiB" alone, "…no round trip to the" over "KDC": the
-    last line takes the word before it along; an author's line break is kept, and a last
-    line that is one long word is left as it is."""
-    from markmcp.figdown.render.text import wrap_note
+    """"…so the last part is 13" over "MiB" alone, "…no round trip to the" over "KDC",
+    "…a lock that another worker" over "now holds.": the last line takes words from the
+    line above while it is under a third of the corridor and the line above stays the
+    longer; an author's line break is kept, and a last line that is one long word is left
+    as it is."""
+    from markmcp.figdown.render.text import run_width, wrap_note
 
     def lines(text, prefix=None):
         return ["".join(t for t, _bold in line).strip() for line in wrap_note(text, prefix)]
 
-    assert lines("4.2 GiB / 64 MiB = 67.2, so the last part is 13 MiB", "68 parts, at most 8 in flight:")[-1] \
-        == "13 MiB"
-    assert lines("validates the PAC signature locally; no round trip to the KDC", "SESSION FOR alice:")[-1] \
-        == "the KDC"
+    for text, prefix, last in (
+            ("4.2 GiB / 64 MiB = 67.2, so the last part is 13 MiB", "68 parts, at most 8 in flight:", "13 MiB"),
+            ("validates the PAC signature locally; no round trip to the KDC", "SESSION FOR alice:", "the KDC"),
+            ("Compare-and-delete in one Lua script, so a worker whose lease already expired can never delete "
+             "a lock that another worker now holds.", None, "now holds.")):
+        got = lines(text, prefix)
+        assert got[-1].endswith(last) and got[-1] != last, got
+        assert run_width((got[-1], False)) < run_width((got[-2], False))
     assert lines("first paragraph of the note that runs long enough to wrap once\nKDC")[-1] == "KDC"
     last = lines("a note whose last word is unusually long: supercalifragilistic")
     assert len(last[-1].split()) >= 1 and "supercalifragilistic" in last[-1]
@@ -803,8 +809,8 @@ def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
     between it and the note column; it leaves its stem just under the heads and runs level
     to the gap before the column, the leftmost highest, so no leader crosses a head, a
     message's label or another leader."""
-    # (notes too wide to stand side by side over the heads: a's, c's and f's do, b's, d's
-    # and e's take the column)
+    # (notes too wide to stand side by side over the heads: a's, c's and e's do, b's, d's
+    # and f's take the column)
     notes = ["Chrome 120 on a managed laptop, behind the corporate proxy",
              "envoy 1.29 with the ext_authz filter and a 2 s timeout", "Go service, three replicas behind the proxy",
              "Postgres 16 with one streaming replica in another zone", "Redis 7 as a write-through cache for carts",
@@ -816,7 +822,7 @@ def test_a_lifeline_notes_leader_passes_under_the_heads_right_of_it() -> None:
               'message c -> d "SELECT"\nmessage d -> e "cache"\nmessage e -> f "publish"\nmessage f -> g "archive"\n')
     svg = svg_of(source)
     over = re.findall(r'<g class="fd-note" data-note-on="lifeline" data-note-for="(\w)"><path d="M[\d.]+ 8 ', svg)
-    assert sorted(over) == ["a", "c", "f"]
+    assert sorted(over) == ["a", "c", "e"]
     leaders = _leaders_clear(svg, heads=7, labels=6, leaders=6)
     # the slanted legs from the turns to the notes fan out (turning at one x, they ran 1 px apart)
     legs = [pts[:2] for pts in leaders if len(pts) == 3 and pts[0][1] != pts[1][1]]

@@ -279,27 +279,34 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
 
 
 def _no_orphan(out: list[list[tuple[str, bool]]], words) -> None:
-    """A last line of one short word, under a line of three words or more that it did not
-    break from (an author's line break), takes the word before it along: "…so the last
-    part is 13" over "MiB" reads as "13 MiB"."""
-    if len(out) < 2 or len(out[-1]) != 1 or out[-1][0][1] or " " in out[-1][0][0]:
+    """A last line shorter than :data:`ORPHAN_SHARE` of the corridor takes words from the
+    end of the line above, one at a time while it stays that short, so long as the line
+    above keeps two words and stays the longer ("…so the last part is 13" over "MiB"
+    reads as "13 MiB"; "…a lock that another worker" over "now holds." was read as a
+    stray).  Not where the last line began at an author's line break, nor from a bold
+    name."""
+    if len(out) < 2 or len(out[-1]) != 1 or out[-1][0][1]:
         return
     last = out[-1][0][0]
-    if any(brk for word, _bold, brk in words if word == last) or len(last) > ORPHAN_MOST:
+    n = last.count(" ") + 1   # the last line's first word, counted from the end of the words
+    if len(words) < n or words[-n][2]:
         return
     prev = out[-2]
-    text, bold = prev[-1]
-    if bold or text.count(" ") < (2 if len(prev) == 1 else 1):
-        return
-    head, _sp, moved = text.rpartition(" ")
-    if run_width((moved + " " + last, False)) > NOTE_MAXW:
-        return
-    prev[-1] = (head, bold)
-    out[-1] = [(moved + " " + last, False)]
+    while run_width((last, False)) < ORPHAN_SHARE * NOTE_MAXW:
+        text, bold = prev[-1]
+        if bold or text.count(" ") < (2 if len(prev) == 1 else 1):
+            return
+        head, _sp, moved = text.rpartition(" ")
+        taken = moved + " " + last
+        if run_width((taken, False)) >= sum(run_width(r) for r in prev[:-1]) + run_width((head, False)):
+            return
+        prev[-1] = (head, bold)
+        out[-1] = [(taken, False)]
+        last = taken
 
 
-#: The longest last word (characters) that is taken for an orphan.
-ORPHAN_MOST = 6
+#: The share of the note's corridor under which a last line is taken for a stray.
+ORPHAN_SHARE = 0.3
 
 
 def run_width(run: tuple[str, bool]) -> float:
