@@ -1201,3 +1201,16 @@ def test_a_branch_is_not_moved_to_the_point_where_that_lands_by_its_boxs_corner(
     boxes, edges = _drawing(src)
     pts = edges[_line_of(src, "edge gap -[in sequence]-> decode")]
     assert len(pts) == 2 and abs(pts[0][1] - pts[1][1]) < 0.5, pts
+
+
+def test_a_bypass_that_looks_unlike_the_main_line_keeps_its_own_arrowhead() -> None:
+    # a dashed "none, already recovered" ran on to a solid line and shared its arrowhead,
+    # so it seemed to pass through the box that line came from; a trunk shows one look,
+    # so a line unlike the main one (another dash or colour) lands on its own
+    src = OAUTH.replace('flowline sso -[yes]-> consent',
+                        'class skip "Skipped step" style=dashed\nflowline sso -[yes]-> consent class=skip')
+    _, edges = _drawing(src)
+    bypass = edges[_line_of(src, "flowline sso -[yes]-> consent class=skip")]
+    main = edges[_line_of(src, "flowline login -> consent")]
+    assert bypass[-1] != main[-1] and not _on_run(bypass[-2], main[-2], main[-1])
+    assert build(src).svg.count("<circle") == 0   # no junction dot

@@ -422,8 +422,9 @@ def _join_arrivals(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
     convention, sharing its arrowhead (a merge bus of their own, with a junction dot).
     The line it joins is the one whose last run lands at the box's middle (within 1 px);
     a line joins only where its run across meets that line's last run
-    ``JOIN_CLEAR`` or more before the tip and crosses no other line on the way, and only
-    one saying nothing or saying it at a decision's exit (its label stays at that exit)."""
+    ``JOIN_CLEAR`` or more before the tip and crosses no other line on the way, only one
+    that looks like it (colour, dash, arrow: a trunk shows one look), and only one saying
+    nothing or saying it at a decision's exit (its label stays at that exit)."""
     along = 0 if frame.horizontal else 1
     across = 1 - along
     by_box: dict[str, list] = {}
@@ -453,8 +454,8 @@ def _join_arrivals(scene: Scene, frame: Frame, paths: dict[int, list]) -> None:
         for link in sorted((lk for lk in links if lk is not main),
                            key=lambda lk: abs(paths[lk.index][-1][across] - c_main)):
             pts = paths[link.index]
-            if len(pts) < 3:
-                continue
+            if len(pts) < 3 or (link.stroke, link.style, link.op) != (main.stroke, main.style, main.op):
+                continue   # (a dashed "none, already recovered" joined a solid line and seemed to pass its box)
             run_a, run_b = pts[-3], pts[-2]
             if abs(run_a[along] - run_b[along]) > 0.01:
                 continue   # not a run across before its drop
