@@ -1015,3 +1015,19 @@ def test_a_note_beside_its_row_takes_the_height_that_clears_what_is_above_and_be
     assert all(t + NOTE_ROW_OFF <= y <= t + h - NOTE_ROW_OFF for t in tops)  # its leader meets its side
     offsets = [abs(t + h / 2 - y) for t in tops]
     assert offsets == sorted(offsets)
+
+
+def test_no_line_breaks_between_a_number_and_its_unit() -> None:
+    """A transition's label was set as "still under 3.0" over "V after 30 min", and a
+    note's greedy wrap could leave "13" at a line's end and "MiB" on the next: a number
+    and the short word after it stay on one line, in labels and in notes."""
+    from markmcp.figdown.render.scene.labels import wrap_label
+    from markmcp.figdown.render.text import wrap_note
+
+    assert wrap_label("still under 3.0 V after 30 min", 11) == "still under 3.0 V\nafter 30 min"
+    for width_words in range(4, 40):
+        text = " ".join(["word"] * width_words) + " 13 MiB and then 2.5 GHz at 45 °C."
+        lines = ["".join(t for t, _b in line).strip() for line in wrap_note(text)]
+        for a, b in zip(lines, lines[1:]):
+            assert not (a.split()[-1][-1].isdigit() and len(b.split()[0].rstrip(".")) <= 4), (a, b)
+        assert " ".join(lines) == text

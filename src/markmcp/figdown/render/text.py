@@ -240,17 +240,39 @@ _BOLD_ASCII = tuple(int(w) for w in (
 ).split())
 
 
+def together(left: str, right: str) -> bool:
+    """Whether a line never breaks between the words ``left`` and ``right``: a number and
+    the short word after it, its unit ("3.0" over "V after 30 min" read as two values;
+    "13" over "MiB")."""
+    return left[-1:].isdigit() and 0 < len(right.rstrip(".,;:)")) <= UNIT_MOST and not right[0].isdigit()
+
+
+#: The longest word (characters, less trailing punctuation) kept on the line of the number before it.
+UNIT_MOST = 4
+
+
+def _joined(ws: list[str]) -> list[str]:
+    """``ws`` with each number and its unit (:func:`together`) made one word."""
+    out: list[str] = []
+    for w in ws:
+        if out and together(out[-1], w):
+            out[-1] += " " + w
+        else:
+            out.append(w)
+    return out
+
+
 def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool]]]:
     """Greedy word wrap in pixels: each line is a list of (text, bold) runs.
 
     Author line breaks are kept; a word wider than the corridor is never
-    broken (it widens the box).  ``prefix`` (a target's label) is set in bold
-    ahead of the note's own words."""
+    broken (it widens the box), nor is a number parted from its unit.  ``prefix`` (a
+    target's label) is set in bold ahead of the note's own words."""
     words: list[tuple[str, bool, bool]] = []  # (word, bold, forced break before)
     if prefix:
-        words.extend((w, True, False) for w in prefix.split(" ") if w)
+        words.extend((w, True, False) for w in _joined([w for w in prefix.split(" ") if w]))
     for i, para in enumerate(text.split("\n")):
-        ws = [w for w in para.split(" ") if w]
+        ws = _joined([w for w in para.split(" ") if w])
         if not ws:
             words.append(("", False, i > 0))
             continue
@@ -259,6 +281,7 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
     out: list[list[tuple[str, bool]]] = []
     cur: list[list] = []
     width = 0.0
+    broken = False   # (whether the line being set began at an author's line break)
     for word, bold, brk in words:
         ww = run_width((word, bold))
         if brk and cur:
@@ -267,6 +290,8 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
         if cur and width + space + ww > NOTE_MAXW:
             out.append([(t, b) for t, b in cur])
             cur, width = [], 0.0
+        if not cur:
+            broken = brk
         gap = " " if cur else ""
         if cur and cur[-1][1] == bold:
             cur[-1][0] += gap + word
@@ -274,29 +299,36 @@ def wrap_note(text: str, prefix: str | None = None) -> list[list[tuple[str, bool
             cur.append([gap + word, bold])
         width += (space if gap else 0.0) + ww
     out.append([(t, b) for t, b in cur] or [("", False)])
-    _no_orphan(out, words)
+    if not broken:
+        _no_orphan(out)
     return out
 
 
-def _no_orphan(out: list[list[tuple[str, bool]]], words) -> None:
+def _last_word(text: str) -> tuple[str, str]:
+    """``text`` less its last word, and that word (a number's unit taken with the number)."""
+    head, _sp, moved = text.rpartition(" ")
+    before, _sp, number = head.rpartition(" ")
+    if number and before and together(number, moved):
+        return before, number + " " + moved
+    return head, moved
+
+
+def _no_orphan(out: list[list[tuple[str, bool]]]) -> None:
     """A last line shorter than :data:`ORPHAN_SHARE` of the corridor takes words from the
     end of the line above, one at a time while it stays that short, so long as the line
     above keeps two words and stays the longer ("…so the last part is 13" over "MiB"
     reads as "13 MiB"; "…a lock that another worker" over "now holds." was read as a
-    stray).  Not where the last line began at an author's line break, nor from a bold
-    name."""
+    stray).  Not from a bold name (nor, by the caller, where the last line began at an
+    author's line break)."""
     if len(out) < 2 or len(out[-1]) != 1 or out[-1][0][1]:
         return
     last = out[-1][0][0]
-    n = last.count(" ") + 1   # the last line's first word, counted from the end of the words
-    if len(words) < n or words[-n][2]:
-        return
     prev = out[-2]
     while run_width((last, False)) < ORPHAN_SHARE * NOTE_MAXW:
         text, bold = prev[-1]
-        if bold or text.count(" ") < (2 if len(prev) == 1 else 1):
+        head, moved = _last_word(text)
+        if bold or not head or (len(prev) == 1 and " " not in head.strip()):
             return
-        head, _sp, moved = text.rpartition(" ")
         taken = moved + " " + last
         if run_width((taken, False)) >= sum(run_width(r) for r in prev[:-1]) + run_width((head, False)):
             return

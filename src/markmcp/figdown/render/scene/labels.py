@@ -14,7 +14,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ..text import label_px
+from ..text import label_px, together
 from .free import seg_hits_rect, segments_cross
 from .squares import SquareIndex
 
@@ -576,8 +576,9 @@ WRAP_BONUS = 14.0
 
 def wrap_label(text: str, size: float) -> str | None:
     """``text`` broken at one space into two lines, as even as may be (a break after
-    :data:`WRAP_AFTER` preferred), or None: text already on several lines, of one
-    word, or not made narrower than :data:`WRAP_SHARE` of its width."""
+    :data:`WRAP_AFTER` preferred, never one between a number and its unit), or None:
+    text already on several lines, of one word, or not made narrower than
+    :data:`WRAP_SHARE` of its width."""
     if "\n" in text:
         return None
     best = None
@@ -585,6 +586,8 @@ def wrap_label(text: str, size: float) -> str | None:
         if ch != " " or not text[:i].strip() or not text[i + 1:].strip():
             continue
         first, second = text[:i], text[i + 1:]
+        if together(first.rsplit(" ", 1)[-1], second.split(" ", 1)[0]):
+            continue   # (not between a number and its unit: "still under 3.0" over "V after 30 min")
         width = max(label_px(first, size), label_px(second, size))
         score = width - (WRAP_BONUS if first.rstrip().endswith(WRAP_AFTER) else 0.0)
         if best is None or score < best[0] - 1e-9:
