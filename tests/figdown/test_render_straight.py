@@ -1214,3 +1214,31 @@ def test_a_bypass_that_looks_unlike_the_main_line_keeps_its_own_arrowhead() -> N
     main = edges[_line_of(src, "flowline login -> consent")]
     assert bypass[-1] != main[-1] and not _on_run(bypass[-2], main[-2], main[-1])
     assert build(src).svg.count("<circle") == 0   # no junction dot
+
+
+RENEWAL = """figdown 0.5 flowchart
+flow right
+terminator tick "Daily timer fires"
+process order "Place ACME order"
+decision issued "Certificate issued?"
+terminator done "Install"
+flowline tick -> order
+flowline order -> issued
+flowline issued -[yes]-> done
+flowline issued -[no, rate-limited]-> order"""
+
+
+def test_a_decisions_way_back_to_the_step_before_goes_round_not_beside_its_way_in() -> None:
+    # "no" back to the step just before the decision was drawn straight back beside the
+    # arrow into it, 8 px over it, leaving by the very vertex that arrow meets; it goes
+    # round on a lane, leaving by another vertex, as a decision's other exits do
+    boxes, edges = _drawing(RENEWAL)
+    back = edges[_line_of(RENEWAL, "flowline issued -[no, rate-limited]-> order")]
+    into = edges[_line_of(RENEWAL, "flowline order -> issued")]
+    x, y, w, h = boxes["issued"]
+    assert into[-1] == pytest.approx((x, y + h / 2), abs=0.6)          # the way in meets the left vertex
+    assert math.dist(back[0], into[-1]) > h / 2 - 1                    # the way back leaves elsewhere
+    assert len(back) >= 4                                              # round, on a lane
+    ox, oy, ow, oh = boxes["order"]
+    beside = [p for p in back[1:-1] if oy - 1 <= p[1] <= oy + oh + 1 and ox + ow < p[0] < x]
+    assert not beside                                                  # no run between the two boxes

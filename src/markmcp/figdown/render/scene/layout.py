@@ -152,10 +152,13 @@ def plan_layout(scene: Scene) -> Frame:
             loops[link.a] = loops.get(link.a, 0) + 1
         elif ra == rb:
             plans[link.index] = Plan("same")
-        elif ra > rb + 1 and link.a not in scene.mirrored and link.b not in scene.mirrored:
+        elif ra > rb and link.a not in scene.mirrored and link.b not in scene.mirrored \
+                and (ra > rb + 1 or scene.nodes[link.a].shape == "diamond"):
             # against the flow: round the drawing on a lane (an anti-parallel
-            # partner of a forward link is drawn beside it instead; a link ranked
-            # from the hub outward, ranks.hub_split, runs with the flow read backwards)
+            # partner of a forward link is drawn beside it instead, but for a
+            # decision's exit: it left by the vertex its way in arrives at, 8 px over
+            # that arrow; a link ranked from the hub outward, ranks.hub_split, runs
+            # with the flow read backwards)
             plans[link.index] = Plan("lane")
         else:
             flipped = ra > rb
