@@ -1031,3 +1031,18 @@ def test_no_line_breaks_between_a_number_and_its_unit() -> None:
         for a, b in zip(lines, lines[1:]):
             assert not (a.split()[-1][-1].isdigit() and len(b.split()[0].rstrip(".")) <= 4), (a, b)
         assert " ".join(lines) == text
+
+
+def test_a_self_messages_note_leader_leaves_clear_of_the_next_lifeline() -> None:
+    """A self-message's label filled the gap to the next lifeline, so its note's leader
+    left from that lifeline and read as coming from it; a self-message with a note is
+    given room for its leader to leave past the label, clear of the next lifeline."""
+    src = ('figdown 0.4 sequence\nlifeline w "Worker"\nlifeline r "Redis"\nlifeline p "Postgres"\n'
+           'message w -> r "SET lock"\nmessage r -> p "x"\n'
+           'message w -> w "requeue job with 200 ms backoff plus random jitter" '
+           'note="jitter keeps a burst of workers from retrying in lockstep"\n')
+    lifelines, notes, leaders, dots = _notes_and_leaders(svg_of(src))
+    ((dx, dy),) = dots
+    assert lifelines[0] < dx <= lifelines[1] - 16
+    (leader,) = leaders
+    assert (leader[0], leader[1]) == (dx, dy)

@@ -162,6 +162,8 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         ends = _end_px(el.get("tail")), _end_px(el.get("head"))
         if ci == cj:
             need = max(SELF_W + _label_px(el.get("label")), 6 + ends[0], 14 + ends[1]) + 16
+            if el.get("note"):   # (its note's leader leaves past the label, clear of the next lifeline)
+                need += NOTE_LEAVE
             if ci + 1 < n:
                 widen(ci, ci + 1, need)
             else:
@@ -408,6 +410,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
 
 
 NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
+NOTE_LEAVE = 20.0        # more room right of a self-message with a note: its leader left from the next lifeline
 NOTE_GAP = 8.0           # between two notes in the column
 STEM_RUN_TOP = 4.0    # a lifeline note's level leader below the heads (the first; then...)
 STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
