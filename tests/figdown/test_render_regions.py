@@ -1009,8 +1009,10 @@ def test_a_note_beside_its_row_takes_the_height_that_clears_what_is_above_and_be
     from markmcp.figdown.render.sequence import NOTE_ROW_OFF, _levels
     y, h = 373.0, 50.0
     divider, floor = (31.0, 334.0, 901.0, 336.0), (31.0, 396.0, 901.0, 397.0)
-    tops = _levels(y, h, [divider, floor])
+    tops = _levels(y, h, [divider, floor], 3.0)
     assert any(divider[3] + 3 < t and t + h + 3 < floor[1] for t in tops)     # one fits between the two
+    # asked for more room than there is, none fits between them
+    assert not any(divider[3] + 6 < t and t + h + 6 < floor[1] for t in _levels(y, h, [divider, floor], 6.0))
     assert tops[0] == y - h / 2                                              # centred first
     assert all(t + NOTE_ROW_OFF <= y <= t + h - NOTE_ROW_OFF for t in tops)  # its leader meets its side
     offsets = [abs(t + h / 2 - y) for t in tops]

@@ -484,7 +484,8 @@ INLINE_GAP = 16.0   # from what a note beside its row is about to the note
 INLINE_TRIES = 12   # the places along its row a note looks at (then it goes to the column)
 LIFELINE_CLEAR = 8.0   # between a note beside its row and a lifeline either side of it
 ATTACH_NEAR = 24.0     # no note beside its row stands this near past another message's end (past its own)...
-ATTACH_BAND = 8.0      # ...level with the note or this near above or below it
+ATTACH_BAND = 14.0     # ...level with the note or this near above or below it
+NOTE_CLEAR = 6.0       # what a note beside its row keeps from what is drawn above and below it, where it can
 
 
 def _origin(kind: str, at: tuple[float, float]) -> str:
@@ -493,14 +494,15 @@ def _origin(kind: str, at: tuple[float, float]) -> str:
     return origin_svg(at) if kind in ("edge", "state") else ""
 
 
-def _levels(y: float, h: float, near) -> list[float]:
+def _levels(y: float, h: float, near, clear: float) -> list[float]:
     """The tops a note ``h`` tall beside a row at ``y`` may take, the most level with
     the row first (then hanging below it before standing above): centred, or with its
-    leader :data:`NOTE_ROW_OFF` from its top or bottom, or just clear of one of ``near``
-    (what is drawn beside it) where that still meets its leader (an operand's note 50 px
-    tall missed a 60 px gap by half a pixel, centred, and went to the column)."""
+    leader :data:`NOTE_ROW_OFF` from its top or bottom, or ``clear`` (and a half) from
+    one of ``near`` (what is drawn beside it) where that still meets its leader (an
+    operand's note 50 px tall missed a 60 px gap by half a pixel, centred, and went to
+    the column)."""
     top, low = y - h + NOTE_ROW_OFF, y - NOTE_ROW_OFF
-    tops = {y - h / 2, top, low} | {q[3] + 3.5 for q in near} | {q[1] - 3.5 - h for q in near}
+    tops = {y - h / 2, top, low} | {q[3] + clear + 0.5 for q in near} | {q[1] - clear - 0.5 - h for q in near}
     return sorted((t for t in tops if top <= t <= low), key=lambda t: (abs(t + h / 2 - y), -t))
 
 
@@ -579,10 +581,11 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         if kind == "lifeline":
             continue
         y = at[1]   # (a frame's note is level with its top row, where its leader starts)
-        # no bold name before it: beside its frame's corner or its state's pill, the name
-        # stands a few pixels away (a loop's note began with its three-line guard again);
-        # in the column, far from what it is about, the name says what that is
-        w, h, wrapped = note_size(body)
+        # no bold guard before a frame's note beside its corner, a few pixels from the
+        # frame's label (a loop's note began with its three-line guard again); a state's
+        # note keeps its state's name (it may stand a lifeline or two away), and in the
+        # column, far from what it is about, every note's name says what that is
+        w, h, wrapped = note_size(body, prefix + ":" if prefix and kind == "state" else None)
         # beside it in its row, on its right between two lifelines or past the last, or on
         # its left (a message's or a state's), its leader crossing as few lifelines as it
         # can (past a reply's end, one read as the reply's coming from further on), the
@@ -611,14 +614,18 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                     tried.append((crossed, 1, back[0] - edge, edge - w, back))
         for _crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
             placed_here = False
-            for ny in _levels(y, h, [q for q in ink.near(y - h - 4, y + h + 4) if q[0] < x + w + 4 and x - 4 < q[2]]):
+            beside_it = [q for q in ink.near(y - h - NOTE_CLEAR, y + h + NOTE_CLEAR)
+                         if q[0] < x + w + NOTE_CLEAR and x - NOTE_CLEAR < q[2]]
+            # (NOTE_CLEAR from what is drawn where it can, 3 px where it cannot: 3.5 px from
+            # a frame's side read as touching it)
+            for clear, ny in [(c, t) for c in (NOTE_CLEAR, 3.0) for t in _levels(y, h, beside_it, c)]:
                 r = (x, ny, x + w, ny + h)
                 near = x if side == 0 else x + w   # (the note's side its leader meets)
                 # (below the heads and the stems' runs under them, clear of another
                 # message's end just before it, and off the level way any other note's
                 # leader may take from its row to the column)
                 if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
-                        and _free(r, ink.near(ny - 3, ny + h + 3)) \
+                        and _free(r, ink.near(ny - clear, ny + h + clear), clear) \
                         and not any((max(start[0], x - ATTACH_NEAR) < ex < x if side == 0 else
                                      near < ex < min(start[0], near + ATTACH_NEAR))
                                     and ny - ATTACH_BAND <= ey <= ny + h + ATTACH_BAND
