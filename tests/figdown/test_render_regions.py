@@ -641,15 +641,23 @@ def test_notes_stand_over_their_lifelines_heads_and_beside_their_rows() -> None:
         # covering no lifeline, its leader crossing one at most
         assert not any(x - 8 < lx < r + 8 for lx in lifelines), (ref, x, r, lifelines)
         assert sum(1 for lx in lifelines if leader[0] < lx < x) <= 1
-    # lifelines too close for either note between them: both keep the column, past the last
-    narrow = svg_of('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy"\nlifeline s "Server"\n'
-                    'message c -> p "GET" note="replayable: no body"\nmessage p -> s "GET"\n'
-                    'state c "WAITING" note="spinner shown"\n')
-    xs = [float(x) for x in re.findall(r'<g class="fd-note" data-note-on="\w+" data-note-for="\d+"><path d="M([\d.]+) ',
-                                       narrow)]
-    last = max(float(x) for x in re.findall(r'<line x1="([\d.]+)" y1="[\d.]+" x2="\1" y2="[\d.]+" stroke="#94a3b8"',
-                                            narrow))
-    assert len(xs) == 2 and all(x > last for x in xs)
+    # lifelines too close for either note between them: they went to the column past the
+    # last, their leaders crossing the lifelines between; the gap past each message's end
+    # widens to hold its note there (by no more in all than a column of notes costs)
+    source = ('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy"\nlifeline s "Server"\n'
+              'message c -> p "GET" note="replayable: no body"\nmessage p -> s "GET"\n'
+              'state c "WAITING" note="spinner shown"\n')
+    lifelines, notes, leaders, _dots = _notes_and_leaders(svg_of(source))
+    assert len(notes) == 2 and len(leaders) == 2
+    for x, _y, r in notes.values():
+        assert not any(x - 8 < lx < r + 8 for lx in lifelines)              # over no lifeline
+        assert any(lx < x for lx in lifelines) and any(r < lx for lx in lifelines)   # between two
+    for x0, _y0, x1, _y1 in leaders:
+        assert not any(min(x0, x1) < lx < max(x0, x1) for lx in lifelines)  # crossing none
+    from markmcp.figdown.render.sequence import NOTE_ROOM_MOST
+    plain = svg_of(source.replace(' note="replayable: no body"', "").replace(' note="spinner shown"', ""))
+    width = lambda svg: float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))  # noqa: E731
+    assert width(svg_of(source)) <= width(plain) + NOTE_ROOM_MOST
 
 
 def test_a_note_with_no_room_in_the_next_gap_stands_in_a_wider_one_before_the_column() -> None:
@@ -1048,3 +1056,16 @@ def test_a_self_messages_note_leader_leaves_clear_of_the_next_lifeline() -> None
     assert lifelines[0] < dx <= lifelines[1] - 16
     (leader,) = leaders
     assert (leader[0], leader[1]) == (dx, dy)
+
+
+def test_the_gaps_widened_for_notes_are_the_cheapest_within_what_a_column_costs() -> None:
+    """Each note that found no room short of another lifeline asks its gap to be as wide
+    as it needs; a gap takes the widest ask, the cheapest gaps are widened first, and the
+    figure widens by no more than NOTE_ROOM_MOST in all."""
+    from markmcp.figdown.render.sequence import NOTE_ROOM_MOST, _room
+    assert _room([]) == {}
+    assert _room([(0, 100.0, 150.0)]) == {}                                # it has the room already
+    assert _room([(1, 300.0, 200.0), (1, 260.0, 200.0)]) == {1: 300.0}      # the widest ask
+    got = _room([(0, 200.0 + NOTE_ROOM_MOST, 200.0), (2, 260.0, 120.0), (3, 250.0, 200.0)])
+    assert got == {3: 250.0, 2: 260.0}                                      # cheapest first, in the cap
+    assert sum(need - has for need, has in ((250.0, 200.0), (260.0, 120.0))) <= NOTE_ROOM_MOST

@@ -99,6 +99,37 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
     refused = diagnostics(model, budget)
     if refused:
         return Block("", y0, 0.0, None, refused)
+    wants: list[tuple[int, float, float]] = []
+    block = _laid(model, classes, y0, {}, wants)
+    room = _room(wants)
+    return _laid(model, classes, y0, room, None) if room else block
+
+
+def _room(wants: list[tuple[int, float, float]]) -> dict[int, float]:
+    """The gaps to widen so that notes which found no room beside their rows short of
+    another lifeline do (``wants``: (gap, width it needs, width it has)), the cheapest
+    first, while the figure widens by no more than :data:`NOTE_ROOM_MOST` in all (what a
+    column of notes costs): a reply's note stood past the next lifeline, its leader
+    going on from the reply's tail, and read as that lifeline's."""
+    need: dict[int, tuple[float, float]] = {}
+    for gap, wanted, has in wants:
+        if wanted > has:
+            need[gap] = (max(wanted, need.get(gap, (0.0, has))[0]), has)
+    room, spent = {}, 0.0
+    for gap, (wanted, has) in sorted(need.items(), key=lambda g: (g[1][0] - g[1][1], g[0])):
+        if spent + wanted - has > NOTE_ROOM_MOST:
+            break
+        room[gap] = wanted
+        spent += wanted - has
+    return room
+
+
+NOTE_ROOM_MOST = 280.0   # the most a figure widens in all to hold notes beside their rows
+
+
+def _laid(model: dict, classes: dict, y0: float, room: dict[int, float], wants: list | None) -> Block:
+    """The ladder drawn, gap ``g`` between lifelines ``g`` and ``g + 1`` at least
+    ``room[g]`` wide; ``wants`` (a list, or None) is told where notes wanted room."""
     lifelines = model.get("lifelines", [])
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     rows = _rows(model)
@@ -177,6 +208,8 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
             right_pad = max(right_pad, cap_w(cid) - pad_of(cid) - head_w[hi] / 2)
         else:
             widen(lo, hi, cap_w(cid) - 2 * pad_of(cid))
+    for gap, need in room.items():
+        widen(gap, gap + 1, need)
     left_pad = 0.0
     for kind, el in rows:
         if kind == "state" and col.get(el.get("lifeline")) == 0:
@@ -264,7 +297,7 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
             up = boxes[el["in"]]
             boxes[cid][0], boxes[cid][1] = up[0], up[1]
     return _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0,
-                 bottom, right_pad, head_h, over_heads)
+                 bottom, right_pad, head_h, over_heads, wants)
 
 
 def _ends(el: dict, places) -> list[str]:
@@ -282,7 +315,7 @@ def _head_h(lifelines) -> float:
 
 
 def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w, mids, y0, bottom,
-          right_pad, head_h, above) -> Block:
+          right_pad, head_h, above, wants=None) -> Block:
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     bg, mid, ink = [], [], []
     taken: list[tuple[float, float, float, float]] = []   # what a note beside its row must not cover
@@ -396,7 +429,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
             ink.append(text((sx + ex) / 2, ym - LBL_LIFT - (lines - 1) * LBL_FS * 1.3 / 2, LBL_FS, label,
                             anchor="middle", fill=INK_DARK, halo=True))
     notes, bottom = _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, max(extent),
-                           head_h, above, taken)
+                           head_h, above, taken, wants)
     for lid, (i, x, ny, w, h, wrapped) in above.items():   # over their heads
         notes.append((x + w, leader_svg((xs[i], ny + h), (xs[i], y0 + 8)) + note_svg(x, ny, w, h, wrapped,
                                                                                       "lifeline", lid)))
@@ -512,7 +545,8 @@ def _between_lifelines(x: float, w: float, xs: list[float]) -> bool:
     return not any(x - LIFELINE_CLEAR < lx < x + w + LIFELINE_CLEAR for lx in xs)
 
 
-def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h, above, taken):
+def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h, above, taken,
+           wants=None):
     """The notes (``note=``) of lifelines, messages, states, fragments and operands: in a
     column right of the diagram, each level with what it is about (pushed down below the
     one above it when they would meet) and joined to it by a leader; ``([(right end,
@@ -612,7 +646,8 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                 crossed = sum(1 for lx in xs if edge < lx < back[0])
                 if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
                     tried.append((crossed, 1, back[0] - edge, edge - w, back))
-        for _crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
+        crossed_at = None   # (the lifelines the leader of the place taken crosses)
+        for crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
             placed_here = False
             beside_it = [q for q in ink.near(y - h - NOTE_CLEAR, y + h + NOTE_CLEAR)
                          if q[0] < x + w + NOTE_CLEAR and x - NOTE_CLEAR < q[2]]
@@ -640,7 +675,14 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                     placed_here = True
                     break
             if placed_here:
+                crossed_at = crossed
                 break
+        if wants is not None and kind in ("edge", "state") and crossed_at != 0:
+            # no room short of another lifeline: how wide the gap past its right-hand end
+            # would have to be to hold it there
+            gap = max((i for i, lx in enumerate(xs) if lx <= at[0]), default=None)
+            if gap is not None and gap + 1 < len(xs):
+                wants.append((gap, at[0] - xs[gap] + INLINE_GAP + w + LIFELINE_CLEAR, xs[gap + 1] - xs[gap]))
     wanted = [entry for entry in wanted if id(entry) not in beside]
     if not wanted:
         return out, bottom
