@@ -1069,3 +1069,27 @@ def test_the_gaps_widened_for_notes_are_the_cheapest_within_what_a_column_costs(
     got = _room([(0, 200.0 + NOTE_ROOM_MOST, 200.0), (2, 260.0, 120.0), (3, 250.0, 200.0)])
     assert got == {3: 250.0, 2: 260.0}                                      # cheapest first, in the cap
     assert sum(need - has for need, has in ((250.0, 200.0), (260.0, 120.0))) <= NOTE_ROOM_MOST
+
+
+def test_a_ladder_is_laid_again_for_its_notes_only_where_few_want_room(monkeypatch) -> None:
+    """Widening gaps for notes lays the ladder twice; past ROOM_WANTS_MOST notes wanting
+    room (the 280 px shared among them is a few pixels each) it is laid once, so a ladder
+    of thousands of notes costs no more than it did."""
+    from markmcp.figdown.render import sequence
+    calls = []
+    real = sequence._laid
+    monkeypatch.setattr(sequence, "_laid", lambda *a: calls.append(1) or real(*a))
+    few = ('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy"\nlifeline s "Server"\n'
+           'message c -> p "GET" note="replayable: no body"\nmessage p -> s "GET"\n')
+    svg_of(few)
+    assert len(calls) == 2
+    calls.clear()
+    many = ('figdown 0.4 sequence\nlifeline c "Client"\nlifeline p "Proxy"\nlifeline s "Server"\n'
+            + "".join(f'message c -> p "GET {k}" note="replayable: no body, request {k}"\nmessage p -> s "GET"\n'
+                      for k in range(sequence.ROOM_WANTS_MOST + 10)))
+    svg_of(many)
+    assert len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(sequence, "ROOM_WANTS_MOST", 10_000)   # (so many do want room)
+    svg_of(many)
+    assert len(calls) == 2

@@ -101,7 +101,9 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
         return Block("", y0, 0.0, None, refused)
     wants: list[tuple[int, float, float]] = []
     block = _laid(model, classes, y0, {}, wants)
-    room = _room(wants)
+    # (laid again only where that can help: past ROOM_WANTS_MOST notes the room shared
+    # among them is a few pixels each, and a second laying would double the time)
+    room = _room(wants) if len(wants) <= ROOM_WANTS_MOST else {}
     return _laid(model, classes, y0, room, None) if room else block
 
 
@@ -125,6 +127,7 @@ def _room(wants: list[tuple[int, float, float]]) -> dict[int, float]:
 
 
 NOTE_ROOM_MOST = 280.0   # the most a figure widens in all to hold notes beside their rows
+ROOM_WANTS_MOST = 64     # the most notes wanting room for which a figure is laid again
 
 
 def _laid(model: dict, classes: dict, y0: float, room: dict[int, float], wants: list | None) -> Block:
@@ -647,10 +650,14 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                 if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
                     tried.append((crossed, 1, back[0] - edge, edge - w, back))
         crossed_at = None   # (the lifelines the leader of the place taken crosses)
+        # what every place tried may meet, asked once (each lies within a height of the row)
+        reach = max(NOTE_CLEAR, ATTACH_BAND)
+        around = ink.near(y - h - reach, y + h + reach)
+        ends_around = ends.near(y - h - reach, y + h + reach)
+        leaders_around = leaders.near(y - h - reach, y + h + reach)
         for crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
             placed_here = False
-            beside_it = [q for q in ink.near(y - h - NOTE_CLEAR, y + h + NOTE_CLEAR)
-                         if q[0] < x + w + NOTE_CLEAR and x - NOTE_CLEAR < q[2]]
+            beside_it = [q for q in around if q[0] < x + w + NOTE_CLEAR and x - NOTE_CLEAR < q[2]]
             # (NOTE_CLEAR from what is drawn where it can, 3 px where it cannot: 3.5 px from
             # a frame's side read as touching it)
             for clear, ny in [(c, t) for c in (NOTE_CLEAR, 3.0) for t in _levels(y, h, beside_it, c)]:
@@ -660,14 +667,14 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                 # message's end just before it, and off the level way any other note's
                 # leader may take from its row to the column)
                 if ny > y0 + 8 + head_h + STEM_RUN_TOP + len(stems) * STEM_RUN_STEP + 3 and ny + h < bottom \
-                        and _free(r, ink.near(ny - clear, ny + h + clear), clear) \
+                        and _free(r, beside_it, clear) \
                         and not any((max(start[0], x - ATTACH_NEAR) < ex < x if side == 0 else
                                      near < ex < min(start[0], near + ATTACH_NEAR))
                                     and ny - ATTACH_BAND <= ey <= ny + h + ATTACH_BAND
-                                    for ex, ey in ends.near(ny - ATTACH_BAND, ny + h + ATTACH_BAND)) \
+                                    for ex, ey in ends_around) \
                         and not any(other is not entry and id(other) not in beside and other[6][0] < x + w
                                     and ny - 3 <= other[6][1] <= ny + h + 3
-                                    for other in leaders.near(ny - 3, ny + h + 3)):
+                                    for other in leaders_around):
                     ink.add(r, r)
                     out.append((x + w, leader_svg(start, (near, y)) + _origin(kind, start)
                                 + note_svg(x, ny, w, h, wrapped, kind, ref)))
