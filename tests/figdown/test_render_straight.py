@@ -1242,3 +1242,35 @@ def test_a_decisions_way_back_to_the_step_before_goes_round_not_beside_its_way_i
     ox, oy, ow, oh = boxes["order"]
     beside = [p for p in back[1:-1] if oy - 1 <= p[1] <= oy + oh + 1 and ox + ow < p[0] < x]
     assert not beside                                                  # no run between the two boxes
+
+
+QUEUE = """figdown 0.5 flowchart
+flow right
+external author "PR author"
+process add "Add PR to merge queue"
+process rebase "Rebase onto queue head, run required checks"
+decision green "All required checks green?"
+decision ahead "Failure caused by a PR ahead in the queue?"
+process ff "Fast-forward main, delete branch"
+terminator merged "Merged"
+flowline author -[label: ready-to-merge]-> add
+flowline add -> rebase
+flowline rebase -> green
+flowline green -[yes]-> ff
+flowline green -[no]-> ahead
+flowline ahead -[no, genuine failure]-> author
+flowline ahead -[yes, requeue behind new head]-> rebase
+flowline ff -> merged"""
+
+
+def test_a_decisions_second_way_back_leaves_by_a_vertex_not_a_slope() -> None:
+    # two ways back round the top from one decision: one left by the top vertex, the
+    # other from a point up the right slope (lined up toward its lane); a way back turns
+    # off anyway, so it leaves by a vertex, as a decision's exits do
+    boxes, edges = _drawing(QUEUE)
+    x, y, w, h = boxes["ahead"]
+    vertices = [(x + w / 2, y), (x + w, y + h / 2), (x + w / 2, y + h), (x, y + h / 2)]
+    for line in ("flowline ahead -[no, genuine failure]-> author",
+                 "flowline ahead -[yes, requeue behind new head]-> rebase"):
+        start = edges[_line_of(QUEUE, line)][0]
+        assert min(math.dist(start, v) for v in vertices) < 1.0, (line, start)

@@ -560,6 +560,8 @@ def assign_ports(scene: Scene, frame: Frame, routing: Routing) -> None:
         half = max(0.0, _size(frame, box) / 2 - PORT_MARGIN)
         if box.shape in ("diamond", "ellipse", "circle") and not box.external:
             half = min(half, _size(frame, box) * 0.2)
+            if box.shape == "diamond" and frame.plans[li].kind == "lane":
+                half = 0.0   # (a lane turns off anyway: "requeue" left a decision by its slope)
         if box.external and meeting[nid] > 1 and frame.plans[li].kind == "chain":
             half = EXTERNAL_APART      # (a lane's leg runs out to its lane: not there)
         routing.ports[(li, end)] = min(max(other_c, centre - half), centre + half)
