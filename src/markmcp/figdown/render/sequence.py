@@ -19,6 +19,8 @@ one document, the row that went past is refused, instead of drawing for a minute
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from .block import Block, Budget
 from .notes import leader_svg, note_svg, origin_svg
 from .scene.squares import SquareIndex
@@ -545,7 +547,13 @@ def _levels(y: float, h: float, near, clear: float) -> list[float]:
 def _between_lifelines(x: float, w: float, xs: list[float]) -> bool:
     """Whether a note from ``x``, ``w`` wide, covers no lifeline (:data:`LIFELINE_CLEAR`
     from each)."""
-    return not any(x - LIFELINE_CLEAR < lx < x + w + LIFELINE_CLEAR for lx in xs)
+    i = bisect_right(xs, x - LIFELINE_CLEAR)   # (the lifelines stand left to right)
+    return i == len(xs) or xs[i] >= x + w + LIFELINE_CLEAR
+
+
+def _between(xs: list[float], lo: float, hi: float) -> int:
+    """How many lifelines stand strictly between ``lo`` and ``hi``."""
+    return max(0, bisect_left(xs, hi) - bisect_right(xs, lo))
 
 
 def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bottom, right, head_h, above, taken,
@@ -601,11 +609,13 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         wanted.append((ym, len(wanted), el["note"], None, "edge", el.get("id") or str(el.get("line", "")), at))
     out = []
     ink = _Rows(taken)   # what is drawn, by height, so a ladder of many notes asks only its own rows
-    ends = _Rows([])     # every message's two ends: a note standing just past one reads as its
+    # every message's two ends, by row (the rows stand top to bottom): a note standing
+    # just past one reads as its
+    end_ys, end_xs = [], []
     for k, (kind, el) in enumerate(rows):
         if kind != "state" and el["a"] in col and el["b"] in col and el["a"] != el["b"]:
-            for x in (xs[col[el["a"]]], xs[col[el["b"]]]):
-                ends.add((x, mids[k], x, mids[k]), (x, mids[k]))
+            end_ys.append(mids[k])
+            end_xs.append((xs[col[el["a"]]], xs[col[el["b"]]]))
     leaders = _Rows([])  # where every note's leader may run, level with its row
     beside: set[int] = set()   # the notes placed beside their rows
     for entry in wanted:
@@ -631,29 +641,30 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         # lifelines on held the note.  Never over a message (beside one it read as that
         # one's) or a lifeline (it hid it).
         tried = []   # (lifelines crossed, side, distance, x, y, where its leader leaves)
-        rightward = sum(1 for lx in xs if lx > at[0])   # (past the last: level with its row, before the column)
+        rightward = len(xs) - bisect_right(xs, at[0])   # (past the last: level with its row, before the column)
         starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in ink.near(y - h, y + h) if q[2] - q[0] <= 1.0
                                          and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
         starts |= {lx + gap for lx in xs if lx > at[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
         for x in sorted(starts)[:INLINE_TRIES]:
-            crossed = sum(1 for lx in xs if at[0] < lx < x)
+            crossed = _between(xs, at[0], x)
             if crossed <= rightward and _between_lifelines(x, w, xs):
                 tried.append((crossed, 0, x - at[0], x, at))
         back = backs.get(_order)
         if back is not None:
-            leftward = sum(1 for lx in xs if lx < back[0])
+            leftward = bisect_left(xs, back[0])
             ends_at = {back[0] - INLINE_GAP} | {q[0] - INLINE_GAP for q in ink.near(y - h, y + h)
                                                  if q[2] - q[0] <= 1.0 and q[0] < back[0] and q[1] < y + h and y - h < q[3]}
             ends_at |= {lx - gap for lx in xs if lx < back[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
             for edge in sorted(ends_at, reverse=True)[:INLINE_TRIES]:
-                crossed = sum(1 for lx in xs if edge < lx < back[0])
+                crossed = _between(xs, edge, back[0])
                 if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
                     tried.append((crossed, 1, back[0] - edge, edge - w, back))
         crossed_at = None   # (the lifelines the leader of the place taken crosses)
         # what every place tried may meet, asked once (each lies within a height of the row)
         reach = max(NOTE_CLEAR, ATTACH_BAND)
         around = ink.near(y - h - reach, y + h + reach)
-        ends_around = ends.near(y - h - reach, y + h + reach)
+        ends_around = [(ex, end_ys[k]) for k in range(bisect_left(end_ys, y - h - reach),
+                                                      bisect_right(end_ys, y + h + reach)) for ex in end_xs[k]]
         leaders_around = leaders.near(y - h - reach, y + h + reach)
         for crossed, side, _far, x, start in sorted(tried, key=lambda t: t[:3]):
             placed_here = False
