@@ -1061,14 +1061,20 @@ def test_a_self_messages_note_leader_leaves_clear_of_the_next_lifeline() -> None
 def test_the_gaps_widened_for_notes_are_the_cheapest_within_what_a_column_costs() -> None:
     """Each note that found no room short of another lifeline asks its gap to be as wide
     as it needs; a gap takes the widest ask, the cheapest gaps are widened first, and the
-    figure widens by no more than NOTE_ROOM_MOST in all."""
+    figure widens by no more than NOTE_ROOM_MOST in all.  A self-message's ask for its
+    leader's way out past its label comes after the notes' asks, in what is left."""
     from markmcp.figdown.render.sequence import NOTE_ROOM_MOST, _room
     assert _room([]) == {}
-    assert _room([(0, 100.0, 150.0)]) == {}                                # it has the room already
-    assert _room([(1, 300.0, 200.0), (1, 260.0, 200.0)]) == {1: 300.0}      # the widest ask
-    got = _room([(0, 200.0 + NOTE_ROOM_MOST, 200.0), (2, 260.0, 120.0), (3, 250.0, 200.0)])
-    assert got == {3: 250.0, 2: 260.0}                                      # cheapest first, in the cap
-    assert sum(need - has for need, has in ((250.0, 200.0), (260.0, 120.0))) <= NOTE_ROOM_MOST
+    assert _room([(0, 100.0, 150.0, False)]) == {}                                 # it has the room already
+    assert _room([(1, 300.0, 200.0, False), (1, 260.0, 200.0, False)]) == {1: 300.0}   # the widest ask
+    got = _room([(0, 200.0 + NOTE_ROOM_MOST, 200.0, False), (2, 260.0, 120.0, False), (3, 250.0, 200.0, False)])
+    assert got == {3: 250.0, 2: 260.0}                                              # cheapest first, in the cap
+    # a way out asked where a note's room was granted is covered by it; elsewhere it is
+    # granted from what is left, and not where nothing is
+    assert _room([(1, 300.0, 200.0, False), (1, 222.0, 200.0, True), (4, 222.0, 200.0, True)]) == \
+        {1: 300.0, 4: 222.0}
+    full = [(0, 200.0 + NOTE_ROOM_MOST, 200.0 + 10.0, False)]
+    assert _room(full + [(4, 222.0, 200.0, True)]) == {0: 200.0 + NOTE_ROOM_MOST}
 
 
 def test_a_ladder_is_laid_again_for_its_notes_only_where_few_want_room(monkeypatch) -> None:
@@ -1093,3 +1099,24 @@ def test_a_ladder_is_laid_again_for_its_notes_only_where_few_want_room(monkeypat
     monkeypatch.setattr(sequence, "ROOM_WANTS_MOST", 10_000)   # (so many do want room)
     svg_of(many)
     assert len(calls) == 2
+
+
+def test_a_gap_widened_for_a_note_that_still_cannot_stand_in_it_is_given_back(monkeypatch) -> None:
+    """A gap was widened for a note that then could not stand in it either (messages
+    across that gap just above and below its row), and stood wide and empty while the
+    note went on past it; such a gap is given back."""
+    from markmcp.figdown.render import sequence
+    src = ('figdown 0.4 sequence\nlifeline a "Alpha"\nlifeline b "Beta"\nlifeline c "Gamma"\nlifeline d "Delta"\n'
+           'message b -> c "sync"\n'
+           'message a -> b "go" note="a note long enough to want a wide gap here, and more words to wrap it"\n'
+           'message b -> c "sync"\n')
+    from markmcp.figdown import parse
+    from markmcp.figdown.render.style import class_table
+    (model,) = parse(src).models
+    wants: list = []
+    sequence._laid(model, class_table(model), 0.0, {}, wants)
+    room = sequence._room(wants)
+    assert room and all(need - has > 100 for gap, need, has, _leave in wants if gap in room)   # granted, and much
+    lifelines, notes, leaders, _dots = _notes_and_leaders(svg_of(src))
+    monkeypatch.setattr(sequence, "NOTE_ROOM_MOST", 0.0)      # no room at all: the same lifelines
+    assert _notes_and_leaders(svg_of(src))[0] == lifelines

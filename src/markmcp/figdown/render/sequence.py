@@ -20,6 +20,7 @@ one document, the row that went past is refused, instead of drawing for a minute
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 
 from .block import Block, Budget
 from .notes import leader_svg, note_svg, origin_svg
@@ -101,30 +102,45 @@ def render(model: dict, classes: dict, y0: float, budget: Budget | None = None) 
     refused = diagnostics(model, budget)
     if refused:
         return Block("", y0, 0.0, None, refused)
-    wants: list[tuple[int, float, float]] = []
+    wants: list[tuple[int, float, float, bool]] = []
     block = _laid(model, classes, y0, {}, wants)
     # (laid again only where that can help: past ROOM_WANTS_MOST notes the room shared
     # among them is a few pixels each, and a second laying would double the time)
     room = _room(wants) if len(wants) <= ROOM_WANTS_MOST else {}
+    if not room:
+        return block
+    again: list[tuple[int, float, float, bool]] = []
+    widened = _laid(model, classes, y0, room, again)
+    # a gap widened for notes none of which then stood in it (something drawn above or
+    # below was in the way) is given back: it stood wide and empty
+    asked = Counter(gap for gap, _need, _has, leave in wants if not leave)
+    still = Counter(gap for gap, _need, _has, leave in again if not leave)
+    idle = {gap for gap in room if asked[gap] and still[gap] >= asked[gap]}
+    if not idle:
+        return widened
+    room = {gap: need for gap, need in room.items() if gap not in idle}
     return _laid(model, classes, y0, room, None) if room else block
 
 
-def _room(wants: list[tuple[int, float, float]]) -> dict[int, float]:
+def _room(wants: list[tuple[int, float, float, bool]]) -> dict[int, float]:
     """The gaps to widen so that notes which found no room beside their rows short of
-    another lifeline do (``wants``: (gap, width it needs, width it has)), the cheapest
-    first, while the figure widens by no more than :data:`NOTE_ROOM_MOST` in all (what a
-    column of notes costs): a reply's note stood past the next lifeline, its leader
-    going on from the reply's tail, and read as that lifeline's."""
-    need: dict[int, tuple[float, float]] = {}
-    for gap, wanted, has in wants:
-        if wanted > has:
-            need[gap] = (max(wanted, need.get(gap, (0.0, has))[0]), has)
+    another lifeline do (``wants``: (gap, width it needs, width it has, whether it asks
+    only for its leader's way out past a self-message's label)), the cheapest first,
+    while the figure widens by no more than :data:`NOTE_ROOM_MOST` in all (what a column
+    of notes costs): a reply's note stood past the next lifeline, its leader going on
+    from the reply's tail, and read as that lifeline's.  The asks for a leader's way out
+    come after the asks for a note's room, in what is left."""
     room, spent = {}, 0.0
-    for gap, (wanted, has) in sorted(need.items(), key=lambda g: (g[1][0] - g[1][1], g[0])):
-        if spent + wanted - has > NOTE_ROOM_MOST:
-            break
-        room[gap] = wanted
-        spent += wanted - has
+    for leave in (False, True):
+        need: dict[int, tuple[float, float]] = {}
+        for gap, wanted, has, only_leave in wants:
+            if only_leave == leave and wanted > has and gap not in room:
+                need[gap] = (max(wanted, need.get(gap, (0.0, has))[0]), has)
+        for gap, (wanted, has) in sorted(need.items(), key=lambda g: (g[1][0] - g[1][1], g[0])):
+            if spent + wanted - has > NOTE_ROOM_MOST:
+                break
+            room[gap] = wanted
+            spent += wanted - has
     return room
 
 
@@ -198,8 +214,6 @@ def _laid(model: dict, classes: dict, y0: float, room: dict[int, float], wants: 
         ends = _end_px(el.get("tail")), _end_px(el.get("head"))
         if ci == cj:
             need = max(SELF_W + _label_px(el.get("label")), 6 + ends[0], 14 + ends[1]) + 16
-            if el.get("note"):   # (its note's leader leaves past the label, clear of the next lifeline)
-                need += NOTE_LEAVE
             if ci + 1 < n:
                 widen(ci, ci + 1, need)
             else:
@@ -448,7 +462,7 @@ def _draw(model, classes, lifelines, rows, containers, depth, boxes, xs, head_w,
 
 
 NOTE_COLUMN_GAP = 24.0   # from the diagram's right edge to its notes
-NOTE_LEAVE = 20.0        # more room right of a self-message with a note: its leader left from the next lifeline
+NOTE_LEAVE = 22.0        # room past a self-message's label for its note's leader to leave by (it left from the next lifeline)
 NOTE_GAP = 8.0           # between two notes in the column
 STEM_RUN_TOP = 4.0    # a lifeline note's level leader below the heads (the first; then...)
 STEM_RUN_STEP = 4.0   # ...this much lower for each next lifeline to the right)
@@ -567,6 +581,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
     col = {lf["id"]: i for i, lf in enumerate(lifelines)}
     wanted = []   # (y, order, text, prefix, kind, ref, anchor point)
     backs = {}    # order -> where a message's or a state's leader leaves it for a note on its left
+    selfs = set()  # the orders of self-messages' notes
     stems = [i for i, lf in enumerate(lifelines[:-1]) if lf.get("note") and lf["id"] not in above]
     for k, i in enumerate(stems):
         # other heads stand between this head and the column: the leader leaves the stem just
@@ -601,6 +616,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         # from the message's right-hand end: from its middle the leader ran along the line
         # and through the arrowhead at that end
         if ci == cj:   # past its label, written right of the loop (from the loop, through it)
+            selfs.add(len(wanted))
             label = el.get("label")
             at = (xs[ci] + SELF_W + (8 + _label_px(label) if label else 0.0) + LEADER_OFF, ym)
         else:
@@ -659,7 +675,7 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                 crossed = _between(xs, edge, back[0])
                 if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
                     tried.append((crossed, 1, back[0] - edge, edge - w, back))
-        crossed_at = None   # (the lifelines the leader of the place taken crosses)
+        crossed_at = side_at = None   # (the lifelines the leader of the place taken crosses, its side)
         # what every place tried may meet, asked once (each lies within a height of the row)
         reach = max(NOTE_CLEAR, ATTACH_BAND)
         around = ink.near(y - h - reach, y + h + reach)
@@ -693,14 +709,18 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                     placed_here = True
                     break
             if placed_here:
-                crossed_at = crossed
+                crossed_at, side_at = crossed, side
                 break
-        if wants is not None and kind in ("edge", "state") and crossed_at != 0:
-            # no room short of another lifeline: how wide the gap past its right-hand end
-            # would have to be to hold it there
-            gap = max((i for i, lx in enumerate(xs) if lx <= at[0]), default=None)
-            if gap is not None and gap + 1 < len(xs):
-                wants.append((gap, at[0] - xs[gap] + INLINE_GAP + w + LIFELINE_CLEAR, xs[gap + 1] - xs[gap]))
+        gap = bisect_right(xs, at[0]) - 1
+        if wants is not None and kind in ("edge", "state") and 0 <= gap < len(xs) - 1:
+            if crossed_at != 0:
+                # no room short of another lifeline: how wide the gap past its right-hand
+                # end would have to be to hold it there
+                wants.append((gap, at[0] - xs[gap] + INLINE_GAP + w + LIFELINE_CLEAR, xs[gap + 1] - xs[gap], False))
+            if _order in selfs and side_at != 1:
+                # a self-message's label filling its gap: its leader left from the next
+                # lifeline, and read as coming from it
+                wants.append((gap, at[0] - xs[gap] + NOTE_LEAVE, xs[gap + 1] - xs[gap], True))
     wanted = [entry for entry in wanted if id(entry) not in beside]
     if not wanted:
         return out, bottom
