@@ -505,6 +505,8 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
 
     def best_of(cands, best):
         for nx, ny, ring, side in cands:
+            if best is not None and board.spent():
+                break   # (the figure's looking is spent: the first place found stands)
             r = (nx, ny, nx + w, ny + h)
             c = board.cost(r, None, (cx, cy)) + ring * 5 + 200 * board.boxes_near(r, 4.0) \
                 + NOTE_OVER_LINE * board.lines_under(r)
@@ -529,7 +531,7 @@ def _place_note(board: Board, kind: str, ref: str, text: str, prefix, target) ->
     best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, False), None)
     # (a place whose leader had to go round what lay on its way is crowded too: the
     # places flush with the target's ends may hold one with a plain leader)
-    if best[0] >= NOTE_TAKEN or best[6]:
+    if (best[0] >= NOTE_TAKEN or best[6]) and not board.spent():
         best = best_of(_note_places(target, w, h, NOTE_RINGS, 0, True)
                        + _note_places(target, w, h, NOTE_FAR, len(NOTE_RINGS), True), best)
     _, nx, ny, ring, side, leader, _round = best
