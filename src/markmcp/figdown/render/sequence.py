@@ -656,25 +656,21 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
         # lifeline to its right anyway, and ran 1,200 px over five where a gap two
         # lifelines on held the note.  Never over a message (beside one it read as that
         # one's) or a lifeline (it hid it).
-        tried = []   # (lifelines crossed, side, distance, x, y, where its leader leaves)
-        rightward = len(xs) - bisect_right(xs, at[0])   # (past the last: level with its row, before the column)
+        tried = []   # (lifelines crossed, side (0 right, 1 left), distance, x, where its leader leaves)
         starts = {at[0] + INLINE_GAP} | {q[2] + INLINE_GAP for q in ink.near(y - h, y + h) if q[2] - q[0] <= 1.0
                                          and q[2] > at[0] and q[1] < y + h and y - h < q[3]}
         starts |= {lx + gap for lx in xs if lx > at[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
         for x in sorted(starts)[:INLINE_TRIES]:
-            crossed = _between(xs, at[0], x)
-            if crossed <= rightward and _between_lifelines(x, w, xs):
-                tried.append((crossed, 0, x - at[0], x, at))
+            if _between_lifelines(x, w, xs):
+                tried.append((_between(xs, at[0], x), 0, x - at[0], x, at))
         back = backs.get(_order)
         if back is not None:
-            leftward = bisect_left(xs, back[0])
             ends_at = {back[0] - INLINE_GAP} | {q[0] - INLINE_GAP for q in ink.near(y - h, y + h)
                                                  if q[2] - q[0] <= 1.0 and q[0] < back[0] and q[1] < y + h and y - h < q[3]}
             ends_at |= {lx - gap for lx in xs if lx < back[0] for gap in (LIFELINE_CLEAR, ATTACH_NEAR)}
             for edge in sorted(ends_at, reverse=True)[:INLINE_TRIES]:
-                crossed = _between(xs, edge, back[0])
-                if edge - w >= 0 and crossed <= leftward and _between_lifelines(edge - w, w, xs):
-                    tried.append((crossed, 1, back[0] - edge, edge - w, back))
+                if edge - w >= 0 and _between_lifelines(edge - w, w, xs):
+                    tried.append((_between(xs, edge, back[0]), 1, back[0] - edge, edge - w, back))
         crossed_at = side_at = None   # (the lifelines the leader of the place taken crosses, its side)
         # what every place tried may meet, asked once (each lies within a height of the row)
         reach = max(NOTE_CLEAR, ATTACH_BAND)
@@ -717,9 +713,9 @@ def _notes(model, lifelines, rows, containers, boxes, xs, head_w, mids, y0, bott
                 # no room short of another lifeline: how wide the gap past its right-hand
                 # end would have to be to hold it there
                 wants.append((gap, at[0] - xs[gap] + INLINE_GAP + w + LIFELINE_CLEAR, xs[gap + 1] - xs[gap], False))
-            if _order in selfs and side_at != 1:
-                # a self-message's label filling its gap: its leader left from the next
-                # lifeline, and read as coming from it
+            if _order in selfs and side_at != 1 and crossed_at != 0:
+                # a self-message's label filling its gap, its note past the next lifeline:
+                # its leader left from that lifeline, and read as coming from it
                 wants.append((gap, at[0] - xs[gap] + NOTE_LEAVE, xs[gap + 1] - xs[gap], True))
     wanted = [entry for entry in wanted if id(entry) not in beside]
     if not wanted:
