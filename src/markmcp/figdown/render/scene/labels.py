@@ -760,9 +760,10 @@ CROWDED = 100.0   # a mid label costing this much collides, or reads as another 
 FINE_ALLOWANCE = 8_000
 #: What the label and note costs of one figure may look at, in segments: WORK_BASE and
 #: WORK_EACH for each box and connector.  Past it each label or note takes the first
-#: place it finds (two hundred labelled transitions between three states looked at 2.9
-#: million segments, 12 s; the most any figure of the corpus, upstream's examples or the
-#: review sets looks at is 1,452 per box and connector, a 400-box figure with 100 pins).
+#: place it finds (two hundred labelled, noted transitions between three states looked at
+#: 2.9 million segments, 7.7 s; the most any figure of the corpus, upstream's examples,
+#: the fresh review scenes or the bench scenes looks at is 1,452 per box and connector,
+#: a 400-box figure with 100 pins).
 WORK_BASE, WORK_EACH = 50_000, 3_000
 
 
